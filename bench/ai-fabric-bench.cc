@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Whole-program benchmark of the packet path. Default scenario (issue #2): 128 hosts at
+// 400 Gb/s on a non-blocking leaf-spine (2 leaves × 64 hosts, 64 spines, 1 µs links);
+// host i writes one 64 MiB message to host (i + 64) mod 128, so every byte crosses a
+// spine; DCQCN; 4096 B MTU. Prints wall time, simulated time, scheduler events, data
+// packets, packet-hops, packet-hops per wall second and peak RSS.
+//
+#include "ns3/ai-fabric-module.h"
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+
+using namespace ns3;
+
+namespace
+{
+void
+OnReceived(uint64_t* done, Ptr<RdmaQueuePair>, uint64_t, uint64_t)
+{
+    ++*done;
+}
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t hostsPerLeaf = 64;
+    uint32_t spines = 64;
+    uint64_t bytes = 64ull << 20;
+    std::string rate = "400Gbps";
+    std::string cc = "ns3::Dcqcn";
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("hostsPerLeaf", "Hosts on each of the two leaves", hostsPerLeaf);
+    cmd.AddValue("spines", "Number of spines", spines);
+    cmd.AddValue("bytes", "Bytes each host writes", bytes);
+    cmd.AddValue("rate", "Rate of every link", rate);
+    cmd.AddValue("cc", "Congestion control TypeId", cc);
+    cmd.Parse(argc, argv);
+
+    auto wallStart = std::chrono::steady_clock::now();
+    RoceHelper roce;
+    roce.SetCongestionControl(cc);
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo =
+        topoHelper.LeafSpine(2, spines, hostsPerLeaf, DataRate(rate), 1.0, MicroSeconds(1));
+    roce.AssignStreams(1);
+    uint32_t hosts = 2 * hostsPerLeaf;
+    uint64_t done = 0;
+    for (uint32_t i = 0; i < hosts; ++i)
+    {
+        auto [tx, rx] = RoceHelper::Connect(topo.nics[i], topo.nics[(i + hostsPerLeaf) % hosts]);
+        rx->SetReceiveCompleteCallback(MakeBoundCallback(&OnReceived, &done));
+        Simulator::Schedule(Seconds(0), &RdmaQueuePair::PostWrite, tx, bytes);
+    }
+    auto runStart = std::chrono::steady_clock::now();
+    Simulator::Run();
+    auto wallEnd = std::chrono::steady_clock::now();
+
+    uint64_t dataPackets = 0;
+    for (const auto& nic : topo.nics)
+    {
+        dataPackets += nic->GetDataPacketsSent();
+    }
+    uint64_t hops = 0;
+    for (NodeList::Iterator it = NodeList::Begin(); it != NodeList::End(); ++it)
+    {
+        for (uint32_t d = 0; d < (*it)->GetNDevices(); ++d)
+        {
+            Ptr<RoceNetDevice> dev = DynamicCast<RoceNetDevice>((*it)->GetDevice(d));
+            if (dev)
+            {
+                hops += dev->GetTxFrames();
+            }
+        }
+    }
+    uint64_t drops = 0, pauses = 0;
+    for (const auto& sw : topo.switchObjects)
+    {
+        drops += sw->GetTotalDrops();
+        pauses += sw->GetPfcPausesSent();
+    }
+    double wall = std::chrono::duration<double>(wallEnd - wallStart).count();
+    double runWall = std::chrono::duration<double>(wallEnd - runStart).count();
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+
+    std::cout << std::fixed << std::setprecision(3)
+              << "scenario            " << hosts << " hosts x " << rate << ", 2 leaves, " << spines
+              << " spines, " << bytes << " B per host, " << cc << "\n"
+              << "messages completed  " << done << " of " << hosts << "\n"
+              << "wall seconds        " << wall << " (run " << runWall << ")\n"
+              << "simulated seconds   " << std::setprecision(6) << Simulator::Now().GetSeconds()
+              << std::setprecision(3) << "\n"
+              << "scheduler events    " << Simulator::GetEventCount() << "\n"
+              << "data packets        " << dataPackets << "\n"
+              << "packet-hops         " << hops << "\n"
+              << "packet-hops/wall s  " << hops / runWall << "\n"
+              << "events/packet-hop   " << double(Simulator::GetEventCount()) / hops << "\n"
+              << "drops / PFC pauses  " << drops << " / " << pauses << "\n"
+              << "peak RSS            " << usage.ru_maxrss / 1024.0 << " MiB\n";
+    Simulator::Destroy();
+    return done == hosts ? 0 : 1;
+}

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "roce-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/pcap-file-wrapper.h"
+#include "ns3/pointer.h"
+#include "ns3/roce-channel.h"
+#include "ns3/roce-frame.h"
+#include "ns3/roce-icrc.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/type-id.h"
+
+#include <deque>
+#include <map>
+#include <vector>
+
+namespace ns3
+{
+
+namespace
+{
+/// Write a frame to pcap with its RoCE ICRC computed for real (the model leaves it zero).
+void
+WriteFrameWithIcrc(Ptr<PcapFileWrapper> file, Ptr<const Packet> packet)
+{
+    uint32_t size = packet->GetSize();
+    std::vector<uint8_t> buf(size);
+    packet->CopyData(buf.data(), size);
+    RoceFrameInfo info;
+    constexpr uint32_t minRoce = roce::DATA_HEADER_BYTES + roce::ICRC_BYTES;
+    if (ParseRoceFrame(packet, info) && info.kind == RoceFrameInfo::ROCE && size >= minRoce)
+    {
+        const uint8_t* ip = buf.data() + roce::ETHERNET_HEADER_BYTES;
+        uint32_t covered = size - roce::ETHERNET_HEADER_BYTES - roce::ICRC_BYTES;
+        WriteRoceIcrc(ComputeRoceIcrc(ip, covered), buf.data() + size - roce::ICRC_BYTES);
+    }
+    file->Write(Simulator::Now(), buf.data(), size);
+}
+} // namespace
+
+RoceHelper::RoceHelper()
+{
+    m_deviceFactory.SetTypeId("ns3::RoceNetDevice");
+    m_channelFactory.SetTypeId("ns3::RoceChannel");
+    m_nicFactory.SetTypeId("ns3::RdmaNic");
+    m_switchFactory.SetTypeId("ns3::RoceSwitch");
+    m_mmuFactory.SetTypeId("ns3::SharedBufferMmu");
+}
+
+void
+RoceHelper::SetDeviceAttribute(std::string name, const AttributeValue& value)
+{
+    m_deviceFactory.Set(name, value);
+}
+
+void
+RoceHelper::SetChannelAttribute(std::string name, const AttributeValue& value)
+{
+    m_channelFactory.Set(name, value);
+}
+
+void
+RoceHelper::SetNicAttribute(std::string name, const AttributeValue& value)
+{
+    m_nicFactory.Set(name, value);
+}
+
+void
+RoceHelper::SetSwitchAttribute(std::string name, const AttributeValue& value)
+{
+    m_switchFactory.Set(name, value);
+}
+
+void
+RoceHelper::SetMmuAttribute(std::string name, const AttributeValue& value)
+{
+    m_mmuFactory.Set(name, value);
+}
+
+void
+RoceHelper::SetCongestionControl(std::string typeName)
+{
+    TypeId tid;
+    NS_ABORT_MSG_IF(!TypeId::LookupByNameFailSafe(typeName, &tid),
+                    "RoceHelper::SetCongestionControl: unknown type '" << typeName << "'");
+    m_nicFactory.Set("CongestionControl", TypeIdValue(tid));
+}
+
+NetDeviceContainer
+RoceHelper::Link(Ptr<Node> a, Ptr<Node> b)
+{
+    Ptr<RoceNetDevice> da = m_deviceFactory.Create<RoceNetDevice>();
+    Ptr<RoceNetDevice> db = m_deviceFactory.Create<RoceNetDevice>();
+    Ptr<RoceChannel> channel = m_channelFactory.Create<RoceChannel>();
+    a->AddDevice(da);
+    b->AddDevice(db);
+    da->Attach(channel);
+    db->Attach(channel);
+    NetDeviceContainer link;
+    link.Add(da);
+    link.Add(db);
+    return link;
+}
+
+NetDeviceContainer
+RoceHelper::Link(Ptr<Node> a, Ptr<Node> b, DataRate rate, Time delay)
+{
+    NetDeviceContainer link = Link(a, b);
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        link.Get(i)->SetAttribute("DataRate", DataRateValue(rate));
+    }
+    DynamicCast<RoceNetDevice>(link.Get(0))
+        ->GetRoceChannel()
+        ->SetAttribute("Delay", TimeValue(delay));
+    return link;
+}
+
+Ptr<RdmaNic>
+RoceHelper::InstallNic(Ptr<NetDevice> port, Ipv4Address address)
+{
+    Ptr<RoceNetDevice> dev = DynamicCast<RoceNetDevice>(port);
+    NS_ABORT_MSG_IF(!dev, "RoceHelper::InstallNic: the port is not a RoceNetDevice");
+    Ptr<RdmaNic> nic = m_nicFactory.Create<RdmaNic>();
+    nic->SetAddress(address);
+    nic->SetDevice(dev);
+    m_nics.push_back(nic);
+    return nic;
+}
+
+Ptr<RoceSwitch>
+RoceHelper::InstallSwitch(Ptr<Node> node)
+{
+    Ptr<RoceSwitch> sw = m_switchFactory.Create<RoceSwitch>();
+    sw->SetAttribute("Mmu", PointerValue(m_mmuFactory.Create<SharedBufferMmu>()));
+    node->AggregateObject(sw);
+    sw->Setup(node);
+    m_switches.push_back(sw);
+    return sw;
+}
+
+std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>
+RoceHelper::Connect(Ptr<RdmaNic> a, Ptr<RdmaNic> b)
+{
+    Ptr<RdmaQueuePair> qa = a->CreateQueuePair();
+    Ptr<RdmaQueuePair> qb = b->CreateQueuePair();
+    qa->Connect(b->GetAddress(), qb->GetQpn(), qb->GetInitialPsn());
+    qb->Connect(a->GetAddress(), qa->GetQpn(), qa->GetInitialPsn());
+    return {qa, qb};
+}
+
+void
+RoceHelper::PopulateRoutes()
+{
+    // Graph over nodes; an edge per cable, remembered as (neighbour, local port).
+    std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> adjacency;
+    std::map<uint32_t, Ptr<RoceSwitch>> switchOf;
+    for (const auto& sw : m_switches)
+    {
+        Ptr<Node> node = sw->GetObject<Node>();
+        switchOf[node->GetId()] = sw;
+        sw->GetRoutingTable().Clear();
+    }
+    auto addEdges = [&adjacency](Ptr<Node> node) {
+        auto& edges = adjacency[node->GetId()];
+        edges.clear();
+        for (uint32_t i = 0; i < node->GetNDevices(); ++i)
+        {
+            Ptr<RoceNetDevice> dev = DynamicCast<RoceNetDevice>(node->GetDevice(i));
+            if (dev && dev->GetRoceChannel())
+            {
+                Ptr<RoceNetDevice> peer = dev->GetRoceChannel()->GetPeer(dev);
+                edges.emplace_back(peer->GetNode()->GetId(), i);
+            }
+        }
+    };
+    for (const auto& sw : m_switches)
+    {
+        addEdges(sw->GetObject<Node>());
+    }
+    for (const auto& nic : m_nics)
+    {
+        addEdges(nic->GetDevice()->GetNode());
+    }
+    // Breadth-first search from each NIC's host; a switch routes towards the host on
+    // every port whose neighbour is one hop closer. Paths only transit switches.
+    for (const auto& nic : m_nics)
+    {
+        uint32_t hostId = nic->GetDevice()->GetNode()->GetId();
+        uint32_t dst = nic->GetAddress().Get();
+        std::map<uint32_t, uint32_t> dist;
+        std::deque<uint32_t> frontier{hostId};
+        dist[hostId] = 0;
+        while (!frontier.empty())
+        {
+            uint32_t u = frontier.front();
+            frontier.pop_front();
+            if (u != hostId && switchOf.find(u) == switchOf.end())
+            {
+                continue; // another host: traffic never transits hosts
+            }
+            for (const auto& [v, port] : adjacency[u])
+            {
+                if (dist.find(v) == dist.end())
+                {
+                    dist[v] = dist[u] + 1;
+                    frontier.push_back(v);
+                }
+            }
+        }
+        for (const auto& [swId, sw] : switchOf)
+        {
+            auto it = dist.find(swId);
+            if (it == dist.end())
+            {
+                continue;
+            }
+            for (const auto& [v, port] : adjacency[swId])
+            {
+                auto dv = dist.find(v);
+                bool towardsHost = v == hostId || switchOf.count(v) > 0;
+                if (towardsHost && dv != dist.end() && dv->second + 1 == it->second)
+                {
+                    sw->GetRoutingTable().AddRoute(dst, port);
+                }
+            }
+        }
+    }
+}
+
+const std::vector<Ptr<RdmaNic>>&
+RoceHelper::GetNics() const
+{
+    return m_nics;
+}
+
+const std::vector<Ptr<RoceSwitch>>&
+RoceHelper::GetSwitches() const
+{
+    return m_switches;
+}
+
+int64_t
+RoceHelper::AssignStreams(int64_t stream)
+{
+    int64_t used = 0;
+    for (const auto& nic : m_nics)
+    {
+        used += nic->AssignStreams(stream + used);
+    }
+    for (const auto& sw : m_switches)
+    {
+        used += sw->AssignStreams(stream + used);
+    }
+    return used;
+}
+
+void
+RoceHelper::EnablePcapInternal(std::string prefix,
+                               Ptr<NetDevice> nd,
+                               bool /* promiscuous: a point-to-point port sees only its frames */,
+                               bool explicitFilename)
+{
+    Ptr<RoceNetDevice> dev = DynamicCast<RoceNetDevice>(nd);
+    if (!dev)
+    {
+        return;
+    }
+    PcapHelper pcapHelper;
+    std::string filename =
+        explicitFilename ? prefix : pcapHelper.GetFilenameFromDevice(prefix, dev);
+    Ptr<PcapFileWrapper> file =
+        pcapHelper.CreateFile(filename, std::ios::out, PcapHelper::DLT_EN10MB);
+    dev->TraceConnectWithoutContext("Sniffer", MakeBoundCallback(&WriteFrameWithIcrc, file));
+}
+
+} // namespace ns3

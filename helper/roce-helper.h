@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef ROCE_HELPER_H
+#define ROCE_HELPER_H
+
+#include "ns3/ipv4-address.h"
+#include "ns3/net-device-container.h"
+#include "ns3/node-container.h"
+#include "ns3/object-factory.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-switch.h"
+#include "ns3/trace-helper.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * Builds RoCE fabrics: cables with a RoceNetDevice at each end, RDMA NICs on hosts,
+ * switches with their MMU, connected queue pairs, shortest-path ECMP routes and pcap.
+ *
+ * \code
+ *   RoceHelper roce;
+ *   roce.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
+ *   roce.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1)));
+ *   roce.SetCongestionControl("ns3::Dcqcn");
+ *   NetDeviceContainer link = roce.Link(host, sw);
+ *   Ptr<RdmaNic> nic = roce.InstallNic(link.Get(0), Ipv4Address("10.0.0.1"));
+ *   roce.InstallSwitch(sw);
+ *   roce.PopulateRoutes();
+ * \endcode
+ */
+class RoceHelper : public PcapHelperForDevice
+{
+  public:
+    RoceHelper();
+
+    void SetDeviceAttribute(std::string name, const AttributeValue& value);
+    void SetChannelAttribute(std::string name, const AttributeValue& value);
+    void SetNicAttribute(std::string name, const AttributeValue& value);
+    void SetSwitchAttribute(std::string name, const AttributeValue& value);
+    void SetMmuAttribute(std::string name, const AttributeValue& value);
+    /// Congestion control for NICs installed from now on, e.g. "ns3::Dcqcn".
+    void SetCongestionControl(std::string typeName);
+
+    /// Cable a and b; returns {device on a, device on b}.
+    NetDeviceContainer Link(Ptr<Node> a, Ptr<Node> b);
+    /// Same, with this link's own rate and delay.
+    NetDeviceContainer Link(Ptr<Node> a, Ptr<Node> b, DataRate rate, Time delay);
+    /// Put an RDMA NIC with this address on a host's port.
+    Ptr<RdmaNic> InstallNic(Ptr<NetDevice> port, Ipv4Address address);
+    /// Make node a switch over all its (already cabled) ports.
+    Ptr<RoceSwitch> InstallSwitch(Ptr<Node> node);
+    /// A connected queue pair between two NICs: {qp on a, qp on b}.
+    static std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>> Connect(Ptr<RdmaNic> a,
+                                                                       Ptr<RdmaNic> b);
+    /**
+     * Fill every installed switch's table with all shortest paths to every installed NIC
+     * (hop count; ties become ECMP sets). Call after the whole topology is cabled.
+     */
+    void PopulateRoutes();
+
+    const std::vector<Ptr<RdmaNic>>& GetNics() const;
+    const std::vector<Ptr<RoceSwitch>>& GetSwitches() const;
+
+    /**
+     * Fix the random streams of every NIC and switch installed by this helper.
+     * \return the number of streams used
+     */
+    int64_t AssignStreams(int64_t stream);
+
+  private:
+    void EnablePcapInternal(std::string prefix,
+                            Ptr<NetDevice> nd,
+                            bool promiscuous,
+                            bool explicitFilename) override;
+
+    ObjectFactory m_deviceFactory;
+    ObjectFactory m_channelFactory;
+    ObjectFactory m_nicFactory;
+    ObjectFactory m_switchFactory;
+    ObjectFactory m_mmuFactory;
+    std::vector<Ptr<RdmaNic>> m_nics;
+    std::vector<Ptr<RoceSwitch>> m_switches;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "roce-topology-helper.h"
+
+#include "ns3/abort.h"
+
+namespace ns3
+{
+
+RoceTopologyHelper::RoceTopologyHelper(RoceHelper& roce)
+    : m_roce(roce)
+{
+}
+
+Ipv4Address
+RoceTopologyHelper::HostAddress(uint32_t index)
+{
+    return Ipv4Address(Ipv4Address("10.0.0.1").Get() + index);
+}
+
+void
+RoceTopologyHelper::Finish(RoceTopology& topo)
+{
+    for (uint32_t s = 0; s < topo.switches.GetN(); ++s)
+    {
+        topo.switchObjects.push_back(m_roce.InstallSwitch(topo.switches.Get(s)));
+    }
+    m_roce.PopulateRoutes();
+}
+
+RoceTopology
+RoceTopologyHelper::Star(uint32_t nHosts, DataRate rate, Time delay)
+{
+    NS_ABORT_MSG_IF(nHosts < 2, "RoceTopologyHelper::Star: needs at least two hosts");
+    RoceTopology topo;
+    topo.hosts.Create(nHosts);
+    topo.switches.Create(1);
+    for (uint32_t i = 0; i < nHosts; ++i)
+    {
+        NetDeviceContainer link = m_roce.Link(topo.hosts.Get(i), topo.switches.Get(0), rate, delay);
+        topo.nics.push_back(m_roce.InstallNic(link.Get(0), HostAddress(i)));
+    }
+    Finish(topo);
+    return topo;
+}
+
+RoceTopology
+RoceTopologyHelper::Dumbbell(uint32_t nLeft,
+                             uint32_t nRight,
+                             DataRate hostRate,
+                             DataRate bottleneckRate,
+                             Time delay)
+{
+    NS_ABORT_MSG_IF(nLeft == 0 || nRight == 0,
+                    "RoceTopologyHelper::Dumbbell: each side needs a host");
+    RoceTopology topo;
+    topo.hosts.Create(nLeft + nRight);
+    topo.switches.Create(2);
+    for (uint32_t i = 0; i < nLeft + nRight; ++i)
+    {
+        Ptr<Node> sw = topo.switches.Get(i < nLeft ? 0 : 1);
+        NetDeviceContainer link = m_roce.Link(topo.hosts.Get(i), sw, hostRate, delay);
+        topo.nics.push_back(m_roce.InstallNic(link.Get(0), HostAddress(i)));
+    }
+    m_roce.Link(topo.switches.Get(0), topo.switches.Get(1), bottleneckRate, delay);
+    Finish(topo);
+    return topo;
+}
+
+RoceTopology
+RoceTopologyHelper::LeafSpine(uint32_t nLeaves,
+                              uint32_t nSpines,
+                              uint32_t hostsPerLeaf,
+                              DataRate hostRate,
+                              double oversubscription,
+                              Time delay)
+{
+    NS_ABORT_MSG_IF(nLeaves == 0 || nSpines == 0 || hostsPerLeaf == 0,
+                    "RoceTopologyHelper::LeafSpine: leaves, spines and hosts per leaf must be "
+                    "positive (got "
+                        << nLeaves << ", " << nSpines << ", " << hostsPerLeaf << ")");
+    NS_ABORT_MSG_IF(!(oversubscription > 0),
+                    "RoceTopologyHelper::LeafSpine: oversubscription must be positive, got "
+                        << oversubscription);
+    double uplinkBps = static_cast<double>(hostRate.GetBitRate()) * hostsPerLeaf /
+                       (static_cast<double>(nSpines) * oversubscription);
+    NS_ABORT_MSG_IF(uplinkBps < 1e6,
+                    "RoceTopologyHelper::LeafSpine: leaf-spine links would run at "
+                        << uplinkBps << " bit/s; check the oversubscription ratio");
+    DataRate uplink(static_cast<uint64_t>(uplinkBps));
+    RoceTopology topo;
+    topo.hosts.Create(nLeaves * hostsPerLeaf);
+    topo.switches.Create(nLeaves + nSpines);
+    for (uint32_t l = 0; l < nLeaves; ++l)
+    {
+        for (uint32_t h = 0; h < hostsPerLeaf; ++h)
+        {
+            uint32_t i = l * hostsPerLeaf + h;
+            NetDeviceContainer link =
+                m_roce.Link(topo.hosts.Get(i), topo.switches.Get(l), hostRate, delay);
+            topo.nics.push_back(m_roce.InstallNic(link.Get(0), HostAddress(i)));
+        }
+    }
+    for (uint32_t l = 0; l < nLeaves; ++l)
+    {
+        for (uint32_t s = 0; s < nSpines; ++s)
+        {
+            m_roce.Link(topo.switches.Get(l), topo.switches.Get(nLeaves + s), uplink, delay);
+        }
+    }
+    Finish(topo);
+    return topo;
+}
+
+} // namespace ns3

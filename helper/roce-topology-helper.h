@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef ROCE_TOPOLOGY_HELPER_H
+#define ROCE_TOPOLOGY_HELPER_H
+
+#include "roce-helper.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/node-container.h"
+#include "ns3/nstime.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * What a topology builder made. Host i has address 10.0.0.1 + i and nics[i].
+ */
+struct RoceTopology
+{
+    NodeContainer hosts;
+    NodeContainer switches;
+    std::vector<Ptr<RdmaNic>> nics;
+    std::vector<Ptr<RoceSwitch>> switchObjects;
+};
+
+/**
+ * \ingroup ai-fabric
+ * Small standard fabrics built with a RoceHelper (whose attributes apply), routed and
+ * ready for queue pairs.
+ */
+class RoceTopologyHelper
+{
+  public:
+    explicit RoceTopologyHelper(RoceHelper& roce);
+
+    /// Address of host i.
+    static Ipv4Address HostAddress(uint32_t index);
+
+    /// nHosts on one switch.
+    RoceTopology Star(uint32_t nHosts, DataRate rate, Time delay);
+    /// nLeft hosts on switch 0, nRight on switch 1, one bottleneck cable between them.
+    RoceTopology Dumbbell(uint32_t nLeft,
+                          uint32_t nRight,
+                          DataRate hostRate,
+                          DataRate bottleneckRate,
+                          Time delay);
+    /**
+     * Two-tier leaf-spine: nLeaves leaves with hostsPerLeaf hosts each, every leaf cabled
+     * once to each of nSpines spines. The leaf-to-spine rate is chosen so that host
+     * capacity / uplink capacity per leaf = oversubscription (1 = non-blocking).
+     * Hosts are numbered leaf by leaf; switches are leaves first, then spines.
+     */
+    RoceTopology LeafSpine(uint32_t nLeaves,
+                           uint32_t nSpines,
+                           uint32_t hostsPerLeaf,
+                           DataRate hostRate,
+                           double oversubscription,
+                           Time delay);
+
+  private:
+    void Finish(RoceTopology& topo);
+    RoceHelper& m_roce;
+};
+
+} // namespace ns3
+
+#endif

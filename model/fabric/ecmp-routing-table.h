@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef ECMP_ROUTING_TABLE_H
+#define ECMP_ROUTING_TABLE_H
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * Destination routing table of a switch: IPv4 host address → the set of equal-cost
+ * egress ports, with ECMP selection by a salted hash of the flow's 5-tuple.
+ *
+ * One flow always hashes to the same port (no reordering); the salt differs per switch
+ * so that consecutive tiers do not polarize.
+ */
+class EcmpRoutingTable
+{
+  public:
+    /// Add an egress port to the set for dstIp (duplicates ignored).
+    void AddRoute(uint32_t dstIp, uint32_t port);
+    void Clear();
+    /// Equal-cost ports towards dstIp, or nullptr if there is no route.
+    const std::vector<uint32_t>* Lookup(uint32_t dstIp) const;
+    /**
+     * Egress port for a flow, or UINT32_MAX without a route.
+     * \param dstIp destination host
+     * \param flowKey 5-tuple key (RoceFrameInfo::FlowKey)
+     * \param salt per-switch hash salt
+     */
+    uint32_t SelectPort(uint32_t dstIp, uint64_t flowKey, uint64_t salt) const;
+    std::size_t GetNRoutes() const;
+    /// The hash used for ECMP (a 64-bit finalizer, good avalanche on nearby keys).
+    static uint64_t Hash(uint64_t key, uint64_t salt);
+
+  private:
+    std::unordered_map<uint32_t, std::vector<uint32_t>> m_routes;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "roce-channel.h"
+
+#include "roce-net-device.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("AiFabricRoceChannel");
+NS_OBJECT_ENSURE_REGISTERED(RoceChannel);
+
+TypeId
+RoceChannel::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceChannel")
+            .SetParent<Channel>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<RoceChannel>()
+            .AddAttribute("Delay",
+                          "One-way propagation delay of the cable.",
+                          TimeValue(MicroSeconds(1)),
+                          MakeTimeAccessor(&RoceChannel::m_delay),
+                          MakeTimeChecker(Seconds(0), Seconds(1)));
+    return tid;
+}
+
+RoceChannel::RoceChannel() = default;
+
+void
+RoceChannel::Attach(Ptr<RoceNetDevice> device)
+{
+    NS_ABORT_MSG_IF(m_nDevices >= 2, "RoceChannel: a cable connects exactly two devices");
+    m_devices[m_nDevices++] = device;
+}
+
+void
+RoceChannel::TransmitStart(Ptr<Packet> packet, Ptr<RoceNetDevice> src, Time txTime)
+{
+    Ptr<RoceNetDevice> dst = (m_devices[0] == src) ? m_devices[1] : m_devices[0];
+    Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
+                                   txTime + m_delay,
+                                   &RoceNetDevice::Receive,
+                                   dst,
+                                   packet);
+}
+
+std::size_t
+RoceChannel::GetNDevices() const
+{
+    return m_nDevices;
+}
+
+Ptr<NetDevice>
+RoceChannel::GetDevice(std::size_t i) const
+{
+    return m_devices[i];
+}
+
+Ptr<RoceNetDevice>
+RoceChannel::GetRoceDevice(std::size_t i) const
+{
+    return m_devices[i];
+}
+
+Ptr<RoceNetDevice>
+RoceChannel::GetPeer(Ptr<const RoceNetDevice> device) const
+{
+    return m_devices[0] == device ? m_devices[1] : m_devices[0];
+}
+
+Time
+RoceChannel::GetDelay() const
+{
+    return m_delay;
+}
+
+void
+RoceChannel::DoDispose()
+{
+    m_devices[0] = nullptr;
+    m_devices[1] = nullptr;
+    Channel::DoDispose();
+}
+
+} // namespace ns3

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "roce-frame.h"
+
+#include "ns3/ethernet-header.h"
+#include "ns3/ipv4-header.h"
+
+namespace ns3
+{
+
+namespace
+{
+inline uint16_t
+Read16(const uint8_t* p)
+{
+    return static_cast<uint16_t>(p[0] << 8 | p[1]);
+}
+
+inline uint32_t
+Read24(const uint8_t* p)
+{
+    return static_cast<uint32_t>(p[0]) << 16 | static_cast<uint32_t>(p[1]) << 8 | p[2];
+}
+
+inline uint32_t
+Read32(const uint8_t* p)
+{
+    return static_cast<uint32_t>(p[0]) << 24 | static_cast<uint32_t>(p[1]) << 16 |
+           static_cast<uint32_t>(p[2]) << 8 | p[3];
+}
+
+constexpr uint32_t PARSE_WINDOW = roce::DATA_HEADER_BYTES + roce::RETH_BYTES + 8;
+} // namespace
+
+bool
+OpcodeHasReth(uint8_t opcode)
+{
+    return opcode == 0x06 || opcode == 0x0A || opcode == 0x0B;
+}
+
+bool
+OpcodeHasImmediate(uint8_t opcode)
+{
+    return opcode == 0x09 || opcode == 0x0B;
+}
+
+bool
+OpcodeEndsMessage(uint8_t opcode)
+{
+    return opcode == 0x08 || opcode == 0x09 || opcode == 0x0A || opcode == 0x0B;
+}
+
+bool
+ParseRoceFrame(const Ptr<const Packet>& packet, RoceFrameInfo& info)
+{
+    uint8_t buf[PARSE_WINDOW];
+    uint32_t size = packet->GetSize();
+    uint32_t n = packet->CopyData(buf, size < PARSE_WINDOW ? size : PARSE_WINDOW);
+    info.kind = RoceFrameInfo::OTHER;
+    if (n < roce::ETHERNET_HEADER_BYTES)
+    {
+        return false;
+    }
+    uint16_t etherType = Read16(buf + 12);
+    if (etherType == roce::ETHERTYPE_MAC_CONTROL)
+    {
+        info.kind = RoceFrameInfo::PFC;
+        return true;
+    }
+    if (etherType != roce::ETHERTYPE_IPV4 ||
+        n < roce::ETHERNET_HEADER_BYTES + roce::IPV4_HEADER_BYTES)
+    {
+        return true;
+    }
+    const uint8_t* ip = buf + roce::ETHERNET_HEADER_BYTES;
+    info.kind = RoceFrameInfo::IPV4;
+    info.dscp = ip[1] >> 2;
+    info.ecn = ip[1] & 0x3;
+    info.protocol = ip[9];
+    info.srcIp = Read32(ip + 12);
+    info.dstIp = Read32(ip + 16);
+    uint32_t ipHeaderBytes = (ip[0] & 0xF) * 4u;
+    const uint8_t* udp = ip + ipHeaderBytes;
+    if (info.protocol != 17 || udp + roce::UDP_HEADER_BYTES > buf + n)
+    {
+        return true;
+    }
+    info.srcPort = Read16(udp);
+    info.dstPort = Read16(udp + 2);
+    const uint8_t* bth = udp + roce::UDP_HEADER_BYTES;
+    if (info.dstPort != roce::UDP_DEST_PORT || bth + roce::BTH_BYTES > buf + n)
+    {
+        return true;
+    }
+    info.kind = RoceFrameInfo::ROCE;
+    info.opcode = bth[0];
+    info.becn = (bth[4] & 0x40) != 0;
+    info.destQp = Read24(bth + 5);
+    info.ackRequest = (bth[8] & 0x80) != 0;
+    info.psn = Read24(bth + 9);
+    const uint8_t* ext = bth + roce::BTH_BYTES;
+    uint32_t headerBytes = static_cast<uint32_t>(ext - buf);
+    info.aethSyndrome = 0;
+    info.aethMsn = 0;
+    info.immediate = 0;
+    info.rethLength = 0;
+    if (info.opcode == 0x11)
+    {
+        if (ext + roce::AETH_BYTES <= buf + n)
+        {
+            info.aethSyndrome = ext[0];
+            info.aethMsn = Read24(ext + 1);
+        }
+        info.payloadBytes = 0;
+        return true;
+    }
+    if (info.opcode == 0x81)
+    {
+        info.payloadBytes = 0;
+        return true;
+    }
+    if (OpcodeHasReth(info.opcode) && ext + roce::RETH_BYTES <= buf + n)
+    {
+        info.rethLength = Read32(ext + 12);
+        ext += roce::RETH_BYTES;
+        headerBytes += roce::RETH_BYTES;
+    }
+    if (OpcodeHasImmediate(info.opcode) && ext + roce::IMMEDIATE_BYTES <= buf + n)
+    {
+        info.immediate = Read32(ext);
+        headerBytes += roce::IMMEDIATE_BYTES;
+    }
+    uint32_t overhead = headerBytes + roce::ICRC_BYTES;
+    info.payloadBytes = size > overhead ? size - overhead : 0;
+    return true;
+}
+
+void
+MarkCongestionExperienced(const Ptr<Packet>& packet)
+{
+    EthernetHeader eth(false);
+    packet->RemoveHeader(eth);
+    Ipv4Header ip;
+    packet->RemoveHeader(ip);
+    ip.SetEcn(Ipv4Header::ECN_CE);
+    ip.EnableChecksum();
+    packet->AddHeader(ip);
+    packet->AddHeader(eth);
+}
+
+} // namespace ns3

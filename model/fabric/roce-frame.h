@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef ROCE_FRAME_H
+#define ROCE_FRAME_H
+
+#include "ns3/packet.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * Sizes of what a RoCEv2 frame carries, in bytes.
+ */
+namespace roce
+{
+constexpr uint16_t UDP_DEST_PORT = 4791;
+constexpr uint16_t ETHERTYPE_IPV4 = 0x0800;
+constexpr uint16_t ETHERTYPE_MAC_CONTROL = 0x8808;
+constexpr uint32_t ETHERNET_HEADER_BYTES = 14;
+constexpr uint32_t IPV4_HEADER_BYTES = 20;
+constexpr uint32_t UDP_HEADER_BYTES = 8;
+constexpr uint32_t BTH_BYTES = 12;
+constexpr uint32_t RETH_BYTES = 16;
+constexpr uint32_t AETH_BYTES = 4;
+constexpr uint32_t IMMEDIATE_BYTES = 4;
+constexpr uint32_t CNP_RESERVED_BYTES = 16;
+constexpr uint32_t ICRC_BYTES = 4;
+constexpr uint32_t FCS_BYTES = 4;
+/// Preamble + start-of-frame delimiter (8) + minimum inter-frame gap (12).
+constexpr uint32_t PREAMBLE_AND_IFG_BYTES = 20;
+/// Ethernet frames are padded to 60 bytes before the FCS.
+constexpr uint32_t MIN_FRAME_BYTES_WITHOUT_FCS = 60;
+/// Headers in front of a WRITE MIDDLE payload: Ethernet + IPv4 + UDP + BTH.
+constexpr uint32_t DATA_HEADER_BYTES =
+    ETHERNET_HEADER_BYTES + IPV4_HEADER_BYTES + UDP_HEADER_BYTES + BTH_BYTES;
+
+/// Bytes a frame of this captured size (no FCS) occupies on the wire.
+inline uint32_t
+WireBytes(uint32_t frameBytesWithoutFcs)
+{
+    uint32_t padded = frameBytesWithoutFcs < MIN_FRAME_BYTES_WITHOUT_FCS
+                          ? MIN_FRAME_BYTES_WITHOUT_FCS
+                          : frameBytesWithoutFcs;
+    return padded + FCS_BYTES + PREAMBLE_AND_IFG_BYTES;
+}
+} // namespace roce
+
+/**
+ * \ingroup ai-fabric
+ * The fields of a frame that switches and NICs act on, decoded once from the raw bytes.
+ *
+ * Decoding copies at most the first 90 bytes of the packet and never deserializes header
+ * objects: this is the per-hop hot path.
+ */
+struct RoceFrameInfo
+{
+    enum Kind : uint8_t
+    {
+        OTHER,  //!< not something this module understands
+        PFC,    //!< 802.1Qbb MAC-control frame
+        ROCE,   //!< IPv4/UDP 4791 with a BTH
+        IPV4    //!< IPv4, not RoCE
+    };
+
+    Kind kind{OTHER};
+    // IPv4 / UDP
+    uint32_t srcIp{0};
+    uint32_t dstIp{0};
+    uint8_t dscp{0};
+    uint8_t ecn{0};
+    uint8_t protocol{0};
+    uint16_t srcPort{0};
+    uint16_t dstPort{0};
+    // BTH
+    uint8_t opcode{0};
+    bool becn{false};
+    bool ackRequest{false};
+    uint32_t destQp{0};
+    uint32_t psn{0};
+    // extended transport headers, valid per opcode
+    uint8_t aethSyndrome{0};
+    uint32_t aethMsn{0};
+    uint32_t immediate{0};
+    uint32_t rethLength{0};
+    /// Bytes of RDMA payload (zero for ACK, NAK and CNP).
+    uint32_t payloadBytes{0};
+
+    /// 5-tuple hash input for ECMP.
+    uint64_t FlowKey() const
+    {
+        return (static_cast<uint64_t>(srcIp) << 32 | dstIp) ^
+               (static_cast<uint64_t>(srcPort) << 16 | dstPort) ^
+               (static_cast<uint64_t>(protocol) << 56);
+    }
+};
+
+/**
+ * Decode the fields of an Ethernet II frame (no FCS) that this module acts on.
+ * \return false when the packet is too short to be an Ethernet frame.
+ */
+bool ParseRoceFrame(const Ptr<const Packet>& packet, RoceFrameInfo& info);
+
+/// True for the RDMA WRITE opcodes that carry a RETH.
+bool OpcodeHasReth(uint8_t opcode);
+/// True for the RDMA WRITE opcodes that carry immediate data.
+bool OpcodeHasImmediate(uint8_t opcode);
+/// True for the RDMA WRITE opcodes that end a message.
+bool OpcodeEndsMessage(uint8_t opcode);
+
+/**
+ * Set the ECN field of the IPv4 header of a RoCE frame to CE (0b11) in place and fix the
+ * IPv4 header checksum. Only called for frames that are marked, so it may rebuild headers.
+ */
+void MarkCongestionExperienced(const Ptr<Packet>& packet);
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,716 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "roce-net-device.h"
+
+#include "pfc-header.h"
+#include "roce-channel.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/enum.h"
+#include "ns3/ethernet-header.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("AiFabricRoceNetDevice");
+NS_OBJECT_ENSURE_REGISTERED(RoceNetDevice);
+
+TypeId
+RoceNetDevice::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceNetDevice")
+            .SetParent<NetDevice>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<RoceNetDevice>()
+            .AddAttribute("DataRate",
+                          "Line rate of the port.",
+                          DataRateValue(DataRate("100Gbps")),
+                          MakeDataRateAccessor(&RoceNetDevice::m_rate),
+                          MakeDataRateChecker())
+            .AddAttribute("Mtu",
+                          "Largest Ethernet payload (IPv4 packet) in bytes.",
+                          UintegerValue(9000),
+                          MakeUintegerAccessor(&RoceNetDevice::SetMtu, &RoceNetDevice::GetMtu),
+                          MakeUintegerChecker<uint16_t>(68, 9216))
+            .AddAttribute("ControlFirst",
+                          "Serve control frames (ACK, NAK, CNP) ahead of all data priorities. "
+                          "PFC frames are always served first.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RoceNetDevice::m_controlFirst),
+                          MakeBooleanChecker())
+            .AddAttribute("DataScheduler",
+                          "How the data priorities share the port.",
+                          EnumValue(RoceNetDevice::ROUND_ROBIN),
+                          MakeEnumAccessor(&RoceNetDevice::m_scheduler),
+                          MakeEnumChecker(RoceNetDevice::ROUND_ROBIN,
+                                          "RoundRobin",
+                                          RoceNetDevice::DWRR,
+                                          "Dwrr"))
+            .AddAttribute("DwrrQuantum",
+                          "Bytes a priority of weight 1 may send per DWRR round.",
+                          UintegerValue(9000),
+                          MakeUintegerAccessor(&RoceNetDevice::m_dwrrQuantum),
+                          MakeUintegerChecker<uint32_t>(64, 1u << 24))
+            .AddAttribute("DwrrWeights",
+                          "Eight comma-separated DWRR weights, priority 0 first.",
+                          StringValue("1,1,1,1,1,1,1,1"),
+                          MakeStringAccessor(&RoceNetDevice::SetDwrrWeights,
+                                             &RoceNetDevice::GetDwrrWeights),
+                          MakeStringChecker())
+            .AddAttribute("ReceiveErrorModel",
+                          "Error model deciding which received frames are corrupted (dropped).",
+                          PointerValue(),
+                          MakePointerAccessor(&RoceNetDevice::m_receiveErrorModel),
+                          MakePointerChecker<ErrorModel>())
+            .AddTraceSource("Sniffer",
+                            "Every frame sent or received, for pcap.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_snifferTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("MacTx",
+                            "A frame starts transmission.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_macTxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("MacRx",
+                            "A frame was received intact.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_macRxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyRxDrop",
+                            "A frame was corrupted by the receive error model.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_phyRxDropTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PfcSent",
+                            "A PFC frame was queued: priority, quanta (0 = XON).",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_pfcSentTrace),
+                            "ns3::RoceNetDevice::PfcTracedCallback")
+            .AddTraceSource("PfcReceived",
+                            "A PFC frame arrived: priority, quanta (0 = XON).",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_pfcReceivedTrace),
+                            "ns3::RoceNetDevice::PfcTracedCallback");
+    return tid;
+}
+
+RoceNetDevice::RoceNetDevice()
+    : m_address(Mac48Address::Allocate())
+{
+    m_dwrrWeight.fill(1);
+}
+
+RoceNetDevice::~RoceNetDevice() = default;
+
+void
+RoceNetDevice::DoDispose()
+{
+    m_txCompleteEvent.Cancel();
+    m_pauseExpiryEvent.Cancel();
+    m_control.clear();
+    for (auto& q : m_queues)
+    {
+        q.clear();
+    }
+    m_node = nullptr;
+    m_channel = nullptr;
+    m_receiveErrorModel = nullptr;
+    m_rxCallback = RxCallback();
+    m_dequeueCallback = DequeueCallback();
+    m_pullCallback = PullCallback();
+    NetDevice::DoDispose();
+}
+
+void
+RoceNetDevice::SetDwrrWeights(std::string weights)
+{
+    std::istringstream in(weights);
+    std::string item;
+    uint32_t i = 0;
+    while (std::getline(in, item, ','))
+    {
+        NS_ABORT_MSG_IF(i >= N_PRIORITIES,
+                        "RoceNetDevice::DwrrWeights: expected 8 weights, got more in '"
+                            << weights << "'");
+        char* end = nullptr;
+        unsigned long w = std::strtoul(item.c_str(), &end, 10);
+        NS_ABORT_MSG_IF(end == item.c_str() || *end != '\0' || w == 0 || w > 1000,
+                        "RoceNetDevice::DwrrWeights: weight '"
+                            << item << "' is not an integer in [1, 1000] (in '" << weights
+                            << "')");
+        m_dwrrWeight[i++] = static_cast<uint32_t>(w);
+    }
+    NS_ABORT_MSG_IF(i != N_PRIORITIES,
+                    "RoceNetDevice::DwrrWeights: expected 8 weights, got " << i << " in '"
+                                                                           << weights << "'");
+}
+
+std::string
+RoceNetDevice::GetDwrrWeights() const
+{
+    std::ostringstream out;
+    for (uint32_t i = 0; i < N_PRIORITIES; ++i)
+    {
+        out << (i ? "," : "") << m_dwrrWeight[i];
+    }
+    return out.str();
+}
+
+// ------------------------------------------------------------------ wiring
+
+void
+RoceNetDevice::Attach(Ptr<RoceChannel> channel)
+{
+    NS_ABORT_MSG_IF(m_rate.GetBitRate() == 0,
+                    "RoceNetDevice: DataRate must be positive (device " << m_ifIndex << ")");
+    m_channel = channel;
+    m_channel->Attach(this);
+}
+
+Ptr<RoceChannel>
+RoceNetDevice::GetRoceChannel() const
+{
+    return m_channel;
+}
+
+void
+RoceNetDevice::SetRoceReceiveCallback(RxCallback cb)
+{
+    m_rxCallback = cb;
+}
+
+void
+RoceNetDevice::SetDequeueCallback(DequeueCallback cb)
+{
+    m_dequeueCallback = cb;
+}
+
+void
+RoceNetDevice::SetPullCallback(PullCallback cb)
+{
+    m_pullCallback = cb;
+}
+
+// ------------------------------------------------------------------ transmit
+
+void
+RoceNetDevice::EnqueueData(Ptr<Packet> packet, uint8_t priority, uint32_t ingressPort)
+{
+    RoceQueueItem item;
+    item.bytes = packet->GetSize();
+    item.packet = std::move(packet);
+    item.ingressPort = ingressPort;
+    item.priority = priority;
+    m_queueBytes[priority] += item.bytes;
+    m_queues[priority].push_back(std::move(item));
+    if (!m_busy)
+    {
+        TryTransmit();
+    }
+}
+
+void
+RoceNetDevice::EnqueueControl(Ptr<Packet> packet, uint8_t priority)
+{
+    if (!m_controlFirst)
+    {
+        // Control shares its priority's queue; owners account nothing for it.
+        EnqueueData(packet, priority, UINT32_MAX);
+        return;
+    }
+    RoceQueueItem item;
+    item.bytes = packet->GetSize();
+    item.packet = std::move(packet);
+    item.ingressPort = UINT32_MAX;
+    item.priority = priority;
+    m_control.push_back(std::move(item));
+    if (!m_busy)
+    {
+        TryTransmit();
+    }
+}
+
+void
+RoceNetDevice::SendPfc(uint8_t priority, uint16_t quanta)
+{
+    PfcHeader pfc;
+    pfc.SetPauseTime(priority, quanta);
+    Ptr<Packet> frame = Create<Packet>();
+    frame->AddHeader(pfc);
+    EthernetHeader eth(false);
+    eth.SetSource(m_address);
+    eth.SetDestination(PfcHeader::GetMulticastAddress());
+    eth.SetLengthType(PfcHeader::ETHERTYPE);
+    frame->AddHeader(eth);
+    RoceQueueItem item;
+    item.bytes = frame->GetSize();
+    item.packet = frame;
+    item.ingressPort = UINT32_MAX;
+    item.priority = priority;
+    // A pause must not wait behind ACKs: head of the control queue.
+    m_control.push_front(std::move(item));
+    ++m_pfcSent;
+    m_pfcSentTrace(priority, quanta);
+    if (!m_busy)
+    {
+        TryTransmit();
+    }
+}
+
+void
+RoceNetDevice::NotifyDataAvailable()
+{
+    if (!m_busy)
+    {
+        TryTransmit();
+    }
+}
+
+bool
+RoceNetDevice::DequeueData(RoceQueueItem& item)
+{
+    const Time now = Simulator::Now();
+    if (m_scheduler == ROUND_ROBIN)
+    {
+        for (uint8_t i = 0; i < N_PRIORITIES; ++i)
+        {
+            uint8_t p = (m_nextPriority + i) % N_PRIORITIES;
+            if (!m_queues[p].empty() && m_pausedUntil[p] <= now)
+            {
+                item = std::move(m_queues[p].front());
+                m_queues[p].pop_front();
+                m_queueBytes[p] -= item.bytes;
+                m_nextPriority = (p + 1) % N_PRIORITIES;
+                return true;
+            }
+        }
+        return false;
+    }
+    // DWRR: a priority keeps the port while its deficit covers its head frame; an
+    // emptied or paused priority loses its deficit, as in Shreedhar & Varghese.
+    for (uint32_t visits = 0; visits < 2u * N_PRIORITIES + 1; ++visits)
+    {
+        uint8_t p = m_nextPriority;
+        auto& q = m_queues[p];
+        if (q.empty() || m_pausedUntil[p] > now)
+        {
+            m_deficit[p] = 0;
+            m_nextPriority = (p + 1) % N_PRIORITIES;
+            continue;
+        }
+        if (m_deficit[p] < static_cast<int64_t>(q.front().bytes))
+        {
+            m_deficit[p] += static_cast<int64_t>(m_dwrrQuantum) * m_dwrrWeight[p];
+            if (m_deficit[p] < static_cast<int64_t>(q.front().bytes))
+            {
+                m_nextPriority = (p + 1) % N_PRIORITIES;
+                continue;
+            }
+        }
+        item = std::move(q.front());
+        q.pop_front();
+        m_queueBytes[p] -= item.bytes;
+        m_deficit[p] -= item.bytes;
+        if (q.empty())
+        {
+            m_deficit[p] = 0;
+            m_nextPriority = (p + 1) % N_PRIORITIES;
+        }
+        return true;
+    }
+    return false;
+}
+
+void
+RoceNetDevice::TryTransmit()
+{
+    if (m_busy || !m_channel)
+    {
+        return;
+    }
+    if (!m_control.empty())
+    {
+        RoceQueueItem item = std::move(m_control.front());
+        m_control.pop_front();
+        StartTransmission(item.packet);
+        return;
+    }
+    RoceQueueItem item;
+    if (DequeueData(item))
+    {
+        if (!m_dequeueCallback.IsNull() && item.ingressPort != UINT32_MAX)
+        {
+            m_dequeueCallback(this, item);
+        }
+        StartTransmission(item.packet);
+        return;
+    }
+    if (!m_pullCallback.IsNull())
+    {
+        Ptr<Packet> packet = m_pullCallback(GetPausedMask());
+        if (packet)
+        {
+            StartTransmission(packet);
+        }
+    }
+}
+
+void
+RoceNetDevice::StartTransmission(Ptr<Packet> packet)
+{
+    uint32_t bytes = packet->GetSize();
+    Time txTime = GetTransmissionTime(bytes);
+    m_busy = true;
+    m_txBytes += bytes;
+    ++m_txFrames;
+    m_macTxTrace(packet);
+    m_snifferTrace(packet);
+    m_channel->TransmitStart(packet, this, txTime);
+    m_txCompleteEvent = Simulator::Schedule(txTime, &RoceNetDevice::TransmitComplete, this);
+}
+
+void
+RoceNetDevice::TransmitComplete()
+{
+    m_busy = false;
+    TryTransmit();
+}
+
+// ------------------------------------------------------------------ receive
+
+void
+RoceNetDevice::Receive(Ptr<Packet> packet)
+{
+    if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(packet))
+    {
+        ++m_rxErrorDrops;
+        m_phyRxDropTrace(packet);
+        return;
+    }
+    m_snifferTrace(packet);
+    m_macRxTrace(packet);
+    RoceFrameInfo info;
+    ParseRoceFrame(packet, info);
+    if (info.kind == RoceFrameInfo::PFC)
+    {
+        HandlePfc(packet);
+        return;
+    }
+    if (!m_rxCallback.IsNull())
+    {
+        m_rxCallback(this, packet, info);
+    }
+}
+
+void
+RoceNetDevice::HandlePfc(Ptr<Packet> packet)
+{
+    EthernetHeader eth(false);
+    packet->RemoveHeader(eth);
+    PfcHeader pfc;
+    packet->RemoveHeader(pfc);
+    if (!pfc.IsValid())
+    {
+        return; // another MAC-control opcode (e.g. 802.3x): not ours to act on
+    }
+    const Time now = Simulator::Now();
+    for (uint8_t p = 0; p < N_PRIORITIES; ++p)
+    {
+        if (!pfc.IsEnabled(p))
+        {
+            continue;
+        }
+        uint16_t quanta = pfc.GetPauseTime(p);
+        ++m_pfcReceived;
+        m_pfcReceivedTrace(p, quanta);
+        m_pausedUntil[p] = quanta == 0 ? now : now + QuantaToTime(quanta);
+    }
+    // One pending event: wake at the earliest expiry still in the future.
+    m_pauseExpiryEvent.Cancel();
+    Time next = Time::Max();
+    for (const Time& t : m_pausedUntil)
+    {
+        if (t > now && t < next)
+        {
+            next = t;
+        }
+    }
+    if (next != Time::Max())
+    {
+        m_pauseExpiryEvent = Simulator::Schedule(next - now, &RoceNetDevice::OnPauseExpired, this);
+    }
+    if (!m_busy)
+    {
+        TryTransmit();
+    }
+}
+
+void
+RoceNetDevice::OnPauseExpired()
+{
+    const Time now = Simulator::Now();
+    Time next = Time::Max();
+    for (const Time& t : m_pausedUntil)
+    {
+        if (t > now && t < next)
+        {
+            next = t;
+        }
+    }
+    if (next != Time::Max())
+    {
+        m_pauseExpiryEvent = Simulator::Schedule(next - now, &RoceNetDevice::OnPauseExpired, this);
+    }
+    if (!m_busy)
+    {
+        TryTransmit();
+    }
+}
+
+// ------------------------------------------------------------------ state
+
+DataRate
+RoceNetDevice::GetDataRate() const
+{
+    return m_rate;
+}
+
+Time
+RoceNetDevice::GetTransmissionTime(uint32_t frameBytes) const
+{
+    return m_rate.CalculateBytesTxTime(roce::WireBytes(frameBytes));
+}
+
+Time
+RoceNetDevice::QuantaToTime(uint16_t quanta) const
+{
+    return m_rate.CalculateBytesTxTime(static_cast<uint32_t>(quanta) * 64u);
+}
+
+bool
+RoceNetDevice::IsPaused(uint8_t priority) const
+{
+    return m_pausedUntil[priority] > Simulator::Now();
+}
+
+uint8_t
+RoceNetDevice::GetPausedMask() const
+{
+    const Time now = Simulator::Now();
+    uint8_t mask = 0;
+    for (uint8_t p = 0; p < N_PRIORITIES; ++p)
+    {
+        if (m_pausedUntil[p] > now)
+        {
+            mask |= static_cast<uint8_t>(1u << p);
+        }
+    }
+    return mask;
+}
+
+bool
+RoceNetDevice::IsTransmitting() const
+{
+    return m_busy;
+}
+
+uint32_t
+RoceNetDevice::GetQueueBytes(uint8_t priority) const
+{
+    return m_queueBytes[priority];
+}
+
+uint32_t
+RoceNetDevice::GetQueuePackets(uint8_t priority) const
+{
+    return static_cast<uint32_t>(m_queues[priority].size());
+}
+
+uint64_t
+RoceNetDevice::GetTxBytes() const
+{
+    return m_txBytes;
+}
+
+uint64_t
+RoceNetDevice::GetTxFrames() const
+{
+    return m_txFrames;
+}
+
+uint64_t
+RoceNetDevice::GetPfcPausesSent() const
+{
+    return m_pfcSent;
+}
+
+uint64_t
+RoceNetDevice::GetPfcPausesReceived() const
+{
+    return m_pfcReceived;
+}
+
+uint64_t
+RoceNetDevice::GetRxErrorDrops() const
+{
+    return m_rxErrorDrops;
+}
+
+// ------------------------------------------------------------------ NetDevice
+
+void
+RoceNetDevice::SetIfIndex(const uint32_t index)
+{
+    m_ifIndex = index;
+}
+
+uint32_t
+RoceNetDevice::GetIfIndex() const
+{
+    return m_ifIndex;
+}
+
+Ptr<Channel>
+RoceNetDevice::GetChannel() const
+{
+    return m_channel;
+}
+
+void
+RoceNetDevice::SetAddress(Address address)
+{
+    m_address = Mac48Address::ConvertFrom(address);
+}
+
+Address
+RoceNetDevice::GetAddress() const
+{
+    return m_address;
+}
+
+bool
+RoceNetDevice::SetMtu(const uint16_t mtu)
+{
+    m_mtu = mtu;
+    return true;
+}
+
+uint16_t
+RoceNetDevice::GetMtu() const
+{
+    return m_mtu;
+}
+
+bool
+RoceNetDevice::IsLinkUp() const
+{
+    return m_channel != nullptr;
+}
+
+void
+RoceNetDevice::AddLinkChangeCallback(Callback<void>)
+{
+}
+
+bool
+RoceNetDevice::IsBroadcast() const
+{
+    return false;
+}
+
+Address
+RoceNetDevice::GetBroadcast() const
+{
+    return Mac48Address::GetBroadcast();
+}
+
+bool
+RoceNetDevice::IsMulticast() const
+{
+    return false;
+}
+
+Address
+RoceNetDevice::GetMulticast(Ipv4Address) const
+{
+    return Mac48Address::GetMulticast(Ipv4Address("224.0.0.0"));
+}
+
+Address
+RoceNetDevice::GetMulticast(Ipv6Address addr) const
+{
+    return Mac48Address::GetMulticast(addr);
+}
+
+bool
+RoceNetDevice::IsPointToPoint() const
+{
+    return true;
+}
+
+bool
+RoceNetDevice::IsBridge() const
+{
+    return false;
+}
+
+bool
+RoceNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
+{
+    return SendFrom(packet, m_address, dest, protocolNumber);
+}
+
+bool
+RoceNetDevice::SendFrom(Ptr<Packet> packet,
+                        const Address& source,
+                        const Address& dest,
+                        uint16_t protocolNumber)
+{
+    EthernetHeader eth(false);
+    eth.SetSource(Mac48Address::ConvertFrom(source));
+    eth.SetDestination(Mac48Address::ConvertFrom(dest));
+    eth.SetLengthType(protocolNumber);
+    packet->AddHeader(eth);
+    EnqueueData(packet, 0, UINT32_MAX);
+    return true;
+}
+
+Ptr<Node>
+RoceNetDevice::GetNode() const
+{
+    return m_node;
+}
+
+void
+RoceNetDevice::SetNode(Ptr<Node> node)
+{
+    m_node = node;
+}
+
+bool
+RoceNetDevice::NeedsArp() const
+{
+    return false;
+}
+
+void
+RoceNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback)
+{
+}
+
+void
+RoceNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback)
+{
+}
+
+bool
+RoceNetDevice::SupportsSendFrom() const
+{
+    return true;
+}
+
+} // namespace ns3

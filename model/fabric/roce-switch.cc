@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "roce-switch.h"
+
+#include "roce-channel.h"
+
+#include "ns3/abort.h"
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("AiFabricRoceSwitch");
+NS_OBJECT_ENSURE_REGISTERED(RoceSwitch);
+
+TypeId
+RoceSwitch::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceSwitch")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<RoceSwitch>()
+            .AddAttribute("Mmu",
+                          "The shared-buffer memory management unit.",
+                          PointerValue(),
+                          MakePointerAccessor(&RoceSwitch::m_mmu),
+                          MakePointerChecker<SharedBufferMmu>())
+            .AddAttribute("EcmpSalt",
+                          "Per-switch ECMP hash salt; 0 = drawn from the random stream.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceSwitch::m_salt),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("PfcPauseQuanta",
+                          "Pause time put in XOFF frames, in quanta of 512 bit times.",
+                          UintegerValue(65535),
+                          MakeUintegerAccessor(&RoceSwitch::m_pauseQuanta),
+                          MakeUintegerChecker<uint16_t>(1, 65535))
+            .AddAttribute("PfcRefreshFraction",
+                          "While the cause lasts, the pause is re-sent after this fraction "
+                          "of its duration, so it never lapses.",
+                          DoubleValue(0.5),
+                          MakeDoubleAccessor(&RoceSwitch::m_refreshFraction),
+                          MakeDoubleChecker<double>(0.05, 0.95))
+            .AddTraceSource("Drop",
+                            "A frame was dropped: frame, RoceSwitch::DropReason.",
+                            MakeTraceSourceAccessor(&RoceSwitch::m_dropTrace),
+                            "ns3::RoceSwitch::DropTracedCallback")
+            .AddTraceSource("EcnMark",
+                            "A frame was marked CE as it left.",
+                            MakeTraceSourceAccessor(&RoceSwitch::m_ecnMarkTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("QueueLength",
+                            "Egress queue bytes of (port, priority) after an enqueue.",
+                            MakeTraceSourceAccessor(&RoceSwitch::m_queueTrace),
+                            "ns3::RoceSwitch::QueueTracedCallback")
+            .AddTraceSource("PfcSent",
+                            "The switch sent PFC: ingress port, priority, quanta (0 = XON).",
+                            MakeTraceSourceAccessor(&RoceSwitch::m_pfcSentTrace),
+                            "ns3::RoceSwitch::PfcTracedCallback");
+    return tid;
+}
+
+RoceSwitch::RoceSwitch()
+    : m_saltRng(CreateObject<UniformRandomVariable>())
+{
+}
+
+void
+RoceSwitch::DoDispose()
+{
+    for (auto& events : m_refreshEvents)
+    {
+        for (auto& e : events)
+        {
+            e.Cancel();
+        }
+    }
+    m_ports.clear();
+    m_mmu = nullptr;
+    Object::DoDispose();
+}
+
+uint64_t
+RoceSwitch::DrawSalt()
+{
+    return m_saltRng->GetInteger(1, UINT32_MAX);
+}
+
+void
+RoceSwitch::Setup(Ptr<Node> node)
+{
+    if (!m_mmu)
+    {
+        m_mmu = CreateObject<SharedBufferMmu>();
+    }
+    std::vector<uint64_t> rates;
+    std::vector<Time> delays;
+    uint32_t maxFrame = 0;
+    for (uint32_t i = 0; i < node->GetNDevices(); ++i)
+    {
+        Ptr<RoceNetDevice> dev = DynamicCast<RoceNetDevice>(node->GetDevice(i));
+        NS_ABORT_MSG_IF(!dev, "RoceSwitch: device " << i << " of node " << node->GetId()
+                                                    << " is not a RoceNetDevice");
+        NS_ABORT_MSG_IF(!dev->GetRoceChannel(),
+                        "RoceSwitch: port " << i << " of node " << node->GetId()
+                                            << " is not attached to a channel");
+        NS_ABORT_MSG_IF(dev->GetIfIndex() != i, "RoceSwitch: port numbering mismatch");
+        m_ports.push_back(dev);
+        rates.push_back(dev->GetDataRate().GetBitRate());
+        delays.push_back(dev->GetRoceChannel()->GetDelay());
+        maxFrame = std::max<uint32_t>(maxFrame, dev->GetMtu() + roce::ETHERNET_HEADER_BYTES);
+        dev->SetRoceReceiveCallback(MakeCallback(&RoceSwitch::ReceiveFromPort, this));
+        dev->SetDequeueCallback(MakeCallback(&RoceSwitch::OnDequeue, this));
+    }
+    m_refreshEvents.resize(m_ports.size());
+    m_mmu->Configure(rates, delays, maxFrame);
+    if (m_salt == 0)
+    {
+        m_saltAutomatic = true;
+        m_salt = DrawSalt();
+    }
+}
+
+void
+RoceSwitch::ReceiveFromPort(Ptr<RoceNetDevice> device,
+                            Ptr<Packet> packet,
+                            const RoceFrameInfo& info)
+{
+    uint32_t inPort = device->GetIfIndex();
+    if (info.kind != RoceFrameInfo::ROCE && info.kind != RoceFrameInfo::IPV4)
+    {
+        return; // not routable here
+    }
+    uint32_t outPort = m_routes.SelectPort(info.dstIp, info.FlowKey(), m_salt);
+    if (outPort == UINT32_MAX)
+    {
+        ++m_drops[DROP_NO_ROUTE];
+        m_dropTrace(packet, DROP_NO_ROUTE);
+        return;
+    }
+    uint8_t priority = info.dscp >> 3;
+    Ptr<RoceNetDevice> egress = m_ports[outPort];
+    if (info.kind == RoceFrameInfo::ROCE && (info.opcode == 0x11 || info.opcode == 0x81))
+    {
+        egress->EnqueueControl(packet, priority);
+        return;
+    }
+    uint32_t bytes = packet->GetSize();
+    SharedBufferMmu::Admission verdict = m_mmu->Admit(inPort, priority, bytes);
+    if (verdict != SharedBufferMmu::ADMIT)
+    {
+        DropReason reason = verdict == SharedBufferMmu::DROP_HEADROOM_FULL ? DROP_HEADROOM_FULL
+                            : verdict == SharedBufferMmu::DROP_THRESHOLD   ? DROP_THRESHOLD
+                                                                           : DROP_BUFFER_FULL;
+        ++m_drops[reason];
+        m_dropTrace(packet, reason);
+        return;
+    }
+    if (m_mmu->ShouldSendXoff(inPort, priority))
+    {
+        SendPause(inPort, priority);
+    }
+    egress->EnqueueData(packet, priority, inPort);
+    uint32_t queued = egress->GetQueueBytes(priority);
+    if (queued > m_maxQueueBytes)
+    {
+        m_maxQueueBytes = queued;
+    }
+    m_queueTrace(outPort, priority, queued);
+}
+
+void
+RoceSwitch::OnDequeue(Ptr<RoceNetDevice> device, RoceQueueItem& item)
+{
+    m_mmu->Release(item.ingressPort, item.priority, item.bytes);
+    if (m_mmu->ShouldSendXon(item.ingressPort, item.priority))
+    {
+        m_mmu->SetPaused(item.ingressPort, item.priority, false);
+        m_refreshEvents[item.ingressPort][item.priority].Cancel();
+        m_ports[item.ingressPort]->SendPfc(item.priority, 0);
+        m_pfcSentTrace(item.ingressPort, item.priority, 0);
+    }
+    uint32_t port = device->GetIfIndex();
+    if (m_mmu->ShouldMarkEcn(port, device->GetQueueBytes(item.priority)))
+    {
+        RoceFrameInfo info;
+        ParseRoceFrame(item.packet, info);
+        if (info.ecn == 1 || info.ecn == 2)
+        {
+            MarkCongestionExperienced(item.packet);
+            ++m_ecnMarks;
+            m_ecnMarkTrace(item.packet);
+        }
+    }
+}
+
+void
+RoceSwitch::SendPause(uint32_t port, uint8_t priority)
+{
+    m_mmu->SetPaused(port, priority, true);
+    m_ports[port]->SendPfc(priority, m_pauseQuanta);
+    ++m_pausesSent;
+    m_pfcSentTrace(port, priority, m_pauseQuanta);
+    Time refresh = m_ports[port]->QuantaToTime(m_pauseQuanta) * m_refreshFraction;
+    m_refreshEvents[port][priority] =
+        Simulator::Schedule(refresh, &RoceSwitch::RefreshPause, this, port, priority);
+}
+
+void
+RoceSwitch::RefreshPause(uint32_t port, uint8_t priority)
+{
+    if (!m_mmu->IsPaused(port, priority))
+    {
+        return;
+    }
+    if (m_mmu->ShouldSendXon(port, priority))
+    {
+        // The cause cleared without a dequeue from this ingress noticing it (the shared
+        // pool freed up elsewhere): resume now.
+        m_mmu->SetPaused(port, priority, false);
+        m_ports[port]->SendPfc(priority, 0);
+        m_pfcSentTrace(port, priority, 0);
+        return;
+    }
+    SendPause(port, priority);
+}
+
+EcmpRoutingTable&
+RoceSwitch::GetRoutingTable()
+{
+    return m_routes;
+}
+
+Ptr<SharedBufferMmu>
+RoceSwitch::GetMmu() const
+{
+    return m_mmu;
+}
+
+Ptr<RoceNetDevice>
+RoceSwitch::GetPort(uint32_t port) const
+{
+    return m_ports.at(port);
+}
+
+uint32_t
+RoceSwitch::GetNPorts() const
+{
+    return static_cast<uint32_t>(m_ports.size());
+}
+
+uint64_t
+RoceSwitch::GetEcmpSalt() const
+{
+    return m_salt;
+}
+
+uint64_t
+RoceSwitch::GetDrops(DropReason reason) const
+{
+    return m_drops[reason];
+}
+
+uint64_t
+RoceSwitch::GetTotalDrops() const
+{
+    uint64_t total = 0;
+    for (uint64_t d : m_drops)
+    {
+        total += d;
+    }
+    return total;
+}
+
+uint64_t
+RoceSwitch::GetEcnMarks() const
+{
+    return m_ecnMarks;
+}
+
+uint64_t
+RoceSwitch::GetPfcPausesSent() const
+{
+    return m_pausesSent;
+}
+
+uint32_t
+RoceSwitch::GetMaxQueueBytes() const
+{
+    return m_maxQueueBytes;
+}
+
+int64_t
+RoceSwitch::AssignStreams(int64_t stream)
+{
+    m_saltRng->SetStream(stream);
+    if (m_saltAutomatic)
+    {
+        m_salt = DrawSalt(); // the salt follows the stream, so seeds move the ECMP spread
+    }
+    int64_t used = 1;
+    if (m_mmu)
+    {
+        used += m_mmu->AssignStreams(stream + used);
+    }
+    return used;
+}
+
+} // namespace ns3

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef ROCE_SWITCH_H
+#define ROCE_SWITCH_H
+
+#include "ecmp-routing-table.h"
+#include "roce-net-device.h"
+#include "shared-buffer-mmu.h"
+
+#include "ns3/event-id.h"
+#include "ns3/node.h"
+#include "ns3/object.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * An Ethernet switch that routes RoCEv2 frames by destination IPv4 address.
+ *
+ * Node-level forwarding without an Internet stack: frames arrive through the ports'
+ * receive hook, are routed (ECMP over equal-cost ports by a salted 5-tuple hash), admitted
+ * by the SharedBufferMmu and queued on the egress port by priority (DSCP >> 3). ACK, NAK
+ * and CNP frames take the egress control queue. PFC pauses are sent when the MMU says so
+ * and refreshed before they expire while the cause lasts; XON (zero quanta) when it clears.
+ * ECN is marked as frames leave.
+ */
+class RoceSwitch : public Object
+{
+  public:
+    /// Why a frame was dropped.
+    enum DropReason
+    {
+        DROP_NO_ROUTE,
+        DROP_HEADROOM_FULL,
+        DROP_THRESHOLD,
+        DROP_BUFFER_FULL,
+        DROP_REASONS
+    };
+
+    static TypeId GetTypeId();
+    RoceSwitch();
+
+    /**
+     * Take over the RoceNetDevices of node as ports (port number = device index on the
+     * node) and size the MMU from their links. Call once the devices are attached.
+     */
+    void Setup(Ptr<Node> node);
+
+    EcmpRoutingTable& GetRoutingTable();
+    Ptr<SharedBufferMmu> GetMmu() const;
+    Ptr<RoceNetDevice> GetPort(uint32_t port) const;
+    uint32_t GetNPorts() const;
+    uint64_t GetEcmpSalt() const;
+
+    uint64_t GetDrops(DropReason reason) const;
+    uint64_t GetTotalDrops() const;
+    uint64_t GetEcnMarks() const;
+    uint64_t GetPfcPausesSent() const;
+    uint32_t GetMaxQueueBytes() const;
+
+    int64_t AssignStreams(int64_t stream);
+
+    typedef void (*DropTracedCallback)(Ptr<const Packet> packet, uint32_t reason);
+    typedef void (*QueueTracedCallback)(uint32_t port, uint8_t priority, uint32_t bytes);
+    typedef void (*PfcTracedCallback)(uint32_t port, uint8_t priority, uint16_t quanta);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void ReceiveFromPort(Ptr<RoceNetDevice> device, Ptr<Packet> packet, const RoceFrameInfo& info);
+    void OnDequeue(Ptr<RoceNetDevice> device, RoceQueueItem& item);
+    void SendPause(uint32_t port, uint8_t priority);
+    void RefreshPause(uint32_t port, uint8_t priority);
+    uint64_t DrawSalt();
+
+    Ptr<SharedBufferMmu> m_mmu;
+    uint64_t m_salt;
+    bool m_saltAutomatic{false};
+    uint16_t m_pauseQuanta;
+    double m_refreshFraction;
+    Ptr<UniformRandomVariable> m_saltRng;
+
+    std::vector<Ptr<RoceNetDevice>> m_ports;
+    std::vector<std::array<EventId, RoceNetDevice::N_PRIORITIES>> m_refreshEvents;
+    EcmpRoutingTable m_routes;
+
+    std::array<uint64_t, DROP_REASONS> m_drops{};
+    uint64_t m_ecnMarks{0};
+    uint64_t m_pausesSent{0};
+    uint32_t m_maxQueueBytes{0};
+
+    TracedCallback<Ptr<const Packet>, uint32_t> m_dropTrace;
+    TracedCallback<Ptr<const Packet>> m_ecnMarkTrace;
+    TracedCallback<uint32_t, uint8_t, uint32_t> m_queueTrace;
+    TracedCallback<uint32_t, uint8_t, uint16_t> m_pfcSentTrace;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "shared-buffer-mmu.h"
+
+#include "roce-frame.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("AiFabricSharedBufferMmu");
+NS_OBJECT_ENSURE_REGISTERED(SharedBufferMmu);
+
+TypeId
+SharedBufferMmu::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::SharedBufferMmu")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<SharedBufferMmu>()
+            .AddAttribute("BufferSize",
+                          "Total packet buffer of the switch in bytes.",
+                          UintegerValue(32 * 1024 * 1024),
+                          MakeUintegerAccessor(&SharedBufferMmu::m_bufferBytes),
+                          MakeUintegerChecker<uint64_t>(1024, uint64_t(1) << 40))
+            .AddAttribute("ReservePerQueue",
+                          "Guaranteed bytes per (ingress port, priority).",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&SharedBufferMmu::m_reserveBytes),
+                          MakeUintegerChecker<uint32_t>(0, 1u << 30))
+            .AddAttribute("Alpha",
+                          "Dynamic threshold factor: a queue may hold Alpha × free shared "
+                          "buffer beyond its reserve.",
+                          DoubleValue(1.0 / 8),
+                          MakeDoubleAccessor(&SharedBufferMmu::m_alpha),
+                          MakeDoubleChecker<double>(1.0 / 1024, 1024))
+            .AddAttribute("XonHysteresis",
+                          "XON is sent once the queue is this many bytes below the XOFF point.",
+                          UintegerValue(3072),
+                          MakeUintegerAccessor(&SharedBufferMmu::m_xonHysteresis),
+                          MakeUintegerChecker<uint32_t>(0, 1u << 30))
+            .AddAttribute("HeadroomPerQueue",
+                          "PFC headroom per lossless (port, priority) in bytes; 0 = computed "
+                          "from the link (2 × delay × rate + two frames + a PFC frame).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&SharedBufferMmu::m_headroomBytes),
+                          MakeUintegerChecker<uint32_t>(0, 1u << 30))
+            .AddAttribute("LosslessPriorities",
+                          "Bitmask of lossless priorities (bit n = priority n); 0 disables PFC.",
+                          UintegerValue(1u << 3),
+                          MakeUintegerAccessor(&SharedBufferMmu::m_losslessMask),
+                          MakeUintegerChecker<uint8_t>())
+            .AddAttribute("EcnKmin",
+                          "RED Kmin in bytes; 0 = 100 KB × link rate / 25 Gb/s.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&SharedBufferMmu::m_kmin),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("EcnKmax",
+                          "RED Kmax in bytes; 0 = 400 KB × link rate / 25 Gb/s.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&SharedBufferMmu::m_kmax),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("EcnPmax",
+                          "Marking probability at Kmax.",
+                          DoubleValue(0.2),
+                          MakeDoubleAccessor(&SharedBufferMmu::m_pmax),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("EcnEnabled",
+                          "Mark ECN-capable frames at egress.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&SharedBufferMmu::m_ecnEnabled),
+                          MakeBooleanChecker());
+    return tid;
+}
+
+SharedBufferMmu::SharedBufferMmu()
+    : m_uniform(CreateObject<UniformRandomVariable>())
+{
+}
+
+uint32_t
+SharedBufferMmu::ComputeHeadroom(uint64_t rateBps, Time delay, uint32_t maxFrameBytes)
+{
+    // After the XOFF decision: the frame being sent on our side finishes, the PFC frame is
+    // serialized and propagates, the upstream port finishes its current frame, and what
+    // it had put on the cable keeps arriving: two cable delays of bytes at line rate,
+    // two frames and a PFC frame.
+    double bdpBytes = 2.0 * delay.GetSeconds() * static_cast<double>(rateBps) / 8.0;
+    uint32_t pfcWire = roce::WireBytes(roce::MIN_FRAME_BYTES_WITHOUT_FCS);
+    return static_cast<uint32_t>(std::ceil(bdpBytes)) + 2 * roce::WireBytes(maxFrameBytes) +
+           pfcWire;
+}
+
+void
+SharedBufferMmu::Configure(const std::vector<uint64_t>& linkRatesBps,
+                           const std::vector<Time>& linkDelays,
+                           uint32_t maxFrameBytes)
+{
+    NS_ABORT_MSG_IF(linkRatesBps.size() != linkDelays.size(),
+                    "SharedBufferMmu::Configure: one rate and one delay per port");
+    NS_ABORT_MSG_IF(m_kmin != 0 && m_kmax != 0 && m_kmin > m_kmax,
+                    "SharedBufferMmu: EcnKmin (" << m_kmin << " B) must not exceed EcnKmax ("
+                                                 << m_kmax << " B)");
+    m_ports.assign(linkRatesBps.size(), PortState());
+    uint64_t committed = 0;
+    uint32_t nLossless = 0;
+    for (uint8_t p = 0; p < N_PRIORITIES; ++p)
+    {
+        nLossless += IsLossless(p) ? 1 : 0;
+    }
+    for (std::size_t i = 0; i < m_ports.size(); ++i)
+    {
+        PortState& port = m_ports[i];
+        NS_ABORT_MSG_IF(linkRatesBps[i] == 0,
+                        "SharedBufferMmu: port " << i << " has a zero link rate");
+        port.headroom = m_headroomBytes != 0
+                            ? m_headroomBytes
+                            : ComputeHeadroom(linkRatesBps[i], linkDelays[i], maxFrameBytes);
+        double scale = static_cast<double>(linkRatesBps[i]) / 25e9;
+        port.kmin = m_kmin != 0 ? m_kmin : static_cast<uint32_t>(100e3 * scale);
+        port.kmax = m_kmax != 0 ? m_kmax : static_cast<uint32_t>(400e3 * scale);
+        NS_ABORT_MSG_IF(port.kmin > port.kmax,
+                        "SharedBufferMmu: on port " << i << " Kmin (" << port.kmin
+                                                    << " B) exceeds Kmax (" << port.kmax
+                                                    << " B)");
+        committed += static_cast<uint64_t>(m_reserveBytes) * N_PRIORITIES +
+                     static_cast<uint64_t>(port.headroom) * nLossless;
+    }
+    NS_ABORT_MSG_IF(committed >= m_bufferBytes,
+                    "SharedBufferMmu: reserves and PFC headroom ("
+                        << committed << " B over " << m_ports.size()
+                        << " ports) leave no shared buffer in BufferSize = " << m_bufferBytes
+                        << " B; raise BufferSize or lower ReservePerQueue/HeadroomPerQueue");
+    m_sharedSize = m_bufferBytes - committed;
+    m_sharedUsed = 0;
+}
+
+bool
+SharedBufferMmu::IsLossless(uint8_t priority) const
+{
+    return (m_losslessMask >> priority) & 1;
+}
+
+double
+SharedBufferMmu::GetDynamicThreshold() const
+{
+    return m_alpha * static_cast<double>(m_sharedSize - m_sharedUsed);
+}
+
+SharedBufferMmu::Admission
+SharedBufferMmu::Admit(uint32_t port, uint8_t priority, uint32_t bytes)
+{
+    QueueState& q = m_ports[port].queues[priority];
+    if (q.reserveUsed + bytes <= m_reserveBytes)
+    {
+        q.reserveUsed += bytes;
+        return ADMIT;
+    }
+    bool sharedFits = m_sharedUsed + bytes <= m_sharedSize;
+    // A paused queue keeps filling its headroom: what arrives now was sent before the
+    // upstream saw the pause.
+    if (sharedFits && q.headroomUsed == 0 && q.sharedUsed + bytes <= GetDynamicThreshold())
+    {
+        q.sharedUsed += bytes;
+        m_sharedUsed += bytes;
+        return ADMIT;
+    }
+    if (IsLossless(priority))
+    {
+        if (q.headroomUsed + bytes <= m_ports[port].headroom)
+        {
+            q.headroomUsed += bytes;
+            return ADMIT;
+        }
+        return DROP_HEADROOM_FULL;
+    }
+    return sharedFits ? DROP_THRESHOLD : DROP_BUFFER_FULL;
+}
+
+void
+SharedBufferMmu::Release(uint32_t port, uint8_t priority, uint32_t bytes)
+{
+    QueueState& q = m_ports[port].queues[priority];
+    uint32_t fromHeadroom = std::min(bytes, q.headroomUsed);
+    q.headroomUsed -= fromHeadroom;
+    bytes -= fromHeadroom;
+    uint32_t fromShared = std::min(bytes, q.sharedUsed);
+    q.sharedUsed -= fromShared;
+    m_sharedUsed -= fromShared;
+    bytes -= fromShared;
+    q.reserveUsed -= std::min(bytes, q.reserveUsed);
+}
+
+bool
+SharedBufferMmu::ShouldSendXoff(uint32_t port, uint8_t priority) const
+{
+    const QueueState& q = m_ports[port].queues[priority];
+    if (q.paused || !IsLossless(priority))
+    {
+        return false;
+    }
+    return q.headroomUsed > 0 || q.sharedUsed >= GetDynamicThreshold();
+}
+
+bool
+SharedBufferMmu::ShouldSendXon(uint32_t port, uint8_t priority) const
+{
+    const QueueState& q = m_ports[port].queues[priority];
+    if (!q.paused || q.headroomUsed > 0)
+    {
+        return false;
+    }
+    return q.sharedUsed == 0 ||
+           static_cast<double>(q.sharedUsed) + m_xonHysteresis <= GetDynamicThreshold();
+}
+
+void
+SharedBufferMmu::SetPaused(uint32_t port, uint8_t priority, bool paused)
+{
+    m_ports[port].queues[priority].paused = paused;
+}
+
+bool
+SharedBufferMmu::IsPaused(uint32_t port, uint8_t priority) const
+{
+    return m_ports[port].queues[priority].paused;
+}
+
+double
+SharedBufferMmu::GetMarkingProbability(uint32_t port, uint32_t egressQueueBytes) const
+{
+    const PortState& p = m_ports[port];
+    if (egressQueueBytes <= p.kmin)
+    {
+        return 0.0;
+    }
+    if (egressQueueBytes > p.kmax)
+    {
+        return 1.0;
+    }
+    if (p.kmax == p.kmin)
+    {
+        return m_pmax;
+    }
+    return m_pmax * static_cast<double>(egressQueueBytes - p.kmin) /
+           static_cast<double>(p.kmax - p.kmin);
+}
+
+bool
+SharedBufferMmu::ShouldMarkEcn(uint32_t port, uint32_t egressQueueBytes)
+{
+    if (!m_ecnEnabled || egressQueueBytes <= m_ports[port].kmin)
+    {
+        return false;
+    }
+    double prob = GetMarkingProbability(port, egressQueueBytes);
+    return prob >= 1.0 || m_uniform->GetValue() < prob;
+}
+
+uint32_t
+SharedBufferMmu::GetHeadroom(uint32_t port) const
+{
+    return m_ports[port].headroom;
+}
+
+uint64_t
+SharedBufferMmu::GetSharedBufferSize() const
+{
+    return m_sharedSize;
+}
+
+uint64_t
+SharedBufferMmu::GetSharedBufferUsed() const
+{
+    return m_sharedUsed;
+}
+
+uint32_t
+SharedBufferMmu::GetIngressBytes(uint32_t port, uint8_t priority) const
+{
+    const QueueState& q = m_ports[port].queues[priority];
+    return q.reserveUsed + q.sharedUsed + q.headroomUsed;
+}
+
+uint32_t
+SharedBufferMmu::GetKmin(uint32_t port) const
+{
+    return m_ports[port].kmin;
+}
+
+uint32_t
+SharedBufferMmu::GetKmax(uint32_t port) const
+{
+    return m_ports[port].kmax;
+}
+
+int64_t
+SharedBufferMmu::AssignStreams(int64_t stream)
+{
+    m_uniform->SetStream(stream);
+    return 1;
+}
+
+} // namespace ns3

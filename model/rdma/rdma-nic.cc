@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "rdma-nic.h"
+
+#include "dcqcn.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/ethernet-header.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/log.h"
+#include "ns3/object-factory.h"
+#include "ns3/roce-channel.h"
+#include "ns3/simulator.h"
+#include "ns3/type-id.h"
+#include "ns3/udp-header.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("AiFabricRdmaNic");
+NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
+
+TypeId
+RdmaNic::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RdmaNic")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<RdmaNic>()
+            .AddAttribute("Mtu",
+                          "RDMA payload bytes per packet (the path MTU of the queue pairs).",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&RdmaNic::m_mtu),
+                          MakeUintegerChecker<uint32_t>(1, 9000))
+            .AddAttribute("AckInterval",
+                          "The receiver acknowledges every this many in-order packets (and "
+                          "always at the end of a message).",
+                          UintegerValue(4),
+                          MakeUintegerAccessor(&RdmaNic::m_ackInterval),
+                          MakeUintegerChecker<uint32_t>(1, 65536))
+            .AddAttribute("AckCoalescingTime",
+                          "An in-order packet arriving this long after the previous ACK is "
+                          "acknowledged at once, whatever AckInterval says.",
+                          TimeValue(MicroSeconds(2)),
+                          MakeTimeAccessor(&RdmaNic::m_ackCoalescingTime),
+                          MakeTimeChecker(Seconds(0), Seconds(1)))
+            .AddAttribute("CnpInterval",
+                          "Minimum time between two CNPs the receiver sends for one QP.",
+                          TimeValue(MicroSeconds(4)),
+                          MakeTimeAccessor(&RdmaNic::m_cnpInterval),
+                          MakeTimeChecker(Seconds(0), Seconds(1)))
+            .AddAttribute("RetransmitTimeout",
+                          "Initial retransmission timeout; doubles on each expiry.",
+                          TimeValue(MilliSeconds(4)),
+                          MakeTimeAccessor(&RdmaNic::m_rto),
+                          MakeTimeChecker(NanoSeconds(100), Seconds(100)))
+            .AddAttribute("MaxRetransmitTimeout",
+                          "Ceiling of the retransmission timeout backoff.",
+                          TimeValue(Seconds(1)),
+                          MakeTimeAccessor(&RdmaNic::m_rtoMax),
+                          MakeTimeChecker(NanoSeconds(100), Seconds(1000)))
+            .AddAttribute("DataPriority",
+                          "Priority (PCP class, DSCP = 8 × priority) of data packets.",
+                          UintegerValue(3),
+                          MakeUintegerAccessor(&RdmaNic::m_dataPriority),
+                          MakeUintegerChecker<uint8_t>(0, 7))
+            .AddAttribute("ControlPriority",
+                          "Priority of ACK, NAK and CNP packets.",
+                          UintegerValue(6),
+                          MakeUintegerAccessor(&RdmaNic::m_controlPriority),
+                          MakeUintegerChecker<uint8_t>(0, 7))
+            .AddAttribute("EcnCapable",
+                          "Send data as ECT(0) so switches can mark it.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaNic::m_ecnCapable),
+                          MakeBooleanChecker())
+            .AddAttribute("CongestionControl",
+                          "Congestion control created for each queue pair.",
+                          TypeIdValue(Dcqcn::GetTypeId()),
+                          MakeTypeIdAccessor(&RdmaNic::m_ccTypeId),
+                          MakeTypeIdChecker())
+            .AddTraceSource("DataTx",
+                            "A data packet left for the port.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_dataTxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("CnpSent",
+                            "The receiver side of a queue pair sent a CNP.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_cnpSentTrace),
+                            "ns3::RdmaNic::QueuePairTracedCallback");
+    return tid;
+}
+
+RdmaNic::RdmaNic()
+    : m_portRng(CreateObject<UniformRandomVariable>())
+{
+}
+
+RdmaNic::~RdmaNic() = default;
+
+void
+RdmaNic::DoDispose()
+{
+    m_wakeEvent.Cancel();
+    for (auto& qp : m_qps)
+    {
+        qp->Dispose();
+    }
+    m_qps.clear();
+    m_device = nullptr;
+    Object::DoDispose();
+}
+
+void
+RdmaNic::SetDevice(Ptr<RoceNetDevice> device)
+{
+    uint32_t largestIpPacket = roce::IPV4_HEADER_BYTES + roce::UDP_HEADER_BYTES +
+                               roce::BTH_BYTES + roce::RETH_BYTES + roce::IMMEDIATE_BYTES +
+                               m_mtu + roce::ICRC_BYTES;
+    NS_ABORT_MSG_IF(largestIpPacket > device->GetMtu(),
+                    "RdmaNic: Mtu " << m_mtu << " B of RDMA payload needs an Ethernet MTU of "
+                                    << largestIpPacket << " B (IPv4 + UDP + BTH + RETH + "
+                                    << "immediate + ICRC), but the port's Mtu is "
+                                    << device->GetMtu() << " B");
+    m_device = device;
+    m_device->SetRoceReceiveCallback(MakeCallback(&RdmaNic::Receive, this));
+    m_device->SetPullCallback(MakeCallback(&RdmaNic::PullData, this));
+}
+
+Ptr<RoceNetDevice>
+RdmaNic::GetDevice() const
+{
+    return m_device;
+}
+
+void
+RdmaNic::SetAddress(Ipv4Address address)
+{
+    m_address = address;
+}
+
+Ipv4Address
+RdmaNic::GetAddress() const
+{
+    return m_address;
+}
+
+Ptr<RdmaQueuePair>
+RdmaNic::CreateQueuePair()
+{
+    NS_ABORT_MSG_IF(!m_device, "RdmaNic::CreateQueuePair: attach a device first");
+    NS_ABORT_MSG_IF(!m_ccTypeId.IsChildOf(RoceCongestionControl::GetTypeId()),
+                    "RdmaNic: CongestionControl " << m_ccTypeId.GetName()
+                                                  << " is not a RoceCongestionControl");
+    ObjectFactory factory(m_ccTypeId.GetName());
+    Ptr<RoceCongestionControl> cc = factory.Create<RoceCongestionControl>();
+    cc->Start(m_device->GetDataRate().GetBitRate());
+    auto qp = CreateObject<RdmaQueuePair>();
+    uint32_t qpn = FIRST_QPN + static_cast<uint32_t>(m_qps.size());
+    // UDP source port = ECMP entropy, drawn per QP from the ephemeral range; the first
+    // PSN is random, as RC connection setup makes it.
+    auto srcPort = static_cast<uint16_t>(m_portRng->GetInteger(49152, 65535));
+    qp->Bind(this, qpn, srcPort, cc);
+    qp->SetInitialPsn(static_cast<uint32_t>(m_portRng->GetInteger(0, RdmaQueuePair::PSN_MASK)));
+    m_qps.push_back(qp);
+    m_isActive.push_back(false);
+    return qp;
+}
+
+uint32_t
+RdmaNic::GetNQueuePairs() const
+{
+    return static_cast<uint32_t>(m_qps.size());
+}
+
+Ptr<RdmaQueuePair>
+RdmaNic::GetQueuePair(uint32_t index) const
+{
+    return m_qps.at(index);
+}
+
+uint32_t
+RdmaNic::GetPayloadMtu() const
+{
+    return m_mtu;
+}
+
+uint32_t
+RdmaNic::GetAckInterval() const
+{
+    return m_ackInterval;
+}
+
+Time
+RdmaNic::GetAckCoalescingTime() const
+{
+    return m_ackCoalescingTime;
+}
+
+Time
+RdmaNic::GetCnpInterval() const
+{
+    return m_cnpInterval;
+}
+
+Time
+RdmaNic::GetRetransmitTimeout() const
+{
+    return m_rto;
+}
+
+Time
+RdmaNic::GetMaxRetransmitTimeout() const
+{
+    return m_rtoMax;
+}
+
+uint64_t
+RdmaNic::GetRxUnknownQpDrops() const
+{
+    return m_rxUnknownQp;
+}
+
+uint64_t
+RdmaNic::GetDataPacketsSent() const
+{
+    return m_dataPacketsSent;
+}
+
+int64_t
+RdmaNic::AssignStreams(int64_t stream)
+{
+    m_portRng->SetStream(stream);
+    return 1;
+}
+
+void
+RdmaNic::AddIpHeaders(Ptr<Packet> packet, Ipv4Address dst, uint16_t srcPort, bool control)
+{
+    UdpHeader udp;
+    udp.SetSourcePort(srcPort);
+    udp.SetDestinationPort(roce::UDP_DEST_PORT);
+    packet->AddHeader(udp);
+    Ipv4Header ip;
+    ip.SetSource(m_address);
+    ip.SetDestination(dst);
+    ip.SetProtocol(17);
+    ip.SetTtl(64);
+    ip.SetPayloadSize(packet->GetSize());
+    ip.SetIdentification(m_ipId++);
+    ip.SetDontFragment();
+    uint8_t priority = control ? m_controlPriority : m_dataPriority;
+    uint8_t ecn = (!control && m_ecnCapable) ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT;
+    ip.SetTos(static_cast<uint8_t>((priority << 3) << 2 | ecn));
+    ip.EnableChecksum();
+    packet->AddHeader(ip);
+    if (!m_nextHopKnown)
+    {
+        m_nextHopMac = Mac48Address::ConvertFrom(
+            m_device->GetRoceChannel()->GetPeer(m_device)->GetAddress());
+        m_nextHopKnown = true;
+    }
+    EthernetHeader eth(false);
+    eth.SetSource(Mac48Address::ConvertFrom(m_device->GetAddress()));
+    eth.SetDestination(m_nextHopMac);
+    eth.SetLengthType(roce::ETHERTYPE_IPV4);
+    packet->AddHeader(eth);
+}
+
+void
+RdmaNic::SendControl(Ptr<Packet> packet)
+{
+    m_device->EnqueueControl(packet, m_controlPriority);
+}
+
+void
+RdmaNic::NotifyHasData(Ptr<RdmaQueuePair> qp)
+{
+    uint32_t index = qp->GetQpn() - FIRST_QPN;
+    if (!m_isActive[index])
+    {
+        m_isActive[index] = true;
+        m_active.push_back(index);
+    }
+    m_device->NotifyDataAvailable();
+}
+
+void
+RdmaNic::NotifyCnpSent(Ptr<RdmaQueuePair> qp)
+{
+    m_cnpSentTrace(qp);
+}
+
+Ptr<Packet>
+RdmaNic::PullData(uint8_t pausedMask)
+{
+    if ((pausedMask >> m_dataPriority) & 1)
+    {
+        return nullptr; // the device pulls again when the pause ends
+    }
+    const Time now = Simulator::Now();
+    Time earliest = Time::Max();
+    std::size_t n = m_active.size();
+    for (std::size_t visited = 0; visited < n && !m_active.empty(); ++visited)
+    {
+        if (m_rrCursor >= m_active.size())
+        {
+            m_rrCursor = 0;
+        }
+        uint32_t index = m_active[m_rrCursor];
+        Ptr<RdmaQueuePair>& qp = m_qps[index];
+        if (!qp->HasDataToSend())
+        {
+            // Nothing to send until an ACK, NAK or timeout: leave the active list.
+            m_isActive[index] = false;
+            m_active[m_rrCursor] = m_active.back();
+            m_active.pop_back();
+            continue;
+        }
+        Time ready = qp->GetNextSendTime();
+        if (ready > now)
+        {
+            earliest = std::min(earliest, ready);
+            ++m_rrCursor;
+            continue;
+        }
+        ++m_rrCursor;
+        Ptr<Packet> packet = qp->BuildNextDataPacket();
+        ++m_dataPacketsSent;
+        m_dataTxTrace(packet);
+        return packet;
+    }
+    if (earliest != Time::Max() && (m_wakeEvent.IsExpired() || earliest < m_wakeAt))
+    {
+        m_wakeEvent.Cancel();
+        m_wakeAt = earliest;
+        m_wakeEvent = Simulator::Schedule(earliest - now, &RdmaNic::Wake, this);
+    }
+    return nullptr;
+}
+
+void
+RdmaNic::Wake()
+{
+    m_device->NotifyDataAvailable();
+}
+
+void
+RdmaNic::Receive(Ptr<RoceNetDevice>, Ptr<Packet>, const RoceFrameInfo& info)
+{
+    if (info.kind != RoceFrameInfo::ROCE || info.dstIp != m_address.Get())
+    {
+        ++m_rxUnknownQp;
+        return;
+    }
+    uint32_t index = info.destQp - FIRST_QPN;
+    if (info.destQp < FIRST_QPN || index >= m_qps.size())
+    {
+        ++m_rxUnknownQp;
+        return;
+    }
+    Ptr<RdmaQueuePair>& qp = m_qps[index];
+    switch (info.opcode)
+    {
+    case 0x11:
+        qp->ReceiveAck(info);
+        break;
+    case 0x81:
+        qp->ReceiveCnp();
+        break;
+    default:
+        qp->ReceiveData(info);
+        break;
+    }
+}
+
+} // namespace ns3

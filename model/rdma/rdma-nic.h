@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef RDMA_NIC_H
+#define RDMA_NIC_H
+
+#include "rdma-queue-pair.h"
+
+#include "ns3/event-id.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/mac48-address.h"
+#include "ns3/object.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/roce-frame.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/traced-callback.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * A RoCEv2 RDMA NIC with one Ethernet port.
+ *
+ * Owns the queue pairs of its host, shares the port among those that have data (round
+ * robin, each paced at its congestion control's rate), dispatches received frames to
+ * queue pairs by destination QP number and sends their ACKs, NAKs and CNPs on the control
+ * queue. Data uses DataPriority (DSCP = 8 × priority, ECN-capable), control frames
+ * ControlPriority.
+ */
+class RdmaNic : public Object
+{
+  public:
+    /// QP numbers start here (0 and 1 are special in InfiniBand).
+    static constexpr uint32_t FIRST_QPN = 0x100;
+
+    static TypeId GetTypeId();
+    RdmaNic();
+    ~RdmaNic() override;
+
+    /// Attach the port. Checks that the port's MTU can carry a full data packet.
+    void SetDevice(Ptr<RoceNetDevice> device);
+    Ptr<RoceNetDevice> GetDevice() const;
+    void SetAddress(Ipv4Address address);
+    Ipv4Address GetAddress() const;
+
+    /// Create a queue pair; connect it with RdmaQueuePair::Connect (RoceHelper::Connect).
+    Ptr<RdmaQueuePair> CreateQueuePair();
+    uint32_t GetNQueuePairs() const;
+    Ptr<RdmaQueuePair> GetQueuePair(uint32_t index) const;
+
+    uint32_t GetPayloadMtu() const;
+    uint32_t GetAckInterval() const;
+    Time GetAckCoalescingTime() const;
+    Time GetCnpInterval() const;
+    Time GetRetransmitTimeout() const;
+    Time GetMaxRetransmitTimeout() const;
+
+    uint64_t GetRxUnknownQpDrops() const;
+    uint64_t GetDataPacketsSent() const;
+
+    int64_t AssignStreams(int64_t stream);
+
+    // ------------------------------------------------------- used by RdmaQueuePair
+    /// Put Ethernet, IPv4 and UDP headers in front of a BTH-headed packet.
+    void AddIpHeaders(Ptr<Packet> packet, Ipv4Address dst, uint16_t srcPort, bool control);
+    void SendControl(Ptr<Packet> packet);
+    void NotifyHasData(Ptr<RdmaQueuePair> qp);
+    void NotifyCnpSent(Ptr<RdmaQueuePair> qp);
+
+    typedef void (*QueuePairTracedCallback)(Ptr<RdmaQueuePair> qp);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    Ptr<Packet> PullData(uint8_t pausedMask);
+    void Receive(Ptr<RoceNetDevice> device, Ptr<Packet> packet, const RoceFrameInfo& info);
+    void Wake();
+
+    // attributes
+    uint32_t m_mtu;
+    uint32_t m_ackInterval;
+    Time m_ackCoalescingTime;
+    Time m_cnpInterval;
+    Time m_rto;
+    Time m_rtoMax;
+    uint8_t m_dataPriority;
+    uint8_t m_controlPriority;
+    bool m_ecnCapable;
+    TypeId m_ccTypeId;
+
+    Ptr<RoceNetDevice> m_device;
+    Ipv4Address m_address;
+    std::vector<Ptr<RdmaQueuePair>> m_qps;
+    std::vector<uint32_t> m_active; //!< indices of queue pairs that may have data
+    std::vector<bool> m_isActive;
+    std::size_t m_rrCursor{0};
+    EventId m_wakeEvent;
+    Time m_wakeAt;
+    Ptr<UniformRandomVariable> m_portRng;
+    uint16_t m_ipId{0};
+    Mac48Address m_nextHopMac;
+    bool m_nextHopKnown{false};
+
+    uint64_t m_rxUnknownQp{0};
+    uint64_t m_dataPacketsSent{0};
+    TracedCallback<Ptr<const Packet>> m_dataTxTrace;
+    TracedCallback<Ptr<RdmaQueuePair>> m_cnpSentTrace;
+};
+
+} // namespace ns3
+
+#endif

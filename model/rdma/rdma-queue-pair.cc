@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "rdma-queue-pair.h"
+
+#include "rdma-nic.h"
+
+#include "ns3/abort.h"
+#include "ns3/aeth-header.h"
+#include "ns3/bth-header.h"
+#include "ns3/cnp-header.h"
+#include "ns3/immediate-data-header.h"
+#include "ns3/log.h"
+#include "ns3/reth-header.h"
+#include "ns3/roce-frame.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("AiFabricRdmaQueuePair");
+NS_OBJECT_ENSURE_REGISTERED(RdmaQueuePair);
+
+TypeId
+RdmaQueuePair::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RdmaQueuePair")
+                            .SetParent<Object>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<RdmaQueuePair>();
+    return tid;
+}
+
+RdmaQueuePair::RdmaQueuePair() = default;
+RdmaQueuePair::~RdmaQueuePair() = default;
+
+void
+RdmaQueuePair::DoDispose()
+{
+    m_rtoEvent.Cancel();
+    m_nic = nullptr;
+    m_cc = nullptr;
+    m_sendComplete = MessageCallback();
+    m_receiveComplete = MessageCallback();
+    Object::DoDispose();
+}
+
+void
+RdmaQueuePair::Bind(Ptr<RdmaNic> nic,
+                    uint32_t qpn,
+                    uint16_t udpSourcePort,
+                    Ptr<RoceCongestionControl> cc)
+{
+    m_nic = nic;
+    m_qpn = qpn;
+    m_udpSourcePort = udpSourcePort;
+    m_cc = cc;
+    m_rto = nic->GetRetransmitTimeout();
+}
+
+void
+RdmaQueuePair::Connect(Ipv4Address peer, uint32_t peerQpn, uint32_t peerInitialPsn)
+{
+    m_peer = peer;
+    m_peerQpn = peerQpn;
+    m_peerInitialPsn = peerInitialPsn & PSN_MASK;
+}
+
+void
+RdmaQueuePair::SetInitialPsn(uint32_t psn)
+{
+    NS_ABORT_MSG_IF(m_psnAssigned != 0, "RdmaQueuePair::SetInitialPsn: only before the first post");
+    m_localInitialPsn = psn & PSN_MASK;
+}
+
+uint32_t
+RdmaQueuePair::GetInitialPsn() const
+{
+    return m_localInitialPsn;
+}
+
+uint64_t
+RdmaQueuePair::PostWrite(uint64_t bytes)
+{
+    NS_ABORT_MSG_IF(bytes == 0, "RdmaQueuePair::PostWrite: a message needs at least one byte");
+    NS_ABORT_MSG_IF(!m_nic, "RdmaQueuePair::PostWrite: the queue pair is not bound to a NIC");
+    uint32_t mtu = m_nic->GetPayloadMtu();
+    Message msg;
+    msg.id = m_nextMessageId++;
+    msg.bytes = bytes;
+    msg.firstPsn = m_psnAssigned;
+    msg.endPsn = m_psnAssigned + (bytes + mtu - 1) / mtu;
+    m_psnAssigned = msg.endPsn;
+    m_messages.push_back(msg);
+    m_bytesPosted += bytes;
+    m_nic->NotifyHasData(this);
+    return msg.id;
+}
+
+void
+RdmaQueuePair::SetSendCompleteCallback(MessageCallback cb)
+{
+    m_sendComplete = cb;
+}
+
+void
+RdmaQueuePair::SetReceiveCompleteCallback(MessageCallback cb)
+{
+    m_receiveComplete = cb;
+}
+
+bool
+RdmaQueuePair::HasDataToSend() const
+{
+    if (m_sndNxt >= m_psnAssigned)
+    {
+        return false;
+    }
+    uint64_t window = m_cc->GetWindowBytes();
+    return window == 0 || (m_sndNxt - m_sndUna) * m_nic->GetPayloadMtu() < window;
+}
+
+Time
+RdmaQueuePair::GetNextSendTime() const
+{
+    return m_nextSendTime;
+}
+
+Ptr<Packet>
+RdmaQueuePair::BuildNextDataPacket()
+{
+    // Find the message holding m_sndNxt; after go-back-N the cursor moves backwards.
+    while (m_sendCursor > 0 && m_messages[m_sendCursor].firstPsn > m_sndNxt)
+    {
+        --m_sendCursor;
+    }
+    while (m_messages[m_sendCursor].endPsn <= m_sndNxt)
+    {
+        ++m_sendCursor;
+    }
+    const Message& msg = m_messages[m_sendCursor];
+    const uint32_t mtu = m_nic->GetPayloadMtu();
+    const uint64_t offset = (m_sndNxt - msg.firstPsn) * mtu;
+    const uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(mtu, msg.bytes - offset));
+    // WRITE operations are whole multiples of the MTU, at most MAX_WRITE_BYTES.
+    const uint64_t opSize = (MAX_WRITE_BYTES / mtu) * mtu;
+    const uint64_t opIndex = offset / opSize;
+    const uint64_t opStart = opIndex * opSize;
+    const uint64_t opBytes = std::min(opSize, msg.bytes - opStart);
+    const bool firstOfOp = offset == opStart;
+    const bool lastOfOp = offset + payload == opStart + opBytes;
+    const bool lastOp = opStart + opBytes == msg.bytes;
+
+    uint8_t opcode;
+    if (firstOfOp && lastOfOp)
+    {
+        opcode = lastOp ? BthHeader::RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE
+                        : BthHeader::RC_RDMA_WRITE_ONLY;
+    }
+    else if (firstOfOp)
+    {
+        opcode = BthHeader::RC_RDMA_WRITE_FIRST;
+    }
+    else if (lastOfOp)
+    {
+        opcode = lastOp ? BthHeader::RC_RDMA_WRITE_LAST_WITH_IMMEDIATE
+                        : BthHeader::RC_RDMA_WRITE_LAST;
+    }
+    else
+    {
+        opcode = BthHeader::RC_RDMA_WRITE_MIDDLE;
+    }
+
+    // Payload and the 4 ICRC bytes (filled for real only when captured, see RoceHelper).
+    Ptr<Packet> p = Create<Packet>(payload + roce::ICRC_BYTES);
+    if (OpcodeHasImmediate(opcode))
+    {
+        ImmediateDataHeader imm;
+        imm.SetImmediate(static_cast<uint32_t>(msg.id));
+        p->AddHeader(imm);
+    }
+    if (OpcodeHasReth(opcode))
+    {
+        RethHeader reth;
+        reth.SetVirtualAddress(opStart);
+        reth.SetRKey(m_peerQpn);
+        reth.SetDmaLength(static_cast<uint32_t>(opBytes));
+        p->AddHeader(reth);
+    }
+    BthHeader bth;
+    bth.SetOpcode(opcode);
+    bth.SetDestQp(m_peerQpn);
+    bth.SetPsn(static_cast<uint32_t>((m_sndNxt + m_localInitialPsn) & PSN_MASK));
+    bth.SetAckRequest(lastOfOp && lastOp);
+    p->AddHeader(bth);
+    m_nic->AddIpHeaders(p, m_peer, m_udpSourcePort, false);
+
+    if (m_sndNxt < m_sndMax)
+    {
+        ++m_packetsRetransmitted;
+    }
+    else if (!m_rttProbeActive)
+    {
+        m_rttProbeActive = true;
+        m_rttProbePsn = m_sndNxt;
+        m_rttProbeSent = Simulator::Now();
+    }
+    ++m_sndNxt;
+    m_sndMax = std::max(m_sndMax, m_sndNxt);
+    ++m_packetsSent;
+
+    uint32_t wireBytes = roce::WireBytes(p->GetSize());
+    m_cc->OnSend(wireBytes);
+    double rate = m_cc->GetRateBps();
+    Time now = Simulator::Now();
+    if (rate >= static_cast<double>(m_cc->GetLineRateBps()))
+    {
+        m_nextSendTime = now; // the port's serialization is the only pacing at line rate
+    }
+    else
+    {
+        m_nextSendTime = now + PicoSeconds(static_cast<int64_t>(wireBytes * 8.0 * 1e12 / rate));
+    }
+    ArmRetransmitTimer();
+    return p;
+}
+
+bool
+RdmaQueuePair::ExpandPsn(uint32_t psn24, uint32_t initialPsn, uint64_t reference, uint64_t& psn)
+{
+    uint64_t delta = (psn24 - initialPsn - reference) & PSN_MASK;
+    if (delta >= (PSN_MASK + 1) / 2)
+    {
+        return false;
+    }
+    psn = reference + delta;
+    return true;
+}
+
+void
+RdmaQueuePair::ArmRetransmitTimer()
+{
+    // Lazy timer: moving the deadline costs nothing; the pending event re-arms itself.
+    m_rtoDeadline = Simulator::Now() + m_rto;
+    if (m_rtoEvent.IsExpired())
+    {
+        m_rtoEvent = Simulator::Schedule(m_rto, &RdmaQueuePair::OnRetransmitTimer, this);
+    }
+}
+
+void
+RdmaQueuePair::OnRetransmitTimer()
+{
+    if (m_sndUna >= m_sndMax)
+    {
+        return; // nothing outstanding
+    }
+    Time now = Simulator::Now();
+    if (now < m_rtoDeadline)
+    {
+        m_rtoEvent =
+            Simulator::Schedule(m_rtoDeadline - now, &RdmaQueuePair::OnRetransmitTimer, this);
+        return;
+    }
+    ++m_timeouts;
+    m_sndNxt = m_sndUna;
+    m_rttProbeActive = false;
+    m_rto = std::min(m_rto * 2, m_nic->GetMaxRetransmitTimeout());
+    m_cc->OnTimeout();
+    m_rtoDeadline = now + m_rto;
+    m_rtoEvent = Simulator::Schedule(m_rto, &RdmaQueuePair::OnRetransmitTimer, this);
+    m_nic->NotifyHasData(this);
+}
+
+void
+RdmaQueuePair::CompleteAckedMessages()
+{
+    while (!m_messages.empty() && m_messages.front().endPsn <= m_sndUna)
+    {
+        Message msg = m_messages.front();
+        m_messages.pop_front();
+        if (m_sendCursor > 0)
+        {
+            --m_sendCursor;
+        }
+        m_bytesAcked += msg.bytes;
+        if (!m_sendComplete.IsNull())
+        {
+            m_sendComplete(this, msg.id, msg.bytes);
+        }
+    }
+}
+
+void
+RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info)
+{
+    bool isNak = (info.aethSyndrome & 0xE0) == 0x60;
+    uint64_t newUna;
+    if (isNak)
+    {
+        // The NAK names the first missing PSN: everything before it arrived.
+        if (!ExpandPsn(info.psn, m_localInitialPsn, m_sndUna, newUna) || newUna > m_sndMax)
+        {
+            return;
+        }
+        ++m_naksReceived;
+    }
+    else
+    {
+        uint64_t acked;
+        if (!ExpandPsn(info.psn, m_localInitialPsn, m_sndUna, acked) || acked + 1 > m_sndMax)
+        {
+            return; // duplicate or stale
+        }
+        newUna = acked + 1;
+    }
+    uint64_t ackedPackets = newUna - m_sndUna;
+    uint64_t ackedBytesBefore = m_bytesAcked;
+    m_sndUna = newUna;
+    if (ackedPackets > 0)
+    {
+        m_rto = m_nic->GetRetransmitTimeout(); // progress ends the backoff
+        m_rtoDeadline = Simulator::Now() + m_rto;
+        if (m_sndUna >= m_sndMax && !m_rtoEvent.IsExpired())
+        {
+            // Nothing outstanding: take the timer out of the schedule so an idle
+            // simulation ends when the traffic does.
+            Simulator::Remove(m_rtoEvent);
+        }
+    }
+    CompleteAckedMessages();
+    RoceAckSignal signal;
+    signal.newlyAckedBytes = m_bytesAcked - ackedBytesBefore;
+    if (m_rttProbeActive && m_rttProbePsn < m_sndUna)
+    {
+        signal.rtt = Simulator::Now() - m_rttProbeSent;
+        m_rttProbeActive = false;
+    }
+    if (isNak)
+    {
+        // Go back to the first missing packet.
+        m_sndNxt = m_sndUna;
+        m_rttProbeActive = false;
+        m_cc->OnNak();
+        m_nic->NotifyHasData(this);
+        return;
+    }
+    if (m_sndNxt < m_sndUna)
+    {
+        m_sndNxt = m_sndUna;
+    }
+    uint64_t mtu = m_nic->GetPayloadMtu();
+    signal.inflightBytes = (m_sndNxt - m_sndUna) * mtu;
+    m_cc->OnAck(signal);
+    if (ackedPackets > 0 && m_cc->GetWindowBytes() != 0)
+    {
+        m_nic->NotifyHasData(this); // the window may have opened
+    }
+}
+
+void
+RdmaQueuePair::ReceiveCnp()
+{
+    ++m_cnpsReceived;
+    m_cc->OnCnp();
+}
+
+void
+RdmaQueuePair::ReceiveData(const RoceFrameInfo& info)
+{
+    uint64_t psn;
+    if (!ExpandPsn(info.psn, m_peerInitialPsn, m_rcvExpected, psn))
+    {
+        // Behind what we expect: a go-back-N duplicate. Answer where the sender asks, so a
+        // lost ACK is repaired.
+        if (info.ackRequest)
+        {
+            SendAck(m_rcvExpected - 1, AethHeader::SYNDROME_ACK);
+        }
+        return;
+    }
+    if (info.ecn == 3 && (!m_cnpEverSent ||
+                          Simulator::Now() - m_lastCnpTime >= m_nic->GetCnpInterval()))
+    {
+        SendCnp();
+    }
+    if (psn != m_rcvExpected)
+    {
+        if (!m_nakOutstanding)
+        {
+            m_nakOutstanding = true;
+            SendAck(m_rcvExpected, AethHeader::SYNDROME_NAK_PSN_SEQUENCE_ERROR);
+        }
+        return;
+    }
+    ++m_rcvExpected;
+    m_nakOutstanding = false;
+    m_bytesReceived += info.payloadBytes;
+    m_rcvMessageBytes += info.payloadBytes;
+    ++m_unackedPackets;
+    bool messageEnd = OpcodeHasImmediate(info.opcode);
+    if (OpcodeEndsMessage(info.opcode))
+    {
+        m_rcvMsn = (m_rcvMsn + 1) & PSN_MASK;
+    }
+    // Coalesce ACKs by count, but never sit on one longer than AckCoalescingTime: at a low
+    // (congestion-controlled) rate, waiting for AckInterval packets would stall the sender.
+    if (m_unackedPackets >= m_nic->GetAckInterval() || info.ackRequest || messageEnd ||
+        Simulator::Now() - m_lastAckTime >= m_nic->GetAckCoalescingTime())
+    {
+        SendAck(psn, AethHeader::SYNDROME_ACK);
+    }
+    if (messageEnd)
+    {
+        uint64_t bytes = m_rcvMessageBytes;
+        m_rcvMessageBytes = 0;
+        if (!m_receiveComplete.IsNull())
+        {
+            m_receiveComplete(this, info.immediate, bytes);
+        }
+    }
+}
+
+void
+RdmaQueuePair::SendAck(uint64_t psn, uint8_t syndrome)
+{
+    m_unackedPackets = 0;
+    m_lastAckTime = Simulator::Now();
+    Ptr<Packet> p = Create<Packet>(roce::ICRC_BYTES);
+    AethHeader aeth;
+    aeth.SetSyndrome(syndrome);
+    aeth.SetMsn(m_rcvMsn);
+    p->AddHeader(aeth);
+    BthHeader bth;
+    bth.SetOpcode(BthHeader::RC_ACKNOWLEDGE);
+    bth.SetDestQp(m_peerQpn);
+    bth.SetPsn(static_cast<uint32_t>((psn + m_peerInitialPsn) & PSN_MASK));
+    p->AddHeader(bth);
+    m_nic->AddIpHeaders(p, m_peer, m_udpSourcePort, true);
+    m_nic->SendControl(p);
+}
+
+void
+RdmaQueuePair::SendCnp()
+{
+    m_cnpEverSent = true;
+    m_lastCnpTime = Simulator::Now();
+    ++m_cnpsSent;
+    Ptr<Packet> p = Create<Packet>(roce::ICRC_BYTES);
+    p->AddHeader(CnpHeader());
+    BthHeader bth;
+    bth.SetOpcode(BthHeader::CNP);
+    bth.SetBecn(true);
+    bth.SetDestQp(m_peerQpn);
+    bth.SetPsn(0);
+    p->AddHeader(bth);
+    m_nic->AddIpHeaders(p, m_peer, m_udpSourcePort, true);
+    m_nic->SendControl(p);
+    m_nic->NotifyCnpSent(this);
+}
+
+uint32_t
+RdmaQueuePair::GetQpn() const
+{
+    return m_qpn;
+}
+
+uint32_t
+RdmaQueuePair::GetPeerQpn() const
+{
+    return m_peerQpn;
+}
+
+Ipv4Address
+RdmaQueuePair::GetPeerAddress() const
+{
+    return m_peer;
+}
+
+uint16_t
+RdmaQueuePair::GetUdpSourcePort() const
+{
+    return m_udpSourcePort;
+}
+
+Ptr<RoceCongestionControl>
+RdmaQueuePair::GetCongestionControl() const
+{
+    return m_cc;
+}
+
+Ptr<RdmaNic>
+RdmaQueuePair::GetNic() const
+{
+    return m_nic;
+}
+
+uint64_t
+RdmaQueuePair::GetBytesPosted() const
+{
+    return m_bytesPosted;
+}
+
+uint64_t
+RdmaQueuePair::GetBytesAcked() const
+{
+    return m_bytesAcked;
+}
+
+uint64_t
+RdmaQueuePair::GetBytesReceived() const
+{
+    return m_bytesReceived;
+}
+
+uint64_t
+RdmaQueuePair::GetPacketsSent() const
+{
+    return m_packetsSent;
+}
+
+uint64_t
+RdmaQueuePair::GetPacketsRetransmitted() const
+{
+    return m_packetsRetransmitted;
+}
+
+uint64_t
+RdmaQueuePair::GetTimeouts() const
+{
+    return m_timeouts;
+}
+
+uint64_t
+RdmaQueuePair::GetNaksReceived() const
+{
+    return m_naksReceived;
+}
+
+uint64_t
+RdmaQueuePair::GetCnpsReceived() const
+{
+    return m_cnpsReceived;
+}
+
+uint64_t
+RdmaQueuePair::GetCnpsSent() const
+{
+    return m_cnpsSent;
+}
+
+bool
+RdmaQueuePair::IsIdle() const
+{
+    return m_sndUna >= m_psnAssigned;
+}
+
+} // namespace ns3

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef RDMA_QUEUE_PAIR_H
+#define RDMA_QUEUE_PAIR_H
+
+#include "roce-congestion-control.h"
+
+#include "ns3/callback.h"
+#include "ns3/event-id.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/packet.h"
+
+#include <cstdint>
+#include <deque>
+
+namespace ns3
+{
+
+class RdmaNic;
+struct RoceFrameInfo;
+
+/**
+ * \ingroup ai-fabric
+ * A reliable-connected (RC) queue pair carrying RDMA WRITE messages.
+ *
+ * Sending side: messages of any size (64-bit byte counts) are cut into MTU-sized packets
+ * with consecutive PSNs (24 bits on the wire, 64 bits inside, so the sequence wraps
+ * correctly); a message larger than a WRITE can describe (2 GiB) is sent as several WRITE
+ * operations, and the last one carries the message id as immediate data, which is how the
+ * receiver learns that a message is complete. Loss recovery is go-back-N, on a NAK or on a
+ * retransmission timeout with exponential backoff. The rate comes from the queue pair's
+ * congestion control.
+ *
+ * Receiving side: in-order delivery, coalesced ACKs (every AckInterval packets and at the
+ * end of each message), one NAK per sequence gap, and CNPs for CE-marked packets at most
+ * once per CnpInterval.
+ */
+class RdmaQueuePair : public Object
+{
+  public:
+    /// Message completion: queue pair, message id, message bytes.
+    typedef Callback<void, Ptr<RdmaQueuePair>, uint64_t, uint64_t> MessageCallback;
+
+    static constexpr uint32_t PSN_MASK = 0xFFFFFF;
+    /// Largest WRITE operation: RETH's DMA length is 32 bits; NICs cap it at 2^31.
+    static constexpr uint64_t MAX_WRITE_BYTES = uint64_t(1) << 31;
+
+    static TypeId GetTypeId();
+    RdmaQueuePair();
+    ~RdmaQueuePair() override;
+
+    /**
+     * Post an RDMA WRITE of bytes to the peer.
+     * \return the message id (also carried as immediate data)
+     */
+    uint64_t PostWrite(uint64_t bytes);
+    /// Called at the sender when the last byte of a message is acknowledged.
+    void SetSendCompleteCallback(MessageCallback cb);
+    /// Called at the receiver when the last byte of a message has arrived in order.
+    void SetReceiveCompleteCallback(MessageCallback cb);
+
+    uint32_t GetQpn() const;
+    uint32_t GetPeerQpn() const;
+    Ipv4Address GetPeerAddress() const;
+    uint16_t GetUdpSourcePort() const;
+    Ptr<RoceCongestionControl> GetCongestionControl() const;
+    Ptr<RdmaNic> GetNic() const;
+
+    uint64_t GetBytesPosted() const;          //!< payload bytes posted
+    uint64_t GetBytesAcked() const;           //!< payload bytes acknowledged
+    uint64_t GetBytesReceived() const;        //!< payload bytes delivered in order
+    uint64_t GetPacketsSent() const;          //!< data packets, retransmissions included
+    uint64_t GetPacketsRetransmitted() const; //!< data packets sent more than once
+    uint64_t GetTimeouts() const;
+    uint64_t GetNaksReceived() const;
+    uint64_t GetCnpsReceived() const;
+    uint64_t GetCnpsSent() const;
+    /// True when every posted byte has been acknowledged.
+    bool IsIdle() const;
+
+    // ------------------------------------------------------- used by RdmaNic
+    /// Bind to a NIC with a local QPN and congestion control.
+    void Bind(Ptr<RdmaNic> nic, uint32_t qpn, uint16_t udpSourcePort, Ptr<RoceCongestionControl> cc);
+    /// Set the remote end: its address, QP number and the first PSN it will send.
+    void Connect(Ipv4Address peer, uint32_t peerQpn, uint32_t peerInitialPsn);
+    /// First PSN this side sends (RC connections start at a random PSN); before any post.
+    void SetInitialPsn(uint32_t psn);
+    uint32_t GetInitialPsn() const;
+    /// Data is waiting and the window allows sending (pacing aside).
+    bool HasDataToSend() const;
+    /// Earliest time the pacer allows the next packet.
+    Time GetNextSendTime() const;
+    /// Build the next data frame (Ethernet included) and advance; also paces and arms the timer.
+    Ptr<Packet> BuildNextDataPacket();
+    /// A data frame for this QP arrived (receiver role).
+    void ReceiveData(const RoceFrameInfo& info);
+    /// An ACK or NAK for this QP arrived (sender role).
+    void ReceiveAck(const RoceFrameInfo& info);
+    /// A CNP for this QP arrived (sender role).
+    void ReceiveCnp();
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    struct Message
+    {
+        uint64_t id;
+        uint64_t bytes;
+        uint64_t firstPsn;
+        uint64_t endPsn; //!< one past the last PSN
+    };
+
+    void CompleteAckedMessages();
+    void ArmRetransmitTimer();
+    void OnRetransmitTimer();
+    void SendAck(uint64_t lastInOrderPsn, uint8_t syndrome);
+    void SendCnp();
+    /**
+     * Expand a wire PSN to the 64-bit count since initialPsn, at or after reference.
+     * \return false if it lies behind reference (a duplicate or stale PSN)
+     */
+    static bool ExpandPsn(uint32_t psn24, uint32_t initialPsn, uint64_t reference, uint64_t& psn);
+
+    Ptr<RdmaNic> m_nic;
+    Ptr<RoceCongestionControl> m_cc;
+    uint32_t m_qpn{0};
+    uint32_t m_peerQpn{0};
+    Ipv4Address m_peer;
+    uint16_t m_udpSourcePort{0};
+    uint32_t m_localInitialPsn{0};
+    uint32_t m_peerInitialPsn{0};
+    MessageCallback m_sendComplete;
+    MessageCallback m_receiveComplete;
+
+    // sender
+    std::deque<Message> m_messages; //!< posted, not yet fully acknowledged
+    std::size_t m_sendCursor{0};    //!< index in m_messages of the message holding m_sndNxt
+    uint64_t m_nextMessageId{0};
+    uint64_t m_psnAssigned{0}; //!< one past the last PSN of the posted messages
+    uint64_t m_sndNxt{0};
+    uint64_t m_sndUna{0};
+    uint64_t m_sndMax{0}; //!< one past the highest PSN ever sent
+    Time m_nextSendTime;
+    Time m_rto;
+    Time m_rtoDeadline;
+    EventId m_rtoEvent;
+    bool m_rttProbeActive{false};
+    uint64_t m_rttProbePsn{0};
+    Time m_rttProbeSent;
+    uint64_t m_bytesPosted{0};
+    uint64_t m_bytesAcked{0};
+    uint64_t m_packetsSent{0};
+    uint64_t m_packetsRetransmitted{0};
+    uint64_t m_timeouts{0};
+    uint64_t m_naksReceived{0};
+    uint64_t m_cnpsReceived{0};
+
+    // receiver
+    uint64_t m_rcvExpected{0};
+    uint64_t m_rcvMessageBytes{0};
+    uint64_t m_bytesReceived{0};
+    uint32_t m_rcvMsn{0};
+    uint32_t m_unackedPackets{0};
+    Time m_lastAckTime;
+    bool m_nakOutstanding{false};
+    bool m_cnpEverSent{false};
+    Time m_lastCnpTime;
+    uint64_t m_cnpsSent{0};
+};
+
+} // namespace ns3
+
+#endif

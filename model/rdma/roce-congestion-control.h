@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef ROCE_CONGESTION_CONTROL_H
+#define ROCE_CONGESTION_CONTROL_H
+
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * Per-hop in-band telemetry record, for INT-based algorithms (HPCC).
+ * The NIC passes an empty list until switches stamp telemetry.
+ */
+struct RoceIntHop
+{
+    Time timestamp;        //!< when the packet left the hop
+    uint64_t txBytes{0};   //!< bytes the egress port had sent by then
+    uint32_t queueBytes{0}; //!< egress queue length
+    uint64_t linkRateBps{0}; //!< egress link rate
+};
+
+/**
+ * \ingroup ai-fabric
+ * Everything an ACK tells the sender.
+ */
+struct RoceAckSignal
+{
+    uint64_t newlyAckedBytes{0}; //!< payload bytes acknowledged for the first time
+    uint64_t inflightBytes{0};   //!< payload bytes sent but not acknowledged, after this ACK
+    Time rtt;                    //!< RTT sample; zero when this ACK carries none
+    bool ecnEcho{false};         //!< the acknowledged data was CE-marked
+    const RoceIntHop* hops{nullptr}; //!< telemetry, nHops entries
+    uint32_t nHops{0};
+};
+
+/**
+ * \ingroup ai-fabric
+ * Congestion control of one queue pair's sending side, as a strategy.
+ *
+ * The NIC creates one instance per queue pair (from the NIC's CongestionControl
+ * attribute), calls Start() once with the line rate, hands it every signal it sees and
+ * reads back the sending rate and, for window-based algorithms, a window. New algorithms
+ * derive from this class; the NIC never changes for them.
+ */
+class RoceCongestionControl : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    RoceCongestionControl();
+    ~RoceCongestionControl() override;
+
+    /// Called once before the first packet; starts sending at line rate.
+    virtual void Start(uint64_t lineRateBps);
+    /// An ACK arrived.
+    virtual void OnAck(const RoceAckSignal& signal);
+    /// A congestion notification packet arrived for this queue pair.
+    virtual void OnCnp();
+    /// A NAK (PSN sequence error) arrived.
+    virtual void OnNak();
+    /// The retransmission timer fired.
+    virtual void OnTimeout();
+    /// A data packet of wireBytes (whole frame on the wire) was sent.
+    virtual void OnSend(uint32_t wireBytes);
+
+    /// Current sending rate in bit/s (never above line rate, never zero).
+    double GetRateBps() const;
+    /// Window in payload bytes, or 0 when the algorithm imposes none.
+    uint64_t GetWindowBytes() const;
+    uint64_t GetLineRateBps() const;
+
+    /// Signature of the RateChange trace: old and new rate in bit/s.
+    typedef void (*RateTracedCallback)(double oldBps, double newBps);
+
+  protected:
+    /// Set the rate, clamped to [1 bit/s, line rate]; fires RateChange.
+    void SetRateBps(double bps);
+    void SetWindowBytes(uint64_t bytes);
+
+  private:
+    uint64_t m_lineRateBps{0};
+    double m_rateBps{0};
+    uint64_t m_windowBytes{0};
+    TracedCallback<double, double> m_rateTrace;
+};
+
+} // namespace ns3
+
+#endif

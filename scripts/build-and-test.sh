@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Build ai-fabric against the installed ns-3 and run every test (the README's second
+# command). Runs from any working directory; the build goes to <repo>/build.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DAI_FABRIC_ENABLE_ASSERTS=ON
+cmake --build build -j2
+ctest --test-dir build --output-on-failure -j2

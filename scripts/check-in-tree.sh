@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# On-demand check of the in-tree (contrib) mode: fetch Debian's ns-3.37 source package,
+# put this repository's working tree at contrib/ai-fabric, configure with only the
+# modules ai-fabric needs, build, run the "ai-fabric-smoke" TestSuite with test.py and
+# run the roce-incast example. Takes about 10 minutes on two cores; not part of CI.
+#
+# Environment:
+#   WORKDIR        where the source package is fetched and unpacked
+#                  (default /tmp/ai-fabric-intree); an unpacked tree there is reused
+#   JOBS           parallel build jobs (default: number of cores)
+#   DEBIAN_MIRROR  archive to fetch the source from (default http://deb.debian.org/debian)
+#
+# Needs apt (with the Debian archive keyring), python3, cmake, g++ and make; the
+# module's own dependencies come from scripts/install-deps.sh.
+set -euo pipefail
+
+REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WORKDIR=${WORKDIR:-/tmp/ai-fabric-intree}
+JOBS=${JOBS:-$(nproc)}
+DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+NS3_VERSION=3.37
+KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+
+section()
+{
+    printf '\n==================== %s (at %ds) ====================\n' "$1" "$SECONDS"
+}
+
+die()
+{
+    echo "error: $*" >&2
+    exit 1
+}
+
+for tool in apt-get python3 cmake g++ make; do
+    command -v "$tool" >/dev/null 2>&1 || die "$tool not found (see scripts/install-deps.sh)"
+done
+[[ -r "$KEYRING" ]] || die "$KEYRING missing (package debian-archive-keyring)"
+mkdir -p "$WORKDIR"
+WORKDIR=$(cd "$WORKDIR" && pwd)
+
+# Directory holding the ns-3 tree's `ns3` script under $1 (the tarball may unpack to
+# ns-3.37/ or to an ns-allinone-3.37/ folder that contains ns-3.37/).
+find_ns3_tree()
+{
+    local script
+    while IFS= read -r script; do
+        local dir=${script%/ns3}
+        if [[ -f "$dir/test.py" && -d "$dir/src/core" ]]; then
+            echo "$dir"
+            return 0
+        fi
+    done < <(find "$1" -maxdepth 3 -type f -name ns3 2>/dev/null | sort)
+    return 1
+}
+
+SRC_DIR=$WORKDIR/src
+NS3_DIR=$(find_ns3_tree "$SRC_DIR" || true)
+
+if [[ -z "$NS3_DIR" ]]; then
+    section "Fetching the ns3 $NS3_VERSION source package from $DEBIAN_MIRROR"
+    # A private apt configuration: its own sources, lists and cache, so the system's
+    # apt state is neither read nor changed.
+    APT_DIR=$WORKDIR/apt
+    mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/cache/archives/partial" "$WORKDIR/download"
+    echo "deb-src [signed-by=$KEYRING] $DEBIAN_MIRROR bookworm main" >"$APT_DIR/sources.list"
+    APT_OPTS=(
+        -o "Dir::Etc::SourceList=$APT_DIR/sources.list"
+        -o "Dir::Etc::SourceParts=/dev/null"
+        -o "Dir::State::Lists=$APT_DIR/lists"
+        -o "Dir::Cache=$APT_DIR/cache"
+    )
+    # apt downloads as user _apt where it can: let it write the download folder.
+    if ((EUID == 0)) && id _apt >/dev/null 2>&1; then
+        chown _apt "$WORKDIR/download"
+    fi
+    apt-get "${APT_OPTS[@]}" update
+    (cd "$WORKDIR/download" && apt-get "${APT_OPTS[@]}" source --download-only ns3)
+
+    shopt -s nullglob
+    tarballs=("$WORKDIR/download/ns3_$NS3_VERSION"*.orig.tar.*)
+    shopt -u nullglob
+    ((${#tarballs[@]} == 1)) || die "expected one ns3_$NS3_VERSION*.orig.tar.* in $WORKDIR/download"
+
+    section "Unpacking $(basename "${tarballs[0]}")"
+    rm -rf "$SRC_DIR.tmp"
+    mkdir -p "$SRC_DIR.tmp"
+    # python3's tarfile reads .bz2/.xz/.gz without the bzip2 or xz programs.
+    python3 -m tarfile -e "${tarballs[0]}" "$SRC_DIR.tmp"
+    rm -rf "$SRC_DIR"
+    mv "$SRC_DIR.tmp" "$SRC_DIR"
+    NS3_DIR=$(find_ns3_tree "$SRC_DIR") || die "no ns-3 tree (ns3 script + test.py) in ${tarballs[0]}"
+else
+    section "Reusing the unpacked ns-3 tree"
+fi
+echo "ns-3 tree: $NS3_DIR"
+
+# ns-3's ns3 script refuses to run as root (some versions look at $USER, newer ones at
+# the uid). This is a throw-away tree, often checked in a root container: disable it.
+if ((EUID == 0)) && grep -q '^def refuse_run_as_root():' "$NS3_DIR/ns3" &&
+    ! grep -q 'ai-fabric check-in-tree' "$NS3_DIR/ns3"; then
+    sed -i 's/^def refuse_run_as_root():$/&\n    return  # disabled by ai-fabric check-in-tree (runs as root)/' "$NS3_DIR/ns3"
+    echo "Disabled the ns3 script's root check in this copy of ns-3."
+elif ((EUID == 0)) && ! grep -q 'ai-fabric check-in-tree' "$NS3_DIR/ns3"; then
+    echo "warning: running as root and no refuse_run_as_root() found in ns3 to disable" >&2
+fi
+
+section "Copying the module to contrib/ai-fabric"
+MODULE_DIR=$NS3_DIR/contrib/ai-fabric
+rm -rf "$MODULE_DIR"
+mkdir -p "$MODULE_DIR"
+tar -C "$REPO_ROOT" --exclude=./.git --exclude=./build --exclude='./build-*' \
+    --exclude='./cmake-build-*' -cf - . | tar -C "$MODULE_DIR" -xf -
+echo "copied $(find "$MODULE_DIR" -type f | wc -l) files from $REPO_ROOT"
+
+cd "$NS3_DIR"
+
+section "Configuring: ./ns3 configure --enable-examples --enable-tests --enable-modules ai-fabric"
+./ns3 configure --enable-examples --enable-tests --enable-modules "ai-fabric"
+
+section "Building: ./ns3 build -j $JOBS"
+./ns3 build -j "$JOBS"
+
+section "Testing: ./test.py -s ai-fabric-smoke"
+./test.py --no-build -s ai-fabric-smoke
+
+section "Running: ./ns3 run roce-incast"
+./ns3 run roce-incast </dev/null
+
+section "Done"
+echo "In-tree check passed in ${SECONDS}s (tree: $NS3_DIR)"

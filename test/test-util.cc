@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "test-util.h"
+
+namespace aifabric
+{
+
+double
+PayloadRate(double lineRateBps, uint32_t mtu)
+{
+    return lineRateBps * mtu / roce::WireBytes(roce::DATA_HEADER_BYTES + mtu + roce::ICRC_BYTES);
+}
+
+void
+NsTest::SetUp()
+{
+    Config::Reset();
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(1);
+}
+
+void
+NsTest::TearDown()
+{
+    Simulator::Destroy();
+    Config::Reset();
+}
+
+namespace
+{
+void
+RecordMessage(std::vector<MessageRecord>* log, Ptr<RdmaQueuePair>, uint64_t id, uint64_t bytes)
+{
+    log->push_back({id, bytes, Simulator::Now()});
+}
+} // namespace
+
+void
+FlowProbe::Attach(std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>> qps)
+{
+    sender = qps.first;
+    receiver = qps.second;
+    sender->SetSendCompleteCallback(MakeBoundCallback(&RecordMessage, &sent));
+    receiver->SetReceiveCompleteCallback(MakeBoundCallback(&RecordMessage, &received));
+}
+
+uint64_t
+FlowProbe::BytesReceived() const
+{
+    uint64_t total = 0;
+    for (const auto& m : received)
+    {
+        total += m.bytes;
+    }
+    return total;
+}
+
+Time
+FlowProbe::LastReceive() const
+{
+    return received.empty() ? Time() : received.back().time;
+}
+
+std::pair<Ptr<RdmaNic>, Ptr<RdmaNic>>
+BackToBack(RoceHelper& roce, DataRate rate, Time delay)
+{
+    NodeContainer hosts;
+    hosts.Create(2);
+    NetDeviceContainer link = roce.Link(hosts.Get(0), hosts.Get(1), rate, delay);
+    Ptr<RdmaNic> a = roce.InstallNic(link.Get(0), Ipv4Address("10.0.0.1"));
+    Ptr<RdmaNic> b = roce.InstallNic(link.Get(1), Ipv4Address("10.0.0.2"));
+    return {a, b};
+}
+
+uint64_t
+TotalPauses(const RoceTopology& topo)
+{
+    uint64_t total = 0;
+    for (const auto& sw : topo.switchObjects)
+    {
+        total += sw->GetPfcPausesSent();
+    }
+    return total;
+}
+
+uint64_t
+TotalDrops(const RoceTopology& topo)
+{
+    uint64_t total = 0;
+    for (const auto& sw : topo.switchObjects)
+    {
+        total += sw->GetTotalDrops();
+    }
+    return total;
+}
+
+} // namespace aifabric
