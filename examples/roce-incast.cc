@@ -82,9 +82,13 @@ main(int argc, char* argv[])
 
     Ptr<RoceSwitch> sw = topo.switchObjects[0];
     uint64_t retransmitted = 0;
+    uint64_t timeouts = 0;
+    uint64_t naks = 0;
     for (const auto& qp : qps)
     {
         retransmitted += qp->GetPacketsRetransmitted();
+        timeouts += qp->GetTimeouts();
+        naks += qp->GetNaksReceived();
     }
     const uint64_t delivered = delivery.bytes;
     double goodput = delivered * 8.0 / delivery.last.GetSeconds();
@@ -98,7 +102,8 @@ main(int argc, char* argv[])
               << "  drops            " << sw->GetTotalDrops() << "\n"
               << "  ECN marks        " << sw->GetEcnMarks() << "\n"
               << "  max queue        " << sw->GetMaxQueueBytes() << " bytes\n"
-              << "  retransmitted    " << retransmitted << " packets\n";
+              << "  retransmitted    " << retransmitted << " packets (" << naks << " NAKs, "
+              << timeouts << " timeouts)\n";
     Simulator::Destroy();
     return delivered == senders * bytes ? 0 : 2;
 }

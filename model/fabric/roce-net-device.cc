@@ -351,7 +351,11 @@ RoceNetDevice::TryTransmit()
     }
     if (!m_pullCallback.IsNull())
     {
+        // The source may call back into NotifyDataAvailable while building the frame
+        // (a rate change); look busy so that it cannot start a second transmission.
+        m_busy = true;
         Ptr<Packet> packet = m_pullCallback(GetPausedMask());
+        m_busy = false;
         if (packet)
         {
             StartTransmission(packet);

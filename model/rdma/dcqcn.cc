@@ -264,7 +264,7 @@ Dcqcn::OnCnp()
 void
 Dcqcn::ScheduleDecreaseCheck()
 {
-    if (m_decreaseEvent.IsRunning())
+    if (!m_decreaseEvent.IsExpired())
     {
         // The pending check will see the flag.
         return;

@@ -55,6 +55,8 @@ RdmaQueuePair::Bind(Ptr<RdmaNic> nic,
     m_qpn = qpn;
     m_udpSourcePort = udpSourcePort;
     m_cc = cc;
+    m_cc->TraceConnectWithoutContext("RateChange",
+                                     MakeCallback(&RdmaQueuePair::OnRateChange, this));
     m_rto = nic->GetRetransmitTimeout();
 }
 
@@ -123,7 +125,23 @@ RdmaQueuePair::HasDataToSend() const
 Time
 RdmaQueuePair::GetNextSendTime() const
 {
-    return m_nextSendTime;
+    // Derived from the current rate, so a rate increase shortens a gap already started.
+    double rate = m_cc->GetRateBps();
+    if (rate >= static_cast<double>(m_cc->GetLineRateBps()))
+    {
+        return m_lastSendTime; // the port's serialization is the only pacing at line rate
+    }
+    return m_lastSendTime +
+           PicoSeconds(static_cast<int64_t>(m_lastSendWireBytes * 8.0 * 1e12 / rate));
+}
+
+void
+RdmaQueuePair::OnRateChange(double oldBps, double newBps)
+{
+    if (newBps > oldBps && m_sndNxt < m_psnAssigned)
+    {
+        m_nic->NotifyHasData(this); // the pacer may allow the next packet sooner
+    }
 }
 
 Ptr<Packet>
@@ -209,18 +227,9 @@ RdmaQueuePair::BuildNextDataPacket()
     m_sndMax = std::max(m_sndMax, m_sndNxt);
     ++m_packetsSent;
 
-    uint32_t wireBytes = roce::WireBytes(p->GetSize());
-    m_cc->OnSend(wireBytes);
-    double rate = m_cc->GetRateBps();
-    Time now = Simulator::Now();
-    if (rate >= static_cast<double>(m_cc->GetLineRateBps()))
-    {
-        m_nextSendTime = now; // the port's serialization is the only pacing at line rate
-    }
-    else
-    {
-        m_nextSendTime = now + PicoSeconds(static_cast<int64_t>(wireBytes * 8.0 * 1e12 / rate));
-    }
+    m_lastSendTime = Simulator::Now();
+    m_lastSendWireBytes = roce::WireBytes(p->GetSize());
+    m_cc->OnSend(m_lastSendWireBytes);
     ArmRetransmitTimer();
     return p;
 }
@@ -386,6 +395,7 @@ RdmaQueuePair::ReceiveData(const RoceFrameInfo& info)
     }
     if (psn != m_rcvExpected)
     {
+        NS_LOG_DEBUG("QP " << m_qpn << " expected PSN " << m_rcvExpected << " got " << psn);
         if (!m_nakOutstanding)
         {
             m_nakOutstanding = true;

@@ -113,6 +113,7 @@ class RdmaQueuePair : public Object
     };
 
     void CompleteAckedMessages();
+    void OnRateChange(double oldBps, double newBps);
     void ArmRetransmitTimer();
     void OnRetransmitTimer();
     void SendAck(uint64_t lastInOrderPsn, uint8_t syndrome);
@@ -142,7 +143,8 @@ class RdmaQueuePair : public Object
     uint64_t m_sndNxt{0};
     uint64_t m_sndUna{0};
     uint64_t m_sndMax{0}; //!< one past the highest PSN ever sent
-    Time m_nextSendTime;
+    Time m_lastSendTime;
+    uint32_t m_lastSendWireBytes{0};
     Time m_rto;
     Time m_rtoDeadline;
     EventId m_rtoEvent;
