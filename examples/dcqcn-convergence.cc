@@ -23,6 +23,8 @@ namespace
 struct Sampler
 {
     std::vector<Ptr<RdmaQueuePair>> qps;
+    std::vector<Ptr<RdmaQueuePair>> receivers;
+    std::vector<uint64_t> bytesAtHalf;
     Ptr<RoceNetDevice> bottleneck;
     uint8_t priority{3};
     Time interval;
@@ -90,6 +92,7 @@ main(int argc, char* argv[])
         out << ",rate" << i << "_gbps";
         auto [tx, rx] = RoceHelper::Connect(topo.nics[i], topo.nics[flows + i]);
         sampler.qps.push_back(tx);
+        sampler.receivers.push_back(rx);
         // Long enough to outlast the run at line rate.
         uint64_t bytes = static_cast<uint64_t>(DataRate(rate).GetBitRate() / 8.0 *
                                                duration.GetSeconds()) + 1;
@@ -103,19 +106,30 @@ main(int argc, char* argv[])
     sampler.end = duration;
     sampler.out = &out;
     Simulator::Schedule(Seconds(0), &Sampler::Sample, &sampler);
+    Simulator::Schedule(duration / 2, [&sampler]() {
+        for (const auto& rx : sampler.receivers)
+        {
+            sampler.bytesAtHalf.push_back(rx->GetBytesReceived());
+        }
+    });
     Simulator::Stop(duration);
     Simulator::Run();
 
     std::cout << std::fixed << std::setprecision(2) << "DCQCN, " << flows
               << " flows on a " << rate << " dumbbell, " << duration.GetMilliSeconds()
               << " ms\n";
+    double total = 0;
     for (uint32_t i = 0; i < flows; ++i)
     {
-        std::cout << "  flow " << i << ": rate " << sampler.qps[i]->GetCongestionControl()->GetRateBps() / 1e9
-                  << " Gb/s, acked " << sampler.qps[i]->GetBytesAcked() << " bytes, CNPs "
+        double goodput = (sampler.receivers[i]->GetBytesReceived() - sampler.bytesAtHalf[i]) *
+                         8.0 / (duration / 2).GetSeconds();
+        total += goodput;
+        std::cout << "  flow " << i << ": goodput over the second half " << goodput / 1e9
+                  << " Gb/s, DCQCN rate at the end "
+                  << sampler.qps[i]->GetCongestionControl()->GetRateBps() / 1e9 << " Gb/s, CNPs "
                   << sampler.qps[i]->GetCnpsReceived() << "\n";
     }
-    std::cout << "  ECN marks " << left->GetEcnMarks() << ", PFC pauses "
+    std::cout << "  total goodput " << total / 1e9 << " Gb/s\n  ECN marks " << left->GetEcnMarks() << ", PFC pauses "
               << left->GetPfcPausesSent() << ", max queue " << left->GetMaxQueueBytes()
               << " bytes\n  time series in " << csv << "\n";
     Simulator::Destroy();

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// ECMP: flows spread evenly over equal-cost ports; one flow keeps one path (no reorder).
+#include "test-util.h"
+
+#include <cmath>
+
+using namespace aifabric;
+
+namespace
+{
+class Ecmp : public NsTest
+{
+};
+
+/// Bytes each spine received from leaf 0 (the leaf's uplink ports follow its host ports).
+std::vector<uint64_t>
+SpineBytes(const RoceTopology& topo, uint32_t hostsPerLeaf, uint32_t spines)
+{
+    std::vector<uint64_t> bytes;
+    Ptr<RoceSwitch> leaf = topo.switchObjects[0];
+    for (uint32_t s = 0; s < spines; ++s)
+    {
+        bytes.push_back(leaf->GetPort(hostsPerLeaf + s)->GetTxBytes());
+    }
+    return bytes;
+}
+} // namespace
+
+TEST_F(Ecmp, HashSpreadsFlowsEvenly)
+{
+    EcmpRoutingTable table;
+    const uint32_t ports = 8;
+    for (uint32_t p = 0; p < ports; ++p)
+    {
+        table.AddRoute(0x0A000002, p);
+    }
+    const int flows = 80000;
+    std::vector<int> count(ports, 0);
+    for (int i = 0; i < flows; ++i)
+    {
+        uint64_t key = (uint64_t(0x0A000001) << 32 | 0x0A000002) ^
+                       (uint64_t(49152 + i % 16384) << 16 | 4791) ^ (uint64_t(i / 16384) << 40);
+        ++count[table.SelectPort(0x0A000002, key, 0x1234567)];
+    }
+    // Each port within 3% of the mean (≈ 9 standard deviations of a fair multinomial).
+    for (uint32_t p = 0; p < ports; ++p)
+    {
+        EXPECT_NEAR(count[p], flows / ports, 0.03 * flows / ports) << "port " << p;
+    }
+}
+
+TEST_F(Ecmp, ManyFlowsUseManySpinesAndOneFlowNeverReorders)
+{
+    const uint32_t hostsPerLeaf = 16;
+    const uint32_t spines = 8;
+    RoceHelper roce;
+    roce.SetCongestionControl("ns3::Dcqcn");
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo =
+        topoHelper.LeafSpine(2, spines, hostsPerLeaf, DataRate("100Gbps"), 1.0, MicroSeconds(1));
+    roce.AssignStreams(1);
+    std::vector<FlowProbe> flows(hostsPerLeaf);
+    for (uint32_t i = 0; i < hostsPerLeaf; ++i)
+    {
+        flows[i].Attach(RoceHelper::Connect(topo.nics[i], topo.nics[hostsPerLeaf + i]));
+        Simulator::Schedule(Seconds(0), &RdmaQueuePair::PostWrite, flows[i].sender, 1 << 20);
+    }
+    Simulator::Run();
+    std::vector<uint64_t> perSpine = SpineBytes(topo, hostsPerLeaf, spines);
+    uint32_t used = 0;
+    for (uint64_t b : perSpine)
+    {
+        used += b > 0 ? 1 : 0;
+    }
+    // 16 flows hashed into 8 spines leave on average 8 × (7/8)^16 ≈ 0.94 spines empty.
+    EXPECT_GE(used, 6u);
+    for (const auto& f : flows)
+    {
+        EXPECT_EQ(f.BytesReceived(), 1u << 20);
+        // A flow that took two paths would arrive out of order: NAKs and retransmissions.
+        EXPECT_EQ(f.sender->GetNaksReceived(), 0u);
+        EXPECT_EQ(f.sender->GetPacketsRetransmitted(), 0u);
+    }
+    EXPECT_EQ(TotalDrops(topo), 0u);
+}
+
+TEST_F(Ecmp, OneFlowStaysOnOneSpine)
+{
+    const uint32_t hostsPerLeaf = 2;
+    const uint32_t spines = 8;
+    RoceHelper roce;
+    roce.SetCongestionControl("ns3::NoCongestionControl");
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo =
+        topoHelper.LeafSpine(2, spines, hostsPerLeaf, DataRate("100Gbps"), 1.0, MicroSeconds(1));
+    FlowProbe flow;
+    flow.Attach(RoceHelper::Connect(topo.nics[0], topo.nics[2]));
+    Simulator::Schedule(Seconds(0), &RdmaQueuePair::PostWrite, flow.sender, 4 << 20);
+    Simulator::Run();
+    std::vector<uint64_t> perSpine = SpineBytes(topo, hostsPerLeaf, spines);
+    uint32_t used = 0;
+    for (uint64_t b : perSpine)
+    {
+        used += b > 0 ? 1 : 0;
+    }
+    EXPECT_EQ(used, 1u);
+    EXPECT_EQ(flow.BytesReceived(), 4u << 20);
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// 8:1 incast at 100 Gb/s with congestion control off: PFC keeps the fabric lossless at
+// full bottleneck goodput; with too little headroom it drops and go-back-N recovers.
+#include "test-util.h"
+
+using namespace aifabric;
+
+namespace
+{
+struct IncastResult
+{
+    uint64_t posted{0};
+    uint64_t delivered{0};
+    Time completion;
+    uint64_t pauses{0};
+    uint64_t drops{0};
+    uint64_t headroomDrops{0};
+    uint64_t retransmitted{0};
+};
+
+IncastResult
+RunIncast(RoceHelper& roce, uint32_t senders, uint64_t bytes)
+{
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.Star(senders + 1, DataRate("100Gbps"), MicroSeconds(1));
+    std::vector<FlowProbe> flows(senders);
+    for (uint32_t i = 0; i < senders; ++i)
+    {
+        flows[i].Attach(RoceHelper::Connect(topo.nics[i], topo.nics[senders]));
+        Simulator::Schedule(Seconds(0), &RdmaQueuePair::PostWrite, flows[i].sender, bytes);
+    }
+    Simulator::Run();
+    IncastResult r;
+    for (const auto& f : flows)
+    {
+        r.posted += bytes;
+        r.delivered += f.BytesReceived();
+        r.completion = Max(r.completion, f.LastReceive());
+        r.retransmitted += f.sender->GetPacketsRetransmitted();
+        EXPECT_EQ(f.receiver->GetBytesReceived(), f.sender->GetBytesAcked()); // conservation
+    }
+    r.pauses = TotalPauses(topo);
+    r.drops = TotalDrops(topo);
+    r.headroomDrops = topo.switchObjects[0]->GetDrops(RoceSwitch::DROP_HEADROOM_FULL);
+    return r;
+}
+
+class LosslessIncast : public NsTest
+{
+};
+} // namespace
+
+TEST_F(LosslessIncast, PfcPreventsLossAtFullGoodput)
+{
+    RoceHelper roce;
+    roce.SetCongestionControl("ns3::NoCongestionControl");
+    roce.SetMmuAttribute("BufferSize", UintegerValue(4 << 20)); // PFC must act
+    IncastResult r = RunIncast(roce, 8, 2 << 20);
+    EXPECT_EQ(r.drops, 0u);
+    EXPECT_GT(r.pauses, 0u);
+    EXPECT_EQ(r.delivered, r.posted);
+    EXPECT_EQ(r.retransmitted, 0u);
+    double goodput = r.delivered * 8.0 / r.completion.GetSeconds();
+    EXPECT_GE(goodput, 0.97 * PayloadRate(100e9));
+}
+
+TEST_F(LosslessIncast, ShortPausesAreRefreshedAndStayLossless)
+{
+    // 200 quanta = 1 µs at 100 Gb/s, shorter than the congestion: only refreshes keep
+    // the senders stopped.
+    RoceHelper roce;
+    roce.SetCongestionControl("ns3::NoCongestionControl");
+    roce.SetMmuAttribute("BufferSize", UintegerValue(4 << 20));
+    roce.SetSwitchAttribute("PfcPauseQuanta", UintegerValue(200));
+    IncastResult r = RunIncast(roce, 8, 2 << 20);
+    EXPECT_EQ(r.drops, 0u);
+    EXPECT_EQ(r.delivered, r.posted);
+    EXPECT_GT(r.pauses, 50u); // many refreshes
+}
+
+TEST_F(LosslessIncast, HeadroomBelowTheFormulaDropsAndRecovers)
+{
+    RoceHelper roce;
+    roce.SetCongestionControl("ns3::NoCongestionControl");
+    roce.SetMmuAttribute("BufferSize", UintegerValue(4 << 20));
+    // One frame of headroom, where 2 × delay × rate + 2 frames + a PFC frame is needed.
+    roce.SetMmuAttribute("HeadroomPerQueue", UintegerValue(4200));
+    roce.SetNicAttribute("RetransmitTimeout", TimeValue(MicroSeconds(200)));
+    IncastResult r = RunIncast(roce, 8, 2 << 20);
+    EXPECT_GT(r.headroomDrops, 0u);
+    EXPECT_GT(r.retransmitted, 0u);
+    EXPECT_EQ(r.delivered, r.posted);
+}
+
+TEST_F(LosslessIncast, DefaultHeadroomFollowsTheFormula)
+{
+    // 2 × 1 µs × 100 Gb/s = 25000 B, two 9018 B frames on the wire (9042 B), a PFC frame (84 B).
+    EXPECT_EQ(SharedBufferMmu::ComputeHeadroom(100000000000ull, MicroSeconds(1), 9018),
+              25000u + 2 * 9042u + 84u);
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// What the model puts on the wire decodes as RoCEv2 and PFC in tshark.
+#include "test-util.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <string>
+
+using namespace aifabric;
+
+namespace
+{
+/// Run tshark on a capture; one output line per matching frame, fields tab-separated.
+std::vector<std::vector<std::string>>
+Tshark(const std::string& file, const std::string& filter, const std::vector<std::string>& fields)
+{
+    std::string cmd = "tshark -n -r '" + file + "' -Y '" + filter + "' -T fields";
+    for (const auto& f : fields)
+    {
+        cmd += " -e " + f;
+    }
+    cmd += " 2>/dev/null";
+    std::vector<std::vector<std::string>> rows;
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (!pipe)
+    {
+        return rows;
+    }
+    char line[4096];
+    while (fgets(line, sizeof(line), pipe))
+    {
+        std::string s(line);
+        if (!s.empty() && s.back() == '\n')
+        {
+            s.pop_back();
+        }
+        std::vector<std::string> cols;
+        std::stringstream ss(s);
+        std::string col;
+        while (std::getline(ss, col, '\t'))
+        {
+            cols.push_back(col);
+        }
+        rows.push_back(cols);
+    }
+    pclose(pipe);
+    return rows;
+}
+
+class WireFormat : public NsTest
+{
+  protected:
+    static void SetUpTestSuite()
+    {
+        ASSERT_EQ(std::system("command -v tshark >/dev/null 2>&1"), 0)
+            << "tshark is needed to decode the captures (apt-get install tshark)";
+        dir = std::filesystem::temp_directory_path() / "ai-fabric-wire-format";
+        std::filesystem::remove_all(dir);
+        std::filesystem::create_directories(dir);
+        Config::Reset();
+        // A 2:1 incast with a small buffer and low ECN thresholds: data, ACKs, CNPs and
+        // PFC all appear on the first sender's cable.
+        RoceHelper roce;
+        roce.SetCongestionControl("ns3::Dcqcn");
+        roce.SetMmuAttribute("BufferSize", UintegerValue(1 << 20));
+        roce.SetMmuAttribute("EcnKmin", UintegerValue(20000));
+        roce.SetMmuAttribute("EcnKmax", UintegerValue(80000));
+        RoceTopologyHelper topoHelper(roce);
+        RoceTopology topo = topoHelper.Star(3, DataRate("100Gbps"), MicroSeconds(1));
+        roce.AssignStreams(1);
+        roce.EnablePcap((dir / "sender").string(), topo.nics[0]->GetDevice(), false, true);
+        for (uint32_t i = 0; i < 2; ++i)
+        {
+            auto qps = RoceHelper::Connect(topo.nics[i], topo.nics[2]);
+            if (i == 0)
+            {
+                senderQpn = qps.first->GetQpn();
+                receiverQpn = qps.second->GetQpn();
+            }
+            Simulator::Schedule(Seconds(0), &RdmaQueuePair::PostWrite, qps.first, 2 << 20);
+        }
+        Simulator::Run();
+        Simulator::Destroy();
+        capture = (dir / "sender").string();
+    }
+
+    static std::filesystem::path dir;
+    static std::string capture;
+    static uint32_t senderQpn;
+    static uint32_t receiverQpn;
+};
+
+std::filesystem::path WireFormat::dir;
+std::string WireFormat::capture;
+uint32_t WireFormat::senderQpn = 0;
+uint32_t WireFormat::receiverQpn = 0;
+
+uint64_t
+Number(const std::string& s)
+{
+    return std::stoull(s, nullptr, 0);
+}
+} // namespace
+
+TEST_F(WireFormat, DataDecodesAsRoceWriteWithBthFields)
+{
+    auto rows = Tshark(capture,
+                       "infiniband.bth.opcode==0x07",
+                       {"udp.dstport", "infiniband.bth.destqp", "infiniband.bth.psn", "frame.len",
+                        "ip.dsfield.dscp", "ip.dsfield.ecn"});
+    ASSERT_GT(rows.size(), 100u);
+    for (const auto& r : rows)
+    {
+        ASSERT_EQ(r.size(), 6u);
+        EXPECT_EQ(r[0], "4791");
+        EXPECT_EQ(Number(r[1]), receiverQpn);
+        EXPECT_EQ(r[3], "4154"); // 4096 B payload: 4158 B with the FCS the capture omits
+        EXPECT_EQ(r[4], "24");   // priority 3
+        EXPECT_EQ(r[5], "2");    // ECT(0), as sent
+    }
+    // Consecutive PSNs.
+    for (std::size_t i = 1; i < rows.size(); ++i)
+    {
+        EXPECT_EQ((Number(rows[i - 1][2]) + 1) & 0xFFFFFF, Number(rows[i][2]));
+    }
+    auto first = Tshark(capture, "infiniband.bth.opcode==0x06 && infiniband.reth", {"infiniband.reth.dmalen"});
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_EQ(Number(first[0][0]), 2u << 20);
+    auto last = Tshark(capture, "infiniband.bth.opcode==0x09", {"infiniband.bth.a", "infiniband.immdt", "frame.len"});
+    ASSERT_EQ(last.size(), 1u); // RDMA WRITE Last with Immediate ends the message
+    EXPECT_TRUE(last[0][0] == "1" || last[0][0] == "True") << last[0][0];
+    EXPECT_EQ(last[0][2], "4158");
+}
+
+TEST_F(WireFormat, AcksCarryAeth)
+{
+    auto rows = Tshark(capture, "infiniband.aeth", {"infiniband.bth.opcode", "infiniband.bth.destqp", "frame.len"});
+    ASSERT_GT(rows.size(), 10u);
+    for (const auto& r : rows)
+    {
+        EXPECT_EQ(Number(r[0]), 0x11u);
+        EXPECT_EQ(Number(r[1]), senderQpn);
+        EXPECT_EQ(r[2], "62"); // 66 B with FCS
+    }
+}
+
+TEST_F(WireFormat, CnpHasOpcode0x81WithBecn)
+{
+    auto rows = Tshark(capture, "infiniband.bth.opcode==0x81", {"infiniband.bth.destqp", "frame.len", "infiniband.bth.psn"});
+    ASSERT_GT(rows.size(), 0u);
+    for (const auto& r : rows)
+    {
+        EXPECT_EQ(Number(r[0]), senderQpn);
+        EXPECT_EQ(r[1], "74"); // 78 B with FCS
+        EXPECT_EQ(r[2], "0");
+    }
+    // tshark 4.0 shows the FECN/BECN byte as "Reserved": BECN is its bit 0x40.
+    auto becn = Tshark(capture, "infiniband.bth.opcode==0x81 && infiniband.reserved==0x40", {"frame.number"});
+    EXPECT_EQ(becn.size(), rows.size());
+}
+
+TEST_F(WireFormat, PfcFramesShowClassVectorAndQuanta)
+{
+    auto rows = Tshark(capture, "macc.opcode==0x0101", {"macc.cbfc.enbv", "macc.cbfc.pause_time.c3", "eth.dst", "frame.len"});
+    ASSERT_GT(rows.size(), 0u);
+    bool sawXoff = false;
+    for (const auto& r : rows)
+    {
+        EXPECT_EQ(Number(r[0]), 0x08u); // class 3 only
+        EXPECT_EQ(r[2], "01:80:c2:00:00:01");
+        EXPECT_EQ(r[3], "60"); // 64 B with FCS
+        sawXoff = sawXoff || Number(r[1]) == 65535;
+    }
+    EXPECT_TRUE(sawXoff);
+}
