@@ -112,6 +112,7 @@ RoceNetDevice::DoDispose()
     m_txCompleteEvent.Cancel();
     m_pauseExpiryEvent.Cancel();
     m_control.clear();
+    m_pfc.clear();
     for (auto& q : m_queues)
     {
         q.clear();
@@ -251,8 +252,9 @@ RoceNetDevice::SendPfc(uint8_t priority, uint16_t quanta)
     item.packet = frame;
     item.ingressPort = UINT32_MAX;
     item.priority = priority;
-    // A pause must not wait behind ACKs: head of the control queue.
-    m_control.push_front(std::move(item));
+    // A pause must not wait behind ACKs, and PFC frames must keep their order among
+    // themselves (an XON overtaken by the next XOFF would leave the peer running).
+    m_pfc.push_back(std::move(item));
     ++m_pfcSent;
     m_pfcSentTrace(priority, quanta);
     if (!m_busy)
@@ -330,6 +332,13 @@ RoceNetDevice::TryTransmit()
 {
     if (m_busy || !m_channel)
     {
+        return;
+    }
+    if (!m_pfc.empty())
+    {
+        RoceQueueItem item = std::move(m_pfc.front());
+        m_pfc.pop_front();
+        StartTransmission(item.packet);
         return;
     }
     if (!m_control.empty())

@@ -170,6 +170,7 @@ class RoceNetDevice : public NetDevice
     std::array<int64_t, N_PRIORITIES> m_deficit{};
     Ptr<ErrorModel> m_receiveErrorModel;
 
+    std::deque<RoceQueueItem> m_pfc;
     std::deque<RoceQueueItem> m_control;
     std::array<std::deque<RoceQueueItem>, N_PRIORITIES> m_queues;
     std::array<uint32_t, N_PRIORITIES> m_queueBytes{};
