@@ -98,3 +98,29 @@ TEST_F(LosslessIncast, DefaultHeadroomFollowsTheFormula)
     EXPECT_EQ(SharedBufferMmu::ComputeHeadroom(100000000000ull, MicroSeconds(1), 9018),
               25000u + 2 * 9042u + 84u);
 }
+
+TEST_F(LosslessIncast, EcmpCollisionsAt400GStayLossless)
+{
+    // Flows hashed onto the same uplink fill the leaf; the pauses that follow must hold
+    // the hosts within the default headroom (a reordered XON/XOFF once broke this).
+    RoceHelper roce;
+    roce.SetCongestionControl("ns3::Dcqcn");
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo =
+        topoHelper.LeafSpine(2, 8, 8, DataRate("400Gbps"), 1.0, MicroSeconds(1));
+    roce.AssignStreams(1);
+    std::vector<FlowProbe> flows(16);
+    for (uint32_t i = 0; i < 16; ++i)
+    {
+        flows[i].Attach(RoceHelper::Connect(topo.nics[i], topo.nics[(i + 8) % 16]));
+        Simulator::Schedule(Seconds(0), &RdmaQueuePair::PostWrite, flows[i].sender, 8 << 20);
+    }
+    Simulator::Run();
+    EXPECT_EQ(TotalDrops(topo), 0u);
+    EXPECT_GT(TotalPauses(topo), 0u);
+    for (const auto& f : flows)
+    {
+        EXPECT_EQ(f.BytesReceived(), 8u << 20);
+        EXPECT_EQ(f.sender->GetPacketsRetransmitted(), 0u);
+    }
+}

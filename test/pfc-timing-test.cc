@@ -156,3 +156,20 @@ TEST_F(PfcTiming, QuantumIsFiveHundredTwelveBitTimesAtEveryRate)
         EXPECT_NEAR(dev->QuantaToTime(65535).GetMicroSeconds(), 65535 * ns / 1000, 1.0) << rate;
     }
 }
+
+TEST_F(PfcTiming, PfcFramesKeepTheirOrder)
+{
+    // An XOFF and the XON that follows it, queued while the port is busy, must arrive in
+    // that order: the other way round the peer would stay paused (or, for XON then XOFF,
+    // keep running while the switch believes it paused).
+    Build();
+    Simulator::Schedule(MicroSeconds(3), [this]() {
+        b->EnqueueData(Frame(OTHER_FRAME), OTHER_PRIORITY, 0); // keeps b busy
+        b->SendPfc(PAUSED_PRIORITY, 65535);
+        b->SendPfc(PAUSED_PRIORITY, 0);
+    });
+    Simulator::Stop(MicroSeconds(10));
+    Simulator::Run();
+    ASSERT_EQ(log.pfcArrivals.size(), 2u);
+    EXPECT_FALSE(a->IsPaused(PAUSED_PRIORITY));
+}
