@@ -479,3 +479,27 @@ TEST(NoCongestionControl, StaysAtLineRate)
     EXPECT_EQ(changes, 0);
     Simulator::Destroy();
 }
+
+TEST(DcqcnOracle, IdleCatchUpEqualsARunningTimer)
+{
+    // A queue pair idle from 10 µs to 2 ms: its timer is stopped, and OnActive must replay
+    // the missed expiries so the rate equals that of a twin whose timer kept running.
+    Ptr<Dcqcn> running = OracleFactory().Create<Dcqcn>();
+    Ptr<Dcqcn> idle = OracleFactory().Create<Dcqcn>();
+    StartWithCnpAtZero(running);
+    StartWithCnpAtZero(idle);
+    At(MicroSeconds(10), [idle]() { idle->OnIdle(); });
+    double runningRate = 0;
+    double idleRate = 0;
+    At(MilliSeconds(2), [&]() {
+        idle->OnActive();
+        runningRate = running->GetRateBps();
+        idleRate = idle->GetRateBps();
+    });
+    Simulator::Run();
+    EXPECT_LT(runningRate, LINE);
+    EXPECT_GT(runningRate, 99e9); // several steps happened meanwhile
+    EXPECT_EQ(idleRate, runningRate);
+    EXPECT_EQ(idle->GetTargetRateBps(), running->GetTargetRateBps());
+    Simulator::Destroy();
+}

@@ -308,6 +308,7 @@ Dcqcn::DecreaseCheck()
     m_byteStage = 0;
     m_hyperSteps = 0;
     m_bytesSinceStep = 0;
+    m_increasePaused = false;
     m_increaseEvent.Cancel();
     m_increaseEvent =
         Simulator::Schedule(m_increasePeriod, &Dcqcn::IncreaseTimerExpired, this);
@@ -327,6 +328,43 @@ Dcqcn::IncreaseTimerExpired()
     {
         m_increaseEvent =
             Simulator::Schedule(m_increasePeriod, &Dcqcn::IncreaseTimerExpired, this);
+    }
+}
+
+void
+Dcqcn::OnIdle()
+{
+    // An idle queue pair needs no timer: its rate matters only at the next send, and
+    // OnActive replays the expiries it missed. This keeps thousands of idle QPs from
+    // ticking every RateIncreaseTimer for seconds after their last message.
+    if (!m_increaseEvent.IsExpired())
+    {
+        m_pausedIncreaseAt = Simulator::Now() + Simulator::GetDelayLeft(m_increaseEvent);
+        m_increasePaused = true;
+        Simulator::Remove(m_increaseEvent); // out of the schedule, so idle runs can end
+    }
+}
+
+void
+Dcqcn::OnActive()
+{
+    if (!m_increasePaused)
+    {
+        return;
+    }
+    m_increasePaused = false;
+    const Time now = Simulator::Now();
+    Time at = m_pausedIncreaseAt;
+    // Same steps, same order as the running timer (byte counter idle meanwhile).
+    while (at <= now && !AtLineRate())
+    {
+        IncreaseStep();
+        ++m_timerStage;
+        at += m_increasePeriod;
+    }
+    if (!AtLineRate())
+    {
+        m_increaseEvent = Simulator::Schedule(at - now, &Dcqcn::IncreaseTimerExpired, this);
     }
 }
 

@@ -48,6 +48,8 @@ class Dcqcn : public RoceCongestionControl
     void Start(uint64_t lineRateBps) override;
     void OnCnp() override;
     void OnSend(uint32_t wireBytes) override;
+    void OnIdle() override;
+    void OnActive() override;
 
     /// α as the always-running α timer would have it now; does not change any state.
     double GetAlpha() const;
@@ -108,6 +110,8 @@ class Dcqcn : public RoceCongestionControl
     bool m_alphaCnpArrived{false};  //!< a CNP arrived in the current α period
     bool m_decreaseCnpArrived{false}; //!< a CNP arrived since the last decrease check
     EventId m_decreaseEvent;        //!< pending decrease check
+    Time m_pausedIncreaseAt;        //!< when the stopped timer would have fired (idle)
+    bool m_increasePaused{false};
     EventId m_increaseEvent;        //!< pending rate-increase timer
     uint32_t m_timerStage{0};       //!< T: timer steps since the last cut
     uint32_t m_byteStage{0};        //!< BC: byte-counter steps since the last cut

@@ -92,6 +92,10 @@ RdmaQueuePair::PostWrite(uint64_t bytes)
     msg.bytes = bytes;
     msg.firstPsn = m_psnAssigned;
     msg.endPsn = m_psnAssigned + (bytes + mtu - 1) / mtu;
+    if (m_sndUna >= m_psnAssigned && m_psnAssigned > 0)
+    {
+        m_cc->OnActive(); // was idle since its last message was acknowledged
+    }
     m_psnAssigned = msg.endPsn;
     m_messages.push_back(msg);
     m_bytesPosted += bytes;
@@ -335,6 +339,10 @@ RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info)
             // Nothing outstanding: take the timer out of the schedule so an idle
             // simulation ends when the traffic does.
             Simulator::Remove(m_rtoEvent);
+        }
+        if (m_sndUna >= m_psnAssigned)
+        {
+            m_cc->OnIdle();
         }
     }
     CompleteAckedMessages();

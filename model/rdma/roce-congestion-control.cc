@@ -60,6 +60,16 @@ RoceCongestionControl::OnSend(uint32_t)
 {
 }
 
+void
+RoceCongestionControl::OnIdle()
+{
+}
+
+void
+RoceCongestionControl::OnActive()
+{
+}
+
 double
 RoceCongestionControl::GetRateBps() const
 {

@@ -66,6 +66,14 @@ class RoceCongestionControl : public Object
     virtual void OnTimeout();
     /// A data packet of wireBytes (whole frame on the wire) was sent.
     virtual void OnSend(uint32_t wireBytes);
+    /**
+     * The queue pair has nothing left to send or acknowledge. Algorithms may stop their
+     * timers; whatever they would have done meanwhile they must catch up in OnActive, so
+     * that the rate at the next send is the one a running timer would have produced.
+     */
+    virtual void OnIdle();
+    /// The queue pair has data again after OnIdle.
+    virtual void OnActive();
 
     /// Current sending rate in bit/s (never above line rate, never zero).
     double GetRateBps() const;
