@@ -90,9 +90,28 @@ RoceHelper::SetCongestionControl(std::string typeName)
 NetDeviceContainer
 RoceHelper::Link(Ptr<Node> a, Ptr<Node> b)
 {
-    Ptr<RoceNetDevice> da = m_deviceFactory.Create<RoceNetDevice>();
-    Ptr<RoceNetDevice> db = m_deviceFactory.Create<RoceNetDevice>();
-    Ptr<RoceChannel> channel = m_channelFactory.Create<RoceChannel>();
+    return Link(a, b, m_deviceFactory, m_channelFactory);
+}
+
+NetDeviceContainer
+RoceHelper::Link(Ptr<Node> a, Ptr<Node> b, DataRate rate, Time delay)
+{
+    ObjectFactory device = m_deviceFactory;
+    device.Set("DataRate", DataRateValue(rate));
+    ObjectFactory channel = m_channelFactory;
+    channel.Set("Delay", TimeValue(delay));
+    return Link(a, b, device, channel);
+}
+
+NetDeviceContainer
+RoceHelper::Link(Ptr<Node> a,
+                 Ptr<Node> b,
+                 const ObjectFactory& deviceFactory,
+                 const ObjectFactory& channelFactory)
+{
+    Ptr<RoceNetDevice> da = deviceFactory.Create<RoceNetDevice>();
+    Ptr<RoceNetDevice> db = deviceFactory.Create<RoceNetDevice>();
+    Ptr<RoceChannel> channel = channelFactory.Create<RoceChannel>();
     a->AddDevice(da);
     b->AddDevice(db);
     da->Attach(channel);
@@ -100,20 +119,6 @@ RoceHelper::Link(Ptr<Node> a, Ptr<Node> b)
     NetDeviceContainer link;
     link.Add(da);
     link.Add(db);
-    return link;
-}
-
-NetDeviceContainer
-RoceHelper::Link(Ptr<Node> a, Ptr<Node> b, DataRate rate, Time delay)
-{
-    NetDeviceContainer link = Link(a, b);
-    for (uint32_t i = 0; i < 2; ++i)
-    {
-        link.Get(i)->SetAttribute("DataRate", DataRateValue(rate));
-    }
-    DynamicCast<RoceNetDevice>(link.Get(0))
-        ->GetRoceChannel()
-        ->SetAttribute("Delay", TimeValue(delay));
     return link;
 }
 

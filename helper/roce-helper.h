@@ -74,6 +74,10 @@ class RoceHelper : public PcapHelperForDevice
     int64_t AssignStreams(int64_t stream);
 
   private:
+    NetDeviceContainer Link(Ptr<Node> a,
+                            Ptr<Node> b,
+                            const ObjectFactory& deviceFactory,
+                            const ObjectFactory& channelFactory);
     void EnablePcapInternal(std::string prefix,
                             Ptr<NetDevice> nd,
                             bool promiscuous,

@@ -60,9 +60,9 @@ class AiFabricSmokeTestSuite : public TestSuite
 {
   public:
     AiFabricSmokeTestSuite()
-        : TestSuite("ai-fabric-smoke", UNIT)
+        : TestSuite("ai-fabric-smoke", TestSuite::Type::UNIT)
     {
-        AddTestCase(new AiFabricSmokeTestCase, TestCase::QUICK);
+        AddTestCase(new AiFabricSmokeTestCase); // default duration: QUICK
     }
 };
 

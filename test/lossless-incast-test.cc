@@ -94,9 +94,14 @@ TEST_F(LosslessIncast, HeadroomBelowTheFormulaDropsAndRecovers)
 
 TEST_F(LosslessIncast, DefaultHeadroomFollowsTheFormula)
 {
-    // 2 × 1 µs × 100 Gb/s = 25000 B, two 9018 B frames on the wire (9042 B), a PFC frame (84 B).
-    EXPECT_EQ(SharedBufferMmu::ComputeHeadroom(100000000000ull, MicroSeconds(1), 9018),
-              25000u + 2 * 9042u + 84u);
+    // 2 × 1 µs × 100 Gb/s = 25000 B, two 9014 B frames (9038 B on the wire with FCS,
+    // preamble and gap) and a PFC frame (84 B on the wire).
+    const uint32_t expected = 25000u + 2 * 9038u + 84u;
+    EXPECT_EQ(SharedBufferMmu::ComputeHeadroom(100000000000ull, MicroSeconds(1), 9014), expected);
+    RoceHelper roce;
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.Star(2, DataRate("100Gbps"), MicroSeconds(1));
+    EXPECT_EQ(topo.switchObjects[0]->GetMmu()->GetHeadroom(0), expected); // Mtu 9000 + 14
 }
 
 TEST_F(LosslessIncast, EcmpCollisionsAt400GStayLossless)
@@ -123,4 +128,22 @@ TEST_F(LosslessIncast, EcmpCollisionsAt400GStayLossless)
         EXPECT_EQ(f.BytesReceived(), 8u << 20);
         EXPECT_EQ(f.sender->GetPacketsRetransmitted(), 0u);
     }
+}
+
+TEST_F(LosslessIncast, QueueWithinItsReserveIsNeverPaused)
+{
+    // When one queue has taken the whole shared pool the dynamic threshold is zero; a
+    // queue that holds only its reserve is not the cause and must not be paused.
+    Ptr<SharedBufferMmu> mmu = CreateObject<SharedBufferMmu>();
+    mmu->SetAttribute("BufferSize", UintegerValue(1 << 20));
+    mmu->SetAttribute("Alpha", DoubleValue(1024)); // let one queue take everything
+    mmu->Configure({100000000000ull, 100000000000ull}, {MicroSeconds(1), MicroSeconds(1)}, 4154);
+    while (mmu->GetSharedBufferUsed() + 4154 <= mmu->GetSharedBufferSize())
+    {
+        ASSERT_EQ(mmu->Admit(0, 3, 4154), SharedBufferMmu::ADMIT);
+    }
+    EXPECT_TRUE(mmu->ShouldSendXoff(0, 3));
+    ASSERT_EQ(mmu->Admit(1, 3, 1000), SharedBufferMmu::ADMIT); // within the 4 KiB reserve
+    EXPECT_EQ(mmu->GetIngressBytes(1, 3), 1000u);
+    EXPECT_FALSE(mmu->ShouldSendXoff(1, 3));
 }

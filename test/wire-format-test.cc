@@ -63,7 +63,9 @@ class WireFormat : public NsTest
         // A 2:1 incast with a small buffer and low ECN thresholds: data, ACKs, CNPs and
         // PFC all appear on the first sender's cable.
         RoceHelper roce;
-        roce.SetCongestionControl("ns3::Dcqcn");
+        // No congestion control: the senders keep line rate, so PFC must act; the receiver
+        // still answers CE marks with CNPs.
+        roce.SetCongestionControl("ns3::NoCongestionControl");
         roce.SetMmuAttribute("BufferSize", UintegerValue(1 << 20));
         roce.SetMmuAttribute("EcnKmin", UintegerValue(20000));
         roce.SetMmuAttribute("EcnKmax", UintegerValue(80000));

@@ -51,7 +51,7 @@ WireBytes(uint32_t frameBytesWithoutFcs)
  * \ingroup ai-fabric
  * The fields of a frame that switches and NICs act on, decoded once from the raw bytes.
  *
- * Decoding copies at most the first 90 bytes of the packet and never deserializes header
+ * Decoding copies at most the first 78 bytes of the packet and never deserializes header
  * objects: this is the per-hop hot path.
  */
 struct RoceFrameInfo

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "roce-net-device.h"
 
+#include "ai-fabric-compat.h"
 #include "pfc-header.h"
 #include "roce-channel.h"
 
@@ -50,7 +51,7 @@ RoceNetDevice::GetTypeId()
             .AddAttribute("DataScheduler",
                           "How the data priorities share the port.",
                           EnumValue(RoceNetDevice::ROUND_ROBIN),
-                          MakeEnumAccessor(&RoceNetDevice::m_scheduler),
+                          aifabric::MakeEnumAccessorCompat<RoceNetDevice::DataScheduler>(&RoceNetDevice::m_scheduler),
                           MakeEnumChecker(RoceNetDevice::ROUND_ROBIN,
                                           "RoundRobin",
                                           RoceNetDevice::DWRR,
@@ -372,11 +373,30 @@ RoceNetDevice::TryTransmit()
     }
 }
 
+Time
+RoceNetDevice::NextTransmissionTime(uint32_t frameBytes)
+{
+    // Exact serialization in picoseconds, in integers (the hot path avoids the 128-bit
+    // arithmetic of Time from double). Time has a coarser resolution by default (ns):
+    // the part of a step that rounding leaves out is carried to the next frame, so
+    // back-to-back frames run at exactly the line rate at any resolution.
+    if (m_psPerStep == 0)
+    {
+        int64_t ps = TimeStep(1).GetPicoSeconds();
+        m_psPerStep = ps > 0 ? ps : 1;
+    }
+    uint64_t ps = static_cast<uint64_t>(roce::WireBytes(frameBytes)) * 8000000000000ull /
+                      m_rate.GetBitRate() +
+                  m_txCarryPs;
+    m_txCarryPs = ps % m_psPerStep;
+    return TimeStep(static_cast<int64_t>(ps / m_psPerStep));
+}
+
 void
 RoceNetDevice::StartTransmission(Ptr<Packet> packet)
 {
     uint32_t bytes = packet->GetSize();
-    Time txTime = GetTransmissionTime(bytes);
+    Time txTime = NextTransmissionTime(bytes);
     m_busy = true;
     m_txBytes += bytes;
     ++m_txFrames;

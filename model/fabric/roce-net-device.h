@@ -46,7 +46,7 @@ struct RoceQueueItem
  * PFC: a received pause of q quanta stops priority p for q × 512 bit times; a new frame
  * restarts (refreshes) the timer and zero quanta (XON) resumes at once. The frame being
  * serialized when a pause arrives is completed. Sending pauses is the owner's decision
- * (a switch's MMU); SendPfc() puts the frame at the head of the control queue.
+ * (a switch's MMU); SendPfc() queues the frame in a PFC queue served before everything.
  *
  * The owner (RoceSwitch or RdmaNic) receives frames through a callback carrying the
  * decoded RoceFrameInfo, is told when a queued frame starts transmission (so it can release
@@ -150,6 +150,7 @@ class RoceNetDevice : public NetDevice
     void TryTransmit();
     void TransmitComplete();
     void StartTransmission(Ptr<Packet> packet);
+    Time NextTransmissionTime(uint32_t frameBytes);
     bool DequeueData(RoceQueueItem& item);
     void HandlePfc(Ptr<Packet> packet);
     void OnPauseExpired();
@@ -176,6 +177,8 @@ class RoceNetDevice : public NetDevice
     std::array<uint32_t, N_PRIORITIES> m_queueBytes{};
     uint8_t m_nextPriority{0};
     bool m_busy{false};
+    int64_t m_psPerStep{0};
+    uint64_t m_txCarryPs{0};
     EventId m_txCompleteEvent;
 
     std::array<Time, N_PRIORITIES> m_pausedUntil{};

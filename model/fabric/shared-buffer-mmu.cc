@@ -206,7 +206,9 @@ SharedBufferMmu::ShouldSendXoff(uint32_t port, uint8_t priority) const
     {
         return false;
     }
-    return q.headroomUsed > 0 || q.sharedUsed >= GetDynamicThreshold();
+    // A queue that holds nothing beyond its reserve is never the cause, even when the
+    // shared pool is full and the threshold has fallen to zero.
+    return q.headroomUsed > 0 || (q.sharedUsed > 0 && q.sharedUsed >= GetDynamicThreshold());
 }
 
 bool

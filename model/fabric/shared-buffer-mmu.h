@@ -51,13 +51,14 @@ class SharedBufferMmu : public Object
      * configuration is impossible (Kmin > Kmax, reserves and headroom exceed the buffer).
      * \param linkRatesBps rate of each port's link
      * \param linkDelays one-way delay of each port's link
-     * \param maxFrameBytes largest frame on the wire (for the headroom)
+     * \param maxFrameBytes largest frame, without FCS (for the headroom)
      */
     void Configure(const std::vector<uint64_t>& linkRatesBps,
                    const std::vector<Time>& linkDelays,
                    uint32_t maxFrameBytes);
 
-    /// Headroom a lossless queue needs on a link: 2 × delay × rate + 2 frames + a PFC frame.
+    /// Headroom a lossless queue needs on a link: 2 × delay × rate + 2 frames + a PFC frame,
+    /// frames counted as they occupy the wire (maxFrameBytes is without FCS).
     static uint32_t ComputeHeadroom(uint64_t rateBps, Time delay, uint32_t maxFrameBytes);
 
     bool IsLossless(uint8_t priority) const;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "dcqcn.h"
 
+#include "ns3/ai-fabric-compat.h"
+
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
@@ -77,7 +79,7 @@ Dcqcn::GetTypeId()
                           "Constant: Rt += R_HAI per hyper step (firmware); Linear: "
                           "Rt += i*R_HAI at the i-th hyper step (DCQCN paper).",
                           EnumValue(Dcqcn::HAI_CONSTANT),
-                          MakeEnumAccessor(&Dcqcn::m_hyperMode),
+                          aifabric::MakeEnumAccessorCompat<Dcqcn::HyperIncreaseMode>(&Dcqcn::m_hyperMode),
                           MakeEnumChecker(Dcqcn::HAI_CONSTANT,
                                           "Constant",
                                           Dcqcn::HAI_LINEAR,

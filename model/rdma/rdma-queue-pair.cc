@@ -227,6 +227,9 @@ RdmaQueuePair::BuildNextDataPacket()
         m_rttProbePsn = m_sndNxt;
         m_rttProbeSent = Simulator::Now();
     }
+    // The timer measures silence since the last progress, not since the last send:
+    // start it when data goes out with nothing outstanding; ACK progress restarts it.
+    const bool nothingOutstanding = m_sndUna >= m_sndMax;
     ++m_sndNxt;
     m_sndMax = std::max(m_sndMax, m_sndNxt);
     ++m_packetsSent;
@@ -234,7 +237,10 @@ RdmaQueuePair::BuildNextDataPacket()
     m_lastSendTime = Simulator::Now();
     m_lastSendWireBytes = roce::WireBytes(p->GetSize());
     m_cc->OnSend(m_lastSendWireBytes);
-    ArmRetransmitTimer();
+    if (nothingOutstanding)
+    {
+        ArmRetransmitTimer();
+    }
     return p;
 }
 
