@@ -142,7 +142,9 @@ TEST_F(LosslessIncast, QueueWithinItsReserveIsNeverPaused)
     {
         ASSERT_EQ(mmu->Admit(0, 3, 4154), SharedBufferMmu::ADMIT);
     }
-    EXPECT_TRUE(mmu->ShouldSendXoff(0, 3));
+    uint64_t rest = mmu->GetSharedBufferSize() - mmu->GetSharedBufferUsed();
+    ASSERT_EQ(mmu->Admit(0, 3, static_cast<uint32_t>(rest)), SharedBufferMmu::ADMIT);
+    ASSERT_EQ(mmu->GetDynamicThreshold(), 0.0);
     ASSERT_EQ(mmu->Admit(1, 3, 1000), SharedBufferMmu::ADMIT); // within the 4 KiB reserve
     EXPECT_EQ(mmu->GetIngressBytes(1, 3), 1000u);
     EXPECT_FALSE(mmu->ShouldSendXoff(1, 3));
