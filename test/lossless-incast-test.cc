@@ -129,23 +129,3 @@ TEST_F(LosslessIncast, EcmpCollisionsAt400GStayLossless)
         EXPECT_EQ(f.sender->GetPacketsRetransmitted(), 0u);
     }
 }
-
-TEST_F(LosslessIncast, QueueWithinItsReserveIsNeverPaused)
-{
-    // When one queue has taken the whole shared pool the dynamic threshold is zero; a
-    // queue that holds only its reserve is not the cause and must not be paused.
-    Ptr<SharedBufferMmu> mmu = CreateObject<SharedBufferMmu>();
-    mmu->SetAttribute("BufferSize", UintegerValue(1 << 20));
-    mmu->SetAttribute("Alpha", DoubleValue(1024)); // let one queue take everything
-    mmu->Configure({100000000000ull, 100000000000ull}, {MicroSeconds(1), MicroSeconds(1)}, 4154);
-    while (mmu->GetSharedBufferUsed() + 4154 <= mmu->GetSharedBufferSize())
-    {
-        ASSERT_EQ(mmu->Admit(0, 3, 4154), SharedBufferMmu::ADMIT);
-    }
-    uint64_t rest = mmu->GetSharedBufferSize() - mmu->GetSharedBufferUsed();
-    ASSERT_EQ(mmu->Admit(0, 3, static_cast<uint32_t>(rest)), SharedBufferMmu::ADMIT);
-    ASSERT_EQ(mmu->GetDynamicThreshold(), 0.0);
-    ASSERT_EQ(mmu->Admit(1, 3, 1000), SharedBufferMmu::ADMIT); // within the 4 KiB reserve
-    EXPECT_EQ(mmu->GetIngressBytes(1, 3), 1000u);
-    EXPECT_FALSE(mmu->ShouldSendXoff(1, 3));
-}
