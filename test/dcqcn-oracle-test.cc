@@ -503,3 +503,19 @@ TEST(DcqcnOracle, IdleCatchUpEqualsARunningTimer)
     EXPECT_EQ(idle->GetTargetRateBps(), running->GetTargetRateBps());
     Simulator::Destroy();
 }
+
+TEST(DcqcnOracle, LateCnpOnAnIdleQueuePairSchedulesNoTimer)
+{
+    // A CNP that arrives after the last ACK still cuts the rate, but an idle queue pair
+    // keeps no timer running: the simulation ends with the decrease check.
+    Ptr<Dcqcn> cc = OracleFactory().Create<Dcqcn>();
+    At(Seconds(0), [cc]() {
+        cc->Start(static_cast<uint64_t>(LINE));
+        cc->OnIdle();
+        cc->OnCnp();
+    });
+    Simulator::Run();
+    EXPECT_LT(cc->GetRateBps(), LINE);
+    EXPECT_LE(Simulator::Now(), MicroSeconds(5));
+    Simulator::Destroy();
+}

@@ -310,8 +310,18 @@ Dcqcn::DecreaseCheck()
     m_byteStage = 0;
     m_hyperSteps = 0;
     m_bytesSinceStep = 0;
+    if (!m_increaseEvent.IsExpired())
+    {
+        Simulator::Remove(m_increaseEvent);
+    }
+    if (m_idle)
+    {
+        // A late CNP cut an idle queue pair: the restarted timer waits for OnActive.
+        m_increasePaused = true;
+        m_pausedIncreaseAt = Simulator::Now() + m_increasePeriod;
+        return;
+    }
     m_increasePaused = false;
-    m_increaseEvent.Cancel();
     m_increaseEvent =
         Simulator::Schedule(m_increasePeriod, &Dcqcn::IncreaseTimerExpired, this);
 }
@@ -336,6 +346,7 @@ Dcqcn::IncreaseTimerExpired()
 void
 Dcqcn::OnIdle()
 {
+    m_idle = true;
     // An idle queue pair needs no timer: its rate matters only at the next send, and
     // OnActive replays the expiries it missed. This keeps thousands of idle QPs from
     // ticking every RateIncreaseTimer for seconds after their last message.
@@ -350,6 +361,7 @@ Dcqcn::OnIdle()
 void
 Dcqcn::OnActive()
 {
+    m_idle = false;
     if (!m_increasePaused)
     {
         return;

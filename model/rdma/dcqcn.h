@@ -112,6 +112,7 @@ class Dcqcn : public RoceCongestionControl
     EventId m_decreaseEvent;        //!< pending decrease check
     Time m_pausedIncreaseAt;        //!< when the stopped timer would have fired (idle)
     bool m_increasePaused{false};
+    bool m_idle{false};             //!< between OnIdle and OnActive
     EventId m_increaseEvent;        //!< pending rate-increase timer
     uint32_t m_timerStage{0};       //!< T: timer steps since the last cut
     uint32_t m_byteStage{0};        //!< BC: byte-counter steps since the last cut
