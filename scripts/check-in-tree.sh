@@ -10,7 +10,7 @@
 #   WORKDIR        where the source package is fetched and unpacked
 #                  (default /tmp/ai-fabric-intree); an unpacked tree there is reused
 #   JOBS           parallel build jobs (default: number of cores)
-#   DEBIAN_MIRROR  archive to fetch the source from (default http://deb.debian.org/debian)
+#   DEBIAN_MIRROR  archive to fetch the source from (default: the machine's own apt mirror)
 #
 # Needs apt (with the Debian archive keyring), python3, cmake, g++ and make; the
 # module's own dependencies come from scripts/install-deps.sh.
@@ -19,7 +19,21 @@ set -euo pipefail
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORKDIR=${WORKDIR:-/tmp/ai-fabric-intree}
 JOBS=${JOBS:-$(nproc)}
-DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# The machine's own Debian mirror (the first bookworm "URIs:" or "deb" line of its apt
+# configuration), unless DEBIAN_MIRROR says otherwise.
+system_mirror()
+{
+    local uri
+    uri=$(grep -hE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' |
+        grep -v security | head -n1 || true)
+    if [[ -z "$uri" ]]; then
+        uri=$(grep -hE '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}' |
+            grep -v security | head -n1 || true)
+    fi
+    echo "$uri"
+}
+DEBIAN_MIRROR=${DEBIAN_MIRROR:-$(system_mirror)}
+[[ -n "$DEBIAN_MIRROR" ]] || { echo "error: set DEBIAN_MIRROR (no Debian mirror in apt configuration)" >&2; exit 1; }
 NS3_VERSION=3.37
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 
