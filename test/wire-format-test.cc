@@ -2,7 +2,10 @@
 // What the model puts on the wire decodes as RoCEv2 and PFC in tshark.
 #include "test-util.h"
 
+#include "ns3/pcap-file.h"
+
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -176,4 +179,38 @@ TEST_F(WireFormat, PfcFramesShowClassVectorAndQuanta)
         sawXoff = sawXoff || Number(r[1]) == 65535;
     }
     EXPECT_TRUE(sawXoff);
+}
+
+TEST_F(WireFormat, CapturedIcrcIsTheInvariantCrcOfTheFrame)
+{
+    PcapFile file;
+    file.Open(capture, std::ios::in);
+    ASSERT_FALSE(file.Fail());
+    EXPECT_EQ(file.GetDataLinkType(), 1u); // DLT_EN10MB
+    std::vector<uint8_t> buf(65536);
+    uint32_t checked = 0;
+    while (checked < 50)
+    {
+        uint32_t tsSec, tsUsec, inclLen, origLen, readLen;
+        file.Read(buf.data(), buf.size(), tsSec, tsUsec, inclLen, origLen, readLen);
+        if (file.Eof() || file.Fail())
+        {
+            break;
+        }
+        Ptr<Packet> p = Create<Packet>(buf.data(), readLen);
+        RoceFrameInfo info;
+        ParseRoceFrame(p, info);
+        if (info.kind != RoceFrameInfo::ROCE)
+        {
+            continue;
+        }
+        const uint8_t* ip = buf.data() + roce::ETHERNET_HEADER_BYTES;
+        uint32_t covered = readLen - roce::ETHERNET_HEADER_BYTES - roce::ICRC_BYTES;
+        uint8_t expected[4];
+        WriteRoceIcrc(ComputeRoceIcrc(ip, covered), expected);
+        ASSERT_EQ(std::memcmp(expected, buf.data() + readLen - 4, 4), 0) << "frame " << checked;
+        ASSERT_NE(ReadRoceIcrc(buf.data() + readLen - 4), 0u);
+        ++checked;
+    }
+    EXPECT_EQ(checked, 50u);
 }

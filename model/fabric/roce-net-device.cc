@@ -293,9 +293,11 @@ RoceNetDevice::DequeueData(RoceQueueItem& item)
         }
         return false;
     }
-    // DWRR: a priority keeps the port while its deficit covers its head frame; an
-    // emptied or paused priority loses its deficit, as in Shreedhar & Varghese.
-    for (uint32_t visits = 0; visits < 2u * N_PRIORITIES + 1; ++visits)
+    // DWRR (Shreedhar & Varghese): on each visit a priority earns its quantum × weight
+    // once and keeps the port while its deficit covers its head frame; an emptied or
+    // paused priority loses its deficit. Frames larger than a quantum need several rounds.
+    const uint32_t maxVisits = N_PRIORITIES * (1 + (m_mtu + 14) / m_dwrrQuantum + 1);
+    for (uint32_t visits = 0; visits < maxVisits; ++visits)
     {
         uint8_t p = m_nextPriority;
         auto& q = m_queues[p];
@@ -303,16 +305,19 @@ RoceNetDevice::DequeueData(RoceQueueItem& item)
         {
             m_deficit[p] = 0;
             m_nextPriority = (p + 1) % N_PRIORITIES;
+            m_dwrrVisitFresh = true;
             continue;
+        }
+        if (m_dwrrVisitFresh)
+        {
+            m_deficit[p] += static_cast<int64_t>(m_dwrrQuantum) * m_dwrrWeight[p];
+            m_dwrrVisitFresh = false;
         }
         if (m_deficit[p] < static_cast<int64_t>(q.front().bytes))
         {
-            m_deficit[p] += static_cast<int64_t>(m_dwrrQuantum) * m_dwrrWeight[p];
-            if (m_deficit[p] < static_cast<int64_t>(q.front().bytes))
-            {
-                m_nextPriority = (p + 1) % N_PRIORITIES;
-                continue;
-            }
+            m_nextPriority = (p + 1) % N_PRIORITIES;
+            m_dwrrVisitFresh = true;
+            continue;
         }
         item = std::move(q.front());
         q.pop_front();
@@ -322,6 +327,7 @@ RoceNetDevice::DequeueData(RoceQueueItem& item)
         {
             m_deficit[p] = 0;
             m_nextPriority = (p + 1) % N_PRIORITIES;
+            m_dwrrVisitFresh = true;
         }
         return true;
     }
@@ -462,29 +468,14 @@ RoceNetDevice::HandlePfc(Ptr<Packet> packet)
         m_pfcReceivedTrace(p, quanta);
         m_pausedUntil[p] = quanta == 0 ? now : now + QuantaToTime(quanta);
     }
-    // One pending event: wake at the earliest expiry still in the future.
     m_pauseExpiryEvent.Cancel();
-    Time next = Time::Max();
-    for (const Time& t : m_pausedUntil)
-    {
-        if (t > now && t < next)
-        {
-            next = t;
-        }
-    }
-    if (next != Time::Max())
-    {
-        m_pauseExpiryEvent = Simulator::Schedule(next - now, &RoceNetDevice::OnPauseExpired, this);
-    }
-    if (!m_busy)
-    {
-        TryTransmit();
-    }
+    OnPauseExpired();
 }
 
 void
 RoceNetDevice::OnPauseExpired()
 {
+    // One pending event per port: wake at the earliest expiry still in the future.
     const Time now = Simulator::Now();
     Time next = Time::Max();
     for (const Time& t : m_pausedUntil)

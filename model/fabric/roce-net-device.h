@@ -169,6 +169,7 @@ class RoceNetDevice : public NetDevice
     uint32_t m_dwrrQuantum{0};
     std::array<uint32_t, N_PRIORITIES> m_dwrrWeight{};
     std::array<int64_t, N_PRIORITIES> m_deficit{};
+    bool m_dwrrVisitFresh{true}; //!< the current priority has not earned this visit's quantum
     Ptr<ErrorModel> m_receiveErrorModel;
 
     std::deque<RoceQueueItem> m_pfc;
