@@ -106,3 +106,24 @@ TEST_F(Ecmp, OneFlowStaysOnOneSpine)
     EXPECT_EQ(used, 1u);
     EXPECT_EQ(flow.BytesReceived(), 4u << 20);
 }
+
+TEST_F(Ecmp, RoutingTableHandlesDenseAndScatteredAddresses)
+{
+    EcmpRoutingTable table;
+    table.AddRoute(0x0A000005, 1);
+    table.AddRoute(0x0A000001, 2); // below the first address: kept aside
+    table.AddRoute(0xC0A80001, 3); // far away
+    table.AddRoute(0x0A000005, 4);
+    table.AddRoute(0x0A000005, 1); // duplicate ignored
+    EXPECT_EQ(table.GetNRoutes(), 3u);
+    ASSERT_NE(table.Lookup(0x0A000005), nullptr);
+    EXPECT_EQ(*table.Lookup(0x0A000005), (std::vector<uint32_t>{1, 4}));
+    EXPECT_EQ(*table.Lookup(0x0A000001), (std::vector<uint32_t>{2}));
+    EXPECT_EQ(*table.Lookup(0xC0A80001), (std::vector<uint32_t>{3}));
+    EXPECT_EQ(table.Lookup(0x0A000004), nullptr);
+    EXPECT_EQ(table.Lookup(0x0A000006), nullptr);
+    EXPECT_EQ(table.SelectPort(0x0A000009, 42, 7), UINT32_MAX);
+    table.Clear();
+    EXPECT_EQ(table.GetNRoutes(), 0u);
+    EXPECT_EQ(table.Lookup(0x0A000005), nullptr);
+}

@@ -6,10 +6,39 @@
 namespace ns3
 {
 
+std::vector<uint32_t>&
+EcmpRoutingTable::Entry(uint32_t dstIp)
+{
+    if (!m_hasBase)
+    {
+        m_hasBase = true;
+        m_denseBase = dstIp;
+    }
+    uint32_t offset = dstIp - m_denseBase;
+    std::vector<uint32_t>* entry;
+    if (dstIp >= m_denseBase && offset < DENSE_SPAN)
+    {
+        if (offset >= m_dense.size())
+        {
+            m_dense.resize(offset + 1);
+        }
+        entry = &m_dense[offset];
+    }
+    else
+    {
+        entry = &m_sparse[dstIp];
+    }
+    if (entry->empty())
+    {
+        ++m_nRoutes;
+    }
+    return *entry;
+}
+
 void
 EcmpRoutingTable::AddRoute(uint32_t dstIp, uint32_t port)
 {
-    auto& ports = m_routes[dstIp];
+    auto& ports = Entry(dstIp);
     if (std::find(ports.begin(), ports.end(), port) == ports.end())
     {
         ports.push_back(port);
@@ -20,14 +49,22 @@ EcmpRoutingTable::AddRoute(uint32_t dstIp, uint32_t port)
 void
 EcmpRoutingTable::Clear()
 {
-    m_routes.clear();
+    m_hasBase = false;
+    m_dense.clear();
+    m_sparse.clear();
+    m_nRoutes = 0;
 }
 
 const std::vector<uint32_t>*
 EcmpRoutingTable::Lookup(uint32_t dstIp) const
 {
-    auto it = m_routes.find(dstIp);
-    return it == m_routes.end() ? nullptr : &it->second;
+    uint32_t offset = dstIp - m_denseBase;
+    if (m_hasBase && dstIp >= m_denseBase && offset < m_dense.size())
+    {
+        return m_dense[offset].empty() ? nullptr : &m_dense[offset];
+    }
+    auto it = m_sparse.find(dstIp);
+    return it == m_sparse.end() ? nullptr : &it->second;
 }
 
 uint64_t
@@ -58,7 +95,7 @@ EcmpRoutingTable::SelectPort(uint32_t dstIp, uint64_t flowKey, uint64_t salt) co
 std::size_t
 EcmpRoutingTable::GetNRoutes() const
 {
-    return m_routes.size();
+    return m_nRoutes;
 }
 
 } // namespace ns3

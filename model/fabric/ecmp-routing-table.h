@@ -37,7 +37,16 @@ class EcmpRoutingTable
     static uint64_t Hash(uint64_t key, uint64_t salt);
 
   private:
-    std::unordered_map<uint32_t, std::vector<uint32_t>> m_routes;
+    std::vector<uint32_t>& Entry(uint32_t dstIp);
+
+    /// Addresses near the first one added (hosts are numbered densely) live in a vector
+    /// indexed by their offset: the per-hop look-up is an index, not a hash.
+    static constexpr uint32_t DENSE_SPAN = 1u << 20;
+    uint32_t m_denseBase{0};
+    bool m_hasBase{false};
+    std::vector<std::vector<uint32_t>> m_dense;
+    std::unordered_map<uint32_t, std::vector<uint32_t>> m_sparse;
+    std::size_t m_nRoutes{0};
 };
 
 } // namespace ns3
