@@ -208,11 +208,9 @@ RoceNetDevice::EnqueueData(Ptr<Packet> packet, uint8_t priority, uint32_t ingres
     item.ingressPort = ingressPort;
     item.priority = priority;
     m_queueBytes[priority] += item.bytes;
+    ++m_queuedDataFrames;
     m_queues[priority].push_back(std::move(item));
-    if (!m_busy)
-    {
-        TryTransmit();
-    }
+    Kick();
 }
 
 void
@@ -230,10 +228,7 @@ RoceNetDevice::EnqueueControl(Ptr<Packet> packet, uint8_t priority)
     item.ingressPort = UINT32_MAX;
     item.priority = priority;
     m_control.push_back(std::move(item));
-    if (!m_busy)
-    {
-        TryTransmit();
-    }
+    Kick();
 }
 
 void
@@ -258,19 +253,13 @@ RoceNetDevice::SendPfc(uint8_t priority, uint16_t quanta)
     m_pfc.push_back(std::move(item));
     ++m_pfcSent;
     m_pfcSentTrace(priority, quanta);
-    if (!m_busy)
-    {
-        TryTransmit();
-    }
+    Kick();
 }
 
 void
 RoceNetDevice::NotifyDataAvailable()
 {
-    if (!m_busy)
-    {
-        TryTransmit();
-    }
+    Kick();
 }
 
 bool
@@ -287,6 +276,7 @@ RoceNetDevice::DequeueData(RoceQueueItem& item)
                 item = std::move(m_queues[p].front());
                 m_queues[p].pop_front();
                 m_queueBytes[p] -= item.bytes;
+                --m_queuedDataFrames;
                 m_nextPriority = (p + 1) % N_PRIORITIES;
                 return true;
             }
@@ -322,6 +312,7 @@ RoceNetDevice::DequeueData(RoceQueueItem& item)
         item = std::move(q.front());
         q.pop_front();
         m_queueBytes[p] -= item.bytes;
+        --m_queuedDataFrames;
         m_deficit[p] -= item.bytes;
         if (q.empty())
         {
@@ -335,9 +326,36 @@ RoceNetDevice::DequeueData(RoceQueueItem& item)
 }
 
 void
+RoceNetDevice::Kick()
+{
+    if (m_inPull)
+    {
+        return; // the pull in progress will send, or the device will ask again
+    }
+    const Time now = Simulator::Now();
+    if (now >= m_busyUntil)
+    {
+        TryTransmit();
+    }
+    else if (m_txCompleteEvent.IsExpired() || m_txCompleteAt != m_busyUntil)
+    {
+        ScheduleTransmitComplete();
+    }
+}
+
+void
+RoceNetDevice::ScheduleTransmitComplete()
+{
+    m_txCompleteAt = m_busyUntil;
+    m_txCompleteEvent = Simulator::Schedule(m_busyUntil - Simulator::Now(),
+                                            &RoceNetDevice::TransmitComplete,
+                                            this);
+}
+
+void
 RoceNetDevice::TryTransmit()
 {
-    if (m_busy || !m_channel)
+    if (m_inPull || Simulator::Now() < m_busyUntil || !m_channel)
     {
         return;
     }
@@ -368,10 +386,10 @@ RoceNetDevice::TryTransmit()
     if (!m_pullCallback.IsNull())
     {
         // The source may call back into NotifyDataAvailable while building the frame
-        // (a rate change); look busy so that it cannot start a second transmission.
-        m_busy = true;
+        // (a rate change); that must not start a second transmission.
+        m_inPull = true;
         Ptr<Packet> packet = m_pullCallback(GetPausedMask());
-        m_busy = false;
+        m_inPull = false;
         if (packet)
         {
             StartTransmission(packet);
@@ -403,19 +421,25 @@ RoceNetDevice::StartTransmission(Ptr<Packet> packet)
 {
     uint32_t bytes = packet->GetSize();
     Time txTime = NextTransmissionTime(bytes);
-    m_busy = true;
+    m_busyUntil = Simulator::Now() + txTime;
     m_txBytes += bytes;
     ++m_txFrames;
     m_macTxTrace(packet);
     m_snifferTrace(packet);
     m_channel->TransmitStart(packet, this, txTime);
-    m_txCompleteEvent = Simulator::Schedule(txTime, &RoceNetDevice::TransmitComplete, this);
+    // An event at the end of the frame only when something may follow it; an idle port
+    // is recognised by its clock (m_busyUntil), which saves one event per packet-hop on
+    // uncongested switch ports. A pull source (NIC) may always have more.
+    if (!m_pfc.empty() || !m_control.empty() || m_queuedDataFrames > 0 ||
+        !m_pullCallback.IsNull())
+    {
+        ScheduleTransmitComplete();
+    }
 }
 
 void
 RoceNetDevice::TransmitComplete()
 {
-    m_busy = false;
     TryTransmit();
 }
 
@@ -489,10 +513,7 @@ RoceNetDevice::OnPauseExpired()
     {
         m_pauseExpiryEvent = Simulator::Schedule(next - now, &RoceNetDevice::OnPauseExpired, this);
     }
-    if (!m_busy)
-    {
-        TryTransmit();
-    }
+    Kick();
 }
 
 // ------------------------------------------------------------------ state
@@ -539,7 +560,7 @@ RoceNetDevice::GetPausedMask() const
 bool
 RoceNetDevice::IsTransmitting() const
 {
-    return m_busy;
+    return Simulator::Now() < m_busyUntil;
 }
 
 uint32_t

@@ -147,6 +147,9 @@ class RoceNetDevice : public NetDevice
     void DoDispose() override;
 
   private:
+    /// Something may be sent: transmit now if the port is free, else at its end of frame.
+    void Kick();
+    void ScheduleTransmitComplete();
     void TryTransmit();
     void TransmitComplete();
     void StartTransmission(Ptr<Packet> packet);
@@ -177,7 +180,10 @@ class RoceNetDevice : public NetDevice
     std::array<std::deque<RoceQueueItem>, N_PRIORITIES> m_queues;
     std::array<uint32_t, N_PRIORITIES> m_queueBytes{};
     uint8_t m_nextPriority{0};
-    bool m_busy{false};
+    Time m_busyUntil;          //!< end of the frame on the wire
+    Time m_txCompleteAt;       //!< time of the pending TransmitComplete
+    bool m_inPull{false};
+    uint32_t m_queuedDataFrames{0};
     int64_t m_psPerStep{0};
     uint64_t m_txCarryPs{0};
     EventId m_txCompleteEvent;
