@@ -27,6 +27,8 @@ TEST_F(LineRate, OneQueuePairReachesWireEfficiencyAt100G)
     double goodput = bytes * 8.0 / flow.received[0].time.GetSeconds();
     double expected = 100e9 * 4096.0 / 4178.0;
     EXPECT_NEAR(goodput, expected, 0.005 * expected);
+    std::cout << "[ measured ] goodput " << goodput / 1e9 << " Gb/s, expected " << expected / 1e9
+              << " Gb/s\n";
     EXPECT_EQ(flow.sender->GetPacketsRetransmitted(), 0u);
     EXPECT_EQ(flow.sender->GetBytesAcked(), bytes);
 }
