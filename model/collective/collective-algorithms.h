@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef COLLECTIVE_ALGORITHMS_H
+#define COLLECTIVE_ALGORITHMS_H
+
+#include "comm-plan.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+/**
+ * \file
+ * \ingroup ai-fabric
+ * Plan generators: each expands one collective call over ranks 0..n-1 into a CommPlan.
+ *
+ * Conventions shared by all generators:
+ * - bytes is the call size in the nccl-tests sense (see CollectiveType); every split
+ *   uses CommPlan::SplitBytes, so block sizes differ by at most one byte and add up
+ *   exactly, whatever the divisibility.
+ * - chunkBytes (0 = no limit) pipelines the call: the data is cut into enough rounds
+ *   that a block is at most about chunkBytes, and each round flows through the
+ *   algorithm independently (deps only link transfers of the same block), so round q+1
+ *   can start while round q is still under way, as NCCL's chunk loop does.
+ * - Transfers are added in the order a rank would issue them (round, then step), so a
+ *   transport that keeps one FIFO per (src, dst, channel) preserves NCCL's order.
+ * - Deps are data dependencies: a rank forwards a block only after the transfers that
+ *   wrote its copy of that block have arrived. Every plan is proven by PlanChecker.
+ * - Generators abort (NS_ABORT_MSG) on an empty group, zero channels, a root out of
+ *   range or a group size the algorithm cannot handle, naming the problem.
+ */
+
+namespace ns3
+{
+
+/**
+ * Ring all-reduce: a reduce-scatter ring then an all-gather ring, 2(n-1) steps. Each
+ * channel runs its own ring (0 -> 1 -> ... -> n-1 -> 0) over its share of the data;
+ * every rank sends 2(n-1)/n of the bytes. Time: 2(n-1)(alpha + S/(n B)).
+ * \param n ranks
+ * \param bytes buffer size
+ * \param channels parallel rings, each over 1/channels of the data
+ * \param chunkBytes pipelining granularity (0: one round)
+ * \return the plan
+ */
+CommPlan RingAllReduce(uint32_t n, uint64_t bytes, uint32_t channels = 1, uint64_t chunkBytes = 0);
+
+/**
+ * Ring reduce-scatter: n-1 steps; rank r ends with shard r (SplitBytes(bytes, n, r))
+ * fully reduced. Parameters as RingAllReduce; bytes is the input size (all shards).
+ * \return the plan
+ */
+CommPlan RingReduceScatter(uint32_t n,
+                           uint64_t bytes,
+                           uint32_t channels = 1,
+                           uint64_t chunkBytes = 0);
+
+/**
+ * Ring all-gather: n-1 steps; every rank ends with every rank's shard. Parameters as
+ * RingAllReduce; bytes is the output size (all shards).
+ * \return the plan
+ */
+CommPlan RingAllGather(uint32_t n, uint64_t bytes, uint32_t channels = 1, uint64_t chunkBytes = 0);
+
+/**
+ * Ring (chain) broadcast: root -> root+1 -> ... -> root-1, pipelined over the chunks of
+ * each channel, as NCCL's broadcast does.
+ * \param n ranks
+ * \param bytes buffer size
+ * \param root rank whose data is broadcast
+ * \param channels parallel chains, each over 1/channels of the data
+ * \param chunkBytes pipelining granularity (0: one chunk per channel)
+ * \return the plan
+ */
+CommPlan RingBroadcast(uint32_t n,
+                       uint64_t bytes,
+                       uint32_t root = 0,
+                       uint32_t channels = 1,
+                       uint64_t chunkBytes = 0);
+
+/**
+ * Ring (chain) reduce: root+1 -> root+2 -> ... -> root, each hop reducing, pipelined.
+ * Parameters as RingBroadcast.
+ * \return the plan
+ */
+CommPlan RingReduce(uint32_t n,
+                    uint64_t bytes,
+                    uint32_t root = 0,
+                    uint32_t channels = 1,
+                    uint64_t chunkBytes = 0);
+
+/**
+ * Tree all-reduce: per chunk, a reduction up a binary tree to its root, then a
+ * broadcast back down. With doubleTree (NCCL's double binary tree) half of the chunks
+ * use a second tree in which the leaves of the first are inner nodes, so every rank
+ * sends and receives about the same amount; channel = tree index. Trees are balanced
+ * in-order trees of depth about log2(n): time about 2 log2(n) alpha + 2 S/B when
+ * pipelined. Any group size.
+ * \param n ranks
+ * \param bytes buffer size
+ * \param chunkBytes pipelining granularity (0: one chunk per tree)
+ * \param doubleTree use two complementary trees (ignored for n = 1)
+ * \return the plan
+ */
+CommPlan TreeAllReduce(uint32_t n, uint64_t bytes, uint64_t chunkBytes = 0, bool doubleTree = true);
+
+/**
+ * Tree broadcast down a balanced binary tree rooted at root, pipelined by chunk.
+ * \param n ranks
+ * \param bytes buffer size
+ * \param root rank whose data is broadcast
+ * \param chunkBytes pipelining granularity (0: one chunk)
+ * \return the plan
+ */
+CommPlan TreeBroadcast(uint32_t n, uint64_t bytes, uint32_t root = 0, uint64_t chunkBytes = 0);
+
+/**
+ * Tree reduce up a balanced binary tree rooted at root, pipelined by chunk.
+ * Parameters as TreeBroadcast.
+ * \return the plan
+ */
+CommPlan TreeReduce(uint32_t n, uint64_t bytes, uint32_t root = 0, uint64_t chunkBytes = 0);
+
+/**
+ * Rabenseifner all-reduce: recursive-halving reduce-scatter (partner r xor n/2, n/4,
+ * ..., 1; each step sends the half of the current range the rank gives up) then
+ * recursive-doubling all-gather (partner r xor 1, 2, ..., n/2). 2 log2(n) steps, one
+ * message per rank per step; time 2 log2(n) alpha + 2(n-1)/n S/B.
+ * n must be a power of two (aborts otherwise: use ring or tree).
+ * \param n ranks
+ * \param bytes buffer size
+ * \return the plan
+ */
+CommPlan HalvingDoublingAllReduce(uint32_t n, uint64_t bytes);
+
+/**
+ * The recursive-halving half of HalvingDoublingAllReduce: log2(n) steps, rank r ends
+ * with shard r reduced. n must be a power of two.
+ * \return the plan
+ */
+CommPlan HalvingDoublingReduceScatter(uint32_t n, uint64_t bytes);
+
+/**
+ * The recursive-doubling half of HalvingDoublingAllReduce: log2(n) steps, every rank
+ * ends with every shard. n must be a power of two.
+ * \return the plan
+ */
+CommPlan HalvingDoublingAllGather(uint32_t n, uint64_t bytes);
+
+/**
+ * Direct (pairwise) all-to-all: every rank sends SplitBytes(bytes, n, d) to every other
+ * rank d, n(n-1) independent transfers; step k-1 holds the sends r -> r+k (the
+ * pairwise-exchange order). Time (n-1) alpha + (n-1)/n S/B on a full-bisection fabric.
+ * \param n ranks
+ * \param bytes one rank's send buffer
+ * \return the plan
+ */
+CommPlan DirectAllToAll(uint32_t n, uint64_t bytes);
+
+/**
+ * Direct all-to-allv with a per-pair byte matrix (pairBytes[src * n + dst]; the
+ * diagonal stays local, zero entries make no transfer). The plan's total bytes is the
+ * largest row sum.
+ * \param n ranks
+ * \param pairBytes n x n matrix
+ * \return the plan
+ */
+CommPlan DirectAllToAllV(uint32_t n, const std::vector<uint64_t>& pairBytes);
+
+/**
+ * Direct all-gather: every rank sends its shard to every other rank, n(n-1) independent
+ * transfers, in the same pairwise order as DirectAllToAll.
+ * \param n ranks
+ * \param bytes output size (all shards)
+ * \return the plan
+ */
+CommPlan DirectAllGather(uint32_t n, uint64_t bytes);
+
+/**
+ * Point-to-point send of bytes from src to dst, split over channels.
+ * \param n ranks in the group
+ * \param src sender
+ * \param dst receiver
+ * \param bytes message size
+ * \param channels parallel transfers, each over 1/channels of the data
+ * \return the plan
+ */
+CommPlan SendRecv(uint32_t n, uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channels = 1);
+
+/**
+ * How many pipeline rounds a generator uses: enough that each of the piecesPerRound
+ * pieces of a round is at most about chunkBytes (at least 1; exactly 1 when chunkBytes
+ * is 0). Aborts if the answer would exceed 2^20 rounds, which no real chunk size needs
+ * and which would make the plan too large to hold.
+ * \param bytes call size
+ * \param piecesPerRound blocks one round is cut into (e.g. n x channels for a ring)
+ * \param chunkBytes target block size, 0 for no pipelining
+ * \return the number of rounds
+ */
+uint32_t CollectivePipelineRounds(uint64_t bytes, uint64_t piecesPerRound, uint64_t chunkBytes);
+
+/// Algorithm families MakeCollectivePlan can choose from.
+enum class CollectiveAlgorithm
+{
+    RING,             //!< ring (chain for broadcast/reduce)
+    TREE,             //!< binary tree (double binary tree for all-reduce)
+    HALVING_DOUBLING, //!< Rabenseifner, powers of two only
+    DIRECT,           //!< every pair talks directly
+};
+
+/// \return a lower-case name such as "halving-doubling"
+std::string CollectiveAlgorithmToString(CollectiveAlgorithm algorithm);
+std::ostream& operator<<(std::ostream& os, CollectiveAlgorithm algorithm);
+
+/// Knobs of MakeCollectivePlan; each generator reads the ones it has.
+struct CollectivePlanOptions
+{
+    uint32_t channels{1};   //!< ring / send-recv channels
+    uint64_t chunkBytes{0}; //!< pipelining granularity, 0 = none
+    uint32_t root{0};       //!< broadcast / reduce root, send/recv sender
+    uint32_t peer{1};       //!< send/recv receiver
+    bool doubleTree{true};  //!< tree all-reduce uses two trees
+};
+
+/**
+ * \return true if MakeCollectivePlan can build this collective with this algorithm for
+ * n ranks. Ring: all-reduce, reduce-scatter, all-gather, broadcast, reduce. Tree:
+ * all-reduce, broadcast, reduce. Halving-doubling: all-reduce, reduce-scatter,
+ * all-gather with n a power of two. Direct: all-to-all, all-gather, send/recv.
+ * All-to-allv needs its matrix: call DirectAllToAllV.
+ */
+bool IsCollectiveAlgorithmSupported(CollectiveType type, CollectiveAlgorithm algorithm, uint32_t n);
+
+/**
+ * Build a plan by collective and algorithm (aborts, naming both, if unsupported).
+ * \param type collective
+ * \param algorithm algorithm
+ * \param n ranks
+ * \param bytes call size (see CollectiveType)
+ * \param options knobs
+ * \return the plan
+ */
+CommPlan MakeCollectivePlan(CollectiveType type,
+                            CollectiveAlgorithm algorithm,
+                            uint32_t n,
+                            uint64_t bytes,
+                            const CollectivePlanOptions& options = CollectivePlanOptions());
+
+} // namespace ns3
+
+#endif // COLLECTIVE_ALGORITHMS_H

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Ring and chain generators: all-reduce, reduce-scatter, all-gather, broadcast, reduce.
+#include "collective-algorithms.h"
+
+#include "ns3/abort.h"
+
+#include <limits>
+#include <vector>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// No transfer yet.
+constexpr uint32_t NONE = std::numeric_limits<uint32_t>::max();
+
+/// Abort on arguments no ring can use.
+void
+CheckRingArgs(const char* who, uint32_t n, uint32_t channels)
+{
+    NS_ABORT_MSG_IF(n == 0, who << ": the group is empty");
+    NS_ABORT_MSG_IF(channels == 0, who << ": channels must be at least 1");
+}
+
+/**
+ * Shared body of the ring reduce-scatter, all-gather and all-reduce.
+ *
+ * Data layout: shard j (SplitBytes(bytes, n, j)) is cut into channels x rounds
+ * sub-blocks; sub-block i of shard j is block j * instances + i and travels in ring
+ * instance i (channel i % channels, round i / channels). Keeping shards contiguous makes
+ * reduce-scatter's "rank r ends with shard r" and all-gather's "rank r starts with
+ * shard r" literal, and all-reduce simply uses the same layout.
+ *
+ * Reduce-scatter phase, step k = 0..n-2: rank r sends its partial sum of shard
+ * (r - k - 1) mod n to r + 1, which reduces it into its own copy. Shard j starts at
+ * rank j + 1 and, after n - 1 hops, ends at rank j holding every contribution.
+ * All-gather phase, step k: rank r forwards shard (r - k) mod n, starting with the one it
+ * owns. In both phases a rank's step-k send depends on the step k-1 transfer it
+ * received in the same instance: that transfer wrote exactly the block it now forwards.
+ */
+CommPlan
+BuildRing(CollectiveType type,
+          uint32_t n,
+          uint64_t bytes,
+          uint32_t channels,
+          uint64_t chunkBytes,
+          bool reduceScatter,
+          bool allGather)
+{
+    CommPlan plan(type, n, bytes);
+    plan.SetAlgorithm("ring");
+    const uint32_t rounds =
+        CollectivePipelineRounds(bytes, static_cast<uint64_t>(n) * channels, chunkBytes);
+    NS_ABORT_MSG_IF(static_cast<uint64_t>(n) * channels * rounds > (1u << 26),
+                    "ring " << type << ": " << n << " ranks x " << channels << " channels x "
+                            << rounds << " rounds is too many blocks for one plan; use fewer "
+                               "channels or a larger chunk");
+    const uint32_t instances = channels * rounds;
+    for (uint32_t j = 0; j < n; ++j)
+    {
+        const uint64_t shard = CommPlan::SplitBytes(bytes, n, j);
+        for (uint32_t i = 0; i < instances; ++i)
+        {
+            plan.AddBlock(CommPlan::SplitBytes(shard, instances, i),
+                          type == CollectiveType::ALL_GATHER ? j : CommPlan::ANY_RANK,
+                          type == CollectiveType::REDUCE_SCATTER ? j : CommPlan::ANY_RANK);
+        }
+    }
+    if (n == 1)
+    {
+        return plan;
+    }
+
+    // Issue order follows NCCL's loop: round by round, each round's steps in order.
+    for (uint32_t round = 0; round < rounds; ++round)
+    {
+        // lastRecv[c * n + r]: the latest transfer into rank r in instance (round, c).
+        std::vector<uint32_t> lastRecv(static_cast<size_t>(channels) * n, NONE);
+        uint32_t step = 0;
+        auto phase = [&](bool reduce, uint32_t lag) {
+            for (uint32_t k = 0; k + 1 < n; ++k, ++step)
+            {
+                // Deps must name step k-1's receives, so collect this step's separately.
+                std::vector<uint32_t> nextRecv = lastRecv;
+                for (uint32_t c = 0; c < channels; ++c)
+                {
+                    const uint32_t instance = round * channels + c;
+                    for (uint32_t r = 0; r < n; ++r)
+                    {
+                        CommPlan::Transfer t;
+                        t.src = r;
+                        t.dst = (r + 1) % n;
+                        const uint32_t shard = (r + 2 * n - k - lag) % n;
+                        t.chunk = shard * instances + instance;
+                        t.reduce = reduce;
+                        t.channel = c;
+                        t.step = step;
+                        if (lastRecv[c * n + r] != NONE)
+                        {
+                            t.deps.push_back(lastRecv[c * n + r]);
+                        }
+                        nextRecv[c * n + t.dst] = plan.AddTransfer(std::move(t));
+                    }
+                }
+                lastRecv.swap(nextRecv);
+            }
+        };
+        if (reduceScatter)
+        {
+            phase(true, 1);
+        }
+        if (allGather)
+        {
+            // After the reduce-scatter, the last receive into r delivered shard r: the
+            // one the all-gather's first step sends, so the dependency carries over.
+            phase(false, 0);
+        }
+    }
+    return plan;
+}
+
+/**
+ * Shared body of the chain broadcast and reduce. The chain visits root, root+1, ...,
+ * root-1; broadcast copies along it from the root, reduce reduces along it towards the
+ * root (starting at root+1). Each chunk moves independently: hop h of a chunk depends
+ * on hop h-1 of the same chunk, so chunks pipeline down the chain.
+ */
+CommPlan
+BuildChain(CollectiveType type,
+           uint32_t n,
+           uint64_t bytes,
+           uint32_t root,
+           uint32_t channels,
+           uint64_t chunkBytes)
+{
+    const bool reduce = type == CollectiveType::REDUCE;
+    CommPlan plan(type, n, bytes);
+    plan.SetAlgorithm("ring");
+    plan.SetRoot(root);
+    const uint32_t rounds = CollectivePipelineRounds(bytes, channels, chunkBytes);
+    NS_ABORT_MSG_IF(static_cast<uint64_t>(channels) * rounds * n > (1u << 26),
+                    "ring " << type << ": " << channels << " channels x " << rounds
+                            << " chunks over " << n
+                            << " ranks is too many transfers for one plan; use a larger chunk");
+    const uint32_t nBlocks = channels * rounds;
+    for (uint32_t b = 0; b < nBlocks; ++b)
+    {
+        plan.AddBlock(CommPlan::SplitBytes(bytes, nBlocks, b),
+                      reduce ? CommPlan::ANY_RANK : root,
+                      reduce ? root : CommPlan::ANY_RANK);
+    }
+    for (uint32_t b = 0; b < nBlocks; ++b)
+    {
+        uint32_t previous = NONE;
+        for (uint32_t h = 0; h + 1 < n; ++h)
+        {
+            CommPlan::Transfer t;
+            const uint32_t first = reduce ? root + 1 : root;
+            t.src = (first + h) % n;
+            t.dst = (first + h + 1) % n;
+            t.chunk = b;
+            t.reduce = reduce;
+            t.channel = b % channels;
+            t.step = h;
+            if (previous != NONE)
+            {
+                t.deps.push_back(previous);
+            }
+            previous = plan.AddTransfer(std::move(t));
+        }
+    }
+    return plan;
+}
+
+} // namespace
+
+CommPlan
+RingAllReduce(uint32_t n, uint64_t bytes, uint32_t channels, uint64_t chunkBytes)
+{
+    CheckRingArgs("RingAllReduce", n, channels);
+    return BuildRing(CollectiveType::ALL_REDUCE, n, bytes, channels, chunkBytes, true, true);
+}
+
+CommPlan
+RingReduceScatter(uint32_t n, uint64_t bytes, uint32_t channels, uint64_t chunkBytes)
+{
+    CheckRingArgs("RingReduceScatter", n, channels);
+    return BuildRing(CollectiveType::REDUCE_SCATTER, n, bytes, channels, chunkBytes, true, false);
+}
+
+CommPlan
+RingAllGather(uint32_t n, uint64_t bytes, uint32_t channels, uint64_t chunkBytes)
+{
+    CheckRingArgs("RingAllGather", n, channels);
+    return BuildRing(CollectiveType::ALL_GATHER, n, bytes, channels, chunkBytes, false, true);
+}
+
+CommPlan
+RingBroadcast(uint32_t n, uint64_t bytes, uint32_t root, uint32_t channels, uint64_t chunkBytes)
+{
+    CheckRingArgs("RingBroadcast", n, channels);
+    NS_ABORT_MSG_IF(root >= n,
+                    "RingBroadcast: root " << root << " is not a rank of a group of " << n);
+    return BuildChain(CollectiveType::BROADCAST, n, bytes, root, channels, chunkBytes);
+}
+
+CommPlan
+RingReduce(uint32_t n, uint64_t bytes, uint32_t root, uint32_t channels, uint64_t chunkBytes)
+{
+    CheckRingArgs("RingReduce", n, channels);
+    NS_ABORT_MSG_IF(root >= n,
+                    "RingReduce: root " << root << " is not a rank of a group of " << n);
+    return BuildChain(CollectiveType::REDUCE, n, bytes, root, channels, chunkBytes);
+}
+
+} // namespace ns3

@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "comm-plan.h"
+
+#include "ns3/abort.h"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <set>
+#include <sstream>
+#include <utility>
+
+namespace ns3
+{
+
+std::string
+CollectiveTypeToString(CollectiveType type)
+{
+    switch (type)
+    {
+    case CollectiveType::ALL_REDUCE:
+        return "all-reduce";
+    case CollectiveType::REDUCE_SCATTER:
+        return "reduce-scatter";
+    case CollectiveType::ALL_GATHER:
+        return "all-gather";
+    case CollectiveType::BROADCAST:
+        return "broadcast";
+    case CollectiveType::REDUCE:
+        return "reduce";
+    case CollectiveType::ALL_TO_ALL:
+        return "all-to-all";
+    case CollectiveType::ALL_TO_ALLV:
+        return "all-to-allv";
+    case CollectiveType::SEND_RECV:
+        return "send-recv";
+    }
+    return "unknown";
+}
+
+std::ostream&
+operator<<(std::ostream& os, CollectiveType type)
+{
+    return os << CollectiveTypeToString(type);
+}
+
+double
+CollectiveBusBwFactor(CollectiveType type, uint32_t n)
+{
+    if (n == 0)
+    {
+        return 0.0;
+    }
+    const double share = static_cast<double>(n - 1) / n;
+    switch (type)
+    {
+    case CollectiveType::ALL_REDUCE:
+        return 2.0 * share;
+    case CollectiveType::REDUCE_SCATTER:
+    case CollectiveType::ALL_GATHER:
+    case CollectiveType::ALL_TO_ALL:
+    case CollectiveType::ALL_TO_ALLV:
+        return share;
+    case CollectiveType::BROADCAST:
+    case CollectiveType::REDUCE:
+    case CollectiveType::SEND_RECV:
+        return 1.0;
+    }
+    return 1.0;
+}
+
+CommPlan::CommPlan()
+    : CommPlan(CollectiveType::ALL_REDUCE, 1, 0)
+{
+}
+
+CommPlan::CommPlan(CollectiveType type, uint32_t groupSize, uint64_t totalBytes)
+    : m_type(type),
+      m_groupSize(groupSize),
+      m_totalBytes(totalBytes)
+{
+    NS_ABORT_MSG_IF(groupSize == 0, "CommPlan: the group size must be at least 1");
+}
+
+uint64_t
+CommPlan::SplitBytes(uint64_t total, uint32_t parts, uint32_t index)
+{
+    NS_ABORT_MSG_IF(parts == 0, "CommPlan::SplitBytes: cannot split into 0 parts");
+    NS_ABORT_MSG_IF(index >= parts,
+                    "CommPlan::SplitBytes: part " << index << " of " << parts << " does not exist");
+    return total / parts + (index < total % parts ? 1 : 0);
+}
+
+CollectiveType
+CommPlan::GetType() const
+{
+    return m_type;
+}
+
+uint32_t
+CommPlan::GetGroupSize() const
+{
+    return m_groupSize;
+}
+
+uint64_t
+CommPlan::GetTotalBytes() const
+{
+    return m_totalBytes;
+}
+
+void
+CommPlan::SetAlgorithm(const std::string& name)
+{
+    m_algorithm = name;
+}
+
+const std::string&
+CommPlan::GetAlgorithm() const
+{
+    return m_algorithm;
+}
+
+void
+CommPlan::SetRoot(uint32_t root)
+{
+    m_root = root;
+}
+
+uint32_t
+CommPlan::GetRoot() const
+{
+    return m_root;
+}
+
+void
+CommPlan::SetPeer(uint32_t peer)
+{
+    m_peer = peer;
+}
+
+uint32_t
+CommPlan::GetPeer() const
+{
+    return m_peer;
+}
+
+void
+CommPlan::SetPairBytes(std::vector<uint64_t> pairBytes)
+{
+    m_pairBytes = std::move(pairBytes);
+}
+
+const std::vector<uint64_t>&
+CommPlan::GetPairBytes() const
+{
+    return m_pairBytes;
+}
+
+uint32_t
+CommPlan::AddBlock(uint64_t bytes, uint32_t origin, uint32_t target)
+{
+    m_blocks.push_back({bytes, origin, target});
+    return m_blocks.size() - 1;
+}
+
+uint32_t
+CommPlan::GetNBlocks() const
+{
+    return m_blocks.size();
+}
+
+const CommPlan::Block&
+CommPlan::GetBlock(uint32_t index) const
+{
+    NS_ABORT_MSG_IF(index >= m_blocks.size(),
+                    "CommPlan: block " << index << " does not exist (" << m_blocks.size()
+                                       << " blocks)");
+    return m_blocks[index];
+}
+
+const std::vector<CommPlan::Block>&
+CommPlan::GetBlocks() const
+{
+    return m_blocks;
+}
+
+uint32_t
+CommPlan::AddTransfer(Transfer transfer)
+{
+    NS_ABORT_MSG_IF(transfer.chunkCount == 0,
+                    "CommPlan::AddTransfer: a transfer must move at least one block");
+    NS_ABORT_MSG_IF(static_cast<uint64_t>(transfer.chunk) + transfer.chunkCount > m_blocks.size(),
+                    "CommPlan::AddTransfer: blocks " << transfer.chunk << ".."
+                                                     << transfer.chunk + transfer.chunkCount - 1
+                                                     << " do not exist (" << m_blocks.size()
+                                                     << " blocks); add blocks first");
+    transfer.id = m_transfers.size();
+    transfer.bytes = 0;
+    for (uint32_t b = transfer.chunk; b < transfer.chunk + transfer.chunkCount; ++b)
+    {
+        transfer.bytes += m_blocks[b].bytes;
+    }
+    m_transfers.push_back(std::move(transfer));
+    return m_transfers.back().id;
+}
+
+uint32_t
+CommPlan::GetNTransfers() const
+{
+    return m_transfers.size();
+}
+
+const CommPlan::Transfer&
+CommPlan::GetTransfer(uint32_t id) const
+{
+    NS_ABORT_MSG_IF(id >= m_transfers.size(),
+                    "CommPlan: transfer " << id << " does not exist (" << m_transfers.size()
+                                          << " transfers)");
+    return m_transfers[id];
+}
+
+CommPlan::Transfer&
+CommPlan::GetTransfer(uint32_t id)
+{
+    NS_ABORT_MSG_IF(id >= m_transfers.size(),
+                    "CommPlan: transfer " << id << " does not exist (" << m_transfers.size()
+                                          << " transfers)");
+    return m_transfers[id];
+}
+
+const std::vector<CommPlan::Transfer>&
+CommPlan::GetTransfers() const
+{
+    return m_transfers;
+}
+
+void
+CommPlan::SetTransfers(std::vector<Transfer> transfers)
+{
+    m_transfers = std::move(transfers);
+}
+
+uint32_t
+CommPlan::GetNChannels() const
+{
+    uint32_t channels = 1;
+    for (const auto& t : m_transfers)
+    {
+        channels = std::max(channels, t.channel + 1);
+    }
+    return channels;
+}
+
+uint32_t
+CommPlan::GetNSteps() const
+{
+    uint32_t steps = 0;
+    for (const auto& t : m_transfers)
+    {
+        steps = std::max(steps, t.step + 1);
+    }
+    return steps;
+}
+
+uint64_t
+CommPlan::GetBytesSent(uint32_t rank) const
+{
+    uint64_t bytes = 0;
+    for (const auto& t : m_transfers)
+    {
+        bytes += (t.src == rank) ? t.bytes : 0;
+    }
+    return bytes;
+}
+
+uint64_t
+CommPlan::GetBytesReceived(uint32_t rank) const
+{
+    uint64_t bytes = 0;
+    for (const auto& t : m_transfers)
+    {
+        bytes += (t.dst == rank) ? t.bytes : 0;
+    }
+    return bytes;
+}
+
+uint32_t
+CommPlan::GetTransfersSent(uint32_t rank) const
+{
+    return std::count_if(m_transfers.begin(), m_transfers.end(), [rank](const Transfer& t) {
+        return t.src == rank;
+    });
+}
+
+uint32_t
+CommPlan::GetStepsSent(uint32_t rank) const
+{
+    std::set<uint32_t> steps;
+    for (const auto& t : m_transfers)
+    {
+        if (t.src == rank)
+        {
+            steps.insert(t.step);
+        }
+    }
+    return steps.size();
+}
+
+std::vector<uint32_t>
+CommPlan::GetTopologicalOrder() const
+{
+    const uint32_t n = m_transfers.size();
+    std::vector<uint32_t> pending(n, 0);
+    std::vector<std::vector<uint32_t>> dependents(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        for (uint32_t d : m_transfers[i].deps)
+        {
+            if (d >= n)
+            {
+                return {};
+            }
+            ++pending[i];
+            dependents[d].push_back(i);
+        }
+    }
+    // Kahn's algorithm with a min-heap, so that the order is deterministic and equals id
+    // order for plans whose deps only point backwards (all generated ones).
+    std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<uint32_t>> ready;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (pending[i] == 0)
+        {
+            ready.push(i);
+        }
+    }
+    std::vector<uint32_t> order;
+    order.reserve(n);
+    while (!ready.empty())
+    {
+        uint32_t i = ready.top();
+        ready.pop();
+        order.push_back(i);
+        for (uint32_t j : dependents[i])
+        {
+            if (--pending[j] == 0)
+            {
+                ready.push(j);
+            }
+        }
+    }
+    if (order.size() != n)
+    {
+        return {};
+    }
+    return order;
+}
+
+bool
+CommPlan::Validate(std::string* reason) const
+{
+    std::ostringstream why;
+    auto fail = [&]() {
+        if (reason)
+        {
+            *reason = why.str();
+        }
+        return false;
+    };
+    const uint32_t n = m_groupSize;
+    const bool rooted = m_type == CollectiveType::BROADCAST || m_type == CollectiveType::REDUCE ||
+                        m_type == CollectiveType::SEND_RECV;
+    if (rooted && m_root >= n)
+    {
+        why << "root " << m_root << " is out of range (group size " << n << ")";
+        return fail();
+    }
+    if (m_type == CollectiveType::SEND_RECV && (m_peer >= n || m_peer == m_root))
+    {
+        why << "send/recv peer " << m_peer << " must be a rank other than the sender "
+            << m_root << " (group size " << n << ")";
+        return fail();
+    }
+    if (m_type == CollectiveType::ALL_TO_ALLV &&
+        m_pairBytes.size() != static_cast<uint64_t>(n) * n)
+    {
+        why << "all-to-allv needs an " << n << "x" << n << " byte matrix, got "
+            << m_pairBytes.size() << " entries";
+        return fail();
+    }
+    for (uint32_t b = 0; b < m_blocks.size(); ++b)
+    {
+        const Block& block = m_blocks[b];
+        if ((block.origin != ANY_RANK && block.origin >= n) ||
+            (block.target != ANY_RANK && block.target >= n))
+        {
+            why << "block " << b << " names a rank out of range (origin " << block.origin
+                << ", target " << block.target << ", group size " << n << ")";
+            return fail();
+        }
+    }
+    const uint32_t nt = m_transfers.size();
+    for (uint32_t i = 0; i < nt; ++i)
+    {
+        const Transfer& t = m_transfers[i];
+        if (t.id != i)
+        {
+            why << "transfer at index " << i << " has id " << t.id << "; ids must equal indices";
+            return fail();
+        }
+        if (t.src >= n || t.dst >= n)
+        {
+            why << "transfer " << i << " goes " << t.src << " -> " << t.dst
+                << ", out of range (group size " << n << ")";
+            return fail();
+        }
+        if (t.src == t.dst)
+        {
+            why << "transfer " << i << " sends from rank " << t.src << " to itself";
+            return fail();
+        }
+        if (t.chunkCount == 0 ||
+            static_cast<uint64_t>(t.chunk) + t.chunkCount > m_blocks.size())
+        {
+            why << "transfer " << i << " moves blocks " << t.chunk << " (+" << t.chunkCount
+                << "), but the plan has " << m_blocks.size() << " blocks";
+            return fail();
+        }
+        uint64_t bytes = 0;
+        for (uint32_t b = t.chunk; b < t.chunk + t.chunkCount; ++b)
+        {
+            bytes += m_blocks[b].bytes;
+        }
+        if (bytes != t.bytes)
+        {
+            why << "transfer " << i << " says " << t.bytes << " bytes but its blocks hold "
+                << bytes;
+            return fail();
+        }
+        std::set<uint32_t> seen;
+        for (uint32_t d : t.deps)
+        {
+            if (d >= nt)
+            {
+                why << "transfer " << i << " depends on transfer " << d << ", which does not exist";
+                return fail();
+            }
+            if (d == i)
+            {
+                why << "transfer " << i << " depends on itself";
+                return fail();
+            }
+            if (!seen.insert(d).second)
+            {
+                why << "transfer " << i << " lists dependency " << d << " twice";
+                return fail();
+            }
+        }
+    }
+    if (GetTopologicalOrder().size() != nt)
+    {
+        why << "the dependencies form a cycle";
+        return fail();
+    }
+    if (reason)
+    {
+        reason->clear();
+    }
+    return true;
+}
+
+void
+CommPlan::Print(std::ostream& os) const
+{
+    os << "CommPlan " << m_type;
+    if (!m_algorithm.empty())
+    {
+        os << " (" << m_algorithm << ")";
+    }
+    os << ": " << m_groupSize << " ranks, " << m_totalBytes << " bytes, " << m_blocks.size()
+       << " blocks, " << m_transfers.size() << " transfers, " << GetNChannels() << " channels, "
+       << GetNSteps() << " steps";
+    if (m_type == CollectiveType::BROADCAST || m_type == CollectiveType::REDUCE)
+    {
+        os << ", root " << m_root;
+    }
+    if (m_type == CollectiveType::SEND_RECV)
+    {
+        os << ", " << m_root << " -> " << m_peer;
+    }
+    os << "\n";
+    for (const Transfer& t : m_transfers)
+    {
+        os << "  #" << t.id << " step " << t.step << " ch " << t.channel << ": " << t.src
+           << " -> " << t.dst << " block " << t.chunk;
+        if (t.chunkCount > 1)
+        {
+            os << ".." << t.chunk + t.chunkCount - 1;
+        }
+        os << " (" << t.bytes << " B)" << (t.reduce ? " reduce" : "");
+        if (!t.deps.empty())
+        {
+            os << " deps {";
+            for (size_t k = 0; k < t.deps.size(); ++k)
+            {
+                os << (k ? "," : "") << t.deps[k];
+            }
+            os << "}";
+        }
+        os << "\n";
+    }
+}
+
+std::ostream&
+operator<<(std::ostream& os, const CommPlan& plan)
+{
+    plan.Print(os);
+    return os;
+}
+
+} // namespace ns3

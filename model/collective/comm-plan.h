@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef COMM_PLAN_H
+#define COMM_PLAN_H
+
+#include <cstdint>
+#include <limits>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * The collectives a CommPlan can express.
+ *
+ * Byte counts follow nccl-tests, so busbw comes out the way users read it:
+ * ALL_REDUCE, BROADCAST, REDUCE: the buffer size; ALL_GATHER: the output size (all
+ * shards); REDUCE_SCATTER: the input size (all shards); ALL_TO_ALL: one rank's send
+ * buffer, of which 1/n goes to each rank; ALL_TO_ALLV: the largest rank's send buffer
+ * (the per-pair byte matrix is carried separately); SEND_RECV: the message.
+ */
+enum class CollectiveType
+{
+    ALL_REDUCE,
+    REDUCE_SCATTER,
+    ALL_GATHER,
+    BROADCAST,
+    REDUCE,
+    ALL_TO_ALL,
+    ALL_TO_ALLV,
+    SEND_RECV,
+};
+
+/// \return a lower-case name such as "all-reduce"
+std::string CollectiveTypeToString(CollectiveType type);
+std::ostream& operator<<(std::ostream& os, CollectiveType type);
+
+/**
+ * \return the nccl-tests factor that turns algorithm bandwidth (bytes / time) into bus
+ * bandwidth for a group of n ranks: 2(n-1)/n for all-reduce, (n-1)/n for all-gather,
+ * reduce-scatter and all-to-all, 1 for broadcast, reduce and send/recv.
+ */
+double CollectiveBusBwFactor(CollectiveType type, uint32_t n);
+
+/**
+ * \ingroup ai-fabric
+ * One collective call expanded into a DAG of point-to-point transfers: plain data.
+ *
+ * The data of the call is cut into blocks. A block is the unit the checker reasons
+ * about: each transfer moves a run of consecutive blocks (usually one) from one rank to
+ * another, either overwriting the receiver's copy or reducing into it. A transfer may
+ * start once every transfer in its deps has been fully received; two transfers not
+ * ordered by deps may run in any order or at the same time.
+ *
+ * Block descriptors say whose data a block is and who must end up with it, which is
+ * what the PlanChecker needs to state the collective's goal; the engine only needs
+ * src, dst, bytes, deps and channel. Nothing here knows about packets or time.
+ *
+ * Generators build plans with AddBlock/AddTransfer. Plans may also be edited by hand
+ * (tests do, to break them); Validate() and the PlanChecker then say whether the
+ * result still makes sense.
+ */
+class CommPlan
+{
+  public:
+    /// Marks "every rank" (or "no particular rank") in Block::origin / Block::target.
+    static constexpr uint32_t ANY_RANK = std::numeric_limits<uint32_t>::max();
+
+    /// A piece of the collective's data.
+    struct Block
+    {
+        uint64_t bytes{0};          //!< size of the block
+        uint32_t origin{ANY_RANK};  //!< rank whose data it is; ANY_RANK if every rank
+                                    //!< contributes (the reducing collectives)
+        uint32_t target{ANY_RANK};  //!< rank that must end up with it; ANY_RANK if all do
+    };
+
+    /// One point-to-point move of data.
+    struct Transfer
+    {
+        uint32_t id{0};     //!< index in the plan; AddTransfer sets it
+        uint32_t src{0};    //!< sending rank
+        uint32_t dst{0};    //!< receiving rank
+        uint64_t bytes{0};  //!< payload: the sum of the blocks moved; AddTransfer sets it
+        std::vector<uint32_t> deps; //!< transfers that must have arrived before this starts
+        uint32_t chunk{0};      //!< first block moved
+        uint32_t chunkCount{1}; //!< number of consecutive blocks moved (one message)
+        bool reduce{false};     //!< the receiver combines the data into its own copy
+                                //!< instead of replacing it
+        uint32_t channel{0};    //!< channel (parallel ring/tree) the transfer belongs to;
+                                //!< transports may map channels to separate queue pairs
+        uint32_t step{0};       //!< algorithm step, for printing and closed-form checks
+    };
+
+    /// An empty all-reduce plan over one rank; assign a real one before use.
+    CommPlan();
+
+    /**
+     * \param type collective
+     * \param groupSize number of ranks, at least 1
+     * \param totalBytes size of the call, in the nccl-tests sense of CollectiveType
+     */
+    CommPlan(CollectiveType type, uint32_t groupSize, uint64_t totalBytes);
+
+    /**
+     * Split total bytes into parts that differ by at most one byte and add up exactly
+     * (the first total % parts parts get the extra byte).
+     * \return the size of part index
+     */
+    static uint64_t SplitBytes(uint64_t total, uint32_t parts, uint32_t index);
+
+    /// \return the collective
+    CollectiveType GetType() const;
+    /// \return the number of ranks
+    uint32_t GetGroupSize() const;
+    /// \return the size of the call (see CollectiveType)
+    uint64_t GetTotalBytes() const;
+
+    /// Name the algorithm that produced the plan, e.g. "ring" (for printing only).
+    void SetAlgorithm(const std::string& name);
+    /// \return the algorithm name
+    const std::string& GetAlgorithm() const;
+
+    /// Set the root of BROADCAST / REDUCE, or the sender of SEND_RECV.
+    void SetRoot(uint32_t root);
+    /// \return the root (0 unless set)
+    uint32_t GetRoot() const;
+    /// Set the receiver of SEND_RECV.
+    void SetPeer(uint32_t peer);
+    /// \return the SEND_RECV receiver (0 unless set)
+    uint32_t GetPeer() const;
+    /**
+     * Set the ALL_TO_ALLV byte matrix: pairBytes[src * n + dst] is what src sends dst.
+     * The diagonal (a rank's data to itself) is never moved.
+     */
+    void SetPairBytes(std::vector<uint64_t> pairBytes);
+    /// \return the ALL_TO_ALLV byte matrix (empty for other collectives)
+    const std::vector<uint64_t>& GetPairBytes() const;
+
+    /**
+     * Append a block.
+     * \return its index
+     */
+    uint32_t AddBlock(uint64_t bytes, uint32_t origin = ANY_RANK, uint32_t target = ANY_RANK);
+    /// \return the number of blocks
+    uint32_t GetNBlocks() const;
+    /// \return block index
+    const Block& GetBlock(uint32_t index) const;
+    /// \return all blocks
+    const std::vector<Block>& GetBlocks() const;
+
+    /**
+     * Append a transfer. Its id becomes the next index and its bytes the sum of the
+     * blocks it moves; everything else is taken as given. Aborts if the blocks do not
+     * exist, since the size could not be computed.
+     * \return the id
+     */
+    uint32_t AddTransfer(Transfer transfer);
+    /// \return the number of transfers
+    uint32_t GetNTransfers() const;
+    /// \return transfer id
+    const Transfer& GetTransfer(uint32_t id) const;
+    /// \return transfer id, for editing (run Validate afterwards)
+    Transfer& GetTransfer(uint32_t id);
+    /// \return all transfers, in id order
+    const std::vector<Transfer>& GetTransfers() const;
+    /// Replace all transfers (ids must equal indices; see Validate).
+    void SetTransfers(std::vector<Transfer> transfers);
+
+    /// \return 1 + the highest channel used (1 for an empty plan)
+    uint32_t GetNChannels() const;
+    /// \return 1 + the highest step used (0 for an empty plan)
+    uint32_t GetNSteps() const;
+    /// \return bytes rank sends over the whole plan
+    uint64_t GetBytesSent(uint32_t rank) const;
+    /// \return bytes rank receives over the whole plan
+    uint64_t GetBytesReceived(uint32_t rank) const;
+    /// \return number of transfers rank sends
+    uint32_t GetTransfersSent(uint32_t rank) const;
+    /// \return number of distinct steps in which rank sends
+    uint32_t GetStepsSent(uint32_t rank) const;
+
+    /**
+     * Structural check: ids equal indices; ranks, blocks and roots are in range; a
+     * transfer does not send to itself; bytes equal the sum of the blocks moved; deps name
+     * existing other transfers, once each; and the dependency graph is acyclic.
+     * Says nothing about whether the plan performs its collective: that is PlanChecker.
+     * \param reason if not null, set to the first problem found (cleared when valid)
+     * \return true if the plan is well formed
+     */
+    bool Validate(std::string* reason = nullptr) const;
+
+    /**
+     * A topological order of the transfers (every transfer after its deps; among ready
+     * transfers the lowest id first, so plans built in dependency order come back in
+     * id order).
+     * \return the order, or an empty vector if deps form a cycle or name missing ids
+     */
+    std::vector<uint32_t> GetTopologicalOrder() const;
+
+    /**
+     * Write a summary line and one line per transfer:
+     * "#id step s ch c: src -> dst block b[..last] (B B) [reduce] [deps {...}]".
+     */
+    void Print(std::ostream& os) const;
+
+  private:
+    CollectiveType m_type;               //!< collective
+    uint32_t m_groupSize;                //!< ranks
+    uint64_t m_totalBytes;               //!< size of the call
+    std::string m_algorithm;             //!< producing algorithm, for printing
+    uint32_t m_root{0};                  //!< broadcast/reduce root, send/recv sender
+    uint32_t m_peer{0};                  //!< send/recv receiver
+    std::vector<uint64_t> m_pairBytes;   //!< all-to-allv matrix, row = sender
+    std::vector<Block> m_blocks;         //!< data blocks
+    std::vector<Transfer> m_transfers;   //!< DAG nodes, indexed by id
+};
+
+std::ostream& operator<<(std::ostream& os, const CommPlan& plan);
+
+} // namespace ns3
+
+#endif // COMM_PLAN_H

@@ -1,0 +1,660 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "plan-checker.h"
+
+#include <algorithm>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// \return true for the collectives whose every rank starts with a contribution to
+/// every block and whose transfers may reduce.
+bool
+IsReducing(CollectiveType type)
+{
+    return type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE_SCATTER ||
+           type == CollectiveType::REDUCE;
+}
+
+/// How a transfer touches one (rank, block) location.
+enum AccessKind : uint8_t
+{
+    READ,   //!< the location is the sender's copy
+    WRITE,  //!< the location is the receiver's copy, replaced
+    REDUCE, //!< the location is the receiver's copy, reduced into
+};
+
+/// One touch of one location, for the race check.
+struct Access
+{
+    uint64_t location; //!< block * n + rank
+    uint32_t pos;      //!< topological position of the transfer
+    uint32_t id;       //!< transfer id
+    AccessKind kind;   //!< how
+};
+
+/**
+ * One run of the checker over one plan. Kept out of the header: the algorithm is an
+ * implementation detail, and its state lives only for one Check call.
+ */
+class PlanCheckRun
+{
+  public:
+    explicit PlanCheckRun(const CommPlan& plan);
+    PlanCheckResult Check();
+
+  private:
+    PlanCheckResult Fail(const std::string& reason,
+                         uint32_t transfer = PlanCheckResult::NO_TRANSFER) const;
+    bool CheckBlocks(std::string& why) const;
+    bool CheckRaces(PlanCheckResult& result);
+    bool HappensBefore(uint32_t earlier, uint32_t later);
+    bool Simulate(PlanCheckResult& result);
+    bool CheckGoal(std::string& why) const;
+
+    uint64_t Location(uint32_t rank, uint32_t block) const;
+    /// \return the pool offset of the holding at location, or -1 if nothing is held
+    int64_t Held(uint64_t location) const;
+    /// \return the pool offset of a fresh, empty holding at location
+    uint64_t Hold(uint64_t location);
+    bool IsFull(uint64_t offset) const;
+    std::string Describe(uint64_t offset, bool missing) const;
+
+    const CommPlan& m_plan;
+    CollectiveType m_type;
+    uint32_t m_n;     //!< ranks
+    uint32_t m_words; //!< 64-bit words per contribution set
+    std::vector<uint32_t> m_order;  //!< topological order
+    std::vector<uint32_t> m_pos;    //!< id -> position in m_order
+    std::vector<uint32_t> m_visit;  //!< DFS stamps, indexed by id
+    uint32_t m_stamp{0};            //!< current DFS stamp
+    std::unordered_set<uint64_t> m_ordered; //!< (earlier, later) pairs already proven
+    std::unordered_map<uint64_t, uint64_t> m_held; //!< location -> offset in m_pool
+    std::vector<uint64_t> m_pool;   //!< contribution sets, m_words each
+    std::vector<uint32_t> m_deliveries; //!< per block, plain copies received by its target
+};
+
+PlanCheckRun::PlanCheckRun(const CommPlan& plan)
+    : m_plan(plan),
+      m_type(plan.GetType()),
+      m_n(plan.GetGroupSize()),
+      m_words((plan.GetGroupSize() + 63) / 64)
+{
+}
+
+PlanCheckResult
+PlanCheckRun::Fail(const std::string& reason, uint32_t transfer) const
+{
+    PlanCheckResult result;
+    result.ok = false;
+    result.reason = CollectiveTypeToString(m_type) + ": " + reason;
+    result.transfer = transfer;
+    return result;
+}
+
+uint64_t
+PlanCheckRun::Location(uint32_t rank, uint32_t block) const
+{
+    return static_cast<uint64_t>(block) * m_n + rank;
+}
+
+int64_t
+PlanCheckRun::Held(uint64_t location) const
+{
+    auto it = m_held.find(location);
+    return it == m_held.end() ? -1 : static_cast<int64_t>(it->second);
+}
+
+uint64_t
+PlanCheckRun::Hold(uint64_t location)
+{
+    auto it = m_held.find(location);
+    if (it != m_held.end())
+    {
+        std::fill_n(m_pool.begin() + it->second, m_words, 0);
+        return it->second;
+    }
+    uint64_t offset = m_pool.size();
+    m_pool.resize(offset + m_words, 0);
+    m_held.emplace(location, offset);
+    return offset;
+}
+
+bool
+PlanCheckRun::IsFull(uint64_t offset) const
+{
+    for (uint32_t r = 0; r < m_n; ++r)
+    {
+        if (!(m_pool[offset + r / 64] >> (r % 64) & 1))
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+std::string
+PlanCheckRun::Describe(uint64_t offset, bool missing) const
+{
+    // Lists can be long at 64+ ranks; the first few members identify the problem.
+    std::ostringstream os;
+    uint32_t shown = 0;
+    uint32_t count = 0;
+    os << "{";
+    for (uint32_t r = 0; r < m_n; ++r)
+    {
+        bool in = m_pool[offset + r / 64] >> (r % 64) & 1;
+        if (in != missing)
+        {
+            ++count;
+            if (shown < 12)
+            {
+                os << (shown ? "," : "") << r;
+                ++shown;
+            }
+        }
+    }
+    if (count > shown)
+    {
+        os << ",... (" << count << " ranks)";
+    }
+    os << "}";
+    return os.str();
+}
+
+bool
+PlanCheckRun::CheckBlocks(std::string& why) const
+{
+    std::ostringstream os;
+    const uint64_t total = m_plan.GetTotalBytes();
+    const auto& blocks = m_plan.GetBlocks();
+    const uint32_t root = m_plan.GetRoot();
+    const uint32_t any = CommPlan::ANY_RANK;
+    uint64_t sum = 0;
+    // Per-rank or per-pair byte sums, for the collectives whose goal is per rank.
+    std::vector<uint64_t> perRank(m_n, 0);
+    std::vector<uint64_t> perPair;
+    const bool pairwise =
+        m_type == CollectiveType::ALL_TO_ALL || m_type == CollectiveType::ALL_TO_ALLV;
+    if (pairwise)
+    {
+        perPair.assign(static_cast<size_t>(m_n) * m_n, 0);
+    }
+
+    for (uint32_t b = 0; b < blocks.size(); ++b)
+    {
+        const CommPlan::Block& block = blocks[b];
+        sum += block.bytes;
+        bool originOk = true;
+        bool targetOk = true;
+        switch (m_type)
+        {
+        case CollectiveType::ALL_REDUCE:
+            originOk = block.origin == any;
+            targetOk = block.target == any;
+            break;
+        case CollectiveType::REDUCE_SCATTER:
+            originOk = block.origin == any;
+            targetOk = block.target != any;
+            if (targetOk)
+            {
+                perRank[block.target] += block.bytes;
+            }
+            break;
+        case CollectiveType::REDUCE:
+            originOk = block.origin == any;
+            targetOk = block.target == root;
+            break;
+        case CollectiveType::ALL_GATHER:
+            originOk = block.origin != any;
+            targetOk = block.target == any;
+            if (originOk)
+            {
+                perRank[block.origin] += block.bytes;
+            }
+            break;
+        case CollectiveType::BROADCAST:
+            originOk = block.origin == root;
+            targetOk = block.target == any;
+            break;
+        case CollectiveType::ALL_TO_ALL:
+        case CollectiveType::ALL_TO_ALLV:
+            originOk = block.origin != any;
+            targetOk = block.target != any && block.target != block.origin;
+            if (originOk && targetOk)
+            {
+                perPair[static_cast<size_t>(block.origin) * m_n + block.target] += block.bytes;
+            }
+            break;
+        case CollectiveType::SEND_RECV:
+            originOk = block.origin == m_plan.GetRoot();
+            targetOk = block.target == m_plan.GetPeer();
+            break;
+        }
+        if (!originOk || !targetOk)
+        {
+            os << "block " << b << " has origin "
+               << (block.origin == any ? std::string("any") : std::to_string(block.origin))
+               << " and target "
+               << (block.target == any ? std::string("any") : std::to_string(block.target))
+               << ", which does not fit this collective";
+            why = os.str();
+            return false;
+        }
+    }
+
+    switch (m_type)
+    {
+    case CollectiveType::REDUCE_SCATTER:
+    case CollectiveType::ALL_GATHER:
+        for (uint32_t r = 0; r < m_n; ++r)
+        {
+            uint64_t expected = CommPlan::SplitBytes(total, m_n, r);
+            if (perRank[r] != expected)
+            {
+                os << "the blocks of rank " << r << "'s shard hold " << perRank[r]
+                   << " bytes, expected " << expected << " (1/" << m_n << " of " << total << ")";
+                why = os.str();
+                return false;
+            }
+        }
+        return true;
+    case CollectiveType::ALL_TO_ALL:
+    case CollectiveType::ALL_TO_ALLV: {
+        const auto& matrix = m_plan.GetPairBytes();
+        uint64_t largestRow = 0;
+        for (uint32_t s = 0; s < m_n; ++s)
+        {
+            uint64_t row = 0;
+            for (uint32_t d = 0; d < m_n; ++d)
+            {
+                uint64_t expected = m_type == CollectiveType::ALL_TO_ALL
+                                        ? CommPlan::SplitBytes(total, m_n, d)
+                                        : matrix[static_cast<size_t>(s) * m_n + d];
+                row += expected;
+                if (s != d && perPair[static_cast<size_t>(s) * m_n + d] != expected)
+                {
+                    os << "the blocks from rank " << s << " to rank " << d << " hold "
+                       << perPair[static_cast<size_t>(s) * m_n + d] << " bytes, expected "
+                       << expected;
+                    why = os.str();
+                    return false;
+                }
+            }
+            largestRow = std::max(largestRow, row);
+        }
+        if (m_type == CollectiveType::ALL_TO_ALLV && largestRow != total)
+        {
+            os << "total bytes " << total << " should be the largest send buffer, "
+               << largestRow << " bytes";
+            why = os.str();
+            return false;
+        }
+        return true;
+    }
+    default:
+        if (sum != total)
+        {
+            os << "the blocks hold " << sum << " bytes, expected " << total;
+            why = os.str();
+            return false;
+        }
+        return true;
+    }
+}
+
+bool
+PlanCheckRun::HappensBefore(uint32_t earlier, uint32_t later)
+{
+    if (m_pos[earlier] >= m_pos[later])
+    {
+        return false;
+    }
+    const uint64_t key = static_cast<uint64_t>(earlier) << 32 | later;
+    if (m_ordered.count(key))
+    {
+        return true;
+    }
+    // Walk deps backwards from the later transfer. Anything at or before the earlier
+    // one's topological position cannot lie on a path from it, so the walk stops there.
+    ++m_stamp;
+    std::vector<uint32_t> stack{later};
+    m_visit[later] = m_stamp;
+    const auto& transfers = m_plan.GetTransfers();
+    while (!stack.empty())
+    {
+        uint32_t x = stack.back();
+        stack.pop_back();
+        for (uint32_t d : transfers[x].deps)
+        {
+            if (d == earlier)
+            {
+                m_ordered.insert(key);
+                return true;
+            }
+            if (m_pos[d] > m_pos[earlier] && m_visit[d] != m_stamp)
+            {
+                m_visit[d] = m_stamp;
+                stack.push_back(d);
+            }
+        }
+    }
+    return false;
+}
+
+bool
+PlanCheckRun::CheckRaces(PlanCheckResult& result)
+{
+    const auto& transfers = m_plan.GetTransfers();
+    std::vector<Access> accesses;
+    for (const auto& t : transfers)
+    {
+        for (uint32_t b = t.chunk; b < t.chunk + t.chunkCount; ++b)
+        {
+            accesses.push_back({Location(t.src, b), m_pos[t.id], t.id, READ});
+            accesses.push_back({Location(t.dst, b), m_pos[t.id], t.id, t.reduce ? REDUCE : WRITE});
+        }
+    }
+    std::sort(accesses.begin(), accesses.end(), [](const Access& a, const Access& b) {
+        return a.location != b.location ? a.location < b.location : a.pos < b.pos;
+    });
+
+    auto kindName = [](AccessKind k) {
+        return k == READ ? "reads" : (k == WRITE ? "overwrites" : "reduces into");
+    };
+    for (size_t begin = 0; begin < accesses.size();)
+    {
+        size_t end = begin;
+        while (end < accesses.size() && accesses[end].location == accesses[begin].location)
+        {
+            ++end;
+        }
+        // Every write must be ordered against every other access of the location,
+        // except reduction against reduction. Looping over writes keeps the cost at
+        // writes x accesses, which stays small even when many transfers read one copy.
+        for (size_t w = begin; w < end; ++w)
+        {
+            if (accesses[w].kind == READ)
+            {
+                continue;
+            }
+            for (size_t a = begin; a < end; ++a)
+            {
+                if (a == w || (accesses[a].kind != READ && a < w))
+                {
+                    continue; // itself, or a write pair already seen from the other side
+                }
+                if (accesses[a].kind == REDUCE && accesses[w].kind == REDUCE)
+                {
+                    continue;
+                }
+                const Access& first = accesses[std::min(a, w)];
+                const Access& second = accesses[std::max(a, w)];
+                if (!HappensBefore(first.id, second.id))
+                {
+                    std::ostringstream os;
+                    const uint32_t rank = first.location % m_n;
+                    const uint32_t block = first.location / m_n;
+                    os << "transfers " << first.id << " and " << second.id << " race on block "
+                       << block << " at rank " << rank << ": " << first.id << " "
+                       << kindName(first.kind) << " it and " << second.id << " "
+                       << kindName(second.kind)
+                       << " it, but neither depends on the other (a dependency is missing)";
+                    result = Fail(os.str(), second.id);
+                    return false;
+                }
+            }
+        }
+        begin = end;
+    }
+    return true;
+}
+
+bool
+PlanCheckRun::Simulate(PlanCheckResult& result)
+{
+    const uint32_t nBlocks = m_plan.GetNBlocks();
+    const auto& blocks = m_plan.GetBlocks();
+    // Initial holdings: see the class documentation.
+    for (uint32_t b = 0; b < nBlocks; ++b)
+    {
+        if (IsReducing(m_type))
+        {
+            for (uint32_t r = 0; r < m_n; ++r)
+            {
+                uint64_t off = Hold(Location(r, b));
+                m_pool[off + r / 64] |= uint64_t{1} << (r % 64);
+            }
+        }
+        else
+        {
+            uint32_t o = blocks[b].origin;
+            uint64_t off = Hold(Location(o, b));
+            m_pool[off + o / 64] |= uint64_t{1} << (o % 64);
+        }
+    }
+    m_deliveries.assign(nBlocks, 0);
+
+    const auto& transfers = m_plan.GetTransfers();
+    for (uint32_t id : m_order)
+    {
+        const CommPlan::Transfer& t = transfers[id];
+        for (uint32_t b = t.chunk; b < t.chunk + t.chunkCount; ++b)
+        {
+            std::ostringstream os;
+            int64_t from = Held(Location(t.src, b));
+            if (from < 0)
+            {
+                os << "transfer " << id << " sends block " << b << " from rank " << t.src
+                   << ", which does not hold it at that point";
+                result = Fail(os.str(), id);
+                return false;
+            }
+            int64_t to = Held(Location(t.dst, b));
+            if (t.reduce)
+            {
+                if (to < 0)
+                {
+                    os << "transfer " << id << " reduces block " << b << " into rank " << t.dst
+                       << ", which holds no copy of it";
+                    result = Fail(os.str(), id);
+                    return false;
+                }
+                bool overlap = false;
+                for (uint32_t w = 0; w < m_words; ++w)
+                {
+                    overlap = overlap || (m_pool[to + w] & m_pool[from + w]) != 0;
+                }
+                if (overlap)
+                {
+                    // Name the contributions that would be counted twice.
+                    std::vector<uint64_t> both(m_words);
+                    for (uint32_t w = 0; w < m_words; ++w)
+                    {
+                        both[w] = m_pool[to + w] & m_pool[from + w];
+                    }
+                    uint64_t scratch = m_pool.size();
+                    m_pool.insert(m_pool.end(), both.begin(), both.end());
+                    os << "transfer " << id << " reduces block " << b << " from rank " << t.src
+                       << " into rank " << t.dst << ", counting the contributions of ranks "
+                       << Describe(scratch, false) << " twice";
+                    result = Fail(os.str(), id);
+                    return false;
+                }
+                for (uint32_t w = 0; w < m_words; ++w)
+                {
+                    m_pool[to + w] |= m_pool[from + w];
+                }
+            }
+            else
+            {
+                if (to >= 0 && std::equal(m_pool.begin() + from,
+                                          m_pool.begin() + from + m_words,
+                                          m_pool.begin() + to))
+                {
+                    os << "transfer " << id << " delivers block " << b << " to rank " << t.dst
+                       << ", which already holds exactly that data (duplicate delivery)";
+                    result = Fail(os.str(), id);
+                    return false;
+                }
+                // Hold() may grow the pool; copy by offset, never through a pointer.
+                uint64_t dst = Hold(Location(t.dst, b));
+                for (uint32_t w = 0; w < m_words; ++w)
+                {
+                    m_pool[dst + w] = m_pool[from + w];
+                }
+                if (t.dst == blocks[b].target)
+                {
+                    ++m_deliveries[b];
+                }
+            }
+        }
+    }
+    return true;
+}
+
+bool
+PlanCheckRun::CheckGoal(std::string& why) const
+{
+    std::ostringstream os;
+    const auto& blocks = m_plan.GetBlocks();
+    // Does rank r hold block b, with everyone's contribution (full) or with only the
+    // origin's data (!full)?
+    auto holds = [&](uint32_t r, uint32_t b, bool full) -> bool {
+        int64_t off = Held(Location(r, b));
+        if (off < 0)
+        {
+            os << "rank " << r << " ends without block " << b;
+            return false;
+        }
+        if (full && !IsFull(off))
+        {
+            os << "rank " << r << " ends with block " << b
+               << " missing the contributions of ranks " << Describe(off, true);
+            return false;
+        }
+        if (!full)
+        {
+            uint32_t o = blocks[b].origin;
+            bool onlyOrigin = m_pool[off + o / 64] >> (o % 64) & 1;
+            for (uint32_t w = 0; w < m_words && onlyOrigin; ++w)
+            {
+                uint64_t expected = (w == o / 64) ? uint64_t{1} << (o % 64) : 0;
+                onlyOrigin = m_pool[off + w] == expected;
+            }
+            if (!onlyOrigin)
+            {
+                os << "rank " << r << " ends with block " << b << " holding data of ranks "
+                   << Describe(off, false) << " instead of rank " << o << "'s";
+                return false;
+            }
+        }
+        return true;
+    };
+
+    for (uint32_t b = 0; b < blocks.size(); ++b)
+    {
+        bool ok = true;
+        switch (m_type)
+        {
+        case CollectiveType::ALL_REDUCE:
+            for (uint32_t r = 0; r < m_n && ok; ++r)
+            {
+                ok = holds(r, b, true);
+            }
+            break;
+        case CollectiveType::REDUCE_SCATTER:
+        case CollectiveType::REDUCE:
+            ok = holds(blocks[b].target, b, true);
+            break;
+        case CollectiveType::ALL_GATHER:
+        case CollectiveType::BROADCAST:
+            for (uint32_t r = 0; r < m_n && ok; ++r)
+            {
+                ok = holds(r, b, false);
+            }
+            break;
+        case CollectiveType::ALL_TO_ALL:
+        case CollectiveType::ALL_TO_ALLV:
+        case CollectiveType::SEND_RECV:
+            ok = holds(blocks[b].target, b, false);
+            if (ok && m_deliveries[b] != 1)
+            {
+                // Cannot exceed one (a second copy is a duplicate delivery), but state
+                // the "exactly once" goal explicitly rather than rely on that.
+                os << "block " << b << " reaches rank " << blocks[b].target << " "
+                   << m_deliveries[b] << " times";
+                ok = false;
+            }
+            break;
+        }
+        if (!ok)
+        {
+            why = os.str();
+            return false;
+        }
+    }
+    return true;
+}
+
+PlanCheckResult
+PlanCheckRun::Check()
+{
+    std::string why;
+    if (!m_plan.Validate(&why))
+    {
+        return Fail("malformed plan: " + why);
+    }
+    if (!CheckBlocks(why))
+    {
+        return Fail(why);
+    }
+    if (!IsReducing(m_type))
+    {
+        for (const auto& t : m_plan.GetTransfers())
+        {
+            if (t.reduce)
+            {
+                return Fail("transfer " + std::to_string(t.id) +
+                                " reduces, but this collective does not combine data",
+                            t.id);
+            }
+        }
+    }
+    m_order = m_plan.GetTopologicalOrder();
+    m_pos.assign(m_order.size(), 0);
+    for (uint32_t i = 0; i < m_order.size(); ++i)
+    {
+        m_pos[m_order[i]] = i;
+    }
+    m_visit.assign(m_order.size(), 0);
+
+    PlanCheckResult result;
+    if (!CheckRaces(result) || !Simulate(result))
+    {
+        return result;
+    }
+    if (!CheckGoal(why))
+    {
+        return Fail(why);
+    }
+    return result;
+}
+
+} // namespace
+
+PlanCheckResult
+PlanChecker::Check(const CommPlan& plan)
+{
+    PlanCheckRun run(plan);
+    return run.Check();
+}
+
+} // namespace ns3

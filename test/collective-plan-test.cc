@@ -1,0 +1,965 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Collective data layer: CommGroup, CommPlan, PlanChecker and the plan generators.
+// The checker must accept every generated plan, reject broken ones, and the plans must
+// match the closed forms the analytic models (REFERENCE.md) rest on.
+#include "ns3/collective-algorithms.h"
+#include "ns3/comm-group.h"
+#include "ns3/comm-plan.h"
+#include "ns3/plan-checker.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <random>
+#include <set>
+#include <sstream>
+
+using namespace ns3;
+
+namespace
+{
+
+/// Group sizes the sweeps cover.
+constexpr uint32_t MAX_RANKS = 64;
+
+/// \return the checker's verdict as a one-line description for failure messages
+std::string
+Verdict(const CommPlan& plan)
+{
+    PlanCheckResult r = PlanChecker::Check(plan);
+    return r.ok ? "ok" : r.reason;
+}
+
+/// \return true if n is a power of two
+bool
+IsPowerOfTwo(uint32_t n)
+{
+    return n && !(n & (n - 1));
+}
+
+/// \return floor(log2 n)
+uint32_t
+Log2(uint32_t n)
+{
+    uint32_t l = 0;
+    while ((2u << l) <= n)
+    {
+        ++l;
+    }
+    return l;
+}
+
+/**
+ * The plan without transfer drop. Later ids shift down and transfers that depended on
+ * it inherit its deps, so the result is still a well-formed DAG: only the missing data
+ * can make the checker object.
+ */
+CommPlan
+DropTransfer(const CommPlan& plan, uint32_t drop)
+{
+    auto remap = [drop](uint32_t id) { return id > drop ? id - 1 : id; };
+    const CommPlan::Transfer& gone = plan.GetTransfer(drop);
+    std::vector<CommPlan::Transfer> kept;
+    for (const auto& t : plan.GetTransfers())
+    {
+        if (t.id == drop)
+        {
+            continue;
+        }
+        CommPlan::Transfer c = t;
+        c.id = remap(t.id);
+        std::set<uint32_t> deps;
+        for (uint32_t d : t.deps)
+        {
+            if (d == drop)
+            {
+                for (uint32_t dd : gone.deps)
+                {
+                    deps.insert(remap(dd));
+                }
+            }
+            else
+            {
+                deps.insert(remap(d));
+            }
+        }
+        c.deps.assign(deps.begin(), deps.end());
+        kept.push_back(c);
+    }
+    CommPlan copy = plan;
+    copy.SetTransfers(kept);
+    return copy;
+}
+
+/// Every generator the sweeps cover, by name.
+struct Generator
+{
+    std::string name;
+    std::function<bool(uint32_t)> supports;
+    std::function<CommPlan(uint32_t, uint64_t)> make;
+};
+
+std::vector<Generator>
+AllGenerators()
+{
+    auto any = [](uint32_t) { return true; };
+    auto pow2 = [](uint32_t n) { return IsPowerOfTwo(n); };
+    auto two = [](uint32_t n) { return n >= 2; };
+    return {
+        {"RingAllReduce", any, [](uint32_t n, uint64_t s) { return RingAllReduce(n, s); }},
+        {"RingAllReduce/3ch", any, [](uint32_t n, uint64_t s) { return RingAllReduce(n, s, 3); }},
+        {"RingReduceScatter", any, [](uint32_t n, uint64_t s) { return RingReduceScatter(n, s); }},
+        {"RingAllGather", any, [](uint32_t n, uint64_t s) { return RingAllGather(n, s); }},
+        {"RingBroadcast", any,
+         [](uint32_t n, uint64_t s) { return RingBroadcast(n, s, n / 3, 2, s / 7 + 1); }},
+        {"RingReduce", any,
+         [](uint32_t n, uint64_t s) { return RingReduce(n, s, n - 1, 2, s / 5 + 1); }},
+        {"TreeAllReduce/double", any,
+         [](uint32_t n, uint64_t s) { return TreeAllReduce(n, s, s / 6 + 1, true); }},
+        {"TreeAllReduce/single", any,
+         [](uint32_t n, uint64_t s) { return TreeAllReduce(n, s, 0, false); }},
+        {"TreeBroadcast", any,
+         [](uint32_t n, uint64_t s) { return TreeBroadcast(n, s, n / 2, s / 3 + 1); }},
+        {"TreeReduce", any,
+         [](uint32_t n, uint64_t s) { return TreeReduce(n, s, (n * 2) / 3, s / 3 + 1); }},
+        {"HalvingDoublingAllReduce", pow2,
+         [](uint32_t n, uint64_t s) { return HalvingDoublingAllReduce(n, s); }},
+        {"HalvingDoublingReduceScatter", pow2,
+         [](uint32_t n, uint64_t s) { return HalvingDoublingReduceScatter(n, s); }},
+        {"HalvingDoublingAllGather", pow2,
+         [](uint32_t n, uint64_t s) { return HalvingDoublingAllGather(n, s); }},
+        {"DirectAllToAll", any, [](uint32_t n, uint64_t s) { return DirectAllToAll(n, s); }},
+        {"DirectAllGather", any, [](uint32_t n, uint64_t s) { return DirectAllGather(n, s); }},
+        {"SendRecv", two,
+         [](uint32_t n, uint64_t s) { return SendRecv(n, n - 1, n / 2 - (n == 2), s, 2); }},
+    };
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------
+// CommGroup
+
+TEST(CommGroupTest, UniformHierarchy)
+{
+    CommGroup g = CommGroup::Uniform(4, 8);
+    ASSERT_EQ(g.GetSize(), 32u);
+    EXPECT_EQ(g.GetServer(13), 1u);
+    EXPECT_EQ(g.GetLocalIndex(13), 5u);
+    EXPECT_EQ(g.GetNServers(), 4u);
+    EXPECT_EQ(g.GetRanksOnServer(2), (std::vector<uint32_t>{16, 17, 18, 19, 20, 21, 22, 23}));
+    EXPECT_TRUE(g.GetRanksOnServer(9).empty());
+    EXPECT_EQ(g.GetRail(3), (std::vector<uint32_t>{3, 11, 19, 27}));
+    EXPECT_EQ(g.GetRails().size(), 8u);
+    EXPECT_TRUE(g.SameServer(8, 15));
+    EXPECT_FALSE(g.SameServer(7, 8));
+    EXPECT_TRUE(g.IsUniform());
+    uint32_t rank = 0;
+    ASSERT_TRUE(g.FindRank(3, 7, rank));
+    EXPECT_EQ(rank, 31u);
+    EXPECT_FALSE(g.FindRank(4, 0, rank));
+}
+
+TEST(CommGroupTest, SubGroupKeepsHierarchy)
+{
+    CommGroup world = CommGroup::Uniform(4, 8);
+    // The data-parallel ranks of tensor-parallel slice 3: one GPU per server, one rail.
+    CommGroup dp = world.SubGroup(world.GetRail(3));
+    ASSERT_EQ(dp.GetSize(), 4u);
+    EXPECT_EQ(dp.GetServers(), (std::vector<uint32_t>{0, 1, 2, 3}));
+    EXPECT_EQ(dp.GetRail(3).size(), 4u);
+    EXPECT_EQ(dp.GetServer(2), 2u);
+    EXPECT_FALSE(dp.SameServer(0, 1));
+    EXPECT_TRUE(dp.IsUniform());
+    // A tensor-parallel group: one server, rank order given by the caller.
+    CommGroup tp = world.SubGroup({23, 16, 17, 18});
+    EXPECT_EQ(tp.GetNServers(), 1u);
+    EXPECT_EQ(tp.GetServer(0), 2u);
+    EXPECT_EQ(tp.GetLocalIndex(0), 7u);
+    EXPECT_EQ(tp.GetRanksOnServer(2), (std::vector<uint32_t>{0, 1, 2, 3}));
+    // Sub-group of a sub-group still names the same GPUs.
+    CommGroup pair = tp.SubGroup({3, 0});
+    EXPECT_EQ(pair.GetGpu(0).server, 2u);
+    EXPECT_EQ(pair.GetGpu(0).local, 2u);
+    EXPECT_EQ(pair.GetGpu(1).local, 7u);
+    // Two GPUs on server 0, one on server 1: not the same shape everywhere.
+    EXPECT_FALSE(world.SubGroup({0, 1, 8}).IsUniform());
+}
+
+TEST(CommGroupDeathTest, BadInputIsNamed)
+{
+    EXPECT_DEATH(CommGroup::Uniform(0, 8), "nServers must be at least 1");
+    EXPECT_DEATH(CommGroup::Uniform(2, 0), "gpusPerServer must be at least 1");
+    CommGroup g = CommGroup::Uniform(2, 4);
+    EXPECT_DEATH(g.SubGroup({}), "empty");
+    EXPECT_DEATH(g.SubGroup({1, 5, 1}), "rank 1 is listed twice");
+    EXPECT_DEATH(g.SubGroup({0, 8}), "rank 8 is out of range");
+    EXPECT_DEATH(g.GetServer(8), "rank 8 is out of range");
+    EXPECT_DEATH(CommGroup({{0, 1}, {0, 1}}), "already uses");
+}
+
+// ---------------------------------------------------------------------------------------
+// CommPlan
+
+TEST(CommPlanTest, SplitBytesIsExactAndEven)
+{
+    for (uint64_t total : {0ull, 1ull, 7ull, 1000ull, 1000003ull})
+    {
+        for (uint32_t parts : {1u, 3u, 8u, 64u})
+        {
+            uint64_t sum = 0;
+            uint64_t lo = UINT64_MAX;
+            uint64_t hi = 0;
+            for (uint32_t i = 0; i < parts; ++i)
+            {
+                uint64_t b = CommPlan::SplitBytes(total, parts, i);
+                sum += b;
+                lo = std::min(lo, b);
+                hi = std::max(hi, b);
+            }
+            EXPECT_EQ(sum, total);
+            EXPECT_LE(hi - lo, 1u);
+        }
+    }
+}
+
+TEST(CommPlanTest, ValidateNamesStructuralProblems)
+{
+    auto base = [] {
+        CommPlan p(CollectiveType::ALL_GATHER, 3, 30);
+        for (uint32_t j = 0; j < 3; ++j)
+        {
+            p.AddBlock(10, j);
+        }
+        CommPlan::Transfer t;
+        t.src = 0;
+        t.dst = 1;
+        t.chunk = 0;
+        p.AddTransfer(t);
+        t.src = 1;
+        t.dst = 2;
+        t.deps = {0};
+        p.AddTransfer(t);
+        return p;
+    };
+    std::string why;
+    EXPECT_TRUE(base().Validate(&why)) << why;
+    EXPECT_TRUE(why.empty());
+
+    struct Case
+    {
+        std::function<void(CommPlan&)> breakIt;
+        std::string expected;
+    };
+    std::vector<Case> cases = {
+        {[](CommPlan& p) { p.GetTransfer(1).id = 7; }, "ids must equal indices"},
+        {[](CommPlan& p) { p.GetTransfer(1).dst = 3; }, "out of range"},
+        {[](CommPlan& p) { p.GetTransfer(1).dst = 1; }, "to itself"},
+        {[](CommPlan& p) { p.GetTransfer(1).bytes = 11; }, "says 11 bytes"},
+        {[](CommPlan& p) { p.GetTransfer(1).chunk = 3; }, "has 3 blocks"},
+        {[](CommPlan& p) { p.GetTransfer(1).deps = {5}; }, "does not exist"},
+        {[](CommPlan& p) { p.GetTransfer(1).deps = {1}; }, "depends on itself"},
+        {[](CommPlan& p) { p.GetTransfer(1).deps = {0, 0}; }, "twice"},
+        {[](CommPlan& p) { p.GetTransfer(0).deps = {1}; }, "cycle"},
+    };
+    for (const auto& c : cases)
+    {
+        CommPlan p = base();
+        c.breakIt(p);
+        EXPECT_FALSE(p.Validate(&why)) << c.expected;
+        EXPECT_NE(why.find(c.expected), std::string::npos) << why;
+        // The checker refuses malformed plans before reasoning about them.
+        PlanCheckResult r = PlanChecker::Check(p);
+        EXPECT_FALSE(r.ok);
+        EXPECT_NE(r.reason.find("malformed"), std::string::npos) << r.reason;
+    }
+}
+
+TEST(CommPlanTest, ForwardDepsAreAllowedAndOrdered)
+{
+    // Dependencies may point at later ids; the topological order honours them.
+    CommPlan p(CollectiveType::BROADCAST, 3, 8);
+    p.AddBlock(8, 0);
+    CommPlan::Transfer t;
+    t.src = 1;
+    t.dst = 2;
+    t.deps = {1};
+    p.AddTransfer(t);
+    t.src = 0;
+    t.dst = 1;
+    t.deps = {};
+    p.AddTransfer(t);
+    ASSERT_TRUE(p.Validate());
+    EXPECT_EQ(p.GetTopologicalOrder(), (std::vector<uint32_t>{1, 0}));
+    EXPECT_TRUE(PlanChecker::Check(p).ok) << Verdict(p);
+}
+
+TEST(CommPlanTest, PrintShowsTheDag)
+{
+    std::ostringstream os;
+    os << RingAllReduce(3, 300);
+    const std::string text = os.str();
+    EXPECT_NE(text.find("CommPlan all-reduce (ring): 3 ranks, 300 bytes, 3 blocks, 12 transfers"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("#0 step 0 ch 0: 0 -> 1 block 2 (100 B) reduce"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("#3 step 1 ch 0: 0 -> 1 block 1 (100 B) reduce deps {2}"),
+              std::string::npos)
+        << text;
+    std::ostringstream hd;
+    hd << HalvingDoublingAllReduce(4, 400);
+    EXPECT_NE(hd.str().find("#0 step 0 ch 0: 0 -> 2 block 2..3 (200 B) reduce"),
+              std::string::npos)
+        << hd.str();
+}
+
+TEST(CommPlanTest, BusBandwidthFactors)
+{
+    EXPECT_DOUBLE_EQ(CollectiveBusBwFactor(CollectiveType::ALL_REDUCE, 8), 1.75);
+    EXPECT_DOUBLE_EQ(CollectiveBusBwFactor(CollectiveType::ALL_GATHER, 8), 0.875);
+    EXPECT_DOUBLE_EQ(CollectiveBusBwFactor(CollectiveType::REDUCE_SCATTER, 8), 0.875);
+    EXPECT_DOUBLE_EQ(CollectiveBusBwFactor(CollectiveType::ALL_TO_ALL, 8), 0.875);
+    EXPECT_DOUBLE_EQ(CollectiveBusBwFactor(CollectiveType::BROADCAST, 8), 1.0);
+    EXPECT_DOUBLE_EQ(CollectiveBusBwFactor(CollectiveType::REDUCE, 8), 1.0);
+}
+
+// ---------------------------------------------------------------------------------------
+// Every generator, every group size: the checker proves the collective.
+
+TEST(CollectivePlanTest, EveryGeneratorIsCorrectForEveryGroupSize)
+{
+    uint32_t checked = 0;
+    for (const Generator& g : AllGenerators())
+    {
+        for (uint32_t n = 1; n <= MAX_RANKS; ++n)
+        {
+            if (!g.supports(n))
+            {
+                continue;
+            }
+            // A size no group size divides, so uneven blocks are exercised everywhere.
+            CommPlan plan = g.make(n, 1000003);
+            PlanCheckResult r = PlanChecker::Check(plan);
+            EXPECT_TRUE(r.ok) << g.name << " n=" << n << ": " << r.reason;
+            ++checked;
+        }
+    }
+    // 12 generators for every size, halving-doubling's 3 for 7 powers of two, send/recv
+    // from 2 ranks up.
+    EXPECT_EQ(checked, 12u * MAX_RANKS + 3 * 7 + (MAX_RANKS - 1));
+}
+
+TEST(CollectivePlanTest, EveryAlgorithmCollectivePairThroughTheDispatcher)
+{
+    const std::vector<CollectiveType> types = {
+        CollectiveType::ALL_REDUCE, CollectiveType::REDUCE_SCATTER, CollectiveType::ALL_GATHER,
+        CollectiveType::BROADCAST,  CollectiveType::REDUCE,         CollectiveType::ALL_TO_ALL,
+        CollectiveType::SEND_RECV};
+    const std::vector<CollectiveAlgorithm> algorithms = {CollectiveAlgorithm::RING,
+                                                         CollectiveAlgorithm::TREE,
+                                                         CollectiveAlgorithm::HALVING_DOUBLING,
+                                                         CollectiveAlgorithm::DIRECT};
+    CollectivePlanOptions options;
+    options.channels = 2;
+    options.chunkBytes = 4096;
+    options.root = 1;
+    options.peer = 0;
+    std::set<std::pair<int, int>> covered;
+    for (CollectiveType type : types)
+    {
+        for (CollectiveAlgorithm algo : algorithms)
+        {
+            for (uint32_t n : {2u, 3u, 8u, 12u, 16u, 31u})
+            {
+                if (!IsCollectiveAlgorithmSupported(type, algo, n))
+                {
+                    continue;
+                }
+                CommPlan plan = MakeCollectivePlan(type, algo, n, 100000, options);
+                EXPECT_EQ(plan.GetType(), type);
+                EXPECT_TRUE(PlanChecker::Check(plan).ok)
+                    << type << " " << algo << " n=" << n << ": " << Verdict(plan);
+                covered.insert({static_cast<int>(type), static_cast<int>(algo)});
+            }
+        }
+    }
+    // ring x 5, tree x 3, halving-doubling x 3, direct x 3
+    EXPECT_EQ(covered.size(), 14u);
+    EXPECT_FALSE(IsCollectiveAlgorithmSupported(CollectiveType::ALL_REDUCE,
+                                                CollectiveAlgorithm::HALVING_DOUBLING,
+                                                12));
+}
+
+TEST(CollectivePlanTest, ChannelsAndPipeliningKeepPlansCorrect)
+{
+    for (uint32_t n : {2u, 3u, 5u, 8u, 13u})
+    {
+        for (uint32_t channels : {1u, 2u, 4u})
+        {
+            for (uint64_t chunk : {0ull, 1000ull, 4096ull})
+            {
+                const uint64_t s = 77777;
+                for (const CommPlan& plan : {RingAllReduce(n, s, channels, chunk),
+                                             RingReduceScatter(n, s, channels, chunk),
+                                             RingAllGather(n, s, channels, chunk),
+                                             RingBroadcast(n, s, n - 1, channels, chunk),
+                                             RingReduce(n, s, 0, channels, chunk),
+                                             TreeAllReduce(n, s, chunk, channels % 2 == 0),
+                                             TreeBroadcast(n, s, n / 2, chunk),
+                                             TreeReduce(n, s, n / 2, chunk),
+                                             SendRecv(n, 0, n - 1, s, channels)})
+                {
+                    EXPECT_TRUE(PlanChecker::Check(plan).ok)
+                        << plan.GetType() << " " << plan.GetAlgorithm() << " n=" << n
+                        << " ch=" << channels << " chunk=" << chunk << ": " << Verdict(plan);
+                    if (chunk != 0 && plan.GetType() != CollectiveType::SEND_RECV)
+                    {
+                        for (const auto& b : plan.GetBlocks())
+                        {
+                            EXPECT_LE(b.bytes, chunk + 1);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST(CollectivePlanTest, TinyAndEmptyMessages)
+{
+    // Fewer bytes than ranks leaves some blocks empty; the structure must still hold.
+    for (uint64_t s : {0ull, 1ull, 3ull})
+    {
+        for (uint32_t n : {2u, 5u, 8u})
+        {
+            for (const Generator& g : AllGenerators())
+            {
+                if (g.supports(n))
+                {
+                    EXPECT_TRUE(PlanChecker::Check(g.make(n, s)).ok)
+                        << g.name << " n=" << n << " bytes=" << s << ": " << Verdict(g.make(n, s));
+                }
+            }
+        }
+    }
+}
+
+TEST(CollectivePlanTest, AllToAllV)
+{
+    std::mt19937 rng(7);
+    for (uint32_t n : {2u, 3u, 9u, 16u})
+    {
+        std::vector<uint64_t> matrix(n * n);
+        for (auto& m : matrix)
+        {
+            m = (rng() % 3 == 0) ? 0 : rng() % 100000;
+        }
+        CommPlan plan = DirectAllToAllV(n, matrix);
+        EXPECT_TRUE(PlanChecker::Check(plan).ok) << "n=" << n << ": " << Verdict(plan);
+        uint32_t nonZero = 0;
+        for (uint32_t s = 0; s < n; ++s)
+        {
+            for (uint32_t d = 0; d < n; ++d)
+            {
+                nonZero += (s != d && matrix[s * n + d] != 0);
+            }
+        }
+        EXPECT_EQ(plan.GetNTransfers(), nonZero);
+        // A wrong matrix entry is caught against the blocks.
+        CommPlan wrong = plan;
+        std::vector<uint64_t> m2 = matrix;
+        m2[1] += 1;
+        wrong.SetPairBytes(m2);
+        EXPECT_FALSE(PlanChecker::Check(wrong).ok);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Broken plans are rejected.
+
+TEST(PlanCheckerTest, EveryDroppedTransferIsCaught)
+{
+    const std::vector<CommPlan> plans = {RingAllReduce(4, 4000),
+                                         RingAllReduce(5, 999, 2),
+                                         RingReduceScatter(5, 1000),
+                                         RingAllGather(4, 1000),
+                                         RingBroadcast(5, 1000, 2, 1, 300),
+                                         RingReduce(4, 1000, 1),
+                                         TreeAllReduce(6, 1000, 400),
+                                         TreeBroadcast(7, 1000, 3),
+                                         TreeReduce(7, 1000, 6),
+                                         HalvingDoublingAllReduce(8, 8000),
+                                         HalvingDoublingReduceScatter(4, 400),
+                                         HalvingDoublingAllGather(4, 400),
+                                         DirectAllToAll(5, 500),
+                                         DirectAllGather(4, 400),
+                                         SendRecv(3, 2, 0, 100, 2)};
+    for (const CommPlan& plan : plans)
+    {
+        ASSERT_TRUE(PlanChecker::Check(plan).ok) << Verdict(plan);
+        for (uint32_t id = 0; id < plan.GetNTransfers(); ++id)
+        {
+            CommPlan broken = DropTransfer(plan, id);
+            ASSERT_TRUE(broken.Validate());
+            EXPECT_FALSE(PlanChecker::Check(broken).ok)
+                << plan.GetType() << " " << plan.GetAlgorithm() << ": dropping transfer " << id
+                << " went unnoticed";
+        }
+    }
+}
+
+TEST(PlanCheckerTest, DuplicatedTransfersAreCaught)
+{
+    // A second copy of a reduction counts contributions twice; a second copy of a plain
+    // transfer delivers the same data twice. Often the copy also races with later
+    // transfers that do not wait for it, which is reported first; either way it fails.
+    for (const CommPlan& plan : {RingAllReduce(4, 4000), TreeAllReduce(7, 700, 100),
+                                 HalvingDoublingAllReduce(4, 400), DirectAllToAll(4, 400),
+                                 RingAllGather(3, 300), TreeBroadcast(6, 600, 1)})
+    {
+        for (uint32_t id = 0; id < plan.GetNTransfers(); ++id)
+        {
+            CommPlan broken = plan;
+            broken.AddTransfer(plan.GetTransfer(id));
+            PlanCheckResult r = PlanChecker::Check(broken);
+            ASSERT_FALSE(r.ok) << plan.GetAlgorithm() << ": duplicate of " << id;
+            const bool reduce = plan.GetTransfer(id).reduce;
+            const bool named = r.reason.find(reduce ? "twice" : "duplicate") != std::string::npos;
+            EXPECT_TRUE(named || r.reason.find("race") != std::string::npos) << r.reason;
+        }
+    }
+    // An all-to-all block sent twice, the copy waiting for the original: no race, and
+    // the second arrival is named as such.
+    CommPlan a2a = DirectAllToAll(3, 300);
+    CommPlan::Transfer again = a2a.GetTransfer(4);
+    again.deps = {4};
+    a2a.AddTransfer(again);
+    PlanCheckResult dup = PlanChecker::Check(a2a);
+    EXPECT_NE(dup.reason.find("transfer 6 delivers block 4 to rank 0, which already holds "
+                              "exactly that data (duplicate delivery)"),
+              std::string::npos)
+        << dup.reason;
+    // The last step of a ring reduce-scatter lands at the block's owner, which never
+    // reads it again: a duplicate there races with nothing and is a pure double count.
+    // Transfer 3 carries block 1 from rank 0 ({0, 2} by then) to its owner, rank 1.
+    CommPlan plan = RingReduceScatter(3, 300);
+    plan.AddTransfer(plan.GetTransfer(3));
+    PlanCheckResult r = PlanChecker::Check(plan);
+    EXPECT_NE(r.reason.find("reduces block 1 from rank 0 into rank 1, counting the "
+                            "contributions of ranks {0,2} twice"),
+              std::string::npos)
+        << r.reason;
+    EXPECT_EQ(r.transfer, 6u);
+}
+
+TEST(PlanCheckerTest, MissingDependenciesAreCaught)
+{
+    // Without its deps a transfer could leave before the data it forwards has arrived:
+    // the checker must see that, whatever order it happens to simulate.
+    for (const CommPlan& plan :
+         {RingAllReduce(5, 5000, 2), RingReduceScatter(4, 400), RingAllGather(6, 600),
+          RingBroadcast(4, 400, 1, 1, 100), RingReduce(4, 400, 3, 1, 100),
+          TreeAllReduce(9, 900, 300), TreeAllReduce(8, 800, 0, false), TreeBroadcast(8, 800, 5),
+          TreeReduce(8, 800, 2), HalvingDoublingAllReduce(16, 1600),
+          HalvingDoublingAllGather(8, 800)})
+    {
+        uint32_t tried = 0;
+        for (uint32_t id = 0; id < plan.GetNTransfers(); ++id)
+        {
+            if (plan.GetTransfer(id).deps.empty())
+            {
+                continue;
+            }
+            CommPlan broken = plan;
+            broken.GetTransfer(id).deps.clear();
+            PlanCheckResult r = PlanChecker::Check(broken);
+            ASSERT_FALSE(r.ok) << plan.GetType() << " " << plan.GetAlgorithm()
+                               << ": transfer " << id << " without deps went unnoticed";
+            EXPECT_NE(r.reason.find("race"), std::string::npos) << r.reason;
+            ++tried;
+        }
+        EXPECT_GT(tried, 0u);
+    }
+    // Halving-doubling needs more than "wait for the last receive": a rank's later
+    // message carries blocks written by older receives from other partners.
+    CommPlan hd = HalvingDoublingAllReduce(8, 800);
+    uint32_t caught = 0;
+    for (uint32_t id = 0; id < hd.GetNTransfers(); ++id)
+    {
+        const auto& t = hd.GetTransfer(id);
+        if (t.step >= 2 && t.step < 3 && t.deps.size() == 2)
+        {
+            CommPlan broken = hd;
+            broken.GetTransfer(id).deps.pop_back(); // keep only the last receive
+            caught += !PlanChecker::Check(broken).ok;
+        }
+    }
+    EXPECT_EQ(caught, 8u);
+}
+
+TEST(PlanCheckerTest, WrongDestinationsAreCaught)
+{
+    // A plain copy sent to the wrong rank leaves its rightful receiver without the data
+    // (and gives the other one data it either has or must not overwrite). Reductions
+    // are different: one sent further along still reduces everything once (see
+    // JudgesSemanticsNotShape), so they are tested below with wrong turns that are
+    // wrong by construction.
+    for (const CommPlan& plan : {RingAllReduce(4, 400), RingAllReduce(5, 500, 2),
+                                 RingAllGather(5, 500), HalvingDoublingAllReduce(8, 800),
+                                 TreeAllReduce(7, 700, 200), DirectAllToAll(4, 400),
+                                 DirectAllGather(3, 300), RingBroadcast(4, 400, 0),
+                                 TreeBroadcast(6, 600, 2)})
+    {
+        const uint32_t n = plan.GetGroupSize();
+        for (uint32_t id = 0; id < plan.GetNTransfers(); ++id)
+        {
+            const auto& t = plan.GetTransfer(id);
+            if (t.reduce)
+            {
+                continue;
+            }
+            for (uint32_t wrong = 0; wrong < n; ++wrong)
+            {
+                if (wrong == t.dst || wrong == t.src)
+                {
+                    continue;
+                }
+                CommPlan broken = plan;
+                broken.GetTransfer(id).dst = wrong;
+                EXPECT_FALSE(PlanChecker::Check(broken).ok)
+                    << plan.GetType() << " " << plan.GetAlgorithm() << ": transfer " << id
+                    << " sent to " << wrong << " instead of " << t.dst << " went unnoticed";
+            }
+        }
+    }
+}
+
+TEST(PlanCheckerTest, ReductionsSentBackAreCaught)
+{
+    // From step 1 on, a ring reduce-scatter transfer carries its sender's predecessor's
+    // contribution; handing it back to that predecessor counts it twice (or races with
+    // the predecessor's own use of the block).
+    for (uint32_t n : {3u, 4u, 7u})
+    {
+        CommPlan plan = RingAllReduce(n, 100 * n);
+        for (uint32_t id = 0; id < plan.GetNTransfers(); ++id)
+        {
+            const auto& t = plan.GetTransfer(id);
+            if (!t.reduce || t.step == 0 || (t.src + n - 1) % n == t.dst)
+            {
+                continue;
+            }
+            CommPlan broken = plan;
+            broken.GetTransfer(id).dst = (t.src + n - 1) % n;
+            EXPECT_FALSE(PlanChecker::Check(broken).ok) << "n=" << n << " transfer " << id;
+        }
+    }
+    // Tree: a leaf's partial sum sent to another leaf never reaches the root's result.
+    CommPlan tree = TreeReduce(7, 700, 3);
+    std::vector<uint32_t> leaves;
+    for (uint32_t r = 0; r < 7; ++r)
+    {
+        if (tree.GetBytesReceived(r) == 0)
+        {
+            leaves.push_back(r);
+        }
+    }
+    ASSERT_GE(leaves.size(), 2u);
+    for (uint32_t id = 0; id < tree.GetNTransfers(); ++id)
+    {
+        if (tree.GetTransfer(id).src == leaves[0])
+        {
+            CommPlan broken = tree;
+            broken.GetTransfer(id).dst = leaves[1];
+            // The other leaf reads its block to send it up while this arrives: a race.
+            PlanCheckResult r = PlanChecker::Check(broken);
+            EXPECT_FALSE(r.ok);
+            EXPECT_NE(r.reason.find("race"), std::string::npos) << r.reason;
+        }
+    }
+}
+
+TEST(PlanCheckerTest, JudgesSemanticsNotShape)
+{
+    // Redirecting a reduction to a rank further along still reduces everything exactly
+    // once, so the plan, although no longer a tree or a ring, is correct and accepted.
+    CommPlan reduce = TreeReduce(5, 500, 0);
+    uint32_t leaf = 0;
+    while (reduce.GetTransfer(leaf).dst == 0)
+    {
+        ++leaf;
+    }
+    reduce.GetTransfer(leaf).dst = 0; // straight to the root
+    EXPECT_TRUE(PlanChecker::Check(reduce).ok) << Verdict(reduce);
+
+    // Same for a reduce-scatter ring: rank 0's first partial sum of block n-1 may go
+    // straight to its owner instead of along the ring.
+    CommPlan rs = RingReduceScatter(5, 500);
+    ASSERT_EQ(rs.GetTransfer(0).chunk, 4u);
+    rs.GetTransfer(0).dst = 4;
+    EXPECT_TRUE(PlanChecker::Check(rs).ok) << Verdict(rs);
+
+    // Even in an all-reduce, where the owner forwards that block at the start of the
+    // all-gather: the whole reduce-scatter chain of block 4 still depends on transfer 0,
+    // so its early arrival is ordered before that read.
+    CommPlan ar = RingAllReduce(5, 500);
+    ar.GetTransfer(0).dst = 4;
+    EXPECT_TRUE(PlanChecker::Check(ar).ok) << Verdict(ar);
+    // Take that dependency away and transfer 0 is ordered against nothing that touches
+    // block 4 later (rank 4's all-gather read, the all-gather overwrite at rank 0).
+    ar.GetTransfer(6).deps.clear(); // rank 1's step-1 send, which waited for transfer 0
+    PlanCheckResult r = PlanChecker::Check(ar);
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.reason.find("transfers 0 and"), std::string::npos) << r.reason;
+    EXPECT_NE(r.reason.find("race on block 4"), std::string::npos) << r.reason;
+}
+
+TEST(PlanCheckerTest, ReasonsAreSpecific)
+{
+    // A sender that never had the data.
+    CommPlan bcast(CollectiveType::BROADCAST, 3, 10);
+    bcast.AddBlock(10, 0);
+    CommPlan::Transfer t;
+    t.src = 1;
+    t.dst = 2;
+    bcast.AddTransfer(t);
+    PlanCheckResult r = PlanChecker::Check(bcast);
+    EXPECT_NE(r.reason.find("sends block 0 from rank 1, which does not hold it"),
+              std::string::npos)
+        << r.reason;
+    EXPECT_EQ(r.transfer, 0u);
+
+    // A goal not reached: rank 2 never gets the data.
+    CommPlan partial(CollectiveType::BROADCAST, 3, 10);
+    partial.AddBlock(10, 0);
+    t.src = 0;
+    t.dst = 1;
+    partial.AddTransfer(t);
+    r = PlanChecker::Check(partial);
+    EXPECT_NE(r.reason.find("broadcast: rank 2 ends without block 0"), std::string::npos)
+        << r.reason;
+
+    // An all-reduce that stops after the reduce-scatter.
+    CommPlan rs = RingReduceScatter(4, 400);
+    CommPlan half(CollectiveType::ALL_REDUCE, 4, 400);
+    for (const auto& b : rs.GetBlocks())
+    {
+        half.AddBlock(b.bytes);
+    }
+    for (const auto& tr : rs.GetTransfers())
+    {
+        half.AddTransfer(tr);
+    }
+    r = PlanChecker::Check(half);
+    EXPECT_NE(r.reason.find("missing the contributions of ranks"), std::string::npos)
+        << r.reason;
+
+    // A reduction in a collective that only copies.
+    CommPlan ag = RingAllGather(3, 300);
+    ag.GetTransfer(0).reduce = true;
+    r = PlanChecker::Check(ag);
+    EXPECT_NE(r.reason.find("does not combine data"), std::string::npos) << r.reason;
+
+    // Blocks that do not match the call size.
+    CommPlan sizes(CollectiveType::ALL_GATHER, 2, 100);
+    sizes.AddBlock(60, 0);
+    sizes.AddBlock(40, 1);
+    r = PlanChecker::Check(sizes);
+    EXPECT_NE(r.reason.find("rank 0's shard hold 60 bytes, expected 50"), std::string::npos)
+        << r.reason;
+
+    // Two unordered copies into the same place: a write-write race.
+    CommPlan race(CollectiveType::ALL_GATHER, 3, 3);
+    for (uint32_t j = 0; j < 3; ++j)
+    {
+        race.AddBlock(1, j);
+    }
+    for (uint32_t s : {0u, 1u})
+    {
+        t.src = s;
+        t.dst = 2;
+        t.chunk = 0;
+        race.AddTransfer(t);
+    }
+    r = PlanChecker::Check(race);
+    EXPECT_NE(r.reason.find("race on block 0 at rank 2"), std::string::npos) << r.reason;
+}
+
+// ---------------------------------------------------------------------------------------
+// Closed forms.
+
+TEST(CollectiveClosedFormTest, RingAllReduce)
+{
+    for (uint32_t n = 2; n <= MAX_RANKS; ++n)
+    {
+        const uint64_t s = uint64_t{n} * 4096;
+        CommPlan plan = RingAllReduce(n, s);
+        EXPECT_EQ(plan.GetNSteps(), 2 * (n - 1));
+        EXPECT_EQ(plan.GetNTransfers(), 2 * (n - 1) * n);
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            EXPECT_EQ(plan.GetTransfersSent(r), 2 * (n - 1));
+            EXPECT_EQ(plan.GetStepsSent(r), 2 * (n - 1));
+            EXPECT_EQ(plan.GetBytesSent(r), 2 * (n - 1) * s / n);
+            EXPECT_EQ(plan.GetBytesReceived(r), 2 * (n - 1) * s / n);
+        }
+        // Uneven sizes: rank r sends everything but shard r (reduce-scatter) and
+        // everything but shard r+1 (all-gather).
+        const uint64_t odd = 1000003;
+        CommPlan uneven = RingAllReduce(n, odd);
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            EXPECT_EQ(uneven.GetBytesSent(r),
+                      2 * odd - CommPlan::SplitBytes(odd, n, r) -
+                          CommPlan::SplitBytes(odd, n, (r + 1) % n));
+        }
+        uint64_t lo = UINT64_MAX;
+        uint64_t hi = 0;
+        for (const auto& b : uneven.GetBlocks())
+        {
+            lo = std::min(lo, b.bytes);
+            hi = std::max(hi, b.bytes);
+        }
+        EXPECT_LE(hi - lo, 1u);
+    }
+    // Channels and chunks multiply transfers but not bytes.
+    CommPlan piped = RingAllReduce(8, 8 * 4 * 3 * 1000, 4, 1000);
+    EXPECT_EQ(piped.GetNTransfers(), 2u * 7 * 8 * 4 * 3);
+    EXPECT_EQ(piped.GetNChannels(), 4u);
+    EXPECT_EQ(piped.GetBytesSent(5), 2u * 7 * 4 * 3 * 1000);
+}
+
+TEST(CollectiveClosedFormTest, RingReduceScatterAndAllGather)
+{
+    for (uint32_t n = 2; n <= MAX_RANKS; ++n)
+    {
+        const uint64_t s = uint64_t{n} * 1000;
+        for (const CommPlan& plan : {RingReduceScatter(n, s), RingAllGather(n, s)})
+        {
+            EXPECT_EQ(plan.GetNSteps(), n - 1);
+            for (uint32_t r = 0; r < n; ++r)
+            {
+                EXPECT_EQ(plan.GetTransfersSent(r), n - 1);
+                EXPECT_EQ(plan.GetBytesSent(r), (n - 1) * s / n);
+            }
+        }
+    }
+}
+
+TEST(CollectiveClosedFormTest, DirectAllToAll)
+{
+    for (uint32_t n = 2; n <= MAX_RANKS; ++n)
+    {
+        const uint64_t s = uint64_t{n} * 512;
+        CommPlan plan = DirectAllToAll(n, s);
+        EXPECT_EQ(plan.GetNTransfers(), n * (n - 1));
+        EXPECT_EQ(plan.GetNSteps(), n - 1);
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            EXPECT_EQ(plan.GetBytesSent(r), (n - 1) * s / n);
+            EXPECT_EQ(plan.GetBytesReceived(r), (n - 1) * s / n);
+        }
+        for (const auto& t : plan.GetTransfers())
+        {
+            EXPECT_TRUE(t.deps.empty());
+        }
+    }
+}
+
+TEST(CollectiveClosedFormTest, HalvingDoubling)
+{
+    for (uint32_t n = 2; n <= MAX_RANKS; n *= 2)
+    {
+        const uint64_t s = uint64_t{n} * 1024;
+        CommPlan plan = HalvingDoublingAllReduce(n, s);
+        const uint32_t logN = Log2(n);
+        EXPECT_EQ(plan.GetNSteps(), 2 * logN);
+        EXPECT_EQ(plan.GetNTransfers(), 2 * logN * n);
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            // One message per step: 2 log2(n) alphas, and 2(n-1)/n S bytes.
+            EXPECT_EQ(plan.GetTransfersSent(r), 2 * logN);
+            EXPECT_EQ(plan.GetStepsSent(r), 2 * logN);
+            EXPECT_EQ(plan.GetBytesSent(r), 2 * (n - 1) * s / n);
+        }
+        // Distances halve, then double.
+        for (const auto& t : plan.GetTransfers())
+        {
+            const uint32_t distance = t.src ^ t.dst;
+            const uint32_t expected = t.step < logN ? n >> (t.step + 1) : 1u << (t.step - logN);
+            EXPECT_EQ(distance, expected);
+        }
+    }
+}
+
+TEST(CollectiveClosedFormTest, Trees)
+{
+    for (uint32_t n = 2; n <= MAX_RANKS; ++n)
+    {
+        const uint64_t s = 2 * 3 * 1000;
+        const uint32_t depth = Log2(n);
+        CommPlan dbt = TreeAllReduce(n, s, 1000, true);
+        const uint32_t blocks = dbt.GetNBlocks();
+        EXPECT_EQ(blocks, 6u);
+        // Each chunk goes up n-1 edges and down n-1 edges.
+        EXPECT_EQ(dbt.GetNTransfers(), 2 * (n - 1) * blocks);
+        uint64_t total = 0;
+        uint64_t maxReceived = 0;
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            total += dbt.GetBytesSent(r);
+            maxReceived = std::max(maxReceived, dbt.GetBytesReceived(r));
+        }
+        EXPECT_EQ(total, 2 * (n - 1) * s);
+        // Log-depth trees: up log2(n) levels and down again.
+        EXPECT_EQ(dbt.GetNSteps(), 2 * depth);
+        // The two trees have complementary leaves, so no rank receives more than 2S;
+        // a single tree makes its inner ranks receive 3S (two children and a parent).
+        EXPECT_LE(maxReceived, 2 * s);
+        CommPlan single = TreeAllReduce(n, s, 1000, false);
+        uint64_t singleMax = 0;
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            singleMax = std::max(singleMax, single.GetBytesReceived(r));
+        }
+        if (n >= 6)
+        {
+            EXPECT_EQ(singleMax, 3 * s);
+        }
+        CommPlan bcast = TreeBroadcast(n, s, n - 1);
+        EXPECT_EQ(bcast.GetNTransfers(), n - 1);
+        EXPECT_EQ(bcast.GetNSteps(), depth);
+        CommPlan reduce = TreeReduce(n, s, 0);
+        EXPECT_EQ(reduce.GetNTransfers(), n - 1);
+        EXPECT_EQ(reduce.GetNSteps(), depth);
+    }
+}
+
+TEST(CollectiveClosedFormTest, ChainsPipeline)
+{
+    // A chain broadcast of c chunks over n ranks: (n-1) hops per chunk; the dependency
+    // depth (the alpha count of a pipelined schedule) is n-1, not c(n-1).
+    CommPlan plan = RingBroadcast(8, 8000, 3, 1, 1000);
+    EXPECT_EQ(plan.GetNBlocks(), 8u);
+    EXPECT_EQ(plan.GetNTransfers(), 7u * 8);
+    EXPECT_EQ(plan.GetNSteps(), 7u);
+    EXPECT_EQ(plan.GetBytesSent(3), 8000u);
+    EXPECT_EQ(plan.GetBytesSent(2), 0u); // the last rank of the chain only receives
+}
+
+TEST(CollectiveAlgorithmsDeathTest, BadArgumentsAreNamed)
+{
+    EXPECT_DEATH(HalvingDoublingAllReduce(6, 100), "power-of-two group size, got 6");
+    EXPECT_DEATH(HalvingDoublingAllGather(12, 100), "power-of-two");
+    EXPECT_DEATH(RingAllReduce(0, 100), "the group is empty");
+    EXPECT_DEATH(RingAllReduce(4, 100, 0), "channels must be at least 1");
+    EXPECT_DEATH(RingBroadcast(4, 100, 4), "root 4 is not a rank");
+    EXPECT_DEATH(TreeReduce(4, 100, 9), "root 9 is not a rank");
+    EXPECT_DEATH(SendRecv(4, 2, 2, 100), "cannot send to itself");
+    EXPECT_DEATH(DirectAllToAllV(3, {1, 2, 3}), "expected 3 x 3");
+    EXPECT_DEATH(MakeCollectivePlan(CollectiveType::ALL_TO_ALL, CollectiveAlgorithm::RING, 4, 100),
+                 "no ring algorithm for all-to-all");
+    EXPECT_DEATH(RingAllReduce(4, 1ull << 40, 1, 1), "use a larger chunk");
+}
