@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "collective-engine.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("AiFabricCollectiveEngine");
+
+NS_OBJECT_ENSURE_REGISTERED(CollectiveEngine);
+
+std::ostream&
+operator<<(std::ostream& os, const CollectiveResult& r)
+{
+    os << "#" << r.id << " " << r.type;
+    if (!r.algorithm.empty())
+    {
+        os << " (" << r.algorithm << ")";
+    }
+    os << " n=" << r.nRanks << " bytes=" << r.bytes << " transfers=" << r.nTransfers
+       << " time=" << r.GetDuration().GetSeconds() * 1e6 << "us"
+       << " algbw=" << r.algBw / 1e9 << "GB/s busbw=" << r.busBw / 1e9 << "GB/s";
+    return os;
+}
+
+TypeId
+CollectiveEngine::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CollectiveEngine")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<CollectiveEngine>()
+            .AddAttribute("Transport",
+                          "The carrier that moves the transfers of every plan run here.",
+                          PointerValue(),
+                          MakePointerAccessor(&CollectiveEngine::SetTransport,
+                                              &CollectiveEngine::GetTransport),
+                          MakePointerChecker<CollectiveTransport>())
+            .AddTraceSource("CollectiveDone",
+                            "A collective call finished (fires before the caller's callback).",
+                            MakeTraceSourceAccessor(&CollectiveEngine::m_doneTrace),
+                            "ns3::CollectiveEngine::CollectiveDoneTracedCallback")
+            .AddTraceSource("TransferStarted",
+                            "A transfer was handed to the transport: (call id, transfer id).",
+                            MakeTraceSourceAccessor(&CollectiveEngine::m_transferStartedTrace),
+                            "ns3::CollectiveEngine::TransferTracedCallback")
+            .AddTraceSource("TransferDone",
+                            "The transport reported a transfer arrived: (call id, transfer id).",
+                            MakeTraceSourceAccessor(&CollectiveEngine::m_transferDoneTrace),
+                            "ns3::CollectiveEngine::TransferTracedCallback");
+    return tid;
+}
+
+CollectiveEngine::CollectiveEngine()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+CollectiveEngine::~CollectiveEngine()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+CollectiveEngine::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    // Callbacks still held by the transport find no run and do nothing.
+    m_runs.clear();
+    m_ready.clear();
+    m_readyHead = 0;
+    m_transport = nullptr;
+    Object::DoDispose();
+}
+
+void
+CollectiveEngine::SetTransport(Ptr<CollectiveTransport> transport)
+{
+    NS_LOG_FUNCTION(this << transport);
+    m_transport = transport;
+}
+
+Ptr<CollectiveTransport>
+CollectiveEngine::GetTransport() const
+{
+    return m_transport;
+}
+
+uint64_t
+CollectiveEngine::Run(const CommPlan& plan, DoneCallback done)
+{
+    std::vector<uint32_t> identity(plan.GetGroupSize());
+    std::iota(identity.begin(), identity.end(), 0u);
+    return Run(plan, identity, std::move(done));
+}
+
+uint64_t
+CollectiveEngine::Run(const CommPlan& plan,
+                      const std::vector<uint32_t>& rankMap,
+                      DoneCallback done)
+{
+    NS_LOG_FUNCTION(this << plan.GetType() << plan.GetGroupSize() << plan.GetTotalBytes());
+    std::string reason;
+    NS_ABORT_MSG_IF(!plan.Validate(&reason),
+                    "CollectiveEngine::Run: invalid plan (" << plan.GetType() << " '"
+                                                            << plan.GetAlgorithm() << "', "
+                                                            << plan.GetGroupSize() << " ranks, "
+                                                            << plan.GetNTransfers()
+                                                            << " transfers): " << reason);
+    NS_ABORT_MSG_IF(!m_transport,
+                    "CollectiveEngine::Run: no transport; call SetTransport first");
+    const uint32_t n = plan.GetGroupSize();
+    const uint32_t nTransportRanks = m_transport->GetNRanks();
+    NS_ABORT_MSG_IF(rankMap.size() != n,
+                    "CollectiveEngine::Run: the rank map has " << rankMap.size()
+                                                               << " entries for a plan of " << n
+                                                               << " ranks");
+    {
+        std::vector<uint32_t> sorted(rankMap);
+        std::sort(sorted.begin(), sorted.end());
+        NS_ABORT_MSG_IF(!sorted.empty() && sorted.back() >= nTransportRanks,
+                        "CollectiveEngine::Run: plan needs transport rank "
+                            << sorted.back() << " but the transport connects only "
+                            << nTransportRanks << " ranks");
+        NS_ABORT_MSG_IF(std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end(),
+                        "CollectiveEngine::Run: the rank map names a transport rank twice");
+    }
+
+    const uint64_t id = m_nextId++;
+    RunState& run = m_runs[id];
+    run.done = std::move(done);
+    CollectiveResult& r = run.result;
+    r.id = id;
+    r.type = plan.GetType();
+    r.algorithm = plan.GetAlgorithm();
+    r.nRanks = n;
+    r.bytes = plan.GetTotalBytes();
+    r.nTransfers = plan.GetNTransfers();
+    r.start = Simulator::Now();
+
+    // Build, once, what each completion needs so that it costs O(1) plus its
+    // dependents: a counter of missing deps per transfer and, in compressed-row form,
+    // the list of transfers that wait for each one.
+    const std::vector<CommPlan::Transfer>& transfers = plan.GetTransfers();
+    const uint32_t nT = plan.GetNTransfers();
+    run.transfers.resize(nT);
+    run.dependentsBegin.assign(static_cast<size_t>(nT) + 1, 0);
+    size_t nEdges = 0;
+    for (uint32_t t = 0; t < nT; ++t)
+    {
+        const CommPlan::Transfer& tr = transfers[t];
+        TransferState& ts = run.transfers[t];
+        ts.src = rankMap[tr.src];
+        ts.dst = rankMap[tr.dst];
+        ts.bytes = tr.bytes;
+        ts.channel = tr.channel;
+        ts.missingDeps = static_cast<uint32_t>(tr.deps.size());
+        ts.sent = false;
+        ts.done = false;
+        for (uint32_t d : tr.deps)
+        {
+            ++run.dependentsBegin[d + 1];
+        }
+        nEdges += tr.deps.size();
+    }
+    NS_ABORT_MSG_IF(nEdges > std::numeric_limits<uint32_t>::max(),
+                    "CollectiveEngine::Run: the plan has " << nEdges
+                                                           << " dependencies, more than 2^32");
+    std::partial_sum(run.dependentsBegin.begin(),
+                     run.dependentsBegin.end(),
+                     run.dependentsBegin.begin());
+    run.dependents.resize(nEdges);
+    {
+        // Filling in id order keeps every dependents list ascending, so transfers freed
+        // by one completion are sent in plan (issue) order.
+        std::vector<uint32_t> fill(run.dependentsBegin.begin(), run.dependentsBegin.end() - 1);
+        for (uint32_t t = 0; t < nT; ++t)
+        {
+            for (uint32_t d : transfers[t].deps)
+            {
+                run.dependents[fill[d]++] = t;
+            }
+        }
+    }
+
+    if (nT == 0)
+    {
+        // Nothing to move: finish at once, but from an event, so a caller never sees its
+        // callback run before Run has returned.
+        Simulator::ScheduleNow(&CollectiveEngine::Finish, Ptr<CollectiveEngine>(this), id);
+        return id;
+    }
+    for (uint32_t t = 0; t < nT; ++t)
+    {
+        if (run.transfers[t].missingDeps == 0)
+        {
+            Release(id, t);
+        }
+    }
+    SendReleased();
+    return id;
+}
+
+void
+CollectiveEngine::Release(uint64_t runId, uint32_t transfer)
+{
+    m_ready.emplace_back(runId, transfer);
+}
+
+void
+CollectiveEngine::SendReleased()
+{
+    // A carrier may call back from inside Send (one that completes zero-byte transfers
+    // at once, say). Handling the completion recursively would nest as deep as the
+    // plan's longest chain and could finish a run under our feet, so a completion that
+    // arrives while we are sending only queues what it frees, and this loop sends it.
+    if (m_sending)
+    {
+        return;
+    }
+    m_sending = true;
+    while (m_readyHead < m_ready.size())
+    {
+        const auto [runId, t] = m_ready[m_readyHead++];
+        auto it = m_runs.find(runId);
+        if (it == m_runs.end())
+        {
+            continue;
+        }
+        TransferState& ts = it->second.transfers[t];
+        ts.sent = true;
+        ts.sentAt = Simulator::Now();
+        ++it->second.nInFlight;
+        const uint32_t src = ts.src;
+        const uint32_t dst = ts.dst;
+        const uint64_t bytes = ts.bytes;
+        const uint32_t channel = ts.channel;
+        NS_LOG_LOGIC("call " << runId << " transfer " << t << ": " << src << " -> " << dst
+                             << " " << bytes << " B ch " << channel);
+        m_transferStartedTrace(runId, t);
+        // The callback holds a reference to the engine, so a transport that outlives the
+        // engine's owner never calls into freed memory; after DoDispose it finds no run.
+        Ptr<CollectiveEngine> self(this);
+        m_transport->Send(src,
+                          dst,
+                          bytes,
+                          channel,
+                          CollectiveTransport::DoneCallback(
+                              [self, runId = runId, t = t]() { self->TransferDone(runId, t); }));
+    }
+    m_ready.clear();
+    m_readyHead = 0;
+    m_sending = false;
+}
+
+void
+CollectiveEngine::TransferDone(uint64_t runId, uint32_t transfer)
+{
+    NS_LOG_FUNCTION(this << runId << transfer);
+    auto it = m_runs.find(runId);
+    if (it == m_runs.end())
+    {
+        return; // disposed meanwhile
+    }
+    RunState& run = it->second;
+    TransferState& ts = run.transfers[transfer];
+    NS_ABORT_MSG_IF(!ts.sent || ts.done,
+                    "CollectiveEngine: the transport reported transfer "
+                        << transfer << " of call " << runId
+                        << (ts.done ? " done twice" : " done before it was sent"));
+    ts.done = true;
+    --run.nInFlight;
+    ++run.nDone;
+    m_transferDoneTrace(runId, transfer);
+    for (uint32_t k = run.dependentsBegin[transfer]; k < run.dependentsBegin[transfer + 1]; ++k)
+    {
+        const uint32_t d = run.dependents[k];
+        if (--run.transfers[d].missingDeps == 0)
+        {
+            Release(runId, d);
+        }
+    }
+    if (run.nDone == run.transfers.size())
+    {
+        Finish(runId);
+        return;
+    }
+    SendReleased();
+}
+
+void
+CollectiveEngine::Finish(uint64_t runId)
+{
+    auto it = m_runs.find(runId);
+    if (it == m_runs.end())
+    {
+        return;
+    }
+    CollectiveResult result = std::move(it->second.result);
+    DoneCallback done = std::move(it->second.done);
+    // Forget the run before calling out, so the callback may start new calls freely.
+    m_runs.erase(it);
+    result.end = Simulator::Now();
+    const double seconds = result.GetDuration().GetSeconds();
+    if (seconds > 0)
+    {
+        result.algBw = static_cast<double>(result.bytes) / seconds;
+        result.busBw = result.algBw * CollectiveBusBwFactor(result.type, result.nRanks);
+    }
+    NS_LOG_INFO(result);
+    m_doneTrace(result);
+    if (!done.IsNull())
+    {
+        done(result);
+    }
+}
+
+uint32_t
+CollectiveEngine::GetNRunning() const
+{
+    return static_cast<uint32_t>(m_runs.size());
+}
+
+bool
+CollectiveEngine::IsRunning(uint64_t id) const
+{
+    return m_runs.count(id) != 0;
+}
+
+uint64_t
+CollectiveEngine::GetNPendingTransfers() const
+{
+    uint64_t total = 0;
+    for (const auto& [id, run] : m_runs)
+    {
+        total += run.nInFlight;
+    }
+    return total;
+}
+
+std::vector<CollectiveEngine::PendingTransfer>
+CollectiveEngine::GetPendingTransfers() const
+{
+    std::vector<uint64_t> ids;
+    ids.reserve(m_runs.size());
+    for (const auto& entry : m_runs)
+    {
+        ids.push_back(entry.first);
+    }
+    std::sort(ids.begin(), ids.end());
+    std::vector<PendingTransfer> pending;
+    for (uint64_t id : ids)
+    {
+        const RunState& run = m_runs.at(id);
+        for (uint32_t t = 0; t < run.transfers.size(); ++t)
+        {
+            const TransferState& ts = run.transfers[t];
+            if (ts.sent && !ts.done)
+            {
+                pending.push_back({id, t, ts.src, ts.dst, ts.bytes, ts.channel, ts.sentAt});
+            }
+        }
+    }
+    return pending;
+}
+
+} // namespace ns3

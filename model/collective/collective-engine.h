@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef COLLECTIVE_ENGINE_H
+#define COLLECTIVE_ENGINE_H
+
+#include "collective-transport.h"
+#include "comm-plan.h"
+
+#include "ns3/callback.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/ptr.h"
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * What the engine reports when a collective call has finished.
+ *
+ * Bandwidths follow nccl-tests: algBw = bytes / duration (bytes as defined by
+ * CollectiveType), busBw = algBw x CollectiveBusBwFactor(type, nRanks). Both are in
+ * bytes per second; both are 0 when the duration is 0 (a plan with no transfers).
+ */
+struct CollectiveResult
+{
+    uint64_t id{0};                               //!< the id Run returned
+    CollectiveType type{CollectiveType::ALL_REDUCE}; //!< collective
+    std::string algorithm;                        //!< CommPlan::GetAlgorithm (may be empty)
+    uint32_t nRanks{0};                           //!< group size
+    uint64_t bytes{0};                            //!< call size (CommPlan::GetTotalBytes)
+    uint32_t nTransfers{0};                       //!< transfers executed
+    Time start;                                   //!< when Run was called
+    Time end;                                     //!< when the last transfer arrived
+    double algBw{0};                              //!< bytes / (end - start), B/s
+    double busBw{0};                              //!< algBw x bus factor, B/s
+
+    /// \return end - start
+    Time GetDuration() const
+    {
+        return end - start;
+    }
+};
+
+std::ostream& operator<<(std::ostream& os, const CollectiveResult& result);
+
+/**
+ * \ingroup ai-fabric
+ * Executes CommPlans over a CollectiveTransport.
+ *
+ * A transfer is handed to the transport as soon as every transfer in its deps has been
+ * reported done by the transport (its last byte arrived), never earlier. Transfers that
+ * become ready at the same moment are sent in the order they became ready, and those
+ * released together in id order, so a generator's issue order (round, then step) reaches
+ * a FIFO carrier unchanged. When the last transfer has arrived the call is finished: the
+ * CollectiveDone trace fires and then the caller's callback runs.
+ *
+ * Several calls may run at once on one engine (e.g. the data-parallel all-reduce and a
+ * pipeline send); each Run keeps its own state and gets its own id and result. Their
+ * transfers share the transport, so they compete for it exactly as the carrier models.
+ *
+ * Cost: Run is linear in the plan (it precomputes, per transfer, the list of transfers
+ * waiting for it and a counter of deps still missing); each completion is O(1) amortized
+ * plus its dependents.
+ *
+ * Hangs: if the carrier never reports some transfer (a lost message, a deadlocked
+ * fabric), the simulation simply runs out of events with the call unfinished. The engine
+ * sets no timers of its own; GetPendingTransfers() lists what is in flight so a caller or
+ * a watchdog can say what is stuck.
+ */
+class CollectiveEngine : public Object
+{
+  public:
+    /// Called once per Run when the call has finished.
+    typedef Callback<void, const CollectiveResult&> DoneCallback;
+
+    /// A transfer handed to the transport that has not been reported done yet.
+    struct PendingTransfer
+    {
+        uint64_t runId{0};      //!< the call it belongs to
+        uint32_t transfer{0};   //!< its id in the plan
+        uint32_t src{0};        //!< sending rank (transport numbering)
+        uint32_t dst{0};        //!< receiving rank (transport numbering)
+        uint64_t bytes{0};      //!< payload
+        uint32_t channel{0};    //!< channel
+        Time sentAt;            //!< when it was handed to the transport
+    };
+
+    static TypeId GetTypeId();
+
+    CollectiveEngine();
+    ~CollectiveEngine() override;
+
+    /// Set the carrier (also the Transport attribute). Needed before Run.
+    void SetTransport(Ptr<CollectiveTransport> transport);
+    /// \return the carrier
+    Ptr<CollectiveTransport> GetTransport() const;
+
+    /**
+     * Start a collective call now. Plan rank r is transport rank r.
+     * Aborts, with the reason, if the plan is not well formed (CommPlan::Validate), if no
+     * transport is set, or if the plan has more ranks than the transport.
+     * \param plan the call; copied what is needed, so the caller may discard it
+     * \param done called when the call has finished (may be null)
+     * \return the call's id (distinct per engine, from 1)
+     */
+    uint64_t Run(const CommPlan& plan, DoneCallback done = DoneCallback());
+
+    /**
+     * Start a collective call now on some of the transport's ranks: plan rank r is
+     * transport rank rankMap[r] (e.g. the data-parallel peers of one tensor slice).
+     * Aborts as Run above, and if rankMap has not one entry per plan rank, names a rank
+     * the transport does not have, or repeats a rank.
+     * \param plan the call
+     * \param rankMap transport rank of each plan rank
+     * \param done called when the call has finished (may be null)
+     * \return the call's id
+     */
+    uint64_t Run(const CommPlan& plan,
+                 const std::vector<uint32_t>& rankMap,
+                 DoneCallback done = DoneCallback());
+
+    /// \return number of calls started and not yet finished
+    uint32_t GetNRunning() const;
+    /// \return true if call id has started and not yet finished
+    bool IsRunning(uint64_t id) const;
+    /// \return number of transfers in flight over all running calls (O(number of calls))
+    uint64_t GetNPendingTransfers() const;
+    /**
+     * For hang diagnosis: every transfer handed to the transport and not yet reported
+     * done, over all running calls, by call id then transfer id. Walks every running
+     * plan, so it is meant for reports, not for the hot path.
+     * \return the pending transfers
+     */
+    std::vector<PendingTransfer> GetPendingTransfers() const;
+
+    /**
+     * Signature of the CollectiveDone trace source.
+     * \param result the finished call
+     */
+    typedef void (*CollectiveDoneTracedCallback)(const CollectiveResult& result);
+    /**
+     * Signature of the TransferStarted and TransferDone trace sources.
+     * \param runId the call
+     * \param transfer transfer id in its plan
+     */
+    typedef void (*TransferTracedCallback)(uint64_t runId, uint32_t transfer);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// Per-transfer execution state, kept compact: plans can have millions of transfers.
+    struct TransferState
+    {
+        uint32_t src;
+        uint32_t dst;
+        uint64_t bytes;
+        uint32_t channel;
+        uint32_t missingDeps; //!< deps not yet done; the transfer is sent when it hits 0
+        bool sent;            //!< handed to the transport
+        bool done;            //!< reported done by the transport
+        Time sentAt;          //!< when it was handed to the transport
+    };
+
+    /// Everything one Run needs.
+    struct RunState
+    {
+        CollectiveResult result;                 //!< filled in as the call proceeds
+        std::vector<TransferState> transfers;    //!< indexed by transfer id
+        std::vector<uint32_t> dependentsBegin;   //!< CSR offsets into dependents, size T+1
+        std::vector<uint32_t> dependents;        //!< transfers waiting on each transfer
+        uint32_t nDone{0};                       //!< transfers reported done
+        uint32_t nInFlight{0};                   //!< sent and not done
+        DoneCallback done;                       //!< the caller's callback
+    };
+
+    /// Queue a ready transfer for sending.
+    void Release(uint64_t runId, uint32_t transfer);
+    /// Send every queued transfer (safe if the transport calls back inside Send).
+    void SendReleased();
+    /// The transport reports transfer of run runId done.
+    void TransferDone(uint64_t runId, uint32_t transfer);
+    /// Report and forget a finished run.
+    void Finish(uint64_t runId);
+
+    Ptr<CollectiveTransport> m_transport;                 //!< the carrier
+    uint64_t m_nextId{1};                                 //!< id of the next Run
+    std::unordered_map<uint64_t, RunState> m_runs;        //!< running calls
+    std::vector<std::pair<uint64_t, uint32_t>> m_ready;   //!< released, not yet sent
+    size_t m_readyHead{0};                                //!< next entry of m_ready to send
+    bool m_sending{false};                                //!< SendReleased is on the stack
+
+    TracedCallback<const CollectiveResult&> m_doneTrace;        //!< CollectiveDone
+    TracedCallback<uint64_t, uint32_t> m_transferStartedTrace;  //!< TransferStarted
+    TracedCallback<uint64_t, uint32_t> m_transferDoneTrace;     //!< TransferDone
+};
+
+} // namespace ns3
+
+#endif // COLLECTIVE_ENGINE_H
