@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// nccl-tests for the simulator: sweep message sizes for one collective and algorithm and
+// print the table NCCL users read every day (size, count, type, time, algbw, busbw), plus
+// CSV. The carrier is the RoCE fabric (every rank a host with one RDMA NIC on a
+// leaf-spine or a single switch) or the ideal transport (rate + latency, no packets).
+//
+//   ./collective-perf --collective=all-reduce --algorithm=ring --ranks=8 \
+//        --minBytes=1M --maxBytes=256M --transport=rdma --rate=400Gbps
+//
+#include "ns3/ai-fabric-module.h"
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+using namespace ns3;
+
+namespace
+{
+const std::map<std::string, CollectiveType> COLLECTIVES{
+    {"all-reduce", CollectiveType::ALL_REDUCE},
+    {"all-gather", CollectiveType::ALL_GATHER},
+    {"reduce-scatter", CollectiveType::REDUCE_SCATTER},
+    {"all-to-all", CollectiveType::ALL_TO_ALL},
+    {"broadcast", CollectiveType::BROADCAST},
+    {"reduce", CollectiveType::REDUCE},
+};
+
+const std::map<std::string, CollectiveAlgorithm> ALGORITHMS{
+    {"ring", CollectiveAlgorithm::RING},
+    {"tree", CollectiveAlgorithm::TREE},
+    {"halving-doubling", CollectiveAlgorithm::HALVING_DOUBLING},
+    {"direct", CollectiveAlgorithm::DIRECT},
+};
+
+/// "64M" / "1G" / "4096" → bytes; 0 on a malformed value.
+uint64_t
+ParseBytes(const std::string& text)
+{
+    char* end = nullptr;
+    double value = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || value < 0)
+    {
+        return 0;
+    }
+    std::string unit(end);
+    uint64_t scale = unit.empty() || unit == "B" ? 1
+                     : unit == "K"               ? 1ull << 10
+                     : unit == "M"               ? 1ull << 20
+                     : unit == "G"               ? 1ull << 30
+                                                 : 0;
+    return static_cast<uint64_t>(value * scale);
+}
+
+template <typename T>
+bool
+Lookup(const std::map<std::string, T>& table, const std::string& key, T& out, const char* what)
+{
+    auto it = table.find(key);
+    if (it == table.end())
+    {
+        std::cerr << "collective-perf: unknown " << what << " '" << key << "'; one of:";
+        for (const auto& [name, value] : table)
+        {
+            std::cerr << ' ' << name;
+        }
+        std::cerr << '\n';
+        return false;
+    }
+    out = it->second;
+    return true;
+}
+
+void
+Store(CollectiveResult* out, const CollectiveResult& result)
+{
+    *out = result;
+}
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    std::string collectiveName = "all-reduce";
+    std::string algorithmName = "ring";
+    std::string transportName = "rdma";
+    uint32_t ranks = 8;
+    std::string minBytesText = "1M";
+    std::string maxBytesText = "64M";
+    uint32_t factor = 2;
+    uint32_t channels = 1;
+    std::string rate = "400Gbps";
+    Time latency = MicroSeconds(1);
+    uint32_t leaves = 1;
+    uint32_t spines = 1;
+    double oversubscription = 1.0;
+    std::string cc = "ns3::Dcqcn";
+    std::string csv = "collective-perf.csv";
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("collective", "all-reduce, all-gather, reduce-scatter, all-to-all, broadcast, reduce", collectiveName);
+    cmd.AddValue("algorithm", "ring, tree, halving-doubling, direct", algorithmName);
+    cmd.AddValue("transport", "rdma (RoCE fabric) or ideal (rate + latency)", transportName);
+    cmd.AddValue("ranks", "Number of ranks (one host each)", ranks);
+    cmd.AddValue("minBytes", "Smallest size (suffix K, M, G allowed)", minBytesText);
+    cmd.AddValue("maxBytes", "Largest size", maxBytesText);
+    cmd.AddValue("stepFactor", "Size multiplier between rows", factor);
+    cmd.AddValue("channels", "Ring channels", channels);
+    cmd.AddValue("rate", "Rate of every link (rdma) or port (ideal)", rate);
+    cmd.AddValue("latency", "Cable delay (rdma) or per-message latency (ideal)", latency);
+    cmd.AddValue("leaves", "Leaves of the fabric (1 = one switch)", leaves);
+    cmd.AddValue("spines", "Spines (with leaves > 1)", spines);
+    cmd.AddValue("oversubscription", "Leaf downlink / uplink capacity", oversubscription);
+    cmd.AddValue("cc", "Congestion control of the NICs", cc);
+    cmd.AddValue("csv", "CSV output file (empty: none)", csv);
+    cmd.Parse(argc, argv);
+
+    CollectiveType type;
+    CollectiveAlgorithm algorithm;
+    if (!Lookup(COLLECTIVES, collectiveName, type, "collective") ||
+        !Lookup(ALGORITHMS, algorithmName, algorithm, "algorithm"))
+    {
+        return 1;
+    }
+    uint64_t minBytes = ParseBytes(minBytesText);
+    uint64_t maxBytes = ParseBytes(maxBytesText);
+    if (minBytes == 0 || maxBytes < minBytes || factor < 2 || ranks < 2 ||
+        (transportName != "rdma" && transportName != "ideal") ||
+        (leaves > 1 && ranks % leaves != 0))
+    {
+        std::cerr << "collective-perf: need 0 < minBytes <= maxBytes, stepFactor >= 2, "
+                     "ranks >= 2, transport rdma|ideal, and ranks divisible by leaves\n";
+        return 1;
+    }
+    if (!IsCollectiveAlgorithmSupported(type, algorithm, ranks))
+    {
+        std::cerr << "collective-perf: " << collectiveName << " has no " << algorithmName
+                  << " algorithm for " << ranks << " ranks\n";
+        return 1;
+    }
+
+    Ptr<CollectiveTransport> transport;
+    RoceHelper roce;
+    RoceTopology topo;
+    if (transportName == "rdma")
+    {
+        roce.SetCongestionControl(cc);
+        RoceTopologyHelper topoHelper(roce);
+        topo = leaves > 1 ? topoHelper.LeafSpine(leaves, spines, ranks / leaves, DataRate(rate),
+                                                 oversubscription, latency)
+                          : topoHelper.Star(ranks, DataRate(rate), latency);
+        roce.AssignStreams(1);
+        Ptr<RdmaTransport> rdma = CreateObject<RdmaTransport>();
+        rdma->SetNics(topo.nics);
+        transport = rdma;
+    }
+    else
+    {
+        Ptr<IdealTransport> ideal = CreateObject<IdealTransport>();
+        ideal->SetAttribute("NRanks", UintegerValue(ranks));
+        ideal->SetAttribute("DataRate", DataRateValue(DataRate(rate)));
+        ideal->SetAttribute("Latency", TimeValue(latency));
+        transport = ideal;
+    }
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(transport);
+
+    std::ofstream out;
+    if (!csv.empty())
+    {
+        out.open(csv);
+        out << "collective,algorithm,transport,ranks,size_bytes,count,time_us,algbw_GBps,busbw_GBps\n";
+    }
+    std::printf("# %s, algorithm %s, %u ranks, transport %s (%s, %s)\n",
+                collectiveName.c_str(), algorithmName.c_str(), ranks, transportName.c_str(),
+                rate.c_str(), transportName == "rdma" ? cc.c_str() : "no packets");
+    std::printf("#\n# %12s %12s %8s %6s %6s %10s %8s %8s %6s\n", "size", "count", "type", "redop",
+                "root", "time", "algbw", "busbw", "#wrong");
+    std::printf("# %12s %12s %8s %6s %6s %10s %8s %8s %6s\n", "(B)", "(elements)", "", "", "",
+                "(us)", "(GB/s)", "(GB/s)", "");
+    CollectivePlanOptions options;
+    options.channels = channels;
+    double busSum = 0;
+    uint32_t rows = 0;
+    for (uint64_t bytes = minBytes; bytes <= maxBytes; bytes *= factor)
+    {
+        CommPlan plan = MakeCollectivePlan(type, algorithm, ranks, bytes, options);
+        CollectiveResult result;
+        Simulator::ScheduleNow([&]() { engine->Run(plan, MakeBoundCallback(&Store, &result)); });
+        Simulator::Run(); // returns when the fabric is idle again
+        double us = (result.end - result.start).GetSeconds() * 1e6;
+        bool rooted = type == CollectiveType::BROADCAST || type == CollectiveType::REDUCE;
+        bool reduces = type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE ||
+                       type == CollectiveType::REDUCE_SCATTER;
+        std::printf("  %12llu %12llu %8s %6s %6d %10.1f %8.2f %8.2f %6s\n",
+                    static_cast<unsigned long long>(bytes),
+                    static_cast<unsigned long long>(bytes / 4), "float",
+                    reduces ? "sum" : "none", rooted ? 0 : -1, us, result.algBw / 1e9,
+                    result.busBw / 1e9, "N/A");
+        if (out)
+        {
+            out << collectiveName << ',' << algorithmName << ',' << transportName << ',' << ranks
+                << ',' << bytes << ',' << bytes / 4 << ',' << us << ',' << result.algBw / 1e9
+                << ',' << result.busBw / 1e9 << '\n';
+        }
+        busSum += result.busBw / 1e9;
+        ++rows;
+    }
+    std::printf("# Avg bus bandwidth    : %.3f GB/s\n", rows ? busSum / rows : 0.0);
+    if (transportName == "rdma")
+    {
+        uint64_t pauses = 0;
+        uint64_t drops = 0;
+        uint64_t marks = 0;
+        for (const auto& sw : topo.switchObjects)
+        {
+            pauses += sw->GetPfcPausesSent();
+            drops += sw->GetTotalDrops();
+            marks += sw->GetEcnMarks();
+        }
+        std::printf("# Fabric: %llu PFC pauses, %llu ECN marks, %llu drops\n",
+                    static_cast<unsigned long long>(pauses), static_cast<unsigned long long>(marks),
+                    static_cast<unsigned long long>(drops));
+    }
+    Simulator::Destroy();
+    return 0;
+}
