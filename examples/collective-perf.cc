@@ -116,7 +116,7 @@ main(int argc, char* argv[])
     cmd.AddValue("spines", "Spines (with leaves > 1)", spines);
     cmd.AddValue("oversubscription", "Leaf downlink / uplink capacity", oversubscription);
     cmd.AddValue("cc", "Congestion control of the NICs", cc);
-    cmd.AddValue("csv", "CSV output file (empty: none)", csv);
+    cmd.AddValue("csv", "CSV output file (\"none\": no CSV)", csv);
     cmd.Parse(argc, argv);
 
     CollectiveType type;
@@ -170,7 +170,7 @@ main(int argc, char* argv[])
     engine->SetTransport(transport);
 
     std::ofstream out;
-    if (!csv.empty())
+    if (csv != "none")
     {
         out.open(csv);
         out << "collective,algorithm,transport,ranks,size_bytes,count,time_us,algbw_GBps,busbw_GBps\n";
