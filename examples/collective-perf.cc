@@ -93,6 +93,7 @@ main(int argc, char* argv[])
     std::string maxBytesText = "64M";
     uint32_t factor = 2;
     uint32_t channels = 1;
+    std::string chunkText = "auto";
     std::string rate = "400Gbps";
     Time latency = MicroSeconds(1);
     uint32_t leaves = 1;
@@ -110,6 +111,9 @@ main(int argc, char* argv[])
     cmd.AddValue("maxBytes", "Largest size", maxBytesText);
     cmd.AddValue("stepFactor", "Size multiplier between rows", factor);
     cmd.AddValue("channels", "Ring channels", channels);
+    cmd.AddValue("chunk",
+                 "Pipelining chunk (K, M suffix); auto = 512K for trees, none otherwise",
+                 chunkText);
     cmd.AddValue("rate", "Rate of every link (rdma) or port (ideal)", rate);
     cmd.AddValue("latency", "Cable delay (rdma) or per-message latency (ideal)", latency);
     cmd.AddValue("leaves", "Leaves of the fabric (1 = one switch)", leaves);
@@ -184,6 +188,11 @@ main(int argc, char* argv[])
                 "(us)", "(GB/s)", "(GB/s)", "");
     CollectivePlanOptions options;
     options.channels = channels;
+    // Without pipelining a tree moves the whole message level by level; NCCL pipelines
+    // trees in chunks, so the default does too.
+    options.chunkBytes = chunkText == "auto"
+                             ? (algorithm == CollectiveAlgorithm::TREE ? 512ull << 10 : 0)
+                             : ParseBytes(chunkText);
     double busSum = 0;
     uint32_t rows = 0;
     for (uint64_t bytes = minBytes; bytes <= maxBytes; bytes *= factor)
