@@ -57,3 +57,62 @@ TEST_F(CollectiveRdma, RingAllReduceMatchesAlphaBetaOnAnIdleFabric)
               << " ranks at 100 Gb/s: " << measured * 1e3 << " ms, alpha-beta "
               << expected * 1e3 << " ms, busbw " << result.busBw / 1e9 << " GB/s\n";
 }
+
+namespace
+{
+struct FabricRun
+{
+    double seconds{0};
+    uint64_t pauses{0};
+    uint64_t marks{0};
+    uint64_t drops{0};
+};
+
+FabricRun
+AllToAllOnLeafSpine(double oversubscription)
+{
+    Config::Reset();
+    const uint32_t hostsPerLeaf = 4;
+    RoceHelper roce;
+    roce.SetCongestionControl("ns3::Dcqcn");
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.LeafSpine(2, 4, hostsPerLeaf, DataRate("100Gbps"),
+                                             oversubscription, MicroSeconds(1));
+    roce.AssignStreams(1);
+    Ptr<RdmaTransport> transport = CreateObject<RdmaTransport>();
+    transport->SetNics(topo.nics);
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(transport);
+    CollectiveResult result;
+    CommPlan plan = DirectAllToAll(2 * hostsPerLeaf, 16 << 20);
+    Simulator::Schedule(Seconds(0), [&]() {
+        engine->Run(plan, MakeBoundCallback(&Store, &result));
+    });
+    Simulator::Run();
+    FabricRun run;
+    run.seconds = (result.end - result.start).GetSeconds();
+    for (const auto& sw : topo.switchObjects)
+    {
+        run.pauses += sw->GetPfcPausesSent();
+        run.marks += sw->GetEcnMarks();
+        run.drops += sw->GetTotalDrops();
+    }
+    Simulator::Destroy();
+    return run;
+}
+} // namespace
+
+TEST_F(CollectiveRdma, AllToAllIsSlowerOnAnOversubscribedSpineAndCountersShowWhy)
+{
+    FabricRun full = AllToAllOnLeafSpine(1.0);
+    FabricRun half = AllToAllOnLeafSpine(2.0);
+    // Half of every rank's all-to-all data crosses the spine: with the uplinks at half
+    // capacity that half takes about twice as long.
+    EXPECT_GT(half.seconds, 1.3 * full.seconds);
+    EXPECT_GT(half.marks + half.pauses, full.marks + full.pauses);
+    EXPECT_EQ(full.drops + half.drops, 0u);
+    std::cout << "[ measured ] all-to-all 8 x 16 MiB, 2 leaves x 4 hosts at 100 Gb/s: 1:1 "
+              << full.seconds * 1e3 << " ms (" << full.marks << " ECN marks, " << full.pauses
+              << " pauses); 2:1 " << half.seconds * 1e3 << " ms (" << half.marks
+              << " ECN marks, " << half.pauses << " pauses)\n";
+}
