@@ -8,6 +8,7 @@
 #include "ns3/cnp-header.h"
 #include "ns3/collective-algorithms.h"
 #include "ns3/collective-engine.h"
+#include "ns3/collective-hierarchical.h"
 #include "ns3/collective-transport.h"
 #include "ns3/comm-group.h"
 #include "ns3/comm-plan.h"
@@ -30,6 +31,7 @@
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
 #include "ns3/roce-topology-helper.h"
+#include "ns3/roce-topology-reader.h"
 #include "ns3/shared-buffer-mmu.h"
 
 #endif

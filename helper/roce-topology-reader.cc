@@ -1,0 +1,620 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "roce-topology-reader.h"
+
+#include "ns3/abort.h"
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace ns3
+{
+
+namespace
+{
+
+using Json = nlohmann::json;
+
+/// One cable as read from the file, already checked.
+struct LinkSpec
+{
+    uint32_t a;
+    uint32_t b;
+    DataRate rate;
+    Time delay;
+};
+
+/// Upper bound on a count form, so that a typo like 1e9 fails clearly instead of
+/// exhausting memory while creating nodes.
+constexpr uint64_t MAX_COUNT = 1000000;
+
+/**
+ * Checks one parsed document. Every error goes through Fail() so that each message has
+ * the same "<file>: <json path>: <problem>" shape.
+ */
+class Parser
+{
+  public:
+    explicit Parser(const std::string& file)
+        : m_file(file)
+    {
+    }
+
+    [[noreturn]] void Fail(const std::string& where, const std::string& what) const
+    {
+        NS_FATAL_ERROR(m_file << ": " << where << ": " << what);
+        // NS_FATAL_ERROR terminates; this keeps [[noreturn]] honest for the compiler.
+        std::abort();
+    }
+
+    static std::string TypeName(const Json& j)
+    {
+        if (j.is_number_float())
+        {
+            return "a number";
+        }
+        if (j.is_number())
+        {
+            return "an integer";
+        }
+        std::string t = j.type_name();
+        return (t[0] == 'a' || t[0] == 'o' ? "an " : "a ") + t;
+    }
+
+    /// Reject keys we do not know, so misspellings are reported rather than ignored.
+    void CheckKeys(const Json& obj,
+                   const std::string& where,
+                   const std::set<std::string>& allowed) const
+    {
+        for (auto it = obj.begin(); it != obj.end(); ++it)
+        {
+            if (allowed.count(it.key()) == 0)
+            {
+                std::string list;
+                for (const auto& k : allowed)
+                {
+                    list += (list.empty() ? "\"" : ", \"") + k + "\"";
+                }
+                Fail(where, "unknown key \"" + it.key() + "\" (expected one of " + list + ")");
+            }
+        }
+    }
+
+    std::string GetString(const Json& obj, const std::string& key, const std::string& where) const
+    {
+        std::string path = where.empty() ? key : where + "." + key;
+        if (!obj.contains(key))
+        {
+            Fail(where.empty() ? "top level" : where, "missing \"" + key + "\"");
+        }
+        const Json& v = obj.at(key);
+        if (!v.is_string())
+        {
+            Fail(path, "expected a string, got " + TypeName(v) + " (" + v.dump() + ")");
+        }
+        return v.get<std::string>();
+    }
+
+    uint64_t GetPositiveInteger(const Json& v, const std::string& path) const
+    {
+        // Unsigned in nlohmann's terms means a non-negative integer literal.
+        if (!v.is_number_unsigned() || v.get<uint64_t>() == 0)
+        {
+            Fail(path, "expected a positive integer, got " + v.dump());
+        }
+        return v.get<uint64_t>();
+    }
+
+    /// Node names from the list form [{"name": ...}] or the count form {"count", "prefix"}.
+    std::vector<std::string> ReadNodes(const Json& doc,
+                                       const std::string& key,
+                                       const std::string& defaultPrefix) const
+    {
+        if (!doc.contains(key))
+        {
+            Fail("top level", "missing \"" + key + "\"");
+        }
+        const Json& v = doc.at(key);
+        std::vector<std::string> names;
+        if (v.is_array())
+        {
+            for (std::size_t i = 0; i < v.size(); ++i)
+            {
+                std::string where = key + "[" + std::to_string(i) + "]";
+                if (!v[i].is_object())
+                {
+                    Fail(where,
+                         "expected an object like {\"name\": \"" + defaultPrefix + "0\"}, got " +
+                             TypeName(v[i]));
+                }
+                CheckKeys(v[i], where, {"name"});
+                std::string name = GetString(v[i], "name", where);
+                if (name.empty())
+                {
+                    Fail(where + ".name", "expected a non-empty name");
+                }
+                names.push_back(name);
+            }
+        }
+        else if (v.is_object())
+        {
+            CheckKeys(v, key, {"count", "prefix"});
+            if (!v.contains("count"))
+            {
+                Fail(key, "missing \"count\"");
+            }
+            uint64_t count = GetPositiveInteger(v.at("count"), key + ".count");
+            if (count > MAX_COUNT)
+            {
+                Fail(key + ".count",
+                     "at most " + std::to_string(MAX_COUNT) + " nodes, got " +
+                         std::to_string(count));
+            }
+            std::string prefix =
+                v.contains("prefix") ? GetString(v, "prefix", key) : defaultPrefix;
+            for (uint64_t i = 0; i < count; ++i)
+            {
+                names.push_back(prefix + std::to_string(i));
+            }
+        }
+        else
+        {
+            Fail(key,
+                 "expected a list of {\"name\": ...} objects or {\"count\": N, \"prefix\": ...}, "
+                 "got " +
+                     TypeName(v));
+        }
+        return names;
+    }
+
+    /**
+     * "400Gbps" -> DataRate. Checked here rather than by DataRate's own parser because
+     * that one aborts without saying which file or link was wrong.
+     */
+    DataRate ParseRate(const std::string& s, const std::string& path) const
+    {
+        static const std::map<std::string, double> units = {
+            {"bps", 1},         {"b/s", 1},         {"Bps", 8},         {"B/s", 8},
+            {"kbps", 1e3},      {"kb/s", 1e3},      {"Kbps", 1e3},      {"Kb/s", 1e3},
+            {"kBps", 8e3},      {"kB/s", 8e3},      {"KBps", 8e3},      {"KB/s", 8e3},
+            {"Kib/s", 1024.0},  {"KiB/s", 8192.0},  {"Mbps", 1e6},      {"Mb/s", 1e6},
+            {"MBps", 8e6},      {"MB/s", 8e6},      {"Mib/s", 1048576.0},
+            {"MiB/s", 8388608.0},                   {"Gbps", 1e9},      {"Gb/s", 1e9},
+            {"GBps", 8e9},      {"GB/s", 8e9},      {"Gib/s", 1073741824.0},
+            {"GiB/s", 8589934592.0},                {"Tbps", 1e12},     {"Tb/s", 1e12},
+            {"TBps", 8e12},     {"TB/s", 8e12},     {"Tib/s", 1099511627776.0},
+            {"TiB/s", 8796093022208.0}};
+        std::string expected = "expected a positive rate like \"400Gbps\", got \"" + s + "\"";
+        double value;
+        std::string unit;
+        if (!SplitNumber(s, &value, &unit))
+        {
+            Fail(path, expected);
+        }
+        auto it = units.find(unit);
+        if (it == units.end())
+        {
+            Fail(path,
+                 expected + " (unknown unit \"" + unit +
+                     "\"; use bps, kbps, Mbps, Gbps, Tbps, B/s, GB/s, Gib/s, ...)");
+        }
+        double bps = std::round(value * it->second);
+        // 1.8e19 bit/s is where uint64_t ends; nothing physical gets near it.
+        if (!(bps >= 1) || bps >= 1.8e19)
+        {
+            Fail(path, expected);
+        }
+        return DataRate(static_cast<uint64_t>(bps));
+    }
+
+    /// "1us" -> Time; same reasoning as ParseRate.
+    Time ParseDelay(const std::string& s, const std::string& path) const
+    {
+        // Unit and its length in seconds (for the sanity bound below).
+        static const std::map<std::string, std::pair<Time::Unit, double>> units = {
+            {"s", {Time::S, 1}},
+            {"ms", {Time::MS, 1e-3}},
+            {"us", {Time::US, 1e-6}},
+            {"ns", {Time::NS, 1e-9}},
+            {"ps", {Time::PS, 1e-12}}};
+        std::string expected = "expected a non-negative delay like \"1us\", got \"" + s + "\"";
+        double value;
+        std::string unit;
+        if (!SplitNumber(s, &value, &unit))
+        {
+            Fail(path, expected);
+        }
+        auto it = units.find(unit);
+        if (it == units.end())
+        {
+            Fail(path, expected + " (unknown unit \"" + unit + "\"; use s, ms, us, ns or ps)");
+        }
+        // One hour of cable is certainly a typo, and keeps the int64 tick count safe.
+        if (value * it->second.second > 3600)
+        {
+            Fail(path, expected + " (longer than an hour)");
+        }
+        return Time::FromDouble(value, it->second.first);
+    }
+
+    const std::string& File() const
+    {
+        return m_file;
+    }
+
+  private:
+    /// Split "<digits>[.<digits>][e<exp>]<unit>" (no sign, no spaces).
+    static bool SplitNumber(const std::string& s, double* value, std::string* unit)
+    {
+        std::size_t i = 0;
+        std::size_t digits = 0;
+        while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
+        {
+            ++i;
+            ++digits;
+        }
+        if (i < s.size() && s[i] == '.')
+        {
+            ++i;
+            while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
+            {
+                ++i;
+                ++digits;
+            }
+        }
+        if (digits == 0)
+        {
+            return false;
+        }
+        if (i < s.size() && (s[i] == 'e' || s[i] == 'E') && i + 1 < s.size() &&
+            (std::isdigit(static_cast<unsigned char>(s[i + 1])) ||
+             ((s[i + 1] == '+' || s[i + 1] == '-') && i + 2 < s.size() &&
+              std::isdigit(static_cast<unsigned char>(s[i + 2])))))
+        {
+            i += 2;
+            while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
+            {
+                ++i;
+            }
+        }
+        *value = std::strtod(s.substr(0, i).c_str(), nullptr);
+        *unit = s.substr(i);
+        return std::isfinite(*value) && !unit->empty();
+    }
+
+    std::string m_file;
+};
+
+/// 1-based line and column of a byte offset, for syntax errors that only know the offset.
+std::pair<std::size_t, std::size_t>
+LineColumn(const std::string& text, std::size_t byte)
+{
+    std::size_t line = 1;
+    std::size_t column = 1;
+    for (std::size_t i = 0; i < byte && i < text.size(); ++i)
+    {
+        if (text[i] == '\n')
+        {
+            ++line;
+            column = 1;
+        }
+        else
+        {
+            ++column;
+        }
+    }
+    return {line, column};
+}
+
+} // namespace
+
+RoceTopologyReader::RoceTopologyReader(RoceHelper& roce)
+    : m_roce(roce)
+{
+}
+
+RoceTopologyFile
+RoceTopologyReader::Read(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+    {
+        NS_FATAL_ERROR(path << ": cannot open topology file (" << std::strerror(errno) << ")");
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad())
+    {
+        NS_FATAL_ERROR(path << ": cannot read topology file (" << std::strerror(errno) << ")");
+    }
+    return ReadString(text.str(), path);
+}
+
+RoceTopologyFile
+RoceTopologyReader::ReadString(const std::string& json, const std::string& name)
+{
+    Parser p(name);
+
+    Json doc;
+    std::string syntaxError;
+    try
+    {
+        doc = Json::parse(json);
+    }
+    catch (const Json::parse_error& e)
+    {
+        // parse_error::byte is the offset just past the offending character (1-based).
+        std::size_t at = e.byte > 0 ? e.byte - 1 : 0;
+        auto [line, column] = LineColumn(json, at);
+        // Drop nlohmann's "[json.exception...] parse error at ...: " prefix; we give our own.
+        std::string detail = e.what();
+        std::size_t cut = detail.find("syntax error");
+        if (cut != std::string::npos)
+        {
+            detail = detail.substr(cut);
+        }
+        syntaxError = "line " + std::to_string(line) + ", column " + std::to_string(column) +
+                      ": JSON syntax error: " + detail;
+    }
+    // Stop outside the handler, so terminate() does not also report the live exception.
+    if (!syntaxError.empty())
+    {
+        NS_FATAL_ERROR(name << ": " << syntaxError);
+    }
+
+    if (!doc.is_object())
+    {
+        p.Fail("top level", "expected a JSON object with \"hosts\", \"switches\" and \"links\", got " +
+                                Parser::TypeName(doc));
+    }
+    p.CheckKeys(doc,
+                "top level",
+                {"hosts", "switches", "links", "defaults", "gpusPerServer", "servers"});
+
+    std::vector<std::string> hostNames = p.ReadNodes(doc, "hosts", "h");
+    std::vector<std::string> switchNames = p.ReadNodes(doc, "switches", "sw");
+    if (hostNames.empty())
+    {
+        p.Fail("hosts", "expected at least one host");
+    }
+
+    // One namespace for hosts and switches: a link names its ends without saying which.
+    std::map<std::string, uint32_t> index; // node index: hosts first, then switches
+    for (std::size_t i = 0; i < hostNames.size() + switchNames.size(); ++i)
+    {
+        bool isHost = i < hostNames.size();
+        const std::string& n = isHost ? hostNames[i] : switchNames[i - hostNames.size()];
+        std::string where = isHost ? "hosts[" + std::to_string(i) + "]"
+                                   : "switches[" + std::to_string(i - hostNames.size()) + "]";
+        auto [it, fresh] = index.emplace(n, static_cast<uint32_t>(i));
+        if (!fresh)
+        {
+            p.Fail(where, "duplicate node name '" + n + "'");
+        }
+    }
+
+    // Defaults apply to links that leave out rate or delay.
+    bool haveDefaultRate = false;
+    bool haveDefaultDelay = false;
+    DataRate defaultRate;
+    Time defaultDelay;
+    if (doc.contains("defaults"))
+    {
+        const Json& d = doc.at("defaults");
+        if (!d.is_object())
+        {
+            p.Fail("defaults",
+                   "expected an object like {\"rate\": \"400Gbps\", \"delay\": \"1us\"}, got " +
+                       Parser::TypeName(d));
+        }
+        p.CheckKeys(d, "defaults", {"rate", "delay"});
+        if (d.contains("rate"))
+        {
+            defaultRate = p.ParseRate(p.GetString(d, "rate", "defaults"), "defaults.rate");
+            haveDefaultRate = true;
+        }
+        if (d.contains("delay"))
+        {
+            defaultDelay = p.ParseDelay(p.GetString(d, "delay", "defaults"), "defaults.delay");
+            haveDefaultDelay = true;
+        }
+    }
+
+    uint32_t gpusPerServer = 1;
+    if (doc.contains("gpusPerServer"))
+    {
+        uint64_t g = p.GetPositiveInteger(doc.at("gpusPerServer"), "gpusPerServer");
+        if (hostNames.size() % g != 0)
+        {
+            p.Fail("gpusPerServer",
+                   "expected a divisor of the host count " + std::to_string(hostNames.size()) +
+                       ", got " + std::to_string(g));
+        }
+        gpusPerServer = static_cast<uint32_t>(g);
+    }
+    if (doc.contains("servers"))
+    {
+        uint64_t s = p.GetPositiveInteger(doc.at("servers"), "servers");
+        uint64_t expected = hostNames.size() / gpusPerServer;
+        if (s != expected)
+        {
+            p.Fail("servers",
+                   "expected " + std::to_string(expected) + " (" +
+                       std::to_string(hostNames.size()) + " hosts / " +
+                       std::to_string(gpusPerServer) + " GPUs per server), got " +
+                       std::to_string(s));
+        }
+    }
+
+    if (!doc.contains("links"))
+    {
+        p.Fail("top level", "missing \"links\"");
+    }
+    const Json& links = doc.at("links");
+    if (!links.is_array())
+    {
+        p.Fail("links", "expected a list of link objects, got " + Parser::TypeName(links));
+    }
+    std::vector<LinkSpec> specs;
+    const uint32_t nHosts = static_cast<uint32_t>(hostNames.size());
+    const uint32_t nNodes = nHosts + static_cast<uint32_t>(switchNames.size());
+    std::vector<std::vector<uint32_t>> adjacency(nNodes);
+    std::vector<std::vector<std::size_t>> linksOf(nNodes); // link indices, for messages
+    for (std::size_t i = 0; i < links.size(); ++i)
+    {
+        std::string where = "links[" + std::to_string(i) + "]";
+        const Json& l = links[i];
+        if (!l.is_object())
+        {
+            p.Fail(where,
+                   "expected an object like {\"a\": \"h0\", \"b\": \"leaf0\"}, got " +
+                       Parser::TypeName(l));
+        }
+        p.CheckKeys(l, where, {"a", "b", "rate", "delay"});
+        uint32_t ends[2];
+        const char* keys[2] = {"a", "b"};
+        for (int e = 0; e < 2; ++e)
+        {
+            std::string n = p.GetString(l, keys[e], where);
+            auto it = index.find(n);
+            if (it == index.end())
+            {
+                p.Fail(where + "." + keys[e], "unknown node '" + n + "'");
+            }
+            ends[e] = it->second;
+        }
+        if (ends[0] == ends[1])
+        {
+            p.Fail(where,
+                   "links node '" + l.at("a").get<std::string>() +
+                       "' to itself (expected two different nodes)");
+        }
+        LinkSpec spec{ends[0], ends[1], defaultRate, defaultDelay};
+        if (l.contains("rate"))
+        {
+            spec.rate = p.ParseRate(p.GetString(l, "rate", where), where + ".rate");
+        }
+        else if (!haveDefaultRate)
+        {
+            p.Fail(where, "missing \"rate\" (and no \"defaults\": {\"rate\": ...})");
+        }
+        if (l.contains("delay"))
+        {
+            spec.delay = p.ParseDelay(p.GetString(l, "delay", where), where + ".delay");
+        }
+        else if (!haveDefaultDelay)
+        {
+            p.Fail(where, "missing \"delay\" (and no \"defaults\": {\"delay\": ...})");
+        }
+        specs.push_back(spec);
+        for (int e = 0; e < 2; ++e)
+        {
+            adjacency[ends[e]].push_back(ends[1 - e]);
+            linksOf[ends[e]].push_back(i);
+        }
+    }
+
+    // A NIC has one port, so a host takes exactly one cable.
+    for (uint32_t h = 0; h < nHosts; ++h)
+    {
+        std::string where = "hosts[" + std::to_string(h) + "]";
+        if (linksOf[h].empty())
+        {
+            p.Fail(where, "host '" + hostNames[h] + "' has no link (expected exactly one)");
+        }
+        if (linksOf[h].size() > 1)
+        {
+            p.Fail(where,
+                   "host '" + hostNames[h] + "' has " + std::to_string(linksOf[h].size()) +
+                       " links (links[" + std::to_string(linksOf[h][0]) + "] and links[" +
+                       std::to_string(linksOf[h][1]) +
+                       "]); expected exactly one, a NIC has one port");
+        }
+    }
+    // A switch without ports cannot forward anything and cannot be set up.
+    for (uint32_t s = nHosts; s < nNodes; ++s)
+    {
+        if (linksOf[s].empty())
+        {
+            p.Fail("switches[" + std::to_string(s - nHosts) + "]",
+                   "switch '" + switchNames[s - nHosts] + "' has no link");
+        }
+    }
+    // Routes only transit switches; hosts have one port, so a plain BFS over the cables
+    // from host 0 finds exactly the hosts it can reach.
+    std::vector<bool> seen(nNodes, false);
+    std::deque<uint32_t> frontier{0};
+    seen[0] = true;
+    while (!frontier.empty())
+    {
+        uint32_t n = frontier.front();
+        frontier.pop_front();
+        for (uint32_t m : adjacency[n])
+        {
+            if (!seen[m])
+            {
+                seen[m] = true;
+                frontier.push_back(m);
+            }
+        }
+    }
+    for (uint32_t h = 1; h < nHosts; ++h)
+    {
+        if (!seen[h])
+        {
+            p.Fail("hosts[" + std::to_string(h) + "]",
+                   "host '" + hostNames[h] + "' is disconnected: no path to host '" +
+                       hostNames[0] + "'");
+        }
+    }
+
+    // Everything checked; now build. Nodes are created only here so a bad file leaves no
+    // half-built fabric behind (it never returns anyway, but NodeList is global).
+    RoceTopologyFile result;
+    result.hostNames = hostNames;
+    result.switchNames = switchNames;
+    result.gpusPerServer = gpusPerServer;
+    RoceTopology& topo = result.topology;
+    topo.hosts.Create(nHosts);
+    topo.switches.Create(nNodes - nHosts);
+    auto node = [&topo, nHosts](uint32_t i) {
+        return i < nHosts ? topo.hosts.Get(i) : topo.switches.Get(i - nHosts);
+    };
+    std::vector<Ptr<NetDevice>> hostPort(nHosts);
+    for (const auto& spec : specs)
+    {
+        NetDeviceContainer devs = m_roce.Link(node(spec.a), node(spec.b), spec.rate, spec.delay);
+        if (spec.a < nHosts)
+        {
+            hostPort[spec.a] = devs.Get(0);
+        }
+        if (spec.b < nHosts)
+        {
+            hostPort[spec.b] = devs.Get(1);
+        }
+    }
+    // NICs in host order, so nics[i] and HostAddress(i) match hostNames[i].
+    for (uint32_t h = 0; h < nHosts; ++h)
+    {
+        topo.nics.push_back(m_roce.InstallNic(hostPort[h], RoceTopologyHelper::HostAddress(h)));
+    }
+    // Switches last: a switch takes as ports the devices its node has when installed.
+    for (uint32_t s = 0; s < topo.switches.GetN(); ++s)
+    {
+        topo.switchObjects.push_back(m_roce.InstallSwitch(topo.switches.Get(s)));
+    }
+    m_roce.PopulateRoutes();
+    return result;
+}
+
+} // namespace ns3

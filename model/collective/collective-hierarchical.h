@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef COLLECTIVE_HIERARCHICAL_H
+#define COLLECTIVE_HIERARCHICAL_H
+
+#include "comm-group.h"
+#include "comm-plan.h"
+
+#include <cstdint>
+
+/**
+ * \file
+ * \ingroup ai-fabric
+ * Hierarchical (two-level) collectives: rings inside each server over NVLink, one ring
+ * per rail across servers over RDMA.
+ *
+ * Why a separate generator: the flat generators of collective-algorithms.h only know
+ * ranks 0..n-1. A hierarchical plan has to know which ranks share a server and which
+ * share a rail, so these take the CommGroup. The plan's ranks are the group's ranks
+ * (rank r of the plan is rank r of the group), whatever order the group lists them in.
+ *
+ * Shape. Every server of the group must hold the same number g of the group's ranks
+ * (the generators abort, naming two servers that differ, otherwise). Inside a server
+ * the ranks are ordered by local index; position p (0..g-1) on every server forms
+ * "rail p". When the servers also use the same local indices (CommGroup::IsUniform),
+ * rail p is a physical rail and the inter-server rings never leave it; if only the
+ * counts match, the p-th GPU of each server is paired anyway (correct, but the
+ * inter-server ring may then cross the spine).
+ *
+ * Fabric of a transfer. CommPlan::Transfer has no field for the link kind, and none is
+ * needed: a transfer is intra-server (NVLink/NVSwitch) exactly when its src and dst
+ * are on the same server of the group (CommGroup::SameServer, or
+ * IsIntraServerTransfer below), which any transport holding the group can test itself.
+ * The channel field keeps its usual meaning (the parallel ring a transfer belongs to)
+ * for both kinds, so a transport may map (peer, channel) to a queue pair as usual.
+ *
+ * Data layout (shared by the three collectives, so all-reduce is literally
+ * reduce-scatter followed by all-gather): with s servers and n = s * g ranks, the rank
+ * at (server i, position p) owns "sub-shard" (p, i) of SplitBytes(bytes, n, rank)
+ * bytes; "shard" p is the union of sub-shards (p, 0..s-1), i.e. about bytes / g. Each
+ * sub-shard is cut into `channels` blocks; block (c, p, q) has index (c * g + p) * s + q,
+ * so the s blocks of shard p in channel c are consecutive and an intra-server step moves
+ * a whole shard of one channel as a single message.
+ *
+ * Bytes sent per GPU (S = bytes, exact when S is a multiple of n * channels):
+ * - all-reduce: intra-server 2(g-1)/g * S, inter-server 2(s-1)/s * S/g;
+ * - reduce-scatter, all-gather: half of each.
+ * A flat ring over the same n ranks sends 2(n-1)/n * S over each of its s
+ * server-crossing edges, so one NIC per server carries about 2S; the hierarchical plan
+ * spreads a total of 2(s-1) * S over all n NICs, about g times less per NIC.
+ *
+ * Steps: all-reduce uses 2(g-1) + 2(s-1) steps (intra reduce-scatter, inter
+ * reduce-scatter, inter all-gather, intra all-gather, in that order of step numbers).
+ *
+ * Dependencies are exact data dependencies: every transfer waits for the transfers that
+ * wrote the blocks it sends (across phase boundaries too), and none that is implied by
+ * others. PlanChecker proves the plans for every shape the tests sweep.
+ */
+
+namespace ns3
+{
+
+/**
+ * Hierarchical all-reduce:
+ * (1) ring reduce-scatter inside each server: position p ends with shard p reduced over
+ *     its server;
+ * (2) ring all-reduce of shard p across servers, one ring per rail (reduce-scatter then
+ *     all-gather of its s sub-shards);
+ * (3) ring all-gather inside each server: every rank ends with every shard.
+ * With one server this is an intra-server ring all-reduce; with one GPU per server, an
+ * inter-server one.
+ * \param group ranks and where they run; same number of ranks on every server
+ * \param bytes buffer size
+ * \param channels parallel rings (each phase runs one ring per channel over 1/channels
+ *        of every sub-shard), at least 1
+ * \return the plan (ranks are the group's ranks; algorithm "hierarchical")
+ */
+CommPlan HierarchicalAllReduce(const CommGroup& group, uint64_t bytes, uint32_t channels = 1);
+
+/**
+ * Hierarchical reduce-scatter: phases (1) and (2a) of HierarchicalAllReduce. Rank r ends
+ * with its shard, SplitBytes(bytes, n, r) bytes, fully reduced. Parameters as
+ * HierarchicalAllReduce; bytes is the input size (all shards).
+ * \return the plan
+ */
+CommPlan HierarchicalReduceScatter(const CommGroup& group,
+                                   uint64_t bytes,
+                                   uint32_t channels = 1);
+
+/**
+ * Hierarchical all-gather: phases (2b) and (3) of HierarchicalAllReduce. Rank r starts
+ * with its shard, SplitBytes(bytes, n, r) bytes, and every rank ends with all of them.
+ * Parameters as HierarchicalAllReduce; bytes is the output size (all shards).
+ * \return the plan
+ */
+CommPlan HierarchicalAllGather(const CommGroup& group, uint64_t bytes, uint32_t channels = 1);
+
+/**
+ * \param group the group the plan was built for
+ * \param transfer a transfer of that plan
+ * \return true if the transfer stays inside one server (NVLink/NVSwitch), false if it
+ *         crosses servers (RDMA)
+ */
+bool IsIntraServerTransfer(const CommGroup& group, const CommPlan::Transfer& transfer);
+
+} // namespace ns3
+
+#endif // COLLECTIVE_HIERARCHICAL_H
