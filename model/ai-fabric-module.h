@@ -32,6 +32,7 @@
 #include "ns3/roce-switch.h"
 #include "ns3/roce-topology-helper.h"
 #include "ns3/roce-topology-reader.h"
+#include "ns3/server-aware-transport.h"
 #include "ns3/shared-buffer-mmu.h"
 
 #endif

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef SERVER_AWARE_TRANSPORT_H
+#define SERVER_AWARE_TRANSPORT_H
+
+#include "collective-transport.h"
+#include "comm-group.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * Sends each transfer over the fabric it would take in a GPU server: transfers between
+ * GPUs of one server go to the scale-up carrier (NVLink), the others to the scale-out
+ * carrier (RDMA over the RoCE fabric). Ranks keep their numbers on both carriers.
+ */
+class ServerAwareTransport : public CollectiveTransport
+{
+  public:
+    static TypeId GetTypeId();
+
+    /**
+     * \param group which ranks share a server
+     * \param intraServer carrier between GPUs of one server
+     * \param interServer carrier between servers
+     */
+    void Setup(const CommGroup& group,
+               Ptr<CollectiveTransport> intraServer,
+               Ptr<CollectiveTransport> interServer);
+
+    void Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done) override;
+    uint32_t GetNRanks() const override;
+    uint64_t GetIntraServerBytes() const;
+    uint64_t GetInterServerBytes() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    CommGroup m_group;
+    Ptr<CollectiveTransport> m_intra;
+    Ptr<CollectiveTransport> m_inter;
+    uint64_t m_intraBytes{0};
+    uint64_t m_interBytes{0};
+};
+
+} // namespace ns3
+
+#endif
