@@ -4,6 +4,8 @@
 
 #include "ns3/pcap-file.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -59,7 +61,10 @@ class WireFormat : public NsTest
     {
         ASSERT_EQ(std::system("command -v tshark >/dev/null 2>&1"), 0)
             << "tshark is needed to decode the captures (apt-get install tshark)";
-        dir = std::filesystem::temp_directory_path() / "ai-fabric-wire-format";
+        // One folder per process: ctest runs each test of this suite as its own process,
+        // in parallel, and each captures its own run.
+        dir = std::filesystem::temp_directory_path() /
+              ("ai-fabric-wire-format-" + std::to_string(::getpid()));
         std::filesystem::remove_all(dir);
         std::filesystem::create_directories(dir);
         Config::Reset();
@@ -89,6 +94,11 @@ class WireFormat : public NsTest
         Simulator::Run();
         Simulator::Destroy();
         capture = (dir / "sender").string();
+    }
+
+    static void TearDownTestSuite()
+    {
+        std::filesystem::remove_all(dir);
     }
 
     static std::filesystem::path dir;
