@@ -30,13 +30,6 @@ const std::map<std::string, CollectiveType> COLLECTIVES{
     {"reduce", CollectiveType::REDUCE},
 };
 
-const std::map<std::string, CollectiveAlgorithm> ALGORITHMS{
-    {"ring", CollectiveAlgorithm::RING},
-    {"tree", CollectiveAlgorithm::TREE},
-    {"halving-doubling", CollectiveAlgorithm::HALVING_DOUBLING},
-    {"direct", CollectiveAlgorithm::DIRECT},
-};
-
 /// "64M" / "1G" / "4096" → bytes; 0 on a malformed value.
 uint64_t
 ParseBytes(const std::string& text)
@@ -104,7 +97,7 @@ main(int argc, char* argv[])
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("collective", "all-reduce, all-gather, reduce-scatter, all-to-all, broadcast, reduce", collectiveName);
-    cmd.AddValue("algorithm", "ring, tree, halving-doubling, direct", algorithmName);
+    cmd.AddValue("algorithm", "auto, ring, tree, halving-doubling, direct", algorithmName);
     cmd.AddValue("transport", "rdma (RoCE fabric) or ideal (rate + latency)", transportName);
     cmd.AddValue("ranks", "Number of ranks (one host each)", ranks);
     cmd.AddValue("minBytes", "Smallest size (suffix K, M, G allowed)", minBytesText);
@@ -124,9 +117,7 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
 
     CollectiveType type;
-    CollectiveAlgorithm algorithm;
-    if (!Lookup(COLLECTIVES, collectiveName, type, "collective") ||
-        !Lookup(ALGORITHMS, algorithmName, algorithm, "algorithm"))
+    if (!Lookup(COLLECTIVES, collectiveName, type, "collective"))
     {
         return 1;
     }
@@ -140,12 +131,9 @@ main(int argc, char* argv[])
                      "ranks >= 2, transport rdma|ideal, and ranks divisible by leaves\n";
         return 1;
     }
-    if (!IsCollectiveAlgorithmSupported(type, algorithm, ranks))
-    {
-        std::cerr << "collective-perf: " << collectiveName << " has no " << algorithmName
-                  << " algorithm for " << ranks << " ranks\n";
-        return 1;
-    }
+    // Every rank is a host of its own here: one GPU per "server".
+    CommGroup group = CommGroup::Uniform(ranks, 1);
+    CollectiveSelection selection;
 
     Ptr<CollectiveTransport> transport;
     RoceHelper roce;
@@ -191,13 +179,14 @@ main(int argc, char* argv[])
     // Without pipelining a tree moves the whole message level by level; NCCL pipelines
     // trees in chunks, so the default does too.
     options.chunkBytes = chunkText == "auto"
-                             ? (algorithm == CollectiveAlgorithm::TREE ? 512ull << 10 : 0)
+                             ? (algorithmName == "tree" ? 512ull << 10 : 0)
                              : ParseBytes(chunkText);
     double busSum = 0;
     uint32_t rows = 0;
     for (uint64_t bytes = minBytes; bytes <= maxBytes; bytes *= factor)
     {
-        CommPlan plan = MakeCollectivePlan(type, algorithm, ranks, bytes, options);
+        // "auto" may pick a different algorithm per size (see CollectiveSelection).
+        CommPlan plan = selection.MakePlan(type, algorithmName, group, bytes, options);
         CollectiveResult result;
         Simulator::ScheduleNow([&]() { engine->Run(plan, MakeBoundCallback(&Store, &result)); });
         Simulator::Run(); // returns when the fabric is idle again

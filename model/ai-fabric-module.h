@@ -9,6 +9,7 @@
 #include "ns3/collective-algorithms.h"
 #include "ns3/collective-engine.h"
 #include "ns3/collective-hierarchical.h"
+#include "ns3/collective-selection.h"
 #include "ns3/collective-transport.h"
 #include "ns3/comm-group.h"
 #include "ns3/comm-plan.h"

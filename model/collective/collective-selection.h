@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef COLLECTIVE_SELECTION_H
+#define COLLECTIVE_SELECTION_H
+
+#include "collective-algorithms.h"
+#include "comm-group.h"
+
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * The "auto" algorithm choice, by collective, message size and the group's shape.
+ *
+ * Rules, in order (NCCL's tuner weighs the same things: latency-bound small messages
+ * favour log-depth algorithms, bandwidth-bound large ones rings, and multi-server groups
+ * keep bulk traffic on the scale-up fabric):
+ * - all-to-all(v), send/recv: direct;
+ * - all-reduce, reduce-scatter, all-gather on a uniform group of several servers with
+ *   several GPUs each: hierarchical (intra-server, per rail, intra-server);
+ * - all-reduce up to smallMessageBytes: double binary tree; larger: ring;
+ * - reduce-scatter, all-gather up to smallMessageBytes on a power-of-two group:
+ *   halving-doubling; otherwise ring;
+ * - broadcast, reduce up to smallMessageBytes: tree; larger: ring (pipelined chain).
+ */
+struct CollectiveSelection
+{
+    /// Messages up to this size are treated as latency-bound.
+    uint64_t smallMessageBytes{256 * 1024};
+
+    /// Name of the algorithm the rules pick: "ring", "tree", "halving-doubling", "direct"
+    /// or "hierarchical".
+    std::string Choose(CollectiveType type, const CommGroup& group, uint64_t bytes) const;
+
+    /**
+     * Build the plan for a named algorithm, or for the rules' choice with "auto". Aborts,
+     * naming collective, algorithm and group size, when the pair is not supported.
+     */
+    CommPlan MakePlan(CollectiveType type,
+                      const std::string& algorithm,
+                      const CommGroup& group,
+                      uint64_t bytes,
+                      const CollectivePlanOptions& options = CollectivePlanOptions()) const;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The "auto" algorithm choice follows its documented rules, and what it builds is correct.
+#include "ns3/collective-selection.h"
+#include "ns3/plan-checker.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+
+TEST(CollectiveSelection, ChoosesByCollectiveSizeAndShape)
+{
+    CollectiveSelection select;
+    CommGroup oneServer = CommGroup::Uniform(1, 8);
+    CommGroup twoServers = CommGroup::Uniform(2, 8);
+    CommGroup hostsOnly = CommGroup::Uniform(6, 1);
+    const uint64_t small = 64 << 10;
+    const uint64_t large = 64 << 20;
+    EXPECT_EQ(select.Choose(CollectiveType::ALL_TO_ALL, twoServers, large), "direct");
+    EXPECT_EQ(select.Choose(CollectiveType::ALL_REDUCE, twoServers, large), "hierarchical");
+    EXPECT_EQ(select.Choose(CollectiveType::ALL_REDUCE, oneServer, large), "ring");
+    EXPECT_EQ(select.Choose(CollectiveType::ALL_REDUCE, oneServer, small), "tree");
+    EXPECT_EQ(select.Choose(CollectiveType::ALL_GATHER, oneServer, small), "halving-doubling");
+    EXPECT_EQ(select.Choose(CollectiveType::ALL_GATHER, hostsOnly, small), "ring"); // 6 ranks
+    EXPECT_EQ(select.Choose(CollectiveType::REDUCE_SCATTER, twoServers, small), "hierarchical");
+    EXPECT_EQ(select.Choose(CollectiveType::BROADCAST, hostsOnly, small), "tree");
+    EXPECT_EQ(select.Choose(CollectiveType::BROADCAST, hostsOnly, large), "ring");
+    select.smallMessageBytes = 0;
+    EXPECT_EQ(select.Choose(CollectiveType::ALL_REDUCE, oneServer, small), "ring");
+}
+
+TEST(CollectiveSelection, AutoPlansPassTheChecker)
+{
+    CollectiveSelection select;
+    for (auto [servers, gpus] : std::vector<std::pair<uint32_t, uint32_t>>{{1, 8}, {2, 4}, {3, 2}, {5, 1}})
+    {
+        CommGroup group = CommGroup::Uniform(servers, gpus);
+        for (CollectiveType type : {CollectiveType::ALL_REDUCE, CollectiveType::REDUCE_SCATTER,
+                                    CollectiveType::ALL_GATHER, CollectiveType::ALL_TO_ALL,
+                                    CollectiveType::BROADCAST, CollectiveType::REDUCE})
+        {
+            for (uint64_t bytes : {uint64_t(4096), uint64_t(8) << 20})
+            {
+                CommPlan plan = select.MakePlan(type, "auto", group, bytes);
+                PlanCheckResult result = PlanChecker::Check(plan);
+                EXPECT_TRUE(result.ok) << CollectiveTypeToString(type) << " on " << servers
+                                       << "x" << gpus << ", " << bytes << " B ("
+                                       << select.Choose(type, group, bytes)
+                                       << "): " << result.reason;
+            }
+        }
+    }
+}
+
+TEST(CollectiveSelection, UnknownOrUnsupportedAlgorithmAborts)
+{
+    CollectiveSelection select;
+    CommGroup group = CommGroup::Uniform(1, 6);
+    EXPECT_DEATH(select.MakePlan(CollectiveType::ALL_REDUCE, "pat", group, 1024),
+                 "unknown algorithm 'pat'");
+    EXPECT_DEATH(select.MakePlan(CollectiveType::ALL_REDUCE, "halving-doubling", group, 1024),
+                 "has no halving-doubling algorithm for 6 ranks");
+}
