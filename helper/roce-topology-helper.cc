@@ -78,15 +78,6 @@ RoceTopologyHelper::LeafSpine(uint32_t nLeaves,
                     "RoceTopologyHelper::LeafSpine: leaves, spines and hosts per leaf must be "
                     "positive (got "
                         << nLeaves << ", " << nSpines << ", " << hostsPerLeaf << ")");
-    NS_ABORT_MSG_IF(!(oversubscription > 0),
-                    "RoceTopologyHelper::LeafSpine: oversubscription must be positive, got "
-                        << oversubscription);
-    double uplinkBps = static_cast<double>(hostRate.GetBitRate()) * hostsPerLeaf /
-                       (static_cast<double>(nSpines) * oversubscription);
-    NS_ABORT_MSG_IF(uplinkBps < 1e6,
-                    "RoceTopologyHelper::LeafSpine: leaf-spine links would run at "
-                        << uplinkBps << " bit/s; check the oversubscription ratio");
-    DataRate uplink(static_cast<uint64_t>(uplinkBps));
     RoceTopology topo;
     topo.hosts.Create(nLeaves * hostsPerLeaf);
     topo.switches.Create(nLeaves + nSpines);
@@ -100,6 +91,29 @@ RoceTopologyHelper::LeafSpine(uint32_t nLeaves,
             topo.nics.push_back(m_roce.InstallNic(link.Get(0), HostAddress(i)));
         }
     }
+    CableLeavesToSpines(topo, nLeaves, nSpines, hostsPerLeaf, hostRate, oversubscription, delay);
+    Finish(topo);
+    return topo;
+}
+
+void
+RoceTopologyHelper::CableLeavesToSpines(RoceTopology& topo,
+                                        uint32_t nLeaves,
+                                        uint32_t nSpines,
+                                        uint32_t hostsPerLeaf,
+                                        DataRate hostRate,
+                                        double oversubscription,
+                                        Time delay)
+{
+    NS_ABORT_MSG_IF(!(oversubscription > 0),
+                    "RoceTopologyHelper: oversubscription must be positive, got "
+                        << oversubscription);
+    double uplinkBps = static_cast<double>(hostRate.GetBitRate()) * hostsPerLeaf /
+                       (static_cast<double>(nSpines) * oversubscription);
+    NS_ABORT_MSG_IF(uplinkBps < 1e6,
+                    "RoceTopologyHelper: leaf-spine links would run at "
+                        << uplinkBps << " bit/s; check the oversubscription ratio");
+    DataRate uplink(static_cast<uint64_t>(uplinkBps));
     for (uint32_t l = 0; l < nLeaves; ++l)
     {
         for (uint32_t s = 0; s < nSpines; ++s)
@@ -107,6 +121,34 @@ RoceTopologyHelper::LeafSpine(uint32_t nLeaves,
             m_roce.Link(topo.switches.Get(l), topo.switches.Get(nLeaves + s), uplink, delay);
         }
     }
+}
+
+RoceTopology
+RoceTopologyHelper::RailOptimized(uint32_t servers,
+                                  uint32_t gpusPerServer,
+                                  uint32_t spines,
+                                  DataRate nicRate,
+                                  double oversubscription,
+                                  Time delay)
+{
+    NS_ABORT_MSG_IF(servers == 0 || gpusPerServer == 0 || spines == 0,
+                    "RoceTopologyHelper::RailOptimized: servers, GPUs per server and spines "
+                    "must be positive (got "
+                        << servers << ", " << gpusPerServer << ", " << spines << ")");
+    RoceTopology topo;
+    topo.hosts.Create(servers * gpusPerServer);
+    topo.switches.Create(gpusPerServer + spines);
+    for (uint32_t s = 0; s < servers; ++s)
+    {
+        for (uint32_t g = 0; g < gpusPerServer; ++g)
+        {
+            uint32_t i = s * gpusPerServer + g;
+            NetDeviceContainer link =
+                m_roce.Link(topo.hosts.Get(i), topo.switches.Get(g), nicRate, delay);
+            topo.nics.push_back(m_roce.InstallNic(link.Get(0), HostAddress(i)));
+        }
+    }
+    CableLeavesToSpines(topo, gpusPerServer, spines, servers, nicRate, oversubscription, delay);
     Finish(topo);
     return topo;
 }

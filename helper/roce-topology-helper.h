@@ -59,8 +59,30 @@ class RoceTopologyHelper
                            double oversubscription,
                            Time delay);
 
+    /**
+     * Rail-optimized cluster (one pod): servers of gpusPerServer GPUs, one NIC per GPU;
+     * rail g (GPU g of every server) has its own leaf, every leaf is cabled to every
+     * spine. Host index = server × gpusPerServer + GPU, so nics[rank] serves rank. The
+     * leaf-to-spine rate gives host capacity / uplink capacity = oversubscription per
+     * leaf. Switches: the rail leaves first, then the spines.
+     */
+    RoceTopology RailOptimized(uint32_t servers,
+                               uint32_t gpusPerServer,
+                               uint32_t spines,
+                               DataRate nicRate,
+                               double oversubscription,
+                               Time delay);
+
   private:
     void Finish(RoceTopology& topo);
+    /// Cable every leaf to every spine at the rate that gives the oversubscription.
+    void CableLeavesToSpines(RoceTopology& topo,
+                             uint32_t nLeaves,
+                             uint32_t nSpines,
+                             uint32_t hostsPerLeaf,
+                             DataRate hostRate,
+                             double oversubscription,
+                             Time delay);
     RoceHelper& m_roce;
 };
 

@@ -132,20 +132,11 @@ AllReduceAcrossServers(bool hierarchical, uint32_t servers, uint32_t gpus, uint6
     RoceHelper roce;
     roce.SetCongestionControl("ns3::Dcqcn");
     RoceTopologyHelper topoHelper(roce);
-    // Leaf l holds GPU l of every server: rank r = server * gpus + gpu sits on leaf gpu.
     RoceTopology topo =
-        topoHelper.LeafSpine(gpus, 2, servers, DataRate("400Gbps"), 1.0, MicroSeconds(1));
+        topoHelper.RailOptimized(servers, gpus, 2, DataRate("400Gbps"), 1.0, MicroSeconds(1));
     roce.AssignStreams(1);
-    std::vector<Ptr<RdmaNic>> nics(servers * gpus);
-    for (uint32_t s = 0; s < servers; ++s)
-    {
-        for (uint32_t g = 0; g < gpus; ++g)
-        {
-            nics[s * gpus + g] = topo.nics[g * servers + s];
-        }
-    }
     Ptr<RdmaTransport> rdma = CreateObject<RdmaTransport>();
-    rdma->SetNics(nics);
+    rdma->SetNics(topo.nics);
     Ptr<IdealTransport> nvlink = CreateObject<IdealTransport>();
     nvlink->SetAttribute("NRanks", UintegerValue(servers * gpus));
     nvlink->SetAttribute("DataRate", DataRateValue(DataRate("3600Gbps")));
@@ -185,4 +176,41 @@ TEST_F(CollectiveRdma, HierarchicalBeatsFlatRingAcrossServers)
               << flat.busBw / 1e9 << " GB/s; hierarchical " << tHier * 1e3 << " ms, busbw "
               << hier.busBw / 1e9 << " GB/s; inter-server bytes " << flatInter << " vs "
               << hierInter << "\n";
+}
+
+TEST_F(CollectiveRdma, RailOptimizedKeepsRailTrafficOffTheSpines)
+{
+    // 4 servers x 4 GPUs, 2 spines: a ring along rail 1 (GPU 1 of every server) stays on
+    // leaf 1; a ring across rails needs the spines.
+    RoceHelper roce;
+    roce.SetCongestionControl("ns3::Dcqcn");
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo =
+        topoHelper.RailOptimized(4, 4, 2, DataRate("400Gbps"), 1.0, MicroSeconds(1));
+    ASSERT_EQ(topo.nics.size(), 16u);
+    ASSERT_EQ(topo.switchObjects.size(), 6u);
+    EXPECT_EQ(topo.switchObjects[1]->GetNPorts(), 4u + 2u); // 4 servers' GPU 1 + 2 spines
+    Ptr<RdmaTransport> transport = CreateObject<RdmaTransport>();
+    transport->SetNics(topo.nics);
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(transport);
+    CommGroup world = CommGroup::Uniform(4, 4);
+    CollectiveResult result;
+    std::vector<uint32_t> rail = world.GetRail(1);
+    Simulator::Schedule(Seconds(0), [&]() {
+        engine->Run(RingAllReduce(4, 8 << 20), rail, MakeBoundCallback(&Store, &result));
+    });
+    Simulator::Run();
+    ASSERT_EQ(result.nRanks, 4u);
+    uint64_t spineBytes = 0;
+    for (uint32_t s = 4; s < 6; ++s)
+    {
+        for (uint32_t p = 0; p < topo.switchObjects[s]->GetNPorts(); ++p)
+        {
+            spineBytes += topo.switchObjects[s]->GetPort(p)->GetTxBytes();
+        }
+    }
+    EXPECT_EQ(spineBytes, 0u);
+    // Busbw of the rail ring close to the per-NIC wire limit (49 GB/s at 400 Gb/s).
+    EXPECT_GT(result.busBw, 0.9 * PayloadRate(400e9) / 8);
 }
