@@ -3,6 +3,9 @@
 
 #include "ns3/abort.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace ns3
 {
 
@@ -121,6 +124,53 @@ RoceTopologyHelper::CableLeavesToSpines(RoceTopology& topo,
             m_roce.Link(topo.switches.Get(l), topo.switches.Get(nLeaves + s), uplink, delay);
         }
     }
+}
+
+RoceTopology
+RoceTopologyHelper::FatTree(uint32_t k, DataRate linkRate, double oversubscription, Time delay)
+{
+    NS_ABORT_MSG_IF(k < 2 || k % 2 != 0,
+                    "RoceTopologyHelper::FatTree: k must be even and at least 2, got " << k);
+    NS_ABORT_MSG_IF(!(oversubscription > 0),
+                    "RoceTopologyHelper::FatTree: oversubscription must be positive, got "
+                        << oversubscription);
+    const uint32_t half = k / 2;
+    const auto hostsPerEdge =
+        static_cast<uint32_t>(std::max(1.0, std::round(oversubscription * half)));
+    const uint32_t edges = k * half;
+    const uint32_t aggs = k * half;
+    const uint32_t cores = half * half;
+    RoceTopology topo;
+    topo.hosts.Create(edges * hostsPerEdge);
+    topo.switches.Create(edges + aggs + cores);
+    for (uint32_t e = 0; e < edges; ++e)
+    {
+        for (uint32_t h = 0; h < hostsPerEdge; ++h)
+        {
+            uint32_t i = e * hostsPerEdge + h;
+            NetDeviceContainer link =
+                m_roce.Link(topo.hosts.Get(i), topo.switches.Get(e), linkRate, delay);
+            topo.nics.push_back(m_roce.InstallNic(link.Get(0), HostAddress(i)));
+        }
+    }
+    for (uint32_t pod = 0; pod < k; ++pod)
+    {
+        for (uint32_t a = 0; a < half; ++a)
+        {
+            Ptr<Node> agg = topo.switches.Get(edges + pod * half + a);
+            for (uint32_t e = 0; e < half; ++e)
+            {
+                m_roce.Link(topo.switches.Get(pod * half + e), agg, linkRate, delay);
+            }
+            // Aggregation switch a of every pod reaches cores a·k/2 … a·k/2 + k/2 − 1.
+            for (uint32_t c = 0; c < half; ++c)
+            {
+                m_roce.Link(agg, topo.switches.Get(edges + aggs + a * half + c), linkRate, delay);
+            }
+        }
+    }
+    Finish(topo);
+    return topo;
 }
 
 RoceTopology

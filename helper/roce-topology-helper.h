@@ -73,6 +73,14 @@ class RoceTopologyHelper
                                double oversubscription,
                                Time delay);
 
+    /**
+     * Three-tier k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k pods of k/2 edge and
+     * k/2 aggregation switches, (k/2)^2 core switches, every link at linkRate. Each edge
+     * switch holds oversubscription × k/2 hosts (rounded; 1 = non-blocking, k^3/4 hosts).
+     * Hosts are numbered edge by edge, pod by pod; switches: edges, aggregations, cores.
+     */
+    RoceTopology FatTree(uint32_t k, DataRate linkRate, double oversubscription, Time delay);
+
   private:
     void Finish(RoceTopology& topo);
     /// Cable every leaf to every spine at the rate that gives the oversubscription.

@@ -127,3 +127,46 @@ TEST_F(Ecmp, RoutingTableHandlesDenseAndScatteredAddresses)
     EXPECT_EQ(table.GetNRoutes(), 0u);
     EXPECT_EQ(table.Lookup(0x0A000005), nullptr);
 }
+
+TEST_F(Ecmp, FatTreeHasItsShapeAndSpreadsOverAllCores)
+{
+    // k = 4: 16 hosts, 8 edge + 8 aggregation + 4 core switches; between pods there are
+    // (k/2)^2 = 4 equal-cost paths, one per core.
+    RoceHelper roce;
+    roce.SetCongestionControl("ns3::NoCongestionControl");
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.FatTree(4, DataRate("100Gbps"), 1.0, MicroSeconds(1));
+    roce.AssignStreams(3);
+    ASSERT_EQ(topo.nics.size(), 16u);
+    ASSERT_EQ(topo.switchObjects.size(), 20u);
+    // Edge 0 reaches host 15 (another pod) over both of its aggregation ports.
+    const std::vector<uint32_t>* up =
+        topo.switchObjects[0]->GetRoutingTable().Lookup(RoceTopologyHelper::HostAddress(15).Get());
+    ASSERT_NE(up, nullptr);
+    EXPECT_EQ(up->size(), 2u);
+    // Every host sends to the host 8 positions on (two pods away): all complete, and the
+    // cores all carry traffic.
+    std::vector<FlowProbe> flows(16);
+    for (uint32_t i = 0; i < 16; ++i)
+    {
+        flows[i].Attach(RoceHelper::Connect(topo.nics[i], topo.nics[(i + 8) % 16]));
+        Simulator::Schedule(Seconds(0), &RdmaQueuePair::PostWrite, flows[i].sender, 1 << 20);
+    }
+    Simulator::Run();
+    for (const auto& f : flows)
+    {
+        EXPECT_EQ(f.BytesReceived(), 1u << 20);
+    }
+    uint32_t busyCores = 0;
+    for (uint32_t c = 16; c < 20; ++c)
+    {
+        uint64_t bytes = 0;
+        for (uint32_t p = 0; p < topo.switchObjects[c]->GetNPorts(); ++p)
+        {
+            bytes += topo.switchObjects[c]->GetPort(p)->GetTxBytes();
+        }
+        busyCores += bytes > (1u << 20) ? 1 : 0;
+    }
+    EXPECT_GE(busyCores, 3u);
+    EXPECT_EQ(TotalDrops(topo), 0u);
+}
