@@ -105,7 +105,7 @@ NvSwitchFabric::GetTypeId()
             .AddTraceSource("NvlsDone",
                             "An NVLS all-reduce finished.",
                             MakeTraceSourceAccessor(&NvSwitchFabric::m_nvlsDoneTrace),
-                            "ns3::CollectiveEngine::ResultTracedCallback");
+                            "ns3::CollectiveEngine::CollectiveDoneTracedCallback");
     return tid;
 }
 
