@@ -21,6 +21,17 @@ RoceTopologyHelper::HostAddress(uint32_t index)
 }
 
 void
+RoceTopologyHelper::AttachHost(RoceTopology& topo,
+                               uint32_t host,
+                               Ptr<Node> edgeSwitch,
+                               DataRate rate,
+                               Time delay)
+{
+    NetDeviceContainer link = m_roce.Link(topo.hosts.Get(host), edgeSwitch, rate, delay);
+    topo.nics.push_back(m_roce.InstallNic(link.Get(0), HostAddress(host)));
+}
+
+void
 RoceTopologyHelper::Finish(RoceTopology& topo)
 {
     for (uint32_t s = 0; s < topo.switches.GetN(); ++s)
@@ -39,8 +50,7 @@ RoceTopologyHelper::Star(uint32_t nHosts, DataRate rate, Time delay)
     topo.switches.Create(1);
     for (uint32_t i = 0; i < nHosts; ++i)
     {
-        NetDeviceContainer link = m_roce.Link(topo.hosts.Get(i), topo.switches.Get(0), rate, delay);
-        topo.nics.push_back(m_roce.InstallNic(link.Get(0), HostAddress(i)));
+        AttachHost(topo, i, topo.switches.Get(0), rate, delay);
     }
     Finish(topo);
     return topo;
@@ -61,8 +71,7 @@ RoceTopologyHelper::Dumbbell(uint32_t nLeft,
     for (uint32_t i = 0; i < nLeft + nRight; ++i)
     {
         Ptr<Node> sw = topo.switches.Get(i < nLeft ? 0 : 1);
-        NetDeviceContainer link = m_roce.Link(topo.hosts.Get(i), sw, hostRate, delay);
-        topo.nics.push_back(m_roce.InstallNic(link.Get(0), HostAddress(i)));
+        AttachHost(topo, i, sw, hostRate, delay);
     }
     m_roce.Link(topo.switches.Get(0), topo.switches.Get(1), bottleneckRate, delay);
     Finish(topo);
@@ -89,9 +98,7 @@ RoceTopologyHelper::LeafSpine(uint32_t nLeaves,
         for (uint32_t h = 0; h < hostsPerLeaf; ++h)
         {
             uint32_t i = l * hostsPerLeaf + h;
-            NetDeviceContainer link =
-                m_roce.Link(topo.hosts.Get(i), topo.switches.Get(l), hostRate, delay);
-            topo.nics.push_back(m_roce.InstallNic(link.Get(0), HostAddress(i)));
+            AttachHost(topo, i, topo.switches.Get(l), hostRate, delay);
         }
     }
     CableLeavesToSpines(topo, nLeaves, nSpines, hostsPerLeaf, hostRate, oversubscription, delay);
@@ -148,9 +155,7 @@ RoceTopologyHelper::FatTree(uint32_t k, DataRate linkRate, double oversubscripti
         for (uint32_t h = 0; h < hostsPerEdge; ++h)
         {
             uint32_t i = e * hostsPerEdge + h;
-            NetDeviceContainer link =
-                m_roce.Link(topo.hosts.Get(i), topo.switches.Get(e), linkRate, delay);
-            topo.nics.push_back(m_roce.InstallNic(link.Get(0), HostAddress(i)));
+            AttachHost(topo, i, topo.switches.Get(e), linkRate, delay);
         }
     }
     for (uint32_t pod = 0; pod < k; ++pod)
@@ -193,9 +198,7 @@ RoceTopologyHelper::RailOptimized(uint32_t servers,
         for (uint32_t g = 0; g < gpusPerServer; ++g)
         {
             uint32_t i = s * gpusPerServer + g;
-            NetDeviceContainer link =
-                m_roce.Link(topo.hosts.Get(i), topo.switches.Get(g), nicRate, delay);
-            topo.nics.push_back(m_roce.InstallNic(link.Get(0), HostAddress(i)));
+            AttachHost(topo, i, topo.switches.Get(g), nicRate, delay);
         }
     }
     CableLeavesToSpines(topo, gpusPerServer, spines, servers, nicRate, oversubscription, delay);

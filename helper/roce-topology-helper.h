@@ -82,6 +82,8 @@ class RoceTopologyHelper
     RoceTopology FatTree(uint32_t k, DataRate linkRate, double oversubscription, Time delay);
 
   private:
+    /// Cable host to edgeSwitch and give it its NIC and address (hosts in index order).
+    void AttachHost(RoceTopology& topo, uint32_t host, Ptr<Node> edgeSwitch, DataRate rate, Time delay);
     void Finish(RoceTopology& topo);
     /// Cable every leaf to every spine at the rate that gives the oversubscription.
     void CableLeavesToSpines(RoceTopology& topo,
