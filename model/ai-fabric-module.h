@@ -18,6 +18,7 @@
 #include "ns3/ideal-transport.h"
 #include "ns3/immediate-data-header.h"
 #include "ns3/no-congestion-control.h"
+#include "ns3/nvlink-fabric.h"
 #include "ns3/pfc-header.h"
 #include "ns3/plan-checker.h"
 #include "ns3/rdma-nic.h"

@@ -157,18 +157,18 @@ NvSwitchFabric::GetPreset(const std::string& name)
     // REFERENCE.md, "NVLink, NVSwitch, NCCL": per-direction figures per GPU.
     if (name == "A100")
     {
-        return {12, DataRate("200Gbps")}; // 12 x 25 GB/s = 300 GB/s
+        return {12, DataRate("200Gbps"), 8}; // 12 x 25 GB/s = 300 GB/s
     }
     if (name == "H100")
     {
-        return {18, DataRate("200Gbps")}; // 18 x 25 GB/s = 450 GB/s
+        return {18, DataRate("200Gbps"), 8}; // 18 x 25 GB/s = 450 GB/s
     }
     if (name == "B200")
     {
-        return {18, DataRate("400Gbps")}; // 18 x 50 GB/s = 900 GB/s
+        return {18, DataRate("400Gbps"), 16}; // 18 x 50 GB/s = 900 GB/s
     }
     NS_ABORT_MSG("NvSwitchFabric: unknown preset \"" << name << "\" (A100, H100, B200)");
-    return {0, DataRate(0)};
+    return {0, DataRate(0), 0};
 }
 
 void
@@ -177,6 +177,7 @@ NvSwitchFabric::SetPreset(const std::string& name)
     const Preset p = GetPreset(name);
     Config::SetDefault("ns3::NvSwitchFabric::LinkCount", UintegerValue(p.linkCount));
     Config::SetDefault("ns3::NvSwitchFabric::PerLinkRate", DataRateValue(p.perLinkRate));
+    Config::SetDefault("ns3::NvSwitchFabric::CreditChunks", UintegerValue(p.creditChunks));
 }
 
 void
@@ -185,6 +186,7 @@ NvSwitchFabric::ApplyPreset(const std::string& name)
     const Preset p = GetPreset(name);
     m_linkCount = p.linkCount;
     m_perLinkRate = p.perLinkRate;
+    m_creditChunks = p.creditChunks;
 }
 
 DataRate
@@ -232,7 +234,7 @@ NvSwitchFabric::Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channe
     ++m_transfersSent;
     AddJob(src,
            FlowKey{KEY_P2P, dst, channel},
-           Job{Kind::P2P, dst, bytes, 0, 0, done, false});
+           Job{Kind::P2P, dst, bytes, 0, 0, done});
     TryStartUplink(src);
 }
 
@@ -293,7 +295,6 @@ NvSwitchFabric::TryStartUplink(uint32_t gpu)
             c.dst = job.dst;
             c.bytes = std::min(job.remaining, m_chunkBytes);
             job.remaining -= c.bytes;
-            job.started = true;
             c.last = job.remaining == 0;
             if (c.last)
             {
@@ -463,7 +464,7 @@ NvSwitchFabric::AfterDown(uint32_t port, Chunk chunk)
         ++op.slots[port];
         AddJob(port,
                FlowKey{KEY_MCAST, 0, chunk.op},
-               Job{Kind::MCAST, ANY, 0, chunk.op, chunk.index, DoneCallback(), false});
+               Job{Kind::MCAST, ANY, 0, chunk.op, chunk.index, DoneCallback()});
         IssueNvls(op, port);
         break;
     }
@@ -513,7 +514,7 @@ NvSwitchFabric::IssueNvls(NvlsOp& op, uint32_t owner)
         {
             AddJob(g,
                    FlowKey{KEY_CONTRIB, 0, op.id},
-                   Job{Kind::CONTRIB, ANY, 0, op.id, index, DoneCallback(), false});
+                   Job{Kind::CONTRIB, ANY, 0, op.id, index, DoneCallback()});
         }
     }
 }

@@ -76,16 +76,20 @@ class NvSwitchFabric : public CollectiveTransport
      * Figures of one GPU generation, from REFERENCE.md (NVLink, NVSwitch, NCCL).
      * "A100": 12 x 25 GB/s = 300 GB/s per direction; "H100": 18 x 25 GB/s = 450 GB/s;
      * "B200": 18 x 50 GB/s = 900 GB/s. Efficiencies are not changed (calibrated on H100).
+     * CreditChunks is part of a preset because the credits must cover the bandwidth-delay
+     * product of the credit loop (two chunk times + two hops): 8 x 64 KiB suffice up to
+     * ~390 GB/s of payload with 0.5 us hops, B200 needs 16 (measured: 445 GB/s with 8).
      */
     struct Preset
     {
-        uint32_t linkCount;   //!< NVLinks per GPU
-        DataRate perLinkRate; //!< per link, per direction
+        uint32_t linkCount;    //!< NVLinks per GPU
+        DataRate perLinkRate;  //!< per link, per direction
+        uint32_t creditChunks; //!< egress credits per port
     };
 
     /// \return the preset of name; aborts, listing the names, if unknown
     static Preset GetPreset(const std::string& name);
-    /// Make name's figures the defaults of LinkCount and PerLinkRate for fabrics created later.
+    /// Make name's figures the defaults (LinkCount, PerLinkRate, CreditChunks) of later fabrics.
     static void SetPreset(const std::string& name);
     /// Apply name's figures to this fabric.
     void ApplyPreset(const std::string& name);
@@ -147,7 +151,6 @@ class NvSwitchFabric : public CollectiveTransport
         uint64_t op;        //!< NVLS call
         uint32_t index;     //!< NVLS chunk
         DoneCallback done;  //!< P2P: run when the last chunk arrived
-        bool started;       //!< P2P: at least one chunk sent (a 0-byte transfer sends one)
     };
 
     /// One chunk on its way.
