@@ -15,6 +15,7 @@
 #include "ns3/comm-plan.h"
 #include "ns3/dcqcn.h"
 #include "ns3/ecmp-routing-table.h"
+#include "ns3/gpu-cluster-helper.h"
 #include "ns3/ideal-transport.h"
 #include "ns3/immediate-data-header.h"
 #include "ns3/no-congestion-control.h"

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "gpu-cluster-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/rdma-transport.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(PerServerTransport);
+
+TypeId
+PerServerTransport::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::PerServerTransport")
+                            .SetParent<CollectiveTransport>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<PerServerTransport>();
+    return tid;
+}
+
+void
+PerServerTransport::Setup(const CommGroup& group,
+                          const std::vector<Ptr<CollectiveTransport>>& servers)
+{
+    NS_ABORT_MSG_IF(servers.size() != group.GetNServers(),
+                    "PerServerTransport::Setup: " << servers.size() << " carriers for "
+                                                  << group.GetNServers() << " servers");
+    m_group = group;
+    m_servers = servers;
+}
+
+void
+PerServerTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done)
+{
+    NS_ABORT_MSG_IF(!m_group.SameServer(src, dst),
+                    "PerServerTransport::Send: ranks " << src << " and " << dst
+                                                       << " are on different servers");
+    m_servers[m_group.GetServer(src)]->Send(m_group.GetLocalIndex(src),
+                                            m_group.GetLocalIndex(dst),
+                                            bytes,
+                                            channel,
+                                            done);
+}
+
+uint32_t
+PerServerTransport::GetNRanks() const
+{
+    return m_group.GetSize();
+}
+
+void
+PerServerTransport::DoDispose()
+{
+    m_servers.clear();
+    CollectiveTransport::DoDispose();
+}
+
+GpuClusterHelper::GpuClusterHelper(RoceHelper& roce)
+    : m_roce(roce)
+{
+}
+
+GpuCluster
+GpuClusterHelper::Build(uint32_t servers,
+                        uint32_t gpusPerServer,
+                        const std::string& nvlinkPreset,
+                        DataRate nicRate,
+                        uint32_t spines,
+                        double oversubscription,
+                        Time delay)
+{
+    GpuCluster cluster;
+    cluster.world = CommGroup::Uniform(servers, gpusPerServer);
+    RoceTopologyHelper topo(m_roce);
+    cluster.network =
+        topo.RailOptimized(servers, gpusPerServer, spines, nicRate, oversubscription, delay);
+    std::vector<Ptr<CollectiveTransport>> carriers;
+    for (uint32_t s = 0; s < servers; ++s)
+    {
+        Ptr<NvSwitchFabric> nvswitch = CreateObject<NvSwitchFabric>();
+        nvswitch->ApplyPreset(nvlinkPreset);
+        nvswitch->SetAttribute("NGpus", UintegerValue(gpusPerServer));
+        cluster.nvSwitches.push_back(nvswitch);
+        carriers.push_back(nvswitch);
+    }
+    Ptr<PerServerTransport> scaleUp = CreateObject<PerServerTransport>();
+    scaleUp->Setup(cluster.world, carriers);
+    Ptr<RdmaTransport> scaleOut = CreateObject<RdmaTransport>();
+    scaleOut->SetNics(cluster.network.nics);
+    cluster.transport = CreateObject<ServerAwareTransport>();
+    cluster.transport->Setup(cluster.world, scaleUp, scaleOut);
+    return cluster;
+}
+
+} // namespace ns3

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef GPU_CLUSTER_HELPER_H
+#define GPU_CLUSTER_HELPER_H
+
+#include "roce-topology-helper.h"
+
+#include "ns3/comm-group.h"
+#include "ns3/nvlink-fabric.h"
+#include "ns3/server-aware-transport.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * Routes transfers between GPUs of one server to that server's NVSwitch fabric, with
+ * global ranks translated to the server's local GPU indices.
+ */
+class PerServerTransport : public CollectiveTransport
+{
+  public:
+    static TypeId GetTypeId();
+    void Setup(const CommGroup& group, const std::vector<Ptr<CollectiveTransport>>& servers);
+    void Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done) override;
+    uint32_t GetNRanks() const override;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    CommGroup m_group;
+    std::vector<Ptr<CollectiveTransport>> m_servers;
+};
+
+/**
+ * \ingroup ai-fabric
+ * A DGX/HGX-like cluster: servers of gpusPerServer GPUs on one NVSwitch each (an
+ * NvSwitchFabric with a preset), one RDMA NIC per GPU, NICs rail-aligned on a
+ * rail-optimized RoCE fabric. Rank = server × gpusPerServer + GPU.
+ */
+struct GpuCluster
+{
+    CommGroup world;
+    RoceTopology network;                       //!< scale-out: nics[rank]
+    std::vector<Ptr<NvSwitchFabric>> nvSwitches; //!< scale-up: one per server
+    Ptr<ServerAwareTransport> transport;        //!< what a CollectiveEngine should use
+};
+
+class GpuClusterHelper
+{
+  public:
+    explicit GpuClusterHelper(RoceHelper& roce);
+
+    /**
+     * \param servers servers
+     * \param gpusPerServer GPUs (and NICs) per server
+     * \param nvlinkPreset "A100", "H100" or "B200" (NvSwitchFabric presets)
+     * \param nicRate rate of every NIC and leaf port
+     * \param spines spines of the rail-optimized fabric
+     * \param oversubscription rail leaf downlink / uplink capacity
+     * \param delay cable delay
+     */
+    GpuCluster Build(uint32_t servers,
+                     uint32_t gpusPerServer,
+                     const std::string& nvlinkPreset,
+                     DataRate nicRate,
+                     uint32_t spines,
+                     double oversubscription,
+                     Time delay);
+
+  private:
+    RoceHelper& m_roce;
+};
+
+} // namespace ns3
+
+#endif

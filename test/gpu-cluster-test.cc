@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// A DGX-like cluster: NVSwitch inside each server, one 400G NIC per GPU on rail leaves.
+#include "test-util.h"
+
+#include "ns3/collective-engine.h"
+#include "ns3/collective-hierarchical.h"
+#include "ns3/gpu-cluster-helper.h"
+
+using namespace aifabric;
+
+namespace
+{
+class GpuClusterTest : public NsTest
+{
+};
+
+void
+Store(CollectiveResult* out, const CollectiveResult& result)
+{
+    *out = result;
+}
+} // namespace
+
+TEST_F(GpuClusterTest, HierarchicalAllReduceOnTwoH100Servers)
+{
+    const uint32_t servers = 2;
+    const uint32_t gpus = 8;
+    const uint64_t bytes = 1ull << 30;
+    RoceHelper roce;
+    roce.SetCongestionControl("ns3::Dcqcn");
+    GpuClusterHelper helper(roce);
+    GpuCluster cluster =
+        helper.Build(servers, gpus, "H100", DataRate("400Gbps"), 4, 1.0, MicroSeconds(1));
+    roce.AssignStreams(1);
+    ASSERT_EQ(cluster.network.nics.size(), servers * gpus);
+    ASSERT_EQ(cluster.nvSwitches.size(), servers);
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(cluster.transport);
+    CollectiveResult result;
+    CommPlan plan = HierarchicalAllReduce(cluster.world, bytes, gpus);
+    Simulator::Schedule(Seconds(0), [&]() {
+        engine->Run(plan, MakeBoundCallback(&Store, &result));
+    });
+    Simulator::Run();
+
+    // Intra-server reduce-scatter and all-gather each move (g−1)/g·S per GPU over NVLink
+    // at the calibrated payload rate; in between every rail all-reduces its S/g shard
+    // across the s servers over its own NIC: 2(s−1)/s·S/g at the NIC's payload rate.
+    const double nvlink = cluster.nvSwitches[0]->GetPayloadRate().GetBitRate() / 8.0;
+    const double nic = PayloadRate(400e9) / 8.0;
+    const double expected = 2.0 * (gpus - 1) / gpus * bytes / nvlink +
+                            2.0 * (servers - 1) / servers * bytes / gpus / nic;
+    const double measured = (result.end - result.start).GetSeconds();
+    EXPECT_NEAR(measured, expected, 0.10 * expected);
+    EXPECT_EQ(cluster.transport->GetInterServerBytes(),
+              uint64_t(servers) * gpus * 2 * (servers - 1) * (bytes / gpus) / servers);
+    EXPECT_EQ(TotalDrops(cluster.network), 0u);
+    std::cout << "[ measured ] hierarchical all-reduce 1 GiB, 2 x 8 H100, 8 x 400G per "
+              << "server: " << measured * 1e3 << " ms (closed form " << expected * 1e3
+              << " ms), busbw " << result.busBw / 1e9 << " GB/s\n";
+}
