@@ -60,3 +60,16 @@ TEST(CollectiveSelection, UnknownOrUnsupportedAlgorithmAborts)
     EXPECT_DEATH(select.MakePlan(CollectiveType::ALL_REDUCE, "halving-doubling", group, 1024),
                  "has no halving-doubling algorithm for 6 ranks");
 }
+
+TEST(CollectiveSelection, RailAlignedRingPlansPassTheChecker)
+{
+    for (auto [servers, gpus] : std::vector<std::pair<uint32_t, uint32_t>>{{2, 8}, {3, 4}, {4, 2}, {1, 5}})
+    {
+        CommGroup group = CommGroup::Uniform(servers, gpus);
+        CommPlan plan = RingAllReduceOrdered(RailAlignedRingOrders(group, gpus), 1000003, 4096);
+        PlanCheckResult result = PlanChecker::Check(plan);
+        EXPECT_TRUE(result.ok) << servers << "x" << gpus << ": " << result.reason;
+    }
+    EXPECT_DEATH(RingAllReduceOrdered({{0, 1, 2}, {0, 0, 2}}, 1024),
+                 "channel 1 is not a permutation");
+}

@@ -49,6 +49,25 @@ CommPlan RingAllReduce(uint32_t n, uint64_t bytes, uint32_t channels = 1, uint64
  * fully reduced. Parameters as RingAllReduce; bytes is the input size (all shards).
  * \return the plan
  */
+/**
+ * Ring all-reduce whose channel c walks the ranks in orders[c] (a permutation of 0..n-1
+ * per channel), so a caller can lay each channel's ring over the topology as NCCL does.
+ */
+CommPlan RingAllReduceOrdered(const std::vector<std::vector<uint32_t>>& orders,
+                              uint64_t bytes,
+                              uint64_t chunkBytes = 0);
+
+class CommGroup;
+
+/**
+ * NCCL-style rail-aligned ring orders over servers: channel c enters the first server at
+ * GPU c mod g and snakes through the servers (alternate servers walked backwards) so
+ * that every inter-server hop joins two GPUs of the same local index, i.e. one rail, and
+ * the channels together use every rail in both directions.
+ */
+std::vector<std::vector<uint32_t>> RailAlignedRingOrders(const CommGroup& group,
+                                                         uint32_t channels);
+
 CommPlan RingReduceScatter(uint32_t n,
                            uint64_t bytes,
                            uint32_t channels = 1,

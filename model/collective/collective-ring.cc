@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Ring and chain generators: all-reduce, reduce-scatter, all-gather, broadcast, reduce.
 #include "collective-algorithms.h"
+#include "comm-group.h"
 
 #include "ns3/abort.h"
 
@@ -47,8 +48,13 @@ BuildRing(CollectiveType type,
           uint32_t channels,
           uint64_t chunkBytes,
           bool reduceScatter,
-          bool allGather)
+          bool allGather,
+          const std::vector<std::vector<uint32_t>>* orders = nullptr)
 {
+    // Positions p = 0..n-1 walk each channel's ring; rank at position p is p itself, or
+    // orders[c][p] when the caller orders each channel's ring (all-reduce only: the
+    // blocks' owners are then any rank, so the order may differ between channels).
+    auto rankAt = [orders](uint32_t c, uint32_t p) { return orders ? (*orders)[c][p] : p; };
     CommPlan plan(type, n, bytes);
     plan.SetAlgorithm("ring");
     const uint32_t rounds =
@@ -90,8 +96,8 @@ BuildRing(CollectiveType type,
                     for (uint32_t r = 0; r < n; ++r)
                     {
                         CommPlan::Transfer t;
-                        t.src = r;
-                        t.dst = (r + 1) % n;
+                        t.src = rankAt(c, r);
+                        t.dst = rankAt(c, (r + 1) % n);
                         const uint32_t shard = (r + 2 * n - k - lag) % n;
                         t.chunk = shard * instances + instance;
                         t.reduce = reduce;
@@ -101,7 +107,7 @@ BuildRing(CollectiveType type,
                         {
                             t.deps.push_back(lastRecv[c * n + r]);
                         }
-                        nextRecv[c * n + t.dst] = plan.AddTransfer(std::move(t));
+                        nextRecv[c * n + (r + 1) % n] = plan.AddTransfer(std::move(t));
                     }
                 }
                 lastRecv.swap(nextRecv);
@@ -181,6 +187,68 @@ RingAllReduce(uint32_t n, uint64_t bytes, uint32_t channels, uint64_t chunkBytes
 {
     CheckRingArgs("RingAllReduce", n, channels);
     return BuildRing(CollectiveType::ALL_REDUCE, n, bytes, channels, chunkBytes, true, true);
+}
+
+CommPlan
+RingAllReduceOrdered(const std::vector<std::vector<uint32_t>>& orders,
+                     uint64_t bytes,
+                     uint64_t chunkBytes)
+{
+    NS_ABORT_MSG_IF(orders.empty(), "RingAllReduceOrdered: at least one channel is needed");
+    const uint32_t n = static_cast<uint32_t>(orders[0].size());
+    for (std::size_t c = 0; c < orders.size(); ++c)
+    {
+        std::vector<bool> seen(n, false);
+        NS_ABORT_MSG_IF(orders[c].size() != n,
+                        "RingAllReduceOrdered: channel " << c << " orders " << orders[c].size()
+                                                         << " ranks, channel 0 " << n);
+        for (uint32_t r : orders[c])
+        {
+            NS_ABORT_MSG_IF(r >= n || seen[r],
+                            "RingAllReduceOrdered: channel " << c << " is not a permutation of 0.."
+                                                             << n - 1 << " (rank " << r << ")");
+            seen[r] = true;
+        }
+    }
+    CheckRingArgs("all-reduce", n, static_cast<uint32_t>(orders.size()));
+    return BuildRing(CollectiveType::ALL_REDUCE,
+                     n,
+                     bytes,
+                     static_cast<uint32_t>(orders.size()),
+                     chunkBytes,
+                     true,
+                     true,
+                     &orders);
+}
+
+std::vector<std::vector<uint32_t>>
+RailAlignedRingOrders(const CommGroup& group, uint32_t channels)
+{
+    NS_ABORT_MSG_IF(!group.IsUniform(),
+                    "RailAlignedRingOrders: servers must hold the same GPUs");
+    const uint32_t servers = group.GetNServers();
+    const uint32_t g = group.GetSize() / servers;
+    std::vector<std::vector<uint32_t>> orders;
+    for (uint32_t c = 0; c < channels; ++c)
+    {
+        // Enter server s at GPU a and leave it at GPU b = a - 1; the next server is
+        // entered at b and walked the other way, so every hop between servers joins
+        // the same local index: it stays on one rail. Channel c starts at GPU c, so the
+        // channels spread over all rails (all NICs).
+        const uint32_t a = c % g;
+        std::vector<uint32_t> order;
+        for (uint32_t s = 0; s < servers; ++s)
+        {
+            std::vector<uint32_t> ranks = group.GetRanksOnServer(group.GetServers()[s]);
+            for (uint32_t k = 0; k < g; ++k)
+            {
+                uint32_t local = (s % 2 == 0) ? (a + k) % g : (a + g - 1 - k) % g;
+                order.push_back(ranks[local]);
+            }
+        }
+        orders.push_back(order);
+    }
+    return orders;
 }
 
 CommPlan
