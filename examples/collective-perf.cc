@@ -81,6 +81,8 @@ main(int argc, char* argv[])
     std::string collectiveName = "all-reduce";
     std::string algorithmName = "ring";
     std::string transportName = "rdma";
+    uint32_t servers = 1;
+    std::string nvlinkPreset = "H100";
     uint32_t ranks = 8;
     std::string minBytesText = "1M";
     std::string maxBytesText = "64M";
@@ -97,8 +99,16 @@ main(int argc, char* argv[])
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("collective", "all-reduce, all-gather, reduce-scatter, all-to-all, broadcast, reduce", collectiveName);
-    cmd.AddValue("algorithm", "auto, ring, tree, halving-doubling, direct", algorithmName);
-    cmd.AddValue("transport", "rdma (RoCE fabric) or ideal (rate + latency)", transportName);
+    cmd.AddValue("algorithm",
+                 "auto, ring, tree, halving-doubling, direct, hierarchical; dgx also nvls "
+                 "(one server) and rail-ring (rail-aligned channels)",
+                 algorithmName);
+    cmd.AddValue("transport",
+                 "rdma (RoCE fabric, one host per rank), ideal (rate + latency), or dgx "
+                 "(servers of GPUs on NVSwitch + one NIC per GPU, rail-optimized)",
+                 transportName);
+    cmd.AddValue("servers", "dgx: servers (ranks = servers x GPUs per server)", servers);
+    cmd.AddValue("nvlink", "dgx: NVLink preset A100, H100 or B200", nvlinkPreset);
     cmd.AddValue("ranks", "Number of ranks (one host each)", ranks);
     cmd.AddValue("minBytes", "Smallest size (suffix K, M, G allowed)", minBytesText);
     cmd.AddValue("maxBytes", "Largest size", maxBytesText);
@@ -123,22 +133,38 @@ main(int argc, char* argv[])
     }
     uint64_t minBytes = ParseBytes(minBytesText);
     uint64_t maxBytes = ParseBytes(maxBytesText);
-    if (minBytes == 0 || maxBytes < minBytes || factor < 2 || ranks < 2 ||
-        (transportName != "rdma" && transportName != "ideal") ||
-        (leaves > 1 && ranks % leaves != 0))
+    const bool dgx = transportName == "dgx";
+    if (minBytes == 0 || maxBytes < minBytes || factor < 2 || ranks < 2 || servers < 1 ||
+        (transportName != "rdma" && transportName != "ideal" && !dgx) ||
+        (dgx && ranks % servers != 0) || (leaves > 1 && ranks % leaves != 0) ||
+        (algorithmName == "nvls" && !(dgx && servers == 1)) ||
+        (algorithmName == "rail-ring" && !dgx))
     {
         std::cerr << "collective-perf: need 0 < minBytes <= maxBytes, stepFactor >= 2, "
-                     "ranks >= 2, transport rdma|ideal, and ranks divisible by leaves\n";
+                     "ranks >= 2, transport rdma|ideal|dgx, ranks divisible by leaves (rdma) "
+                     "or servers (dgx); nvls needs dgx with one server, rail-ring needs dgx\n";
         return 1;
     }
-    // Every rank is a host of its own here: one GPU per "server".
-    CommGroup group = CommGroup::Uniform(ranks, 1);
+    // rdma and ideal: every rank is a host of its own; dgx: servers of GPUs.
+    CommGroup group =
+        dgx ? CommGroup::Uniform(servers, ranks / servers) : CommGroup::Uniform(ranks, 1);
     CollectiveSelection selection;
 
     Ptr<CollectiveTransport> transport;
     RoceHelper roce;
     RoceTopology topo;
-    if (transportName == "rdma")
+    GpuCluster cluster;
+    if (dgx)
+    {
+        roce.SetCongestionControl(cc);
+        GpuClusterHelper helper(roce);
+        cluster = helper.Build(servers, ranks / servers, nvlinkPreset, DataRate(rate),
+                               std::max<uint32_t>(spines, 1), oversubscription, latency);
+        roce.AssignStreams(1);
+        topo = cluster.network;
+        transport = cluster.transport;
+    }
+    else if (transportName == "rdma")
     {
         roce.SetCongestionControl(cc);
         RoceTopologyHelper topoHelper(roce);
@@ -169,7 +195,7 @@ main(int argc, char* argv[])
     }
     std::printf("# %s, algorithm %s, %u ranks, transport %s (%s, %s)\n",
                 collectiveName.c_str(), algorithmName.c_str(), ranks, transportName.c_str(),
-                rate.c_str(), transportName == "rdma" ? cc.c_str() : "no packets");
+                rate.c_str(), transportName == "ideal" ? "no packets" : cc.c_str());
     std::printf("#\n# %12s %12s %8s %6s %6s %10s %8s %8s %6s\n", "size", "count", "type", "redop",
                 "root", "time", "algbw", "busbw", "#wrong");
     std::printf("# %12s %12s %8s %6s %6s %10s %8s %8s %6s\n", "(B)", "(elements)", "", "", "",
@@ -185,10 +211,25 @@ main(int argc, char* argv[])
     uint32_t rows = 0;
     for (uint64_t bytes = minBytes; bytes <= maxBytes; bytes *= factor)
     {
-        // "auto" may pick a different algorithm per size (see CollectiveSelection).
-        CommPlan plan = selection.MakePlan(type, algorithmName, group, bytes, options);
         CollectiveResult result;
-        Simulator::ScheduleNow([&]() { engine->Run(plan, MakeBoundCallback(&Store, &result)); });
+        if (algorithmName == "nvls")
+        {
+            NS_ABORT_MSG_IF(type != CollectiveType::ALL_REDUCE, "nvls is an all-reduce");
+            Simulator::ScheduleNow([&]() {
+                cluster.nvSwitches[0]->AllReduceNvls(bytes, MakeBoundCallback(&Store, &result));
+            });
+        }
+        else
+        {
+            // "auto" may pick a different algorithm per size (see CollectiveSelection).
+            CommPlan plan =
+                algorithmName == "rail-ring"
+                    ? RingAllReduceOrdered(RailAlignedRingOrders(group, channels), bytes,
+                                           options.chunkBytes)
+                    : selection.MakePlan(type, algorithmName, group, bytes, options);
+            Simulator::ScheduleNow(
+                [&, plan]() { engine->Run(plan, MakeBoundCallback(&Store, &result)); });
+        }
         Simulator::Run(); // returns when the fabric is idle again
         double us = (result.end - result.start).GetSeconds() * 1e6;
         bool rooted = type == CollectiveType::BROADCAST || type == CollectiveType::REDUCE;
@@ -209,7 +250,7 @@ main(int argc, char* argv[])
         ++rows;
     }
     std::printf("# Avg bus bandwidth    : %.3f GB/s\n", rows ? busSum / rows : 0.0);
-    if (transportName == "rdma")
+    if (transportName != "ideal")
     {
         uint64_t pauses = 0;
         uint64_t drops = 0;
