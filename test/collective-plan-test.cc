@@ -7,6 +7,8 @@
 #include "ns3/comm-plan.h"
 #include "ns3/plan-checker.h"
 
+#include "plan-test-util.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -50,47 +52,6 @@ Log2(uint32_t n)
     return l;
 }
 
-/**
- * The plan without transfer drop. Later ids shift down and transfers that depended on
- * it inherit its deps, so the result is still a well-formed DAG: only the missing data
- * can make the checker object.
- */
-CommPlan
-DropTransfer(const CommPlan& plan, uint32_t drop)
-{
-    auto remap = [drop](uint32_t id) { return id > drop ? id - 1 : id; };
-    const CommPlan::Transfer& gone = plan.GetTransfer(drop);
-    std::vector<CommPlan::Transfer> kept;
-    for (const auto& t : plan.GetTransfers())
-    {
-        if (t.id == drop)
-        {
-            continue;
-        }
-        CommPlan::Transfer c = t;
-        c.id = remap(t.id);
-        std::set<uint32_t> deps;
-        for (uint32_t d : t.deps)
-        {
-            if (d == drop)
-            {
-                for (uint32_t dd : gone.deps)
-                {
-                    deps.insert(remap(dd));
-                }
-            }
-            else
-            {
-                deps.insert(remap(d));
-            }
-        }
-        c.deps.assign(deps.begin(), deps.end());
-        kept.push_back(c);
-    }
-    CommPlan copy = plan;
-    copy.SetTransfers(kept);
-    return copy;
-}
 
 /// Every generator the sweeps cover, by name.
 struct Generator

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Plan surgery shared by the collective-plan suites.
+#ifndef AI_FABRIC_PLAN_TEST_UTIL_H
+#define AI_FABRIC_PLAN_TEST_UTIL_H
+
+#include "ns3/comm-plan.h"
+
+namespace ns3
+{
+
+/**
+ * The plan without transfer drop. Later ids shift down and transfers that depended on
+ * it inherit its deps, so the result is still a well-formed DAG: only the missing data
+ * can make the checker object.
+ */
+CommPlan DropTransfer(const CommPlan& plan, uint32_t drop);
+
+} // namespace ns3
+
+#endif
