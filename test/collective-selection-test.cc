@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The "auto" algorithm choice follows its documented rules, and what it builds is correct.
+#include "ns3/collective-engine.h"
 #include "ns3/collective-selection.h"
+#include "ns3/ideal-transport.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
 #include "ns3/plan-checker.h"
 
 #include <gtest/gtest.h>
@@ -72,4 +77,29 @@ TEST(CollectiveSelection, RailAlignedRingPlansPassTheChecker)
     }
     EXPECT_DEATH(RingAllReduceOrdered({{0, 1, 2}, {0, 0, 2}}, 1024),
                  "channel 1 is not a permutation");
+}
+
+TEST(CollectiveSelection, EngineChoosesByAttribute)
+{
+    CommGroup group = CommGroup::Uniform(2, 4);
+    std::string chosen;
+    for (std::string algorithm : {"auto", "ring"})
+    {
+        Ptr<IdealTransport> transport = CreateObject<IdealTransport>();
+        transport->SetAttribute("NRanks", UintegerValue(8));
+        Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+        engine->SetTransport(transport);
+        engine->SetAttribute("Algorithm", StringValue(algorithm));
+        CollectiveResult result;
+        engine->RunCollective(CollectiveType::ALL_REDUCE,
+                              group,
+                              8 << 20,
+                              MakeBoundCallback(
+                                  +[](CollectiveResult* out, const CollectiveResult& r) { *out = r; },
+                                  &result));
+        Simulator::Run();
+        EXPECT_EQ(result.algorithm, algorithm == "auto" ? "hierarchical" : "ring");
+        EXPECT_EQ(result.nRanks, 8u);
+        Simulator::Destroy();
+    }
 }

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "collective-engine.h"
 
+#include "collective-selection.h"
+
 #include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -45,6 +49,27 @@ CollectiveEngine::GetTypeId()
                           MakePointerAccessor(&CollectiveEngine::SetTransport,
                                               &CollectiveEngine::GetTransport),
                           MakePointerChecker<CollectiveTransport>())
+            .AddAttribute("Algorithm",
+                          "Algorithm of RunCollective: auto (CollectiveSelection's rules), "
+                          "ring, tree, halving-doubling, direct or hierarchical.",
+                          StringValue("auto"),
+                          MakeStringAccessor(&CollectiveEngine::m_algorithm),
+                          MakeStringChecker())
+            .AddAttribute("SmallMessageBytes",
+                          "RunCollective with auto: calls up to this size are latency-bound.",
+                          UintegerValue(256 * 1024),
+                          MakeUintegerAccessor(&CollectiveEngine::m_smallMessageBytes),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("Channels",
+                          "RunCollective: ring channels.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&CollectiveEngine::m_channels),
+                          MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute("ChunkBytes",
+                          "RunCollective: pipelining chunk (0 = none).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&CollectiveEngine::m_chunkBytes),
+                          MakeUintegerChecker<uint64_t>())
             .AddTraceSource("CollectiveDone",
                             "A collective call finished (fires before the caller's callback).",
                             MakeTraceSourceAccessor(&CollectiveEngine::m_doneTrace),
@@ -371,6 +396,20 @@ CollectiveEngine::GetPendingTransfers() const
         }
     }
     return pending;
+}
+
+uint64_t
+CollectiveEngine::RunCollective(CollectiveType type,
+                                const CommGroup& group,
+                                uint64_t bytes,
+                                DoneCallback done)
+{
+    CollectiveSelection selection;
+    selection.smallMessageBytes = m_smallMessageBytes;
+    CollectivePlanOptions options;
+    options.channels = m_channels;
+    options.chunkBytes = m_chunkBytes;
+    return Run(selection.MakePlan(type, m_algorithm, group, bytes, options), done);
 }
 
 } // namespace ns3

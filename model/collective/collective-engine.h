@@ -3,6 +3,7 @@
 #define COLLECTIVE_ENGINE_H
 
 #include "collective-transport.h"
+#include "comm-group.h"
 #include "comm-plan.h"
 
 #include "ns3/callback.h"
@@ -113,6 +114,18 @@ class CollectiveEngine : public Object
     uint64_t Run(const CommPlan& plan, DoneCallback done = DoneCallback());
 
     /**
+     * Run a collective call on group (group rank r = carrier rank r), with the plan built
+     * by the Algorithm attribute ("auto": CollectiveSelection's rules with
+     * SmallMessageBytes; Channels and ChunkBytes apply). Aborts as MakePlan does for an
+     * unsupported pair.
+     * \return the id of the call
+     */
+    uint64_t RunCollective(CollectiveType type,
+                           const CommGroup& group,
+                           uint64_t bytes,
+                           DoneCallback done = DoneCallback());
+
+    /**
      * Start a collective call now on some of the transport's ranks: plan rank r is
      * transport rank rankMap[r] (e.g. the data-parallel peers of one tensor slice).
      * Aborts as Run above, and if rankMap has not one entry per plan rank, names a rank
@@ -191,6 +204,10 @@ class CollectiveEngine : public Object
     void Finish(uint64_t runId);
 
     Ptr<CollectiveTransport> m_transport;                 //!< the carrier
+    std::string m_algorithm;                              //!< RunCollective's algorithm
+    uint64_t m_smallMessageBytes{0};                      //!< auto: latency-bound limit
+    uint32_t m_channels{1};                               //!< RunCollective: ring channels
+    uint64_t m_chunkBytes{0};                             //!< RunCollective: chunk size
     uint64_t m_nextId{1};                                 //!< id of the next Run
     std::unordered_map<uint64_t, RunState> m_runs;        //!< running calls
     std::vector<std::pair<uint64_t, uint32_t>> m_ready;   //!< released, not yet sent
