@@ -29,6 +29,22 @@ PerServerTransport::Setup(const CommGroup& group,
                                                   << group.GetNServers() << " servers");
     m_group = group;
     m_servers = servers;
+    // Server ids may be sparse (a sub-group keeps the cluster's numbers): carrier i
+    // serves the i-th server of the group.
+    m_carrierOfServer.clear();
+    std::vector<uint32_t> ids = group.GetServers();
+    for (uint32_t i = 0; i < ids.size(); ++i)
+    {
+        m_carrierOfServer[ids[i]] = i;
+        for (uint32_t rank : group.GetRanksOnServer(ids[i]))
+        {
+            NS_ABORT_MSG_IF(group.GetLocalIndex(rank) >= servers[i]->GetNRanks(),
+                            "PerServerTransport::Setup: rank "
+                                << rank << " is GPU " << group.GetLocalIndex(rank)
+                                << " of server " << ids[i] << ", whose carrier has "
+                                << servers[i]->GetNRanks() << " GPUs");
+        }
+    }
 }
 
 void
@@ -37,7 +53,7 @@ PerServerTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t ch
     NS_ABORT_MSG_IF(!m_group.SameServer(src, dst),
                     "PerServerTransport::Send: ranks " << src << " and " << dst
                                                        << " are on different servers");
-    m_servers[m_group.GetServer(src)]->Send(m_group.GetLocalIndex(src),
+    m_servers[m_carrierOfServer.at(m_group.GetServer(src))]->Send(m_group.GetLocalIndex(src),
                                             m_group.GetLocalIndex(dst),
                                             bytes,
                                             channel,

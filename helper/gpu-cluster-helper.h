@@ -8,6 +8,7 @@
 #include "ns3/nvlink-fabric.h"
 #include "ns3/server-aware-transport.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@ class PerServerTransport : public CollectiveTransport
   private:
     CommGroup m_group;
     std::vector<Ptr<CollectiveTransport>> m_servers;
+    std::map<uint32_t, uint32_t> m_carrierOfServer; //!< server id -> index in m_servers
 };
 
 /**

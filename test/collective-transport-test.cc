@@ -71,3 +71,16 @@ TEST_F(CollectiveTransportTest, RankOutsideTheTransportAborts)
         },
         "rank 0 outside the 0 ranks");
 }
+
+TEST_F(CollectiveTransportTest, RanksSharingOneNicAreRefused)
+{
+    EXPECT_DEATH(
+        {
+            RoceHelper roce;
+            auto [a, b] = BackToBack(roce, DataRate("100Gbps"), MicroSeconds(1));
+            Ptr<RdmaTransport> transport = CreateObject<RdmaTransport>();
+            transport->SetNics({a, a, b});
+            transport->Send(0, 1, 4096, 0, MakeNullCallback<void>());
+        },
+        "ranks 0 and 1 share one NIC");
+}

@@ -63,7 +63,8 @@ class CommGroup;
  * NCCL-style rail-aligned ring orders over servers: channel c enters the first server at
  * GPU c mod g and snakes through the servers (alternate servers walked backwards) so
  * that every inter-server hop joins two GPUs of the same local index, i.e. one rail, and
- * the channels together use every rail in both directions.
+ * the channels together use every rail in both directions. With an odd number of
+ * servers the hop that closes the ring joins two different rails (it crosses a spine).
  */
 std::vector<std::vector<uint32_t>> RailAlignedRingOrders(const CommGroup& group,
                                                          uint32_t channels);

@@ -28,6 +28,12 @@ RdmaTransport::~RdmaTransport() = default;
 void
 RdmaTransport::DoDispose()
 {
+    // The queue pairs belong to the NICs and outlive this transport: unhook them before
+    // their connections (bound into the callbacks) go away.
+    for (auto& [key, connection] : m_connections)
+    {
+        connection->receiver->SetReceiveCompleteCallback(RdmaQueuePair::MessageCallback());
+    }
     m_connections.clear();
     m_nics.clear();
     CollectiveTransport::DoDispose();
@@ -82,7 +88,12 @@ RdmaTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel
                     "RdmaTransport::Send: rank " << (src >= m_nics.size() ? src : dst)
                                                  << " outside the " << m_nics.size()
                                                  << " ranks this transport connects");
-    if (bytes == 0 || src == dst || m_nics[src] == m_nics[dst])
+    NS_ABORT_MSG_IF(src != dst && m_nics[src] == m_nics[dst],
+                    "RdmaTransport::Send: ranks " << src << " and " << dst
+                                                  << " share one NIC; RDMA cannot move data "
+                                                     "between them (give each rank its own "
+                                                     "NIC, or route it over NVLink)");
+    if (bytes == 0 || src == dst)
     {
         // Nothing crosses the fabric: an empty message, or data already in place.
         Simulator::ScheduleNow(&RdmaTransport::Invoke, done);
@@ -102,7 +113,9 @@ RdmaTransport::Invoke(DoneCallback done)
 void
 RdmaTransport::MessageReceived(Connection* connection, Ptr<RdmaQueuePair>, uint64_t, uint64_t)
 {
-    NS_ASSERT_MSG(!connection->pending.empty(), "a message arrived that nobody sent");
+    NS_ABORT_MSG_IF(connection->pending.empty(),
+                    "RdmaTransport: a message arrived on QP "
+                        << connection->receiver->GetQpn() << " that this transport did not send");
     DoneCallback done = connection->pending.front();
     connection->pending.pop_front();
     done();

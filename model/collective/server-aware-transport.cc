@@ -25,8 +25,10 @@ ServerAwareTransport::Setup(const CommGroup& group,
 {
     NS_ABORT_MSG_IF(!intraServer || !interServer,
                     "ServerAwareTransport::Setup: both carriers are needed");
-    NS_ABORT_MSG_IF(intraServer->GetNRanks() < group.GetSize() ||
-                        interServer->GetNRanks() < group.GetSize(),
+    // Ranks pass through unchanged, so both carriers must number exactly the group's
+    // ranks (a sub-group needs carriers built for it).
+    NS_ABORT_MSG_IF(intraServer->GetNRanks() != group.GetSize() ||
+                        interServer->GetNRanks() != group.GetSize(),
                     "ServerAwareTransport::Setup: the group has "
                         << group.GetSize() << " ranks but the carriers connect "
                         << intraServer->GetNRanks() << " (intra-server) and "

@@ -498,6 +498,10 @@ NvSwitchFabric::AfterDown(uint32_t port, Chunk chunk)
     default:
         NS_ABORT_MSG("NvSwitchFabric: unexpected chunk kind at a GPU");
     }
+    if (m_disposed)
+    {
+        return; // a completion callback tore the fabric down
+    }
     KickUplinks();
 }
 
