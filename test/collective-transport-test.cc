@@ -79,7 +79,8 @@ TEST_F(CollectiveTransportTest, RanksSharingOneNicAreRefused)
             RoceHelper roce;
             auto [a, b] = BackToBack(roce, DataRate("100Gbps"), MicroSeconds(1));
             Ptr<RdmaTransport> transport = CreateObject<RdmaTransport>();
-            transport->SetNics({a, a, b});
+            std::vector<Ptr<RdmaNic>> nics{a, a, b};
+            transport->SetNics(nics);
             transport->Send(0, 1, 4096, 0, MakeNullCallback<void>());
         },
         "ranks 0 and 1 share one NIC");
