@@ -72,16 +72,21 @@ TEST_F(CollectiveTransportTest, RankOutsideTheTransportAborts)
         "rank 0 outside the 0 ranks");
 }
 
+namespace
+{
+void
+SendBetweenRanksOnOneNic()
+{
+    RoceHelper roce;
+    auto [a, b] = BackToBack(roce, DataRate("100Gbps"), MicroSeconds(1));
+    Ptr<RdmaTransport> transport = CreateObject<RdmaTransport>();
+    std::vector<Ptr<RdmaNic>> nics{a, a, b};
+    transport->SetNics(nics);
+    transport->Send(0, 1, 4096, 0, MakeNullCallback<void>());
+}
+} // namespace
+
 TEST_F(CollectiveTransportTest, RanksSharingOneNicAreRefused)
 {
-    EXPECT_DEATH(
-        {
-            RoceHelper roce;
-            auto [a, b] = BackToBack(roce, DataRate("100Gbps"), MicroSeconds(1));
-            Ptr<RdmaTransport> transport = CreateObject<RdmaTransport>();
-            std::vector<Ptr<RdmaNic>> nics{a, a, b};
-            transport->SetNics(nics);
-            transport->Send(0, 1, 4096, 0, MakeNullCallback<void>());
-        },
-        "ranks 0 and 1 share one NIC");
+    EXPECT_DEATH(SendBetweenRanksOnOneNic(), "ranks 0 and 1 share one NIC");
 }
