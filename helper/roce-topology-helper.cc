@@ -90,16 +90,31 @@ RoceTopologyHelper::LeafSpine(uint32_t nLeaves,
                     "RoceTopologyHelper::LeafSpine: leaves, spines and hosts per leaf must be "
                     "positive (got "
                         << nLeaves << ", " << nSpines << ", " << hostsPerLeaf << ")");
+    // Hosts numbered leaf by leaf.
+    return BuildTwoTier(nLeaves,
+                        nSpines,
+                        hostsPerLeaf,
+                        [hostsPerLeaf](uint32_t host) { return host / hostsPerLeaf; },
+                        hostRate,
+                        oversubscription,
+                        delay);
+}
+
+RoceTopology
+RoceTopologyHelper::BuildTwoTier(uint32_t nLeaves,
+                                 uint32_t nSpines,
+                                 uint32_t hostsPerLeaf,
+                                 const std::function<uint32_t(uint32_t)>& leafOfHost,
+                                 DataRate hostRate,
+                                 double oversubscription,
+                                 Time delay)
+{
     RoceTopology topo;
     topo.hosts.Create(nLeaves * hostsPerLeaf);
     topo.switches.Create(nLeaves + nSpines);
-    for (uint32_t l = 0; l < nLeaves; ++l)
+    for (uint32_t i = 0; i < nLeaves * hostsPerLeaf; ++i)
     {
-        for (uint32_t h = 0; h < hostsPerLeaf; ++h)
-        {
-            uint32_t i = l * hostsPerLeaf + h;
-            AttachHost(topo, i, topo.switches.Get(l), hostRate, delay);
-        }
+        AttachHost(topo, i, topo.switches.Get(leafOfHost(i)), hostRate, delay);
     }
     CableLeavesToSpines(topo, nLeaves, nSpines, hostsPerLeaf, hostRate, oversubscription, delay);
     Finish(topo);
@@ -190,20 +205,14 @@ RoceTopologyHelper::RailOptimized(uint32_t servers,
                     "RoceTopologyHelper::RailOptimized: servers, GPUs per server and spines "
                     "must be positive (got "
                         << servers << ", " << gpusPerServer << ", " << spines << ")");
-    RoceTopology topo;
-    topo.hosts.Create(servers * gpusPerServer);
-    topo.switches.Create(gpusPerServer + spines);
-    for (uint32_t s = 0; s < servers; ++s)
-    {
-        for (uint32_t g = 0; g < gpusPerServer; ++g)
-        {
-            uint32_t i = s * gpusPerServer + g;
-            AttachHost(topo, i, topo.switches.Get(g), nicRate, delay);
-        }
-    }
-    CableLeavesToSpines(topo, gpusPerServer, spines, servers, nicRate, oversubscription, delay);
-    Finish(topo);
-    return topo;
+    // Host (= rank) s × g + gpu sits on the leaf of its rail, gpu.
+    return BuildTwoTier(gpusPerServer,
+                        spines,
+                        servers,
+                        [gpusPerServer](uint32_t host) { return host % gpusPerServer; },
+                        nicRate,
+                        oversubscription,
+                        delay);
 }
 
 } // namespace ns3

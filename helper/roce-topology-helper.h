@@ -8,6 +8,7 @@
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
 
+#include <functional>
 #include <vector>
 
 namespace ns3
@@ -85,6 +86,14 @@ class RoceTopologyHelper
     /// Cable host to edgeSwitch and give it its NIC and address (hosts in index order).
     void AttachHost(RoceTopology& topo, uint32_t host, Ptr<Node> edgeSwitch, DataRate rate, Time delay);
     void Finish(RoceTopology& topo);
+    /// Leaves with hostsPerLeaf hosts each (host i on leaf leafOfHost(i)), all spines.
+    RoceTopology BuildTwoTier(uint32_t nLeaves,
+                              uint32_t nSpines,
+                              uint32_t hostsPerLeaf,
+                              const std::function<uint32_t(uint32_t)>& leafOfHost,
+                              DataRate hostRate,
+                              double oversubscription,
+                              Time delay);
     /// Cable every leaf to every spine at the rate that gives the oversubscription.
     void CableLeavesToSpines(RoceTopology& topo,
                              uint32_t nLeaves,
