@@ -17,12 +17,6 @@ namespace
 class CollectiveRdma : public NsTest
 {
 };
-
-void
-Store(CollectiveResult* out, const CollectiveResult& result)
-{
-    *out = result;
-}
 } // namespace
 
 TEST_F(CollectiveRdma, RingAllReduceMatchesAlphaBetaOnAnIdleFabric)
@@ -41,7 +35,7 @@ TEST_F(CollectiveRdma, RingAllReduceMatchesAlphaBetaOnAnIdleFabric)
     CollectiveResult result;
     CommPlan plan = RingAllReduce(n, bytes);
     Simulator::Schedule(Seconds(0), [&]() {
-        engine->Run(plan, MakeBoundCallback(&Store, &result));
+        engine->Run(plan, MakeBoundCallback(&StoreResult, &result));
     });
     Simulator::Run();
 
@@ -89,7 +83,7 @@ AllToAllOnLeafSpine(double oversubscription)
     CollectiveResult result;
     CommPlan plan = DirectAllToAll(2 * hostsPerLeaf, 16 << 20);
     Simulator::Schedule(Seconds(0), [&]() {
-        engine->Run(plan, MakeBoundCallback(&Store, &result));
+        engine->Run(plan, MakeBoundCallback(&StoreResult, &result));
     });
     Simulator::Run();
     FabricRun run;
@@ -150,7 +144,7 @@ AllReduceAcrossServers(bool hierarchical, uint32_t servers, uint32_t gpus, uint6
                                  : RingAllReduce(servers * gpus, bytes);
     CollectiveResult result;
     Simulator::Schedule(Seconds(0), [&]() {
-        engine->Run(plan, MakeBoundCallback(&Store, &result));
+        engine->Run(plan, MakeBoundCallback(&StoreResult, &result));
     });
     Simulator::Run();
     *interServerBytes = transport->GetInterServerBytes();
@@ -198,7 +192,7 @@ TEST_F(CollectiveRdma, RailOptimizedKeepsRailTrafficOffTheSpines)
     CollectiveResult result;
     std::vector<uint32_t> rail = world.GetRail(1);
     Simulator::Schedule(Seconds(0), [&]() {
-        engine->Run(RingAllReduce(4, 8 << 20), rail, MakeBoundCallback(&Store, &result));
+        engine->Run(RingAllReduce(4, 8 << 20), rail, MakeBoundCallback(&StoreResult, &result));
     });
     Simulator::Run();
     ASSERT_EQ(result.nRanks, 4u);

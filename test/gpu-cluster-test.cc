@@ -14,12 +14,6 @@ namespace
 class GpuClusterTest : public NsTest
 {
 };
-
-void
-Store(CollectiveResult* out, const CollectiveResult& result)
-{
-    *out = result;
-}
 } // namespace
 
 TEST_F(GpuClusterTest, HierarchicalAllReduceOnTwoH100Servers)
@@ -40,7 +34,7 @@ TEST_F(GpuClusterTest, HierarchicalAllReduceOnTwoH100Servers)
     CollectiveResult result;
     CommPlan plan = HierarchicalAllReduce(cluster.world, bytes, gpus);
     Simulator::Schedule(Seconds(0), [&]() {
-        engine->Run(plan, MakeBoundCallback(&Store, &result));
+        engine->Run(plan, MakeBoundCallback(&StoreResult, &result));
     });
     Simulator::Run();
 
@@ -93,7 +87,7 @@ TEST_F(GpuClusterTest, RailAlignedRingGivesPublishedBusBwPerNic)
     CommPlan plan = RingAllReduceOrdered(orders, bytes, 4 << 20);
     CollectiveResult result;
     Simulator::Schedule(Seconds(0), [&]() {
-        engine->Run(plan, MakeBoundCallback(&Store, &result));
+        engine->Run(plan, MakeBoundCallback(&StoreResult, &result));
     });
     Simulator::Run();
     double perNic = result.busBw / gpus / 1e9;

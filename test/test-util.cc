@@ -71,6 +71,12 @@ BackToBack(RoceHelper& roce, DataRate rate, Time delay)
     return {a, b};
 }
 
+void
+StoreResult(CollectiveResult* out, const CollectiveResult& result)
+{
+    *out = result;
+}
+
 uint64_t
 TotalPauses(const RoceTopology& topo)
 {

@@ -57,6 +57,9 @@ struct FlowProbe
 /// Two hosts cabled back to back, each with a NIC; returns the NICs.
 std::pair<Ptr<RdmaNic>, Ptr<RdmaNic>> BackToBack(RoceHelper& roce, DataRate rate, Time delay);
 
+/// Callback target that keeps a collective's result (bind the destination).
+void StoreResult(CollectiveResult* out, const CollectiveResult& result);
+
 /// Sum of PFC pauses (XOFF) sent by all switches of a topology.
 uint64_t TotalPauses(const RoceTopology& topo);
 /// Sum of drops of all switches of a topology.
