@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <numeric>
 
 using namespace ns3;
 
@@ -186,6 +187,12 @@ main(int argc, char* argv[])
     }
     Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
     engine->SetTransport(transport);
+    {
+        // auto picks NVLS where the carrier can reduce in the switch (one DGX server).
+        std::vector<uint32_t> all(ranks);
+        std::iota(all.begin(), all.end(), 0u);
+        selection.switchReduction = transport->CanReduceInSwitch(all);
+    }
 
     std::ofstream out;
     if (csv != "none")
@@ -212,24 +219,14 @@ main(int argc, char* argv[])
     for (uint64_t bytes = minBytes; bytes <= maxBytes; bytes *= factor)
     {
         CollectiveResult result;
-        if (algorithmName == "nvls")
-        {
-            NS_ABORT_MSG_IF(type != CollectiveType::ALL_REDUCE, "nvls is an all-reduce");
-            Simulator::ScheduleNow([&]() {
-                cluster.nvSwitches[0]->AllReduceNvls(bytes, MakeBoundCallback(&Store, &result));
-            });
-        }
-        else
-        {
-            // "auto" may pick a different algorithm per size (see CollectiveSelection).
-            CommPlan plan =
-                algorithmName == "rail-ring"
-                    ? RingAllReduceOrdered(RailAlignedRingOrders(group, channels), bytes,
-                                           options.chunkBytes)
-                    : selection.MakePlan(type, algorithmName, group, bytes, options);
-            Simulator::ScheduleNow(
-                [&, plan]() { engine->Run(plan, MakeBoundCallback(&Store, &result)); });
-        }
+        // "auto" may pick a different algorithm per size (see CollectiveSelection).
+        CommPlan plan = algorithmName == "rail-ring"
+                            ? RingAllReduceOrdered(RailAlignedRingOrders(group, channels),
+                                                   bytes,
+                                                   options.chunkBytes)
+                            : selection.MakePlan(type, algorithmName, group, bytes, options);
+        Simulator::ScheduleNow(
+            [&, plan]() { engine->Run(plan, MakeBoundCallback(&Store, &result)); });
         Simulator::Run(); // returns when the fabric is idle again
         double us = (result.end - result.start).GetSeconds() * 1e6;
         bool rooted = type == CollectiveType::BROADCAST || type == CollectiveType::REDUCE;

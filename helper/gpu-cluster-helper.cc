@@ -60,6 +60,58 @@ PerServerTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t ch
                                             done);
 }
 
+std::pair<Ptr<CollectiveTransport>, std::vector<uint32_t>>
+PerServerTransport::Local(const std::vector<uint32_t>& members) const
+{
+    std::vector<uint32_t> local;
+    if (members.empty())
+    {
+        return {nullptr, local};
+    }
+    for (uint32_t r : members)
+    {
+        if (r >= m_group.GetSize() || !m_group.SameServer(members[0], r))
+        {
+            return {nullptr, local};
+        }
+        local.push_back(m_group.GetLocalIndex(r));
+    }
+    return {m_servers[m_carrierOfServer.at(m_group.GetServer(members[0]))], local};
+}
+
+bool
+PerServerTransport::CanReduceInSwitch(const std::vector<uint32_t>& members) const
+{
+    const auto [carrier, local] = Local(members);
+    return carrier && carrier->CanReduceInSwitch(local);
+}
+
+void
+PerServerTransport::SwitchReduce(const std::vector<uint32_t>& members,
+                                 uint32_t dst,
+                                 uint64_t bytes,
+                                 uint32_t channel,
+                                 DoneCallback done)
+{
+    const auto [carrier, local] = Local(members);
+    NS_ABORT_MSG_IF(!carrier || !m_group.SameServer(members[0], dst),
+                    "PerServerTransport::SwitchReduce: the ranks are not all on one server");
+    carrier->SwitchReduce(local, m_group.GetLocalIndex(dst), bytes, channel, done);
+}
+
+void
+PerServerTransport::SwitchMulticast(uint32_t src,
+                                    const std::vector<uint32_t>& members,
+                                    uint64_t bytes,
+                                    uint32_t channel,
+                                    DoneCallback done)
+{
+    const auto [carrier, local] = Local(members);
+    NS_ABORT_MSG_IF(!carrier || !m_group.SameServer(members[0], src),
+                    "PerServerTransport::SwitchMulticast: the ranks are not all on one server");
+    carrier->SwitchMulticast(m_group.GetLocalIndex(src), local, bytes, channel, done);
+}
+
 uint32_t
 PerServerTransport::GetNRanks() const
 {

@@ -27,11 +27,27 @@ class PerServerTransport : public CollectiveTransport
     void Setup(const CommGroup& group, const std::vector<Ptr<CollectiveTransport>>& servers);
     void Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done) override;
     uint32_t GetNRanks() const override;
+    bool CanReduceInSwitch(const std::vector<uint32_t>& members) const override;
+    void SwitchReduce(const std::vector<uint32_t>& members,
+                      uint32_t dst,
+                      uint64_t bytes,
+                      uint32_t channel,
+                      DoneCallback done) override;
+    void SwitchMulticast(uint32_t src,
+                         const std::vector<uint32_t>& members,
+                         uint64_t bytes,
+                         uint32_t channel,
+                         DoneCallback done) override;
 
   protected:
     void DoDispose() override;
 
   private:
+    /// \return the server's carrier and the members' local indices, or a null carrier
+    /// if the members do not share one server
+    std::pair<Ptr<CollectiveTransport>, std::vector<uint32_t>> Local(
+        const std::vector<uint32_t>& members) const;
+
     CommGroup m_group;
     std::vector<Ptr<CollectiveTransport>> m_servers;
     std::map<uint32_t, uint32_t> m_carrierOfServer; //!< server id -> index in m_servers

@@ -94,6 +94,11 @@ AllGenerators()
         {"DirectAllGather", any, [](uint32_t n, uint64_t s) { return DirectAllGather(n, s); }},
         {"SendRecv", two,
          [](uint32_t n, uint64_t s) { return SendRecv(n, n - 1, n / 2 - (n == 2), s, 2); }},
+        {"NvlsAllReduce", any,
+         [](uint32_t n, uint64_t s) { return NvlsAllReduce(n, s, s / 9 + 1); }},
+        {"NvlsReduceScatter", any,
+         [](uint32_t n, uint64_t s) { return NvlsReduceScatter(n, s, s / 5 + 1); }},
+        {"NvlsAllGather", any, [](uint32_t n, uint64_t s) { return NvlsAllGather(n, s); }},
     };
 }
 
@@ -307,9 +312,9 @@ TEST(CollectivePlanTest, EveryGeneratorIsCorrectForEveryGroupSize)
             ++checked;
         }
     }
-    // 12 generators for every size, halving-doubling's 3 for 7 powers of two, send/recv
-    // from 2 ranks up.
-    EXPECT_EQ(checked, 12u * MAX_RANKS + 3 * 7 + (MAX_RANKS - 1));
+    // 15 generators for every size (12 + NVLS's 3), halving-doubling's 3 for 7 powers of
+    // two, send/recv from 2 ranks up.
+    EXPECT_EQ(checked, 15u * MAX_RANKS + 3 * 7 + (MAX_RANKS - 1));
 }
 
 TEST(CollectivePlanTest, EveryAlgorithmCollectivePairThroughTheDispatcher)
@@ -321,7 +326,8 @@ TEST(CollectivePlanTest, EveryAlgorithmCollectivePairThroughTheDispatcher)
     const std::vector<CollectiveAlgorithm> algorithms = {CollectiveAlgorithm::RING,
                                                          CollectiveAlgorithm::TREE,
                                                          CollectiveAlgorithm::HALVING_DOUBLING,
-                                                         CollectiveAlgorithm::DIRECT};
+                                                         CollectiveAlgorithm::DIRECT,
+                                                         CollectiveAlgorithm::NVLS};
     CollectivePlanOptions options;
     options.channels = 2;
     options.chunkBytes = 4096;
@@ -346,8 +352,8 @@ TEST(CollectivePlanTest, EveryAlgorithmCollectivePairThroughTheDispatcher)
             }
         }
     }
-    // ring x 5, tree x 3, halving-doubling x 3, direct x 3
-    EXPECT_EQ(covered.size(), 14u);
+    // ring x 5, tree x 3, halving-doubling x 3, direct x 3, nvls x 3
+    EXPECT_EQ(covered.size(), 17u);
     EXPECT_FALSE(IsCollectiveAlgorithmSupported(CollectiveType::ALL_REDUCE,
                                                 CollectiveAlgorithm::HALVING_DOUBLING,
                                                 12));
@@ -750,6 +756,88 @@ TEST(PlanCheckerTest, ReasonsAreSpecific)
 
 // ---------------------------------------------------------------------------------------
 // Closed forms.
+
+TEST(PlanCheckerTest, BrokenNvlsPlansAreCaught)
+{
+    const uint32_t n = 8;
+    {
+        // The multicast no longer waits for the reduction it sends.
+        CommPlan plan = NvlsAllReduce(n, 1 << 20, 64 << 10);
+        ASSERT_TRUE(PlanChecker::Check(plan).ok) << Verdict(plan);
+        plan.GetTransfer(1).deps.clear();
+        PlanCheckResult r = PlanChecker::Check(plan);
+        EXPECT_FALSE(r.ok);
+        EXPECT_NE(r.reason.find("race"), std::string::npos) << r.reason;
+    }
+    {
+        // Reducing a block twice in the switch, the second time after a multicast has
+        // already given every rank the sum: contributions counted twice.
+        CommPlan plan = NvlsAllReduce(n, 1 << 20, 1 << 20);
+        CommPlan::Transfer again = plan.GetTransfer(0);
+        again.deps = {1};
+        again.kind = CommPlan::Kind::SWITCH_REDUCE;
+        plan.AddTransfer(again);
+        PlanCheckResult r = PlanChecker::Check(plan);
+        EXPECT_FALSE(r.ok);
+        EXPECT_NE(r.reason.find("twice"), std::string::npos) << r.reason;
+    }
+    {
+        // A dropped multicast leaves the other ranks without the sum.
+        CommPlan plan = NvlsAllReduce(n, 1 << 20, 1 << 20);
+        std::vector<CommPlan::Transfer> kept;
+        for (const auto& t : plan.GetTransfers())
+        {
+            if (t.id != 3)
+            {
+                kept.push_back(t);
+            }
+        }
+        for (uint32_t i = 0; i < kept.size(); ++i)
+        {
+            kept[i].id = i;
+            for (uint32_t& d : kept[i].deps)
+            {
+                d -= d > 3 ? 1 : 0;
+            }
+        }
+        plan.SetTransfers(kept);
+        EXPECT_FALSE(PlanChecker::Check(plan).ok);
+    }
+    {
+        // A switch reduction is not a way to all-gather.
+        CommPlan plan = NvlsAllGather(n, 1 << 20);
+        plan.GetTransfer(0).kind = CommPlan::Kind::SWITCH_REDUCE;
+        EXPECT_FALSE(PlanChecker::Check(plan).ok);
+    }
+    {
+        // Structure: a switch transfer is issued by one rank (src == dst).
+        CommPlan plan = NvlsAllReduce(n, 1 << 20);
+        plan.GetTransfer(0).dst = (plan.GetTransfer(0).src + 1) % n;
+        std::string why;
+        EXPECT_FALSE(plan.Validate(&why));
+        EXPECT_NE(why.find("switch"), std::string::npos) << why;
+    }
+}
+
+TEST(CommPlanTest, NvlsByteAccounting)
+{
+    // Each rank sends S (its contribution to every shard) plus its own shard once more
+    // (the multicast), and receives its shard's sum plus every shard: S (1 + 1/n) each way.
+    const uint32_t n = 8;
+    const uint64_t S = 8 << 20;
+    CommPlan plan = NvlsAllReduce(n, S);
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        EXPECT_EQ(plan.GetBytesSent(r), S + S / n);
+        EXPECT_EQ(plan.GetBytesReceived(r), S + S / n);
+    }
+    // 128 KiB pieces by default: 1 MiB shards -> 8 pieces -> 8 reductions and multicasts each.
+    EXPECT_EQ(plan.GetNTransfers(), 2u * n * 8);
+    std::ostringstream os;
+    plan.Print(os);
+    EXPECT_NE(os.str().find("switch-reduce -> 0"), std::string::npos);
+    EXPECT_NE(os.str().find("0 -> switch-multicast"), std::string::npos);
+}
 
 TEST(CollectiveClosedFormTest, RingAllReduce)
 {

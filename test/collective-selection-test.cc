@@ -3,6 +3,7 @@
 #include "ns3/collective-engine.h"
 #include "ns3/collective-selection.h"
 #include "ns3/ideal-transport.h"
+#include "ns3/nvlink-fabric.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -102,4 +103,59 @@ TEST(CollectiveSelection, EngineChoosesByAttribute)
         EXPECT_EQ(result.nRanks, 8u);
         Simulator::Destroy();
     }
+}
+
+TEST(CollectiveSelection, NvlsWhereTheSwitchReduces)
+{
+    CollectiveSelection select;
+    CommGroup oneServer = CommGroup::Uniform(1, 8);
+    const uint64_t large = 64 << 20;
+    EXPECT_EQ(select.Choose(CollectiveType::ALL_REDUCE, oneServer, large), "ring");
+    select.switchReduction = true;
+    EXPECT_EQ(select.Choose(CollectiveType::ALL_REDUCE, oneServer, large), "nvls");
+    EXPECT_EQ(select.Choose(CollectiveType::REDUCE_SCATTER, oneServer, large), "nvls");
+    EXPECT_EQ(select.Choose(CollectiveType::ALL_GATHER, oneServer, large), "nvls");
+    EXPECT_EQ(select.Choose(CollectiveType::ALL_REDUCE, oneServer, 4096), "tree");
+    EXPECT_EQ(select.Choose(CollectiveType::ALL_TO_ALL, oneServer, large), "direct");
+    EXPECT_EQ(select.Choose(CollectiveType::BROADCAST, oneServer, large), "ring");
+}
+
+TEST(CollectiveSelection, EnginePicksNvlsOnAnNvSwitch)
+{
+    Ptr<NvSwitchFabric> fabric = CreateObject<NvSwitchFabric>();
+    fabric->ApplyPreset("H100");
+    fabric->SetAttribute("NGpus", UintegerValue(8));
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(fabric);
+    CollectiveResult result;
+    engine->RunCollective(CollectiveType::ALL_REDUCE,
+                          CommGroup::Uniform(1, 8),
+                          64 << 20,
+                          MakeBoundCallback(
+                              +[](CollectiveResult* out, const CollectiveResult& r) { *out = r; },
+                              &result));
+    Simulator::Run();
+    Simulator::Destroy();
+    EXPECT_EQ(result.algorithm, "nvls");
+    EXPECT_GT(result.busBw, 0);
+}
+
+namespace
+{
+void
+RunNvlsOnIdealTransport()
+{
+    Ptr<IdealTransport> transport = CreateObject<IdealTransport>();
+    transport->SetAttribute("NRanks", UintegerValue(4));
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(transport);
+    engine->Run(NvlsAllReduce(4, 1 << 20));
+}
+} // namespace
+
+TEST(CollectiveSelection, NvlsPlanOnACarrierWithoutSwitchAborts)
+{
+    EXPECT_DEATH(RunNvlsOnIdealTransport(),
+                 "plan 'nvls' reduces or multicasts in a switch, but ns3::IdealTransport "
+                 "cannot do that");
 }

@@ -7,6 +7,8 @@
 #include "ns3/collective-algorithms.h"
 #include "ns3/gpu-cluster-helper.h"
 
+#include <numeric>
+
 using namespace aifabric;
 
 namespace
@@ -97,4 +99,35 @@ TEST_F(GpuClusterTest, RailAlignedRingGivesPublishedBusBwPerNic)
     std::cout << "[ measured ] rail-aligned ring all-reduce 1 GiB, 2 x 8 H100, 8 x 400G per "
               << "server, 8 channels: busbw " << result.busBw / 1e9 << " GB/s = " << perNic
               << " GB/s per NIC (published 46-48)\n";
+}
+
+// NVLS through the cluster's carrier: the 8 GPUs of server 1 (global ranks 8..15) reduce
+// in their own NVSwitch, nothing crosses the RoCE fabric, and auto picks NVLS only for a
+// group that one switch holds.
+TEST_F(GpuClusterTest, NvlsOnOneServerOfACluster)
+{
+    RoceHelper roce;
+    GpuClusterHelper helper(roce);
+    GpuCluster cluster =
+        helper.Build(2, 8, "H100", DataRate("400Gbps"), 2, 1.0, MicroSeconds(1));
+    roce.AssignStreams(1);
+    std::vector<uint32_t> server1(8);
+    std::iota(server1.begin(), server1.end(), 8u);
+    std::vector<uint32_t> spanning = {0, 8};
+    EXPECT_TRUE(cluster.transport->CanReduceInSwitch(server1));
+    EXPECT_FALSE(cluster.transport->CanReduceInSwitch(spanning));
+
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(cluster.transport);
+    CollectiveResult result;
+    const uint64_t bytes = 256ull << 20;
+    Simulator::Schedule(Seconds(0), [&]() {
+        engine->Run(NvlsAllReduce(8, bytes), server1, MakeBoundCallback(&StoreResult, &result));
+    });
+    Simulator::Run();
+    EXPECT_EQ(cluster.transport->GetInterServerBytes(), 0u);
+    const double nvls = cluster.nvSwitches[1]->GetNvlsRate().GetBitRate() / 8.0;
+    const double closed = nvls * 2.0 * 7 / 9;
+    EXPECT_NEAR(result.busBw, closed, 0.05 * closed);
+    EXPECT_EQ(cluster.nvSwitches[0]->GetChunksDelivered(), 0u);
 }

@@ -34,18 +34,27 @@ Bps(const DataRate& r)
 }
 
 CollectiveResult
-RunNvls(Ptr<NvSwitchFabric> f, uint64_t bytes)
+RunPlan(Ptr<NvSwitchFabric> f, const CommPlan& plan)
 {
+    auto engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(f);
     CollectiveResult out;
     bool done = false;
-    f->AllReduceNvls(bytes, NvSwitchFabric::NvlsDoneCallback([&](const CollectiveResult& r) {
-                         out = r;
-                         done = true;
-                     }));
+    engine->Run(plan, CollectiveEngine::DoneCallback([&](const CollectiveResult& r) {
+                    out = r;
+                    done = true;
+                }));
     Simulator::Run();
     Simulator::Destroy();
     EXPECT_TRUE(done);
+    EXPECT_EQ(f->GetTransfersInFlight(), 0u);
     return out;
+}
+
+CollectiveResult
+RunNvls(Ptr<NvSwitchFabric> f, uint64_t bytes)
+{
+    return RunPlan(f, NvlsAllReduce(f->GetNRanks(), bytes));
 }
 } // namespace
 
@@ -114,6 +123,56 @@ TEST(NvSwitchFabric, H100NvlsTrend)
         EXPECT_GT(busbw, previous);
         previous = busbw;
     }
+}
+
+// NVLS reduce-scatter and all-gather are the two halves of the all-reduce. Reduce-scatter:
+// each uplink carries S (a contribution to every shard), each downlink S/n; all-gather:
+// each uplink S/n (its shard, once), each downlink S (every shard). Either way the busy
+// direction carries S at the NVLS rate: time S / R_nvls, busbw (n-1)/n R_nvls.
+TEST(NvSwitchFabric, NvlsReduceScatterAndAllGather)
+{
+    const uint32_t n = 8;
+    for (bool gather : {false, true})
+    {
+        auto f = MakeFabric("H100", n);
+        const double rate = Bps(f->GetNvlsRate());
+        const CollectiveResult r =
+            RunPlan(f, gather ? NvlsAllGather(n, GiB) : NvlsReduceScatter(n, GiB));
+        const double closed = GiB / rate;
+        std::cout << "nvls " << (gather ? "all-gather" : "reduce-scatter") << " 8xH100 1 GiB: "
+                  << r.GetDuration().GetMicroSeconds() << " us (closed form " << closed * 1e6
+                  << "), busbw " << r.busBw / GBps << " GB/s" << std::endl;
+        EXPECT_NEAR(r.GetDuration().GetSeconds(), closed, closed * 0.03);
+        EXPECT_LE(r.GetDuration().GetSeconds() * (1 + 1e-9), closed * 1.03);
+        EXPECT_GE(r.GetDuration().GetSeconds(), closed); // never faster than the links
+    }
+}
+
+// A multicast group of some GPUs only (a tensor-parallel slice): the others' links idle.
+TEST(NvSwitchFabric, NvlsOnPartOfTheSwitch)
+{
+    auto f = MakeFabric("H100", 8);
+    auto engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(f);
+    std::vector<uint64_t> delivered(8, 0);
+    f->TraceConnectWithoutContext(
+        "ChunkDelivered",
+        MakeBoundCallback(+[](std::vector<uint64_t>* d, uint32_t, uint32_t dst, uint64_t bytes) {
+            (*d)[dst] += bytes;
+        }, &delivered));
+    CollectiveResult res;
+    engine->Run(NvlsAllReduce(4, 64 * MiB),
+                std::vector<uint32_t>{1, 3, 5, 7},
+                CollectiveEngine::DoneCallback([&](const CollectiveResult& r) { res = r; }));
+    Simulator::Run();
+    Simulator::Destroy();
+    for (uint32_t g = 0; g < 8; ++g)
+    {
+        // Odd GPUs receive their shard's sum and every shard: S (1 + 1/4).
+        EXPECT_EQ(delivered[g], g % 2 ? 64 * MiB + 16 * MiB : 0u) << "GPU " << g;
+    }
+    const double closed = NvlsClosedBusBw(f, 4) / GBps;
+    EXPECT_NEAR(res.busBw / GBps, closed, closed * 0.05);
 }
 
 // The reduction engine's throughput limit binds when set below the links.

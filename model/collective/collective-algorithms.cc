@@ -40,6 +40,8 @@ CollectiveAlgorithmToString(CollectiveAlgorithm algorithm)
         return "halving-doubling";
     case CollectiveAlgorithm::DIRECT:
         return "direct";
+    case CollectiveAlgorithm::NVLS:
+        return "nvls";
     }
     return "unknown";
 }
@@ -73,6 +75,9 @@ IsCollectiveAlgorithmSupported(CollectiveType type, CollectiveAlgorithm algorith
     case CollectiveAlgorithm::DIRECT:
         return type == CollectiveType::ALL_TO_ALL || type == CollectiveType::ALL_GATHER ||
                (type == CollectiveType::SEND_RECV && n >= 2);
+    case CollectiveAlgorithm::NVLS:
+        return type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE_SCATTER ||
+               type == CollectiveType::ALL_GATHER;
     }
     return false;
 }
@@ -134,6 +139,16 @@ MakeCollectivePlan(CollectiveType type,
             return DirectAllGather(n, bytes);
         default:
             return SendRecv(n, options.root, options.peer, bytes, ch);
+        }
+    case CollectiveAlgorithm::NVLS:
+        switch (type)
+        {
+        case CollectiveType::ALL_REDUCE:
+            return NvlsAllReduce(n, bytes, chunk);
+        case CollectiveType::REDUCE_SCATTER:
+            return NvlsReduceScatter(n, bytes, chunk);
+        default:
+            return NvlsAllGather(n, bytes, chunk);
         }
     }
     NS_ABORT_MSG("MakeCollectivePlan: unknown algorithm");

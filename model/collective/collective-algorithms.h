@@ -206,6 +206,33 @@ CommPlan DirectAllGather(uint32_t n, uint64_t bytes);
  */
 CommPlan SendRecv(uint32_t n, uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channels = 1);
 
+/// NCCL's NVLS chunk (NCCL_NVLS_CHUNKSIZE default, 128 KiB): the piece NVLS plans cut
+/// each shard into when no chunk size is given, since NVLS always pipelines.
+constexpr uint64_t NVLS_DEFAULT_CHUNK_BYTES = 128 * 1024;
+
+/**
+ * NVLS all-reduce (NVSwitch SHARP, NCCL's NVLS algorithm on one server): rank g owns
+ * shard g (SplitBytes(bytes, n, g)), cut into pieces of about chunkBytes (0: 128 KiB).
+ * For each piece g issues a SWITCH_REDUCE (every rank's copy is summed in the switch
+ * and lands at g) and then a SWITCH_MULTICAST of the sum to every rank. Pieces pipeline:
+ * piece q+1 is reduced while piece q is multicast. Per rank and direction the links
+ * carry S (1 + 1/n): time about S (1 + 1/n) / B_nvls, busbw 2(n-1)/(n+1) B_nvls.
+ * Needs a carrier that reduces in a switch (NvSwitchFabric).
+ */
+CommPlan NvlsAllReduce(uint32_t n, uint64_t bytes, uint64_t chunkBytes = 0);
+
+/**
+ * NVLS reduce-scatter: the reduction half of NvlsAllReduce; rank g ends with shard g.
+ * bytes is the input size (all shards).
+ */
+CommPlan NvlsReduceScatter(uint32_t n, uint64_t bytes, uint64_t chunkBytes = 0);
+
+/**
+ * NVLS all-gather: the multicast half; every rank multicasts its shard once. bytes is the
+ * output size (all shards).
+ */
+CommPlan NvlsAllGather(uint32_t n, uint64_t bytes, uint64_t chunkBytes = 0);
+
 /**
  * How many pipeline rounds a generator uses: enough that each of the piecesPerRound
  * pieces of a round is at most about chunkBytes (at least 1; exactly 1 when chunkBytes
@@ -225,6 +252,7 @@ enum class CollectiveAlgorithm
     TREE,             //!< binary tree (double binary tree for all-reduce)
     HALVING_DOUBLING, //!< Rabenseifner, powers of two only
     DIRECT,           //!< every pair talks directly
+    NVLS,             //!< in-switch reduction and multicast (needs an NVSwitch carrier)
 };
 
 /// \return a lower-case name such as "halving-doubling"
@@ -245,7 +273,9 @@ struct CollectivePlanOptions
  * \return true if MakeCollectivePlan can build this collective with this algorithm for
  * n ranks. Ring: all-reduce, reduce-scatter, all-gather, broadcast, reduce. Tree:
  * all-reduce, broadcast, reduce. Halving-doubling: all-reduce, reduce-scatter,
- * all-gather with n a power of two. Direct: all-to-all, all-gather, send/recv.
+ * all-gather with n a power of two. Direct: all-to-all, all-gather, send/recv. NVLS:
+ * all-reduce, reduce-scatter, all-gather (whether the carrier can run it is the
+ * engine's question).
  * All-to-allv needs its matrix: call DirectAllToAllV.
  */
 bool IsCollectiveAlgorithmSupported(CollectiveType type, CollectiveAlgorithm algorithm, uint32_t n);

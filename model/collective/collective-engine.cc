@@ -160,6 +160,17 @@ CollectiveEngine::Run(const CommPlan& plan,
                         "CollectiveEngine::Run: the rank map names a transport rank twice");
     }
 
+    const bool needsSwitch =
+        std::any_of(plan.GetTransfers().begin(), plan.GetTransfers().end(), [](const auto& t) {
+            return t.kind != CommPlan::Kind::POINT_TO_POINT;
+        });
+    NS_ABORT_MSG_IF(needsSwitch && !m_transport->CanReduceInSwitch(rankMap),
+                    "CollectiveEngine::Run: plan '"
+                        << plan.GetAlgorithm() << "' reduces or multicasts in a switch, but "
+                        << m_transport->GetInstanceTypeId().GetName()
+                        << " cannot do that over these " << n
+                        << " ranks (NVLS needs ranks that share one NVSwitch)");
+
     const uint64_t id = m_nextId++;
     RunState& run = m_runs[id];
     run.done = std::move(done);
@@ -171,6 +182,7 @@ CollectiveEngine::Run(const CommPlan& plan,
     r.bytes = plan.GetTotalBytes();
     r.nTransfers = plan.GetNTransfers();
     r.start = Simulator::Now();
+    run.members = rankMap;
 
     // Build, once, what each completion needs so that it costs O(1) plus its
     // dependents: a counter of missing deps per transfer and, in compressed-row form,
@@ -188,6 +200,7 @@ CollectiveEngine::Run(const CommPlan& plan,
         ts.dst = rankMap[tr.dst];
         ts.bytes = tr.bytes;
         ts.channel = tr.channel;
+        ts.kind = tr.kind;
         ts.missingDeps = static_cast<uint32_t>(tr.deps.size());
         ts.sent = false;
         ts.done = false;
@@ -275,12 +288,20 @@ CollectiveEngine::SendReleased()
         // The callback holds a reference to the engine, so a transport that outlives the
         // engine's owner never calls into freed memory; after DoDispose it finds no run.
         Ptr<CollectiveEngine> self(this);
-        m_transport->Send(src,
-                          dst,
-                          bytes,
-                          channel,
-                          CollectiveTransport::DoneCallback(
-                              [self, runId = runId, t = t]() { self->TransferDone(runId, t); }));
+        CollectiveTransport::DoneCallback done(
+            [self, runId = runId, t = t]() { self->TransferDone(runId, t); });
+        switch (ts.kind)
+        {
+        case CommPlan::Kind::POINT_TO_POINT:
+            m_transport->Send(src, dst, bytes, channel, done);
+            break;
+        case CommPlan::Kind::SWITCH_REDUCE:
+            m_transport->SwitchReduce(it->second.members, dst, bytes, channel, done);
+            break;
+        case CommPlan::Kind::SWITCH_MULTICAST:
+            m_transport->SwitchMulticast(src, it->second.members, bytes, channel, done);
+            break;
+        }
     }
     m_ready.clear();
     m_readyHead = 0;
@@ -391,7 +412,8 @@ CollectiveEngine::GetPendingTransfers() const
             const TransferState& ts = run.transfers[t];
             if (ts.sent && !ts.done)
             {
-                pending.push_back({id, t, ts.src, ts.dst, ts.bytes, ts.channel, ts.sentAt});
+                pending.push_back(
+                    {id, t, ts.src, ts.dst, ts.bytes, ts.channel, ts.sentAt, ts.kind});
             }
         }
     }
@@ -404,8 +426,13 @@ CollectiveEngine::RunCollective(CollectiveType type,
                                 uint64_t bytes,
                                 DoneCallback done)
 {
+    NS_ABORT_MSG_IF(!m_transport,
+                    "CollectiveEngine::RunCollective: no transport; call SetTransport first");
     CollectiveSelection selection;
     selection.smallMessageBytes = m_smallMessageBytes;
+    std::vector<uint32_t> ranks(group.GetSize());
+    std::iota(ranks.begin(), ranks.end(), 0u);
+    selection.switchReduction = m_transport->CanReduceInSwitch(ranks);
     CollectivePlanOptions options;
     options.channels = m_channels;
     options.chunkBytes = m_chunkBytes;

@@ -91,6 +91,7 @@ class CollectiveEngine : public Object
         uint64_t bytes{0};      //!< payload
         uint32_t channel{0};    //!< channel
         Time sentAt;            //!< when it was handed to the transport
+        CommPlan::Kind kind{CommPlan::Kind::POINT_TO_POINT}; //!< point to point or switch
     };
 
     static TypeId GetTypeId();
@@ -116,7 +117,8 @@ class CollectiveEngine : public Object
     /**
      * Run a collective call on group (group rank r = carrier rank r), with the plan built
      * by the Algorithm attribute ("auto": CollectiveSelection's rules with
-     * SmallMessageBytes; Channels and ChunkBytes apply). Aborts as MakePlan does for an
+     * SmallMessageBytes, and NVLS allowed when the carrier can reduce in a switch over
+     * the whole group; Channels and ChunkBytes apply). Aborts as MakePlan does for an
      * unsupported pair.
      * \return the id of the call
      */
@@ -176,6 +178,7 @@ class CollectiveEngine : public Object
         uint32_t dst;
         uint64_t bytes;
         uint32_t channel;
+        CommPlan::Kind kind;
         uint32_t missingDeps; //!< deps not yet done; the transfer is sent when it hits 0
         bool sent;            //!< handed to the transport
         bool done;            //!< reported done by the transport
@@ -191,6 +194,7 @@ class CollectiveEngine : public Object
         std::vector<uint32_t> dependents;        //!< transfers waiting on each transfer
         uint32_t nDone{0};                       //!< transfers reported done
         uint32_t nInFlight{0};                   //!< sent and not done
+        std::vector<uint32_t> members;           //!< transport ranks: the switch group
         DoneCallback done;                       //!< the caller's callback
     };
 

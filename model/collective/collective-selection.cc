@@ -35,6 +35,10 @@ CollectiveSelection::Choose(CollectiveType type, const CommGroup& group, uint64_
     case CollectiveType::SEND_RECV:
         return "direct";
     case CollectiveType::ALL_REDUCE:
+        if (switchReduction && !small)
+        {
+            return "nvls";
+        }
         if (SpansServersWithSeveralGpus(group))
         {
             return "hierarchical";
@@ -42,6 +46,10 @@ CollectiveSelection::Choose(CollectiveType type, const CommGroup& group, uint64_
         return small && group.GetSize() > 2 ? "tree" : "ring";
     case CollectiveType::REDUCE_SCATTER:
     case CollectiveType::ALL_GATHER:
+        if (switchReduction && !small)
+        {
+            return "nvls";
+        }
         if (SpansServersWithSeveralGpus(group))
         {
             return "hierarchical";
@@ -81,6 +89,7 @@ CollectiveSelection::MakePlan(CollectiveType type,
         {"tree", CollectiveAlgorithm::TREE},
         {"halving-doubling", CollectiveAlgorithm::HALVING_DOUBLING},
         {"direct", CollectiveAlgorithm::DIRECT},
+        {"nvls", CollectiveAlgorithm::NVLS},
     };
     for (const auto& [flatName, flat] : FLAT)
     {
@@ -95,7 +104,7 @@ CollectiveSelection::MakePlan(CollectiveType type,
     }
     NS_ABORT_MSG("CollectiveSelection: unknown algorithm '"
                  << algorithm
-                 << "' (auto, ring, tree, halving-doubling, direct, hierarchical)");
+                 << "' (auto, ring, tree, halving-doubling, direct, hierarchical, nvls)");
 }
 
 } // namespace ns3

@@ -18,6 +18,10 @@ namespace ns3
  * favour log-depth algorithms, bandwidth-bound large ones rings, and multi-server groups
  * keep bulk traffic on the scale-up fabric):
  * - all-to-all(v), send/recv: direct;
+ * - all-reduce, reduce-scatter, all-gather larger than smallMessageBytes when the carrier
+ *   can reduce in a switch over the whole group (switchReduction; one NVSwitch): NVLS,
+ *   as NCCL picks on Hopper when NVLS is available (it moves S(1+1/n) per GPU instead
+ *   of the ring's 2S(n-1)/n);
  * - all-reduce, reduce-scatter, all-gather on a uniform group of several servers with
  *   several GPUs each: hierarchical (intra-server, per rail, intra-server);
  * - all-reduce up to smallMessageBytes: double binary tree; larger: ring;
@@ -29,9 +33,11 @@ struct CollectiveSelection
 {
     /// Messages up to this size are treated as latency-bound.
     uint64_t smallMessageBytes{256 * 1024};
+    /// The carrier reduces and multicasts in a switch over the whole group (NVLS).
+    bool switchReduction{false};
 
-    /// Name of the algorithm the rules pick: "ring", "tree", "halving-doubling", "direct"
-    /// or "hierarchical".
+    /// Name of the algorithm the rules pick: "ring", "tree", "halving-doubling", "direct",
+    /// "hierarchical" or "nvls".
     std::string Choose(CollectiveType type, const CommGroup& group, uint64_t bytes) const;
 
     /**

@@ -6,6 +6,7 @@
 #include "ns3/object.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace ns3
 {
@@ -17,6 +18,9 @@ namespace ns3
  * Carriers: an ideal one (fixed rate and latency, no packets), RDMA queue pairs over the
  * RoCE fabric, NVLink through an NVSwitch. The engine knows nothing of packets; the
  * carrier knows nothing of collectives.
+ *
+ * Carriers with a switch that computes (NVSwitch SHARP, "NVLS") also reduce and multicast
+ * in the switch; the others say so through CanReduceInSwitch and abort if asked anyway.
  */
 class CollectiveTransport : public Object
 {
@@ -40,6 +44,44 @@ class CollectiveTransport : public Object
 
     /// Number of ranks this carrier connects.
     virtual uint32_t GetNRanks() const = 0;
+
+    /**
+     * \param members ranks of a would-be multicast group
+     * \return true if SwitchReduce and SwitchMulticast work over exactly these ranks (they
+     * share a switch that reduces). The default: false.
+     */
+    virtual bool CanReduceInSwitch(const std::vector<uint32_t>& members) const;
+
+    /**
+     * In-switch reduction (multimem.ld_reduce): every member sends its copy of bytes up,
+     * the switch adds them and delivers the sum to dst. The default aborts, naming the
+     * carrier: it has no such switch.
+     * \param members contributing ranks (dst usually among them)
+     * \param dst rank that receives the sum and issues the operation
+     * \param bytes size of one copy
+     * \param channel NCCL-style channel
+     * \param done called when the whole sum has arrived at dst
+     */
+    virtual void SwitchReduce(const std::vector<uint32_t>& members,
+                              uint32_t dst,
+                              uint64_t bytes,
+                              uint32_t channel,
+                              DoneCallback done);
+
+    /**
+     * In-switch multicast (multimem.st): src sends bytes up once and the switch writes
+     * them to every member. The default aborts, as SwitchReduce.
+     * \param src sending rank
+     * \param members receiving ranks (src may be among them: its copy comes back)
+     * \param bytes payload
+     * \param channel NCCL-style channel
+     * \param done called when every member has the last byte
+     */
+    virtual void SwitchMulticast(uint32_t src,
+                                 const std::vector<uint32_t>& members,
+                                 uint64_t bytes,
+                                 uint32_t channel,
+                                 DoneCallback done);
 };
 
 } // namespace ns3

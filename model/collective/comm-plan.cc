@@ -269,7 +269,8 @@ CommPlan::GetBytesSent(uint32_t rank) const
     uint64_t bytes = 0;
     for (const auto& t : m_transfers)
     {
-        bytes += (t.src == rank) ? t.bytes : 0;
+        const bool sends = t.kind == Kind::SWITCH_REDUCE || t.src == rank;
+        bytes += sends ? t.bytes : 0;
     }
     return bytes;
 }
@@ -280,7 +281,8 @@ CommPlan::GetBytesReceived(uint32_t rank) const
     uint64_t bytes = 0;
     for (const auto& t : m_transfers)
     {
-        bytes += (t.dst == rank) ? t.bytes : 0;
+        const bool receives = t.kind == Kind::SWITCH_MULTICAST || t.dst == rank;
+        bytes += receives ? t.bytes : 0;
     }
     return bytes;
 }
@@ -289,7 +291,7 @@ uint32_t
 CommPlan::GetTransfersSent(uint32_t rank) const
 {
     return std::count_if(m_transfers.begin(), m_transfers.end(), [rank](const Transfer& t) {
-        return t.src == rank;
+        return t.kind == Kind::SWITCH_REDUCE || t.src == rank;
     });
 }
 
@@ -299,7 +301,7 @@ CommPlan::GetStepsSent(uint32_t rank) const
     std::set<uint32_t> steps;
     for (const auto& t : m_transfers)
     {
-        if (t.src == rank)
+        if (t.kind == Kind::SWITCH_REDUCE || t.src == rank)
         {
             steps.insert(t.step);
         }
@@ -415,9 +417,16 @@ CommPlan::Validate(std::string* reason) const
                 << ", out of range (group size " << n << ")";
             return fail();
         }
-        if (t.src == t.dst)
+        if (t.kind == Kind::POINT_TO_POINT && t.src == t.dst)
         {
             why << "transfer " << i << " sends from rank " << t.src << " to itself";
+            return fail();
+        }
+        if (t.kind != Kind::POINT_TO_POINT && (t.src != t.dst || t.reduce))
+        {
+            why << "transfer " << i << " goes through the switch, so it needs src == dst (the "
+                << "issuing rank) and no reduce flag; it has " << t.src << " -> " << t.dst
+                << (t.reduce ? " with reduce" : "");
             return fail();
         }
         if (t.chunkCount == 0 ||
@@ -492,8 +501,20 @@ CommPlan::Print(std::ostream& os) const
     os << "\n";
     for (const Transfer& t : m_transfers)
     {
-        os << "  #" << t.id << " step " << t.step << " ch " << t.channel << ": " << t.src
-           << " -> " << t.dst << " block " << t.chunk;
+        os << "  #" << t.id << " step " << t.step << " ch " << t.channel << ": ";
+        switch (t.kind)
+        {
+        case Kind::POINT_TO_POINT:
+            os << t.src << " -> " << t.dst;
+            break;
+        case Kind::SWITCH_REDUCE:
+            os << "switch-reduce -> " << t.dst;
+            break;
+        case Kind::SWITCH_MULTICAST:
+            os << t.src << " -> switch-multicast";
+            break;
+        }
+        os << " block " << t.chunk;
         if (t.chunkCount > 1)
         {
             os << ".." << t.chunk + t.chunkCount - 1;

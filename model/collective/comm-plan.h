@@ -77,7 +77,22 @@ class CommPlan
         uint32_t target{ANY_RANK};  //!< rank that must end up with it; ANY_RANK if all do
     };
 
-    /// One point-to-point move of data.
+    /**
+     * How a transfer moves its blocks. The switch kinds are NVLS (NVSwitch SHARP): the
+     * multicast group is the whole plan group, as NCCL binds one multicast object per
+     * communicator, and the transfer is issued by one rank, so src == dst.
+     */
+    enum class Kind : uint8_t
+    {
+        POINT_TO_POINT, //!< src sends its copy to dst (reduce: dst combines it into its own)
+        SWITCH_REDUCE,  //!< every rank sends its copy up, the switch reduces them and
+                        //!< delivers the result to dst, replacing dst's copy
+                        //!< (multimem.ld_reduce issued by dst)
+        SWITCH_MULTICAST, //!< src sends its copy up once and the switch writes it to
+                          //!< every rank, src included (multimem.st)
+    };
+
+    /// One move of data: point to point, or through the switch (see Kind).
     struct Transfer
     {
         uint32_t id{0};     //!< index in the plan; AddTransfer sets it
@@ -92,6 +107,7 @@ class CommPlan
         uint32_t channel{0};    //!< channel (parallel ring/tree) the transfer belongs to;
                                 //!< transports may map channels to separate queue pairs
         uint32_t step{0};       //!< algorithm step, for printing and closed-form checks
+        Kind kind{Kind::POINT_TO_POINT}; //!< how the blocks move
     };
 
     /// An empty all-reduce plan over one rank; assign a real one before use.
@@ -173,9 +189,11 @@ class CommPlan
     uint32_t GetNChannels() const;
     /// \return 1 + the highest step used (0 for an empty plan)
     uint32_t GetNSteps() const;
-    /// \return bytes rank sends over the whole plan
+    /// \return bytes rank sends over the whole plan (a switch reduction counts once per
+    /// rank, a multicast once for its source)
     uint64_t GetBytesSent(uint32_t rank) const;
-    /// \return bytes rank receives over the whole plan
+    /// \return bytes rank receives over the whole plan (a multicast counts once per rank,
+    /// its source included: the copy comes back through the switch)
     uint64_t GetBytesReceived(uint32_t rank) const;
     /// \return number of transfers rank sends
     uint32_t GetTransfersSent(uint32_t rank) const;
@@ -184,7 +202,8 @@ class CommPlan
 
     /**
      * Structural check: ids equal indices; ranks, blocks and roots are in range; a
-     * transfer does not send to itself; bytes equal the sum of the blocks moved; deps name
+     * point-to-point transfer does not send to itself, a switch transfer has src == dst
+     * and no reduce flag; bytes equal the sum of the blocks moved; deps name
      * existing other transfers, once each; and the dependency graph is acyclic.
      * Says nothing about whether the plan performs its collective: that is PlanChecker.
      * \param reason if not null, set to the first problem found (cleared when valid)
@@ -202,7 +221,8 @@ class CommPlan
 
     /**
      * Write a summary line and one line per transfer:
-     * "#id step s ch c: src -> dst block b[..last] (B B) [reduce] [deps {...}]".
+     * "#id step s ch c: src -> dst block b[..last] (B B) [reduce] [deps {...}]"; switch
+     * transfers read "switch-reduce -> dst" and "src -> switch-multicast".
      */
     void Print(std::ostream& os) const;
 

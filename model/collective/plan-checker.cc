@@ -57,6 +57,7 @@ class PlanCheckRun
     bool CheckRaces(PlanCheckResult& result);
     bool HappensBefore(uint32_t earlier, uint32_t later);
     bool Simulate(PlanCheckResult& result);
+    bool SimulateSwitch(const CommPlan::Transfer& t, PlanCheckResult& result);
     bool CheckGoal(std::string& why) const;
 
     uint64_t Location(uint32_t rank, uint32_t block) const;
@@ -358,8 +359,28 @@ PlanCheckRun::CheckRaces(PlanCheckResult& result)
     {
         for (uint32_t b = t.chunk; b < t.chunk + t.chunkCount; ++b)
         {
-            accesses.push_back({Location(t.src, b), m_pos[t.id], t.id, READ});
-            accesses.push_back({Location(t.dst, b), m_pos[t.id], t.id, t.reduce ? REDUCE : WRITE});
+            switch (t.kind)
+            {
+            case CommPlan::Kind::POINT_TO_POINT:
+                accesses.push_back({Location(t.src, b), m_pos[t.id], t.id, READ});
+                accesses.push_back(
+                    {Location(t.dst, b), m_pos[t.id], t.id, t.reduce ? REDUCE : WRITE});
+                break;
+            case CommPlan::Kind::SWITCH_REDUCE:
+                // Reads every rank's copy and replaces dst's (its read is in the write).
+                for (uint32_t r = 0; r < m_n; ++r)
+                {
+                    accesses.push_back({Location(r, b), m_pos[t.id], t.id, r == t.dst ? WRITE : READ});
+                }
+                break;
+            case CommPlan::Kind::SWITCH_MULTICAST:
+                // Reads src's copy and replaces every other rank's.
+                for (uint32_t r = 0; r < m_n; ++r)
+                {
+                    accesses.push_back({Location(r, b), m_pos[t.id], t.id, r == t.src ? READ : WRITE});
+                }
+                break;
+            }
         }
     }
     std::sort(accesses.begin(), accesses.end(), [](const Access& a, const Access& b) {
@@ -446,6 +467,14 @@ PlanCheckRun::Simulate(PlanCheckResult& result)
     for (uint32_t id : m_order)
     {
         const CommPlan::Transfer& t = transfers[id];
+        if (t.kind != CommPlan::Kind::POINT_TO_POINT)
+        {
+            if (!SimulateSwitch(t, result))
+            {
+                return false;
+            }
+            continue;
+        }
         for (uint32_t b = t.chunk; b < t.chunk + t.chunkCount; ++b)
         {
             std::ostringstream os;
@@ -514,6 +543,86 @@ PlanCheckRun::Simulate(PlanCheckResult& result)
                 {
                     ++m_deliveries[b];
                 }
+            }
+        }
+    }
+    return true;
+}
+
+bool
+PlanCheckRun::SimulateSwitch(const CommPlan::Transfer& t, PlanCheckResult& result)
+{
+    const auto& blocks = m_plan.GetBlocks();
+    for (uint32_t b = t.chunk; b < t.chunk + t.chunkCount; ++b)
+    {
+        std::ostringstream os;
+        if (t.kind == CommPlan::Kind::SWITCH_REDUCE)
+        {
+            // The switch adds up every rank's copy; each contribution must be in exactly one.
+            std::vector<uint64_t> sum(m_words, 0);
+            for (uint32_t r = 0; r < m_n; ++r)
+            {
+                const int64_t from = Held(Location(r, b));
+                if (from < 0)
+                {
+                    os << "transfer " << t.id << " reduces block " << b
+                       << " in the switch, but rank " << r << " does not hold it at that point";
+                    result = Fail(os.str(), t.id);
+                    return false;
+                }
+                for (uint32_t w = 0; w < m_words; ++w)
+                {
+                    if ((sum[w] & m_pool[from + w]) != 0)
+                    {
+                        const uint64_t scratch = m_pool.size();
+                        m_pool.resize(scratch + m_words, 0);
+                        m_pool[scratch + w] = sum[w] & m_pool[from + w];
+                        os << "transfer " << t.id << " reduces block " << b
+                           << " in the switch, counting the contributions of ranks "
+                           << Describe(scratch, false) << " twice (rank " << r
+                           << " holds some already summed)";
+                        result = Fail(os.str(), t.id);
+                        return false;
+                    }
+                    sum[w] |= m_pool[from + w];
+                }
+            }
+            const uint64_t to = Hold(Location(t.dst, b));
+            std::copy(sum.begin(), sum.end(), m_pool.begin() + to);
+            continue;
+        }
+        const int64_t from = Held(Location(t.src, b));
+        if (from < 0)
+        {
+            os << "transfer " << t.id << " multicasts block " << b << " from rank " << t.src
+               << ", which does not hold it at that point";
+            result = Fail(os.str(), t.id);
+            return false;
+        }
+        for (uint32_t r = 0; r < m_n; ++r)
+        {
+            if (r == t.src)
+            {
+                continue; // writes back what it holds
+            }
+            const int64_t to = Held(Location(r, b));
+            if (to >= 0 && std::equal(m_pool.begin() + from,
+                                      m_pool.begin() + from + m_words,
+                                      m_pool.begin() + to))
+            {
+                os << "transfer " << t.id << " multicasts block " << b << " to rank " << r
+                   << ", which already holds exactly that data (duplicate delivery)";
+                result = Fail(os.str(), t.id);
+                return false;
+            }
+            const uint64_t dst = Hold(Location(r, b)); // may grow the pool: offsets only
+            for (uint32_t w = 0; w < m_words; ++w)
+            {
+                m_pool[dst + w] = m_pool[from + w];
+            }
+            if (r == blocks[b].target)
+            {
+                ++m_deliveries[b];
             }
         }
     }
@@ -620,7 +729,7 @@ PlanCheckRun::Check()
     {
         for (const auto& t : m_plan.GetTransfers())
         {
-            if (t.reduce)
+            if (t.reduce || t.kind == CommPlan::Kind::SWITCH_REDUCE)
             {
                 return Fail("transfer " + std::to_string(t.id) +
                                 " reduces, but this collective does not combine data",

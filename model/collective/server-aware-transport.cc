@@ -3,6 +3,8 @@
 
 #include "ns3/abort.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -52,6 +54,50 @@ ServerAwareTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t 
         m_interBytes += bytes;
         m_inter->Send(src, dst, bytes, channel, done);
     }
+}
+
+bool
+ServerAwareTransport::OneServer(const std::vector<uint32_t>& members) const
+{
+    const uint32_t n = m_group.GetSize();
+    return !members.empty() &&
+           std::all_of(members.begin(), members.end(), [&](uint32_t r) {
+               return r < n && members[0] < n && m_group.SameServer(members[0], r);
+           });
+}
+
+bool
+ServerAwareTransport::CanReduceInSwitch(const std::vector<uint32_t>& members) const
+{
+    return m_intra && OneServer(members) && m_intra->CanReduceInSwitch(members);
+}
+
+void
+ServerAwareTransport::SwitchReduce(const std::vector<uint32_t>& members,
+                                   uint32_t dst,
+                                   uint64_t bytes,
+                                   uint32_t channel,
+                                   DoneCallback done)
+{
+    NS_ABORT_MSG_IF(!CanReduceInSwitch(members),
+                    "ServerAwareTransport::SwitchReduce: the " << members.size()
+                        << " ranks do not share one server that reduces in its switch");
+    m_intraBytes += bytes * members.size();
+    m_intra->SwitchReduce(members, dst, bytes, channel, done);
+}
+
+void
+ServerAwareTransport::SwitchMulticast(uint32_t src,
+                                      const std::vector<uint32_t>& members,
+                                      uint64_t bytes,
+                                      uint32_t channel,
+                                      DoneCallback done)
+{
+    NS_ABORT_MSG_IF(!CanReduceInSwitch(members),
+                    "ServerAwareTransport::SwitchMulticast: the " << members.size()
+                        << " ranks do not share one server that multicasts in its switch");
+    m_intraBytes += bytes;
+    m_intra->SwitchMulticast(src, members, bytes, channel, done);
 }
 
 uint32_t

@@ -13,6 +13,8 @@ namespace ns3
  * Sends each transfer over the fabric it would take in a GPU server: transfers between
  * GPUs of one server go to the scale-up carrier (NVLink), the others to the scale-out
  * carrier (RDMA over the RoCE fabric). Ranks keep their numbers on both carriers.
+ * Switch reductions and multicasts (NVLS) go to the scale-up carrier when all their
+ * ranks share a server.
  */
 class ServerAwareTransport : public CollectiveTransport
 {
@@ -30,6 +32,17 @@ class ServerAwareTransport : public CollectiveTransport
 
     void Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done) override;
     uint32_t GetNRanks() const override;
+    bool CanReduceInSwitch(const std::vector<uint32_t>& members) const override;
+    void SwitchReduce(const std::vector<uint32_t>& members,
+                      uint32_t dst,
+                      uint64_t bytes,
+                      uint32_t channel,
+                      DoneCallback done) override;
+    void SwitchMulticast(uint32_t src,
+                         const std::vector<uint32_t>& members,
+                         uint64_t bytes,
+                         uint32_t channel,
+                         DoneCallback done) override;
     uint64_t GetIntraServerBytes() const;
     uint64_t GetInterServerBytes() const;
 
@@ -37,6 +50,9 @@ class ServerAwareTransport : public CollectiveTransport
     void DoDispose() override;
 
   private:
+    /// \return true if every member shares the first member's server
+    bool OneServer(const std::vector<uint32_t>& members) const;
+
     CommGroup m_group;
     Ptr<CollectiveTransport> m_intra;
     Ptr<CollectiveTransport> m_inter;

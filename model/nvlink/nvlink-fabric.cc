@@ -101,11 +101,7 @@ NvSwitchFabric::GetTypeId()
             .AddTraceSource("ChunkDelivered",
                             "A chunk reached a GPU: (src, dst, bytes).",
                             MakeTraceSourceAccessor(&NvSwitchFabric::m_chunkDeliveredTrace),
-                            "ns3::NvSwitchFabric::ChunkTracedCallback")
-            .AddTraceSource("NvlsDone",
-                            "An NVLS all-reduce finished.",
-                            MakeTraceSourceAccessor(&NvSwitchFabric::m_nvlsDoneTrace),
-                            "ns3::CollectiveEngine::CollectiveDoneTracedCallback");
+                            "ns3::NvSwitchFabric::ChunkTracedCallback");
     return tid;
 }
 
@@ -128,6 +124,7 @@ NvSwitchFabric::DoDispose()
     m_disposed = true;
     m_uplinks.clear();
     m_ops.clear();
+    m_reduceQueue.clear();
     CollectiveTransport::DoDispose();
 }
 
@@ -137,12 +134,14 @@ NvSwitchFabric::SetNGpus(uint32_t n)
     NS_LOG_FUNCTION(this << n);
     NS_ABORT_MSG_IF(n == 0 || n > MAX_GPUS,
                     "NvSwitchFabric: NGpus must be in 1.." << MAX_GPUS << ", got " << n);
-    NS_ABORT_MSG_IF(GetTransfersInFlight() != 0 || !m_ops.empty(),
+    NS_ABORT_MSG_IF(GetTransfersInFlight() != 0,
                     "NvSwitchFabric: NGpus changed while transfers are in flight");
     m_nGpus = n;
     m_uplinks.assign(n, Uplink());
     m_creditsUsed.assign(n, 0);
     m_downFree.assign(n, Seconds(0));
+    m_slotsUsed.assign(n, 0);
+    m_reduceQueue.assign(n, std::deque<uint64_t>());
 }
 
 uint32_t
@@ -258,11 +257,14 @@ NvSwitchFabric::Eligible(const Job& job) const
     {
     case Kind::P2P:
         return m_creditsUsed[job.dst] < m_creditChunks;
-    case Kind::MCAST:
-        // A multicast copy lands in every egress buffer at once, so it needs all of them.
-        return std::all_of(m_creditsUsed.begin(), m_creditsUsed.end(), [this](uint32_t u) {
-            return u < m_creditChunks;
+    case Kind::MCAST: {
+        // A multicast copy lands in every member's egress buffer at once, so it needs a
+        // credit at all of them.
+        const SwitchOp& op = m_ops.at(job.op);
+        return std::all_of(op.members.begin(), op.members.end(), [this](uint32_t g) {
+            return m_creditsUsed[g] < m_creditChunks;
         });
+    }
     default:
         // Contributions were admitted when their reduction slot was taken.
         return true;
@@ -289,6 +291,7 @@ NvSwitchFabric::TryStartUplink(uint32_t gpu)
             continue;
         }
         Chunk c{job.kind, gpu, ANY, 0, job.op, job.index, true, DoneCallback()};
+        bool jobDone = true;
         switch (job.kind)
         {
         case Kind::P2P:
@@ -296,26 +299,26 @@ NvSwitchFabric::TryStartUplink(uint32_t gpu)
             c.bytes = std::min(job.remaining, m_chunkBytes);
             job.remaining -= c.bytes;
             c.last = job.remaining == 0;
+            jobDone = c.last;
             if (c.last)
             {
                 c.done = job.done;
             }
-            ++m_creditsUsed[c.dst];
-            m_maxOccupancy = std::max(m_maxOccupancy, m_creditsUsed[c.dst]);
+            TakeCredit(c.dst);
             break;
         case Kind::MCAST:
-            c.bytes = m_ops.at(job.op).chunkBytes[job.index];
-            for (auto& u : m_creditsUsed)
+            c.bytes = std::min(job.remaining, m_chunkBytes);
+            job.remaining -= c.bytes;
+            jobDone = job.remaining == 0;
+            for (uint32_t g : m_ops.at(job.op).members)
             {
-                ++u;
-                m_maxOccupancy = std::max(m_maxOccupancy, u);
+                TakeCredit(g);
             }
             break;
         default:
-            c.bytes = m_ops.at(job.op).chunkBytes[job.index];
+            c.bytes = ChunkSize(m_ops.at(job.op).bytes, job.index);
             break;
         }
-        const bool jobDone = job.kind != Kind::P2P || job.remaining == 0;
         if (jobDone)
         {
             it->second.pop_front();
@@ -339,6 +342,25 @@ NvSwitchFabric::TryStartUplink(uint32_t gpu)
         return;
     }
     // Nothing eligible: the uplink idles until a credit returns (KickUplinks).
+}
+
+void
+NvSwitchFabric::TakeCredit(uint32_t port)
+{
+    ++m_creditsUsed[port];
+    m_maxOccupancy = std::max(m_maxOccupancy, m_creditsUsed[port]);
+}
+
+uint64_t
+NvSwitchFabric::ChunkSize(uint64_t bytes, uint32_t index) const
+{
+    return std::min(m_chunkBytes, bytes - static_cast<uint64_t>(index) * m_chunkBytes);
+}
+
+uint32_t
+NvSwitchFabric::ChunkCount(uint64_t bytes) const
+{
+    return static_cast<uint32_t>(bytes / m_chunkBytes + (bytes % m_chunkBytes ? 1 : 0));
 }
 
 void
@@ -374,16 +396,16 @@ NvSwitchFabric::ArriveSwitch(Chunk chunk)
         EnqueueDown(chunk.dst, std::move(chunk));
         break;
     case Kind::MCAST:
-        for (uint32_t d = 0; d < m_nGpus; ++d)
+        for (uint32_t g : m_ops.at(chunk.op).members)
         {
             Chunk copy = chunk;
-            copy.dst = d;
-            EnqueueDown(d, std::move(copy));
+            copy.dst = g;
+            EnqueueDown(g, std::move(copy));
         }
         break;
     case Kind::CONTRIB: {
-        NvlsOp& op = m_ops.at(chunk.op);
-        if (++op.arrivals[chunk.index] == m_nGpus)
+        SwitchOp& op = m_ops.at(chunk.op);
+        if (++op.arrivals[chunk.index] == op.members.size())
         {
             // The engine is one FIFO server; a clock is all its queue needs.
             NS_ABORT_MSG_IF(m_nvlsThroughput.GetBitRate() == 0,
@@ -413,11 +435,10 @@ NvSwitchFabric::ReduceDone(uint64_t opId, uint32_t index)
     {
         return;
     }
-    const NvlsOp& op = m_ops.at(opId);
-    const uint32_t owner = op.chunkOwner[index];
-    EnqueueDown(owner,
-                Chunk{Kind::RESULT, owner, owner, op.chunkBytes[index], opId, index, true,
-                      DoneCallback()});
+    const SwitchOp& op = m_ops.at(opId);
+    EnqueueDown(op.owner,
+                Chunk{Kind::RESULT, op.owner, op.owner, ChunkSize(op.bytes, index), opId, index,
+                      true, DoneCallback()});
 }
 
 void
@@ -458,43 +479,19 @@ NvSwitchFabric::AfterDown(uint32_t port, Chunk chunk)
             }
         }
         break;
-    case Kind::RESULT: {
-        // The owner now holds the reduced chunk: free its slot, multicast the chunk.
-        NvlsOp& op = m_ops.at(chunk.op);
-        ++op.slots[port];
-        AddJob(port,
-               FlowKey{KEY_MCAST, 0, chunk.op},
-               Job{Kind::MCAST, ANY, 0, chunk.op, chunk.index, DoneCallback()});
-        IssueNvls(op, port);
-        break;
-    }
-    case Kind::MCAST: {
-        --m_creditsUsed[port];
-        auto it = m_ops.find(chunk.op);
-        if (--it->second.copiesLeft == 0)
+    case Kind::RESULT:
+        // The owner holds the reduced chunk: its reduction slot is free again.
+        --m_slotsUsed[port];
+        FinishSwitchChunk(chunk.op);
+        if (!m_disposed)
         {
-            CollectiveResult r;
-            r.id = it->second.id;
-            r.type = CollectiveType::ALL_REDUCE;
-            r.algorithm = "nvls";
-            r.nRanks = m_nGpus;
-            r.bytes = it->second.bytes;
-            r.nTransfers = static_cast<uint32_t>(it->second.chunkBytes.size());
-            r.start = it->second.start;
-            r.end = Simulator::Now();
-            const double secs = (r.end - r.start).GetSeconds();
-            r.algBw = secs > 0 ? static_cast<double>(r.bytes) / secs : 0;
-            r.busBw = r.algBw * CollectiveBusBwFactor(CollectiveType::ALL_REDUCE, m_nGpus);
-            NvlsDoneCallback done = it->second.done;
-            m_ops.erase(it);
-            m_nvlsDoneTrace(r);
-            if (!done.IsNull())
-            {
-                done(r);
-            }
+            IssueReductions(port);
         }
         break;
-    }
+    case Kind::MCAST:
+        --m_creditsUsed[port];
+        FinishSwitchChunk(chunk.op);
+        break;
     default:
         NS_ABORT_MSG("NvSwitchFabric: unexpected chunk kind at a GPU");
     }
@@ -506,60 +503,159 @@ NvSwitchFabric::AfterDown(uint32_t port, Chunk chunk)
 }
 
 void
-NvSwitchFabric::IssueNvls(NvlsOp& op, uint32_t owner)
+NvSwitchFabric::FinishSwitchChunk(uint64_t opId)
 {
-    // The owner asks for its next chunks (ld_reduce) while it has reduction slots; every
-    // GPU then pushes its contribution, in issue order on its contribution flow.
-    while (op.slots[owner] > 0 && op.next[owner] < op.end[owner])
+    auto it = m_ops.find(opId);
+    if (--it->second.left > 0)
     {
-        --op.slots[owner];
-        const uint32_t index = op.next[owner]++;
-        for (uint32_t g = 0; g < m_nGpus; ++g)
+        return;
+    }
+    DoneCallback done = std::move(it->second.done);
+    m_ops.erase(it);
+    ++m_switchOpsDone;
+    if (!done.IsNull())
+    {
+        done();
+    }
+}
+
+void
+NvSwitchFabric::IssueReductions(uint32_t owner)
+{
+    // The owner asks for its next chunks (ld_reduce) while it has reduction slots, in
+    // the order its reductions were posted; every member then pushes its contribution,
+    // in issue order on its one contribution flow.
+    std::deque<uint64_t>& queue = m_reduceQueue[owner];
+    while (m_slotsUsed[owner] < m_creditChunks && !queue.empty())
+    {
+        SwitchOp& op = m_ops.at(queue.front());
+        ++m_slotsUsed[owner];
+        const uint32_t index = op.next++;
+        for (uint32_t g : op.members)
         {
             AddJob(g,
-                   FlowKey{KEY_CONTRIB, 0, op.id},
-                   Job{Kind::CONTRIB, ANY, 0, op.id, index, DoneCallback()});
+                   FlowKey{KEY_CONTRIB, 0, 0},
+                   Job{Kind::CONTRIB, ANY, 0, queue.front(), index, DoneCallback()});
+        }
+        if (op.next == op.arrivals.size())
+        {
+            queue.pop_front();
         }
     }
 }
 
-uint64_t
-NvSwitchFabric::AllReduceNvls(uint64_t bytes, NvlsDoneCallback done)
+void
+NvSwitchFabric::CheckMembers(const char* what, const std::vector<uint32_t>& members) const
 {
-    NS_LOG_FUNCTION(this << bytes);
-    NS_ABORT_MSG_IF(m_disposed, "NvSwitchFabric::AllReduceNvls: the fabric has been disposed");
-    NS_ABORT_MSG_IF(bytes == 0, "NvSwitchFabric::AllReduceNvls: bytes must be positive");
-    const uint64_t id = m_nextOp++;
-    NvlsOp& op = m_ops[id];
-    op.id = id;
-    op.bytes = bytes;
-    op.start = Simulator::Now();
-    op.done = done;
-    op.slots.assign(m_nGpus, m_creditChunks);
-    op.next.resize(m_nGpus);
-    op.end.resize(m_nGpus);
-    for (uint32_t g = 0; g < m_nGpus; ++g)
+    NS_ABORT_MSG_IF(m_disposed, "NvSwitchFabric::" << what << ": the fabric has been disposed");
+    NS_ABORT_MSG_IF(members.empty(), "NvSwitchFabric::" << what << ": no members");
+    std::vector<bool> seen(m_nGpus, false);
+    for (uint32_t g : members)
     {
-        // GPU g owns shard g; an empty shard (bytes < n) owns no chunk.
-        op.next[g] = static_cast<uint32_t>(op.chunkBytes.size());
-        uint64_t left = CommPlan::SplitBytes(bytes, m_nGpus, g);
-        while (left > 0)
+        NS_ABORT_MSG_IF(g >= m_nGpus,
+                        "NvSwitchFabric::" << what << ": GPU " << g
+                                           << " is out of range (NGpus is " << m_nGpus << ")");
+        NS_ABORT_MSG_IF(seen[g], "NvSwitchFabric::" << what << ": GPU " << g << " listed twice");
+        seen[g] = true;
+    }
+}
+
+bool
+NvSwitchFabric::CanReduceInSwitch(const std::vector<uint32_t>& members) const
+{
+    std::vector<bool> seen(m_nGpus, false);
+    for (uint32_t g : members)
+    {
+        if (g >= m_nGpus || seen[g])
         {
-            const uint64_t b = std::min(left, m_chunkBytes);
-            op.chunkBytes.push_back(b);
-            op.chunkOwner.push_back(g);
-            left -= b;
+            return false;
         }
-        op.end[g] = static_cast<uint32_t>(op.chunkBytes.size());
+        seen[g] = true;
     }
-    op.arrivals.assign(op.chunkBytes.size(), 0);
-    op.copiesLeft = static_cast<uint64_t>(op.chunkBytes.size()) * m_nGpus;
-    for (uint32_t g = 0; g < m_nGpus; ++g)
+    return !members.empty();
+}
+
+uint64_t
+NvSwitchFabric::NewSwitchOp(Kind kind,
+                            const std::vector<uint32_t>& members,
+                            uint32_t owner,
+                            uint64_t bytes,
+                            DoneCallback done)
+{
+    const uint64_t id = m_nextOp++;
+    SwitchOp& op = m_ops[id];
+    op.members = members;
+    op.owner = owner;
+    op.bytes = bytes;
+    op.done = std::move(done);
+    const uint32_t chunks = ChunkCount(bytes);
+    if (kind == Kind::CONTRIB)
     {
-        IssueNvls(op, g);
+        op.arrivals.assign(chunks, 0);
+        op.left = chunks;
     }
-    KickUplinks();
+    else
+    {
+        op.left = static_cast<uint64_t>(chunks) * members.size();
+    }
+    ++m_switchOpsStarted;
     return id;
+}
+
+void
+NvSwitchFabric::SwitchReduce(const std::vector<uint32_t>& members,
+                             uint32_t dst,
+                             uint64_t bytes,
+                             uint32_t channel,
+                             DoneCallback done)
+{
+    NS_LOG_FUNCTION(this << dst << bytes << channel);
+    CheckMembers("SwitchReduce", members);
+    NS_ABORT_MSG_IF(dst >= m_nGpus,
+                    "NvSwitchFabric::SwitchReduce: GPU " << dst << " is out of range (NGpus is "
+                                                         << m_nGpus << ")");
+    if (bytes == 0)
+    {
+        // Nothing to reduce: the request and the empty answer still cross the switch.
+        Simulator::Schedule(2 * m_latency, &NvSwitchFabric::RunDone, Ptr<NvSwitchFabric>(this), done);
+        return;
+    }
+    const uint64_t id = NewSwitchOp(Kind::CONTRIB, members, dst, bytes, std::move(done));
+    m_reduceQueue[dst].push_back(id);
+    IssueReductions(dst);
+    KickUplinks();
+}
+
+void
+NvSwitchFabric::SwitchMulticast(uint32_t src,
+                                const std::vector<uint32_t>& members,
+                                uint64_t bytes,
+                                uint32_t channel,
+                                DoneCallback done)
+{
+    NS_LOG_FUNCTION(this << src << bytes << channel);
+    CheckMembers("SwitchMulticast", members);
+    NS_ABORT_MSG_IF(src >= m_nGpus,
+                    "NvSwitchFabric::SwitchMulticast: GPU " << src << " is out of range (NGpus is "
+                                                            << m_nGpus << ")");
+    if (bytes == 0)
+    {
+        Simulator::Schedule(2 * m_latency, &NvSwitchFabric::RunDone, Ptr<NvSwitchFabric>(this), done);
+        return;
+    }
+    const uint64_t id = NewSwitchOp(Kind::MCAST, members, src, bytes, std::move(done));
+    // One multicast flow per source: its multicasts leave in the order they were posted.
+    AddJob(src, FlowKey{KEY_MCAST, 0, 0}, Job{Kind::MCAST, ANY, bytes, id, 0, DoneCallback()});
+    TryStartUplink(src);
+}
+
+void
+NvSwitchFabric::RunDone(DoneCallback done)
+{
+    if (!m_disposed && !done.IsNull())
+    {
+        done();
+    }
 }
 
 uint64_t
@@ -577,7 +673,7 @@ NvSwitchFabric::GetBytesDelivered() const
 uint64_t
 NvSwitchFabric::GetTransfersInFlight() const
 {
-    return m_transfersSent - m_transfersDone;
+    return m_transfersSent - m_transfersDone + m_switchOpsStarted - m_switchOpsDone;
 }
 
 uint32_t

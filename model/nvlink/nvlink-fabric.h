@@ -39,27 +39,27 @@ namespace ns3
  * whose receiver has no credit is skipped, not waited for (virtual output queues), so one
  * congested receiver does not block a sender's other peers.
  *
- * NVLS (AllReduceNvls): NCCL's NVLS all-reduce, done the way Hopper does it: GPU g owns
- * 1/n of the buffer. For each chunk of g's shard every GPU sends its contribution up
- * (multimem.ld_reduce), the switch's reduction engine combines the chunk once all n
- * contributions are in (FIFO server at NvlsThroughput), the result goes down to g, and g
- * sends it up once more for the switch to multicast down all n downlinks (multimem.st).
- * Per GPU each direction carries S (1 + 1/n), which is why published NVLS busbw rises
- * with n. NVLS traffic serializes at rate x ProtocolEfficiency x NvlsEfficiency. The
- * reduction holds a per-owner slot (CreditChunks per port, separate from the egress
- * credits) from issue until the result leaves g's downlink; multicast copies need a
- * credit at every egress port.
+ * NVLS (SwitchReduce, SwitchMulticast): NVSwitch SHARP, the way Hopper does it. A
+ * reduction is issued by its destination (multimem.ld_reduce): for each chunk every
+ * member sends its contribution up, the switch's reduction engine combines the chunk
+ * once all contributions are in (one FIFO server at NvlsThroughput), and the result goes
+ * down to the destination. The destination holds a reduction slot (CreditChunks per
+ * GPU, separate from the egress credits) from issuing a chunk until its result has left
+ * the downlink; reductions of one destination are served in the order posted. A
+ * multicast (multimem.st) goes up once and the switch writes every chunk down each
+ * member's downlink; a chunk needs a credit at every member's egress port. NVLS traffic
+ * serializes at rate x ProtocolEfficiency x NvlsEfficiency. The NVLS plans
+ * (NvlsAllReduce etc.) drive these through the CollectiveEngine; an all-reduce then
+ * carries S (1 + 1/n) per GPU and direction, which is why published NVLS busbw rises
+ * with n.
  *
  * Cost: three events per point-to-point chunk (uplink done, switch arrival, delivery);
- * NVLS costs n + 4 events per chunk plus n per multicast copy. A returning credit wakes
+ * a switch reduction costs 2 per member + 2 per chunk, a multicast 2 + 1 per member copy. A returning credit wakes
  * idle uplinks in O(n).
  */
 class NvSwitchFabric : public CollectiveTransport
 {
   public:
-    /// Called when an NVLS call has finished, with nccl-tests style figures.
-    typedef Callback<void, const CollectiveResult&> NvlsDoneCallback;
-
     static TypeId GetTypeId();
 
     NvSwitchFabric();
@@ -101,27 +101,32 @@ class NvSwitchFabric : public CollectiveTransport
     /// \return port rate x ProtocolEfficiency x NvlsEfficiency: what NVLS payload gets
     DataRate GetNvlsRate() const;
 
-    /**
-     * Start an NVLS all-reduce of bytes over all GPUs now (in-switch reduction and
-     * multicast). done gets start, end, algBw and busBw (busBw = algBw x 2(n-1)/n, as
-     * nccl-tests prints for NVLS too).
-     * \return an id, also in the result
-     */
-    uint64_t AllReduceNvls(uint64_t bytes, NvlsDoneCallback done);
+    bool CanReduceInSwitch(const std::vector<uint32_t>& members) const override;
+    void SwitchReduce(const std::vector<uint32_t>& members,
+                      uint32_t dst,
+                      uint64_t bytes,
+                      uint32_t channel,
+                      DoneCallback done) override;
+    void SwitchMulticast(uint32_t src,
+                         const std::vector<uint32_t>& members,
+                         uint64_t bytes,
+                         uint32_t channel,
+                         DoneCallback done) override;
 
     /// \return chunks delivered to GPUs so far (multicast copies count once per GPU)
     uint64_t GetChunksDelivered() const;
     /// \return point-to-point payload bytes delivered so far
     uint64_t GetBytesDelivered() const;
-    /// \return transfers sent but not yet delivered
+    /// \return transfers and switch operations posted but not yet complete
     uint64_t GetTransfersInFlight() const;
     /// \return the most credits ever in use at one egress port (never above CreditChunks)
     uint32_t GetMaxEgressOccupancy() const;
 
     /**
      * Signature of ChunkSent / ChunkDelivered.
-     * \param src sending GPU (the owner, for NVLS)
-     * \param dst receiving GPU (ANY for an NVLS contribution, which goes to the switch)
+     * \param src sending GPU (the destination, for an NVLS result)
+     * \param dst receiving GPU (ANY for an NVLS contribution, which ends in the switch,
+     *            and for a multicast chunk going up)
      * \param bytes chunk payload
      */
     typedef void (*ChunkTracedCallback)(uint32_t src, uint32_t dst, uint64_t bytes);
@@ -138,18 +143,19 @@ class NvSwitchFabric : public CollectiveTransport
     {
         P2P,     //!< point-to-point payload
         CONTRIB, //!< one GPU's NVLS contribution, ends in the reduction engine
-        RESULT,  //!< reduced NVLS chunk, switch -> owner
-        MCAST,   //!< reduced NVLS chunk, owner -> switch -> every GPU
+        RESULT,  //!< reduced NVLS chunk, switch -> destination
+        MCAST,   //!< multicast chunk, source -> switch -> every member
     };
 
-    /// Work queued on an uplink flow: a whole transfer (P2P, cut lazily) or one NVLS chunk.
+    /// Work queued on an uplink flow: a whole transfer or multicast (cut lazily) or one
+    /// reduction contribution.
     struct Job
     {
         Kind kind;
         uint32_t dst;       //!< P2P receiver
-        uint64_t remaining; //!< bytes not yet put on the uplink
-        uint64_t op;        //!< NVLS call
-        uint32_t index;     //!< NVLS chunk
+        uint64_t remaining; //!< P2P, MCAST: bytes not yet put on the uplink
+        uint64_t op;        //!< switch operation
+        uint32_t index;     //!< CONTRIB: chunk
         DoneCallback done;  //!< P2P: run when the last chunk arrived
     };
 
@@ -177,20 +183,16 @@ class NvSwitchFabric : public CollectiveTransport
         std::map<FlowKey, std::deque<Job>> flows; //!< their jobs
     };
 
-    /// State of one NVLS call.
-    struct NvlsOp
+    /// State of one switch reduction or multicast.
+    struct SwitchOp
     {
-        uint64_t id;
-        uint64_t bytes;
-        Time start;
-        NvlsDoneCallback done;
-        std::vector<uint64_t> chunkBytes;   //!< per chunk, shards in owner order
-        std::vector<uint32_t> chunkOwner;   //!< per chunk
-        std::vector<uint32_t> arrivals;     //!< contributions in, per chunk
-        std::vector<uint32_t> next;         //!< per owner: next chunk to issue
-        std::vector<uint32_t> end;          //!< per owner: one past its last chunk
-        std::vector<uint32_t> slots;        //!< per owner: free reduction slots
-        uint64_t copiesLeft;                //!< multicast copies not yet delivered
+        std::vector<uint32_t> members; //!< GPUs that contribute / receive
+        uint32_t owner{0};             //!< reduction destination, multicast source
+        uint64_t bytes{0};
+        uint32_t next{0};               //!< reduction: next chunk to issue
+        std::vector<uint32_t> arrivals; //!< reduction: contributions in, per chunk
+        uint64_t left{0}; //!< results (reduction) or copies (multicast) not yet delivered
+        DoneCallback done;
     };
 
     Time SerializationTime(uint64_t bytes, bool nvls) const;
@@ -203,7 +205,18 @@ class NvSwitchFabric : public CollectiveTransport
     void ReduceDone(uint64_t op, uint32_t index);
     void EnqueueDown(uint32_t port, Chunk chunk);
     void AfterDown(uint32_t port, Chunk chunk);
-    void IssueNvls(NvlsOp& op, uint32_t owner);
+    void TakeCredit(uint32_t port);
+    uint64_t ChunkSize(uint64_t bytes, uint32_t index) const;
+    uint32_t ChunkCount(uint64_t bytes) const;
+    void FinishSwitchChunk(uint64_t op);
+    void IssueReductions(uint32_t owner);
+    void CheckMembers(const char* what, const std::vector<uint32_t>& members) const;
+    uint64_t NewSwitchOp(Kind kind,
+                         const std::vector<uint32_t>& members,
+                         uint32_t owner,
+                         uint64_t bytes,
+                         DoneCallback done);
+    void RunDone(DoneCallback done);
 
     uint32_t m_nGpus{0};
     uint32_t m_linkCount;
@@ -219,7 +232,11 @@ class NvSwitchFabric : public CollectiveTransport
     std::vector<uint32_t> m_creditsUsed; //!< per egress port
     std::vector<Time> m_downFree;       //!< per downlink: when it becomes idle (FIFO clock)
     Time m_reduceFree;                  //!< reduction engine FIFO clock
-    std::unordered_map<uint64_t, NvlsOp> m_ops;
+    std::vector<uint32_t> m_slotsUsed;   //!< per GPU: reduction slots in use
+    std::vector<std::deque<uint64_t>> m_reduceQueue; //!< per GPU: reductions to issue
+    std::unordered_map<uint64_t, SwitchOp> m_ops;
+    uint64_t m_switchOpsStarted{0};
+    uint64_t m_switchOpsDone{0};
     uint64_t m_nextOp{1};
     uint64_t m_transfersSent{0};
     uint64_t m_transfersDone{0};
@@ -230,7 +247,6 @@ class NvSwitchFabric : public CollectiveTransport
 
     TracedCallback<uint32_t, uint32_t, uint64_t> m_chunkSentTrace;
     TracedCallback<uint32_t, uint32_t, uint64_t> m_chunkDeliveredTrace;
-    TracedCallback<const CollectiveResult&> m_nvlsDoneTrace;
 };
 
 } // namespace ns3
