@@ -37,5 +37,8 @@
 #include "ns3/roce-topology-reader.h"
 #include "ns3/server-aware-transport.h"
 #include "ns3/shared-buffer-mmu.h"
+#include "ns3/trace-json.h"
+#include "ns3/training-trace.h"
+#include "ns3/workload-runner.h"
 
 #endif

@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "trace-json.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace ns3
+{
+
+namespace
+{
+
+using Json = nlohmann::json;
+
+/// A reader failure: where in the document and what was expected.
+struct TraceJsonError
+{
+    std::string where;
+    std::string what;
+};
+
+/// Reads one document, throwing TraceJsonError at the first problem.
+class TraceJsonParser
+{
+  public:
+    TrainingTrace Parse(const Json& doc);
+
+  private:
+    static const Json& Need(const Json& obj, const std::string& key, const std::string& where);
+    static uint64_t Unsigned(const Json& v, const std::string& where, uint64_t max);
+    static std::string Text(const Json& v, const std::string& where);
+    TraceOp ParseOp(const Json& v, uint32_t rank, const std::string& where) const;
+    TrainingTrace m_trace;
+};
+
+[[noreturn]] void
+Throw(const std::string& where, const std::string& what)
+{
+    throw TraceJsonError{where, what};
+}
+
+const Json&
+TraceJsonParser::Need(const Json& obj, const std::string& key, const std::string& where)
+{
+    auto it = obj.find(key);
+    if (it == obj.end())
+    {
+        Throw(where, "missing field '" + key + "'");
+    }
+    return *it;
+}
+
+uint64_t
+TraceJsonParser::Unsigned(const Json& v, const std::string& where, uint64_t max)
+{
+    if (v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0))
+    {
+        const uint64_t x = v.get<uint64_t>();
+        if (x > max)
+        {
+            Throw(where, "must be at most " + std::to_string(max) + ", got " + std::to_string(x));
+        }
+        return x;
+    }
+    Throw(where, "expected a non-negative integer, got " + v.dump());
+}
+
+std::string
+TraceJsonParser::Text(const Json& v, const std::string& where)
+{
+    if (!v.is_string())
+    {
+        Throw(where, "expected a string, got " + v.dump());
+    }
+    return v.get<std::string>();
+}
+
+TraceOp
+TraceJsonParser::ParseOp(const Json& v, uint32_t rank, const std::string& where) const
+{
+    if (!v.is_object())
+    {
+        Throw(where, "expected an op object, got " + v.dump());
+    }
+    TraceOp op;
+    const std::string kind = Text(Need(v, "kind", where), where + "/kind");
+    if (kind == "compute")
+    {
+        op.kind = TraceOpKind::COMPUTE;
+    }
+    else if (kind == "collective")
+    {
+        op.kind = TraceOpKind::COLLECTIVE;
+    }
+    else if (kind == "send")
+    {
+        op.kind = TraceOpKind::SEND;
+    }
+    else if (kind == "recv")
+    {
+        op.kind = TraceOpKind::RECV;
+    }
+    else
+    {
+        Throw(where + "/kind", "expected compute, collective, send or recv, got '" + kind + "'");
+    }
+    if (v.contains("name"))
+    {
+        op.name = Text(v["name"], where + "/name");
+    }
+    if (v.contains("stream"))
+    {
+        op.stream = static_cast<uint32_t>(Unsigned(v["stream"], where + "/stream", 1023));
+    }
+    if (v.contains("iteration"))
+    {
+        op.iteration =
+            static_cast<uint32_t>(Unsigned(v["iteration"], where + "/iteration", 1u << 20));
+    }
+    if (v.contains("deps"))
+    {
+        const Json& deps = v["deps"];
+        if (!deps.is_array())
+        {
+            Throw(where + "/deps", "expected an array of op indices, got " + deps.dump());
+        }
+        for (size_t k = 0; k < deps.size(); ++k)
+        {
+            op.deps.push_back(static_cast<uint32_t>(Unsigned(
+                deps[k], where + "/deps/" + std::to_string(k), std::numeric_limits<uint32_t>::max())));
+        }
+    }
+    switch (op.kind)
+    {
+    case TraceOpKind::COMPUTE: {
+        const bool us = v.contains("duration_us");
+        const bool ns = v.contains("duration_ns");
+        if (us == ns)
+        {
+            Throw(where, "a compute op needs exactly one of 'duration_us' and 'duration_ns'");
+        }
+        if (ns)
+        {
+            op.duration = NanoSeconds(static_cast<int64_t>(
+                Unsigned(v["duration_ns"], where + "/duration_ns", uint64_t{1} << 62)));
+        }
+        else
+        {
+            const Json& d = v["duration_us"];
+            if (!d.is_number() || d.get<double>() < 0 || d.get<double>() > 1e12)
+            {
+                Throw(where + "/duration_us", "expected a duration in microseconds >= 0, got " + d.dump());
+            }
+            op.duration = NanoSeconds(static_cast<int64_t>(d.get<double>() * 1e3 + 0.5));
+        }
+        break;
+    }
+    case TraceOpKind::COLLECTIVE: {
+        const std::string type = Text(Need(v, "collective", where), where + "/collective");
+        if (!ParseCollectiveType(type, op.collective))
+        {
+            Throw(where + "/collective",
+                  "expected all-reduce, reduce-scatter, all-gather, broadcast, reduce or "
+                  "all-to-all, got '" +
+                      type + "'");
+        }
+        op.bytes = Unsigned(Need(v, "bytes", where), where + "/bytes", uint64_t{1} << 50);
+        op.group = Text(Need(v, "group", where), where + "/group");
+        if (!m_trace.HasGroup(op.group))
+        {
+            Throw(where + "/group", "unknown group '" + op.group + "' (not in /groups)");
+        }
+        if (v.contains("algorithm"))
+        {
+            op.algorithm = Text(v["algorithm"], where + "/algorithm");
+        }
+        if (v.contains("root"))
+        {
+            op.root = static_cast<uint32_t>(Unsigned(v["root"], where + "/root", 1u << 24));
+        }
+        break;
+    }
+    case TraceOpKind::SEND:
+    case TraceOpKind::RECV:
+        op.peer = static_cast<uint32_t>(
+            Unsigned(Need(v, "peer", where), where + "/peer", m_trace.GetNRanks() - 1));
+        if (op.peer == rank)
+        {
+            Throw(where + "/peer", "a rank cannot send to or receive from itself");
+        }
+        op.bytes = Unsigned(Need(v, "bytes", where), where + "/bytes", uint64_t{1} << 50);
+        if (v.contains("tag"))
+        {
+            op.tag = static_cast<uint32_t>(Unsigned(v["tag"], where + "/tag", 1u << 30));
+        }
+        break;
+    }
+    return op;
+}
+
+TrainingTrace
+TraceJsonParser::Parse(const Json& doc)
+{
+    if (!doc.is_object())
+    {
+        Throw("/", "expected a JSON object");
+    }
+    const std::string schema = Text(Need(doc, "schema", ""), "/schema");
+    if (schema != TraceJson::SCHEMA)
+    {
+        Throw("/schema", std::string("expected \"") + TraceJson::SCHEMA + "\", got \"" + schema + "\"");
+    }
+    const uint32_t n = static_cast<uint32_t>(Unsigned(Need(doc, "ranks", ""), "/ranks", 1u << 20));
+    if (n == 0)
+    {
+        Throw("/ranks", "a trace needs at least one rank");
+    }
+    m_trace.SetNRanks(n);
+    if (doc.contains("name"))
+    {
+        m_trace.SetName(Text(doc["name"], "/name"));
+    }
+    if (doc.contains("groups"))
+    {
+        const Json& groups = doc["groups"];
+        if (!groups.is_array())
+        {
+            Throw("/groups", "expected an array of groups");
+        }
+        for (size_t i = 0; i < groups.size(); ++i)
+        {
+            const std::string where = "/groups/" + std::to_string(i);
+            if (!groups[i].is_object())
+            {
+                Throw(where, "expected a group object");
+            }
+            TraceGroup g;
+            g.name = Text(Need(groups[i], "name", where), where + "/name");
+            g.kind = groups[i].contains("kind") ? Text(groups[i]["kind"], where + "/kind") : "custom";
+            if (m_trace.HasGroup(g.name))
+            {
+                Throw(where + "/name", "group '" + g.name + "' is defined twice");
+            }
+            const Json& ranks = Need(groups[i], "ranks", where);
+            if (!ranks.is_array() || ranks.empty())
+            {
+                Throw(where + "/ranks", "expected a non-empty array of ranks");
+            }
+            for (size_t k = 0; k < ranks.size(); ++k)
+            {
+                g.ranks.push_back(static_cast<uint32_t>(
+                    Unsigned(ranks[k], where + "/ranks/" + std::to_string(k), n - 1)));
+            }
+            m_trace.AddGroup(g);
+        }
+    }
+    const Json& programs = Need(doc, "programs", "");
+    if (!programs.is_array())
+    {
+        Throw("/programs", "expected an array with one {rank, ops} per rank");
+    }
+    std::vector<bool> seen(n, false);
+    for (size_t p = 0; p < programs.size(); ++p)
+    {
+        const std::string where = "/programs/" + std::to_string(p);
+        if (!programs[p].is_object())
+        {
+            Throw(where, "expected an object {rank, ops}");
+        }
+        const uint32_t rank =
+            static_cast<uint32_t>(Unsigned(Need(programs[p], "rank", where), where + "/rank", n - 1));
+        if (seen[rank])
+        {
+            Throw(where + "/rank", "rank " + std::to_string(rank) + " has two programs");
+        }
+        seen[rank] = true;
+        const Json& ops = Need(programs[p], "ops", where);
+        if (!ops.is_array())
+        {
+            Throw(where + "/ops", "expected an array of ops");
+        }
+        for (size_t i = 0; i < ops.size(); ++i)
+        {
+            m_trace.AddOp(rank, ParseOp(ops[i], rank, where + "/ops/" + std::to_string(i)));
+        }
+    }
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        if (!seen[r])
+        {
+            Throw("/programs", "rank " + std::to_string(r) + " has no program");
+        }
+    }
+    return std::move(m_trace);
+}
+
+} // namespace
+
+TrainingTrace
+TraceJson::Parse(const std::string& text, const std::string& source, std::string* error)
+{
+    Json doc;
+    try
+    {
+        doc = Json::parse(text);
+    }
+    catch (const Json::parse_error& e)
+    {
+        if (error)
+        {
+            *error = source + ": not valid JSON (" + e.what() + ")";
+        }
+        return TrainingTrace();
+    }
+    TrainingTrace trace;
+    try
+    {
+        TraceJsonParser parser;
+        trace = parser.Parse(doc);
+    }
+    catch (const TraceJsonError& e)
+    {
+        if (error)
+        {
+            *error = source + ": " + (e.where.empty() ? "/" : e.where) + ": " + e.what;
+        }
+        return TrainingTrace();
+    }
+    std::string why;
+    if (!trace.Validate(&why))
+    {
+        if (error)
+        {
+            *error = source + ": " + why;
+        }
+        return TrainingTrace();
+    }
+    if (error)
+    {
+        error->clear();
+    }
+    return trace;
+}
+
+TrainingTrace
+TraceJson::Read(const std::string& file, std::string* error)
+{
+    std::ifstream in(file, std::ios::binary);
+    if (!in)
+    {
+        if (error)
+        {
+            *error = file + ": cannot open the file";
+        }
+        return TrainingTrace();
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    return Parse(text.str(), file, error);
+}
+
+std::string
+TraceJson::Serialize(const TrainingTrace& trace)
+{
+    Json doc;
+    doc["schema"] = SCHEMA;
+    doc["name"] = trace.GetName();
+    doc["ranks"] = trace.GetNRanks();
+    doc["groups"] = Json::array();
+    for (const TraceGroup& g : trace.GetGroups())
+    {
+        doc["groups"].push_back({{"name", g.name}, {"kind", g.kind}, {"ranks", g.ranks}});
+    }
+    doc["programs"] = Json::array();
+    for (uint32_t r = 0; r < trace.GetNRanks(); ++r)
+    {
+        Json ops = Json::array();
+        for (const TraceOp& op : trace.GetOps(r))
+        {
+            Json o;
+            o["kind"] = TraceOpKindToString(op.kind);
+            if (!op.name.empty())
+            {
+                o["name"] = op.name;
+            }
+            if (op.stream != 0)
+            {
+                o["stream"] = op.stream;
+            }
+            if (op.iteration != 0)
+            {
+                o["iteration"] = op.iteration;
+            }
+            switch (op.kind)
+            {
+            case TraceOpKind::COMPUTE:
+                o["duration_ns"] = op.duration.GetNanoSeconds();
+                break;
+            case TraceOpKind::COLLECTIVE:
+                o["collective"] = CollectiveTypeToString(op.collective);
+                o["bytes"] = op.bytes;
+                o["group"] = op.group;
+                if (!op.algorithm.empty())
+                {
+                    o["algorithm"] = op.algorithm;
+                }
+                if (op.collective == CollectiveType::BROADCAST ||
+                    op.collective == CollectiveType::REDUCE)
+                {
+                    o["root"] = op.root;
+                }
+                break;
+            case TraceOpKind::SEND:
+            case TraceOpKind::RECV:
+                o["peer"] = op.peer;
+                o["bytes"] = op.bytes;
+                if (op.tag != 0)
+                {
+                    o["tag"] = op.tag;
+                }
+                break;
+            }
+            if (!op.deps.empty())
+            {
+                o["deps"] = op.deps;
+            }
+            ops.push_back(std::move(o));
+        }
+        doc["programs"].push_back({{"rank", r}, {"ops", std::move(ops)}});
+    }
+    // One op per line keeps big traces diffable without the size of full indentation.
+    std::ostringstream os;
+    os << "{\n  \"schema\": " << doc["schema"].dump() << ",\n  \"name\": " << doc["name"].dump()
+       << ",\n  \"ranks\": " << doc["ranks"].dump() << ",\n  \"groups\": [";
+    for (size_t i = 0; i < doc["groups"].size(); ++i)
+    {
+        os << (i ? ",\n    " : "\n    ") << doc["groups"][i].dump();
+    }
+    os << "\n  ],\n  \"programs\": [";
+    for (size_t p = 0; p < doc["programs"].size(); ++p)
+    {
+        const Json& prog = doc["programs"][p];
+        os << (p ? ",\n" : "\n") << "    {\"rank\": " << prog["rank"].dump() << ", \"ops\": [";
+        for (size_t i = 0; i < prog["ops"].size(); ++i)
+        {
+            os << (i ? ",\n      " : "\n      ") << prog["ops"][i].dump();
+        }
+        os << "\n    ]}";
+    }
+    os << "\n  ]\n}\n";
+    return os.str();
+}
+
+bool
+TraceJson::Write(const TrainingTrace& trace, const std::string& file, std::string* error)
+{
+    std::ofstream out(file, std::ios::binary);
+    out << Serialize(trace);
+    if (!out)
+    {
+        if (error)
+        {
+            *error = file + ": cannot write the file";
+        }
+        return false;
+    }
+    return true;
+}
+
+} // namespace ns3

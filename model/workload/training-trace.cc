@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "training-trace.h"
+
+#include "ns3/abort.h"
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+#include <tuple>
+
+namespace ns3
+{
+
+std::string
+TraceOpKindToString(TraceOpKind kind)
+{
+    switch (kind)
+    {
+    case TraceOpKind::COMPUTE:
+        return "compute";
+    case TraceOpKind::COLLECTIVE:
+        return "collective";
+    case TraceOpKind::SEND:
+        return "send";
+    case TraceOpKind::RECV:
+        return "recv";
+    }
+    return "unknown";
+}
+
+bool
+ParseCollectiveType(const std::string& name, CollectiveType& type)
+{
+    std::string key;
+    for (char c : name)
+    {
+        if (c != '-' && c != '_' && c != ' ')
+        {
+            key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
+    }
+    static const std::pair<const char*, CollectiveType> NAMES[] = {
+        {"allreduce", CollectiveType::ALL_REDUCE},
+        {"reducescatter", CollectiveType::REDUCE_SCATTER},
+        {"allgather", CollectiveType::ALL_GATHER},
+        {"broadcast", CollectiveType::BROADCAST},
+        {"reduce", CollectiveType::REDUCE},
+        {"alltoall", CollectiveType::ALL_TO_ALL},
+    };
+    for (const auto& [n, t] : NAMES)
+    {
+        if (key == n)
+        {
+            type = t;
+            return true;
+        }
+    }
+    return false;
+}
+
+TrainingTrace::TrainingTrace(uint32_t nRanks)
+{
+    SetNRanks(nRanks);
+}
+
+void
+TrainingTrace::SetNRanks(uint32_t nRanks)
+{
+    m_nRanks = nRanks;
+    m_ops.assign(nRanks, {});
+}
+
+uint32_t
+TrainingTrace::GetNRanks() const
+{
+    return m_nRanks;
+}
+
+void
+TrainingTrace::SetName(const std::string& name)
+{
+    m_name = name;
+}
+
+const std::string&
+TrainingTrace::GetName() const
+{
+    return m_name;
+}
+
+uint32_t
+TrainingTrace::AddGroup(const TraceGroup& group)
+{
+    NS_ABORT_MSG_IF(HasGroup(group.name), "TrainingTrace: group '" << group.name << "' exists");
+    m_groupIndex[group.name] = static_cast<uint32_t>(m_groups.size());
+    m_groups.push_back(group);
+    return static_cast<uint32_t>(m_groups.size() - 1);
+}
+
+bool
+TrainingTrace::HasGroup(const std::string& name) const
+{
+    return m_groupIndex.count(name) != 0;
+}
+
+const TraceGroup&
+TrainingTrace::GetGroup(const std::string& name) const
+{
+    auto it = m_groupIndex.find(name);
+    NS_ABORT_MSG_IF(it == m_groupIndex.end(), "TrainingTrace: no group '" << name << "'");
+    return m_groups[it->second];
+}
+
+const std::vector<TraceGroup>&
+TrainingTrace::GetGroups() const
+{
+    return m_groups;
+}
+
+uint32_t
+TrainingTrace::AddOp(uint32_t rank, TraceOp op)
+{
+    NS_ABORT_MSG_IF(rank >= m_nRanks,
+                    "TrainingTrace::AddOp: rank " << rank << " of " << m_nRanks);
+    op.id = static_cast<uint32_t>(m_ops[rank].size());
+    m_ops[rank].push_back(std::move(op));
+    return m_ops[rank].back().id;
+}
+
+const std::vector<TraceOp>&
+TrainingTrace::GetOps(uint32_t rank) const
+{
+    return m_ops.at(rank);
+}
+
+std::vector<TraceOp>&
+TrainingTrace::GetOps(uint32_t rank)
+{
+    return m_ops.at(rank);
+}
+
+uint64_t
+TrainingTrace::GetNOps() const
+{
+    uint64_t n = 0;
+    for (const auto& ops : m_ops)
+    {
+        n += ops.size();
+    }
+    return n;
+}
+
+uint32_t
+TrainingTrace::GetNIterations() const
+{
+    uint32_t n = 0;
+    for (const auto& ops : m_ops)
+    {
+        for (const auto& op : ops)
+        {
+            n = std::max(n, op.iteration + 1);
+        }
+    }
+    return n;
+}
+
+uint32_t
+TrainingTrace::GetNStreams() const
+{
+    uint32_t n = 1;
+    for (const auto& ops : m_ops)
+    {
+        for (const auto& op : ops)
+        {
+            n = std::max(n, op.stream + 1);
+        }
+    }
+    return n;
+}
+
+bool
+TrainingTrace::Validate(std::string* reason) const
+{
+    std::ostringstream why;
+    auto fail = [&]() {
+        if (reason)
+        {
+            *reason = why.str();
+        }
+        return false;
+    };
+    if (m_nRanks == 0)
+    {
+        why << "the trace has no ranks";
+        return fail();
+    }
+    for (const TraceGroup& g : m_groups)
+    {
+        if (g.ranks.empty())
+        {
+            why << "group '" << g.name << "' has no ranks";
+            return fail();
+        }
+        std::vector<uint32_t> sorted(g.ranks);
+        std::sort(sorted.begin(), sorted.end());
+        if (sorted.back() >= m_nRanks)
+        {
+            why << "group '" << g.name << "' names rank " << sorted.back() << " but the trace has "
+                << m_nRanks << " ranks";
+            return fail();
+        }
+        if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+        {
+            why << "group '" << g.name << "' names rank "
+                << *std::adjacent_find(sorted.begin(), sorted.end()) << " twice";
+            return fail();
+        }
+    }
+
+    // Per op: references. Per group: each member's sequence of collectives on it.
+    std::map<std::string, std::vector<std::vector<std::tuple<CollectiveType, uint64_t, uint32_t>>>>
+        sequences;
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::pair<uint64_t, uint64_t>> p2p;
+    for (uint32_t r = 0; r < m_nRanks; ++r)
+    {
+        const auto& ops = m_ops[r];
+        uint32_t lastIteration = 0;
+        for (uint32_t i = 0; i < ops.size(); ++i)
+        {
+            const TraceOp& op = ops[i];
+            why << "rank " << r << " op " << i << " ('" << op.name << "'): ";
+            if (op.id != i)
+            {
+                why << "id " << op.id << " is not its index";
+                return fail();
+            }
+            if (op.iteration < lastIteration)
+            {
+                why << "iteration " << op.iteration << " after an op of iteration "
+                    << lastIteration << " (ops must be listed iteration by iteration)";
+                return fail();
+            }
+            lastIteration = op.iteration;
+            for (uint32_t d : op.deps)
+            {
+                if (d >= ops.size() || d == i)
+                {
+                    why << "depends on op " << d
+                        << (d == i ? ", itself" : ", which the rank does not have");
+                    return fail();
+                }
+            }
+            switch (op.kind)
+            {
+            case TraceOpKind::COMPUTE:
+                if (op.duration.IsStrictlyNegative())
+                {
+                    why << "negative duration " << op.duration.GetSeconds() << " s";
+                    return fail();
+                }
+                break;
+            case TraceOpKind::COLLECTIVE: {
+                auto it = m_groupIndex.find(op.group);
+                if (it == m_groupIndex.end())
+                {
+                    why << "unknown group '" << op.group << "'";
+                    return fail();
+                }
+                const TraceGroup& g = m_groups[it->second];
+                auto pos = std::find(g.ranks.begin(), g.ranks.end(), r);
+                if (pos == g.ranks.end())
+                {
+                    why << "collective on group '" << op.group << "', which does not contain rank "
+                        << r;
+                    return fail();
+                }
+                if ((op.collective == CollectiveType::BROADCAST ||
+                     op.collective == CollectiveType::REDUCE) &&
+                    op.root >= g.ranks.size())
+                {
+                    why << "root " << op.root << " outside group '" << op.group << "' of "
+                        << g.ranks.size() << " ranks";
+                    return fail();
+                }
+                if (op.collective == CollectiveType::ALL_TO_ALLV ||
+                    op.collective == CollectiveType::SEND_RECV)
+                {
+                    why << "collective " << op.collective
+                        << " is not a trace collective (use send/recv ops)";
+                    return fail();
+                }
+                auto& seq = sequences[op.group];
+                seq.resize(g.ranks.size());
+                seq[pos - g.ranks.begin()].emplace_back(op.collective, op.bytes, op.root);
+                break;
+            }
+            case TraceOpKind::SEND:
+            case TraceOpKind::RECV:
+                if (op.peer >= m_nRanks || op.peer == r)
+                {
+                    why << TraceOpKindToString(op.kind) << " peer " << op.peer
+                        << (op.peer == r ? " is the rank itself" : " is out of range");
+                    return fail();
+                }
+                if (op.kind == TraceOpKind::SEND)
+                {
+                    p2p[{r, op.peer, op.tag}].first += 1;
+                }
+                else
+                {
+                    p2p[{op.peer, r, op.tag}].second += 1;
+                }
+                break;
+            }
+            why.str("");
+        }
+
+        // Cycle check (Kahn) over this rank's deps; stream order only adds edges from
+        // lower to higher ids, so it cannot close a cycle by itself but can with deps.
+        std::vector<uint32_t> indegree(ops.size(), 0);
+        std::vector<std::vector<uint32_t>> next(ops.size());
+        std::vector<int64_t> lastOfStream;
+        for (uint32_t i = 0; i < ops.size(); ++i)
+        {
+            for (uint32_t d : ops[i].deps)
+            {
+                next[d].push_back(i);
+                ++indegree[i];
+            }
+            if (ops[i].stream >= lastOfStream.size())
+            {
+                lastOfStream.resize(ops[i].stream + 1, -1);
+            }
+            if (lastOfStream[ops[i].stream] >= 0)
+            {
+                next[lastOfStream[ops[i].stream]].push_back(i);
+                ++indegree[i];
+            }
+            lastOfStream[ops[i].stream] = i;
+        }
+        std::vector<uint32_t> ready;
+        for (uint32_t i = 0; i < ops.size(); ++i)
+        {
+            if (indegree[i] == 0)
+            {
+                ready.push_back(i);
+            }
+        }
+        size_t seen = 0;
+        while (!ready.empty())
+        {
+            uint32_t x = ready.back();
+            ready.pop_back();
+            ++seen;
+            for (uint32_t y : next[x])
+            {
+                if (--indegree[y] == 0)
+                {
+                    ready.push_back(y);
+                }
+            }
+        }
+        if (seen != ops.size())
+        {
+            for (uint32_t i = 0; i < ops.size(); ++i)
+            {
+                if (indegree[i] != 0)
+                {
+                    why << "rank " << r << " op " << i << " ('" << ops[i].name
+                        << "') is on a dependency cycle (deps and stream order)";
+                    return fail();
+                }
+            }
+        }
+    }
+
+    for (const auto& [name, seq] : sequences)
+    {
+        const TraceGroup& g = GetGroup(name);
+        for (uint32_t k = 0; k < g.ranks.size(); ++k)
+        {
+            const auto& mine = seq[k]; // sized to the group when its first call was seen
+            const auto& first = seq[0];
+            if (mine.size() != first.size())
+            {
+                why << "group '" << name << "': rank " << g.ranks[k] << " issues " << mine.size()
+                    << " collectives on it but rank " << g.ranks[0] << " issues " << first.size();
+                return fail();
+            }
+            for (size_t c = 0; c < mine.size(); ++c)
+            {
+                if (mine[c] != first[c])
+                {
+                    why << "group '" << name << "': collective #" << c << " of rank "
+                        << g.ranks[k] << " (" << std::get<0>(mine[c]) << ", "
+                        << std::get<1>(mine[c]) << " B) differs from rank " << g.ranks[0]
+                        << "'s (" << std::get<0>(first[c]) << ", " << std::get<1>(first[c])
+                        << " B)";
+                    return fail();
+                }
+            }
+        }
+    }
+    for (const auto& [key, counts] : p2p)
+    {
+        if (counts.first != counts.second)
+        {
+            why << "rank " << std::get<0>(key) << " sends " << counts.first << " messages to rank "
+                << std::get<1>(key) << " (tag " << std::get<2>(key) << ") but rank "
+                << std::get<1>(key) << " receives " << counts.second;
+            return fail();
+        }
+    }
+    if (reason)
+    {
+        reason->clear();
+    }
+    return true;
+}
+
+} // namespace ns3

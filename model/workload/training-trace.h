@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef TRAINING_TRACE_H
+#define TRAINING_TRACE_H
+
+#include "ns3/comm-plan.h"
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// What one trace op does.
+enum class TraceOpKind : uint8_t
+{
+    COMPUTE,    //!< the GPU is busy for a duration
+    COLLECTIVE, //!< a collective call on a group (all members take part)
+    SEND,       //!< point-to-point send to a peer (matched with the peer's RECV)
+    RECV,       //!< point-to-point receive from a peer
+};
+
+/// \return "compute", "collective", "send" or "recv"
+std::string TraceOpKindToString(TraceOpKind kind);
+
+/**
+ * \ingroup ai-fabric
+ * One operation of one rank in a training trace.
+ *
+ * Ops of a rank are numbered 0, 1, ... in the order listed (their id). An op may start
+ * once every op in deps (ids on the same rank) has finished and every earlier op of its
+ * stream has started and finished: a stream is a FIFO, like a CUDA stream. Cross-rank
+ * order comes from communication: the k-th collective a rank issues on a group meets the
+ * k-th collective every other member issues on that group (NCCL's rule: same order on
+ * every member), and the k-th SEND from a to b with tag t meets the k-th RECV at b from a
+ * with tag t.
+ */
+struct TraceOp
+{
+    uint32_t id{0};                                     //!< index within the rank
+    TraceOpKind kind{TraceOpKind::COMPUTE};             //!< what it does
+    std::string name;                                   //!< label for reports, e.g. "fwd.l3"
+    uint32_t stream{0};                                 //!< 0 = compute; 1.. = communication
+    uint32_t iteration{0};                              //!< training iteration it belongs to
+    Time duration;                                      //!< COMPUTE: how long
+    CollectiveType collective{CollectiveType::ALL_REDUCE}; //!< COLLECTIVE: which
+    uint64_t bytes{0};                                  //!< COLLECTIVE (nccl-tests size), SEND/RECV
+    std::string group;                                  //!< COLLECTIVE: group name
+    std::string algorithm;                              //!< COLLECTIVE: "" = the runner's default
+    uint32_t root{0};                                   //!< BROADCAST/REDUCE root (group rank)
+    uint32_t peer{0};                                   //!< SEND/RECV: the other rank
+    uint32_t tag{0};                                    //!< SEND/RECV: matching tag
+    std::vector<uint32_t> deps;                         //!< ops of this rank that finish first
+};
+
+/// A named set of ranks that run collectives together (TP, PP, DP, EP or custom).
+struct TraceGroup
+{
+    std::string name;           //!< unique, e.g. "tp0", "dp3"
+    std::string kind;           //!< "tp", "pp", "dp", "ep" or "custom" (informative)
+    std::vector<uint32_t> ranks; //!< group rank i = global rank ranks[i]
+};
+
+/**
+ * \ingroup ai-fabric
+ * A training workload: ranks, their groups and per-rank op lists (the in-memory form all
+ * readers produce; see doc/ai-fabric.rst, "Training traces").
+ *
+ * Plain data with a structural check (Validate) that every reader runs, so a trace that
+ * passes it can be replayed without surprises: references resolve, dependency graphs are
+ * acyclic, and collectives and send/recv pairs match across ranks.
+ */
+class TrainingTrace
+{
+  public:
+    TrainingTrace() = default;
+    /// \param nRanks number of ranks (GPUs)
+    explicit TrainingTrace(uint32_t nRanks);
+
+    /// Set the number of ranks (empties the op lists).
+    void SetNRanks(uint32_t nRanks);
+    /// \return number of ranks
+    uint32_t GetNRanks() const;
+
+    /// Free-form name (model, configuration), for reports.
+    void SetName(const std::string& name);
+    /// \return the name
+    const std::string& GetName() const;
+
+    /**
+     * Add a group. Aborts if the name exists already (readers check first with HasGroup).
+     * \return its index
+     */
+    uint32_t AddGroup(const TraceGroup& group);
+    /// \return true if a group of that name exists
+    bool HasGroup(const std::string& name) const;
+    /// \return the group of that name (aborts if unknown)
+    const TraceGroup& GetGroup(const std::string& name) const;
+    /// \return all groups, in the order added
+    const std::vector<TraceGroup>& GetGroups() const;
+
+    /**
+     * Append an op to rank's list; its id becomes its index.
+     * \return the id
+     */
+    uint32_t AddOp(uint32_t rank, TraceOp op);
+    /// \return rank's ops
+    const std::vector<TraceOp>& GetOps(uint32_t rank) const;
+    /// \return rank's ops, for editing (run Validate afterwards)
+    std::vector<TraceOp>& GetOps(uint32_t rank);
+    /// \return ops over all ranks
+    uint64_t GetNOps() const;
+    /// \return 1 + the highest iteration of any op (0 for an empty trace)
+    uint32_t GetNIterations() const;
+    /// \return 1 + the highest stream of any op (1 for an empty trace)
+    uint32_t GetNStreams() const;
+
+    /**
+     * Structural check. Problems reported (the first found, with rank and op id): no
+     * ranks; a group that is empty, names a rank out of range or twice; an op whose id is
+     * not its index, whose dep is missing or itself, whose group is unknown or does not
+     * contain the rank, whose peer is out of range or itself, whose root is out of the
+     * group, whose iteration goes backwards along the op list; a COMPUTE of negative
+     * duration; a dependency cycle within a rank; members of a group that disagree on
+     * the sequence of collectives on it (count, type, bytes); SENDs and RECVs that do not
+     * pair up (count per (src, dst, tag)).
+     * \param reason if not null, set to the problem (cleared when valid)
+     * \return true if the trace can be replayed
+     */
+    bool Validate(std::string* reason = nullptr) const;
+
+  private:
+    uint32_t m_nRanks{0};
+    std::string m_name;
+    std::vector<TraceGroup> m_groups;
+    std::map<std::string, uint32_t> m_groupIndex;
+    std::vector<std::vector<TraceOp>> m_ops; //!< per rank
+};
+
+/**
+ * Parse a collective name as trace files spell it: case, '-' and '_' do not matter
+ * ("all-reduce", "all_reduce", "ALLREDUCE"). Known: all-reduce, reduce-scatter,
+ * all-gather, broadcast, reduce, all-to-all.
+ * \param name the name
+ * \param type set to the collective if known
+ * \return true if known
+ */
+bool ParseCollectiveType(const std::string& name, CollectiveType& type);
+
+} // namespace ns3
+
+#endif // TRAINING_TRACE_H

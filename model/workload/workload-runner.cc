@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "workload-runner.h"
+
+#include "ns3/abort.h"
+#include "ns3/collective-algorithms.h"
+#include "ns3/collective-selection.h"
+#include "ns3/log.h"
+#include "ns3/nstime.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <numeric>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("AiFabricWorkloadRunner");
+
+NS_OBJECT_ENSURE_REGISTERED(WorkloadRunner);
+
+TypeId
+WorkloadRunner::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::WorkloadRunner")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<WorkloadRunner>()
+            .AddAttribute("Iterations",
+                          "How many times the whole trace is replayed.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&WorkloadRunner::m_iterations),
+                          MakeUintegerChecker<uint32_t>(1, 100000))
+            .AddAttribute("HangTimeout",
+                          "Simulated time without any op or transfer finishing (and no "
+                          "compute running) after which the run is declared stuck.",
+                          TimeValue(Seconds(1)),
+                          MakeTimeAccessor(&WorkloadRunner::m_hangTimeout),
+                          MakeTimeChecker(MicroSeconds(1), Seconds(3600)))
+            .AddAttribute("Algorithm",
+                          "Algorithm of collectives whose op names none (see "
+                          "CollectiveSelection: auto, ring, tree, halving-doubling, direct, "
+                          "hierarchical, nvls).",
+                          StringValue("auto"),
+                          MakeStringAccessor(&WorkloadRunner::m_algorithm),
+                          MakeStringChecker())
+            .AddAttribute("SmallMessageBytes",
+                          "auto: messages up to this size are latency-bound.",
+                          UintegerValue(256 * 1024),
+                          MakeUintegerAccessor(&WorkloadRunner::m_smallMessageBytes),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("Channels",
+                          "Ring channels (and send/recv connections) per call.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&WorkloadRunner::m_channels),
+                          MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute("ChunkBytes",
+                          "Pipelining chunk of the plans (0: none; NVLS uses 128 KiB).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&WorkloadRunner::m_chunkBytes),
+                          MakeUintegerChecker<uint64_t>())
+            .AddTraceSource("OpFinished",
+                            "An op finished on its rank.",
+                            MakeTraceSourceAccessor(&WorkloadRunner::m_opFinishedTrace),
+                            "ns3::WorkloadRunner::OpTracedCallback");
+    return tid;
+}
+
+WorkloadRunner::WorkloadRunner()
+    : m_engine(CreateObject<CollectiveEngine>())
+{
+}
+
+WorkloadRunner::~WorkloadRunner() = default;
+
+void
+WorkloadRunner::DoDispose()
+{
+    m_watchdog.Cancel();
+    if (m_engine)
+    {
+        m_engine->Dispose();
+    }
+    m_engine = nullptr;
+    m_transport = nullptr;
+    Object::DoDispose();
+}
+
+void
+WorkloadRunner::Setup(const TrainingTrace& trace,
+                      const CommGroup& world,
+                      Ptr<CollectiveTransport> transport)
+{
+    std::string why;
+    NS_ABORT_MSG_IF(!trace.Validate(&why), "WorkloadRunner: invalid trace: " << why);
+    NS_ABORT_MSG_IF(!transport, "WorkloadRunner: no transport");
+    NS_ABORT_MSG_IF(world.GetSize() < trace.GetNRanks() ||
+                        transport->GetNRanks() < trace.GetNRanks(),
+                    "WorkloadRunner: the trace has " << trace.GetNRanks() << " ranks but the world has "
+                                                     << world.GetSize()
+                                                     << " and the transport connects "
+                                                     << transport->GetNRanks());
+    m_trace = trace;
+    m_world = world;
+    m_transport = transport;
+    m_engine->SetTransport(transport);
+    m_engine->TraceConnectWithoutContext(
+        "TransferDone",
+        MakeCallback(&WorkloadRunner::OnTransferDone, Ptr<WorkloadRunner>(this)));
+    const uint32_t n = trace.GetNRanks();
+    m_dependents.assign(n, {});
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        const auto& ops = trace.GetOps(r);
+        m_dependents[r].assign(ops.size(), {});
+        for (const TraceOp& op : ops)
+        {
+            for (uint32_t d : op.deps)
+            {
+                m_dependents[r][d].push_back(op.id);
+            }
+        }
+    }
+}
+
+void
+WorkloadRunner::OnTransferDone(uint64_t, uint32_t)
+{
+    ++m_progress;
+}
+
+void
+WorkloadRunner::Start()
+{
+    NS_ABORT_MSG_IF(m_trace.GetNRanks() == 0, "WorkloadRunner::Start before Setup");
+    m_start = Simulator::Now();
+    m_opsTotal = m_trace.GetNOps() * m_iterations;
+    m_ranks.assign(m_trace.GetNRanks(), RankState());
+    m_ranksDone = 0;
+    for (uint32_t r = 0; r < m_trace.GetNRanks(); ++r)
+    {
+        Simulator::ScheduleNow(&WorkloadRunner::StartRepetition, Ptr<WorkloadRunner>(this), r);
+    }
+    m_watchdog = Simulator::Schedule(m_hangTimeout, &WorkloadRunner::Watchdog, Ptr<WorkloadRunner>(this));
+}
+
+void
+WorkloadRunner::StartRepetition(uint32_t rank)
+{
+    RankState& s = m_ranks[rank];
+    const auto& ops = m_trace.GetOps(rank);
+    s.missingDeps.assign(ops.size(), 0);
+    s.started.assign(ops.size(), false);
+    s.finished.assign(ops.size(), false);
+    s.startTime.assign(ops.size(), Time());
+    s.streamOps.assign(m_trace.GetNStreams(), {});
+    s.streamHead.assign(m_trace.GetNStreams(), 0);
+    s.nFinished = 0;
+    for (const TraceOp& op : ops)
+    {
+        s.missingDeps[op.id] = static_cast<uint32_t>(op.deps.size());
+        s.streamOps[op.stream].push_back(op.id);
+    }
+    if (ops.empty())
+    {
+        ++m_ranksDone;
+        return;
+    }
+    for (uint32_t st = 0; st < s.streamOps.size(); ++st)
+    {
+        if (!s.streamOps[st].empty())
+        {
+            TryStart(rank, s.streamOps[st][0]);
+        }
+    }
+}
+
+void
+WorkloadRunner::TryStart(uint32_t rank, uint32_t op)
+{
+    RankState& s = m_ranks[rank];
+    const TraceOp& o = m_trace.GetOps(rank)[op];
+    const auto& stream = s.streamOps[o.stream];
+    if (s.started[op] || s.missingDeps[op] != 0 || s.streamHead[o.stream] >= stream.size() ||
+        stream[s.streamHead[o.stream]] != op)
+    {
+        return;
+    }
+    Begin(rank, op);
+}
+
+void
+WorkloadRunner::Begin(uint32_t rank, uint32_t op)
+{
+    RankState& s = m_ranks[rank];
+    const TraceOp& o = m_trace.GetOps(rank)[op];
+    s.started[op] = true;
+    s.startTime[op] = Simulator::Now();
+    std::ostringstream key;
+    switch (o.kind)
+    {
+    case TraceOpKind::COMPUTE:
+        Simulator::Schedule(o.duration, &WorkloadRunner::Finish, Ptr<WorkloadRunner>(this), rank, op, -1);
+        return;
+    case TraceOpKind::COLLECTIVE:
+        key << "c:" << o.group << "#" << s.groupSeq[o.group]++;
+        Arrive(key.str(), static_cast<uint32_t>(m_trace.GetGroup(o.group).ranks.size()), rank, op);
+        return;
+    case TraceOpKind::SEND:
+        key << "p:" << rank << ">" << o.peer << ":" << o.tag << "#" << s.sendSeq[{o.peer, o.tag}]++;
+        Arrive(key.str(), 2, rank, op);
+        return;
+    case TraceOpKind::RECV:
+        key << "p:" << o.peer << ">" << rank << ":" << o.tag << "#" << s.recvSeq[{o.peer, o.tag}]++;
+        Arrive(key.str(), 2, rank, op);
+        return;
+    }
+}
+
+void
+WorkloadRunner::Arrive(const std::string& key, uint32_t needed, uint32_t rank, uint32_t op)
+{
+    PendingCall& call = m_pending[key];
+    if (call.members.empty())
+    {
+        call.needed = needed;
+        call.firstArrival = Simulator::Now();
+    }
+    call.members.emplace_back(rank, op);
+    if (call.members.size() == call.needed)
+    {
+        Launch(key);
+    }
+}
+
+void
+WorkloadRunner::Launch(const std::string& key)
+{
+    auto it = m_pending.find(key);
+    std::vector<std::pair<uint32_t, uint32_t>> members = std::move(it->second.members);
+    const Time firstArrival = it->second.firstArrival;
+    m_pending.erase(it);
+
+    const auto [rank0, op0] = members.front();
+    const TraceOp& first = m_trace.GetOps(rank0)[op0];
+    CallRecord rec;
+    rec.name = first.name;
+    rec.firstArrival = firstArrival;
+    rec.launch = Simulator::Now();
+    rec.iteration = m_ranks[rank0].repetition * std::max(1u, m_trace.GetNIterations()) + first.iteration;
+    CommPlan plan;
+    std::vector<uint32_t> rankMap;
+    CollectivePlanOptions options;
+    options.channels = m_channels;
+    options.chunkBytes = m_chunkBytes;
+    if (first.kind == TraceOpKind::COLLECTIVE)
+    {
+        const TraceGroup& g = m_trace.GetGroup(first.group);
+        CollectiveSelection selection;
+        selection.smallMessageBytes = m_smallMessageBytes;
+        selection.switchReduction = m_transport->CanReduceInSwitch(g.ranks);
+        options.root = first.root;
+        const std::string algorithm = first.algorithm.empty() ? m_algorithm : first.algorithm;
+        plan = selection.MakePlan(first.collective, algorithm, m_world.SubGroup(g.ranks), first.bytes, options);
+        rankMap = g.ranks;
+        rec.group = g.name;
+        rec.type = first.collective;
+        rec.bytes = first.bytes;
+    }
+    else
+    {
+        // The sender's op says how much moves; plan rank 0 sends to plan rank 1.
+        const auto [sr, so] = first.kind == TraceOpKind::SEND ? members[0] : members[1];
+        const TraceOp& send = m_trace.GetOps(sr)[so];
+        plan = SendRecv(2, 0, 1, send.bytes, m_channels);
+        rankMap = {sr, send.peer};
+        rec.type = CollectiveType::SEND_RECV;
+        rec.bytes = send.bytes;
+        rec.name = send.name;
+    }
+    rec.algorithm = plan.GetAlgorithm();
+    rec.nRanks = plan.GetGroupSize();
+    const uint64_t index = m_calls.size();
+    m_calls.push_back(rec);
+    Ptr<WorkloadRunner> self(this);
+    m_engine->Run(plan,
+                  rankMap,
+                  CollectiveEngine::DoneCallback([self, index, members](const CollectiveResult& r) {
+                      self->CallDone(index, members, r);
+                  }));
+}
+
+void
+WorkloadRunner::CallDone(uint64_t callIndex,
+                         std::vector<std::pair<uint32_t, uint32_t>> members,
+                         const CollectiveResult& result)
+{
+    CallRecord& rec = m_calls[callIndex];
+    rec.end = Simulator::Now();
+    rec.busBw = result.busBw;
+    for (const auto& [rank, op] : members)
+    {
+        Finish(rank, op, static_cast<int64_t>(callIndex));
+    }
+}
+
+void
+WorkloadRunner::Finish(uint32_t rank, uint32_t op, int64_t call)
+{
+    RankState& s = m_ranks[rank];
+    const TraceOp& o = m_trace.GetOps(rank)[op];
+    s.finished[op] = true;
+    ++s.nFinished;
+    ++m_progress;
+    ++m_opsDone;
+    OpRecord rec;
+    rec.rank = rank;
+    rec.op = op;
+    rec.stream = o.stream;
+    rec.iteration = s.repetition * std::max(1u, m_trace.GetNIterations()) + o.iteration;
+    rec.kind = o.kind;
+    rec.name = o.name;
+    rec.start = s.startTime[op];
+    rec.end = Simulator::Now();
+    rec.call = call;
+    m_records.push_back(rec);
+    m_end = rec.end;
+    m_opFinishedTrace(rec);
+
+    if (s.nFinished == m_trace.GetOps(rank).size())
+    {
+        if (++s.repetition < m_iterations)
+        {
+            StartRepetition(rank);
+        }
+        else if (++m_ranksDone == m_trace.GetNRanks())
+        {
+            m_watchdog.Cancel();
+        }
+        return;
+    }
+    ++s.streamHead[o.stream];
+    for (uint32_t d : m_dependents[rank][op])
+    {
+        if (--s.missingDeps[d] == 0)
+        {
+            TryStart(rank, d);
+        }
+    }
+    const auto& stream = s.streamOps[o.stream];
+    if (s.streamHead[o.stream] < stream.size())
+    {
+        TryStart(rank, stream[s.streamHead[o.stream]]);
+    }
+}
+
+void
+WorkloadRunner::Watchdog()
+{
+    if (IsFinished())
+    {
+        return;
+    }
+    // A running compute op is progress on its way, whatever its length.
+    bool computing = false;
+    for (uint32_t r = 0; r < m_ranks.size() && !computing; ++r)
+    {
+        const RankState& s = m_ranks[r];
+        const auto& ops = m_trace.GetOps(r);
+        for (uint32_t i = 0; i < s.started.size() && !computing; ++i)
+        {
+            computing = s.started[i] && !s.finished[i] && ops[i].kind == TraceOpKind::COMPUTE;
+        }
+    }
+    if (m_progress != m_progressAtCheck || computing)
+    {
+        m_progressAtCheck = m_progress;
+        m_watchdog = Simulator::Schedule(m_hangTimeout, &WorkloadRunner::Watchdog, Ptr<WorkloadRunner>(this));
+        return;
+    }
+
+    m_stuck = true;
+    std::ostringstream os;
+    os << "no op or transfer finished for " << m_hangTimeout.GetSeconds() * 1e3
+       << " ms of simulated time (at " << Simulator::Now().GetSeconds() * 1e3 << " ms) with "
+       << (m_opsTotal - m_opsDone) << " of " << m_opsTotal << " ops left\n";
+    const size_t MAX_LINES = 40;
+    size_t lines = 0;
+    for (uint32_t r = 0; r < m_ranks.size() && lines < MAX_LINES; ++r)
+    {
+        const RankState& s = m_ranks[r];
+        if (s.repetition >= m_iterations)
+        {
+            continue;
+        }
+        const auto& ops = m_trace.GetOps(r);
+        for (uint32_t i = 0; i < ops.size() && lines < MAX_LINES; ++i)
+        {
+            const TraceOp& o = ops[i];
+            if (s.started[i] && !s.finished[i])
+            {
+                os << "  rank " << r << " op " << i << " '" << o.name << "' ("
+                   << TraceOpKindToString(o.kind);
+                if (o.kind == TraceOpKind::COLLECTIVE)
+                {
+                    os << " " << o.collective << " on " << o.group;
+                }
+                else if (o.kind != TraceOpKind::COMPUTE)
+                {
+                    os << (o.kind == TraceOpKind::SEND ? " to " : " from ") << o.peer;
+                }
+                os << ", stream " << o.stream << ") started at "
+                   << s.startTime[i].GetSeconds() * 1e3 << " ms";
+                // Which peers have not arrived?
+                for (const auto& [key, call] : m_pending)
+                {
+                    for (const auto& m : call.members)
+                    {
+                        if (m.first == r && m.second == i)
+                        {
+                            os << ", waiting for " << call.needed - call.members.size()
+                               << " more rank(s) to reach it (" << key << ")";
+                        }
+                    }
+                }
+                os << "\n";
+                ++lines;
+            }
+            else if (!s.started[i] && s.streamHead[o.stream] < s.streamOps[o.stream].size())
+            {
+                const auto& stream = s.streamOps[o.stream];
+                const uint32_t head = s.streamHead[o.stream];
+                if (stream[head] == i)
+                {
+                    os << "  rank " << r << " op " << i << " '" << o.name << "' (stream "
+                       << o.stream << ") not started: waits for " << s.missingDeps[i]
+                       << " dep(s)\n";
+                    ++lines;
+                }
+                else if (head + 1 < stream.size() && stream[head + 1] == i)
+                {
+                    os << "  rank " << r << " op " << i << " '" << o.name << "' (stream "
+                       << o.stream << ") not started: queued behind op " << stream[head] << "\n";
+                    ++lines;
+                }
+            }
+        }
+    }
+    const auto pending = m_engine->GetPendingTransfers();
+    os << "  transfers in flight: " << pending.size() << "\n";
+    for (size_t k = 0; k < pending.size() && k < 20; ++k)
+    {
+        const auto& p = pending[k];
+        os << "    flow " << p.src << " -> " << p.dst << ", " << p.bytes << " B, channel "
+           << p.channel << ", since " << p.sentAt.GetSeconds() * 1e3 << " ms (call " << p.runId
+           << " transfer " << p.transfer << ")\n";
+    }
+    m_stuckReport = os.str();
+    NS_LOG_WARN("WorkloadRunner: stuck\n" << m_stuckReport);
+    Simulator::Stop();
+}
+
+bool
+WorkloadRunner::IsFinished() const
+{
+    return !m_ranks.empty() && m_ranksDone == m_ranks.size();
+}
+
+bool
+WorkloadRunner::IsStuck() const
+{
+    return m_stuck;
+}
+
+std::string
+WorkloadRunner::GetStuckReport() const
+{
+    return m_stuckReport;
+}
+
+std::pair<uint64_t, uint64_t>
+WorkloadRunner::GetProgress() const
+{
+    return {m_opsDone, m_opsTotal};
+}
+
+const std::vector<OpRecord>&
+WorkloadRunner::GetOps() const
+{
+    return m_records;
+}
+
+const std::vector<CallRecord>&
+WorkloadRunner::GetCalls() const
+{
+    return m_calls;
+}
+
+Ptr<CollectiveEngine>
+WorkloadRunner::GetEngine() const
+{
+    return m_engine;
+}
+
+uint32_t
+WorkloadRunner::GetNIterations() const
+{
+    return m_iterations * std::max(1u, m_trace.GetNIterations());
+}
+
+Time
+WorkloadRunner::GetEndTime() const
+{
+    return m_end;
+}
+
+namespace
+{
+using Interval = std::pair<Time, Time>;
+
+/// Merge overlapping intervals; returns them sorted and disjoint.
+std::vector<Interval>
+Merge(std::vector<Interval> v)
+{
+    std::sort(v.begin(), v.end());
+    std::vector<Interval> out;
+    for (const auto& iv : v)
+    {
+        if (!out.empty() && iv.first <= out.back().second)
+        {
+            out.back().second = std::max(out.back().second, iv.second);
+        }
+        else
+        {
+            out.push_back(iv);
+        }
+    }
+    return out;
+}
+
+Time
+Length(const std::vector<Interval>& v)
+{
+    Time t;
+    for (const auto& iv : v)
+    {
+        t += iv.second - iv.first;
+    }
+    return t;
+}
+
+/// Length of the intersection of two sorted disjoint lists.
+Time
+Overlap(const std::vector<Interval>& a, const std::vector<Interval>& b)
+{
+    Time t;
+    size_t i = 0;
+    size_t j = 0;
+    while (i < a.size() && j < b.size())
+    {
+        const Time lo = std::max(a[i].first, b[j].first);
+        const Time hi = std::min(a[i].second, b[j].second);
+        if (hi > lo)
+        {
+            t += hi - lo;
+        }
+        (a[i].second < b[j].second) ? ++i : ++j;
+    }
+    return t;
+}
+} // namespace
+
+std::vector<IterationBreakdown>
+WorkloadRunner::GetBreakdown() const
+{
+    const uint32_t n = m_trace.GetNRanks();
+    const uint32_t iters = GetNIterations();
+    std::vector<std::vector<Interval>> compute(static_cast<size_t>(n) * iters);
+    std::vector<std::vector<Interval>> comm(static_cast<size_t>(n) * iters);
+    std::vector<Time> end(static_cast<size_t>(n) * iters, Time());
+    std::vector<bool> seen(static_cast<size_t>(n) * iters, false);
+    for (const OpRecord& r : m_records)
+    {
+        const size_t k = static_cast<size_t>(r.rank) * iters + r.iteration;
+        (r.kind == TraceOpKind::COMPUTE ? compute : comm)[k].emplace_back(r.start, r.end);
+        end[k] = seen[k] ? std::max(end[k], r.end) : r.end;
+        seen[k] = true;
+    }
+    std::vector<IterationBreakdown> out;
+    for (uint32_t rank = 0; rank < n; ++rank)
+    {
+        Time previous = m_start;
+        for (uint32_t it = 0; it < iters; ++it)
+        {
+            const size_t k = static_cast<size_t>(rank) * iters + it;
+            if (!seen[k])
+            {
+                continue;
+            }
+            IterationBreakdown b;
+            b.rank = rank;
+            b.iteration = it;
+            b.start = previous;
+            b.end = end[k];
+            // Clip to the iteration's window: ops of a rank's next iteration never start
+            // before this one's end unless the trace lets them overlap.
+            auto c = Merge(compute[k]);
+            auto m = Merge(comm[k]);
+            b.compute = Length(c);
+            b.exposedComm = Length(m) - Overlap(m, c);
+            b.idle = b.GetTotal() - b.compute - b.exposedComm;
+            if (b.idle.IsStrictlyNegative())
+            {
+                b.idle = Time(); // iterations overlapping on a rank: no idle time to speak of
+            }
+            out.push_back(b);
+            previous = b.end;
+        }
+    }
+    return out;
+}
+
+} // namespace ns3

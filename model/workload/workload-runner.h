@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef WORKLOAD_RUNNER_H
+#define WORKLOAD_RUNNER_H
+
+#include "training-trace.h"
+
+#include "ns3/collective-engine.h"
+#include "ns3/comm-group.h"
+#include "ns3/event-id.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace ns3
+{
+
+/// One op as it ran (for timelines and breakdowns).
+struct OpRecord
+{
+    uint32_t rank{0};
+    uint32_t op{0};        //!< index in the rank's trace
+    uint32_t stream{0};
+    uint32_t iteration{0}; //!< repetition x trace iterations + the op's iteration
+    TraceOpKind kind{TraceOpKind::COMPUTE};
+    std::string name;
+    Time start;            //!< when the rank reached it (deps done, stream free)
+    Time end;              //!< when it finished on this rank
+    int64_t call{-1};      //!< index into GetCalls() for communication ops
+};
+
+/// One collective call or send/recv pair as the engine ran it.
+struct CallRecord
+{
+    std::string group;     //!< group name ("" for send/recv)
+    CollectiveType type{CollectiveType::ALL_REDUCE}; //!< SEND_RECV for point to point
+    std::string algorithm; //!< the plan's algorithm
+    std::string name;      //!< the op's name (first member's)
+    uint32_t nRanks{0};
+    uint64_t bytes{0};
+    uint32_t iteration{0};
+    Time firstArrival;     //!< first member reached it
+    Time launch;           //!< last member reached it: the plan started
+    Time end;              //!< the plan finished
+    double busBw{0};       //!< nccl-tests busbw over launch..end, B/s
+};
+
+/// Per rank and iteration: where the time went.
+struct IterationBreakdown
+{
+    uint32_t rank{0};
+    uint32_t iteration{0};
+    Time start;        //!< end of the previous iteration on this rank (or the run's start)
+    Time end;          //!< its last op finished
+    Time compute;      //!< union of compute op intervals
+    Time exposedComm;  //!< communication running while no compute runs
+    Time idle;         //!< neither (waiting for peers, pipeline bubbles)
+    /// \return end - start
+    Time GetTotal() const
+    {
+        return end - start;
+    }
+};
+
+/**
+ * \ingroup ai-fabric
+ * Replays a TrainingTrace over the collective layer.
+ *
+ * Each rank runs its op list: an op starts when its deps have finished and the previous
+ * op of its stream has finished (streams are FIFOs, like CUDA streams; stream 0 is
+ * compute by convention, and communication streams overlap compute and each other).
+ * COMPUTE ops take their duration. The k-th collective a rank issues on a group joins
+ * the k-th call of that group: when the last member has arrived, the plan (the op's
+ * algorithm, or the Algorithm attribute, via CollectiveSelection on the group's
+ * sub-group of the world, so hierarchy and NVLS are known) runs on the CollectiveEngine
+ * and every member's op finishes when it completes. SEND/RECV pairs meet the same way
+ * (rendezvous) and move bytes as a send/recv plan. The whole trace is repeated
+ * Iterations times; a rank starts repetition q+1 when its ops of repetition q are done.
+ *
+ * Hang detection: while work remains, a watchdog checks every HangTimeout of simulated
+ * time that some op or transfer finished; if none did (a PFC deadlock, collectives issued
+ * in different orders, a send with no matching progress) the run stops, IsStuck() turns
+ * true and GetStuckReport() names the stuck ranks, ops and flows.
+ */
+class WorkloadRunner : public Object
+{
+  public:
+    static TypeId GetTypeId();
+
+    WorkloadRunner();
+    ~WorkloadRunner() override;
+
+    /**
+     * Set what to run and where. Aborts if the trace does not validate or has more ranks
+     * than world and transport.
+     * \param trace the workload (copied)
+     * \param world rank -> GPU placement of the trace's ranks (rank r of the trace is
+     *        rank r of world and of the transport)
+     * \param transport the carrier
+     */
+    void Setup(const TrainingTrace& trace, const CommGroup& world, Ptr<CollectiveTransport> transport);
+
+    /// Start replaying now (schedule it; Simulator::Run does the rest).
+    void Start();
+
+    /// \return true once every rank has run every op of every repetition
+    bool IsFinished() const;
+    /// \return true if the watchdog stopped the run for lack of progress
+    bool IsStuck() const;
+    /**
+     * \return a readable description of what is stuck (ranks, ops, what each waits for,
+     * transfers in flight); empty if nothing is
+     */
+    std::string GetStuckReport() const;
+    /// \return ops finished so far and ops in the whole run
+    std::pair<uint64_t, uint64_t> GetProgress() const;
+
+    /// \return every op that finished, in finishing order
+    const std::vector<OpRecord>& GetOps() const;
+    /// \return every collective call and send/recv pair, in launch order
+    const std::vector<CallRecord>& GetCalls() const;
+    /// \return per rank and iteration breakdowns (rank-major), computed on demand
+    std::vector<IterationBreakdown> GetBreakdown() const;
+    /// \return the engine (e.g. to hook its traces)
+    Ptr<CollectiveEngine> GetEngine() const;
+    /// \return the number of iterations run (Iterations x trace iterations)
+    uint32_t GetNIterations() const;
+    /// \return when the last op finished
+    Time GetEndTime() const;
+
+    /// Signature of OpFinished: the finished op's record.
+    typedef void (*OpTracedCallback)(const OpRecord& record);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// Execution state of one rank.
+    struct RankState
+    {
+        uint32_t repetition{0};
+        std::vector<uint32_t> missingDeps;  //!< per op
+        std::vector<bool> started;          //!< per op
+        std::vector<bool> finished;         //!< per op
+        std::vector<Time> startTime;        //!< per op
+        std::vector<std::vector<uint32_t>> streamOps; //!< per stream: op ids in order
+        std::vector<uint32_t> streamHead;   //!< per stream: index of the next op
+        uint32_t nFinished{0};
+        std::map<std::string, uint64_t> groupSeq;                          //!< calls issued per group
+        std::map<std::tuple<uint32_t, uint32_t>, uint64_t> sendSeq;        //!< (dst, tag)
+        std::map<std::tuple<uint32_t, uint32_t>, uint64_t> recvSeq;        //!< (src, tag)
+    };
+
+    /// A call waiting for its members (collective) or its two sides (send/recv).
+    struct PendingCall
+    {
+        uint32_t needed{0};
+        std::vector<std::pair<uint32_t, uint32_t>> members; //!< (rank, op) arrived
+        Time firstArrival;
+    };
+
+    void StartRepetition(uint32_t rank);
+    void TryStart(uint32_t rank, uint32_t op);
+    void Begin(uint32_t rank, uint32_t op);
+    void Arrive(const std::string& key, uint32_t needed, uint32_t rank, uint32_t op);
+    void Launch(const std::string& key);
+    void CallDone(uint64_t callIndex,
+                  std::vector<std::pair<uint32_t, uint32_t>> members,
+                  const CollectiveResult& result);
+    void Finish(uint32_t rank, uint32_t op, int64_t call);
+    void Watchdog();
+    void OnTransferDone(uint64_t runId, uint32_t transfer);
+
+    TrainingTrace m_trace;
+    CommGroup m_world;
+    Ptr<CollectiveTransport> m_transport;
+    Ptr<CollectiveEngine> m_engine;
+    std::vector<std::vector<std::vector<uint32_t>>> m_dependents; //!< rank -> op -> waiting ops
+    std::vector<RankState> m_ranks;
+    std::map<std::string, PendingCall> m_pending;
+    std::vector<OpRecord> m_records;
+    std::vector<CallRecord> m_calls;
+
+    uint32_t m_iterations{1};
+    Time m_hangTimeout;
+    std::string m_algorithm;
+    uint64_t m_smallMessageBytes{0};
+    uint32_t m_channels{1};
+    uint64_t m_chunkBytes{0};
+
+    uint64_t m_progress{0};           //!< ops and transfers finished
+    uint64_t m_progressAtCheck{0};
+    uint64_t m_opsDone{0};
+    uint64_t m_opsTotal{0};
+    uint32_t m_ranksDone{0};
+    bool m_stuck{false};
+    std::string m_stuckReport;
+    EventId m_watchdog;
+    Time m_start;
+    Time m_end;
+
+    TracedCallback<const OpRecord&> m_opFinishedTrace;
+};
+
+} // namespace ns3
+
+#endif // WORKLOAD_RUNNER_H

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// WorkloadRunner semantics on the ideal transport: overlap, exposure, dependencies,
+// streams, iterations, send/recv rendezvous, and stuck runs reported instead of hanging.
+#include "ns3/collective-algorithms.h"
+#include "ns3/ideal-transport.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+#include "ns3/workload-runner.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+
+namespace
+{
+constexpr uint64_t MiB = 1 << 20;
+
+/// The ideal carrier of these tests: 100 Gb/s ports, 5 us per message.
+Ptr<IdealTransport>
+MakeIdeal(uint32_t n)
+{
+    auto t = CreateObject<IdealTransport>();
+    t->SetAttribute("NRanks", UintegerValue(n));
+    t->SetAttribute("DataRate", DataRateValue(DataRate("100Gbps")));
+    t->SetAttribute("Latency", TimeValue(MicroSeconds(5)));
+    return t;
+}
+
+TraceOp
+Compute(const std::string& name, Time d, std::vector<uint32_t> deps = {})
+{
+    TraceOp op;
+    op.kind = TraceOpKind::COMPUTE;
+    op.name = name;
+    op.duration = d;
+    op.deps = std::move(deps);
+    return op;
+}
+
+TraceOp
+AllReduce(const std::string& group, uint64_t bytes, uint32_t stream, std::vector<uint32_t> deps = {})
+{
+    TraceOp op;
+    op.kind = TraceOpKind::COLLECTIVE;
+    op.name = "ar";
+    op.collective = CollectiveType::ALL_REDUCE;
+    op.group = group;
+    op.bytes = bytes;
+    op.stream = stream;
+    op.algorithm = "ring";
+    op.deps = std::move(deps);
+    return op;
+}
+
+/// Ring all-reduce on the ideal carrier: 2(n-1) steps of alpha + S/(n B).
+Time
+RingTime(uint32_t n, uint64_t bytes)
+{
+    return MicroSeconds(5) * (2 * (n - 1)) +
+           Seconds(2.0 * (n - 1) * (static_cast<double>(bytes) / n) * 8 / 100e9);
+}
+
+/// Run trace on n ranks of one host each; returns the runner (simulator destroyed).
+Ptr<WorkloadRunner>
+Replay(const TrainingTrace& trace, uint32_t iterations = 1, Time hang = Seconds(1))
+{
+    const uint32_t n = trace.GetNRanks();
+    auto runner = CreateObject<WorkloadRunner>();
+    runner->SetAttribute("Iterations", UintegerValue(iterations));
+    runner->SetAttribute("HangTimeout", TimeValue(hang));
+    runner->Setup(trace, CommGroup::Uniform(n, 1), MakeIdeal(n));
+    runner->Start();
+    Simulator::Run();
+    Simulator::Destroy();
+    return runner;
+}
+
+TrainingTrace
+TwoRanks()
+{
+    TrainingTrace t(2);
+    t.AddGroup({"dp", "dp", {0, 1}});
+    return t;
+}
+} // namespace
+
+TEST(WorkloadRunner, HiddenCollectiveAddsNothing)
+{
+    // The all-reduce (90 us) runs on stream 1 under a 200 us compute on stream 0.
+    TrainingTrace t = TwoRanks();
+    for (uint32_t r = 0; r < 2; ++r)
+    {
+        t.AddOp(r, Compute("fwd", MicroSeconds(200)));
+        t.AddOp(r, AllReduce("dp", MiB, 1));
+    }
+    ASSERT_LT(RingTime(2, MiB), MicroSeconds(200));
+    auto runner = Replay(t);
+    ASSERT_TRUE(runner->IsFinished());
+    EXPECT_EQ(runner->GetEndTime(), MicroSeconds(200));
+    for (const auto& b : runner->GetBreakdown())
+    {
+        EXPECT_EQ(b.GetTotal(), MicroSeconds(200));
+        EXPECT_EQ(b.compute, MicroSeconds(200));
+        EXPECT_EQ(b.exposedComm, Time());
+        EXPECT_EQ(b.idle, Time());
+    }
+    ASSERT_EQ(runner->GetCalls().size(), 1u);
+    EXPECT_EQ(runner->GetCalls()[0].end - runner->GetCalls()[0].launch, RingTime(2, MiB));
+}
+
+TEST(WorkloadRunner, ExposedCollectiveAddsItsDuration)
+{
+    // compute -> all-reduce -> compute: the all-reduce sits on the critical path.
+    TrainingTrace t = TwoRanks();
+    for (uint32_t r = 0; r < 2; ++r)
+    {
+        t.AddOp(r, Compute("fwd", MicroSeconds(100)));
+        t.AddOp(r, AllReduce("dp", 4 * MiB, 1, {0}));
+        t.AddOp(r, Compute("bwd", MicroSeconds(50), {1}));
+    }
+    auto runner = Replay(t);
+    ASSERT_TRUE(runner->IsFinished());
+    const Time ar = RingTime(2, 4 * MiB);
+    EXPECT_EQ(runner->GetEndTime(), MicroSeconds(150) + ar);
+    for (const auto& b : runner->GetBreakdown())
+    {
+        EXPECT_EQ(b.compute, MicroSeconds(150));
+        EXPECT_EQ(b.exposedComm, ar);
+        EXPECT_EQ(b.idle, Time());
+    }
+}
+
+TEST(WorkloadRunner, DependenciesAndStreamsOrderOps)
+{
+    // Rank 0: a (stream 0, 10 us), b (stream 1, 30 us... as compute), c deps {a, b}.
+    // Rank 1 arrives late at the all-reduce: rank 0 waits for it.
+    TrainingTrace t = TwoRanks();
+    t.AddOp(0, Compute("a", MicroSeconds(10)));
+    TraceOp b = Compute("b", MicroSeconds(30));
+    b.stream = 1;
+    t.AddOp(0, b);
+    t.AddOp(0, Compute("c", MicroSeconds(5), {0, 1}));
+    t.AddOp(0, AllReduce("dp", MiB, 2, {2}));
+    t.AddOp(1, Compute("late", MicroSeconds(100)));
+    t.AddOp(1, AllReduce("dp", MiB, 2, {0}));
+    auto runner = Replay(t);
+    ASSERT_TRUE(runner->IsFinished());
+    std::map<std::string, OpRecord> byName; // rank 0's ops
+    for (const auto& r : runner->GetOps())
+    {
+        if (r.rank == 0)
+        {
+            byName[r.name] = r;
+        }
+    }
+    EXPECT_EQ(byName["a"].start, Time());
+    EXPECT_EQ(byName["b"].start, Time()); // another stream: in parallel
+    EXPECT_EQ(byName["c"].start, MicroSeconds(30));
+    EXPECT_EQ(byName["ar"].start, MicroSeconds(35)); // rank 0 reaches it...
+    const auto& call = runner->GetCalls().at(0);
+    EXPECT_EQ(call.firstArrival, MicroSeconds(35));
+    EXPECT_EQ(call.launch, MicroSeconds(100)); // ...but it launches when rank 1 does
+    EXPECT_EQ(byName["ar"].end, MicroSeconds(100) + RingTime(2, MiB));
+}
+
+TEST(WorkloadRunner, IterationsRepeatTheTrace)
+{
+    TrainingTrace t = TwoRanks();
+    for (uint32_t r = 0; r < 2; ++r)
+    {
+        t.AddOp(r, Compute("step", MicroSeconds(40)));
+        t.AddOp(r, AllReduce("dp", MiB, 1, {0}));
+    }
+    auto runner = Replay(t, 3);
+    ASSERT_TRUE(runner->IsFinished());
+    EXPECT_EQ(runner->GetNIterations(), 3u);
+    EXPECT_EQ(runner->GetEndTime(), 3 * (MicroSeconds(40) + RingTime(2, MiB)));
+    EXPECT_EQ(runner->GetBreakdown().size(), 6u);
+    EXPECT_EQ(runner->GetCalls().size(), 3u);
+    EXPECT_EQ(runner->GetProgress().first, 12u);
+}
+
+TEST(WorkloadRunner, SendRecvMeet)
+{
+    TrainingTrace t(2);
+    TraceOp send;
+    send.kind = TraceOpKind::SEND;
+    send.peer = 1;
+    send.bytes = MiB;
+    send.stream = 1;
+    TraceOp recv = send;
+    recv.kind = TraceOpKind::RECV;
+    recv.peer = 0;
+    t.AddOp(0, Compute("x", MicroSeconds(20)));
+    send.deps = {0};
+    t.AddOp(0, send);
+    t.AddOp(1, recv);
+    t.AddOp(1, Compute("y", MicroSeconds(10), {0}));
+    auto runner = Replay(t);
+    ASSERT_TRUE(runner->IsFinished());
+    const Time p2p = MicroSeconds(5) + Seconds(MiB * 8.0 / 100e9);
+    EXPECT_EQ(runner->GetEndTime(), MicroSeconds(20) + p2p + MicroSeconds(10));
+    EXPECT_EQ(runner->GetCalls().at(0).type, CollectiveType::SEND_RECV);
+}
+
+TEST(WorkloadRunner, CollectivesInDifferentOrdersAreReportedStuck)
+{
+    // Rank 0 all-reduces on A then B; rank 1 on B then A: each waits for the other.
+    TrainingTrace t(2);
+    t.AddGroup({"A", "custom", {0, 1}});
+    t.AddGroup({"B", "custom", {0, 1}});
+    t.AddOp(0, AllReduce("A", MiB, 1));
+    t.AddOp(0, AllReduce("B", MiB, 1));
+    t.AddOp(1, AllReduce("B", MiB, 1));
+    t.AddOp(1, AllReduce("A", MiB, 1));
+    // Validate sees each group's sequence is the same on both ranks: it cannot tell.
+    ASSERT_TRUE(t.Validate());
+    auto runner = Replay(t, 1, MilliSeconds(2));
+    EXPECT_FALSE(runner->IsFinished());
+    ASSERT_TRUE(runner->IsStuck());
+    const std::string report = runner->GetStuckReport();
+    EXPECT_NE(report.find("rank 0 op 0"), std::string::npos) << report;
+    EXPECT_NE(report.find("rank 1 op 0"), std::string::npos) << report;
+    EXPECT_NE(report.find("waiting for 1 more rank"), std::string::npos) << report;
+    EXPECT_NE(report.find("on A"), std::string::npos) << report;
+}
+
+TEST(WorkloadRunner, SendSendDeadlockIsReported)
+{
+    // Both ranks send first, then receive, on one stream: rendezvous never happens.
+    TrainingTrace t(2);
+    for (uint32_t r = 0; r < 2; ++r)
+    {
+        TraceOp send;
+        send.kind = TraceOpKind::SEND;
+        send.name = "send";
+        send.peer = 1 - r;
+        send.bytes = MiB;
+        send.stream = 1;
+        TraceOp recv = send;
+        recv.kind = TraceOpKind::RECV;
+        recv.name = "recv";
+        t.AddOp(r, send);
+        t.AddOp(r, recv);
+    }
+    auto runner = Replay(t, 1, MilliSeconds(1));
+    ASSERT_TRUE(runner->IsStuck());
+    EXPECT_NE(runner->GetStuckReport().find("'send' (send to 1"), std::string::npos)
+        << runner->GetStuckReport();
+    EXPECT_NE(runner->GetStuckReport().find("'recv' (stream 1) not started: queued behind op 0"), std::string::npos)
+        << runner->GetStuckReport();
+}
+
+TEST(WorkloadRunner, LongComputeIsNotAHang)
+{
+    TrainingTrace t = TwoRanks();
+    for (uint32_t r = 0; r < 2; ++r)
+    {
+        t.AddOp(r, Compute("long", MilliSeconds(50)));
+    }
+    auto runner = Replay(t, 1, MilliSeconds(1));
+    EXPECT_TRUE(runner->IsFinished());
+    EXPECT_FALSE(runner->IsStuck());
+}
