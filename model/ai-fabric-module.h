@@ -39,6 +39,7 @@
 #include "ns3/shared-buffer-mmu.h"
 #include "ns3/trace-json.h"
 #include "ns3/training-trace.h"
+#include "ns3/transformer-trace-generator.h"
 #include "ns3/workload-runner.h"
 
 #endif

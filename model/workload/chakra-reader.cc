@@ -154,6 +154,10 @@ class WireReader
                 return Fail("varint cut off by the end of the data (truncated?)");
             }
             uint8_t b = m_data[m_pos++];
+            if (i == 9 && (b & 0x80) != 0)
+            {
+                return Fail("varint longer than 10 bytes");
+            }
             if (i == 9 && b > 1)
             {
                 return Fail("varint overflows 64 bits");
@@ -164,7 +168,7 @@ class WireReader
                 return true;
             }
         }
-        return Fail("varint longer than 10 bytes");
+        return false; // not reached: the tenth byte always returns
     }
 
     /// Little-endian fixed-width value (wire types 1 and 5).
@@ -208,7 +212,7 @@ class WireReader
     bool ReadSub(WireReader& sub)
     {
         uint64_t len;
-        size_t at = Offset();
+        size_t prefix = m_pos;
         if (!ReadVarint(len))
         {
             return false;
@@ -216,9 +220,9 @@ class WireReader
         if (len > m_size - m_pos)
         {
             std::ostringstream os;
-            os << "length " << len << " (prefix at byte offset " << at
-               << ") runs past the end of the data (" << (m_size - m_pos)
+            os << "length " << len << " runs past the end of the data (" << (m_size - m_pos)
                << " bytes left; truncated?)";
+            m_pos = prefix; // report where the length starts
             return Fail(os.str());
         }
         sub = WireReader(m_data + m_pos, static_cast<size_t>(len), Offset());
