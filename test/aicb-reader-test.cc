@@ -5,12 +5,12 @@
 #include "ns3/aicb-reader.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 using namespace ns3;
@@ -303,7 +303,8 @@ TEST_F(AicbReader, LayerCountMismatch)
 
 TEST_F(AicbReader, BadParallelism)
 {
-    ExpectError("tp.txt", HEADER + "1\n" + LAYER, 5, 1, {"TP size 2", "does not divide the 5 GPUs"});
+    ExpectError(
+        "tp.txt", HEADER + "1\n" + LAYER, 5, 1, {"TP size 2", "does not divide the 5 GPUs"});
     ExpectError("pp.txt",
                 "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 pp: 2\n1\n" + LAYER,
                 8,

@@ -5,12 +5,12 @@
 #include "ns3/chakra-reader.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 using namespace ns3;
@@ -210,12 +210,12 @@ TEST_F(ChakraReader, AllToAllSample)
     ExpectSampleCollective(trace, CollectiveType::ALL_TO_ALL, "all_to_all_8npus_1MB");
 }
 
-// Every node kind, every integer kind, packed and unpacked deps, a forward dependency.
+// Compute, metadata, send, recv and collective nodes; most integer kinds; packed and
+// unpacked deps; a dependency on a node listed later.
 TEST_F(ChakraReader, MappingRules)
 {
     std::string rank0 =
-        METADATA +
-        Message(NodeHead(40, "after-gemm", 4) + Var(7, 2) + PackedDeps({10})) +
+        METADATA + Message(NodeHead(40, "after-gemm", 4) + Var(7, 2) + PackedDeps({10})) +
         Message(NodeHead(10, "gemm", 4) + Var(7, 5) + Attr("num_ops", Var(13, 1000))) +
         Message(NodeHead(20, "send", 5) + PackedDeps({10}) + Attr("comm_dst", Var(11, 1)) +
                 Attr("comm_size", Fixed(21, 4096, 8)) + Attr("comm_tag", Var(17, 14))) +
@@ -353,15 +353,16 @@ TEST_F(ChakraReader, UnsupportedCommType)
     f = Write("nosize.0.et",
               METADATA + Message(NodeHead(4, "c", 7) + Attr("comm_type", Var(9, 0))));
     ExpectError({f}, f, {"node id 4", "COMM_COLL_NODE without attribute comm_size"});
-    f = Write("negsize.0.et", METADATA + Message(NodeHead(4, "c", 7) + Attr("comm_type", Var(9, 0)) +
-                                                 Attr("comm_size", Var(17, 9))));
+    f = Write("negsize.0.et",
+              METADATA + Message(NodeHead(4, "c", 7) + Attr("comm_type", Var(9, 0)) +
+                                 Attr("comm_size", Var(17, 9))));
     ExpectError({f}, f, {"node id 4", "attribute comm_size is not an integer", "(-5)"});
 }
 
 TEST_F(ChakraReader, DependencyOnMissingNode)
 {
-    std::string f = Write("missing.0.et",
-                          METADATA + Message(NodeHead(5, "c", 4) + PackedDeps({99})));
+    std::string f =
+        Write("missing.0.et", METADATA + Message(NodeHead(5, "c", 4) + PackedDeps({99})));
     ExpectError({f}, f, {"node id 5", "depends on node id 99, which is not in the file"});
 }
 
@@ -386,9 +387,9 @@ TEST_F(ChakraReader, OtherBadInput)
     ExpectError({f}, f, {"node id 1", "duplicate node id"});
     f = Write("type.0.et", METADATA + Message(NodeHead(1, "a", 12)));
     ExpectError({f}, f, {"node id 1", "unknown node type 12"});
-    std::string self = Write("self.0.et", METADATA + Message(NodeHead(1, "s", 5) +
-                                                             Attr("comm_dst", Var(9, 0)) +
-                                                             Attr("comm_size", Var(9, 8))));
+    std::string self = Write("self.0.et",
+                             METADATA + Message(NodeHead(1, "s", 5) + Attr("comm_dst", Var(9, 0)) +
+                                                Attr("comm_size", Var(9, 8))));
     ExpectError({self}, self, {"node id 1", "comm_dst 0 is the rank itself"});
     std::string j = Write("bad.0.json", "[{\"id\": 1,");
     ExpectError({j}, j, {"not valid JSON"}, true);
@@ -426,8 +427,7 @@ TEST_F(ChakraReader, NoCrashOnDamagedSample)
             damaged[n] = c;
             f = Write("damaged.et", damaged);
             trace = ChakraTraceReader::ReadFiles({f}, &error);
-            EXPECT_TRUE(trace.GetNRanks() == 0 ? error.find(f) != std::string::npos
-                                               : error.empty())
+            EXPECT_TRUE(trace.GetNRanks() == 0 ? error.find(f) != std::string::npos : error.empty())
                 << n << " " << int(c);
         }
     }

@@ -71,6 +71,11 @@ Replay(const TrainingTrace& trace, uint32_t iterations = 1, Time hang = Seconds(
     runner->Setup(trace, CommGroup::Uniform(n, 1), MakeIdeal(n));
     runner->Start();
     Simulator::Run();
+    if (runner->IsFinished())
+    {
+        // Nothing of the runner's (its watchdog) outlives the workload.
+        EXPECT_EQ(Simulator::Now(), runner->GetEndTime());
+    }
     Simulator::Destroy();
     return runner;
 }

@@ -81,7 +81,12 @@ CollectiveEngine::GetTypeId()
             .AddTraceSource("TransferDone",
                             "The transport reported a transfer arrived: (call id, transfer id).",
                             MakeTraceSourceAccessor(&CollectiveEngine::m_transferDoneTrace),
-                            "ns3::CollectiveEngine::TransferTracedCallback");
+                            "ns3::CollectiveEngine::TransferTracedCallback")
+            .AddTraceSource("FlowCompleted",
+                            "A transfer arrived, with its endpoints, size, channel and start "
+                            "(for flow completion times).",
+                            MakeTraceSourceAccessor(&CollectiveEngine::m_flowCompletedTrace),
+                            "ns3::CollectiveEngine::FlowTracedCallback");
     return tid;
 }
 
@@ -327,6 +332,17 @@ CollectiveEngine::TransferDone(uint64_t runId, uint32_t transfer)
     --run.nInFlight;
     ++run.nDone;
     m_transferDoneTrace(runId, transfer);
+    if (!m_flowCompletedTrace.IsEmpty())
+    {
+        m_flowCompletedTrace(PendingTransfer{runId,
+                                             transfer,
+                                             ts.src,
+                                             ts.dst,
+                                             ts.bytes,
+                                             ts.channel,
+                                             ts.sentAt,
+                                             ts.kind});
+    }
     for (uint32_t k = run.dependentsBegin[transfer]; k < run.dependentsBegin[transfer + 1]; ++k)
     {
         const uint32_t d = run.dependents[k];

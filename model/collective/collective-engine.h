@@ -161,6 +161,12 @@ class CollectiveEngine : public Object
      */
     typedef void (*CollectiveDoneTracedCallback)(const CollectiveResult& result);
     /**
+     * Signature of the FlowCompleted trace source.
+     * \param flow the transfer, with sentAt its start (the flow's completion time is now)
+     */
+    typedef void (*FlowTracedCallback)(const PendingTransfer& flow);
+
+    /**
      * Signature of the TransferStarted and TransferDone trace sources.
      * \param runId the call
      * \param transfer transfer id in its plan
@@ -221,6 +227,7 @@ class CollectiveEngine : public Object
     TracedCallback<const CollectiveResult&> m_doneTrace;        //!< CollectiveDone
     TracedCallback<uint64_t, uint32_t> m_transferStartedTrace;  //!< TransferStarted
     TracedCallback<uint64_t, uint32_t> m_transferDoneTrace;     //!< TransferDone
+    TracedCallback<const PendingTransfer&> m_flowCompletedTrace; //!< FlowCompleted
 };
 
 } // namespace ns3

@@ -329,8 +329,9 @@ class AicbParser
         words = Split(line);
         if (words.size() != 1 || !ParseInteger(words[0], count) || count <= 0)
         {
-            Fail(2, "line 2 must be the number of layer lines (a positive integer), found '" +
-                        line + "'");
+            Fail(2,
+                 "line 2 must be the number of layer lines (a positive integer), found '" + line +
+                     "'");
             return TrainingTrace();
         }
         std::vector<Layer> layers;
@@ -345,8 +346,8 @@ class AicbParser
             }
             if (layers.size() == static_cast<uint64_t>(count))
             {
-                Fail(lineNo, "more layer lines than the " + std::to_string(count) +
-                                 " announced on line 2");
+                Fail(lineNo,
+                     "more layer lines than the " + std::to_string(count) + " announced on line 2");
                 return TrainingTrace();
             }
             layers.emplace_back();
@@ -357,9 +358,9 @@ class AicbParser
         }
         if (layers.size() != static_cast<uint64_t>(count))
         {
-            Fail(lineNo + 1, "truncated: the file ends after " + std::to_string(layers.size()) +
-                                 " of the " + std::to_string(count) +
-                                 " layer lines announced on line 2");
+            Fail(lineNo + 1,
+                 "truncated: the file ends after " + std::to_string(layers.size()) + " of the " +
+                     std::to_string(count) + " layer lines announced on line 2");
             return TrainingTrace();
         }
         return Build(header, layers, nRanks);
@@ -420,8 +421,9 @@ class AicbParser
             }
             if (!numeric)
             {
-                return Fail(1, "header value of '" + key + "' is not a non-negative integer: '" +
-                                   value + "'");
+                return Fail(1,
+                            "header value of '" + key + "' is not a non-negative integer: '" +
+                                value + "'");
             }
             header[key] = v;
         }
@@ -432,9 +434,9 @@ class AicbParser
     {
         if (words.size() != LAYER_FIELDS)
         {
-            return Fail(lineNo, "expected " + std::to_string(LAYER_FIELDS) +
-                                    " fields in a layer line, found " +
-                                    std::to_string(words.size()));
+            return Fail(lineNo,
+                        "expected " + std::to_string(LAYER_FIELDS) +
+                            " fields in a layer line, found " + std::to_string(words.size()));
         }
         layer.name = words[0];
         int64_t values[LAYER_FIELDS] = {};
@@ -464,8 +466,9 @@ class AicbParser
             size_t f = 3 + 3 * c;
             if (!ParseCommType(words[f], c == 2 ? GroupKind::DP : GroupKind::TP, *comms[c]))
             {
-                return Fail(lineNo, "field " + std::to_string(f + 1) + " (" + FIELD_NAMES[f] +
-                                        "): unknown comm type '" + words[f] + "'");
+                return Fail(lineNo,
+                            "field " + std::to_string(f + 1) + " (" + FIELD_NAMES[f] +
+                                "): unknown comm type '" + words[f] + "'");
             }
             comms[c]->bytes = static_cast<uint64_t>(values[f + 1]);
         }
@@ -489,36 +492,41 @@ class AicbParser
         int64_t ranks = nRanks != 0 ? nRanks : get("all_gpus", 0);
         if (get("pp", 1) > 1)
         {
-            Fail(1, "pp > 1 is not supported by this reader (pp = " +
-                        std::to_string(get("pp", 1)) + ")");
+            Fail(1,
+                 "pp > 1 is not supported by this reader (pp = " + std::to_string(get("pp", 1)) +
+                     ")");
             return TrainingTrace();
         }
         if (tp < 1 || tp > MAX_RANKS)
         {
-            Fail(1, "model_parallel_NPU_group (the TP size) is missing or not in [1, " +
-                        std::to_string(MAX_RANKS) + "]");
+            Fail(1,
+                 "model_parallel_NPU_group (the TP size) is missing or not in [1, " +
+                     std::to_string(MAX_RANKS) + "]");
             return TrainingTrace();
         }
         if (ranks < 1 || ranks > MAX_RANKS)
         {
-            Fail(1, ranks == 0 ? "the GPU count is 0 and the header has no all_gpus"
-                               : "too many GPUs: " + std::to_string(ranks) + " (at most " +
-                                     std::to_string(MAX_RANKS) + ")");
+            Fail(1,
+                 ranks == 0 ? "the GPU count is 0 and the header has no all_gpus"
+                            : "too many GPUs: " + std::to_string(ranks) + " (at most " +
+                                  std::to_string(MAX_RANKS) + ")");
             return TrainingTrace();
         }
         if (ranks % tp != 0)
         {
-            Fail(1, "the TP size " + std::to_string(tp) +
-                        " (model_parallel_NPU_group) does not divide the " +
-                        std::to_string(ranks) + " GPUs");
+            Fail(1,
+                 "the TP size " + std::to_string(tp) +
+                     " (model_parallel_NPU_group) does not divide the " + std::to_string(ranks) +
+                     " GPUs");
             return TrainingTrace();
         }
         int64_t dp = ranks / tp;
         if (dp % ep != 0)
         {
-            Fail(1, "ep " + std::to_string(ep) + " does not divide the " + std::to_string(dp) +
-                        " data-parallel replicas (" + std::to_string(ranks) + " GPUs / TP " +
-                        std::to_string(tp) + ")");
+            Fail(1,
+                 "ep " + std::to_string(ep) + " does not divide the " + std::to_string(dp) +
+                     " data-parallel replicas (" + std::to_string(ranks) + " GPUs / TP " +
+                     std::to_string(tp) + ")");
             return TrainingTrace();
         }
         int64_t updateTime = 0;
@@ -533,10 +541,8 @@ class AicbParser
         }
         TrainingTrace trace(static_cast<uint32_t>(ranks));
         trace.SetName("aicb " + m_policy + " " + m_file);
-        TraceBuilder builder(static_cast<uint32_t>(tp),
-                             static_cast<uint32_t>(dp),
-                             static_cast<uint32_t>(ep),
-                             trace);
+        TraceBuilder builder(
+            static_cast<uint32_t>(tp), static_cast<uint32_t>(dp), static_cast<uint32_t>(ep), trace);
         builder.AddGroups();
         for (uint32_t r = 0; r < ranks; ++r)
         {

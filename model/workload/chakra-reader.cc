@@ -4,7 +4,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -44,7 +43,6 @@ const char* const COMM_TYPE_NAMES[] = {"ALL_REDUCE",
                                        "BARRIER"};
 constexpr int64_t COMP_NODE = 4;
 constexpr int64_t COMM_SEND_NODE = 5;
-constexpr int64_t COMM_RECV_NODE = 6;
 constexpr int64_t COMM_COLL_NODE = 7;
 
 /// Longest op accepted (10^12 us, 11.6 days): far from overflowing Time at any resolution.
@@ -71,20 +69,14 @@ struct AttrValue
 AttrValue
 SignedAttr(int64_t v)
 {
-    AttrValue a;
-    a.kind = AttrValue::Kind::INTEGER;
-    a.negative = v < 0;
-    a.magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-    return a;
+    uint64_t magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    return AttrValue{AttrValue::Kind::INTEGER, v < 0, magnitude, 0, ""};
 }
 
 AttrValue
 UnsignedAttr(uint64_t v)
 {
-    AttrValue a;
-    a.kind = AttrValue::Kind::INTEGER;
-    a.magnitude = v;
-    return a;
+    return AttrValue{AttrValue::Kind::INTEGER, false, v, 0, ""};
 }
 
 /// A node of either form, before it becomes an op.
@@ -93,7 +85,7 @@ struct RawNode
     uint64_t id{0};
     std::string name;
     int64_t type{0};
-    std::vector<uint64_t> deps; //!< data_deps then ctrl_deps, as read
+    std::vector<uint64_t> deps; //!< data_deps and ctrl_deps, as read
     uint64_t durationMicros{0};
     std::map<std::string, AttrValue> attrs;
     std::string where; //!< "message #3 at byte offset 120" or "node #3"
@@ -114,7 +106,7 @@ class WireReader
 {
   public:
     /// \param base file offset of data[0], for messages
-    WireReader(const uint8_t* data, size_t size, size_t base)
+    WireReader(const uint8_t* data = nullptr, size_t size = 0, size_t base = 0)
         : m_data(data),
           m_size(size),
           m_base(base)
@@ -138,9 +130,14 @@ class WireReader
 
     bool Fail(const std::string& reason)
     {
-        std::ostringstream os;
-        os << "at byte offset " << Offset() << ": " << reason;
-        m_error = os.str();
+        m_error = "at byte offset " + std::to_string(Offset()) + ": " + reason;
+        return false;
+    }
+
+    /// Take over the error of a sub-reader (its offsets are file offsets already).
+    bool Propagate(const WireReader& inner)
+    {
+        m_error = inner.m_error;
         return false;
     }
 
@@ -154,21 +151,13 @@ class WireReader
                 return Fail("varint cut off by the end of the data (truncated?)");
             }
             uint8_t b = m_data[m_pos++];
-            if (i == 9 && (b & 0x80) != 0)
-            {
-                return Fail("varint longer than 10 bytes");
-            }
-            if (i == 9 && b > 1)
-            {
-                return Fail("varint overflows 64 bits");
-            }
             v |= static_cast<uint64_t>(b & 0x7f) << (7 * i);
             if ((b & 0x80) == 0)
             {
-                return true;
+                return i < 9 || b <= 1 || Fail("varint overflows 64 bits");
             }
         }
-        return false; // not reached: the tenth byte always returns
+        return Fail("varint longer than 10 bytes");
     }
 
     /// Little-endian fixed-width value (wire types 1 and 5).
@@ -219,11 +208,10 @@ class WireReader
         }
         if (len > m_size - m_pos)
         {
-            std::ostringstream os;
-            os << "length " << len << " runs past the end of the data (" << (m_size - m_pos)
-               << " bytes left; truncated?)";
+            std::string left = std::to_string(m_size - m_pos);
             m_pos = prefix; // report where the length starts
-            return Fail(os.str());
+            return Fail("length " + std::to_string(len) + " runs past the end of the data (" +
+                        left + " bytes left; truncated?)");
         }
         sub = WireReader(m_data + m_pos, static_cast<size_t>(len), Offset());
         m_pos += static_cast<size_t>(len);
@@ -232,7 +220,7 @@ class WireReader
 
     bool ReadString(std::string& s)
     {
-        WireReader sub(nullptr, 0, 0);
+        WireReader sub;
         if (!ReadSub(sub))
         {
             return false;
@@ -244,35 +232,18 @@ class WireReader
     bool Skip(uint32_t wireType)
     {
         uint64_t ignored;
-        WireReader sub(nullptr, 0, 0);
-        switch (wireType)
-        {
-        case 0:
-            return ReadVarint(ignored);
-        case 1:
-            return ReadFixed(8, ignored);
-        case 5:
-            return ReadFixed(4, ignored);
-        default:
-            return ReadSub(sub);
-        }
-    }
-
-    /// Take over the error of a sub-reader (its offsets are file offsets already).
-    bool Propagate(const WireReader& inner)
-    {
-        m_error = inner.m_error;
-        return false;
+        WireReader sub;
+        return wireType == 0   ? ReadVarint(ignored)
+               : wireType == 1 ? ReadFixed(8, ignored)
+               : wireType == 5 ? ReadFixed(4, ignored)
+                               : ReadSub(sub);
     }
 
     /// Check that field has the wire type the schema gives it.
     bool Expect(uint32_t field, const char* name, uint32_t wireType, uint32_t expected)
     {
-        if (wireType == expected)
-        {
-            return true;
-        }
-        return Fail("field " + std::to_string(field) + " (" + name + ") has wire type " +
+        return wireType == expected ||
+               Fail("field " + std::to_string(field) + " (" + name + ") has wire type " +
                     std::to_string(wireType) + ", expected " + std::to_string(expected));
     }
 
@@ -284,13 +255,64 @@ class WireReader
     std::string m_error;
 };
 
-int64_t
-ZigZag(uint64_t v)
+/// How an AttributeProto scalar value field is encoded.
+struct ScalarField
 {
-    return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
+    enum Decode
+    {
+        SIGNED,   //!< two's complement
+        UNSIGNED, //!< plain
+        ZIGZAG,   //!< sint32/sint64
+        REAL,     //!< IEEE 754
+    };
+
+    uint32_t wire; //!< wire type
+    Decode decode; //!< how to read the bits
+    unsigned bits; //!< 32 or 64 (1 for bool)
+};
+
+/// The scalar value fields of AttributeProto's oneof, by field number.
+const std::map<uint32_t, ScalarField> SCALAR_FIELDS = {
+    {3, {1, ScalarField::REAL, 64}},      // double
+    {5, {5, ScalarField::REAL, 32}},      // float
+    {7, {0, ScalarField::SIGNED, 32}},    // int32 (sign-extended varint)
+    {9, {0, ScalarField::SIGNED, 64}},    // int64
+    {11, {0, ScalarField::UNSIGNED, 32}}, // uint32
+    {13, {0, ScalarField::UNSIGNED, 64}}, // uint64
+    {15, {0, ScalarField::ZIGZAG, 32}},   // sint32
+    {17, {0, ScalarField::ZIGZAG, 64}},   // sint64
+    {19, {5, ScalarField::UNSIGNED, 32}}, // fixed32
+    {21, {1, ScalarField::UNSIGNED, 64}}, // fixed64
+    {23, {5, ScalarField::SIGNED, 32}},   // sfixed32
+    {25, {1, ScalarField::SIGNED, 64}},   // sfixed64
+    {27, {0, ScalarField::UNSIGNED, 1}},  // bool
+};
+
+AttrValue
+DecodeScalar(const ScalarField& f, uint64_t v)
+{
+    if (f.decode == ScalarField::REAL)
+    {
+        double d;
+        float x;
+        uint32_t low = static_cast<uint32_t>(v);
+        std::memcpy(&d, &v, sizeof(d));
+        std::memcpy(&x, &low, sizeof(x));
+        return AttrValue{AttrValue::Kind::REAL, false, 0, f.bits == 64 ? d : x, ""};
+    }
+    if (f.decode == ScalarField::ZIGZAG)
+    {
+        v = (v >> 1) ^ (0 - (v & 1));
+    }
+    if (f.decode == ScalarField::UNSIGNED)
+    {
+        return UnsignedAttr(f.bits == 1 ? (v != 0) : f.bits == 32 ? static_cast<uint32_t>(v) : v);
+    }
+    return SignedAttr(f.bits == 32 ? static_cast<int32_t>(static_cast<uint32_t>(v))
+                                   : static_cast<int64_t>(v));
 }
 
-/// Decode an AttributeProto: its name and, for the value kinds the mapping reads, the value.
+/// Decode an AttributeProto: its name and, for the kinds the mapping reads, its value.
 bool
 ParseAttr(WireReader& r, std::string& name, AttrValue& value)
 {
@@ -298,116 +320,34 @@ ParseAttr(WireReader& r, std::string& name, AttrValue& value)
     {
         uint32_t field;
         uint32_t wire;
+        uint64_t v = 0;
         if (!r.ReadTag(field, wire))
         {
             return false;
         }
-        uint64_t v = 0;
-        // Expected wire type of the scalar value fields 3..27 (odd numbers); 0 = none.
-        static const std::map<uint32_t, uint32_t> SCALAR_WIRE = {
-            {3, 1}, {5, 5}, {7, 0}, {9, 0}, {11, 0}, {13, 0}, {15, 0},
-            {17, 0}, {19, 5}, {21, 1}, {23, 5}, {25, 1}, {27, 0}};
-        auto scalar = SCALAR_WIRE.find(field);
-        if (scalar != SCALAR_WIRE.end())
+        auto scalar = SCALAR_FIELDS.find(field);
+        bool ok;
+        if (scalar != SCALAR_FIELDS.end())
         {
-            if (!r.Expect(field, "attribute value", wire, scalar->second))
-            {
-                return false;
-            }
-            bool ok = wire == 0 ? r.ReadVarint(v) : r.ReadFixed(wire == 1 ? 8 : 4, v);
-            if (!ok)
-            {
-                return false;
-            }
+            const ScalarField& f = scalar->second;
+            ok = r.Expect(field, "attribute value", wire, f.wire) &&
+                 (wire == 0 ? r.ReadVarint(v) : r.ReadFixed(wire == 1 ? 8 : 4, v));
+            value = ok ? DecodeScalar(f, v) : value;
         }
-        double d;
-        float f;
-        switch (field)
+        else if (field == 1 || field == 29) // name, string_val
         {
-        case 1:
-            if (!r.Expect(field, "name", wire, 2) || !r.ReadString(name))
-            {
-                return false;
-            }
-            break;
-        case 3:
-            std::memcpy(&d, &v, sizeof(d));
-            value = AttrValue{AttrValue::Kind::REAL, false, 0, d, ""};
-            break;
-        case 5: {
-            uint32_t bits = static_cast<uint32_t>(v);
-            std::memcpy(&f, &bits, sizeof(f));
-            value = AttrValue{AttrValue::Kind::REAL, false, 0, f, ""};
-            break;
+            ok = r.Expect(field, field == 1 ? "name" : "string_val", wire, 2) &&
+                 r.ReadString(field == 1 ? name : value.text);
+            value.kind = field == 29 ? AttrValue::Kind::TEXT : value.kind;
         }
-        case 7:  // int32 (sign-extended varint)
-        case 23: // sfixed32
-            value = SignedAttr(static_cast<int32_t>(static_cast<uint32_t>(v)));
-            break;
-        case 9:  // int64
-        case 25: // sfixed64
-            value = SignedAttr(static_cast<int64_t>(v));
-            break;
-        case 11: // uint32
-        case 19: // fixed32
-            value = UnsignedAttr(static_cast<uint32_t>(v));
-            break;
-        case 13: // uint64
-        case 21: // fixed64
-            value = UnsignedAttr(v);
-            break;
-        case 15: // sint32
-            value = SignedAttr(static_cast<int32_t>(ZigZag(v)));
-            break;
-        case 17: // sint64
-            value = SignedAttr(ZigZag(v));
-            break;
-        case 27: // bool
-            value = UnsignedAttr(v != 0 ? 1 : 0);
-            break;
-        case 29:
-            if (!r.Expect(field, "string_val", wire, 2) || !r.ReadString(value.text))
-            {
-                return false;
-            }
-            value.kind = AttrValue::Kind::TEXT;
-            break;
-        default: // doc_string, bytes, the *List messages, fields of later schemas
-            if (!r.Skip(wire))
-            {
-                return false;
-            }
+        else // doc_string, bytes, the *List messages, fields of later schemas
+        {
+            ok = r.Skip(wire);
         }
-    }
-    return true;
-}
-
-/// Append repeated uint64 field values, packed (wire type 2) or one per tag (0).
-bool
-ReadRepeatedUint64(WireReader& r, uint32_t field, uint32_t wire, std::vector<uint64_t>& out)
-{
-    uint64_t v;
-    if (wire == 0)
-    {
-        if (!r.ReadVarint(v))
+        if (!ok)
         {
             return false;
         }
-        out.push_back(v);
-        return true;
-    }
-    WireReader packed(nullptr, 0, 0);
-    if (!r.Expect(field, field == 4 ? "ctrl_deps" : "data_deps", wire, 2) || !r.ReadSub(packed))
-    {
-        return false;
-    }
-    while (!packed.AtEnd())
-    {
-        if (!packed.ReadVarint(v))
-        {
-            return r.Propagate(packed);
-        }
-        out.push_back(v);
     }
     return true;
 }
@@ -419,11 +359,14 @@ ParseNode(WireReader& r, RawNode& node)
     {
         uint32_t field;
         uint32_t wire;
+        uint64_t v = 0;
+        WireReader sub;
+        std::string name;
+        AttrValue value;
         if (!r.ReadTag(field, wire))
         {
             return false;
         }
-        uint64_t v;
         bool ok = true;
         switch (field)
         {
@@ -435,50 +378,35 @@ ParseNode(WireReader& r, RawNode& node)
             break;
         case 3:
             ok = r.Expect(field, "type", wire, 0) && r.ReadVarint(v);
-            node.type = static_cast<int64_t>(v);
+            node.type = static_cast<int64_t>(std::min<uint64_t>(v, INT64_MAX));
             break;
-        case 4:
-        case 5:
-            ok = ReadRepeatedUint64(r, field, wire, node.deps);
+        case 4: // ctrl_deps
+        case 5: // data_deps: one per tag (wire type 0) or packed (2)
+            if (wire == 0)
+            {
+                ok = r.ReadVarint(v);
+                node.deps.push_back(v);
+                break;
+            }
+            ok = r.Expect(field, field == 4 ? "ctrl_deps" : "data_deps", wire, 2) && r.ReadSub(sub);
+            while (ok && !sub.AtEnd())
+            {
+                ok = sub.ReadVarint(v) || r.Propagate(sub);
+                node.deps.push_back(v);
+            }
             break;
         case 7:
             ok = r.Expect(field, "duration_micros", wire, 0) && r.ReadVarint(node.durationMicros);
             break;
-        case 10: {
-            WireReader sub(nullptr, 0, 0);
-            std::string name;
-            AttrValue value;
-            if (!r.Expect(field, "attr", wire, 2) || !r.ReadSub(sub))
-            {
-                return false;
-            }
-            if (!ParseAttr(sub, name, value))
-            {
-                return r.Propagate(sub);
-            }
+        case 10:
+            ok = r.Expect(field, "attr", wire, 2) && r.ReadSub(sub) &&
+                 (ParseAttr(sub, name, value) || r.Propagate(sub));
             node.attrs[name] = value;
             break;
-        }
-        default: // start_time_micros, inputs, outputs, later fields
+        default: // start_time_micros, inputs, outputs, fields of later schemas
             ok = r.Skip(wire);
         }
         if (!ok)
-        {
-            return false;
-        }
-    }
-    return true;
-}
-
-/// GlobalMetadata: only checked for well-formedness (version, attrs are informative).
-bool
-ParseMetadata(WireReader& r)
-{
-    while (!r.AtEnd())
-    {
-        uint32_t field;
-        uint32_t wire;
-        if (!r.ReadTag(field, wire) || !r.Skip(wire))
         {
             return false;
         }
@@ -502,8 +430,7 @@ LoadFile(const std::string& file, std::string& bytes, std::string& error)
         error = file + ": read error";
         return false;
     }
-    if (bytes.size() >= 2 && static_cast<uint8_t>(bytes[0]) == 0x1f &&
-        static_cast<uint8_t>(bytes[1]) == 0x8b)
+    if (bytes.size() >= 2 && bytes[0] == '\x1f' && bytes[1] == '\x8b')
     {
         error = file + ": gzip-compressed; gunzip it first (this reader has no zlib)";
         return false;
@@ -520,17 +447,27 @@ ReadBinaryFile(const std::string& file, RankInput& input, std::string& error)
         return false;
     }
     input.file = file;
+    if (bytes.empty())
+    {
+        error = file + ": empty file (no GlobalMetadata message)";
+        return false;
+    }
     WireReader r(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), 0);
     for (uint64_t k = 0; !r.AtEnd(); ++k)
     {
-        std::ostringstream where;
-        where << "message #" << k << " at byte offset " << r.Offset();
-        WireReader message(nullptr, 0, 0);
+        WireReader message;
         RawNode node;
-        node.where = where.str();
-        bool ok = r.ReadSub(message) &&
-                  (k == 0 ? ParseMetadata(message) : ParseNode(message, node));
-        if (!ok)
+        node.where =
+            "message #" + std::to_string(k) + " at byte offset " + std::to_string(r.Offset());
+        // GlobalMetadata (version, attrs) is informative: only checked to be well formed.
+        uint32_t field;
+        uint32_t wire;
+        bool ok = r.ReadSub(message);
+        while (ok && k == 0 && !message.AtEnd())
+        {
+            ok = message.ReadTag(field, wire) && message.Skip(wire);
+        }
+        if (!ok || (k > 0 && !ParseNode(message, node)))
         {
             error = file + ": " + node.where + " (" + (k == 0 ? "GlobalMetadata" : "Node") +
                     "): " + (message.Error().empty() ? r.Error() : message.Error());
@@ -540,11 +477,6 @@ ReadBinaryFile(const std::string& file, RankInput& input, std::string& error)
         {
             input.nodes.push_back(std::move(node));
         }
-    }
-    if (bytes.empty())
-    {
-        error = file + ": empty file (no GlobalMetadata message)";
-        return false;
     }
     return true;
 }
@@ -563,32 +495,29 @@ JsonUnsigned(const nlohmann::json& v, uint64_t& out)
     if (v.is_number_float())
     {
         double d = v.get<double>();
-        out = static_cast<uint64_t>(d);
+        out = d >= 0 && d < 1.8e19 ? static_cast<uint64_t>(d) : 0;
         return d >= 0 && d < 1.8e19 && std::floor(d) == d;
     }
-    if (v.is_string())
+    if (!v.is_string())
     {
-        const std::string& s = v.get_ref<const std::string&>();
-        char* end = nullptr;
-        errno = 0;
-        out = std::strtoull(s.c_str(), &end, 10);
-        return !s.empty() && s[0] != '-' && errno == 0 && *end == '\0';
+        return false;
     }
-    return false;
+    const std::string& s = v.get_ref<const std::string&>();
+    char* end = nullptr;
+    errno = 0;
+    out = std::strtoull(s.c_str(), &end, 10);
+    return !s.empty() && std::isdigit(static_cast<unsigned char>(s[0])) && errno == 0 &&
+           *end == '\0';
 }
 
 /// A JSON attribute value. Decimal strings (protobuf's form of 64-bit integers) stay TEXT:
-/// GetUnsigned reads them as numbers where a number is expected.
+/// LookUp reads them as numbers where a number is expected.
 AttrValue
 JsonAttr(const nlohmann::json& v)
 {
-    if (v.is_boolean())
+    if (v.is_boolean() || v.is_number_unsigned())
     {
-        return UnsignedAttr(v.get<bool>() ? 1 : 0);
-    }
-    if (v.is_number_unsigned())
-    {
-        return UnsignedAttr(v.get<uint64_t>());
+        return UnsignedAttr(v.is_boolean() ? v.get<bool>() : v.get<uint64_t>());
     }
     if (v.is_number_integer())
     {
@@ -598,11 +527,8 @@ JsonAttr(const nlohmann::json& v)
     {
         return AttrValue{AttrValue::Kind::REAL, false, 0, v.get<double>(), ""};
     }
-    if (v.is_string())
-    {
-        return AttrValue{AttrValue::Kind::TEXT, false, 0, 0, v.get<std::string>()};
-    }
-    return AttrValue{};
+    return v.is_string() ? AttrValue{AttrValue::Kind::TEXT, false, 0, 0, v.get<std::string>()}
+                         : AttrValue{};
 }
 
 /// The first of keys that obj has, or null.
@@ -633,14 +559,14 @@ JsonNode(const nlohmann::json& obj, RawNode& node, std::string& reason)
     {
         node.name = v->get<std::string>();
     }
-    if ((v = Find(obj, {"type", "NodeType", "node_type"})))
+    if ((v = Find(obj, {"type", "NodeType"})))
     {
         uint64_t t = 0;
         bool known = JsonUnsigned(*v, t);
         for (size_t i = 0; !known && v->is_string() && i < std::size(NODE_TYPE_NAMES); ++i)
         {
-            std::string n = NODE_TYPE_NAMES[i];
-            known = (v->get<std::string>() == n || v->get<std::string>() + "_NODE" == n);
+            known = v->get<std::string>() == NODE_TYPE_NAMES[i] ||
+                    v->get<std::string>() + "_NODE" == NODE_TYPE_NAMES[i];
             t = i;
         }
         if (!known)
@@ -654,24 +580,13 @@ JsonNode(const nlohmann::json& obj, RawNode& node, std::string& reason)
     for (const char* key : {"dataDeps", "data_deps", "ctrlDeps", "ctrl_deps"})
     {
         auto deps = obj.find(key);
-        if (deps == obj.end())
+        for (size_t i = 0; deps != obj.end() && i < deps->size(); ++i)
         {
-            continue;
-        }
-        uint64_t d = 0;
-        for (size_t i = 0; deps->is_array() && i < deps->size(); ++i)
-        {
-            if (!JsonUnsigned((*deps)[i], d))
+            if (!deps->is_array() || !JsonUnsigned((*deps)[i], node.deps.emplace_back()))
             {
-                reason = std::string(key) + "[" + std::to_string(i) + "] is not a node id";
+                reason = std::string(key) + " is not an array of node ids";
                 return false;
             }
-            node.deps.push_back(d);
-        }
-        if (!deps->is_array())
-        {
-            reason = std::string(key) + " is not an array";
-            return false;
         }
     }
     if ((v = Find(obj, {"durationMicros", "duration_micros", "runtime"})) &&
@@ -680,9 +595,17 @@ JsonNode(const nlohmann::json& obj, RawNode& node, std::string& reason)
         reason = "duration is not a non-negative integer (microseconds)";
         return false;
     }
-    // Attributes named directly as keys (the workload_graph form), then the attr list.
-    for (const char* key : {"is_cpu_op", "num_ops", "tensor_size", "comm_type", "comm_size",
-                            "comm_src", "comm_dst", "comm_tag", "comm_priority", "pg_name"})
+    // Attributes as keys of their own (the workload_graph form), then the attr list.
+    for (const char* key : {"is_cpu_op",
+                            "num_ops",
+                            "tensor_size",
+                            "comm_type",
+                            "comm_size",
+                            "comm_src",
+                            "comm_dst",
+                            "comm_tag",
+                            "comm_priority",
+                            "pg_name"})
     {
         if ((v = Find(obj, {key})))
         {
@@ -699,12 +622,11 @@ JsonNode(const nlohmann::json& obj, RawNode& node, std::string& reason)
             reason = "attr[" + std::to_string(i) + "] has no name";
             return false;
         }
-        AttrValue& value = node.attrs[name->get<std::string>()];
         for (auto it = a.begin(); it != a.end(); ++it)
         {
             if (it.key() != "name" && it.key() != "docString" && it.key() != "doc_string")
             {
-                value = JsonAttr(it.value()); // the oneof: one value key per attribute
+                node.attrs[name->get<std::string>()] = JsonAttr(it.value()); // the oneof value
             }
         }
     }
@@ -715,12 +637,12 @@ bool
 ReadJsonFile(const std::string& file, RankInput& input, std::string& error)
 {
     std::string text;
+    nlohmann::json doc;
     if (!LoadFile(file, text, error))
     {
         return false;
     }
     input.file = file;
-    nlohmann::json doc;
     try
     {
         doc = nlohmann::json::parse(text);
@@ -730,11 +652,7 @@ ReadJsonFile(const std::string& file, RankInput& input, std::string& error)
         error = file + ": not valid JSON: " + e.what();
         return false;
     }
-    const nlohmann::json* nodes = doc.is_array() ? &doc : nullptr;
-    if (doc.is_object())
-    {
-        nodes = Find(doc, {"workload_graph", "nodes"});
-    }
+    const nlohmann::json* nodes = doc.is_object() ? Find(doc, {"workload_graph", "nodes"}) : &doc;
     if (!nodes || !nodes->is_array())
     {
         error = file + ": expected an array of nodes, or an object with a \"workload_graph\" "
@@ -746,18 +664,14 @@ ReadJsonFile(const std::string& file, RankInput& input, std::string& error)
         const nlohmann::json& obj = (*nodes)[k];
         RawNode node;
         node.where = "node #" + std::to_string(k);
-        std::string reason;
-        if (!obj.is_object())
-        {
-            error = file + ": " + node.where + ": not an object";
-            return false;
-        }
+        std::string reason = "not an object";
         // A GlobalMetadata may lead the list: it has a version and no node fields.
-        if (k == 0 && obj.contains("version") && !Find(obj, {"id", "Id", "type", "NodeType"}))
+        if (k == 0 && obj.is_object() && obj.contains("version") &&
+            !Find(obj, {"id", "Id", "type", "NodeType"}))
         {
             continue;
         }
-        if (!JsonNode(obj, node, reason))
+        if (!obj.is_object() || !JsonNode(obj, node, reason))
         {
             error = file + ": " + node.where + ": " + reason;
             return false;
@@ -770,72 +684,46 @@ ReadJsonFile(const std::string& file, RankInput& input, std::string& error)
 // -------------------------------------------------------------------------- mapping
 
 /**
- * Look up an integer attribute in [0, max]. Integer kinds, integral reals and decimal
- * strings are accepted alike.
- * \return false with reason set if present but unusable; found says if present
+ * Look up an integer attribute that must lie in [0, max]. Integer kinds, integral reals
+ * and decimal strings are accepted alike.
+ * \param required whether its absence is an error
+ * \return false with reason set if unusable or missing though required
  */
 bool
-GetUnsigned(const RawNode& node,
-            const std::string& name,
-            uint64_t max,
-            uint64_t& value,
-            bool& found,
-            std::string& reason)
+LookUp(const RawNode& node,
+       const std::string& name,
+       uint64_t max,
+       bool required,
+       uint64_t& value,
+       std::string& reason)
 {
     auto it = node.attrs.find(name);
-    found = it != node.attrs.end();
-    if (!found)
+    if (it == node.attrs.end())
+    {
+        reason = std::string(NODE_TYPE_NAMES[node.type]) + " without attribute " + name;
+        return !required;
+    }
+    const AttrValue& a = it->second;
+    bool ok = a.kind == AttrValue::Kind::INTEGER && (!a.negative || a.magnitude == 0);
+    value = a.magnitude;
+    if (a.kind == AttrValue::Kind::REAL || a.kind == AttrValue::Kind::TEXT)
+    {
+        ok = JsonUnsigned(a.kind == AttrValue::Kind::REAL ? nlohmann::json(a.real)
+                                                          : nlohmann::json(a.text),
+                          value);
+    }
+    if (ok && value <= max)
     {
         return true;
     }
-    const AttrValue& a = it->second;
-    bool ok = false;
-    if (a.kind == AttrValue::Kind::INTEGER)
-    {
-        ok = !a.negative || a.magnitude == 0;
-        value = a.magnitude;
-    }
-    else if (a.kind == AttrValue::Kind::REAL)
-    {
-        ok = a.real >= 0 && a.real < 1.8e19 && std::floor(a.real) == a.real;
-        value = ok ? static_cast<uint64_t>(a.real) : 0;
-    }
-    else if (a.kind == AttrValue::Kind::TEXT)
-    {
-        ok = JsonUnsigned(nlohmann::json(a.text), value);
-    }
-    if (!ok || value > max)
-    {
-        std::ostringstream os;
-        os << "attribute " << name << " is not an integer in [0, " << max << "]";
-        if (a.kind == AttrValue::Kind::INTEGER)
-        {
-            os << " (" << (a.negative ? "-" : "") << a.magnitude << ")";
-        }
-        reason = os.str();
-        return false;
-    }
-    return true;
+    reason = "attribute " + name + " is not an integer in [0, " + std::to_string(max) + "]" +
+             (a.kind == AttrValue::Kind::INTEGER
+                  ? std::string(" (") + (a.negative ? "-" : "") + std::to_string(a.magnitude) + ")"
+                  : "");
+    return false;
 }
 
-/// Same, but the attribute must be present.
-bool
-RequireUnsigned(const RawNode& node, const std::string& name, uint64_t max, uint64_t& value,
-                std::string& reason)
-{
-    bool found;
-    if (!GetUnsigned(node, name, max, value, found, reason))
-    {
-        return false;
-    }
-    if (!found)
-    {
-        reason = std::string(NODE_TYPE_NAMES[node.type]) + " without attribute " + name;
-    }
-    return found;
-}
-
-/// The collective of a COMM_COLL node (comm_type by number, or by name as a string).
+/// The collective of a COMM_COLL node (comm_type by number, or by name in JSON).
 bool
 MapCommType(const RawNode& node, CollectiveType& type, std::string& reason)
 {
@@ -850,9 +738,9 @@ MapCommType(const RawNode& node, CollectiveType& type, std::string& reason)
     uint64_t number = UINT64_MAX;
     for (size_t i = 0; it != node.attrs.end() && i < std::size(COMM_TYPE_NAMES); ++i)
     {
-        number = it->second.text == COMM_TYPE_NAMES[i] ? i : number; // by name, in JSON
+        number = it->second.text == COMM_TYPE_NAMES[i] ? i : number;
     }
-    if (number == UINT64_MAX && !RequireUnsigned(node, "comm_type", UINT64_MAX, number, reason))
+    if (number == UINT64_MAX && !LookUp(node, "comm_type", UINT64_MAX, true, number, reason))
     {
         return false;
     }
@@ -869,32 +757,27 @@ MapCommType(const RawNode& node, CollectiveType& type, std::string& reason)
     return false;
 }
 
-/// The op of a node, without deps; group is the pg_name ("" = all ranks).
+/// The op of a node, without deps; a collective's group is its pg_name ("" = all ranks).
 bool
 MapNode(const RawNode& node, uint32_t rank, uint32_t nRanks, TraceOp& op, std::string& reason)
 {
     op.name = node.name.empty() ? "node" + std::to_string(node.id) : node.name;
+    op.stream = node.type <= COMP_NODE ? 0 : 1;
     if (node.type <= 0 || node.type > COMM_COLL_NODE)
     {
         reason = node.type == 0 ? "node type INVALID_NODE (0)"
                                 : "unknown node type " + std::to_string(node.type);
         return false;
     }
-    if (node.type <= COMP_NODE)
+    if (node.type <= COMP_NODE) // metadata, memory and compute nodes: time on the GPU
     {
-        if (node.durationMicros > MAX_DURATION_MICROS)
-        {
-            reason = "duration_micros " + std::to_string(node.durationMicros) +
-                     " is implausibly large (more than 10^12 us)";
-            return false;
-        }
         op.kind = TraceOpKind::COMPUTE;
-        op.stream = 0;
-        op.duration = MicroSeconds(node.durationMicros);
-        return true;
+        op.duration = MicroSeconds(std::min(node.durationMicros, MAX_DURATION_MICROS));
+        reason = "duration_micros " + std::to_string(node.durationMicros) +
+                 " is implausibly large (more than 10^12 us)";
+        return node.durationMicros <= MAX_DURATION_MICROS;
     }
-    op.stream = 1;
-    if (!RequireUnsigned(node, "comm_size", UINT64_MAX, op.bytes, reason))
+    if (!LookUp(node, "comm_size", UINT64_MAX, true, op.bytes, reason))
     {
         return false;
     }
@@ -902,65 +785,50 @@ MapNode(const RawNode& node, uint32_t rank, uint32_t nRanks, TraceOp& op, std::s
     {
         op.kind = TraceOpKind::COLLECTIVE;
         auto pg = node.attrs.find("pg_name");
-        if (pg != node.attrs.end() && pg->second.kind == AttrValue::Kind::INTEGER)
+        if (pg != node.attrs.end())
         {
-            op.group = (pg->second.negative ? "-" : "") + std::to_string(pg->second.magnitude);
-        }
-        else if (pg != node.attrs.end() && pg->second.kind == AttrValue::Kind::TEXT)
-        {
-            op.group = pg->second.text;
+            const AttrValue& a = pg->second;
+            op.group = a.kind == AttrValue::Kind::INTEGER
+                           ? (a.negative ? "-" : "") + std::to_string(a.magnitude)
+                           : a.text;
         }
         return MapCommType(node, op.collective, reason);
     }
     op.kind = node.type == COMM_SEND_NODE ? TraceOpKind::SEND : TraceOpKind::RECV;
-    uint64_t peer;
+    std::string peerName = op.kind == TraceOpKind::SEND ? "comm_dst" : "comm_src";
+    uint64_t peer = 0;
     uint64_t tag = 0;
-    bool found;
-    if (!RequireUnsigned(node,
-                         op.kind == TraceOpKind::SEND ? "comm_dst" : "comm_src",
-                         UINT32_MAX,
-                         peer,
-                         reason) ||
-        !GetUnsigned(node, "comm_tag", UINT32_MAX, tag, found, reason))
+    if (!LookUp(node, peerName, UINT32_MAX, true, peer, reason) ||
+        !LookUp(node, "comm_tag", UINT32_MAX, false, tag, reason))
     {
-        return false;
-    }
-    if (peer >= nRanks || peer == rank)
-    {
-        reason = (op.kind == TraceOpKind::SEND ? "comm_dst " : "comm_src ") +
-                 std::to_string(peer) +
-                 (peer == rank ? " is the rank itself"
-                               : " is not a rank (the trace has " + std::to_string(nRanks) +
-                                     " files)");
         return false;
     }
     op.peer = static_cast<uint32_t>(peer);
     op.tag = static_cast<uint32_t>(tag);
-    return true;
+    reason = peerName + " " + std::to_string(peer) +
+             (peer == rank ? " is the rank itself"
+                           : " is not a rank (ranks are 0 to " + std::to_string(nRanks - 1) + ")");
+    return peer < nRanks && peer != rank;
 }
 
 /**
  * Order a rank's nodes: topological over deps, file order among the ready ones.
  * \param deps per node (file position), positions of the nodes it depends on
- * \return the positions in op order, or fewer than all if there is a cycle
+ * \return the positions in op order; fewer than all if there is a cycle
  */
 std::vector<uint32_t>
 DependencyOrder(const std::vector<std::vector<uint32_t>>& deps)
 {
-    size_t n = deps.size();
-    std::vector<uint32_t> waiting(n, 0);
-    std::vector<std::vector<uint32_t>> next(n);
-    for (uint32_t i = 0; i < n; ++i)
+    std::vector<size_t> waiting(deps.size());
+    std::vector<std::vector<uint32_t>> next(deps.size());
+    std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> ready;
+    for (uint32_t i = 0; i < deps.size(); ++i)
     {
-        waiting[i] = static_cast<uint32_t>(deps[i].size());
+        waiting[i] = deps[i].size();
         for (uint32_t d : deps[i])
         {
             next[d].push_back(i);
         }
-    }
-    std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> ready;
-    for (uint32_t i = 0; i < n; ++i)
-    {
         if (waiting[i] == 0)
         {
             ready.push(i);
@@ -969,10 +837,9 @@ DependencyOrder(const std::vector<std::vector<uint32_t>>& deps)
     std::vector<uint32_t> order;
     while (!ready.empty())
     {
-        uint32_t x = ready.top();
+        order.push_back(ready.top());
         ready.pop();
-        order.push_back(x);
-        for (uint32_t y : next[x])
+        for (uint32_t y : next[order.back()])
         {
             if (--waiting[y] == 0)
             {
@@ -994,26 +861,16 @@ DescribeCycle(const RankInput& in,
     {
         placed[p] = true;
     }
-    // Every unplaced node waits on an unplaced one: following those waits must revisit.
-    uint32_t x = 0;
-    while (placed[x])
-    {
-        ++x;
-    }
+    // Every unplaced node waits for an unplaced one: following those waits must revisit.
+    uint32_t x =
+        static_cast<uint32_t>(std::find(placed.begin(), placed.end(), false) - placed.begin());
     std::vector<int64_t> step(deps.size(), -1);
     std::vector<uint32_t> path;
     while (step[x] < 0)
     {
         step[x] = static_cast<int64_t>(path.size());
         path.push_back(x);
-        for (uint32_t d : deps[x])
-        {
-            if (!placed[d])
-            {
-                x = d;
-                break;
-            }
-        }
+        x = *std::find_if(deps[x].begin(), deps[x].end(), [&](uint32_t d) { return !placed[d]; });
     }
     std::ostringstream os;
     os << in.file << ": node id " << in.nodes[x].id << " (" << in.nodes[x].where
@@ -1029,12 +886,85 @@ DescribeCycle(const RankInput& in,
 std::string
 DescribeFiles(const std::vector<RankInput>& inputs)
 {
-    std::string s = "chakra trace " + inputs.front().file;
-    if (inputs.size() > 1)
+    std::string last =
+        inputs.size() > 1 ? (inputs.size() > 2 ? " ... " : ", ") + inputs.back().file : "";
+    return "chakra trace " + inputs.front().file + last + " (" + std::to_string(inputs.size()) +
+           " ranks)";
+}
+
+/// Set error to the problem of node p of a file; return false.
+bool
+Fail(const RankInput& in, uint32_t p, const std::string& reason, std::string& error)
+{
+    error = in.file + ": node id " + std::to_string(in.nodes[p].id) + " (" + in.nodes[p].where +
+            "): " + reason;
+    return false;
+}
+
+/// A rank's ops in dependency order; false with error set on a bad node.
+bool
+BuildRank(const RankInput& in,
+          uint32_t rank,
+          uint32_t nRanks,
+          std::vector<TraceOp>& ops,
+          std::string& error)
+{
+    std::map<uint64_t, uint32_t> position;
+    std::vector<std::vector<uint32_t>> deps(in.nodes.size());
+    std::vector<TraceOp> fileOps(in.nodes.size());
+    for (uint32_t p = 0; p < in.nodes.size(); ++p)
     {
-        s += (inputs.size() > 2 ? " ... " : ", ") + inputs.back().file;
+        auto [first, fresh] = position.emplace(in.nodes[p].id, p);
+        if (!fresh)
+        {
+            return Fail(
+                in, p, "duplicate node id (first at " + in.nodes[first->second].where + ")", error);
+        }
     }
-    return s + " (" + std::to_string(inputs.size()) + " ranks)";
+    for (uint32_t p = 0; p < in.nodes.size(); ++p)
+    {
+        std::string reason;
+        if (!MapNode(in.nodes[p], rank, nRanks, fileOps[p], reason))
+        {
+            return Fail(in, p, reason, error);
+        }
+        for (uint64_t d : in.nodes[p].deps)
+        {
+            auto it = position.find(d);
+            if (it == position.end() || it->second == p)
+            {
+                return Fail(in,
+                            p,
+                            "depends on node id " + std::to_string(d) +
+                                (it == position.end() ? ", which is not in the file" : ", itself"),
+                            error);
+            }
+            if (std::find(deps[p].begin(), deps[p].end(), it->second) == deps[p].end())
+            {
+                deps[p].push_back(it->second);
+            }
+        }
+    }
+    std::vector<uint32_t> order = DependencyOrder(deps);
+    if (order.size() != in.nodes.size())
+    {
+        error = DescribeCycle(in, deps, order);
+        return false;
+    }
+    std::vector<uint32_t> opIndex(in.nodes.size());
+    for (uint32_t i = 0; i < order.size(); ++i)
+    {
+        opIndex[order[i]] = i;
+    }
+    for (uint32_t p : order)
+    {
+        for (uint32_t d : deps[p])
+        {
+            fileOps[p].deps.push_back(opIndex[d]);
+        }
+        ops.push_back(std::move(fileOps[p]));
+    }
+    return true;
 }
 
 TrainingTrace
@@ -1042,89 +972,30 @@ BuildTrace(const std::vector<RankInput>& inputs, std::string& error)
 {
     uint32_t nRanks = static_cast<uint32_t>(inputs.size());
     std::vector<std::vector<TraceOp>> ops(nRanks);
-    std::vector<std::string> groupOrder;             // first use first
-    std::map<std::string, std::set<uint32_t>> users; // group -> ranks naming it
+    std::vector<std::string> groupOrder;             // by first use
+    std::map<std::string, std::set<uint32_t>> users; // group -> its members
     for (uint32_t rank = 0; rank < nRanks; ++rank)
     {
-        const RankInput& in = inputs[rank];
-        std::map<uint64_t, uint32_t> position;
-        for (uint32_t p = 0; p < in.nodes.size(); ++p)
+        if (!BuildRank(inputs[rank], rank, nRanks, ops[rank], error))
         {
-            auto [it, fresh] = position.emplace(in.nodes[p].id, p);
-            if (!fresh)
-            {
-                error = in.file + ": node id " + std::to_string(in.nodes[p].id) + " (" +
-                        in.nodes[p].where + "): duplicate node id (first at " +
-                        in.nodes[it->second].where + ")";
-                return TrainingTrace();
-            }
-        }
-        std::vector<std::vector<uint32_t>> deps(in.nodes.size());
-        std::vector<TraceOp> fileOps(in.nodes.size());
-        for (uint32_t p = 0; p < in.nodes.size(); ++p)
-        {
-            const RawNode& node = in.nodes[p];
-            std::string where = in.file + ": node id " + std::to_string(node.id) + " (" +
-                                node.where + "): ";
-            std::string reason;
-            if (!MapNode(node, rank, nRanks, fileOps[p], reason))
-            {
-                error = where + reason;
-                return TrainingTrace();
-            }
-            for (uint64_t d : node.deps)
-            {
-                auto it = position.find(d);
-                if (it == position.end() || it->second == p)
-                {
-                    error = where + "depends on node id " + std::to_string(d) +
-                            (it == position.end() ? ", which is not in the file" : ", itself");
-                    return TrainingTrace();
-                }
-                if (std::find(deps[p].begin(), deps[p].end(), it->second) == deps[p].end())
-                {
-                    deps[p].push_back(it->second);
-                }
-            }
-        }
-        std::vector<uint32_t> order = DependencyOrder(deps);
-        if (order.size() != in.nodes.size())
-        {
-            error = DescribeCycle(in, deps, order);
             return TrainingTrace();
         }
-        std::vector<uint32_t> opIndex(in.nodes.size());
-        for (uint32_t i = 0; i < order.size(); ++i)
+        for (TraceOp& op : ops[rank])
         {
-            opIndex[order[i]] = i;
-        }
-        for (uint32_t p : order)
-        {
-            TraceOp& op = fileOps[p];
-            for (uint32_t d : deps[p])
+            if (op.kind != TraceOpKind::COLLECTIVE)
             {
-                op.deps.push_back(opIndex[d]);
+                continue;
             }
-            if (op.kind == TraceOpKind::COLLECTIVE)
+            op.group = op.group.empty() ? "world" : op.group;
+            if (users.count(op.group) == 0)
             {
-                if (op.group.empty())
-                {
-                    op.group = "world";
-                }
-                if (users.count(op.group) == 0)
-                {
-                    groupOrder.push_back(op.group);
-                }
-                users[op.group].insert(rank);
-                if (op.group == "world")
-                {
-                    for (uint32_t r = 0; r < nRanks; ++r)
-                    {
-                        users["world"].insert(r);
-                    }
-                }
+                groupOrder.push_back(op.group);
             }
-            ops[rank].push_back(std::move(op));
+            users[op.group].insert(rank);
+            for (uint32_t r = 0; op.group == "world" && r < nRanks; ++r)
+            {
+                users[op.group].insert(r);
+            }
         }
     }
 
@@ -1133,10 +1004,7 @@ BuildTrace(const std::vector<RankInput>& inputs, std::string& error)
     for (const std::string& name : groupOrder)
     {
         const std::set<uint32_t>& members = users[name];
-        bool world = members.size() == nRanks;
-        trace.AddGroup(TraceGroup{name,
-                                  world ? "world" : "custom",
-                                  std::vector<uint32_t>(members.begin(), members.end())});
+        trace.AddGroup(TraceGroup{name, "custom", {members.begin(), members.end()}});
     }
     for (uint32_t rank = 0; rank < nRanks; ++rank)
     {
@@ -1146,51 +1014,35 @@ BuildTrace(const std::vector<RankInput>& inputs, std::string& error)
         }
     }
     std::string why;
+    uint32_t rank;
     if (!trace.Validate(&why))
     {
         error = DescribeFiles(inputs) + ": " + why;
-        uint32_t rank;
         if (std::sscanf(why.c_str(), "rank %u op", &rank) == 1 && rank < nRanks)
         {
             error += " (rank " + std::to_string(rank) + " is " + inputs[rank].file + ")";
         }
         return TrainingTrace();
     }
-    error.clear();
     return trace;
 }
 
+using FileReader = std::function<bool(const std::string&, RankInput&, std::string&)>;
+
 TrainingTrace
-ReadAll(const std::vector<std::string>& files,
-        const std::function<bool(const std::string&, RankInput&, std::string&)>& readOne,
-        std::string* error)
+ReadAll(const std::vector<std::string>& files, const FileReader& readOne, std::string* error)
 {
-    std::string message;
+    std::string message = files.empty() ? "chakra trace: no files given" : "";
     std::vector<RankInput> inputs(files.size());
-    TrainingTrace trace;
-    if (files.empty())
+    bool ok = !files.empty();
+    for (size_t r = 0; ok && r < files.size(); ++r)
     {
-        message = "chakra trace: no files given";
+        ok = readOne(files[r], inputs[r], message);
     }
-    else if (files.size() > UINT32_MAX)
-    {
-        message = "chakra trace: too many files";
-    }
-    else
-    {
-        bool ok = true;
-        for (size_t r = 0; ok && r < files.size(); ++r)
-        {
-            ok = readOne(files[r], inputs[r], message);
-        }
-        if (ok)
-        {
-            trace = BuildTrace(inputs, message);
-        }
-    }
+    TrainingTrace trace = ok ? BuildTrace(inputs, message) : TrainingTrace();
     if (error)
     {
-        *error = message;
+        *error = trace.GetNRanks() == 0 ? message : "";
     }
     return trace;
 }
@@ -1206,20 +1058,16 @@ ChakraTraceReader::ReadFiles(const std::vector<std::string>& files, std::string*
 TrainingTrace
 ChakraTraceReader::ReadPrefix(const std::string& prefix, uint32_t nRanks, std::string* error)
 {
-    if (nRanks == 0)
-    {
-        if (error)
-        {
-            *error = "chakra trace " + prefix + ": nRanks must be at least 1";
-        }
-        return TrainingTrace();
-    }
     std::vector<std::string> files;
     for (uint32_t r = 0; r < nRanks; ++r)
     {
         files.push_back(prefix + "." + std::to_string(r) + ".et");
     }
-    return ReadFiles(files, error);
+    if (nRanks == 0 && error)
+    {
+        *error = "chakra trace " + prefix + ": nRanks must be at least 1";
+    }
+    return nRanks == 0 ? TrainingTrace() : ReadFiles(files, error);
 }
 
 TrainingTrace

@@ -68,9 +68,7 @@ class ChakraTraceReader
      * \param error set to the problem on failure (may be null)
      * \return the trace, or an empty one on failure
      */
-    static TrainingTrace ReadPrefix(const std::string& prefix,
-                                    uint32_t nRanks,
-                                    std::string* error);
+    static TrainingTrace ReadPrefix(const std::string& prefix, uint32_t nRanks, std::string* error);
 
     /**
      * Read JSON traces (see the class description for the accepted forms).

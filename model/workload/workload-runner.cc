@@ -338,7 +338,8 @@ WorkloadRunner::Finish(uint32_t rank, uint32_t op, int64_t call)
         }
         else if (++m_ranksDone == m_trace.GetNRanks())
         {
-            m_watchdog.Cancel();
+            // Remove, not Cancel: a cancelled event still advances the clock to its time.
+            Simulator::Remove(m_watchdog);
         }
         return;
     }

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fabric-monitor.h"
+
+#include "ns3/abort.h"
+#include "ns3/channel.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-switch.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <map>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(FabricMonitor);
+
+TypeId
+FabricMonitor::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::FabricMonitor")
+                            .SetParent<Object>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<FabricMonitor>()
+                            .AddAttribute("SampleInterval",
+                                          "Time between samples of link utilisation and queues.",
+                                          TimeValue(MicroSeconds(20)),
+                                          MakeTimeAccessor(&FabricMonitor::m_interval),
+                                          MakeTimeChecker(NanoSeconds(100), Seconds(10)));
+    return tid;
+}
+
+void
+FabricMonitor::DoDispose()
+{
+    m_links.clear();
+    m_switches.clear();
+    m_keepGoing = nullptr;
+    Object::DoDispose();
+}
+
+void
+FabricMonitor::Attach(const RoceTopology& topo)
+{
+    std::map<uint32_t, std::string> nameOfNode;
+    std::map<uint32_t, bool> isHost;
+    for (uint32_t i = 0; i < topo.hosts.GetN(); ++i)
+    {
+        nameOfNode[topo.hosts.Get(i)->GetId()] = "nic" + std::to_string(i);
+        isHost[topo.hosts.Get(i)->GetId()] = true;
+    }
+    for (uint32_t j = 0; j < topo.switches.GetN(); ++j)
+    {
+        nameOfNode[topo.switches.Get(j)->GetId()] = "sw" + std::to_string(j);
+    }
+    // A switch with a host neighbour is a leaf.
+    std::map<uint32_t, bool> isLeaf;
+    auto peerOf = [](Ptr<NetDevice> dev) -> Ptr<NetDevice> {
+        Ptr<Channel> ch = dev->GetChannel();
+        if (!ch)
+        {
+            return nullptr;
+        }
+        for (std::size_t k = 0; k < ch->GetNDevices(); ++k)
+        {
+            if (ch->GetDevice(k) != dev)
+            {
+                return ch->GetDevice(k);
+            }
+        }
+        return nullptr;
+    };
+    for (uint32_t j = 0; j < topo.switchObjects.size(); ++j)
+    {
+        Ptr<RoceSwitch> sw = topo.switchObjects[j];
+        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            Ptr<NetDevice> peer = peerOf(sw->GetPort(p));
+            if (peer && isHost.count(peer->GetNode()->GetId()))
+            {
+                isLeaf[sw->GetPort(p)->GetNode()->GetId()] = true;
+            }
+        }
+    }
+    auto classOf = [&](uint32_t from, uint32_t to) -> std::string {
+        if (isHost.count(from))
+        {
+            return "nic-up";
+        }
+        if (isHost.count(to))
+        {
+            return "leaf-down";
+        }
+        if (isLeaf.count(from) && !isLeaf.count(to))
+        {
+            return "leaf-up";
+        }
+        if (!isLeaf.count(from) && isLeaf.count(to))
+        {
+            return "spine-down";
+        }
+        return "switch";
+    };
+    auto addLink = [&](Ptr<RoceNetDevice> dev, Ptr<RoceSwitch> sw, uint32_t port) {
+        Ptr<NetDevice> peer = peerOf(dev);
+        if (!peer)
+        {
+            return;
+        }
+        Link l;
+        const uint32_t from = dev->GetNode()->GetId();
+        const uint32_t to = peer->GetNode()->GetId();
+        l.from = nameOfNode[from];
+        l.to = nameOfNode[to];
+        l.cls = classOf(from, to);
+        l.device = dev;
+        l.sw = sw;
+        l.port = port;
+        auto it = std::find(m_classes.begin(), m_classes.end(), l.cls);
+        if (it == m_classes.end())
+        {
+            m_classes.push_back(l.cls);
+            it = m_classes.end() - 1;
+        }
+        m_classOf.push_back(static_cast<uint32_t>(it - m_classes.begin()));
+        m_links.push_back(l);
+    };
+    for (uint32_t i = 0; i < topo.nics.size(); ++i)
+    {
+        addLink(topo.nics[i]->GetDevice(), nullptr, 0);
+    }
+    for (uint32_t j = 0; j < topo.switchObjects.size(); ++j)
+    {
+        Ptr<RoceSwitch> sw = topo.switchObjects[j];
+        const std::string name = "sw" + std::to_string(j);
+        m_switches.emplace_back(name, sw);
+        const uint32_t link0 = static_cast<uint32_t>(m_links.size());
+        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            addLink(sw->GetPort(p), sw, p);
+        }
+        FabricMonitor* self = this; // the monitor outlives the run it watches
+        sw->TraceConnectWithoutContext(
+            "QueueLength",
+            Callback<void, uint32_t, uint8_t, uint32_t>(
+                [self, link0](uint32_t port, uint8_t priority, uint32_t bytes) {
+                    self->OnQueue(link0, port, priority, bytes);
+                }));
+        sw->TraceConnectWithoutContext(
+            "PfcSent",
+            Callback<void, uint32_t, uint8_t, uint16_t>(
+                [self, name, link0](uint32_t port, uint8_t priority, uint16_t quanta) {
+                    self->OnPfc(name, link0, port, priority, quanta);
+                }));
+    }
+}
+
+void
+FabricMonitor::OnQueue(uint32_t link0, uint32_t port, uint8_t, uint32_t bytes)
+{
+    Link& l = m_links[link0 + port];
+    l.maxQueueBytes = std::max(l.maxQueueBytes, bytes);
+}
+
+void
+FabricMonitor::OnPfc(std::string sw, uint32_t link0, uint32_t port, uint8_t priority, uint16_t quanta)
+{
+    m_pfc.push_back({Simulator::Now(), sw, port, priority, quanta});
+    if (quanta != 0)
+    {
+        ++m_links[link0 + port].pfcSent;
+    }
+}
+
+void
+FabricMonitor::Start(std::function<bool()> keepGoing)
+{
+    m_keepGoing = std::move(keepGoing);
+    m_start = Simulator::Now();
+    m_last = m_start;
+    m_lastBytes.resize(m_links.size());
+    for (size_t i = 0; i < m_links.size(); ++i)
+    {
+        m_links[i].baseBytes = m_links[i].device->GetTxBytes();
+        m_lastBytes[i] = m_links[i].baseBytes;
+    }
+    Simulator::Schedule(m_interval, &FabricMonitor::TakeSample, Ptr<FabricMonitor>(this));
+}
+
+void
+FabricMonitor::TakeSample()
+{
+    if (m_finished)
+    {
+        return;
+    }
+    const Time now = Simulator::Now();
+    const double dt = (now - m_last).GetSeconds();
+    if (dt > 0)
+    {
+        Sample s;
+        s.time = now;
+        std::vector<double> sum(m_classes.size(), 0);
+        std::vector<uint32_t> count(m_classes.size(), 0);
+        for (size_t i = 0; i < m_links.size(); ++i)
+        {
+            Link& l = m_links[i];
+            const uint64_t tx = l.device->GetTxBytes();
+            const double util = static_cast<double>(tx - m_lastBytes[i]) * 8.0 /
+                                (static_cast<double>(l.device->GetDataRate().GetBitRate()) * dt);
+            m_lastBytes[i] = tx;
+            l.peakUtilisation = std::max(l.peakUtilisation, util);
+            sum[m_classOf[i]] += util;
+            ++count[m_classOf[i]];
+            uint32_t queued = 0;
+            for (uint8_t p = 0; p < 8; ++p)
+            {
+                queued += l.device->GetQueueBytes(p);
+            }
+            s.maxQueueBytes = std::max(s.maxQueueBytes, queued);
+        }
+        for (size_t c = 0; c < sum.size(); ++c)
+        {
+            s.utilisation.push_back(count[c] ? sum[c] / count[c] : 0);
+        }
+        m_samples.push_back(std::move(s));
+        m_last = now;
+    }
+    if (m_keepGoing && m_keepGoing())
+    {
+        Simulator::Schedule(m_interval, &FabricMonitor::TakeSample, Ptr<FabricMonitor>(this));
+    }
+}
+
+void
+FabricMonitor::Finish()
+{
+    // No sample here: the simulator's clock may have run past the workload (timers of
+    // idle queue pairs), and the samples stop with the workload.
+    m_finished = true;
+    for (Link& l : m_links)
+    {
+        l.bytes = l.device->GetTxBytes() - l.baseBytes;
+    }
+}
+
+const std::vector<FabricMonitor::Link>&
+FabricMonitor::GetLinks() const
+{
+    return m_links;
+}
+
+const std::vector<FabricMonitor::PfcEvent>&
+FabricMonitor::GetPfcEvents() const
+{
+    return m_pfc;
+}
+
+const std::vector<FabricMonitor::Sample>&
+FabricMonitor::GetSamples() const
+{
+    return m_samples;
+}
+
+const std::vector<std::string>&
+FabricMonitor::GetClasses() const
+{
+    return m_classes;
+}
+
+const std::vector<std::pair<std::string, Ptr<RoceSwitch>>>&
+FabricMonitor::GetSwitches() const
+{
+    return m_switches;
+}
+
+Time
+FabricMonitor::GetDuration() const
+{
+    return m_last - m_start;
+}
+
+void
+FabricMonitor::WriteLinksCsv(std::ostream& os) const
+{
+    const double secs = GetDuration().GetSeconds();
+    os << "from,to,class,bytes,mean_util,peak_util,max_queue_bytes,pfc_pauses_sent\n";
+    for (const Link& l : m_links)
+    {
+        const double mean =
+            secs > 0 ? l.bytes * 8.0 / (l.device->GetDataRate().GetBitRate() * secs) : 0;
+        os << l.from << "," << l.to << "," << l.cls << "," << l.bytes << "," << mean << ","
+           << l.peakUtilisation << "," << l.maxQueueBytes << "," << l.pfcSent << "\n";
+    }
+}
+
+void
+FabricMonitor::WritePfcCsv(std::ostream& os) const
+{
+    os << "time_us,switch,port,priority,quanta,kind\n";
+    for (const PfcEvent& e : m_pfc)
+    {
+        os << e.time.GetSeconds() * 1e6 << "," << e.sw << "," << e.port << ","
+           << static_cast<uint32_t>(e.priority) << "," << e.quanta << ","
+           << (e.quanta ? "pause" : "resume") << "\n";
+    }
+}
+
+void
+FabricMonitor::WriteSamples(std::ostream& os) const
+{
+    os << "# time_us";
+    for (const std::string& c : m_classes)
+    {
+        os << " " << c;
+    }
+    os << " max_queue_KiB\n";
+    for (const Sample& s : m_samples)
+    {
+        os << s.time.GetSeconds() * 1e6;
+        for (double u : s.utilisation)
+        {
+            os << " " << u;
+        }
+        os << " " << s.maxQueueBytes / 1024.0 << "\n";
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef FABRIC_MONITOR_H
+#define FABRIC_MONITOR_H
+
+#include "roce-topology-helper.h"
+
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * Watches a RoCE fabric for a report: per link (one direction of a cable) the bytes sent,
+ * mean and peak utilisation, PFC pauses sent and the largest queue; per switch ECN marks,
+ * drops and pauses; every PFC frame a switch sends (time, switch, port, priority, quanta);
+ * and, every SampleInterval, the utilisation of each link class and the largest queue,
+ * for plots. Byte counts come from the devices' counters, read at each sample, so the
+ * per-packet cost is one trace call per enqueue (queue maxima) and nothing else.
+ */
+class FabricMonitor : public Object
+{
+  public:
+    static TypeId GetTypeId();
+
+    /// One direction of a cable.
+    struct Link
+    {
+        std::string from;       //!< e.g. "nic3", "sw1"
+        std::string to;
+        std::string cls;        //!< "nic-up", "leaf-down", "leaf-up", "spine-down", "switch"
+        Ptr<RoceNetDevice> device;
+        Ptr<RoceSwitch> sw;     //!< owner when from is a switch
+        uint32_t port{0};
+        uint64_t baseBytes{0};  //!< device counter when Start was called
+        uint64_t bytes{0};      //!< sent since Start
+        double peakUtilisation{0};
+        uint32_t maxQueueBytes{0};
+        uint64_t pfcSent{0};
+    };
+
+    /// One PFC frame sent by a switch.
+    struct PfcEvent
+    {
+        Time time;
+        std::string sw;
+        uint32_t port;
+        uint8_t priority;
+        uint16_t quanta; //!< 0 = resume (XON)
+    };
+
+    /// One sample: mean utilisation per link class and the largest queue anywhere.
+    struct Sample
+    {
+        Time time;
+        std::vector<double> utilisation; //!< per class, in GetClasses() order
+        uint32_t maxQueueBytes{0};
+    };
+
+    /**
+     * Watch topo. Hosts are named "nic<i>", switches "sw<j>"; switches with a host
+     * neighbour count as leaves for the link classes.
+     */
+    void Attach(const RoceTopology& topo);
+    /// Start sampling now; stops by itself once keepGoing returns false.
+    void Start(std::function<bool()> keepGoing);
+    /// Take the final sample (call after the run) and fix the totals.
+    void Finish();
+
+    /// \return the links
+    const std::vector<Link>& GetLinks() const;
+    /// \return the PFC frames sent by switches, in time order
+    const std::vector<PfcEvent>& GetPfcEvents() const;
+    /// \return the samples
+    const std::vector<Sample>& GetSamples() const;
+    /// \return the link classes present, in sample order
+    const std::vector<std::string>& GetClasses() const;
+    /// \return the switches' names and objects
+    const std::vector<std::pair<std::string, Ptr<RoceSwitch>>>& GetSwitches() const;
+    /// \return the monitored time span
+    Time GetDuration() const;
+
+    /// Write links as CSV (from,to,class,bytes,mean_util,peak_util,max_queue_bytes,pfc_sent).
+    void WriteLinksCsv(std::ostream& os) const;
+    /// Write PFC events as CSV (time_us,switch,port,priority,quanta,kind).
+    void WritePfcCsv(std::ostream& os) const;
+    /// Write samples as a whitespace table (time_us, one column per class, max_queue_KiB).
+    void WriteSamples(std::ostream& os) const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void TakeSample();
+    void OnQueue(uint32_t link0, uint32_t port, uint8_t priority, uint32_t bytes);
+    void OnPfc(std::string sw, uint32_t link0, uint32_t port, uint8_t priority, uint16_t quanta);
+
+    Time m_interval;
+    Time m_start;
+    Time m_last;
+    std::function<bool()> m_keepGoing;
+    std::vector<Link> m_links;
+    std::vector<uint64_t> m_lastBytes;
+    std::vector<std::string> m_classes;
+    std::vector<uint32_t> m_classOf; //!< per link, index in m_classes
+    std::vector<std::pair<std::string, Ptr<RoceSwitch>>> m_switches;
+    std::vector<PfcEvent> m_pfc;
+    std::vector<Sample> m_samples;
+    bool m_finished{false};
+};
+
+} // namespace ns3
+
+#endif // FABRIC_MONITOR_H

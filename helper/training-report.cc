@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "training-report.h"
+
+#include <nlohmann/json.hpp>
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+namespace ns3
+{
+
+namespace
+{
+using Json = nlohmann::json;
+
+double
+Us(Time t)
+{
+    return t.GetNanoSeconds() / 1e3;
+}
+
+double
+Ms(Time t)
+{
+    return t.GetNanoSeconds() / 1e6;
+}
+
+/// Collective calls grouped by what they are (kind of group, type, size, algorithm).
+struct CallSummary
+{
+    std::string kind;
+    std::string groupKind;
+    std::string algorithm;
+    uint64_t bytes{0};
+    uint32_t ranks{0};
+    uint64_t calls{0};
+    Time total;
+    double busBwSum{0};
+};
+
+std::vector<CallSummary>
+Summarize(const TrainingSimulation& sim)
+{
+    std::map<std::tuple<std::string, std::string, std::string, uint64_t, uint32_t>, CallSummary> by;
+    for (const CallRecord& c : sim.GetRunner()->GetCalls())
+    {
+        const std::string kind = c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type);
+        const std::string gk = c.group.empty() ? "pp" : sim.GetTrace().GetGroup(c.group).kind;
+        CallSummary& s = by[{kind, gk, c.algorithm, c.bytes, c.nRanks}];
+        s.kind = kind;
+        s.groupKind = gk;
+        s.algorithm = c.algorithm;
+        s.bytes = c.bytes;
+        s.ranks = c.nRanks;
+        ++s.calls;
+        s.total += c.end - c.launch;
+        s.busBwSum += c.busBw;
+    }
+    std::vector<CallSummary> out;
+    for (auto& [k, v] : by)
+    {
+        out.push_back(v);
+    }
+    std::sort(out.begin(), out.end(), [](const CallSummary& a, const CallSummary& b) {
+        return a.total != b.total ? a.total > b.total : a.kind < b.kind;
+    });
+    return out;
+}
+
+std::string
+Bytes(uint64_t b)
+{
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(1);
+    if (b >= (1ull << 30))
+    {
+        os << b / double(1ull << 30) << " GiB";
+    }
+    else if (b >= (1ull << 20))
+    {
+        os << b / double(1ull << 20) << " MiB";
+    }
+    else if (b >= 1024)
+    {
+        os << b / 1024.0 << " KiB";
+    }
+    else
+    {
+        os << b << " B";
+    }
+    return os.str();
+}
+
+bool
+MakeDir(const std::string& dir, std::string* error)
+{
+    std::string path;
+    std::istringstream parts(dir);
+    std::string part;
+    if (!dir.empty() && dir[0] == '/')
+    {
+        path = "/";
+    }
+    while (std::getline(parts, part, '/'))
+    {
+        if (part.empty())
+        {
+            continue;
+        }
+        path += part + "/";
+        if (mkdir(path.c_str(), 0755) != 0 && errno != EEXIST)
+        {
+            *error = dir + ": cannot create the output folder (" + std::strerror(errno) + ")";
+            return false;
+        }
+    }
+    return true;
+}
+} // namespace
+
+TrainingReport::TrainingReport(const TrainingSimulation& sim)
+    : m_sim(sim),
+      m_breakdown(sim.GetRunner()->GetBreakdown())
+{
+}
+
+std::vector<Time>
+TrainingReport::GetIterationTimes() const
+{
+    std::vector<Time> t(m_sim.GetRunner()->GetNIterations(), Time());
+    for (const auto& b : m_breakdown)
+    {
+        t[b.iteration] = std::max(t[b.iteration], b.GetTotal());
+    }
+    return t;
+}
+
+void
+TrainingReport::PrintSummary(std::ostream& os) const
+{
+    const TrainingScenario& s = m_sim.GetScenario();
+    const TrainingTrace& trace = m_sim.GetTrace();
+    Ptr<WorkloadRunner> runner = m_sim.GetRunner();
+    os << std::fixed;
+    os << "ai-fabric training simulation\n";
+    os << "  scenario : " << s.name << " (" << s.source << ")\n";
+    os << "  workload : " << trace.GetName() << "\n"
+       << "             " << m_sim.GetWorkloadNote() << ": " << trace.GetNRanks() << " ranks, "
+       << trace.GetNOps() << " ops per iteration, " << runner->GetNIterations() << " iteration(s)\n";
+    if (s.topology == "ideal")
+    {
+        os << "  cluster  : " << s.servers << " x " << s.gpusPerServer << " GPUs on an ideal carrier ("
+           << s.idealRate.GetBitRate() / 1e9 << " Gb/s per rank, " << Us(s.idealLatency)
+           << " us per message)\n";
+    }
+    else
+    {
+        os << "  cluster  : " << s.servers << " servers x " << s.gpusPerServer << " " << s.gpu
+           << " on NVSwitch, one " << std::setprecision(0) << s.nicRate.GetBitRate() / 1e9
+           << " Gb/s NIC per GPU, rail-optimized, "
+           << s.spines << " spines, " << std::setprecision(1) << s.oversubscription << ":1, "
+           << s.congestionControl << "\n";
+    }
+    os << std::setprecision(3) << "  run      : simulated " << Ms(runner->GetEndTime()) << " ms in "
+       << std::setprecision(1) << m_sim.GetWallSeconds() << " s wall ("
+       << std::setprecision(2) << m_sim.GetEvents() / 1e6 << " M events)\n";
+    if (runner->IsStuck())
+    {
+        os << "\n  STUCK: " << runner->GetStuckReport() << "\n";
+    }
+
+    os << "\n  iteration   time (ms)   compute (ms)   exposed comm (ms)   idle (ms)\n";
+    const std::vector<Time> times = GetIterationTimes();
+    for (uint32_t it = 0; it < times.size(); ++it)
+    {
+        Time c;
+        Time e;
+        Time i;
+        uint32_t n = 0;
+        for (const auto& b : m_breakdown)
+        {
+            if (b.iteration == it)
+            {
+                c += b.compute;
+                e += b.exposedComm;
+                i += b.idle;
+                ++n;
+            }
+        }
+        n = std::max(n, 1u);
+        os << "  " << std::setw(9) << it << std::setprecision(3) << std::setw(12) << Ms(times[it])
+           << std::setw(15) << Ms(c) / n << std::setw(20) << Ms(e) / n << std::setw(12) << Ms(i) / n << "\n";
+    }
+    os << "  (time: slowest rank; breakdown: mean over ranks)\n";
+
+    os << "\n  communication by total time\n"
+       << "  collective      group  algorithm          calls    size/call   mean (us)   busbw (GB/s)\n";
+    const auto summary = Summarize(m_sim);
+    for (size_t k = 0; k < summary.size() && k < 10; ++k)
+    {
+        const CallSummary& c = summary[k];
+        os << "  " << std::left << std::setw(16) << c.kind << std::setw(7) << c.groupKind << std::setw(17)
+           << c.algorithm << std::right << std::setw(7) << c.calls << std::setw(13) << Bytes(c.bytes)
+           << std::setprecision(1) << std::setw(12) << Us(c.total) / c.calls << std::setw(15)
+           << c.busBwSum / c.calls / 1e9 << "\n";
+    }
+    if (Ptr<FabricMonitor> mon = m_sim.GetMonitor())
+    {
+        uint64_t nicBytes = 0;
+        double peak = 0;
+        uint32_t maxQueue = 0;
+        for (const auto& l : mon->GetLinks())
+        {
+            nicBytes += l.cls == "nic-up" ? l.bytes : 0;
+            peak = std::max(peak, l.peakUtilisation);
+            maxQueue = std::max(maxQueue, l.maxQueueBytes);
+        }
+        os << "\n  fabric   : " << Bytes(nicBytes) << " sent by NICs, peak link utilisation "
+           << std::setprecision(0) << peak * 100 << "% (per " << Us(s.sampleInterval)
+           << " us), PFC pauses " << m_sim.GetPfcPauses() << ", ECN marks " << m_sim.GetEcnMarks()
+           << ", drops " << m_sim.GetDrops() << ", largest queue " << Bytes(maxQueue) << "\n";
+    }
+    os << std::defaultfloat;
+}
+
+void
+TrainingReport::WriteResults(std::ostream& os) const
+{
+    const TrainingScenario& s = m_sim.GetScenario();
+    Ptr<WorkloadRunner> runner = m_sim.GetRunner();
+    Json doc;
+    doc["scenario"] = {{"name", s.name},
+                       {"source", s.source},
+                       {"topology", s.topology},
+                       {"servers", s.servers},
+                       {"gpusPerServer", s.gpusPerServer},
+                       {"gpu", s.gpu},
+                       {"nicRate_bps", s.nicRate.GetBitRate()},
+                       {"spines", s.spines},
+                       {"oversubscription", s.oversubscription},
+                       {"congestionControl", s.congestionControl},
+                       {"seed", s.seed},
+                       {"iterations", s.iterations}};
+    doc["workload"] = {{"name", m_sim.GetTrace().GetName()},
+                       {"from", m_sim.GetWorkloadNote()},
+                       {"ranks", m_sim.GetTrace().GetNRanks()},
+                       {"ops", m_sim.GetTrace().GetNOps()}};
+    doc["finished"] = runner->IsFinished();
+    doc["stuck"] = runner->IsStuck();
+    if (runner->IsStuck())
+    {
+        doc["stuck_report"] = runner->GetStuckReport();
+    }
+    doc["simulated_s"] = runner->GetEndTime().GetSeconds();
+    Json iterations = Json::array();
+    const std::vector<Time> times = GetIterationTimes();
+    for (uint32_t it = 0; it < times.size(); ++it)
+    {
+        Json ranks = Json::array();
+        for (const auto& b : m_breakdown)
+        {
+            if (b.iteration == it)
+            {
+                ranks.push_back({{"rank", b.rank},
+                                 {"total_s", b.GetTotal().GetSeconds()},
+                                 {"compute_s", b.compute.GetSeconds()},
+                                 {"exposed_comm_s", b.exposedComm.GetSeconds()},
+                                 {"idle_s", b.idle.GetSeconds()}});
+            }
+        }
+        iterations.push_back({{"iteration", it}, {"time_s", times[it].GetSeconds()}, {"ranks", ranks}});
+    }
+    doc["iterations"] = iterations;
+    Json calls = Json::array();
+    for (const CallSummary& c : Summarize(m_sim))
+    {
+        calls.push_back({{"collective", c.kind},
+                         {"group_kind", c.groupKind},
+                         {"algorithm", c.algorithm},
+                         {"ranks", c.ranks},
+                         {"bytes", c.bytes},
+                         {"calls", c.calls},
+                         {"total_s", c.total.GetSeconds()},
+                         {"mean_busbw_Bps", c.busBwSum / c.calls}});
+    }
+    doc["communication"] = calls;
+    Json fabric = {{"pfc_pauses", m_sim.GetPfcPauses()},
+                   {"ecn_marks", m_sim.GetEcnMarks()},
+                   {"drops", m_sim.GetDrops()},
+                   {"inter_server_flows", m_sim.GetFlows().size()}};
+    if (Ptr<FabricMonitor> mon = m_sim.GetMonitor())
+    {
+        Json switches = Json::array();
+        for (const auto& [name, sw] : mon->GetSwitches())
+        {
+            switches.push_back({{"switch", name},
+                                {"ecn_marks", sw->GetEcnMarks()},
+                                {"pfc_pauses_sent", sw->GetPfcPausesSent()},
+                                {"drops", sw->GetTotalDrops()},
+                                {"max_queue_bytes", sw->GetMaxQueueBytes()}});
+        }
+        fabric["switches"] = switches;
+        uint64_t bytes = 0;
+        double peak = 0;
+        for (const auto& l : mon->GetLinks())
+        {
+            bytes += l.bytes;
+            peak = std::max(peak, l.peakUtilisation);
+        }
+        fabric["link_bytes"] = bytes;
+        fabric["peak_link_utilisation"] = peak;
+    }
+    doc["fabric"] = fabric;
+    // Wall-clock figures vary between runs; everything above does not.
+    doc["run"] = {{"wall_seconds", m_sim.GetWallSeconds()}, {"events", m_sim.GetEvents()}};
+    os << doc.dump(2) << "\n";
+}
+
+void
+TrainingReport::WriteTimeline(std::ostream& os) const
+{
+    const TrainingTrace& trace = m_sim.GetTrace();
+    const CommGroup& world = m_sim.GetWorld();
+    Ptr<WorkloadRunner> runner = m_sim.GetRunner();
+    os << std::setprecision(15);
+    os << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
+    bool first = true;
+    auto emit = [&](const Json& e) {
+        os << (first ? "  " : ",\n  ") << e.dump();
+        first = false;
+    };
+    std::vector<std::vector<bool>> streams(trace.GetNRanks());
+    for (uint32_t r = 0; r < trace.GetNRanks(); ++r)
+    {
+        emit({{"ph", "M"}, {"name", "process_name"}, {"pid", r},
+              {"args", {{"name", "rank " + std::to_string(r) + " (server " + std::to_string(world.GetServer(r)) +
+                                     ", GPU " + std::to_string(world.GetLocalIndex(r)) + ")"}}}});
+        emit({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", r}, {"args", {{"sort_index", r}}}});
+        streams[r].assign(trace.GetNStreams(), false);
+        for (const TraceOp& op : trace.GetOps(r))
+        {
+            streams[r][op.stream] = true;
+        }
+        for (uint32_t st = 0; st < streams[r].size(); ++st)
+        {
+            if (streams[r][st])
+            {
+                emit({{"ph", "M"}, {"name", "thread_name"}, {"pid", r}, {"tid", st},
+                      {"args", {{"name", st == 0 ? std::string("stream 0 (compute)") : "stream " + std::to_string(st)}}}});
+            }
+        }
+    }
+    const auto& calls = runner->GetCalls();
+    for (const OpRecord& rec : runner->GetOps())
+    {
+        Json e = {{"ph", "X"},
+                  {"name", rec.name.empty() ? TraceOpKindToString(rec.kind) : rec.name},
+                  {"cat", TraceOpKindToString(rec.kind)},
+                  {"pid", rec.rank},
+                  {"tid", rec.stream},
+                  {"ts", Us(rec.start)},
+                  {"dur", Us(rec.end - rec.start)}};
+        Json args = {{"iteration", rec.iteration}, {"op", rec.op}};
+        if (rec.call >= 0)
+        {
+            const CallRecord& c = calls[rec.call];
+            args["collective"] = c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type);
+            args["group"] = c.group;
+            args["bytes"] = c.bytes;
+            args["algorithm"] = c.algorithm;
+            args["launch_us"] = Us(c.launch);
+            args["busbw_GBps"] = c.busBw / 1e9;
+        }
+        e["args"] = args;
+        emit(e);
+    }
+    os << "\n]}\n";
+}
+
+bool
+TrainingReport::Plot(const std::string& dir, std::string* error) const
+{
+    // Data files first: the plots are also re-drawable by hand from them.
+    {
+        std::ofstream out(dir + "/breakdown.dat");
+        out << "# rank compute_ms exposed_comm_ms idle_ms (mean over iterations)\n";
+        const uint32_t iters = std::max(1u, m_sim.GetRunner()->GetNIterations());
+        std::map<uint32_t, std::array<double, 3>> per;
+        for (const auto& b : m_breakdown)
+        {
+            auto& a = per[b.rank];
+            a[0] += Ms(b.compute) / iters;
+            a[1] += Ms(b.exposedComm) / iters;
+            a[2] += Ms(b.idle) / iters;
+        }
+        for (const auto& [rank, a] : per)
+        {
+            out << rank << " " << a[0] << " " << a[1] << " " << a[2] << "\n";
+        }
+    }
+    std::ostringstream script;
+    script << "set terminal pngcairo size 1000,500 font ',10'\n"
+           << "set output '" << dir << "/breakdown.png'\n"
+           << "set title 'Iteration time per rank: " << m_sim.GetTrace().GetName() << "' noenhanced\n"
+           << "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.8 border -1\n"
+           << "set boxwidth 0.8\nset ylabel 'ms (mean per iteration)'\nset xlabel 'rank'\n"
+           << "set key outside right\nset yrange [0:*]\n"
+           << "plot '" << dir << "/breakdown.dat' using 2:xtic(1) title 'compute' lc rgb '#4477aa', "
+           << "'' using 3 title 'exposed communication' lc rgb '#ee6677', "
+           << "'' using 4 title 'idle (waiting, bubbles)' lc rgb '#bbbbbb'\n";
+    if (Ptr<FabricMonitor> mon = m_sim.GetMonitor())
+    {
+        std::ofstream out(dir + "/fabric.dat");
+        mon->WriteSamples(out);
+        script << "set terminal pngcairo size 1000,700 font ',10'\n"
+               << "set output '" << dir << "/fabric.png'\nunset title\n"
+               << "set multiplot layout 2,1 title 'Fabric: " << m_sim.GetScenario().name << "' noenhanced\n"
+               << "unset style\nset style data lines\nset key outside right\nset xlabel 'time (ms)'\n"
+               << "set ylabel 'mean link utilisation'\nset yrange [0:1.05]\nunset xtics\nset xtics\n"
+               << "plot ";
+        const auto& classes = mon->GetClasses();
+        for (size_t c = 0; c < classes.size(); ++c)
+        {
+            script << (c ? ", " : "") << "'" << dir << "/fabric.dat' using ($1/1000):" << c + 2
+                   << " with lines title '" << classes[c] << "'";
+        }
+        script << "\nset ylabel 'largest egress queue (KiB)'\nset yrange [0:*]\n"
+               << "plot '" << dir << "/fabric.dat' using ($1/1000):" << classes.size() + 2
+               << " with lines title 'max over ports' lc rgb '#aa3377'\nunset multiplot\n";
+    }
+    const std::string scriptFile = dir + "/plots.gp";
+    {
+        std::ofstream out(scriptFile);
+        out << script.str();
+    }
+    const std::string cmd = "gnuplot '" + scriptFile + "' 2>'" + dir + "/gnuplot.log'";
+    if (std::system(cmd.c_str()) != 0)
+    {
+        *error = "gnuplot failed or is not installed (see " + dir + "/gnuplot.log); the data "
+                 "files and " + scriptFile + " are written";
+        return false;
+    }
+    return true;
+}
+
+std::vector<std::string>
+TrainingReport::Write(const std::string& dir, bool plots, std::string* error) const
+{
+    if (!MakeDir(dir, error))
+    {
+        return {};
+    }
+    std::vector<std::string> files;
+    auto file = [&](const std::string& name, auto writer) {
+        std::ofstream out(dir + "/" + name);
+        writer(out);
+        if (!out)
+        {
+            *error = dir + "/" + name + ": cannot write";
+            return false;
+        }
+        files.push_back(dir + "/" + name);
+        return true;
+    };
+    bool ok = file("results.json", [&](std::ostream& os) { WriteResults(os); }) &&
+              file("timeline.json", [&](std::ostream& os) { WriteTimeline(os); }) &&
+              file("iterations.csv", [&](std::ostream& os) {
+                  os << "rank,iteration,start_us,end_us,total_us,compute_us,exposed_comm_us,idle_us\n";
+                  for (const auto& b : m_breakdown)
+                  {
+                      os << b.rank << "," << b.iteration << "," << Us(b.start) << "," << Us(b.end) << ","
+                         << Us(b.GetTotal()) << "," << Us(b.compute) << "," << Us(b.exposedComm) << ","
+                         << Us(b.idle) << "\n";
+                  }
+              }) &&
+              file("collectives.csv", [&](std::ostream& os) {
+                  os << "call,name,collective,group,algorithm,ranks,bytes,iteration,first_arrival_us,"
+                        "launch_us,end_us,duration_us,busbw_GBps\n";
+                  const auto& calls = m_sim.GetRunner()->GetCalls();
+                  for (size_t k = 0; k < calls.size(); ++k)
+                  {
+                      const CallRecord& c = calls[k];
+                      os << k << "," << c.name << ","
+                         << (c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type))
+                         << "," << c.group << "," << c.algorithm << "," << c.nRanks << "," << c.bytes << ","
+                         << c.iteration << "," << Us(c.firstArrival) << "," << Us(c.launch) << ","
+                         << Us(c.end) << "," << Us(c.end - c.launch) << "," << c.busBw / 1e9 << "\n";
+                  }
+              }) &&
+              file("fct.csv", [&](std::ostream& os) {
+                  os << "src,dst,bytes,start_us,end_us,fct_us\n";
+                  for (const auto& f : m_sim.GetFlows())
+                  {
+                      os << f.src << "," << f.dst << "," << f.bytes << "," << Us(f.start) << ","
+                         << Us(f.end) << "," << Us(f.end - f.start) << "\n";
+                  }
+              });
+    if (ok && m_sim.GetMonitor())
+    {
+        ok = file("pfc.csv", [&](std::ostream& os) { m_sim.GetMonitor()->WritePfcCsv(os); }) &&
+             file("links.csv", [&](std::ostream& os) { m_sim.GetMonitor()->WriteLinksCsv(os); });
+    }
+    if (!ok)
+    {
+        return {};
+    }
+    if (plots)
+    {
+        if (!Plot(dir, error))
+        {
+            return files; // the data is there; the caller reports the plot problem
+        }
+        files.push_back(dir + "/breakdown.png");
+        if (m_sim.GetMonitor())
+        {
+            files.push_back(dir + "/fabric.png");
+        }
+    }
+    return files;
+}
+
+} // namespace ns3

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "training-scenario.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace ns3
+{
+
+namespace
+{
+using Json = nlohmann::json;
+
+struct ScenarioError
+{
+    std::string where;
+    std::string what;
+};
+
+[[noreturn]] void
+Fail(const std::string& where, const std::string& what)
+{
+    throw ScenarioError{where, what};
+}
+
+/// Split "12.5us" into 12.5 and "us"; false if there is no leading number.
+bool
+SplitQuantity(const std::string& text, double& value, std::string& unit)
+{
+    const char* begin = text.c_str();
+    char* end = nullptr;
+    value = std::strtod(begin, &end);
+    if (end == begin || value < 0)
+    {
+        return false;
+    }
+    unit = std::string(end);
+    return true;
+}
+
+/// Parse a duration with unit s, ms, us, ns (ns-3's own parser aborts on bad input).
+bool
+ParseDuration(const std::string& text, Time& t)
+{
+    double v;
+    std::string unit;
+    if (!SplitQuantity(text, v, unit))
+    {
+        return false;
+    }
+    static const std::pair<const char*, double> UNITS[] = {{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}};
+    for (const auto& [name, scale] : UNITS)
+    {
+        if (unit == name)
+        {
+            t = Seconds(v * scale);
+            return true;
+        }
+    }
+    return false;
+}
+
+/// Parse a rate with unit bps, Kbps, Mbps, Gbps, Tbps.
+bool
+ParseRate(const std::string& text, DataRate& r)
+{
+    double v;
+    std::string unit;
+    if (!SplitQuantity(text, v, unit))
+    {
+        return false;
+    }
+    static const std::pair<const char*, double> UNITS[] = {
+        {"bps", 1}, {"Kbps", 1e3}, {"kbps", 1e3}, {"Mbps", 1e6}, {"Gbps", 1e9}, {"Tbps", 1e12}};
+    for (const auto& [name, scale] : UNITS)
+    {
+        if (unit == name && v * scale >= 1 && v * scale < 1.8e19)
+        {
+            r = DataRate(static_cast<uint64_t>(v * scale));
+            return true;
+        }
+    }
+    return false;
+}
+
+/// Reads one object, remembering which keys were used so unknown ones are errors.
+class Section
+{
+  public:
+    Section(const Json& obj, std::string where)
+        : m_obj(obj),
+          m_where(std::move(where))
+    {
+        if (!obj.is_object())
+        {
+            Fail(m_where, "expected an object, got " + obj.dump());
+        }
+    }
+
+    bool Has(const std::string& key)
+    {
+        m_used.push_back(key);
+        return m_obj.contains(key);
+    }
+
+    std::string Where(const std::string& key) const
+    {
+        return m_where + "/" + key;
+    }
+
+    const Json& Get(const std::string& key)
+    {
+        return m_obj.at(key);
+    }
+
+    std::string Text(const std::string& key, const std::string& fallback)
+    {
+        if (!Has(key))
+        {
+            return fallback;
+        }
+        if (!m_obj[key].is_string())
+        {
+            Fail(Where(key), "expected a string, got " + m_obj[key].dump());
+        }
+        return m_obj[key].get<std::string>();
+    }
+
+    uint64_t Unsigned(const std::string& key, uint64_t fallback, uint64_t lo, uint64_t hi)
+    {
+        if (!Has(key))
+        {
+            return fallback;
+        }
+        const Json& v = m_obj[key];
+        if (!v.is_number_integer() || v.get<int64_t>() < static_cast<int64_t>(lo) ||
+            v.get<uint64_t>() > hi)
+        {
+            Fail(Where(key), "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                                 ", got " + v.dump());
+        }
+        return v.get<uint64_t>();
+    }
+
+    double Number(const std::string& key, double fallback, double lo, double hi)
+    {
+        if (!Has(key))
+        {
+            return fallback;
+        }
+        const Json& v = m_obj[key];
+        if (!v.is_number() || v.get<double>() < lo || v.get<double>() > hi)
+        {
+            Fail(Where(key), "expected a number in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                 "], got " + v.dump());
+        }
+        return v.get<double>();
+    }
+
+    bool Bool(const std::string& key, bool fallback)
+    {
+        if (!Has(key))
+        {
+            return fallback;
+        }
+        if (!m_obj[key].is_boolean())
+        {
+            Fail(Where(key), "expected true or false, got " + m_obj[key].dump());
+        }
+        return m_obj[key].get<bool>();
+    }
+
+    Time Duration(const std::string& key, Time fallback)
+    {
+        if (!Has(key))
+        {
+            return fallback;
+        }
+        const std::string text = Text(key, "");
+        Time t;
+        if (!ParseDuration(text, t))
+        {
+            Fail(Where(key), "expected a duration such as \"1us\" or \"10ms\", got \"" + text + "\"");
+        }
+        return t;
+    }
+
+    DataRate Rate(const std::string& key, DataRate fallback)
+    {
+        if (!Has(key))
+        {
+            return fallback;
+        }
+        const std::string text = Text(key, "");
+        DataRate r;
+        if (!ParseRate(text, r))
+        {
+            Fail(Where(key), "expected a positive rate such as \"400Gbps\", got \"" + text + "\"");
+        }
+        return r;
+    }
+
+    /// Fail on any key not asked for.
+    void Done() const
+    {
+        for (auto it = m_obj.begin(); it != m_obj.end(); ++it)
+        {
+            if (std::find(m_used.begin(), m_used.end(), it.key()) == m_used.end())
+            {
+                Fail(Where(it.key()), "unknown setting");
+            }
+        }
+    }
+
+  private:
+    const Json& m_obj;
+    std::string m_where;
+    std::vector<std::string> m_used;
+};
+
+std::string
+Resolve(const std::string& path, const std::string& source)
+{
+    if (path.empty() || path[0] == '/')
+    {
+        return path;
+    }
+    const size_t slash = source.find_last_of('/');
+    return slash == std::string::npos ? path : source.substr(0, slash + 1) + path;
+}
+
+} // namespace
+
+uint32_t
+TrainingScenario::GetNGpus() const
+{
+    return servers * gpusPerServer;
+}
+
+TrainingScenario
+TrainingScenario::Default(const std::string& tracesDir)
+{
+    TrainingScenario s;
+    s.name = "gpt3-1.3b on 2 x 8 H100";
+    s.traceFormat = "json";
+    s.traceFile = tracesDir + "/gpt3-1.3b-tp8-dp2.json";
+    // The same model as the shipped trace, for when the file is not there.
+    TransformerConfig& g = s.generator;
+    g.name = "gpt3-1.3b";
+    g.layers = 24;
+    g.hidden = 2048;
+    g.heads = 16;
+    g.seqLength = 2048;
+    g.vocab = 51200;
+    g.microBatch = 1;
+    g.globalBatch = 8;
+    g.tp = 8;
+    g.dp = 2;
+    return s;
+}
+
+bool
+TrainingScenario::Read(const std::string& file, TrainingScenario& scenario, std::string* error)
+{
+    std::ifstream in(file, std::ios::binary);
+    if (!in)
+    {
+        *error = file + ": cannot open the scenario file";
+        return false;
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    return Parse(text.str(), file, scenario, error);
+}
+
+bool
+TrainingScenario::Parse(const std::string& text,
+                        const std::string& source,
+                        TrainingScenario& s,
+                        std::string* error)
+{
+    Json doc;
+    try
+    {
+        doc = Json::parse(text);
+    }
+    catch (const Json::parse_error& e)
+    {
+        *error = source + ": not valid JSON (" + e.what() + ")";
+        return false;
+    }
+    try
+    {
+        Section top(doc, "");
+        s.source = source;
+        s.name = top.Text("name", s.name);
+        if (top.Has("cluster"))
+        {
+            Section c(top.Get("cluster"), "/cluster");
+            s.topology = c.Text("topology", s.topology);
+            if (s.topology != "rail-optimized" && s.topology != "ideal")
+            {
+                Fail("/cluster/topology", "expected \"rail-optimized\" or \"ideal\", got \"" + s.topology + "\"");
+            }
+            s.servers = c.Unsigned("servers", s.servers, 1, 4096);
+            s.gpusPerServer = c.Unsigned("gpusPerServer", s.gpusPerServer, 1, 72);
+            s.gpu = c.Text("gpu", s.gpu);
+            if (s.gpu != "A100" && s.gpu != "H100" && s.gpu != "B200")
+            {
+                Fail("/cluster/gpu", "expected A100, H100 or B200, got \"" + s.gpu + "\"");
+            }
+            s.nicRate = c.Rate("nicRate", s.nicRate);
+            s.spines = c.Unsigned("spines", s.spines, 1, 1024);
+            s.oversubscription = c.Number("oversubscription", s.oversubscription, 1.0, 64.0);
+            s.linkDelay = c.Duration("linkDelay", s.linkDelay);
+            s.idealRate = c.Rate("idealRate", s.idealRate);
+            s.idealLatency = c.Duration("idealLatency", s.idealLatency);
+            c.Done();
+        }
+        if (top.Has("fabric"))
+        {
+            Section f(top.Get("fabric"), "/fabric");
+            s.congestionControl = f.Text("congestionControl", s.congestionControl);
+            if (f.Has("config"))
+            {
+                Section cfg(f.Get("config"), "/fabric/config");
+                for (auto it = f.Get("config").begin(); it != f.Get("config").end(); ++it)
+                {
+                    cfg.Has(it.key());
+                    const Json& v = it.value();
+                    std::string value;
+                    if (v.is_string())
+                    {
+                        value = v.get<std::string>();
+                    }
+                    else if (v.is_number() || v.is_boolean())
+                    {
+                        value = v.dump();
+                    }
+                    else
+                    {
+                        Fail("/fabric/config/" + it.key(), "expected a string, number or boolean value");
+                    }
+                    s.config.emplace_back(it.key(), value);
+                }
+            }
+            f.Done();
+        }
+        if (top.Has("workload"))
+        {
+            Section w(top.Get("workload"), "/workload");
+            s.traceFormat = w.Text("format", "json");
+            if (s.traceFormat == "generator")
+            {
+                if (!w.Has("model"))
+                {
+                    Fail("/workload", "format \"generator\" needs a \"model\" object");
+                }
+                std::string why;
+                TransformerConfig g;
+                if (!TransformerTraceGenerator::ParseConfig(w.Get("model").dump(), source + " /workload/model", g, &why))
+                {
+                    *error = why;
+                    return false;
+                }
+                s.generator = g;
+            }
+            else if (s.traceFormat == "json" || s.traceFormat == "aicb" || s.traceFormat == "chakra")
+            {
+                if (!w.Has("file"))
+                {
+                    Fail("/workload", "format \"" + s.traceFormat + "\" needs a \"file\" (chakra: the prefix)");
+                }
+                s.traceFile = Resolve(w.Text("file", ""), source);
+                s.traceRanks = w.Unsigned("ranks", 0, 0, 1u << 20);
+            }
+            else
+            {
+                Fail("/workload/format", "expected json, aicb, chakra or generator, got \"" + s.traceFormat + "\"");
+            }
+            w.Done();
+        }
+        if (top.Has("collectives"))
+        {
+            Section c(top.Get("collectives"), "/collectives");
+            s.algorithm = c.Text("algorithm", s.algorithm);
+            s.channels = c.Unsigned("channels", s.channels, 0, 64);
+            s.chunkBytes = c.Unsigned("chunkBytes", s.chunkBytes, 0, uint64_t{1} << 34);
+            c.Done();
+        }
+        if (top.Has("run"))
+        {
+            Section r(top.Get("run"), "/run");
+            s.iterations = r.Unsigned("iterations", s.iterations, 1, 100000);
+            s.seed = r.Unsigned("seed", s.seed, 1, 1u << 30);
+            s.hangTimeout = r.Duration("hangTimeout", s.hangTimeout);
+            s.sampleInterval = r.Duration("sampleInterval", s.sampleInterval);
+            r.Done();
+        }
+        if (top.Has("outputs"))
+        {
+            Section o(top.Get("outputs"), "/outputs");
+            s.outputDir = o.Text("dir", s.outputDir);
+            s.plots = o.Bool("plots", s.plots);
+            o.Done();
+        }
+        top.Done();
+    }
+    catch (const ScenarioError& e)
+    {
+        *error = source + ": " + e.where + ": " + e.what;
+        return false;
+    }
+    return true;
+}
+
+} // namespace ns3

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef TRAINING_SCENARIO_H
+#define TRAINING_SCENARIO_H
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+#include "ns3/transformer-trace-generator.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * Everything one training simulation needs: cluster, fabric settings, workload, outputs.
+ * Read from a scenario JSON file (schema in doc/ai-fabric.rst, "Scenario files") or
+ * taken from Default(). Relative paths are resolved against the scenario file's folder.
+ */
+struct TrainingScenario
+{
+    std::string name{"default"};   //!< for reports
+    std::string source{"built-in default scenario"}; //!< where it came from
+
+    // Cluster
+    std::string topology{"rail-optimized"}; //!< "rail-optimized" (packets) or "ideal"
+    uint32_t servers{2};
+    uint32_t gpusPerServer{8};
+    std::string gpu{"H100"};        //!< NVLink preset: A100, H100, B200
+    DataRate nicRate{"400Gbps"};    //!< every NIC and fabric port
+    uint32_t spines{2};
+    double oversubscription{1.0};   //!< rail leaf down/up capacity
+    Time linkDelay{MicroSeconds(1)};
+    DataRate idealRate{"400Gbps"};  //!< "ideal": per-rank port rate
+    Time idealLatency{MicroSeconds(5)}; //!< "ideal": per-message latency
+
+    // Fabric settings
+    std::string congestionControl{"ns3::Dcqcn"};
+    std::vector<std::pair<std::string, std::string>> config; //!< Config::SetDefault pairs
+
+    // Workload
+    std::string traceFormat{"json"}; //!< "json", "aicb", "chakra" or "generator"
+    std::string traceFile;           //!< json/aicb: the file; chakra: the prefix
+    TransformerConfig generator;     //!< "generator": the model
+    uint32_t traceRanks{0};          //!< chakra/aicb: ranks (0: from the cluster)
+
+    // Collectives and run
+    std::string algorithm{"auto"};
+    uint32_t channels{0};            //!< 0: GPUs per server (NCCL opens one per NIC/rail)
+    uint64_t chunkBytes{0};
+    uint32_t iterations{1};
+    uint32_t seed{1};
+    Time hangTimeout{Seconds(1)};
+    Time sampleInterval{MicroSeconds(20)};
+
+    // Outputs
+    std::string outputDir{"ai-fabric-results"};
+    bool plots{true};
+
+    /// \return the number of GPUs (servers x gpusPerServer)
+    uint32_t GetNGpus() const;
+
+    /**
+     * The built-in default: 2 H100 servers x 8 GPUs, one 400G NIC per GPU on a
+     * rail-optimized fabric with 2 spines, DCQCN, replaying the shipped GPT-3 1.3B
+     * trace (TP 8 x DP 2) from tracesDir (or generating the same trace if the file is
+     * not there).
+     */
+    static TrainingScenario Default(const std::string& tracesDir);
+
+    /**
+     * Parse scenario JSON.
+     * \param text the JSON
+     * \param source file name for messages; relative paths resolve against its folder
+     * \param error set to "file: /place: reason" on failure
+     * \param scenario filled in (fields not given keep their defaults)
+     * \return true on success
+     */
+    static bool Parse(const std::string& text,
+                      const std::string& source,
+                      TrainingScenario& scenario,
+                      std::string* error);
+
+    /// Read and Parse a scenario file.
+    static bool Read(const std::string& file, TrainingScenario& scenario, std::string* error);
+};
+
+} // namespace ns3
+
+#endif // TRAINING_SCENARIO_H

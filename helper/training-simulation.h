@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef TRAINING_SIMULATION_H
+#define TRAINING_SIMULATION_H
+
+#include "fabric-monitor.h"
+#include "gpu-cluster-helper.h"
+#include "roce-helper.h"
+#include "training-scenario.h"
+
+#include "ns3/workload-runner.h"
+
+#include <chrono>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * One training-iteration simulation from a TrainingScenario: builds the cluster
+ * (GpuClusterHelper, or an IdealTransport), loads or generates the trace, replays it with
+ * a WorkloadRunner while a FabricMonitor watches the RoCE fabric, and writes the reports
+ * (see TrainingReport). This is what the ai-fabric-sim program runs.
+ */
+class TrainingSimulation
+{
+  public:
+    /// One transfer between servers (an RDMA flow), for flow completion times.
+    struct Flow
+    {
+        uint32_t src;
+        uint32_t dst;
+        uint64_t bytes;
+        Time start;
+        Time end;
+    };
+
+    explicit TrainingSimulation(const TrainingScenario& scenario);
+    ~TrainingSimulation();
+
+    /**
+     * Apply the scenario's settings, build the cluster and the workload.
+     * \param error set (naming the file, place and problem) when the trace or scenario
+     *        cannot be used
+     * \return true on success
+     */
+    bool Build(std::string* error);
+
+    /**
+     * Run until the workload finishes or is found stuck.
+     * \param progress print a progress line on stderr every few seconds of wall time
+     */
+    void Run(bool progress);
+
+    /// \return the scenario
+    const TrainingScenario& GetScenario() const;
+    /// \return the replayed trace
+    const TrainingTrace& GetTrace() const;
+    /// \return the runner (results, breakdown, stuck report)
+    Ptr<WorkloadRunner> GetRunner() const;
+    /// \return the fabric monitor (null for the ideal topology)
+    Ptr<FabricMonitor> GetMonitor() const;
+    /// \return the cluster's rank placement
+    const CommGroup& GetWorld() const;
+    /// \return inter-server transfers, in completion order
+    const std::vector<Flow>& GetFlows() const;
+    /// \return a note on where the trace came from (file, or generated)
+    const std::string& GetWorkloadNote() const;
+    /// \return wall-clock seconds Run took
+    double GetWallSeconds() const;
+    /// \return simulator events executed during Run
+    uint64_t GetEvents() const;
+    /// \return total RoCE drops, PFC pauses and ECN marks over all switches
+    uint64_t GetDrops() const;
+    uint64_t GetPfcPauses() const;
+    uint64_t GetEcnMarks() const;
+
+  private:
+    bool LoadTrace(std::string* error);
+    void Progress();
+
+    TrainingScenario m_scenario;
+    TrainingTrace m_trace;
+    std::string m_workloadNote;
+    RoceHelper m_roce;
+    GpuCluster m_cluster;
+    CommGroup m_world;
+    Ptr<CollectiveTransport> m_transport;
+    Ptr<WorkloadRunner> m_runner;
+    Ptr<FabricMonitor> m_monitor;
+    std::vector<Flow> m_flows;
+    double m_wallSeconds{0};
+    uint64_t m_events{0};
+    std::chrono::steady_clock::time_point m_wallStart;
+    std::chrono::steady_clock::time_point m_lastPrint;
+    bool m_printed{false};
+};
+
+} // namespace ns3
+
+#endif // TRAINING_SIMULATION_H

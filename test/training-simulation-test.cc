@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The main program's machinery: scenario files (good and bad), the built-in default
+// scenario end to end with its reports (Perfetto timeline with the expected tracks,
+// identical results for the same seed), and a deadlocking workload reported as stuck.
+#include "ns3/trace-json.h"
+#include "ns3/training-report.h"
+#include "ns3/training-scenario.h"
+#include "ns3/training-simulation.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace ns3;
+
+namespace
+{
+std::string
+Slurp(const std::string& file)
+{
+    std::ifstream in(file);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string
+OutDir(const std::string& name)
+{
+    return testing::TempDir() + "ai-fabric-" + name;
+}
+
+/// Run a scenario, write its reports into dir, return the results JSON.
+nlohmann::json
+RunScenario(const TrainingScenario& scenario, const std::string& dir, bool* stuck = nullptr)
+{
+    TrainingSimulation sim(scenario);
+    std::string error;
+    EXPECT_TRUE(sim.Build(&error)) << error;
+    sim.Run(false);
+    if (stuck)
+    {
+        *stuck = sim.GetRunner()->IsStuck();
+    }
+    TrainingReport report(sim);
+    std::ostringstream summary;
+    report.PrintSummary(summary);
+    EXPECT_NE(summary.str().find("iteration   time (ms)"), std::string::npos);
+    const auto files = report.Write(dir, scenario.plots, &error);
+    EXPECT_FALSE(files.empty()) << error;
+    return nlohmann::json::parse(Slurp(dir + "/results.json"));
+}
+} // namespace
+
+TEST(TrainingScenario, BadScenariosAreNamed)
+{
+    auto check = [](const std::string& text, const std::string& expect) {
+        TrainingScenario s;
+        std::string error;
+        EXPECT_FALSE(TrainingScenario::Parse(text, "scn.json", s, &error));
+        EXPECT_NE(error.find("scn.json"), std::string::npos) << error;
+        EXPECT_NE(error.find(expect), std::string::npos) << "expected '" << expect << "' in: " << error;
+    };
+    check("{\"cluster\": {\"servers\": 0}}", "/cluster/servers: expected an integer in 1..");
+    check("{\"cluster\": {\"nicRate\": \"fast\"}}", "/cluster/nicRate: expected a positive rate");
+    check("{\"cluster\": {\"linkDelay\": \"1 fortnight\"}}", "/cluster/linkDelay: expected a duration");
+    check("{\"cluster\": {\"gpu\": \"V100\"}}", "A100, H100 or B200");
+    check("{\"clutser\": {}}", "/clutser: unknown setting");
+    check("{\"workload\": {\"format\": \"json\"}}", "needs a \"file\"");
+    check("{\"workload\": {\"format\": \"csv\", \"file\": \"x\"}}", "/workload/format");
+    check("{\"workload\": {\"format\": \"generator\", \"model\": {\"tp\": 3}}}", "divisible by tp 3");
+    check("{\"run\": {\"iterations\": -1}}", "/run/iterations");
+    check("{\"run\": ", "not valid JSON");
+    TrainingScenario s;
+    std::string error;
+    EXPECT_FALSE(TrainingScenario::Read("/nonexistent/scn.json", s, &error));
+    EXPECT_NE(error.find("/nonexistent/scn.json: cannot open"), std::string::npos) << error;
+
+    // A missing trace file and an unknown attribute fail at Build, named.
+    ASSERT_TRUE(TrainingScenario::Parse(
+        R"({"workload": {"format": "json", "file": "missing.json"}})", "/tmp/dir/scn.json", s, &error))
+        << error;
+    EXPECT_EQ(s.traceFile, "/tmp/dir/missing.json"); // relative to the scenario file
+    {
+        TrainingSimulation sim(s);
+        EXPECT_FALSE(sim.Build(&error));
+        EXPECT_NE(error.find("/tmp/dir/missing.json: cannot open"), std::string::npos) << error;
+    }
+    TrainingScenario t;
+    ASSERT_TRUE(TrainingScenario::Parse(R"({"fabric": {"config": {"ns3::Dcqcn::NoSuchThing": "1"}}})",
+                                        "scn.json", t, &error));
+    TrainingSimulation sim(t);
+    EXPECT_FALSE(sim.Build(&error));
+    EXPECT_NE(error.find("/fabric/config/ns3::Dcqcn::NoSuchThing"), std::string::npos) << error;
+}
+
+TEST(TrainingSimulation, DefaultScenarioEndToEnd)
+{
+    // The built-in default (2 x 8 H100, rail-optimized, GPT-3 1.3B TP 8 x DP 2), twice.
+    TrainingScenario scenario = TrainingScenario::Default(AI_FABRIC_SOURCE_DIR "/traces");
+    scenario.plots = false;
+    const nlohmann::json first = RunScenario(scenario, OutDir("default-1"));
+    const nlohmann::json second = RunScenario(scenario, OutDir("default-2"));
+    ASSERT_TRUE(first["finished"].get<bool>());
+    EXPECT_FALSE(first["stuck"].get<bool>());
+    EXPECT_EQ(first["workload"]["ranks"], 16);
+    EXPECT_EQ(first["fabric"]["drops"], 0);
+    const double iteration = first["iterations"][0]["time_s"].get<double>();
+    std::cout << "[ measured ] default scenario iteration: " << iteration * 1e3 << " ms\n";
+    EXPECT_GT(iteration, 0.010);
+    EXPECT_LT(iteration, 0.100);
+
+    // Same seed, same results: everything but the wall-clock figures.
+    nlohmann::json a = first;
+    nlohmann::json b = second;
+    a.erase("run");
+    b.erase("run");
+    EXPECT_EQ(a.dump(), b.dump());
+    EXPECT_EQ(Slurp(OutDir("default-1") + "/timeline.json"), Slurp(OutDir("default-2") + "/timeline.json"));
+    EXPECT_EQ(Slurp(OutDir("default-1") + "/collectives.csv"), Slurp(OutDir("default-2") + "/collectives.csv"));
+    EXPECT_EQ(Slurp(OutDir("default-1") + "/fct.csv"), Slurp(OutDir("default-2") + "/fct.csv"));
+
+    // The Perfetto timeline: valid JSON, one process per rank, compute and comm tracks,
+    // complete events with non-negative durations.
+    const nlohmann::json timeline = nlohmann::json::parse(Slurp(OutDir("default-1") + "/timeline.json"));
+    std::set<int> processes;
+    std::set<std::pair<int, int>> threads;
+    uint64_t slices = 0;
+    std::set<std::string> categories;
+    for (const auto& e : timeline["traceEvents"])
+    {
+        if (e["ph"] == "M" && e["name"] == "process_name")
+        {
+            processes.insert(e["pid"].get<int>());
+        }
+        if (e["ph"] == "M" && e["name"] == "thread_name")
+        {
+            threads.insert({e["pid"].get<int>(), e["tid"].get<int>()});
+        }
+        if (e["ph"] == "X")
+        {
+            ++slices;
+            EXPECT_GE(e["dur"].get<double>(), 0);
+            categories.insert(e["cat"].get<std::string>());
+        }
+    }
+    EXPECT_EQ(processes.size(), 16u);
+    EXPECT_TRUE(threads.count({0, 0}) && threads.count({0, 1}) && threads.count({0, 2}))
+        << "rank 0 should have compute, TP and DP tracks";
+    EXPECT_EQ(slices, first["workload"]["ops"].get<uint64_t>());
+    EXPECT_EQ(categories, (std::set<std::string>{"collective", "compute"}));
+}
+
+TEST(TrainingSimulation, DeadlockingWorkloadIsReportedStuck)
+{
+    // Ranks 0 and 1 (two servers) issue collectives on A and B in opposite orders.
+    TrainingTrace t(2);
+    t.AddGroup({"A", "custom", {0, 1}});
+    t.AddGroup({"B", "custom", {0, 1}});
+    for (uint32_t r = 0; r < 2; ++r)
+    {
+        for (const std::string g : {r == 0 ? "A" : "B", r == 0 ? "B" : "A"})
+        {
+            TraceOp op;
+            op.kind = TraceOpKind::COLLECTIVE;
+            op.name = "ar." + g;
+            op.group = g;
+            op.bytes = 1 << 20;
+            op.stream = 1;
+            t.AddOp(r, op);
+        }
+    }
+    const std::string file = testing::TempDir() + "ai-fabric-deadlock.json";
+    std::string error;
+    ASSERT_TRUE(TraceJson::Write(t, file, &error)) << error;
+    TrainingScenario s;
+    ASSERT_TRUE(TrainingScenario::Parse(R"({"cluster": {"servers": 2, "gpusPerServer": 1, "spines": 1},
+        "workload": {"format": "json", "file": ")" + file + R"("}, "run": {"hangTimeout": "2ms"},
+        "outputs": {"plots": false}})",
+                                        "deadlock.json", s, &error))
+        << error;
+    bool stuck = false;
+    const nlohmann::json results = RunScenario(s, OutDir("deadlock"), &stuck);
+    EXPECT_TRUE(stuck);
+    EXPECT_FALSE(results["finished"].get<bool>());
+    const std::string report = results["stuck_report"].get<std::string>();
+    EXPECT_NE(report.find("rank 0 op 0 'ar.A'"), std::string::npos) << report;
+    EXPECT_NE(report.find("rank 1 op 0 'ar.B'"), std::string::npos) << report;
+}
