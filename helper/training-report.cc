@@ -49,16 +49,18 @@ struct CallSummary
 std::vector<CallSummary>
 Summarize(const TrainingSimulation& sim)
 {
-    std::map<std::tuple<std::string, std::string, std::string, uint64_t, uint32_t>, CallSummary> by;
+    // Grouped by what a user asks about ("the TP all-reduces", "the DP buckets"); sizes
+    // within a group are averaged.
+    std::map<std::tuple<std::string, std::string, std::string, uint32_t>, CallSummary> by;
     for (const CallRecord& c : sim.GetRunner()->GetCalls())
     {
         const std::string kind = c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type);
         const std::string gk = c.group.empty() ? "pp" : sim.GetTrace().GetGroup(c.group).kind;
-        CallSummary& s = by[{kind, gk, c.algorithm, c.bytes, c.nRanks}];
+        CallSummary& s = by[{kind, gk, c.algorithm, c.nRanks}];
         s.kind = kind;
         s.groupKind = gk;
         s.algorithm = c.algorithm;
-        s.bytes = c.bytes;
+        s.bytes += c.bytes;
         s.ranks = c.nRanks;
         ++s.calls;
         s.total += c.end - c.launch;
@@ -67,6 +69,7 @@ Summarize(const TrainingSimulation& sim)
     std::vector<CallSummary> out;
     for (auto& [k, v] : by)
     {
+        v.bytes /= v.calls; // mean size per call
         out.push_back(v);
     }
     std::sort(out.begin(), out.end(), [](const CallSummary& a, const CallSummary& b) {
@@ -202,7 +205,7 @@ TrainingReport::PrintSummary(std::ostream& os) const
     os << "  (time: slowest rank; breakdown: mean over ranks)\n";
 
     os << "\n  communication by total time\n"
-       << "  collective      group  algorithm          calls    size/call   mean (us)   busbw (GB/s)\n";
+       << "  collective      group  algorithm          calls  mean size   mean (us)   busbw (GB/s)\n";
     const auto summary = Summarize(m_sim);
     for (size_t k = 0; k < summary.size() && k < 10; ++k)
     {
@@ -286,7 +289,7 @@ TrainingReport::WriteResults(std::ostream& os) const
                          {"group_kind", c.groupKind},
                          {"algorithm", c.algorithm},
                          {"ranks", c.ranks},
-                         {"bytes", c.bytes},
+                         {"mean_bytes", c.bytes},
                          {"calls", c.calls},
                          {"total_s", c.total.GetSeconds()},
                          {"mean_busbw_Bps", c.busBwSum / c.calls}});

@@ -369,7 +369,8 @@ TrainingScenario::Parse(const std::string& text,
                 }
                 s.generator = g;
             }
-            else if (s.traceFormat == "json" || s.traceFormat == "aicb" || s.traceFormat == "chakra")
+            else if (s.traceFormat == "json" || s.traceFormat == "aicb" || s.traceFormat == "chakra" ||
+                     s.traceFormat == "chakra-json")
             {
                 if (!w.Has("file"))
                 {
@@ -380,7 +381,8 @@ TrainingScenario::Parse(const std::string& text,
             }
             else
             {
-                Fail("/workload/format", "expected json, aicb, chakra or generator, got \"" + s.traceFormat + "\"");
+                Fail("/workload/format",
+                     "expected json, chakra, chakra-json, aicb or generator, got \"" + s.traceFormat + "\"");
             }
             w.Done();
         }

@@ -41,8 +41,9 @@ struct TrainingScenario
     std::vector<std::pair<std::string, std::string>> config; //!< Config::SetDefault pairs
 
     // Workload
-    std::string traceFormat{"json"}; //!< "json", "aicb", "chakra" or "generator"
+    std::string traceFormat{"json"}; //!< "json", "aicb", "chakra", "chakra-json" or "generator"
     std::string traceFile;           //!< json/aicb: the file; chakra: the prefix
+                                     //!< ({prefix}.{rank}.et, or .json for chakra-json)
     TransformerConfig generator;     //!< "generator": the model
     uint32_t traceRanks{0};          //!< chakra/aicb: ranks (0: from the cluster)
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "training-simulation.h"
 
+#include "ns3/aicb-reader.h"
+#include "ns3/chakra-reader.h"
 #include "ns3/config.h"
 #include "ns3/ideal-transport.h"
 #include "ns3/rng-seed-manager.h"
@@ -61,9 +63,31 @@ TrainingSimulation::LoadTrace(std::string* error)
         m_workloadNote = "generated from the scenario's model";
         return m_trace.GetNRanks() > 0;
     }
-    *error = s.source + ": /workload/format: \"" + s.traceFormat +
-             "\" traces are not readable by this build";
-    return false;
+    const uint32_t ranks = s.traceRanks ? s.traceRanks : s.GetNGpus();
+    if (s.traceFormat == "aicb")
+    {
+        m_trace = AicbTraceReader::Read(s.traceFile, ranks, error);
+    }
+    else if (s.traceFormat == "chakra")
+    {
+        m_trace = ChakraTraceReader::ReadPrefix(s.traceFile, ranks, error);
+    }
+    else if (s.traceFormat == "chakra-json")
+    {
+        std::vector<std::string> files;
+        for (uint32_t r = 0; r < ranks; ++r)
+        {
+            files.push_back(s.traceFile + "." + std::to_string(r) + ".json");
+        }
+        m_trace = ChakraTraceReader::ReadJson(files, error);
+    }
+    else
+    {
+        *error = s.source + ": /workload/format: unknown format \"" + s.traceFormat + "\"";
+        return false;
+    }
+    m_workloadNote = s.traceFormat + " " + s.traceFile;
+    return m_trace.GetNRanks() > 0;
 }
 
 bool

@@ -4,7 +4,9 @@
 #define AI_FABRIC_MODULE_H
 
 #include "ns3/aeth-header.h"
+#include "ns3/aicb-reader.h"
 #include "ns3/bth-header.h"
+#include "ns3/chakra-reader.h"
 #include "ns3/cnp-header.h"
 #include "ns3/collective-algorithms.h"
 #include "ns3/collective-engine.h"

@@ -14,7 +14,7 @@ echo "== Building (Release)"
 # Same configuration as scripts/build-and-test.sh, so that command reuses this build.
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DAI_FABRIC_ENABLE_ASSERTS=ON
 # Only what runs below; scripts/build-and-test.sh builds the rest (tests, benchmark).
-cmake --build build -j2 --target roce-incast
+cmake --build build -j2 --target ai-fabric-sim
 
-echo "== Running build/roce-incast with its default scenario"
-build/roce-incast
+echo "== Running build/ai-fabric-sim on its built-in default scenario"
+build/ai-fabric-sim --out=ai-fabric-results

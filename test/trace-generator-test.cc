@@ -232,3 +232,23 @@ TEST(TraceGenerator, BadConfigsAreNamed)
         << error;
     EXPECT_EQ(ok.layers, 4u);
 }
+
+TEST(TraceGenerator, GroupedQueryAttentionAndGatedMlp)
+{
+    // Llama-2-70B: h 8192, 64 heads, 8 KV heads, SwiGLU ffn 28672, 80 layers, V 32000.
+    TransformerConfig c;
+    c.layers = 80;
+    c.hidden = 8192;
+    c.heads = 64;
+    c.kvHeads = 8;
+    c.ffnHidden = 28672;
+    c.gatedMlp = true;
+    c.vocab = 32000;
+    c.seqLength = 4096;
+    const TransformerCounts n = TransformerTraceGenerator::Count(c);
+    // q, o: h^2 each; k, v: h x 1024 each; biases 2h + 2 x 1024
+    EXPECT_EQ(n.attentionParams, 2ull * 8192 * 8192 + 2ull * 8192 * 1024 + 2 * 8192 + 2 * 1024);
+    EXPECT_EQ(n.expertParams, 3ull * 8192 * 28672);
+    // Published: 70 billion parameters (ours adds learned positions and biases).
+    EXPECT_NEAR(n.totalParams / 1e9, 69.0, 1.0);
+}

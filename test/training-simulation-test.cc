@@ -190,3 +190,43 @@ TEST(TrainingSimulation, DeadlockingWorkloadIsReportedStuck)
     EXPECT_NE(report.find("rank 0 op 0 'ar.A'"), std::string::npos) << report;
     EXPECT_NE(report.find("rank 1 op 0 'ar.B'"), std::string::npos) << report;
 }
+
+TEST(TrainingSimulation, ChakraAndAicbWorkloadsRun)
+{
+    // The shipped Chakra sample (an all-reduce of 1 MiB on 8 NPUs) and the AICB GPT-13B
+    // TP 8 file, each on one 8-GPU H100 server.
+    const std::string shared = AI_FABRIC_SHARED_DIR;
+    std::string error;
+    {
+        TrainingScenario s;
+        ASSERT_TRUE(TrainingScenario::Parse(
+            R"({"cluster": {"servers": 1, "gpusPerServer": 8, "spines": 1},
+                "workload": {"format": "chakra", "file": ")" + shared +
+                R"(/samples/chakra/all_reduce/8npus_1MB/all_reduce", "ranks": 8},
+                "outputs": {"plots": false}})",
+            "chakra.json", s, &error))
+            << error;
+        const nlohmann::json r = RunScenario(s, OutDir("chakra"));
+        EXPECT_TRUE(r["finished"].get<bool>());
+        ASSERT_EQ(r["communication"].size(), 1u);
+        EXPECT_EQ(r["communication"][0]["collective"], "all-reduce");
+        EXPECT_EQ(r["communication"][0]["mean_bytes"], 1048576);
+        EXPECT_EQ(r["communication"][0]["algorithm"], "nvls"); // one NVSwitch, 1 MiB
+    }
+    {
+        TrainingScenario s;
+        ASSERT_TRUE(TrainingScenario::Parse(
+            R"({"cluster": {"servers": 1, "gpusPerServer": 8, "spines": 1},
+                "workload": {"format": "aicb", "file": ")" + shared +
+                R"(/samples/aicb/G13B-M1-C01_GPT13B_megatron_tp8_pp1_mbs1_A100.txt"},
+                "outputs": {"plots": false}})",
+            "aicb.json", s, &error))
+            << error;
+        const nlohmann::json r = RunScenario(s, OutDir("aicb"));
+        EXPECT_TRUE(r["finished"].get<bool>());
+        const auto& rank0 = r["iterations"][0]["ranks"][0];
+        // 40 layers of ~750 us three times over, plus the rest: well above 90 ms of compute.
+        EXPECT_GT(rank0["compute_s"].get<double>(), 0.09);
+        EXPECT_GE(rank0["total_s"].get<double>(), rank0["compute_s"].get<double>());
+    }
+}

@@ -2,9 +2,11 @@
 #ifndef CHAKRA_READER_H
 #define CHAKRA_READER_H
 
+#include "protobuf-wire.h"
 #include "training-trace.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -78,6 +80,73 @@ class ChakraTraceReader
      */
     static TrainingTrace ReadJson(const std::vector<std::string>& files, std::string* error);
 };
+
+/**
+ * \internal
+ * What the two halves of ChakraTraceReader share: chakra-reader.cc reads the binary form
+ * and maps nodes to ops, chakra-json-reader.cc reads the JSON forms. Not for other uses.
+ */
+namespace chakra
+{
+
+/// NodeType of et_def.proto, indexed by number.
+extern const char* const NODE_TYPE_NAMES[8];
+
+/// A node of either form, before it becomes an op.
+struct RawNode
+{
+    uint64_t id{0};                             //!< node id (arbitrary, unique in a file)
+    std::string name;                           //!< node name ("" if none)
+    int64_t type{0};                            //!< NodeType number
+    std::vector<uint64_t> deps;                 //!< data_deps and ctrl_deps, as read
+    uint64_t durationMicros{0};                 //!< duration_micros
+    std::map<std::string, ProtobufValue> attrs; //!< attributes by name
+    std::string where;                          //!< "message #3 at byte offset 120" or "node #3"
+};
+
+/// One rank's file, read.
+struct RankInput
+{
+    std::string file;           //!< file name
+    std::vector<RawNode> nodes; //!< its nodes in file order
+};
+
+/**
+ * Read a whole trace file.
+ * \param file file name
+ * \param bytes set to its content
+ * \param error set to a reason naming the file if it is unreadable or gzip'd
+ * \return false on failure
+ */
+bool LoadTraceFile(const std::string& file, std::string& bytes, std::string& error);
+
+/**
+ * Read an unsigned integer given as a floating-point number.
+ * \param d the number
+ * \param out set to its value (0 if out of range)
+ * \return whether d is integral and in [0, 1.8e19)
+ */
+bool UnsignedFromReal(double d, uint64_t& out);
+
+/**
+ * Read an unsigned integer given as a decimal string (protobuf's JSON form of 64-bit
+ * integers).
+ * \param s the string
+ * \param out set to its value
+ * \return whether s is all decimal digits and fits 64 bits
+ */
+bool UnsignedFromDecimal(const std::string& s, uint64_t& out);
+
+/**
+ * Read one rank's file in a JSON form (see ChakraTraceReader).
+ * \param file file name
+ * \param input set to its nodes
+ * \param error set to a reason naming the file and node on failure
+ * \return false on failure
+ */
+bool ReadJsonRank(const std::string& file, RankInput& input, std::string& error);
+
+} // namespace chakra
 
 } // namespace ns3
 

@@ -24,6 +24,12 @@ TransformerConfig::GetFfn() const
     return ffnHidden == 0 ? 4 * hidden : ffnHidden;
 }
 
+uint64_t
+TransformerConfig::GetKvWidth() const
+{
+    return kvHeads == 0 || heads == 0 ? hidden : hidden * kvHeads / heads;
+}
+
 uint32_t
 TransformerConfig::GetNRanks() const
 {
@@ -85,6 +91,12 @@ TransformerConfig::Validate(std::string* reason) const
     }
     else
     {
+        if (kvHeads != 0 && (heads % kvHeads != 0 || kvHeads % tp != 0))
+        {
+            why << "kvHeads " << kvHeads << " must divide heads " << heads
+                << " and be divisible by tp " << tp;
+            return fail();
+        }
         if (hidden % heads != 0 || heads % tp != 0)
         {
             why << "heads " << heads << " must divide hidden " << hidden
@@ -167,15 +179,16 @@ TransformerTraceGenerator::ParseConfig(const std::string& text,
             }
             (key == "name" ? c.name : c.kind) = v.get<std::string>();
         }
-        else if (key == "sequenceParallel")
+        else if (key == "sequenceParallel" || key == "gatedMlp")
         {
             if (!v.is_boolean())
             {
-                *error = source + ": 'sequenceParallel' must be true or false, got " + v.dump();
+                *error = source + ": '" + key + "' must be true or false, got " + v.dump();
                 return false;
             }
-            c.sequenceParallel = v.get<bool>();
+            (key == "gatedMlp" ? c.gatedMlp : c.sequenceParallel) = v.get<bool>();
         }
+        else if (key == "kvHeads") ok = number(c.kvHeads);
         else if (key == "layers") ok = number(c.layers);
         else if (key == "hidden") ok = number(c.hidden);
         else if (key == "heads") ok = number(c.heads);
@@ -225,9 +238,11 @@ TransformerTraceGenerator::Count(const TransformerConfig& c)
     TransformerCounts n;
     const uint64_t h = c.hidden;
     const uint64_t f = c.GetFfn();
-    n.denseLayerParams = 4 * h * h + 2 * h * f + f + 9 * h;
-    n.expertParams = 2 * h * f + f + h;
-    n.moeLayerParams = 4 * h * h + 8 * h + h * c.experts + c.experts * n.expertParams;
+    const uint64_t kv = c.GetKvWidth();
+    n.attentionParams = 2 * h * h + 2 * h * kv + 2 * h + 2 * kv;
+    n.expertParams = c.gatedMlp ? 3 * h * f : 2 * h * f + f + h;
+    n.denseLayerParams = n.attentionParams + 4 * h + n.expertParams;
+    n.moeLayerParams = n.attentionParams + 4 * h + h * c.experts + c.experts * n.expertParams;
     n.embeddingParams = c.vocab * h + c.seqLength * h;
     if (c.kind == "cnn")
     {
@@ -424,6 +439,7 @@ TransformerTraceGenerator::Generate(const TransformerConfig& c, std::string* err
     const double s = static_cast<double>(c.seqLength);
     const double h = static_cast<double>(c.hidden);
     const double f = static_cast<double>(c.GetFfn());
+    const double kv = static_cast<double>(c.GetKvWidth());
     const double tp = c.tp;
 
     TrainingTrace trace(n);
@@ -542,7 +558,7 @@ TransformerTraceGenerator::Generate(const TransformerConfig& c, std::string* err
                 auto isMoe = [&](uint32_t layer) {
                     return c.experts > 0 && (layer + 1) % c.moeEvery == 0;
                 };
-                const double attnParams = (4 * h * h + 8 * h) / tp;
+                const double attnParams = static_cast<double>(counts.attentionParams + 4 * c.hidden) / tp;
                 const double mlpParams = counts.expertParams / tp;
                 const double act = 34.0 * b * s * h / tp; // activation bytes per layer
                 const uint64_t tpBytes = counts.tpActivationBytes;
@@ -589,8 +605,9 @@ TransformerTraceGenerator::Generate(const TransformerConfig& c, std::string* err
                         prog.Compute(base, ComputeTime(flops, params * c.paramBytes * factor));
                         return;
                     }
-                    const double attnFlops = (8 * b * s * h * h + 4 * b * s * s * h) / tp * factor;
-                    const double mlpFlops = 4 * b * s * h * f / tp * (moe ? c.topK : 1) * factor;
+                    const double attnFlops = (2 * b * s * h * (2 * h + 2 * kv) + 4 * b * s * s * h) / tp * factor;
+                    const double mlpFlops =
+                        (c.gatedMlp ? 6 : 4) * b * s * h * f / tp * (moe ? c.topK : 1) * factor;
                     const double mlpWeights = (moe ? (double)c.experts / c.ep : 1.0) * mlpParams;
                     auto attn = [&]() {
                         prog.Compute(base + ".attn", ComputeTime(attnFlops, (attnParams * c.paramBytes + act / 2) * factor));
@@ -680,7 +697,7 @@ TransformerTraceGenerator::Generate(const TransformerConfig& c, std::string* err
                             }
                             else if (isMoe(layer))
                             {
-                                dense.pending += (4 * c.hidden * c.hidden + 8 * c.hidden + c.hidden * c.experts) / c.tp;
+                                dense.pending += (counts.attentionParams + 4 * c.hidden + c.hidden * c.experts) / c.tp;
                                 expert.pending += static_cast<uint64_t>(c.experts / c.ep) * counts.expertParams / c.tp;
                             }
                             else

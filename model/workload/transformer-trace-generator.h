@@ -28,6 +28,8 @@ struct TransformerConfig
     uint32_t layers{24};         //!< transformer layers (cnn: layers to cut it into)
     uint64_t hidden{2048};       //!< hidden size h
     uint32_t heads{16};          //!< attention heads (must divide h and be divisible by tp)
+    uint32_t kvHeads{0};         //!< key/value heads (grouped-query attention; 0: heads)
+    bool gatedMlp{false};        //!< SwiGLU MLP (3 weight matrices, no biases), as Llama
     uint64_t ffnHidden{0};       //!< MLP inner size (0: 4h)
     uint64_t seqLength{2048};    //!< sequence length s
     uint64_t vocab{51200};       //!< vocabulary size V
@@ -63,6 +65,8 @@ struct TransformerConfig
     uint32_t GetNRanks() const;
     /// \return ffnHidden, or 4h when 0
     uint64_t GetFfn() const;
+    /// \return the key/value width: h x kvHeads / heads (h without grouped-query attention)
+    uint64_t GetKvWidth() const;
 };
 
 /**
@@ -71,8 +75,10 @@ struct TransformerConfig
  */
 struct TransformerCounts
 {
-    uint64_t denseLayerParams{0};  //!< 4h^2 + 2 h ffn + ffn + 9h (12h^2 + 13h for ffn = 4h)
-    uint64_t expertParams{0};      //!< one expert's MLP: 2 h ffn + ffn + h
+    uint64_t attentionParams{0};   //!< 2h^2 + 2 h kv + 2h + 2kv (4h^2 + 4h without GQA)
+    uint64_t denseLayerParams{0};  //!< attention + 4h (layer norms) + MLP: 12h^2 + 13h for
+                                   //!< ffn = 4h without GQA or gating
+    uint64_t expertParams{0};      //!< one MLP: 2 h ffn + ffn + h (gated: 3 h ffn)
     uint64_t moeLayerParams{0};    //!< attention + layer norms + router + all experts
     uint64_t embeddingParams{0};   //!< V h + s h
     uint64_t totalParams{0};       //!< all layers + embeddings + final layer norm (2h)
@@ -104,7 +110,8 @@ struct TransformerCounts
  *
  * Compute time of an op: a roofline, max(FLOPs / (PeakFlops x ComputeEfficiency),
  * bytes / (MemoryBandwidth x MemoryEfficiency)), with FLOPs per layer and micro-batch
- * 24 b s h^2 + 4 b s^2 h (ffn = 4h; generally 8 b s h^2 + 4 b s h ffn + 4 b s^2 h) split
+ * 24 b s h^2 + 4 b s^2 h (ffn = 4h; generally 2 b s h (2h + 2kv) + 4 b s^2 h for
+ * attention and 4 b s h ffn for the MLP, 6 b s h ffn when gated) split
  * over TP, logits 2 b s h V on the last stage, backward twice the forward, and bytes the
  * layer's weights plus 34 b s h activation bytes (Korthikanti et al.) split over TP.
  */
