@@ -165,6 +165,15 @@ TEST(TraceGenerator, OneFOneBBubbleMatchesTheClosedForm)
         EXPECT_NEAR(bubble, closed, 0.005);
         EXPECT_NEAR(pipeline.GetSeconds(), (m + p - 1) * (tf + tb).GetSeconds(),
                     0.005 * pipeline.GetSeconds());
+        // The runner's breakdown sees the bubble as idle time. Stage s (= rank s here)
+        // waits s tf before its first forward, finishes s tb before stage 0, and is busy
+        // m (tf + tb): idle (p - 1)(tf + tb) - s tb within its own iteration.
+        for (const auto& b : runner->GetBreakdown())
+        {
+            const double closedIdle = (p - 1) * (tf + tb).GetSeconds() - b.rank * tb.GetSeconds();
+            EXPECT_NEAR(b.idle.GetSeconds(), closedIdle, 0.005 * pipeline.GetSeconds()) << "rank " << b.rank;
+            EXPECT_LT(b.exposedComm, MicroSeconds(1)); // communication is all but free here
+        }
     }
 }
 

@@ -166,6 +166,11 @@ TEST(WorkloadRunner, DependenciesAndStreamsOrderOps)
     EXPECT_EQ(call.firstArrival, MicroSeconds(35));
     EXPECT_EQ(call.launch, MicroSeconds(100)); // ...but it launches when rank 1 does
     EXPECT_EQ(byName["ar"].end, MicroSeconds(100) + RingTime(2, MiB));
+    // Rank 0 computed 35 us, waited 65 us for rank 1 (idle), then communicated.
+    const auto breakdown = runner->GetBreakdown();
+    EXPECT_EQ(breakdown[0].compute, MicroSeconds(35));
+    EXPECT_EQ(breakdown[0].idle, MicroSeconds(65));
+    EXPECT_EQ(breakdown[0].exposedComm, RingTime(2, MiB));
 }
 
 TEST(WorkloadRunner, IterationsRepeatTheTrace)

@@ -586,7 +586,17 @@ WorkloadRunner::GetBreakdown() const
     for (const OpRecord& r : m_records)
     {
         const size_t k = static_cast<size_t>(r.rank) * iters + r.iteration;
-        (r.kind == TraceOpKind::COMPUTE ? compute : comm)[k].emplace_back(r.start, r.end);
+        if (r.kind == TraceOpKind::COMPUTE)
+        {
+            compute[k].emplace_back(r.start, r.end);
+        }
+        else
+        {
+            // Communication is counted from the call's launch: before it, the rank only
+            // waits for its peers (a late member, a pipeline bubble), which is idle time.
+            const Time from = r.call >= 0 ? std::max(r.start, m_calls[r.call].launch) : r.start;
+            comm[k].emplace_back(from, r.end);
+        }
         end[k] = seen[k] ? std::max(end[k], r.end) : r.end;
         seen[k] = true;
     }

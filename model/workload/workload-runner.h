@@ -57,8 +57,9 @@ struct IterationBreakdown
     Time start;        //!< end of the previous iteration on this rank (or the run's start)
     Time end;          //!< its last op finished
     Time compute;      //!< union of compute op intervals
-    Time exposedComm;  //!< communication running while no compute runs
-    Time idle;         //!< neither (waiting for peers, pipeline bubbles)
+    Time exposedComm;  //!< communication running (from its call's launch) while no compute
+                       //!< runs
+    Time idle;         //!< neither: waiting for peers to reach a call, pipeline bubbles
     /// \return end - start
     Time GetTotal() const
     {
