@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// TransformerConfig: validation, its JSON form, and the closed-form parameter and byte
+// counts (TransformerTraceGenerator::ParseConfig, ::Count). The trace itself is written
+// in transformer-trace-generator.cc.
+#include "transformer-trace-generator.h"
+
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+#include <type_traits>
+
+namespace ns3
+{
+
+// ------------------------------------------------------------------ config
+
+uint64_t
+TransformerConfig::GetFfn() const
+{
+    return ffnHidden == 0 ? 4 * hidden : ffnHidden;
+}
+
+uint64_t
+TransformerConfig::GetKvWidth() const
+{
+    return kvHeads == 0 || heads == 0 ? hidden : hidden * kvHeads / heads;
+}
+
+uint32_t
+TransformerConfig::GetNRanks() const
+{
+    return tp * pp * dp;
+}
+
+uint32_t
+TransformerConfig::GetMicroBatches() const
+{
+    return (microBatch == 0 || dp == 0) ? 0 : globalBatch / (microBatch * dp);
+}
+
+bool
+TransformerConfig::Validate(std::string* reason) const
+{
+    std::ostringstream why;
+    auto fail = [&]() {
+        if (reason)
+        {
+            *reason = why.str();
+        }
+        return false;
+    };
+    if (kind != "transformer" && kind != "cnn")
+    {
+        why << "kind must be \"transformer\" or \"cnn\", got \"" << kind << "\"";
+        return fail();
+    }
+    if (tp == 0 || pp == 0 || dp == 0 || ep == 0 || layers == 0 || microBatch == 0 ||
+        globalBatch == 0 || seqLength == 0 || hidden == 0 || heads == 0 || vocab == 0)
+    {
+        why << "tp, pp, dp, ep, layers, microBatch, globalBatch, seqLength, hidden, heads and "
+               "vocab must all be at least 1";
+        return fail();
+    }
+    if (globalBatch % (microBatch * dp) != 0)
+    {
+        why << "globalBatch " << globalBatch << " is not a multiple of microBatch x dp = "
+            << microBatch * dp;
+        return fail();
+    }
+    if (layers % pp != 0)
+    {
+        why << "layers " << layers << " do not split evenly over pp = " << pp << " stages";
+        return fail();
+    }
+    if (kind == "cnn")
+    {
+        if (tp != 1 || pp != 1 || ep != 1 || experts != 0)
+        {
+            why << "a cnn is data-parallel only: tp, pp, ep must be 1 and experts 0";
+            return fail();
+        }
+        if (cnnParameters == 0 || cnnFlopsPerSample <= 0)
+        {
+            why << "a cnn needs cnnParameters > 0 and cnnFlopsPerSample > 0";
+            return fail();
+        }
+    }
+    else
+    {
+        if (kvHeads != 0 && (heads % kvHeads != 0 || kvHeads % tp != 0))
+        {
+            why << "kvHeads " << kvHeads << " must divide heads " << heads
+                << " and be divisible by tp " << tp;
+            return fail();
+        }
+        if (hidden % heads != 0 || heads % tp != 0)
+        {
+            why << "heads " << heads << " must divide hidden " << hidden
+                << " and be divisible by tp " << tp;
+            return fail();
+        }
+        if (dp % ep != 0)
+        {
+            why << "ep " << ep << " must divide dp " << dp;
+            return fail();
+        }
+        if (experts > 0 && (experts % ep != 0 || topK == 0 || topK > experts || moeEvery == 0))
+        {
+            why << "experts " << experts << " must be a multiple of ep " << ep
+                << ", and 1 <= topK <= experts, moeEvery >= 1";
+            return fail();
+        }
+        if (experts == 0 && ep != 1)
+        {
+            why << "ep " << ep << " needs experts > 0";
+            return fail();
+        }
+    }
+    if (zeroStage > 3 || gradBytes == 0 || paramBytes == 0 || activationBytes == 0 ||
+        bucketParams == 0)
+    {
+        why << "zeroStage must be 0..3 and gradBytes, paramBytes, activationBytes, "
+               "bucketParams positive";
+        return fail();
+    }
+    return true;
+}
+
+// ------------------------------------------------------------------ JSON config
+
+bool
+TransformerTraceGenerator::ParseConfig(const std::string& text,
+                                       const std::string& source,
+                                       TransformerConfig& c,
+                                       std::string* error)
+{
+    using Json = nlohmann::json;
+    Json doc;
+    try
+    {
+        doc = Json::parse(text);
+    }
+    catch (const Json::parse_error& e)
+    {
+        *error = source + ": not valid JSON (" + e.what() + ")";
+        return false;
+    }
+    if (!doc.is_object())
+    {
+        *error = source + ": expected an object of model settings";
+        return false;
+    }
+    for (auto it = doc.begin(); it != doc.end(); ++it)
+    {
+        const std::string& key = it.key();
+        const Json& v = it.value();
+        auto number = [&](auto& field) {
+            using T = std::decay_t<decltype(field)>;
+            if (!v.is_number() || (std::is_unsigned_v<T> && v.get<double>() < 0))
+            {
+                *error = source + ": '" + key + "' must be a " +
+                         (std::is_unsigned_v<T> ? "non-negative " : "") + "number, got " + v.dump();
+                return false;
+            }
+            field = v.get<T>();
+            return true;
+        };
+        bool ok = true;
+        if (key == "name" || key == "kind")
+        {
+            if (!v.is_string())
+            {
+                *error = source + ": '" + key + "' must be a string, got " + v.dump();
+                return false;
+            }
+            (key == "name" ? c.name : c.kind) = v.get<std::string>();
+        }
+        else if (key == "sequenceParallel" || key == "gatedMlp")
+        {
+            if (!v.is_boolean())
+            {
+                *error = source + ": '" + key + "' must be true or false, got " + v.dump();
+                return false;
+            }
+            (key == "gatedMlp" ? c.gatedMlp : c.sequenceParallel) = v.get<bool>();
+        }
+        else if (key == "kvHeads") ok = number(c.kvHeads);
+        else if (key == "layers") ok = number(c.layers);
+        else if (key == "hidden") ok = number(c.hidden);
+        else if (key == "heads") ok = number(c.heads);
+        else if (key == "ffnHidden") ok = number(c.ffnHidden);
+        else if (key == "seqLength") ok = number(c.seqLength);
+        else if (key == "vocab") ok = number(c.vocab);
+        else if (key == "microBatch") ok = number(c.microBatch);
+        else if (key == "globalBatch") ok = number(c.globalBatch);
+        else if (key == "tp") ok = number(c.tp);
+        else if (key == "pp") ok = number(c.pp);
+        else if (key == "dp") ok = number(c.dp);
+        else if (key == "ep") ok = number(c.ep);
+        else if (key == "experts") ok = number(c.experts);
+        else if (key == "topK") ok = number(c.topK);
+        else if (key == "moeEvery") ok = number(c.moeEvery);
+        else if (key == "zeroStage") ok = number(c.zeroStage);
+        else if (key == "bucketParams") ok = number(c.bucketParams);
+        else if (key == "gradBytes") ok = number(c.gradBytes);
+        else if (key == "paramBytes") ok = number(c.paramBytes);
+        else if (key == "activationBytes") ok = number(c.activationBytes);
+        else if (key == "cnnParameters") ok = number(c.cnnParameters);
+        else if (key == "cnnFlopsPerSample") ok = number(c.cnnFlopsPerSample);
+        else
+        {
+            *error = source + ": unknown setting '" + key + "'";
+            return false;
+        }
+        if (!ok)
+        {
+            return false;
+        }
+    }
+    std::string why;
+    if (!c.Validate(&why))
+    {
+        *error = source + ": " + why;
+        return false;
+    }
+    return true;
+}
+
+// ------------------------------------------------------------------ counts
+
+TransformerCounts
+TransformerTraceGenerator::Count(const TransformerConfig& c)
+{
+    TransformerCounts n;
+    const uint64_t h = c.hidden;
+    const uint64_t f = c.GetFfn();
+    const uint64_t kv = c.GetKvWidth();
+    n.attentionParams = 2 * h * h + 2 * h * kv + 2 * h + 2 * kv;
+    n.expertParams = c.gatedMlp ? 3 * h * f : 2 * h * f + f + h;
+    n.denseLayerParams = n.attentionParams + 4 * h + n.expertParams;
+    n.moeLayerParams = n.attentionParams + 4 * h + h * c.experts + c.experts * n.expertParams;
+    n.embeddingParams = c.vocab * h + c.seqLength * h;
+    if (c.kind == "cnn")
+    {
+        n.totalParams = c.cnnParameters;
+    }
+    else
+    {
+        for (uint32_t l = 0; l < c.layers; ++l)
+        {
+            const bool moe = c.experts > 0 && (l + 1) % c.moeEvery == 0;
+            n.totalParams += moe ? n.moeLayerParams : n.denseLayerParams;
+        }
+        n.totalParams += n.embeddingParams + 2 * h;
+    }
+    const uint64_t tokens = static_cast<uint64_t>(c.microBatch) * c.seqLength;
+    n.tpActivationBytes = tokens * h * c.activationBytes;
+    n.ppActivationBytes = tokens * h * c.activationBytes;
+    n.epAllToAllBytes = tokens * h * c.topK * c.activationBytes;
+    return n;
+}
+
+} // namespace ns3
