@@ -65,8 +65,9 @@ main(int argc, char* argv[])
     scenario.seed = seed ? seed : scenario.seed;
     scenario.plots = scenario.plots && plots;
 
-    // --ns3::Class::Attribute=value on the command line was applied by Parse; it wins
-    // over the same attribute in the scenario's fabric/config.
+    // --ns3::Class::Attribute=value on the command line wins over the same attribute in
+    // the scenario's fabric/config: it joins that list last (the simulation applies the
+    // list over the GPU preset and the scenario's own settings).
     for (int k = 1; k < argc; ++k)
     {
         const std::string arg(argv[k]);
@@ -77,7 +78,13 @@ main(int argc, char* argv[])
             auto& cfg = scenario.config;
             cfg.erase(std::remove_if(cfg.begin(), cfg.end(), [&](const auto& kv) { return kv.first == name; }),
                       cfg.end());
+            cfg.emplace_back(name, arg.substr(eq + 1));
         }
+    }
+    if (scenario.iterations > 100000)
+    {
+        std::cerr << "ai-fabric-sim: --iterations must be at most 100000\n";
+        return 1;
     }
 
     TrainingSimulation sim(scenario);

@@ -9,6 +9,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <iomanip>
 #include <map>
 
 namespace ns3
@@ -34,6 +35,13 @@ FabricMonitor::GetTypeId()
 void
 FabricMonitor::DoDispose()
 {
+    for (const Connection& c : m_connections)
+    {
+        c.sw->TraceDisconnectWithoutContext("QueueLength", c.queue);
+        c.sw->TraceDisconnectWithoutContext("PfcSent", c.pfc);
+    }
+    m_connections.clear();
+    m_portLink.clear();
     m_links.clear();
     m_switches.clear();
     m_keepGoing = nullptr;
@@ -135,41 +143,63 @@ FabricMonitor::Attach(const RoceTopology& topo)
         Ptr<RoceSwitch> sw = topo.switchObjects[j];
         const std::string name = "sw" + std::to_string(j);
         m_switches.emplace_back(name, sw);
-        const uint32_t link0 = static_cast<uint32_t>(m_links.size());
+        // Port -> link, -1 for a port without a cable.
+        std::vector<int32_t> portLink(sw->GetNPorts(), -1);
         for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
         {
+            const size_t before = m_links.size();
             addLink(sw->GetPort(p), sw, p);
+            if (m_links.size() > before)
+            {
+                portLink[p] = static_cast<int32_t>(before);
+            }
         }
-        FabricMonitor* self = this; // the monitor outlives the run it watches
-        sw->TraceConnectWithoutContext(
-            "QueueLength",
-            Callback<void, uint32_t, uint8_t, uint32_t>(
-                [self, link0](uint32_t port, uint8_t priority, uint32_t bytes) {
-                    self->OnQueue(link0, port, priority, bytes);
-                }));
-        sw->TraceConnectWithoutContext(
-            "PfcSent",
-            Callback<void, uint32_t, uint8_t, uint16_t>(
-                [self, name, link0](uint32_t port, uint8_t priority, uint16_t quanta) {
-                    self->OnPfc(name, link0, port, priority, quanta);
-                }));
+        m_portLink.push_back(portLink);
+        FabricMonitor* self = this; // disconnected in DoDispose
+        Connection c;
+        c.sw = sw;
+        c.queue = Callback<void, uint32_t, uint8_t, uint32_t>(
+            [self, j](uint32_t port, uint8_t priority, uint32_t bytes) {
+                self->OnQueue(j, port, priority, bytes);
+            });
+        c.pfc = Callback<void, uint32_t, uint8_t, uint16_t>(
+            [self, j, name](uint32_t port, uint8_t priority, uint16_t quanta) {
+                self->OnPfc(name, j, port, priority, quanta);
+            });
+        sw->TraceConnectWithoutContext("QueueLength", c.queue);
+        sw->TraceConnectWithoutContext("PfcSent", c.pfc);
+        m_connections.push_back(c);
+    }
+}
+
+int32_t
+FabricMonitor::LinkOf(uint32_t sw, uint32_t port) const
+{
+    if (sw >= m_portLink.size() || port >= m_portLink[sw].size())
+    {
+        return -1;
+    }
+    return m_portLink[sw][port];
+}
+
+void
+FabricMonitor::OnQueue(uint32_t sw, uint32_t port, uint8_t, uint32_t bytes)
+{
+    const int32_t link = LinkOf(sw, port);
+    if (link >= 0)
+    {
+        m_links[link].maxQueueBytes = std::max(m_links[link].maxQueueBytes, bytes);
     }
 }
 
 void
-FabricMonitor::OnQueue(uint32_t link0, uint32_t port, uint8_t, uint32_t bytes)
-{
-    Link& l = m_links[link0 + port];
-    l.maxQueueBytes = std::max(l.maxQueueBytes, bytes);
-}
-
-void
-FabricMonitor::OnPfc(std::string sw, uint32_t link0, uint32_t port, uint8_t priority, uint16_t quanta)
+FabricMonitor::OnPfc(const std::string& sw, uint32_t swIndex, uint32_t port, uint8_t priority, uint16_t quanta)
 {
     m_pfc.push_back({Simulator::Now(), sw, port, priority, quanta});
-    if (quanta != 0)
+    const int32_t link = LinkOf(swIndex, port);
+    if (quanta != 0 && link >= 0)
     {
-        ++m_links[link0 + port].pfcSent;
+        ++m_links[link].pfcSent;
     }
 }
 
@@ -219,6 +249,7 @@ FabricMonitor::TakeSample()
                 queued += l.device->GetQueueBytes(p);
             }
             s.maxQueueBytes = std::max(s.maxQueueBytes, queued);
+            l.maxQueueBytes = std::max(l.maxQueueBytes, queued); // NIC ports have no trace
         }
         for (size_t c = 0; c < sum.size(); ++c)
         {
@@ -298,7 +329,7 @@ FabricMonitor::WriteLinksCsv(std::ostream& os) const
 void
 FabricMonitor::WritePfcCsv(std::ostream& os) const
 {
-    os << "time_us,switch,port,priority,quanta,kind\n";
+    os << "time_us,switch,port,priority,quanta,kind\n" << std::fixed << std::setprecision(3);
     for (const PfcEvent& e : m_pfc)
     {
         os << e.time.GetSeconds() * 1e6 << "," << e.sw << "," << e.port << ","

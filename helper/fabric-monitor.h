@@ -4,6 +4,7 @@
 
 #include "roce-topology-helper.h"
 
+#include "ns3/callback.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
@@ -99,8 +100,18 @@ class FabricMonitor : public Object
 
   private:
     void TakeSample();
-    void OnQueue(uint32_t link0, uint32_t port, uint8_t priority, uint32_t bytes);
-    void OnPfc(std::string sw, uint32_t link0, uint32_t port, uint8_t priority, uint16_t quanta);
+    void OnQueue(uint32_t sw, uint32_t port, uint8_t priority, uint32_t bytes);
+    void OnPfc(const std::string& sw, uint32_t swIndex, uint32_t port, uint8_t priority, uint16_t quanta);
+    /// \return the link of switch sw's port, or -1
+    int32_t LinkOf(uint32_t sw, uint32_t port) const;
+
+    /// Trace hooks on one switch, kept to disconnect them.
+    struct Connection
+    {
+        Ptr<RoceSwitch> sw;
+        Callback<void, uint32_t, uint8_t, uint32_t> queue;
+        Callback<void, uint32_t, uint8_t, uint16_t> pfc;
+    };
 
     Time m_interval;
     Time m_start;
@@ -111,6 +122,8 @@ class FabricMonitor : public Object
     std::vector<std::string> m_classes;
     std::vector<uint32_t> m_classOf; //!< per link, index in m_classes
     std::vector<std::pair<std::string, Ptr<RoceSwitch>>> m_switches;
+    std::vector<std::vector<int32_t>> m_portLink; //!< per switch: port -> link or -1
+    std::vector<Connection> m_connections;
     std::vector<PfcEvent> m_pfc;
     std::vector<Sample> m_samples;
     bool m_finished{false};

@@ -148,7 +148,10 @@ GpuClusterHelper::Build(uint32_t servers,
     for (uint32_t s = 0; s < servers; ++s)
     {
         Ptr<NvSwitchFabric> nvswitch = CreateObject<NvSwitchFabric>();
-        nvswitch->ApplyPreset(nvlinkPreset);
+        if (!nvlinkPreset.empty())
+        {
+            nvswitch->ApplyPreset(nvlinkPreset);
+        }
         nvswitch->SetAttribute("NGpus", UintegerValue(gpusPerServer));
         cluster.nvSwitches.push_back(nvswitch);
         carriers.push_back(nvswitch);

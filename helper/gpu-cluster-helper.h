@@ -75,7 +75,9 @@ class GpuClusterHelper
     /**
      * \param servers servers
      * \param gpusPerServer GPUs (and NICs) per server
-     * \param nvlinkPreset "A100", "H100" or "B200" (NvSwitchFabric presets)
+     * \param nvlinkPreset "A100", "H100" or "B200" (NvSwitchFabric presets), applied to
+     *        each fabric over its attributes; "" keeps the NvSwitchFabric defaults (e.g.
+     *        a preset made the default with NvSwitchFabric::SetPreset, then overridden)
      * \param nicRate rate of every NIC and leaf port
      * \param spines spines of the rail-optimized fabric
      * \param oversubscription rail leaf downlink / uplink capacity

@@ -3,7 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -54,6 +57,10 @@ Summarize(const TrainingSimulation& sim)
     std::map<std::tuple<std::string, std::string, std::string, uint32_t>, CallSummary> by;
     for (const CallRecord& c : sim.GetRunner()->GetCalls())
     {
+        if (!c.finished)
+        {
+            continue; // a stuck run's calls have no end; the stuck report names them
+        }
         const std::string kind = c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type);
         const std::string gk = c.group.empty() ? "pp" : sim.GetTrace().GetGroup(c.group).kind;
         CallSummary& s = by[{kind, gk, c.algorithm, c.nRanks}];
@@ -100,6 +107,53 @@ Bytes(uint64_t b)
         os << b << " B";
     }
     return os.str();
+}
+
+/// text as a gnuplot single-quoted string (a quote is written twice).
+std::string
+GnuplotQuoted(const std::string& text)
+{
+    std::string out = "'";
+    for (char c : text)
+    {
+        out += c == '\'' ? std::string("''") : std::string(1, c);
+    }
+    return out + "'";
+}
+
+/// text as one CSV field (RFC 4180: quoted when it holds a comma, quote or newline).
+std::string
+CsvField(const std::string& text)
+{
+    if (text.find_first_of(",\"\n\r") == std::string::npos)
+    {
+        return text;
+    }
+    std::string out = "\"";
+    for (char c : text)
+    {
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    }
+    return out + "\"";
+}
+
+/// Run gnuplot on script with stderr into log, without a shell (paths come from users).
+bool
+RunGnuplot(const std::string& script, const std::string& log)
+{
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<char*> argv{const_cast<char*>("gnuplot"), const_cast<char*>(script.c_str()), nullptr};
+    pid_t pid;
+    const int rc = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0)
+    {
+        return false;
+    }
+    int status = 0;
+    return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 bool
@@ -157,7 +211,7 @@ TrainingReport::PrintSummary(std::ostream& os) const
     os << "  scenario : " << s.name << " (" << s.source << ")\n";
     os << "  workload : " << trace.GetName() << "\n"
        << "             " << m_sim.GetWorkloadNote() << ": " << trace.GetNRanks() << " ranks, "
-       << trace.GetNOps() << " ops per iteration, " << runner->GetNIterations() << " iteration(s)\n";
+       << trace.GetNOps() << " ops in the trace, " << runner->GetNIterations() << " iteration(s)\n";
     if (s.topology == "ideal")
     {
         os << "  cluster  : " << s.servers << " x " << s.gpusPerServer << " GPUs on an ideal carrier ("
@@ -324,7 +378,8 @@ TrainingReport::WriteResults(std::ostream& os) const
     doc["fabric"] = fabric;
     // Wall-clock figures vary between runs; everything above does not.
     doc["run"] = {{"wall_seconds", m_sim.GetWallSeconds()}, {"events", m_sim.GetEvents()}};
-    os << doc.dump(2) << "\n";
+    // Names come from trace files: never let one that is not UTF-8 abort the report.
+    os << doc.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
 }
 
 void
@@ -337,7 +392,7 @@ TrainingReport::WriteTimeline(std::ostream& os) const
     os << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
     bool first = true;
     auto emit = [&](const Json& e) {
-        os << (first ? "  " : ",\n  ") << e.dump();
+        os << (first ? "  " : ",\n  ") << e.dump(-1, ' ', false, Json::error_handler_t::replace);
         first = false;
     };
     std::vector<std::vector<bool>> streams(trace.GetNRanks());
@@ -410,13 +465,16 @@ TrainingReport::Plot(const std::string& dir, std::string* error) const
         }
     }
     std::ostringstream script;
+    const std::string breakdownData = GnuplotQuoted(dir + "/breakdown.dat");
+    const std::string fabricData = GnuplotQuoted(dir + "/fabric.dat");
     script << "set terminal pngcairo size 1000,500 font ',10'\n"
-           << "set output '" << dir << "/breakdown.png'\n"
-           << "set title 'Iteration time per rank: " << m_sim.GetTrace().GetName() << "' noenhanced\n"
+           << "set output " << GnuplotQuoted(dir + "/breakdown.png") << "\n"
+           << "set title " << GnuplotQuoted("Iteration time per rank: " + m_sim.GetTrace().GetName())
+           << " noenhanced\n"
            << "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.8 border -1\n"
            << "set boxwidth 0.8\nset ylabel 'ms (mean per iteration)'\nset xlabel 'rank'\n"
            << "set key outside right\nset yrange [0:*]\n"
-           << "plot '" << dir << "/breakdown.dat' using 2:xtic(1) title 'compute' lc rgb '#4477aa', "
+           << "plot " << breakdownData << " using 2:xtic(1) title 'compute' lc rgb '#4477aa', "
            << "'' using 3 title 'exposed communication' lc rgb '#ee6677', "
            << "'' using 4 title 'idle (waiting, bubbles)' lc rgb '#bbbbbb'\n";
     if (Ptr<FabricMonitor> mon = m_sim.GetMonitor())
@@ -424,19 +482,20 @@ TrainingReport::Plot(const std::string& dir, std::string* error) const
         std::ofstream out(dir + "/fabric.dat");
         mon->WriteSamples(out);
         script << "set terminal pngcairo size 1000,700 font ',10'\n"
-               << "set output '" << dir << "/fabric.png'\nunset title\n"
-               << "set multiplot layout 2,1 title 'Fabric: " << m_sim.GetScenario().name << "' noenhanced\n"
+               << "set output " << GnuplotQuoted(dir + "/fabric.png") << "\nunset title\n"
+               << "set multiplot layout 2,1 title " << GnuplotQuoted("Fabric: " + m_sim.GetScenario().name)
+               << " noenhanced\n"
                << "unset style\nset style data lines\nset key outside right\nset xlabel 'time (ms)'\n"
                << "set ylabel 'mean link utilisation'\nset yrange [0:1.05]\nunset xtics\nset xtics\n"
                << "plot ";
         const auto& classes = mon->GetClasses();
         for (size_t c = 0; c < classes.size(); ++c)
         {
-            script << (c ? ", " : "") << "'" << dir << "/fabric.dat' using ($1/1000):" << c + 2
-                   << " with lines title '" << classes[c] << "'";
+            script << (c ? ", " : "") << fabricData << " using ($1/1000):" << c + 2
+                   << " with lines title " << GnuplotQuoted(classes[c]);
         }
         script << "\nset ylabel 'largest egress queue (KiB)'\nset yrange [0:*]\n"
-               << "plot '" << dir << "/fabric.dat' using ($1/1000):" << classes.size() + 2
+               << "plot " << fabricData << " using ($1/1000):" << classes.size() + 2
                << " with lines title 'max over ports' lc rgb '#aa3377'\nunset multiplot\n";
     }
     const std::string scriptFile = dir + "/plots.gp";
@@ -444,8 +503,7 @@ TrainingReport::Plot(const std::string& dir, std::string* error) const
         std::ofstream out(scriptFile);
         out << script.str();
     }
-    const std::string cmd = "gnuplot '" + scriptFile + "' 2>'" + dir + "/gnuplot.log'";
-    if (std::system(cmd.c_str()) != 0)
+    if (!RunGnuplot(scriptFile, dir + "/gnuplot.log"))
     {
         *error = "gnuplot failed or is not installed (see " + dir + "/gnuplot.log); the data "
                  "files and " + scriptFile + " are written";
@@ -464,6 +522,8 @@ TrainingReport::Write(const std::string& dir, bool plots, std::string* error) co
     std::vector<std::string> files;
     auto file = [&](const std::string& name, auto writer) {
         std::ofstream out(dir + "/" + name);
+        // Microseconds with nanosecond resolution, whatever the magnitude.
+        out << std::fixed << std::setprecision(3);
         writer(out);
         if (!out)
         {
@@ -491,11 +551,19 @@ TrainingReport::Write(const std::string& dir, bool plots, std::string* error) co
                   for (size_t k = 0; k < calls.size(); ++k)
                   {
                       const CallRecord& c = calls[k];
-                      os << k << "," << c.name << ","
+                      os << k << "," << CsvField(c.name) << ","
                          << (c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type))
-                         << "," << c.group << "," << c.algorithm << "," << c.nRanks << "," << c.bytes << ","
-                         << c.iteration << "," << Us(c.firstArrival) << "," << Us(c.launch) << ","
-                         << Us(c.end) << "," << Us(c.end - c.launch) << "," << c.busBw / 1e9 << "\n";
+                         << "," << CsvField(c.group) << "," << c.algorithm << "," << c.nRanks << ","
+                         << c.bytes << "," << c.iteration << "," << Us(c.firstArrival) << ","
+                         << Us(c.launch) << ",";
+                      if (c.finished)
+                      {
+                          os << Us(c.end) << "," << Us(c.end - c.launch) << "," << c.busBw / 1e9 << "\n";
+                      }
+                      else
+                      {
+                          os << ",,\n"; // never finished (stuck run)
+                      }
                   }
               }) &&
               file("fct.csv", [&](std::ostream& os) {

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -33,8 +35,13 @@ SplitQuantity(const std::string& text, double& value, std::string& unit)
 {
     const char* begin = text.c_str();
     char* end = nullptr;
+    // Decimal digits only: strtod alone would take "inf", "nan" and hex.
+    if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.'))
+    {
+        return false;
+    }
     value = std::strtod(begin, &end);
-    if (end == begin || value < 0)
+    if (end == begin || !std::isfinite(value) || value < 0)
     {
         return false;
     }
@@ -42,9 +49,10 @@ SplitQuantity(const std::string& text, double& value, std::string& unit)
     return true;
 }
 
-/// Parse a duration with unit s, ms, us, ns (ns-3's own parser aborts on bad input).
+} // namespace
+
 bool
-ParseDuration(const std::string& text, Time& t)
+TrainingScenario::ParseDuration(const std::string& text, Time& t)
 {
     double v;
     std::string unit;
@@ -55,7 +63,7 @@ ParseDuration(const std::string& text, Time& t)
     static const std::pair<const char*, double> UNITS[] = {{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}};
     for (const auto& [name, scale] : UNITS)
     {
-        if (unit == name)
+        if (unit == name && v * scale <= 3600)
         {
             t = Seconds(v * scale);
             return true;
@@ -64,9 +72,8 @@ ParseDuration(const std::string& text, Time& t)
     return false;
 }
 
-/// Parse a rate with unit bps, Kbps, Mbps, Gbps, Tbps.
 bool
-ParseRate(const std::string& text, DataRate& r)
+TrainingScenario::ParseRate(const std::string& text, DataRate& r)
 {
     double v;
     std::string unit;
@@ -86,6 +93,9 @@ ParseRate(const std::string& text, DataRate& r)
     }
     return false;
 }
+
+namespace
+{
 
 /// Reads one object, remembering which keys were used so unknown ones are errors.
 class Section
@@ -182,7 +192,7 @@ class Section
         }
         const std::string text = Text(key, "");
         Time t;
-        if (!ParseDuration(text, t))
+        if (!TrainingScenario::ParseDuration(text, t))
         {
             Fail(Where(key), "expected a duration such as \"1us\" or \"10ms\", got \"" + text + "\"");
         }
@@ -197,7 +207,7 @@ class Section
         }
         const std::string text = Text(key, "");
         DataRate r;
-        if (!ParseRate(text, r))
+        if (!TrainingScenario::ParseRate(text, r))
         {
             Fail(Where(key), "expected a positive rate such as \"400Gbps\", got \"" + text + "\"");
         }
@@ -400,7 +410,15 @@ TrainingScenario::Parse(const std::string& text,
             s.iterations = r.Unsigned("iterations", s.iterations, 1, 100000);
             s.seed = r.Unsigned("seed", s.seed, 1, 1u << 30);
             s.hangTimeout = r.Duration("hangTimeout", s.hangTimeout);
+            if (s.hangTimeout < MicroSeconds(1))
+            {
+                Fail("/run/hangTimeout", "must be at least 1us");
+            }
             s.sampleInterval = r.Duration("sampleInterval", s.sampleInterval);
+            if (s.sampleInterval < NanoSeconds(100) || s.sampleInterval > Seconds(10))
+            {
+                Fail("/run/sampleInterval", "must be between 100ns and 10s");
+            }
             r.Done();
         }
         if (top.Has("outputs"))

@@ -3,7 +3,9 @@
 
 #include "ns3/aicb-reader.h"
 #include "ns3/chakra-reader.h"
+#include "ns3/collective-algorithms.h"
 #include "ns3/config.h"
+#include "ns3/roce-congestion-control.h"
 #include "ns3/ideal-transport.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
@@ -12,6 +14,8 @@
 #include "ns3/uinteger.h"
 
 #include <cstdio>
+#include <set>
+#include <tuple>
 #include <fstream>
 #include <iostream>
 
@@ -91,26 +95,159 @@ TrainingSimulation::LoadTrace(std::string* error)
 }
 
 bool
+TrainingSimulation::ApplyConfig(const std::string& path, const std::string& value, std::string* error)
+{
+    const std::string where = m_scenario.source + ": /fabric/config/" + path + ": ";
+    const size_t split = path.rfind("::");
+    TypeId tid;
+    TypeId::AttributeInformation info;
+    if (split == std::string::npos || !TypeId::LookupByNameFailSafe(path.substr(0, split), &tid) ||
+        !tid.LookupAttributeByName(path.substr(split + 2), &info))
+    {
+        *error = where + "no such attribute (expected ns3::Class::Attribute)";
+        return false;
+    }
+    // ns-3 aborts on a malformed time or rate; those two are parsed here first.
+    const std::string type = info.checker->GetValueTypeName();
+    bool ok = false;
+    if (type == "ns3::TimeValue")
+    {
+        Time t;
+        ok = TrainingScenario::ParseDuration(value, t) && Config::SetDefaultFailSafe(path, TimeValue(t));
+    }
+    else if (type == "ns3::DataRateValue")
+    {
+        DataRate r;
+        ok = TrainingScenario::ParseRate(value, r) && Config::SetDefaultFailSafe(path, DataRateValue(r));
+    }
+    else
+    {
+        ok = Config::SetDefaultFailSafe(path, StringValue(value));
+    }
+    if (!ok)
+    {
+        *error = where + "\"" + value + "\" is not a valid " + type.substr(5) + " for it";
+    }
+    return ok;
+}
+
+bool
+TrainingSimulation::CheckAlgorithms(std::string* error) const
+{
+    // Every (group, collective, algorithm) the trace will ask for, tried before the run
+    // so that an impossible one is an error here and not an abort mid-simulation.
+    std::set<std::tuple<std::string, CollectiveType, std::string>> seen;
+    for (uint32_t r = 0; r < m_trace.GetNRanks(); ++r)
+    {
+        for (const TraceOp& op : m_trace.GetOps(r))
+        {
+            if (op.kind != TraceOpKind::COLLECTIVE)
+            {
+                continue;
+            }
+            const std::string algorithm = op.algorithm.empty() ? m_scenario.algorithm : op.algorithm;
+            if (!seen.insert({op.group, op.collective, algorithm}).second)
+            {
+                continue;
+            }
+            const TraceGroup& g = m_trace.GetGroup(op.group);
+            const uint32_t n = static_cast<uint32_t>(g.ranks.size());
+            const bool reducing = op.collective == CollectiveType::ALL_REDUCE ||
+                                  op.collective == CollectiveType::REDUCE_SCATTER ||
+                                  op.collective == CollectiveType::ALL_GATHER;
+            bool ok = true;
+            if (algorithm == "auto")
+            {
+                ok = true;
+            }
+            else if (algorithm == "hierarchical")
+            {
+                ok = reducing;
+            }
+            else if (algorithm == "nvls")
+            {
+                ok = reducing && m_transport->CanReduceInSwitch(g.ranks);
+            }
+            else
+            {
+                static const std::pair<const char*, CollectiveAlgorithm> FLAT[] = {
+                    {"ring", CollectiveAlgorithm::RING},
+                    {"tree", CollectiveAlgorithm::TREE},
+                    {"halving-doubling", CollectiveAlgorithm::HALVING_DOUBLING},
+                    {"direct", CollectiveAlgorithm::DIRECT}};
+                ok = false;
+                bool known = false;
+                for (const auto& [name, flat] : FLAT)
+                {
+                    if (algorithm == name)
+                    {
+                        known = true;
+                        ok = IsCollectiveAlgorithmSupported(op.collective, flat, n);
+                    }
+                }
+                if (!known)
+                {
+                    *error = m_scenario.source + ": unknown collective algorithm \"" + algorithm +
+                             "\" (auto, ring, tree, halving-doubling, direct, hierarchical, nvls)";
+                    return false;
+                }
+            }
+            if (!ok)
+            {
+                *error = m_scenario.source + ": rank " + std::to_string(r) + " op " + std::to_string(op.id) +
+                         " ('" + op.name + "'): no " + algorithm + " " + CollectiveTypeToString(op.collective) +
+                         " on group '" + op.group + "' of " + std::to_string(n) + " ranks" +
+                         (algorithm == "nvls" ? " (NVLS needs all ranks on one NVSwitch)" : "");
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+bool
 TrainingSimulation::Build(std::string* error)
 {
     const TrainingScenario& s = m_scenario;
+    // Defaults first, then the user's settings over them: the GPU preset, the scenario's
+    // run settings, then fabric/config (and the command line, which the program passes
+    // in the same list).
+    NvSwitchFabric::SetPreset(s.gpu);
+    Config::SetDefault("ns3::WorkloadRunner::Iterations", UintegerValue(s.iterations));
+    Config::SetDefault("ns3::WorkloadRunner::HangTimeout", TimeValue(s.hangTimeout));
+    Config::SetDefault("ns3::WorkloadRunner::Algorithm", StringValue(s.algorithm));
+    Config::SetDefault("ns3::WorkloadRunner::Channels",
+                       UintegerValue(std::min(64u, s.channels ? s.channels : s.gpusPerServer)));
+    Config::SetDefault("ns3::WorkloadRunner::ChunkBytes", UintegerValue(s.chunkBytes));
+    Config::SetDefault("ns3::FabricMonitor::SampleInterval", TimeValue(s.sampleInterval));
     for (const auto& [path, value] : s.config)
     {
-        // Config::SetDefaultFailSafe reports an unknown name instead of aborting.
-        if (!Config::SetDefaultFailSafe(path, StringValue(value)))
+        if (!ApplyConfig(path, value, error))
         {
-            *error = s.source + ": /fabric/config/" + path + ": no such attribute, or \"" + value +
-                     "\" is not a valid value for it";
             return false;
         }
     }
+    TypeId cc;
+    if (s.topology != "ideal" && (!TypeId::LookupByNameFailSafe(s.congestionControl, &cc) ||
+                                  !cc.IsChildOf(RoceCongestionControl::GetTypeId())))
+    {
+        *error = s.source + ": /fabric/congestionControl: \"" + s.congestionControl +
+                 "\" is not a congestion control (e.g. ns3::Dcqcn, ns3::NoCongestionControl)";
+        return false;
+    }
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(s.seed);
+    const uint32_t gpus = s.GetNGpus();
+    if (s.traceFormat == "generator" && s.generator.GetNRanks() > gpus)
+    {
+        *error = s.source + ": /workload/model needs " + std::to_string(s.generator.GetNRanks()) +
+                 " GPUs (tp x pp x dp) but the cluster has " + std::to_string(gpus);
+        return false;
+    }
     if (!LoadTrace(error))
     {
         return false;
     }
-    const uint32_t gpus = s.GetNGpus();
     if (m_trace.GetNRanks() > gpus)
     {
         *error = s.source + ": the trace has " + std::to_string(m_trace.GetNRanks()) +
@@ -132,7 +269,7 @@ TrainingSimulation::Build(std::string* error)
         GpuClusterHelper helper(m_roce);
         m_cluster = helper.Build(s.servers,
                                  s.gpusPerServer,
-                                 s.gpu,
+                                 "", // the preset and the user's changes are the defaults
                                  s.nicRate,
                                  s.spines,
                                  s.oversubscription,
@@ -140,16 +277,41 @@ TrainingSimulation::Build(std::string* error)
         m_roce.AssignStreams(1);
         m_transport = m_cluster.transport;
         m_monitor = CreateObject<FabricMonitor>();
-        m_monitor->SetAttribute("SampleInterval", TimeValue(s.sampleInterval));
         m_monitor->Attach(m_cluster.network);
     }
+    if (!CheckAlgorithms(error))
+    {
+        return false;
+    }
     m_runner = CreateObject<WorkloadRunner>();
-    m_runner->SetAttribute("Iterations", UintegerValue(s.iterations));
-    m_runner->SetAttribute("HangTimeout", TimeValue(s.hangTimeout));
-    m_runner->SetAttribute("Algorithm", StringValue(s.algorithm));
-    m_runner->SetAttribute("Channels", UintegerValue(s.channels ? s.channels : s.gpusPerServer));
-    m_runner->SetAttribute("ChunkBytes", UintegerValue(s.chunkBytes));
     m_runner->Setup(m_trace, m_world, m_transport);
+    // Progress below whole transfers, for the hang watchdog: bytes the NICs sent and
+    // chunks the NVSwitches delivered; on the ideal carrier, time while messages fly
+    // (it cannot deadlock).
+    if (Ptr<IdealTransport> ideal = DynamicCast<IdealTransport>(m_transport))
+    {
+        m_runner->SetProgressProbe([ideal]() -> uint64_t {
+            return ideal->GetMessagesInFlight() ? Simulator::Now().GetTimeStep() : 0;
+        });
+    }
+    else
+    {
+        const GpuCluster cluster = m_cluster;
+        m_runner->SetProgressProbe([cluster]() {
+            uint64_t p = 0;
+            for (const auto& nic : cluster.network.nics)
+            {
+                p += nic->GetDevice()->GetTxBytes();
+            }
+            for (const auto& sw : cluster.nvSwitches)
+            {
+                p += sw->GetChunksDelivered();
+            }
+            return p;
+        });
+    }
+    // Timers of idle queue pairs would run the clock on: stop with the workload.
+    m_runner->SetFinishedCallback([]() { Simulator::Stop(); });
     const CommGroup world = m_world;
     std::vector<Flow>* flows = &m_flows;
     m_runner->GetEngine()->TraceConnectWithoutContext(

@@ -79,6 +79,8 @@ class TrainingSimulation
 
   private:
     bool LoadTrace(std::string* error);
+    bool ApplyConfig(const std::string& path, const std::string& value, std::string* error);
+    bool CheckAlgorithms(std::string* error) const;
     void Progress();
 
     TrainingScenario m_scenario;

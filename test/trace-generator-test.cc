@@ -229,7 +229,11 @@ TEST(TraceGenerator, BadConfigsAreNamed)
     check(R"({"layers": 24, "hidden": 2048, "heads": 16, "tp": 3})", "divisible by tp 3");
     check(R"({"globalBatch": 10, "dp": 4})", "globalBatch 10 is not a multiple");
     check(R"({"layers": 10, "pp": 4})", "layers 10 do not split evenly");
-    check(R"({"hidden": -5})", "'hidden' must be a non-negative number");
+    check(R"({"hidden": -5})", "'hidden' must be a non-negative integer");
+    check(R"({"tp": 2.5})", "'tp' must be a non-negative integer up to 4294967295, got 2.5");
+    check(R"({"dp": 4294967298})", "'dp' must be a non-negative integer up to 4294967295");
+    check(R"({"microBatch": 65536, "dp": 65536, "globalBatch": 16})", "not a multiple of microBatch x dp = 4294967296");
+    check(R"({"cnnFlopsPerSample": -1.5})", "'cnnFlopsPerSample' must be a non-negative number");
     check(R"({"hiden": 5})", "unknown setting 'hiden'");
     check(R"({"experts": 3, "ep": 2, "dp": 2, "globalBatch": 2})", "multiple of ep");
     check(R"({"kind": "rnn"})", "kind must be");
@@ -240,6 +244,11 @@ TEST(TraceGenerator, BadConfigsAreNamed)
                                                        "model.json", ok, &error))
         << error;
     EXPECT_EQ(ok.layers, 4u);
+
+    // Sequence parallelism: each TP rank sends its s/tp slice down the pipeline.
+    TransformerConfig sp = Small();
+    sp.sequenceParallel = true;
+    EXPECT_EQ(TransformerTraceGenerator::Count(sp).ppActivationBytes, 128u * 1024 * 2 / 2);
 }
 
 TEST(TraceGenerator, GroupedQueryAttentionAndGatedMlp)

@@ -230,3 +230,55 @@ TEST(TrainingSimulation, ChakraAndAicbWorkloadsRun)
         EXPECT_GE(rank0["total_s"].get<double>(), rank0["compute_s"].get<double>());
     }
 }
+
+TEST(TrainingScenario, ImpossibleSettingsAreNamedNotAborted)
+{
+    auto buildFails = [](const std::string& text, const std::string& expect) {
+        TrainingScenario s;
+        std::string error;
+        ASSERT_TRUE(TrainingScenario::Parse(text, "scn.json", s, &error)) << error;
+        s.plots = false;
+        TrainingSimulation sim(s);
+        EXPECT_FALSE(sim.Build(&error));
+        EXPECT_NE(error.find(expect), std::string::npos) << "expected '" << expect << "' in: " << error;
+    };
+    const std::string small = R"("cluster": {"servers": 2, "gpusPerServer": 2, "spines": 1},
+        "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256, "heads": 4,
+        "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 2}})";
+    buildFails("{" + small + R"(, "fabric": {"config": {"ns3::IdealTransport::Latency": "5 fortnights"}}})",
+               "/fabric/config/ns3::IdealTransport::Latency: \"5 fortnights\" is not a valid TimeValue");
+    buildFails("{" + small + R"(, "fabric": {"congestionControl": "ns3::Hpcc"}})",
+               "/fabric/congestionControl: \"ns3::Hpcc\" is not a congestion control");
+    buildFails("{" + small + R"(, "collectives": {"algorithm": "bogus"}})", "unknown collective algorithm \"bogus\"");
+    // The DP groups span servers: NVLS cannot serve them.
+    buildFails("{" + small + R"(, "collectives": {"algorithm": "nvls"}})", "(NVLS needs all ranks on one NVSwitch)");
+    buildFails(R"({"cluster": {"servers": 1, "gpusPerServer": 2},
+        "workload": {"format": "generator", "model": {"tp": 2, "dp": 8, "globalBatch": 8, "heads": 16}}})",
+               "needs 16 GPUs (tp x pp x dp) but the cluster has 2");
+    TrainingScenario s;
+    std::string error;
+    EXPECT_FALSE(TrainingScenario::Parse(R"({"run": {"hangTimeout": "0s"}})", "scn.json", s, &error));
+    EXPECT_NE(error.find("/run/hangTimeout: must be at least 1us"), std::string::npos) << error;
+    EXPECT_FALSE(TrainingScenario::Parse(R"({"cluster": {"linkDelay": "infs"}})", "scn.json", s, &error));
+    EXPECT_NE(error.find("/cluster/linkDelay: expected a duration"), std::string::npos) << error;
+}
+
+TEST(TrainingSimulation, CommandLineStyleOverridesBeatThePreset)
+{
+    // fabric/config (where the program also puts --ns3:: arguments) wins over the GPU preset.
+    TrainingScenario s;
+    std::string error;
+    ASSERT_TRUE(TrainingScenario::Parse(R"({"cluster": {"servers": 1, "gpusPerServer": 2, "spines": 1},
+        "fabric": {"config": {"ns3::NvSwitchFabric::PerLinkRate": "1Gbps"}},
+        "workload": {"format": "generator", "model": {"layers": 1, "hidden": 256, "heads": 4,
+        "seqLength": 64, "vocab": 100, "tp": 2, "globalBatch": 1}}, "outputs": {"plots": false}})",
+                                        "scn.json", s, &error))
+        << error;
+    const nlohmann::json r = RunScenario(s, OutDir("override"));
+    ASSERT_TRUE(r["finished"].get<bool>());
+    // 18 links of 1 Gb/s instead of 25 GB/s each: the TP all-reduce crawls.
+    for (const auto& c : r["communication"])
+    {
+        EXPECT_LT(c["mean_busbw_Bps"].get<double>(), 18 * 1e9 / 8) << c.dump();
+    }
+}

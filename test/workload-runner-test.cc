@@ -272,3 +272,55 @@ TEST(WorkloadRunner, LongComputeIsNotAHang)
     EXPECT_TRUE(runner->IsFinished());
     EXPECT_FALSE(runner->IsStuck());
 }
+
+TEST(WorkloadRunner, OverlappingIterationsAreSplitByWindow)
+{
+    // Iteration 0: compute, then an all-reduce on stream 1 that the trace does not wait
+    // for; iteration 1's compute runs under it. Windows: iteration 0 until the
+    // all-reduce ends, iteration 1 (already done by then) gets an empty window.
+    TrainingTrace t = TwoRanks();
+    for (uint32_t r = 0; r < 2; ++r)
+    {
+        t.AddOp(r, Compute("fwd0", MicroSeconds(100)));
+        t.AddOp(r, AllReduce("dp", 4 * MiB, 1, {0}));
+        TraceOp next = Compute("fwd1", MicroSeconds(100));
+        next.iteration = 1;
+        t.AddOp(r, next);
+    }
+    auto runner = Replay(t);
+    ASSERT_TRUE(runner->IsFinished());
+    const Time ar = RingTime(2, 4 * MiB);
+    const auto b = runner->GetBreakdown();
+    ASSERT_EQ(b.size(), 4u);
+    EXPECT_EQ(b[0].GetTotal(), MicroSeconds(100) + ar);
+    EXPECT_EQ(b[0].compute, MicroSeconds(200));
+    EXPECT_EQ(b[0].exposedComm, ar - MicroSeconds(100)); // 100 us hidden by fwd1
+    EXPECT_EQ(b[0].idle, Time());
+    EXPECT_EQ(b[1].GetTotal(), Time());
+    EXPECT_FALSE(b[1].idle.IsStrictlyNegative());
+}
+
+TEST(WorkloadRunner, StreamsDoNotReorderCalls)
+{
+    // Rank 0 reaches its all-gather (stream 2) before its all-reduce (stream 1); rank 1
+    // reaches the all-reduce late. Calls still pair in list order: each rank's first
+    // collective on the group meets the other's first.
+    TrainingTrace t = TwoRanks();
+    TraceOp ag = AllReduce("dp", 64 * MiB, 2);
+    ag.collective = CollectiveType::ALL_GATHER;
+    ag.name = "ag";
+    t.AddOp(0, AllReduce("dp", MiB, 1));
+    t.AddOp(0, ag);
+    t.AddOp(1, Compute("late", MicroSeconds(100)));
+    t.AddOp(1, AllReduce("dp", MiB, 1, {0}));
+    t.AddOp(1, ag);
+    auto runner = Replay(t);
+    ASSERT_TRUE(runner->IsFinished());
+    ASSERT_EQ(runner->GetCalls().size(), 2u);
+    for (const CallRecord& c : runner->GetCalls())
+    {
+        EXPECT_EQ(c.bytes, c.type == CollectiveType::ALL_REDUCE ? MiB : 64 * MiB);
+    }
+    EXPECT_EQ(runner->GetCalls()[1].type, CollectiveType::ALL_REDUCE);
+    EXPECT_EQ(runner->GetCalls()[1].launch, MicroSeconds(100));
+}

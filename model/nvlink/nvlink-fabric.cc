@@ -563,6 +563,10 @@ NvSwitchFabric::CheckMembers(const char* what, const std::vector<uint32_t>& memb
 bool
 NvSwitchFabric::CanReduceInSwitch(const std::vector<uint32_t>& members) const
 {
+    if (members.size() < 2)
+    {
+        return false; // one GPU has nothing to reduce; a switch round trip would be waste
+    }
     std::vector<bool> seen(m_nGpus, false);
     for (uint32_t g : members)
     {
@@ -572,7 +576,7 @@ NvSwitchFabric::CanReduceInSwitch(const std::vector<uint32_t>& members) const
         }
         seen[g] = true;
     }
-    return !members.empty();
+    return true;
 }
 
 uint64_t

@@ -329,20 +329,7 @@ TraceJson::Parse(const std::string& text, const std::string& source, std::string
         }
         return TrainingTrace();
     }
-    std::string why;
-    if (!trace.Validate(&why))
-    {
-        if (error)
-        {
-            *error = source + ": " + why;
-        }
-        return TrainingTrace();
-    }
-    if (error)
-    {
-        error->clear();
-    }
-    return trace;
+    return TrainingTrace::Checked(std::move(trace), source, error);
 }
 
 TrainingTrace

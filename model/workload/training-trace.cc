@@ -220,7 +220,10 @@ TrainingTrace::Validate(std::string* reason) const
     // Per op: references. Per group: each member's sequence of collectives on it.
     std::map<std::string, std::vector<std::vector<std::tuple<CollectiveType, uint64_t, uint32_t>>>>
         sequences;
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::pair<uint64_t, uint64_t>> p2p;
+    // (src, dst, tag) -> the sizes of its sends, in src's order, and of its receives, in
+    // dst's order: the k-th of each meet.
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::pair<std::vector<uint64_t>, std::vector<uint64_t>>>
+        p2p;
     for (uint32_t r = 0; r < m_nRanks; ++r)
     {
         const auto& ops = m_ops[r];
@@ -304,11 +307,11 @@ TrainingTrace::Validate(std::string* reason) const
                 }
                 if (op.kind == TraceOpKind::SEND)
                 {
-                    p2p[{r, op.peer, op.tag}].first += 1;
+                    p2p[{r, op.peer, op.tag}].first.push_back(op.bytes);
                 }
                 else
                 {
-                    p2p[{op.peer, r, op.tag}].second += 1;
+                    p2p[{op.peer, r, op.tag}].second.push_back(op.bytes);
                 }
                 break;
             }
@@ -393,22 +396,33 @@ TrainingTrace::Validate(std::string* reason) const
                 {
                     why << "group '" << name << "': collective #" << c << " of rank "
                         << g.ranks[k] << " (" << std::get<0>(mine[c]) << ", "
-                        << std::get<1>(mine[c]) << " B) differs from rank " << g.ranks[0]
-                        << "'s (" << std::get<0>(first[c]) << ", " << std::get<1>(first[c])
-                        << " B)";
+                        << std::get<1>(mine[c]) << " B, root " << std::get<2>(mine[c])
+                        << ") differs from rank " << g.ranks[0] << "'s (" << std::get<0>(first[c])
+                        << ", " << std::get<1>(first[c]) << " B, root " << std::get<2>(first[c]) << ")";
                     return fail();
                 }
             }
         }
     }
-    for (const auto& [key, counts] : p2p)
+    for (const auto& [key, sizes] : p2p)
     {
-        if (counts.first != counts.second)
+        const auto& [sends, recvs] = sizes;
+        if (sends.size() != recvs.size())
         {
-            why << "rank " << std::get<0>(key) << " sends " << counts.first << " messages to rank "
+            why << "rank " << std::get<0>(key) << " sends " << sends.size() << " messages to rank "
                 << std::get<1>(key) << " (tag " << std::get<2>(key) << ") but rank "
-                << std::get<1>(key) << " receives " << counts.second;
+                << std::get<1>(key) << " receives " << recvs.size();
             return fail();
+        }
+        for (size_t k = 0; k < sends.size(); ++k)
+        {
+            if (sends[k] != recvs[k])
+            {
+                why << "message #" << k << " from rank " << std::get<0>(key) << " to rank "
+                    << std::get<1>(key) << " (tag " << std::get<2>(key) << ") is sent with "
+                    << sends[k] << " B but received with " << recvs[k] << " B";
+                return fail();
+            }
         }
     }
     if (reason)
@@ -416,6 +430,25 @@ TrainingTrace::Validate(std::string* reason) const
         reason->clear();
     }
     return true;
+}
+
+TrainingTrace
+TrainingTrace::Checked(TrainingTrace trace, const std::string& prefix, std::string* error)
+{
+    std::string why;
+    if (!trace.Validate(&why))
+    {
+        if (error)
+        {
+            *error = prefix + ": " + why;
+        }
+        return TrainingTrace();
+    }
+    if (error)
+    {
+        error->clear();
+    }
+    return trace;
 }
 
 } // namespace ns3

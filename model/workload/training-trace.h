@@ -131,6 +131,12 @@ class TrainingTrace
      */
     bool Validate(std::string* reason = nullptr) const;
 
+    /**
+     * What every reader returns: trace if it validates (error cleared), otherwise an
+     * empty trace with error set to prefix + ": " + the problem.
+     */
+    static TrainingTrace Checked(TrainingTrace trace, const std::string& prefix, std::string* error);
+
   private:
     uint32_t m_nRanks{0};
     std::string m_name;

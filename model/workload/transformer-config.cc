@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <limits>
 #include <sstream>
 #include <type_traits>
 
@@ -35,7 +37,8 @@ TransformerConfig::GetNRanks() const
 uint32_t
 TransformerConfig::GetMicroBatches() const
 {
-    return (microBatch == 0 || dp == 0) ? 0 : globalBatch / (microBatch * dp);
+    return (microBatch == 0 || dp == 0) ? 0
+                                        : static_cast<uint32_t>(globalBatch / (static_cast<uint64_t>(microBatch) * dp));
 }
 
 bool
@@ -61,10 +64,16 @@ TransformerConfig::Validate(std::string* reason) const
                "vocab must all be at least 1";
         return fail();
     }
-    if (globalBatch % (microBatch * dp) != 0)
+    if (static_cast<uint64_t>(tp) * pp * dp > (1u << 20))
+    {
+        why << "tp x pp x dp = " << static_cast<uint64_t>(tp) * pp * dp << " ranks; at most 2^20";
+        return fail();
+    }
+    if (static_cast<uint64_t>(microBatch) * dp > globalBatch ||
+        globalBatch % (static_cast<uint64_t>(microBatch) * dp) != 0)
     {
         why << "globalBatch " << globalBatch << " is not a multiple of microBatch x dp = "
-            << microBatch * dp;
+            << static_cast<uint64_t>(microBatch) * dp;
         return fail();
     }
     if (layers % pp != 0)
@@ -156,10 +165,21 @@ TransformerTraceGenerator::ParseConfig(const std::string& text,
         const Json& v = it.value();
         auto number = [&](auto& field) {
             using T = std::decay_t<decltype(field)>;
-            if (!v.is_number() || (std::is_unsigned_v<T> && v.get<double>() < 0))
+            if constexpr (std::is_integral_v<T>)
             {
-                *error = source + ": '" + key + "' must be a " +
-                         (std::is_unsigned_v<T> ? "non-negative " : "") + "number, got " + v.dump();
+                // Integers only, within the field's range: 2.5 or 2^32 + 2 are errors,
+                // not silently 2.
+                if (!v.is_number_integer() || v.get<int64_t>() < 0 ||
+                    v.get<uint64_t>() > std::numeric_limits<T>::max())
+                {
+                    *error = source + ": '" + key + "' must be a non-negative integer up to " +
+                             std::to_string(std::numeric_limits<T>::max()) + ", got " + v.dump();
+                    return false;
+                }
+            }
+            else if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+            {
+                *error = source + ": '" + key + "' must be a non-negative number, got " + v.dump();
                 return false;
             }
             field = v.get<T>();
@@ -255,7 +275,9 @@ TransformerTraceGenerator::Count(const TransformerConfig& c)
     }
     const uint64_t tokens = static_cast<uint64_t>(c.microBatch) * c.seqLength;
     n.tpActivationBytes = tokens * h * c.activationBytes;
-    n.ppActivationBytes = tokens * h * c.activationBytes;
+    // With sequence parallelism each TP rank holds s/tp of the sequence, and that is
+    // what it sends to the next stage (Megatron-Core).
+    n.ppActivationBytes = tokens * h * c.activationBytes / (c.sequenceParallel ? c.tp : 1);
     n.epAllToAllBytes = tokens * h * c.topK * c.activationBytes;
     return n;
 }

@@ -540,19 +540,9 @@ TransformerTraceGenerator::Generate(const TransformerConfig& c, std::string* err
             }
         }
     }
-    if (!trace.Validate(&why))
-    {
-        if (error)
-        {
-            *error = "TransformerTraceGenerator: generated an invalid trace (a bug): " + why;
-        }
-        return TrainingTrace();
-    }
-    if (error)
-    {
-        error->clear();
-    }
-    return trace;
+    return TrainingTrace::Checked(std::move(trace),
+                                  "TransformerTraceGenerator: generated an invalid trace (a bug)",
+                                  error);
 }
 
 } // namespace ns3

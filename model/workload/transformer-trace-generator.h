@@ -83,7 +83,8 @@ struct TransformerCounts
     uint64_t embeddingParams{0};   //!< V h + s h
     uint64_t totalParams{0};       //!< all layers + embeddings + final layer norm (2h)
     uint64_t tpActivationBytes{0}; //!< one TP collective: b s h x activationBytes
-    uint64_t ppActivationBytes{0}; //!< one pipeline send: b s h x activationBytes
+    uint64_t ppActivationBytes{0}; //!< one pipeline send: b s h x activationBytes (/ tp
+                                   //!< with sequence parallelism)
     uint64_t epAllToAllBytes{0};   //!< one MoE all-to-all per rank: b s h topK x bytes
 };
 

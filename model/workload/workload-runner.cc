@@ -111,19 +111,70 @@ WorkloadRunner::Setup(const TrainingTrace& trace,
         "TransferDone",
         MakeCallback(&WorkloadRunner::OnTransferDone, Ptr<WorkloadRunner>(this)));
     const uint32_t n = trace.GetNRanks();
+    m_traceIterations = std::max(1u, trace.GetNIterations());
+    m_traceStreams = trace.GetNStreams();
     m_dependents.assign(n, {});
+    m_sequence.assign(n, {});
+    m_sequenceLength.assign(n, {});
     for (uint32_t r = 0; r < n; ++r)
     {
         const auto& ops = trace.GetOps(r);
         m_dependents[r].assign(ops.size(), {});
+        m_sequence[r].assign(ops.size(), 0);
+        m_sequenceLength[r].assign(ops.size(), 0);
+        std::map<std::string, uint64_t> count;
         for (const TraceOp& op : ops)
         {
             for (uint32_t d : op.deps)
             {
                 m_dependents[r][d].push_back(op.id);
             }
+            if (op.kind != TraceOpKind::COMPUTE)
+            {
+                m_sequence[r][op.id] = count[MatchKey(r, op)]++;
+            }
+        }
+        for (const TraceOp& op : ops)
+        {
+            if (op.kind != TraceOpKind::COMPUTE)
+            {
+                m_sequenceLength[r][op.id] = count[MatchKey(r, op)];
+            }
         }
     }
+}
+
+std::string
+WorkloadRunner::MatchKey(uint32_t rank, const TraceOp& op)
+{
+    std::ostringstream key;
+    switch (op.kind)
+    {
+    case TraceOpKind::COLLECTIVE:
+        key << "c:" << op.group;
+        break;
+    case TraceOpKind::SEND:
+        key << "p:" << rank << ">" << op.peer << ":" << op.tag;
+        break;
+    case TraceOpKind::RECV:
+        key << "p:" << op.peer << ">" << rank << ":" << op.tag;
+        break;
+    case TraceOpKind::COMPUTE:
+        break;
+    }
+    return key.str();
+}
+
+void
+WorkloadRunner::SetProgressProbe(std::function<uint64_t()> probe)
+{
+    m_probe = std::move(probe);
+}
+
+void
+WorkloadRunner::SetFinishedCallback(std::function<void()> finished)
+{
+    m_finished = std::move(finished);
 }
 
 void
@@ -156,8 +207,8 @@ WorkloadRunner::StartRepetition(uint32_t rank)
     s.started.assign(ops.size(), false);
     s.finished.assign(ops.size(), false);
     s.startTime.assign(ops.size(), Time());
-    s.streamOps.assign(m_trace.GetNStreams(), {});
-    s.streamHead.assign(m_trace.GetNStreams(), 0);
+    s.streamOps.assign(m_traceStreams, {});
+    s.streamHead.assign(m_traceStreams, 0);
     s.nFinished = 0;
     for (const TraceOp& op : ops)
     {
@@ -166,7 +217,7 @@ WorkloadRunner::StartRepetition(uint32_t rank)
     }
     if (ops.empty())
     {
-        ++m_ranksDone;
+        RankDone();
         return;
     }
     for (uint32_t st = 0; st < s.streamOps.size(); ++st)
@@ -199,25 +250,16 @@ WorkloadRunner::Begin(uint32_t rank, uint32_t op)
     const TraceOp& o = m_trace.GetOps(rank)[op];
     s.started[op] = true;
     s.startTime[op] = Simulator::Now();
-    std::ostringstream key;
-    switch (o.kind)
+    if (o.kind == TraceOpKind::COMPUTE)
     {
-    case TraceOpKind::COMPUTE:
         Simulator::Schedule(o.duration, &WorkloadRunner::Finish, Ptr<WorkloadRunner>(this), rank, op, -1);
         return;
-    case TraceOpKind::COLLECTIVE:
-        key << "c:" << o.group << "#" << s.groupSeq[o.group]++;
-        Arrive(key.str(), static_cast<uint32_t>(m_trace.GetGroup(o.group).ranks.size()), rank, op);
-        return;
-    case TraceOpKind::SEND:
-        key << "p:" << rank << ">" << o.peer << ":" << o.tag << "#" << s.sendSeq[{o.peer, o.tag}]++;
-        Arrive(key.str(), 2, rank, op);
-        return;
-    case TraceOpKind::RECV:
-        key << "p:" << o.peer << ">" << rank << ":" << o.tag << "#" << s.recvSeq[{o.peer, o.tag}]++;
-        Arrive(key.str(), 2, rank, op);
-        return;
     }
+    // The call this op joins: its place in list order, continued across repetitions.
+    const uint64_t k = s.repetition * m_sequenceLength[rank][op] + m_sequence[rank][op];
+    const uint32_t needed =
+        o.kind == TraceOpKind::COLLECTIVE ? static_cast<uint32_t>(m_trace.GetGroup(o.group).ranks.size()) : 2;
+    Arrive(MatchKey(rank, o) + "#" + std::to_string(k), needed, rank, op);
 }
 
 void
@@ -250,7 +292,7 @@ WorkloadRunner::Launch(const std::string& key)
     rec.name = first.name;
     rec.firstArrival = firstArrival;
     rec.launch = Simulator::Now();
-    rec.iteration = m_ranks[rank0].repetition * std::max(1u, m_trace.GetNIterations()) + first.iteration;
+    rec.iteration = m_ranks[rank0].repetition * m_traceIterations + first.iteration;
     CommPlan plan;
     std::vector<uint32_t> rankMap;
     CollectivePlanOptions options;
@@ -301,6 +343,7 @@ WorkloadRunner::CallDone(uint64_t callIndex,
     CallRecord& rec = m_calls[callIndex];
     rec.end = Simulator::Now();
     rec.busBw = result.busBw;
+    rec.finished = true;
     for (const auto& [rank, op] : members)
     {
         Finish(rank, op, static_cast<int64_t>(callIndex));
@@ -320,7 +363,7 @@ WorkloadRunner::Finish(uint32_t rank, uint32_t op, int64_t call)
     rec.rank = rank;
     rec.op = op;
     rec.stream = o.stream;
-    rec.iteration = s.repetition * std::max(1u, m_trace.GetNIterations()) + o.iteration;
+    rec.iteration = s.repetition * m_traceIterations + o.iteration;
     rec.kind = o.kind;
     rec.name = o.name;
     rec.start = s.startTime[op];
@@ -336,10 +379,9 @@ WorkloadRunner::Finish(uint32_t rank, uint32_t op, int64_t call)
         {
             StartRepetition(rank);
         }
-        else if (++m_ranksDone == m_trace.GetNRanks())
+        else
         {
-            // Remove, not Cancel: a cancelled event still advances the clock to its time.
-            Simulator::Remove(m_watchdog);
+            RankDone();
         }
         return;
     }
@@ -355,6 +397,21 @@ WorkloadRunner::Finish(uint32_t rank, uint32_t op, int64_t call)
     if (s.streamHead[o.stream] < stream.size())
     {
         TryStart(rank, stream[s.streamHead[o.stream]]);
+    }
+}
+
+void
+WorkloadRunner::RankDone()
+{
+    if (++m_ranksDone < m_trace.GetNRanks())
+    {
+        return;
+    }
+    // Remove, not Cancel: a cancelled event still advances the clock to its time.
+    Simulator::Remove(m_watchdog);
+    if (m_finished)
+    {
+        m_finished();
     }
 }
 
@@ -376,9 +433,11 @@ WorkloadRunner::Watchdog()
             computing = s.started[i] && !s.finished[i] && ops[i].kind == TraceOpKind::COMPUTE;
         }
     }
-    if (m_progress != m_progressAtCheck || computing)
+    const uint64_t probe = m_probe ? m_probe() : 0;
+    if (m_progress != m_progressAtCheck || computing || probe != m_probeAtCheck)
     {
         m_progressAtCheck = m_progress;
+        m_probeAtCheck = probe;
         m_watchdog = Simulator::Schedule(m_hangTimeout, &WorkloadRunner::Watchdog, Ptr<WorkloadRunner>(this));
         return;
     }
@@ -509,7 +568,7 @@ WorkloadRunner::GetEngine() const
 uint32_t
 WorkloadRunner::GetNIterations() const
 {
-    return m_iterations * std::max(1u, m_trace.GetNIterations());
+    return m_iterations * m_traceIterations;
 }
 
 Time
@@ -553,11 +612,11 @@ Length(const std::vector<Interval>& v)
     return t;
 }
 
-/// Length of the intersection of two sorted disjoint lists.
-Time
-Overlap(const std::vector<Interval>& a, const std::vector<Interval>& b)
+/// Intersection of two sorted disjoint lists (sorted, disjoint).
+std::vector<Interval>
+Intersect(const std::vector<Interval>& a, const std::vector<Interval>& b)
 {
-    Time t;
+    std::vector<Interval> out;
     size_t i = 0;
     size_t j = 0;
     while (i < a.size() && j < b.size())
@@ -566,11 +625,11 @@ Overlap(const std::vector<Interval>& a, const std::vector<Interval>& b)
         const Time hi = std::min(a[i].second, b[j].second);
         if (hi > lo)
         {
-            t += hi - lo;
+            out.emplace_back(lo, hi);
         }
         (a[i].second < b[j].second) ? ++i : ++j;
     }
-    return t;
+    return out;
 }
 } // namespace
 
@@ -579,30 +638,37 @@ WorkloadRunner::GetBreakdown() const
 {
     const uint32_t n = m_trace.GetNRanks();
     const uint32_t iters = GetNIterations();
-    std::vector<std::vector<Interval>> compute(static_cast<size_t>(n) * iters);
-    std::vector<std::vector<Interval>> comm(static_cast<size_t>(n) * iters);
+    // Per rank: every compute and communication interval (communication from its call's
+    // launch: before it, the rank only waits for peers, which is idle time), and per
+    // iteration the end of its last op.
+    std::vector<std::vector<Interval>> compute(n);
+    std::vector<std::vector<Interval>> comm(n);
     std::vector<Time> end(static_cast<size_t>(n) * iters, Time());
     std::vector<bool> seen(static_cast<size_t>(n) * iters, false);
     for (const OpRecord& r : m_records)
     {
-        const size_t k = static_cast<size_t>(r.rank) * iters + r.iteration;
         if (r.kind == TraceOpKind::COMPUTE)
         {
-            compute[k].emplace_back(r.start, r.end);
+            compute[r.rank].emplace_back(r.start, r.end);
         }
         else
         {
-            // Communication is counted from the call's launch: before it, the rank only
-            // waits for its peers (a late member, a pipeline bubble), which is idle time.
             const Time from = r.call >= 0 ? std::max(r.start, m_calls[r.call].launch) : r.start;
-            comm[k].emplace_back(from, r.end);
+            comm[r.rank].emplace_back(from, r.end);
         }
+        const size_t k = static_cast<size_t>(r.rank) * iters + r.iteration;
         end[k] = seen[k] ? std::max(end[k], r.end) : r.end;
         seen[k] = true;
     }
     std::vector<IterationBreakdown> out;
     for (uint32_t rank = 0; rank < n; ++rank)
     {
+        // Iterations may overlap on a rank (a gradient all-reduce still running when
+        // the next iteration computes): each iteration gets the window from the end of
+        // the previous one to its own end, and whatever runs in that window counts there.
+        const auto c = Merge(compute[rank]);
+        const auto m = Merge(comm[rank]);
+        const auto hidden = Intersect(m, c);
         Time previous = m_start;
         for (uint32_t it = 0; it < iters; ++it)
         {
@@ -615,18 +681,11 @@ WorkloadRunner::GetBreakdown() const
             b.rank = rank;
             b.iteration = it;
             b.start = previous;
-            b.end = end[k];
-            // Clip to the iteration's window: ops of a rank's next iteration never start
-            // before this one's end unless the trace lets them overlap.
-            auto c = Merge(compute[k]);
-            auto m = Merge(comm[k]);
-            b.compute = Length(c);
-            b.exposedComm = Length(m) - Overlap(m, c);
+            b.end = std::max(previous, end[k]);
+            const std::vector<Interval> window{{b.start, b.end}};
+            b.compute = Length(Intersect(c, window));
+            b.exposedComm = Length(Intersect(m, window)) - Length(Intersect(hidden, window));
             b.idle = b.GetTotal() - b.compute - b.exposedComm;
-            if (b.idle.IsStrictlyNegative())
-            {
-                b.idle = Time(); // iterations overlapping on a rank: no idle time to speak of
-            }
             out.push_back(b);
             previous = b.end;
         }

@@ -11,6 +11,7 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -45,8 +46,9 @@ struct CallRecord
     uint32_t iteration{0};
     Time firstArrival;     //!< first member reached it
     Time launch;           //!< last member reached it: the plan started
-    Time end;              //!< the plan finished
+    Time end;              //!< the plan finished (meaningless unless finished)
     double busBw{0};       //!< nccl-tests busbw over launch..end, B/s
+    bool finished{false};  //!< the plan completed (false for calls a stuck run left)
 };
 
 /// Per rank and iteration: where the time went.
@@ -133,6 +135,16 @@ class WorkloadRunner : public Object
     /// \return when the last op finished
     Time GetEndTime() const;
 
+    /**
+     * A measure of the carrier's progress below whole transfers (bytes moved, chunks
+     * delivered): the watchdog counts any change as progress, so a single long transfer
+     * is not mistaken for a hang.
+     */
+    void SetProgressProbe(std::function<uint64_t()> probe);
+
+    /// Called once, when the last rank has finished (e.g. to stop the simulator).
+    void SetFinishedCallback(std::function<void()> finished);
+
     /// Signature of OpFinished: the finished op's record.
     typedef void (*OpTracedCallback)(const OpRecord& record);
 
@@ -151,9 +163,6 @@ class WorkloadRunner : public Object
         std::vector<std::vector<uint32_t>> streamOps; //!< per stream: op ids in order
         std::vector<uint32_t> streamHead;   //!< per stream: index of the next op
         uint32_t nFinished{0};
-        std::map<std::string, uint64_t> groupSeq;                          //!< calls issued per group
-        std::map<std::tuple<uint32_t, uint32_t>, uint64_t> sendSeq;        //!< (dst, tag)
-        std::map<std::tuple<uint32_t, uint32_t>, uint64_t> recvSeq;        //!< (src, tag)
     };
 
     /// A call waiting for its members (collective) or its two sides (send/recv).
@@ -164,6 +173,8 @@ class WorkloadRunner : public Object
         Time firstArrival;
     };
 
+    /// \return the key ops that meet each other share (group, or src > dst : tag)
+    static std::string MatchKey(uint32_t rank, const TraceOp& op);
     void StartRepetition(uint32_t rank);
     void TryStart(uint32_t rank, uint32_t op);
     void Begin(uint32_t rank, uint32_t op);
@@ -175,12 +186,24 @@ class WorkloadRunner : public Object
     void Finish(uint32_t rank, uint32_t op, int64_t call);
     void Watchdog();
     void OnTransferDone(uint64_t runId, uint32_t transfer);
+    void RankDone();
 
     TrainingTrace m_trace;
     CommGroup m_world;
     Ptr<CollectiveTransport> m_transport;
     Ptr<CollectiveEngine> m_engine;
     std::vector<std::vector<std::vector<uint32_t>>> m_dependents; //!< rank -> op -> waiting ops
+    /// rank -> op -> the op's place among its rank's ops on the same group (collectives)
+    /// or the same (peer, tag) and direction (send/recv), in list order: the k-th such op
+    /// of every member meets the k-th of the others, whatever order streams start them.
+    std::vector<std::vector<uint64_t>> m_sequence;
+    /// rank -> op -> how many ops share the op's group or (peer, tag, direction) per pass
+    std::vector<std::vector<uint64_t>> m_sequenceLength;
+    uint32_t m_traceIterations{1}; //!< iterations in one pass of the trace
+    uint32_t m_traceStreams{1};    //!< streams of the trace
+    std::function<uint64_t()> m_probe;
+    uint64_t m_probeAtCheck{0};
+    std::function<void()> m_finished;
     std::vector<RankState> m_ranks;
     std::map<std::string, PendingCall> m_pending;
     std::vector<OpRecord> m_records;
