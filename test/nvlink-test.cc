@@ -278,3 +278,38 @@ TEST(NvSwitchFabric, FifoPerFlowAndZeroBytes)
     Simulator::Destroy();
     EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
 }
+
+// The fabric is made of one NvLinkPort per GPU and an NvSwitch, each an object with its
+// own attributes: the fabric configures them, and one can be changed alone.
+TEST(NvSwitchFabric, PortsAndSwitchAreObjects)
+{
+    auto f = MakeFabric("H100", 4);
+    for (uint32_t g = 0; g < 4; ++g)
+    {
+        EXPECT_NEAR(Bps(f->GetPort(g)->GetRate()) / GBps, 450, 1e-6);
+        EXPECT_EQ(f->GetPort(g)->GetLatency(), NanoSeconds(500));
+    }
+    UintegerValue credits;
+    f->GetSwitch()->GetAttribute("CreditChunks", credits);
+    EXPECT_EQ(credits.Get(), 8u);
+    // Fabric attributes set later still reach the parts.
+    f->SetAttribute("Latency", TimeValue(NanoSeconds(700)));
+    EXPECT_EQ(f->GetPort(2)->GetLatency(), NanoSeconds(700));
+    f->SetAttribute("Latency", TimeValue(NanoSeconds(500)));
+
+    // GPU 3's links at half rate (9 links): a transfer into it takes twice as long as one
+    // into GPU 1, whose downlink runs at full rate, and the switch buffer never overflows.
+    f->GetPort(3)->SetAttribute("LinkCount", UintegerValue(9));
+    const uint64_t S = 256 * MiB;
+    Time toFast;
+    Time toSlow;
+    f->Send(0, 1, S, 0, CollectiveTransport::DoneCallback([&]() { toFast = Simulator::Now(); }));
+    f->Send(2, 3, S, 0, CollectiveTransport::DoneCallback([&]() { toSlow = Simulator::Now(); }));
+    Simulator::Run();
+    Simulator::Destroy();
+    EXPECT_NEAR(toSlow.GetSeconds() / toFast.GetSeconds(), 2.0, 0.02);
+    EXPECT_EQ(f->GetPort(3)->GetBytesReceived(), S);
+    EXPECT_EQ(f->GetPort(0)->GetBytesSent(), S);
+    EXPECT_LE(f->GetSwitch()->GetMaxEgressOccupancy(), 8u);
+    EXPECT_EQ(f->GetTransfersInFlight(), 0u);
+}

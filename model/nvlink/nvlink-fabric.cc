@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "nvlink-fabric.h"
 
+#include "nv-switch.h"
+#include "nvlink-port.h"
+
 #include "ns3/abort.h"
 #include "ns3/comm-plan.h"
 #include "ns3/config.h"
@@ -46,12 +49,14 @@ NvSwitchFabric::GetTypeId()
                           "NVLinks per GPU, all to the switch (H100: 18). They act as one "
                           "aggregate port: NCCL stripes a transfer over all of them.",
                           UintegerValue(18),
-                          MakeUintegerAccessor(&NvSwitchFabric::m_linkCount),
+                          MakeUintegerAccessor(&NvSwitchFabric::SetLinkCount,
+                                               &NvSwitchFabric::GetLinkCount),
                           MakeUintegerChecker<uint32_t>(1, 72))
             .AddAttribute("PerLinkRate",
                           "Rate of one NVLink, per direction (NVLink4: 25 GB/s).",
                           DataRateValue(DataRate("200Gbps")),
-                          MakeDataRateAccessor(&NvSwitchFabric::m_perLinkRate),
+                          MakeDataRateAccessor(&NvSwitchFabric::SetPerLinkRate,
+                                               &NvSwitchFabric::GetPerLinkRate),
                           MakeDataRateChecker())
             .AddAttribute("Latency",
                           "Per hop (GPU->switch, switch->GPU, and a credit going back). "
@@ -59,7 +64,7 @@ NvSwitchFabric::GetTypeId()
                           "hop; NCCL's 0.6-4 us per-step figures are software costs and are "
                           "not charged here.",
                           TimeValue(NanoSeconds(500)),
-                          MakeTimeAccessor(&NvSwitchFabric::m_latency),
+                          MakeTimeAccessor(&NvSwitchFabric::SetLatency, &NvSwitchFabric::GetLatency),
                           MakeTimeChecker(Seconds(0), MilliSeconds(1)))
             .AddAttribute("ChunkBytes",
                           "Flow-control unit: transfers are cut into chunks of this size and "
@@ -71,7 +76,8 @@ NvSwitchFabric::GetTypeId()
                           "Switch egress buffer per port, in chunks (credits); also the "
                           "NVLS reduction slots per owner.",
                           UintegerValue(8),
-                          MakeUintegerAccessor(&NvSwitchFabric::m_creditChunks),
+                          MakeUintegerAccessor(&NvSwitchFabric::SetCreditChunks,
+                                               &NvSwitchFabric::GetCreditChunks),
                           MakeUintegerChecker<uint32_t>(1, 1u << 16))
             .AddAttribute("ProtocolEfficiency",
                           "Fraction of line rate NCCL payload gets. REFERENCE.md (NCCL "
@@ -92,7 +98,8 @@ NvSwitchFabric::GetTypeId()
                           "450 GB/s) keeps the links the bottleneck, as the measured NVLS "
                           "trend (busbw rising with n) implies.",
                           DataRateValue(DataRate("28800Gbps")),
-                          MakeDataRateAccessor(&NvSwitchFabric::m_nvlsThroughput),
+                          MakeDataRateAccessor(&NvSwitchFabric::SetNvlsThroughput,
+                                               &NvSwitchFabric::GetNvlsThroughput),
                           MakeDataRateChecker())
             .AddTraceSource("ChunkSent",
                             "A chunk started on an uplink: (src, dst, bytes).",
@@ -138,10 +145,120 @@ NvSwitchFabric::SetNGpus(uint32_t n)
                     "NvSwitchFabric: NGpus changed while transfers are in flight");
     m_nGpus = n;
     m_uplinks.assign(n, Uplink());
-    m_creditsUsed.assign(n, 0);
-    m_downFree.assign(n, Seconds(0));
-    m_slotsUsed.assign(n, 0);
     m_reduceQueue.assign(n, std::deque<uint64_t>());
+    // One NVLink port per GPU and the switch, configured from the fabric's attributes;
+    // each may be changed on its own afterwards (GetPort, GetSwitch).
+    m_ports.clear();
+    for (uint32_t g = 0; g < n; ++g)
+    {
+        m_ports.push_back(CreateObject<NvLinkPort>());
+    }
+    if (!m_switch)
+    {
+        m_switch = CreateObject<NvSwitch>();
+    }
+    m_switch->SetNPorts(n);
+    ConfigurePorts();
+    ConfigureSwitch();
+}
+
+void
+NvSwitchFabric::ConfigurePorts()
+{
+    for (const Ptr<NvLinkPort>& port : m_ports)
+    {
+        port->SetAttribute("LinkCount", UintegerValue(m_linkCount));
+        port->SetAttribute("PerLinkRate", DataRateValue(m_perLinkRate));
+        port->SetAttribute("Latency", TimeValue(m_latency));
+    }
+}
+
+void
+NvSwitchFabric::ConfigureSwitch()
+{
+    if (m_switch)
+    {
+        m_switch->SetAttribute("CreditChunks", UintegerValue(m_creditChunks));
+        m_switch->SetAttribute("NvlsThroughput", DataRateValue(m_nvlsThroughput));
+    }
+}
+
+void
+NvSwitchFabric::SetLinkCount(uint32_t n)
+{
+    m_linkCount = n;
+    ConfigurePorts();
+}
+
+uint32_t
+NvSwitchFabric::GetLinkCount() const
+{
+    return m_linkCount;
+}
+
+void
+NvSwitchFabric::SetPerLinkRate(DataRate rate)
+{
+    m_perLinkRate = rate;
+    ConfigurePorts();
+}
+
+DataRate
+NvSwitchFabric::GetPerLinkRate() const
+{
+    return m_perLinkRate;
+}
+
+void
+NvSwitchFabric::SetLatency(Time latency)
+{
+    m_latency = latency;
+    ConfigurePorts();
+}
+
+Time
+NvSwitchFabric::GetLatency() const
+{
+    return m_latency;
+}
+
+void
+NvSwitchFabric::SetCreditChunks(uint32_t n)
+{
+    m_creditChunks = n;
+    ConfigureSwitch();
+}
+
+uint32_t
+NvSwitchFabric::GetCreditChunks() const
+{
+    return m_creditChunks;
+}
+
+void
+NvSwitchFabric::SetNvlsThroughput(DataRate rate)
+{
+    m_nvlsThroughput = rate;
+    ConfigureSwitch();
+}
+
+DataRate
+NvSwitchFabric::GetNvlsThroughput() const
+{
+    return m_nvlsThroughput;
+}
+
+Ptr<NvLinkPort>
+NvSwitchFabric::GetPort(uint32_t gpu) const
+{
+    NS_ABORT_MSG_IF(gpu >= m_ports.size(), "NvSwitchFabric::GetPort: GPU " << gpu << " of " << m_ports.size());
+    return m_ports[gpu];
+}
+
+Ptr<NvSwitch>
+NvSwitchFabric::GetSwitch() const
+{
+    return m_switch;
 }
 
 uint32_t
@@ -183,9 +300,9 @@ void
 NvSwitchFabric::ApplyPreset(const std::string& name)
 {
     const Preset p = GetPreset(name);
-    m_linkCount = p.linkCount;
-    m_perLinkRate = p.perLinkRate;
-    m_creditChunks = p.creditChunks;
+    SetLinkCount(p.linkCount);
+    SetPerLinkRate(p.perLinkRate);
+    SetCreditChunks(p.creditChunks);
 }
 
 DataRate
@@ -207,17 +324,10 @@ NvSwitchFabric::GetNvlsRate() const
                                           m_nvlsEfficiency));
 }
 
-Time
-NvSwitchFabric::SerializationTime(uint64_t bytes, bool nvls) const
+double
+NvSwitchFabric::Efficiency(bool nvls) const
 {
-    // In double: DataRate::CalculateBytesTxTime takes 32 bits and rounds the rate product.
-    double rate = static_cast<double>(GetPortRate().GetBitRate()) * m_protocolEfficiency;
-    if (nvls)
-    {
-        rate *= m_nvlsEfficiency;
-    }
-    NS_ABORT_MSG_IF(rate <= 0, "NvSwitchFabric: the port rate must be positive");
-    return Seconds(static_cast<double>(bytes) * 8.0 / rate);
+    return nvls ? m_protocolEfficiency * m_nvlsEfficiency : m_protocolEfficiency;
 }
 
 void
@@ -256,13 +366,13 @@ NvSwitchFabric::Eligible(const Job& job) const
     switch (job.kind)
     {
     case Kind::P2P:
-        return m_creditsUsed[job.dst] < m_creditChunks;
+        return m_switch->HasCredit(job.dst);
     case Kind::MCAST: {
         // A multicast copy lands in every member's egress buffer at once, so it needs a
         // credit at all of them.
         const SwitchOp& op = m_ops.at(job.op);
         return std::all_of(op.members.begin(), op.members.end(), [this](uint32_t g) {
-            return m_creditsUsed[g] < m_creditChunks;
+            return m_switch->HasCredit(g);
         });
     }
     default:
@@ -275,7 +385,8 @@ void
 NvSwitchFabric::TryStartUplink(uint32_t gpu)
 {
     Uplink& up = m_uplinks[gpu];
-    if (up.busy)
+    Ptr<NvLinkPort> port = m_ports[gpu];
+    if (port->IsUplinkBusy())
     {
         return;
     }
@@ -304,7 +415,7 @@ NvSwitchFabric::TryStartUplink(uint32_t gpu)
             {
                 c.done = job.done;
             }
-            TakeCredit(c.dst);
+            m_switch->TakeCredit(c.dst);
             break;
         case Kind::MCAST:
             c.bytes = std::min(job.remaining, m_chunkBytes);
@@ -312,7 +423,7 @@ NvSwitchFabric::TryStartUplink(uint32_t gpu)
             jobDone = job.remaining == 0;
             for (uint32_t g : m_ops.at(job.op).members)
             {
-                TakeCredit(g);
+                m_switch->TakeCredit(g);
             }
             break;
         default:
@@ -331,24 +442,16 @@ NvSwitchFabric::TryStartUplink(uint32_t gpu)
         {
             up.ring.push_back(key); // round-robin per chunk
         }
-        up.busy = true;
         m_chunkSentTrace(c.src, c.dst, c.bytes);
-        const Time ser = SerializationTime(c.bytes, c.kind != Kind::P2P);
+        const Time ser = port->StartUplink(c.bytes, Efficiency(c.kind != Kind::P2P));
         Simulator::Schedule(ser, &NvSwitchFabric::UplinkDone, Ptr<NvSwitchFabric>(this), gpu);
-        Simulator::Schedule(ser + m_latency,
+        Simulator::Schedule(ser + port->GetLatency(),
                             &NvSwitchFabric::ArriveSwitch,
                             Ptr<NvSwitchFabric>(this),
                             std::move(c));
         return;
     }
     // Nothing eligible: the uplink idles until a credit returns (KickUplinks).
-}
-
-void
-NvSwitchFabric::TakeCredit(uint32_t port)
-{
-    ++m_creditsUsed[port];
-    m_maxOccupancy = std::max(m_maxOccupancy, m_creditsUsed[port]);
 }
 
 uint64_t
@@ -379,7 +482,7 @@ NvSwitchFabric::UplinkDone(uint32_t gpu)
     {
         return;
     }
-    m_uplinks[gpu].busy = false;
+    m_ports[gpu]->EndUplink();
     TryStartUplink(gpu);
 }
 
@@ -407,15 +510,7 @@ NvSwitchFabric::ArriveSwitch(Chunk chunk)
         SwitchOp& op = m_ops.at(chunk.op);
         if (++op.arrivals[chunk.index] == op.members.size())
         {
-            // The engine is one FIFO server; a clock is all its queue needs.
-            NS_ABORT_MSG_IF(m_nvlsThroughput.GetBitRate() == 0,
-                            "NvSwitchFabric: NvlsThroughput must be positive");
-            const Time now = Simulator::Now();
-            const Time service =
-                Seconds(static_cast<double>(chunk.bytes) * 8.0 /
-                        static_cast<double>(m_nvlsThroughput.GetBitRate()));
-            m_reduceFree = std::max(now, m_reduceFree) + service;
-            Simulator::Schedule(m_reduceFree - now,
+            Simulator::Schedule(m_switch->Reduce(chunk.bytes),
                                 &NvSwitchFabric::ReduceDone,
                                 Ptr<NvSwitchFabric>(this),
                                 chunk.op,
@@ -444,12 +539,9 @@ NvSwitchFabric::ReduceDone(uint64_t opId, uint32_t index)
 void
 NvSwitchFabric::EnqueueDown(uint32_t port, Chunk chunk)
 {
-    // Downlinks never block (a GPU always accepts), so the FIFO needs only a clock.
-    const Time now = Simulator::Now();
-    m_downFree[port] =
-        std::max(now, m_downFree[port]) + SerializationTime(chunk.bytes, chunk.kind != Kind::P2P);
-    // Delivery and the credit's return to the senders both take one more hop.
-    Simulator::Schedule(m_downFree[port] - now + m_latency,
+    // Delivery and the credit's return to the senders both take one more hop, which the
+    // port's delay includes.
+    Simulator::Schedule(m_ports[port]->QueueDownlink(chunk.bytes, Efficiency(chunk.kind != Kind::P2P)),
                         &NvSwitchFabric::AfterDown,
                         Ptr<NvSwitchFabric>(this),
                         port,
@@ -468,7 +560,7 @@ NvSwitchFabric::AfterDown(uint32_t port, Chunk chunk)
     switch (chunk.kind)
     {
     case Kind::P2P:
-        --m_creditsUsed[port];
+        m_switch->ReturnCredit(port);
         m_bytesDelivered += chunk.bytes;
         if (chunk.last)
         {
@@ -481,7 +573,7 @@ NvSwitchFabric::AfterDown(uint32_t port, Chunk chunk)
         break;
     case Kind::RESULT:
         // The owner holds the reduced chunk: its reduction slot is free again.
-        --m_slotsUsed[port];
+        m_switch->ReleaseReductionSlot(port);
         FinishSwitchChunk(chunk.op);
         if (!m_disposed)
         {
@@ -489,7 +581,7 @@ NvSwitchFabric::AfterDown(uint32_t port, Chunk chunk)
         }
         break;
     case Kind::MCAST:
-        --m_creditsUsed[port];
+        m_switch->ReturnCredit(port);
         FinishSwitchChunk(chunk.op);
         break;
     default:
@@ -526,10 +618,10 @@ NvSwitchFabric::IssueReductions(uint32_t owner)
     // the order its reductions were posted; every member then pushes its contribution,
     // in issue order on its one contribution flow.
     std::deque<uint64_t>& queue = m_reduceQueue[owner];
-    while (m_slotsUsed[owner] < m_creditChunks && !queue.empty())
+    while (m_switch->HasReductionSlot(owner) && !queue.empty())
     {
         SwitchOp& op = m_ops.at(queue.front());
-        ++m_slotsUsed[owner];
+        m_switch->TakeReductionSlot(owner);
         const uint32_t index = op.next++;
         for (uint32_t g : op.members)
         {
@@ -621,7 +713,7 @@ NvSwitchFabric::SwitchReduce(const std::vector<uint32_t>& members,
     if (bytes == 0)
     {
         // Nothing to reduce: the request and the empty answer still cross the switch.
-        Simulator::Schedule(2 * m_latency, &NvSwitchFabric::RunDone, Ptr<NvSwitchFabric>(this), done);
+        Simulator::Schedule(2 * m_ports[dst]->GetLatency(), &NvSwitchFabric::RunDone, Ptr<NvSwitchFabric>(this), done);
         return;
     }
     const uint64_t id = NewSwitchOp(Kind::CONTRIB, members, dst, bytes, std::move(done));
@@ -644,7 +736,7 @@ NvSwitchFabric::SwitchMulticast(uint32_t src,
                                                             << m_nGpus << ")");
     if (bytes == 0)
     {
-        Simulator::Schedule(2 * m_latency, &NvSwitchFabric::RunDone, Ptr<NvSwitchFabric>(this), done);
+        Simulator::Schedule(2 * m_ports[src]->GetLatency(), &NvSwitchFabric::RunDone, Ptr<NvSwitchFabric>(this), done);
         return;
     }
     const uint64_t id = NewSwitchOp(Kind::MCAST, members, src, bytes, std::move(done));
@@ -683,7 +775,7 @@ NvSwitchFabric::GetTransfersInFlight() const
 uint32_t
 NvSwitchFabric::GetMaxEgressOccupancy() const
 {
-    return m_maxOccupancy;
+    return m_switch ? m_switch->GetMaxEgressOccupancy() : 0;
 }
 
 } // namespace ns3

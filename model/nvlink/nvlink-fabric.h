@@ -2,7 +2,9 @@
 #ifndef NVLINK_FABRIC_H
 #define NVLINK_FABRIC_H
 
-#include "ns3/collective-engine.h"
+#include "nv-switch.h"
+#include "nvlink-port.h"
+
 #include "ns3/collective-transport.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
@@ -23,9 +25,14 @@ namespace ns3
  * \ingroup ai-fabric
  * N GPUs on one NVSwitch, modelled at chunk granularity (the scale-up carrier).
  *
- * Each GPU has one aggregate NVLink port to the switch: LinkCount x PerLinkRate per
- * direction. Per-packet events would be far too many at hundreds of GB/s, so the unit
- * of work is a chunk of ChunkBytes (the flow-control unit).
+ * The fabric is made of one NvLinkPort per GPU (its NVLink device and links: LinkCount x
+ * PerLinkRate per direction, Latency per hop) and one NvSwitch (egress credits,
+ * reduction engine); the fabric's LinkCount, PerLinkRate, Latency, CreditChunks and
+ * NvlsThroughput attributes configure them, and GetPort / GetSwitch reach each one to
+ * change it alone (a slower GPU, say). The fabric itself schedules each GPU's uplink
+ * and moves chunks through the switch. Per-packet events would be far too many at
+ * hundreds of GB/s, so the unit of work is a chunk of ChunkBytes (the flow-control
+ * unit).
  *
  * Point-to-point (Send): a transfer is cut into chunks. A chunk serializes on the
  * sender's uplink at rate x ProtocolEfficiency, crosses to the switch (Latency), waits
@@ -94,7 +101,13 @@ class NvSwitchFabric : public CollectiveTransport
     /// Apply name's figures to this fabric.
     void ApplyPreset(const std::string& name);
 
-    /// \return LinkCount x PerLinkRate: line rate of one GPU port, per direction
+    /// \return GPU gpu's NVLink port
+    Ptr<NvLinkPort> GetPort(uint32_t gpu) const;
+    /// \return the switch
+    Ptr<NvSwitch> GetSwitch() const;
+
+    /// \return LinkCount x PerLinkRate: line rate of one GPU port, per direction (as the
+    /// fabric's attributes say; a port changed alone reports its own GetRate)
     DataRate GetPortRate() const;
     /// \return port rate x ProtocolEfficiency: what point-to-point payload gets
     DataRate GetPayloadRate() const;
@@ -175,10 +188,9 @@ class NvSwitchFabric : public CollectiveTransport
     /// (kind, peer, channel or op): one FIFO flow of an uplink.
     typedef std::tuple<uint8_t, uint32_t, uint64_t> FlowKey;
 
-    /// A GPU's uplink: round-robin over its flows, per chunk.
+    /// A GPU's uplink scheduler: round-robin over its flows, per chunk.
     struct Uplink
     {
-        bool busy{false};
         std::deque<FlowKey> ring;                  //!< flows with work, in RR order
         std::map<FlowKey, std::deque<Job>> flows; //!< their jobs
     };
@@ -195,7 +207,20 @@ class NvSwitchFabric : public CollectiveTransport
         DoneCallback done;
     };
 
-    Time SerializationTime(uint64_t bytes, bool nvls) const;
+    /// \return the fraction of line rate payload gets (NVLS traffic pays NvlsEfficiency too)
+    double Efficiency(bool nvls) const;
+    void ConfigurePorts();
+    void ConfigureSwitch();
+    void SetLinkCount(uint32_t n);
+    uint32_t GetLinkCount() const;
+    void SetPerLinkRate(DataRate rate);
+    DataRate GetPerLinkRate() const;
+    void SetLatency(Time latency);
+    Time GetLatency() const;
+    void SetCreditChunks(uint32_t n);
+    uint32_t GetCreditChunks() const;
+    void SetNvlsThroughput(DataRate rate);
+    DataRate GetNvlsThroughput() const;
     void AddJob(uint32_t gpu, const FlowKey& key, Job job);
     bool Eligible(const Job& job) const;
     void TryStartUplink(uint32_t gpu);
@@ -205,7 +230,6 @@ class NvSwitchFabric : public CollectiveTransport
     void ReduceDone(uint64_t op, uint32_t index);
     void EnqueueDown(uint32_t port, Chunk chunk);
     void AfterDown(uint32_t port, Chunk chunk);
-    void TakeCredit(uint32_t port);
     uint64_t ChunkSize(uint64_t bytes, uint32_t index) const;
     uint32_t ChunkCount(uint64_t bytes) const;
     void FinishSwitchChunk(uint64_t op);
@@ -219,20 +243,19 @@ class NvSwitchFabric : public CollectiveTransport
     void RunDone(DoneCallback done);
 
     uint32_t m_nGpus{0};
-    uint32_t m_linkCount;
-    DataRate m_perLinkRate;
-    Time m_latency;
+    // In-class values: NGpus may be set (and ports configured) before these attributes.
+    uint32_t m_linkCount{18};
+    DataRate m_perLinkRate{"200Gbps"};
+    Time m_latency{NanoSeconds(500)};
     uint64_t m_chunkBytes;
-    uint32_t m_creditChunks;
+    uint32_t m_creditChunks{8};
     double m_protocolEfficiency;
     double m_nvlsEfficiency;
-    DataRate m_nvlsThroughput;
+    DataRate m_nvlsThroughput{"28800Gbps"};
 
-    std::vector<Uplink> m_uplinks;      //!< per GPU
-    std::vector<uint32_t> m_creditsUsed; //!< per egress port
-    std::vector<Time> m_downFree;       //!< per downlink: when it becomes idle (FIFO clock)
-    Time m_reduceFree;                  //!< reduction engine FIFO clock
-    std::vector<uint32_t> m_slotsUsed;   //!< per GPU: reduction slots in use
+    std::vector<Ptr<NvLinkPort>> m_ports; //!< per GPU
+    Ptr<NvSwitch> m_switch;
+    std::vector<Uplink> m_uplinks;      //!< per GPU: what it sends next
     std::vector<std::deque<uint64_t>> m_reduceQueue; //!< per GPU: reductions to issue
     std::unordered_map<uint64_t, SwitchOp> m_ops;
     uint64_t m_switchOpsStarted{0};
@@ -242,7 +265,6 @@ class NvSwitchFabric : public CollectiveTransport
     uint64_t m_transfersDone{0};
     uint64_t m_chunksDelivered{0};
     uint64_t m_bytesDelivered{0};
-    uint32_t m_maxOccupancy{0};
     bool m_disposed{false};
 
     TracedCallback<uint32_t, uint32_t, uint64_t> m_chunkSentTrace;

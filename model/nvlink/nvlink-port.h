@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef NVLINK_PORT_H
+#define NVLINK_PORT_H
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * The NVLink device of one GPU and its links to the NVSwitch: LinkCount links of
+ * PerLinkRate each, per direction, with Latency per hop. NCCL stripes a transfer over all
+ * links of a GPU, so they act as one port of LinkCount x PerLinkRate.
+ *
+ * Two directions, each a FIFO of whole chunks: the uplink (GPU -> switch) serializes one
+ * chunk at a time and is told by its owner what to send next (the owner's scheduler
+ * decides, since it knows the switch's credits); the downlink (switch -> GPU) never
+ * blocks, because a GPU always accepts what arrives, so a clock of when it becomes idle
+ * is all its queue needs. Serialization runs at the port rate times an efficiency the
+ * caller gives (protocol overheads live above the link).
+ */
+class NvLinkPort : public Object
+{
+  public:
+    static TypeId GetTypeId();
+
+    NvLinkPort();
+
+    /// \return LinkCount x PerLinkRate: the line rate of the port, per direction
+    DataRate GetRate() const;
+    /// \return the per-hop latency
+    Time GetLatency() const;
+    /// \return time to serialize bytes at rate x efficiency
+    Time GetTransmissionTime(uint64_t bytes, double efficiency) const;
+
+    /// \return true while a chunk is being serialized toward the switch
+    bool IsUplinkBusy() const;
+    /**
+     * Start serializing a chunk toward the switch.
+     * \return its serialization time; the chunk reaches the switch GetLatency() later
+     */
+    Time StartUplink(uint64_t bytes, double efficiency);
+    /// The uplink finished its chunk and may start another.
+    void EndUplink();
+
+    /**
+     * Queue a chunk on the downlink now (FIFO behind what is queued).
+     * \return the delay until the GPU has the whole chunk (queueing, serialization and
+     *         the hop's latency)
+     */
+    Time QueueDownlink(uint64_t bytes, double efficiency);
+
+    /// \return payload bytes sent up / received down so far
+    uint64_t GetBytesSent() const;
+    uint64_t GetBytesReceived() const;
+
+  private:
+    uint32_t m_linkCount;
+    DataRate m_perLinkRate;
+    Time m_latency;
+    bool m_uplinkBusy{false};
+    Time m_downlinkFree;       //!< when the downlink becomes idle
+    uint64_t m_bytesSent{0};
+    uint64_t m_bytesReceived{0};
+};
+
+} // namespace ns3
+
+#endif // NVLINK_PORT_H
