@@ -194,6 +194,50 @@ RoceTopologyHelper::FatTree(uint32_t k, DataRate linkRate, double oversubscripti
 }
 
 RoceTopology
+RoceTopologyHelper::Clos(uint32_t tiers, uint32_t k, DataRate linkRate, double oversubscription, Time delay)
+{
+    NS_ABORT_MSG_IF(tiers < 1 || k < 1,
+                    "RoceTopologyHelper::Clos: tiers and k must be at least 1 (got " << tiers << ", " << k << ")");
+    NS_ABORT_MSG_IF(!(oversubscription > 0),
+                    "RoceTopologyHelper::Clos: oversubscription must be positive, got " << oversubscription);
+    uint64_t perTier = 1; // k^(tiers-1)
+    for (uint32_t t = 1; t < tiers; ++t)
+    {
+        perTier *= k;
+        NS_ABORT_MSG_IF(perTier > (1u << 16),
+                        "RoceTopologyHelper::Clos: " << tiers << " tiers of radix " << k
+                                                     << " need more than 65536 switches per tier");
+    }
+    const auto hostsPerLeaf = static_cast<uint32_t>(std::max(1.0, std::round(oversubscription * k)));
+    RoceTopology topo;
+    topo.hosts.Create(static_cast<uint32_t>(perTier) * hostsPerLeaf);
+    topo.switches.Create(static_cast<uint32_t>(perTier) * tiers);
+    auto sw = [&](uint32_t tier, uint64_t w) { return topo.switches.Get(tier * perTier + w); };
+    for (uint64_t leaf = 0; leaf < perTier; ++leaf)
+    {
+        for (uint32_t h = 0; h < hostsPerLeaf; ++h)
+        {
+            AttachHost(topo, static_cast<uint32_t>(leaf * hostsPerLeaf + h), sw(0, leaf), linkRate, delay);
+        }
+    }
+    uint64_t digit = 1; // k^t: the weight of digit t
+    for (uint32_t t = 0; t + 1 < tiers; ++t, digit *= k)
+    {
+        for (uint64_t w = 0; w < perTier; ++w)
+        {
+            // Up to the k switches of tier t+1 that differ from w in digit t only.
+            const uint64_t base = w - (w / digit % k) * digit;
+            for (uint32_t d = 0; d < k; ++d)
+            {
+                m_roce.Link(sw(t, w), sw(t + 1, base + d * digit), linkRate, delay);
+            }
+        }
+    }
+    Finish(topo);
+    return topo;
+}
+
+RoceTopology
 RoceTopologyHelper::RailOptimized(uint32_t servers,
                                   uint32_t gpusPerServer,
                                   uint32_t spines,

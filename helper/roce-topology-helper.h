@@ -82,6 +82,18 @@ class RoceTopologyHelper
      */
     RoceTopology FatTree(uint32_t k, DataRate linkRate, double oversubscription, Time delay);
 
+    /**
+     * Folded Clos of any number of tiers: a k-ary n-tree (Petrini and Vanneschi, 1997)
+     * with n = tiers. Every tier has k^(tiers-1) switches; switch w of tier t (w written
+     * in base k) is cabled to the k switches of tier t+1 whose numbers differ from w only
+     * in digit t, so every switch below the top has k links up and k down, and every
+     * pair of leaves is joined by k^(tiers-1) / k^(lowest common tier) equal-cost paths.
+     * Each leaf (tier 0) holds oversubscription x k hosts (rounded; 1 = non-blocking,
+     * k^tiers hosts); tiers = 2 is a leaf-spine with k leaves and k spines. Every link at
+     * linkRate. Hosts are numbered leaf by leaf; switches tier by tier, bottom first.
+     */
+    RoceTopology Clos(uint32_t tiers, uint32_t k, DataRate linkRate, double oversubscription, Time delay);
+
   private:
     /// Cable host to edgeSwitch and give it its NIC and address (hosts in index order).
     void AttachHost(RoceTopology& topo, uint32_t host, Ptr<Node> edgeSwitch, DataRate rate, Time delay);

@@ -170,3 +170,56 @@ TEST_F(Ecmp, FatTreeHasItsShapeAndSpreadsOverAllCores)
     EXPECT_GE(busyCores, 3u);
     EXPECT_EQ(TotalDrops(topo), 0u);
 }
+
+TEST_F(Ecmp, ClosOfAnyNumberOfTiers)
+{
+    // k-ary n-trees: k^(n-1) switches per tier, k hosts per leaf when non-blocking, each
+    // switch below the top with k ports down and k up; between the two farthest leaves
+    // k^(n-1) equal-cost paths, k of them leaving the first leaf.
+    for (auto [tiers, k] : std::vector<std::pair<uint32_t, uint32_t>>{{2, 4}, {3, 2}, {4, 2}, {3, 3}})
+    {
+        RoceHelper roce;
+        roce.SetCongestionControl("ns3::NoCongestionControl");
+        RoceTopologyHelper topoHelper(roce);
+        RoceTopology topo = topoHelper.Clos(tiers, k, DataRate("100Gbps"), 1.0, MicroSeconds(1));
+        roce.AssignStreams(3);
+        uint32_t perTier = 1;
+        for (uint32_t t = 1; t < tiers; ++t)
+        {
+            perTier *= k;
+        }
+        ASSERT_EQ(topo.nics.size(), perTier * k) << tiers << " tiers, k " << k;
+        ASSERT_EQ(topo.switchObjects.size(), perTier * tiers);
+        for (uint32_t t = 0; t < tiers; ++t)
+        {
+            // Leaves: k hosts + k up; middle: k down + k up; top: k down.
+            const uint32_t ports = (t + 1 < tiers ? k : 0) + k;
+            EXPECT_EQ(topo.switchObjects[t * perTier]->GetNPorts(), ports) << "tier " << t;
+        }
+        const uint32_t last = perTier * k - 1;
+        const auto* up = topo.switchObjects[0]->GetRoutingTable().Lookup(
+            RoceTopologyHelper::HostAddress(last).Get());
+        ASSERT_NE(up, nullptr);
+        EXPECT_EQ(up->size(), tiers > 1 ? k : 1u);
+        // Every host writes to the host half the fabric away: everything arrives.
+        const uint32_t n = perTier * k;
+        std::vector<FlowProbe> flows(n);
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            flows[i].Attach(RoceHelper::Connect(topo.nics[i], topo.nics[(i + n / 2) % n]));
+            Simulator::Schedule(Seconds(0), &RdmaQueuePair::PostWrite, flows[i].sender, 256 << 10);
+        }
+        Simulator::Run();
+        for (const auto& f : flows)
+        {
+            EXPECT_EQ(f.BytesReceived(), 256u << 10);
+        }
+        EXPECT_EQ(TotalDrops(topo), 0u);
+        Simulator::Destroy();
+    }
+    // 2:1 at the leaves: 2k hosts per leaf.
+    RoceHelper roce;
+    RoceTopologyHelper topoHelper(roce);
+    EXPECT_EQ(topoHelper.Clos(3, 2, DataRate("100Gbps"), 2.0, MicroSeconds(1)).nics.size(), 16u);
+    Simulator::Destroy();
+}
