@@ -137,13 +137,14 @@ GpuClusterHelper::Build(uint32_t servers,
                         DataRate nicRate,
                         uint32_t spines,
                         double oversubscription,
-                        Time delay)
+                        Time delay,
+                        uint32_t pods)
 {
     GpuCluster cluster;
     cluster.world = CommGroup::Uniform(servers, gpusPerServer);
     RoceTopologyHelper topo(m_roce);
     cluster.network =
-        topo.RailOptimized(servers, gpusPerServer, spines, nicRate, oversubscription, delay);
+        topo.RailOptimized(servers, gpusPerServer, spines, nicRate, oversubscription, delay, pods);
     std::vector<Ptr<CollectiveTransport>> carriers;
     for (uint32_t s = 0; s < servers; ++s)
     {

@@ -82,6 +82,8 @@ class GpuClusterHelper
      * \param spines spines of the rail-optimized fabric
      * \param oversubscription rail leaf downlink / uplink capacity
      * \param delay cable delay
+     * \param pods pods of the rail-optimized fabric (each with its own rail leaves; the
+     *        spines join them); must divide servers
      */
     GpuCluster Build(uint32_t servers,
                      uint32_t gpusPerServer,
@@ -89,7 +91,8 @@ class GpuClusterHelper
                      DataRate nicRate,
                      uint32_t spines,
                      double oversubscription,
-                     Time delay);
+                     Time delay,
+                     uint32_t pods = 1);
 
   private:
     RoceHelper& m_roce;

@@ -243,17 +243,25 @@ RoceTopologyHelper::RailOptimized(uint32_t servers,
                                   uint32_t spines,
                                   DataRate nicRate,
                                   double oversubscription,
-                                  Time delay)
+                                  Time delay,
+                                  uint32_t pods)
 {
-    NS_ABORT_MSG_IF(servers == 0 || gpusPerServer == 0 || spines == 0,
-                    "RoceTopologyHelper::RailOptimized: servers, GPUs per server and spines "
-                    "must be positive (got "
-                        << servers << ", " << gpusPerServer << ", " << spines << ")");
-    // Host (= rank) s × g + gpu sits on the leaf of its rail, gpu.
-    return BuildTwoTier(gpusPerServer,
+    NS_ABORT_MSG_IF(servers == 0 || gpusPerServer == 0 || spines == 0 || pods == 0,
+                    "RoceTopologyHelper::RailOptimized: servers, GPUs per server, spines and "
+                    "pods must be positive (got "
+                        << servers << ", " << gpusPerServer << ", " << spines << ", " << pods << ")");
+    NS_ABORT_MSG_IF(servers % pods != 0,
+                    "RoceTopologyHelper::RailOptimized: " << servers << " servers do not split into "
+                                                          << pods << " equal pods");
+    // Host (= rank) s × g + gpu sits on the leaf of its rail in its server's pod.
+    const uint32_t serversPerPod = servers / pods;
+    return BuildTwoTier(gpusPerServer * pods,
                         spines,
-                        servers,
-                        [gpusPerServer](uint32_t host) { return host % gpusPerServer; },
+                        serversPerPod,
+                        [gpusPerServer, serversPerPod](uint32_t host) {
+                            const uint32_t server = host / gpusPerServer;
+                            return (server / serversPerPod) * gpusPerServer + host % gpusPerServer;
+                        },
                         nicRate,
                         oversubscription,
                         delay);

@@ -61,18 +61,21 @@ class RoceTopologyHelper
                            Time delay);
 
     /**
-     * Rail-optimized cluster (one pod): servers of gpusPerServer GPUs, one NIC per GPU;
-     * rail g (GPU g of every server) has its own leaf, every leaf is cabled to every
+     * Rail-optimized cluster: servers of gpusPerServer GPUs, one NIC per GPU, split into
+     * pods of servers / pods consecutive servers; in each pod rail g (GPU g of every
+     * server of the pod) has its own leaf, and every leaf of every pod is cabled to every
      * spine. Host index = server × gpusPerServer + GPU, so nics[rank] serves rank. The
      * leaf-to-spine rate gives host capacity / uplink capacity = oversubscription per
-     * leaf. Switches: the rail leaves first, then the spines.
+     * leaf. Switches: the rail leaves pod by pod (pod p's rail g is leaf p × g_count + g),
+     * then the spines.
      */
     RoceTopology RailOptimized(uint32_t servers,
                                uint32_t gpusPerServer,
                                uint32_t spines,
                                DataRate nicRate,
                                double oversubscription,
-                               Time delay);
+                               Time delay,
+                               uint32_t pods = 1);
 
     /**
      * Three-tier k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k pods of k/2 edge and

@@ -222,8 +222,8 @@ TrainingReport::PrintSummary(std::ostream& os) const
     {
         os << "  cluster  : " << s.servers << " servers x " << s.gpusPerServer << " " << s.gpu
            << " on NVSwitch, one " << std::setprecision(0) << s.nicRate.GetBitRate() / 1e9
-           << " Gb/s NIC per GPU, rail-optimized, "
-           << s.spines << " spines, " << std::setprecision(1) << s.oversubscription << ":1, "
+           << " Gb/s NIC per GPU, rail-optimized" << (s.pods > 1 ? " in " + std::to_string(s.pods) + " pods" : "")
+           << ", " << s.spines << " spines, " << std::setprecision(1) << s.oversubscription << ":1, "
            << s.congestionControl << "\n";
     }
     os << std::setprecision(3) << "  run      : simulated " << Ms(runner->GetEndTime()) << " ms in "
@@ -302,6 +302,7 @@ TrainingReport::WriteResults(std::ostream& os) const
                        {"gpu", s.gpu},
                        {"nicRate_bps", s.nicRate.GetBitRate()},
                        {"spines", s.spines},
+                       {"pods", s.pods},
                        {"oversubscription", s.oversubscription},
                        {"congestionControl", s.congestionControl},
                        {"seed", s.seed},

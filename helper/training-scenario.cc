@@ -325,10 +325,16 @@ TrainingScenario::Parse(const std::string& text,
             }
             s.nicRate = c.Rate("nicRate", s.nicRate);
             s.spines = c.Unsigned("spines", s.spines, 1, 1024);
+            s.pods = c.Unsigned("pods", s.pods, 1, 4096);
             s.oversubscription = c.Number("oversubscription", s.oversubscription, 1.0, 64.0);
             s.linkDelay = c.Duration("linkDelay", s.linkDelay);
             s.idealRate = c.Rate("idealRate", s.idealRate);
             s.idealLatency = c.Duration("idealLatency", s.idealLatency);
+            if (s.servers % s.pods != 0)
+            {
+                Fail("/cluster/pods", std::to_string(s.servers) + " servers do not split into " +
+                                          std::to_string(s.pods) + " equal pods");
+            }
             c.Done();
         }
         if (top.Has("fabric"))

@@ -31,6 +31,7 @@ struct TrainingScenario
     std::string gpu{"H100"};        //!< NVLink preset: A100, H100, B200
     DataRate nicRate{"400Gbps"};    //!< every NIC and fabric port
     uint32_t spines{2};
+    uint32_t pods{1};               //!< rail-optimized pods (must divide servers)
     double oversubscription{1.0};   //!< rail leaf down/up capacity
     Time linkDelay{MicroSeconds(1)};
     DataRate idealRate{"400Gbps"};  //!< "ideal": per-rank port rate

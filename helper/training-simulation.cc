@@ -273,7 +273,8 @@ TrainingSimulation::Build(std::string* error)
                                  s.nicRate,
                                  s.spines,
                                  s.oversubscription,
-                                 s.linkDelay);
+                                 s.linkDelay,
+                                 s.pods);
         m_roce.AssignStreams(1);
         m_transport = m_cluster.transport;
         m_monitor = CreateObject<FabricMonitor>();

@@ -223,3 +223,29 @@ TEST_F(Ecmp, ClosOfAnyNumberOfTiers)
     EXPECT_EQ(topoHelper.Clos(3, 2, DataRate("100Gbps"), 2.0, MicroSeconds(1)).nics.size(), 16u);
     Simulator::Destroy();
 }
+
+TEST_F(Ecmp, RailOptimizedPods)
+{
+    // 4 servers x 4 GPUs in 2 pods: 8 rail leaves (pod p, rail g = leaf 4p + g), 2 spines.
+    // Rail 1 of pod 0 reaches rail 1 of pod 1 only through the spines.
+    RoceHelper roce;
+    roce.SetCongestionControl("ns3::NoCongestionControl");
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.RailOptimized(4, 4, 2, DataRate("100Gbps"), 1.0, MicroSeconds(1), 2);
+    roce.AssignStreams(3);
+    ASSERT_EQ(topo.nics.size(), 16u);
+    ASSERT_EQ(topo.switchObjects.size(), 10u);
+    // Leaf 1 (pod 0, rail 1) holds hosts 1 and 5 (servers 0 and 1, GPU 1) and 2 uplinks.
+    EXPECT_EQ(topo.switchObjects[1]->GetNPorts(), 4u);
+    const auto* toSamePod = topo.switchObjects[1]->GetRoutingTable().Lookup(RoceTopologyHelper::HostAddress(5).Get());
+    const auto* toOtherPod = topo.switchObjects[1]->GetRoutingTable().Lookup(RoceTopologyHelper::HostAddress(9).Get());
+    ASSERT_NE(toSamePod, nullptr);
+    ASSERT_NE(toOtherPod, nullptr);
+    EXPECT_EQ(toSamePod->size(), 1u);  // straight down
+    EXPECT_EQ(toOtherPod->size(), 2u); // up to either spine
+    FlowProbe flow;
+    flow.Attach(RoceHelper::Connect(topo.nics[1], topo.nics[9]));
+    Simulator::Schedule(Seconds(0), &RdmaQueuePair::PostWrite, flow.sender, 1 << 20);
+    Simulator::Run();
+    EXPECT_EQ(flow.BytesReceived(), 1u << 20);
+}
