@@ -273,6 +273,7 @@ FabricMonitor::Finish()
     for (Link& l : m_links)
     {
         l.bytes = l.device->GetTxBytes() - l.baseBytes;
+        l.ecnMarks = l.sw ? l.sw->GetEcnMarks(l.port) : 0;
     }
 }
 
@@ -316,13 +317,14 @@ void
 FabricMonitor::WriteLinksCsv(std::ostream& os) const
 {
     const double secs = GetDuration().GetSeconds();
-    os << "from,to,class,bytes,mean_util,peak_util,max_queue_bytes,pfc_pauses_sent\n";
+    os << "from,to,class,bytes,mean_util,peak_util,max_queue_bytes,pfc_pauses_sent,ecn_marks\n";
     for (const Link& l : m_links)
     {
         const double mean =
             secs > 0 ? l.bytes * 8.0 / (l.device->GetDataRate().GetBitRate() * secs) : 0;
         os << l.from << "," << l.to << "," << l.cls << "," << l.bytes << "," << mean << ","
-           << l.peakUtilisation << "," << l.maxQueueBytes << "," << l.pfcSent << "\n";
+           << l.peakUtilisation << "," << l.maxQueueBytes << "," << l.pfcSent << "," << l.ecnMarks
+           << "\n";
     }
 }
 

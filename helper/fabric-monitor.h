@@ -20,7 +20,7 @@ namespace ns3
 /**
  * \ingroup ai-fabric
  * Watches a RoCE fabric for a report: per link (one direction of a cable) the bytes sent,
- * mean and peak utilisation, PFC pauses sent and the largest queue; per switch ECN marks,
+ * mean and peak utilisation, PFC pauses sent, ECN marks and the largest queue; per switch ECN marks,
  * drops and pauses; every PFC frame a switch sends (time, switch, port, priority, quanta);
  * and, every SampleInterval, the utilisation of each link class and the largest queue,
  * for plots. Byte counts come from the devices' counters, read at each sample, so the
@@ -45,6 +45,7 @@ class FabricMonitor : public Object
         double peakUtilisation{0};
         uint32_t maxQueueBytes{0};
         uint64_t pfcSent{0};
+        uint64_t ecnMarks{0};   //!< packets marked CE leaving this link (switch ports)
     };
 
     /// One PFC frame sent by a switch.
@@ -88,7 +89,8 @@ class FabricMonitor : public Object
     /// \return the monitored time span
     Time GetDuration() const;
 
-    /// Write links as CSV (from,to,class,bytes,mean_util,peak_util,max_queue_bytes,pfc_sent).
+    /// Write links as CSV (from,to,class,bytes,mean_util,peak_util,max_queue_bytes,
+    /// pfc_pauses_sent,ecn_marks).
     void WriteLinksCsv(std::ostream& os) const;
     /// Write PFC events as CSV (time_us,switch,port,priority,quanta,kind).
     void WritePfcCsv(std::ostream& os) const;

@@ -101,6 +101,9 @@ TEST_F(EcnMarking, MarkedFramesCarryCeAndTriggerCnps)
         ASSERT_EQ(ecn, 3); // CE
     }
     EXPECT_EQ(topo.switchObjects[0]->GetEcnMarks(), ecnSeen.size());
+    // Per port: every mark was made on the port toward host 2, the congested one.
+    EXPECT_EQ(topo.switchObjects[0]->GetEcnMarks(2), ecnSeen.size());
+    EXPECT_EQ(topo.switchObjects[0]->GetEcnMarks(0) + topo.switchObjects[0]->GetEcnMarks(1), 0u);
     EXPECT_GT(f0.receiver->GetCnpsSent() + f1.receiver->GetCnpsSent(), 0u);
     EXPECT_EQ(f0.sender->GetCnpsReceived(), f0.receiver->GetCnpsSent());
     EXPECT_LT(lowestRate, 100e9); // the CNPs slowed a sender down

@@ -117,6 +117,7 @@ RoceSwitch::Setup(Ptr<Node> node)
         dev->SetDequeueCallback(MakeCallback(&RoceSwitch::OnDequeue, this));
     }
     m_refreshEvents.resize(m_ports.size());
+    m_ecnMarksPerPort.assign(m_ports.size(), 0);
     m_mmu->Configure(rates, delays, maxFrame);
     if (m_salt == 0)
     {
@@ -193,6 +194,7 @@ RoceSwitch::OnDequeue(Ptr<RoceNetDevice> device, RoceQueueItem& item)
         {
             MarkCongestionExperienced(item.packet);
             ++m_ecnMarks;
+            ++m_ecnMarksPerPort[port];
             m_ecnMarkTrace(item.packet);
         }
     }
@@ -280,6 +282,12 @@ uint64_t
 RoceSwitch::GetEcnMarks() const
 {
     return m_ecnMarks;
+}
+
+uint64_t
+RoceSwitch::GetEcnMarks(uint32_t port) const
+{
+    return port < m_ecnMarksPerPort.size() ? m_ecnMarksPerPort[port] : 0;
 }
 
 uint64_t

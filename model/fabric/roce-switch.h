@@ -60,6 +60,8 @@ class RoceSwitch : public Object
     uint64_t GetDrops(DropReason reason) const;
     uint64_t GetTotalDrops() const;
     uint64_t GetEcnMarks() const;
+    /// \return ECN marks made on packets leaving port
+    uint64_t GetEcnMarks(uint32_t port) const;
     uint64_t GetPfcPausesSent() const;
     uint32_t GetMaxQueueBytes() const;
 
@@ -92,6 +94,7 @@ class RoceSwitch : public Object
 
     std::array<uint64_t, DROP_REASONS> m_drops{};
     uint64_t m_ecnMarks{0};
+    std::vector<uint64_t> m_ecnMarksPerPort; //!< by egress port
     uint64_t m_pausesSent{0};
     uint32_t m_maxQueueBytes{0};
 
