@@ -196,10 +196,11 @@ RoceTopologyHelper::FatTree(uint32_t k, DataRate linkRate, double oversubscripti
 RoceTopology
 RoceTopologyHelper::Clos(uint32_t tiers, uint32_t k, DataRate linkRate, double oversubscription, Time delay)
 {
-    NS_ABORT_MSG_IF(tiers < 1 || k < 1,
-                    "RoceTopologyHelper::Clos: tiers and k must be at least 1 (got " << tiers << ", " << k << ")");
-    NS_ABORT_MSG_IF(!(oversubscription > 0),
-                    "RoceTopologyHelper::Clos: oversubscription must be positive, got " << oversubscription);
+    NS_ABORT_MSG_IF(tiers < 1 || k < 2,
+                    "RoceTopologyHelper::Clos: need at least 1 tier and k >= 2 (got " << tiers << ", " << k << ")");
+    NS_ABORT_MSG_IF(!(oversubscription > 0) || oversubscription * k > (1u << 16),
+                    "RoceTopologyHelper::Clos: oversubscription must be positive and at most 65536 / k, got "
+                        << oversubscription);
     uint64_t perTier = 1; // k^(tiers-1)
     for (uint32_t t = 1; t < tiers; ++t)
     {
@@ -209,6 +210,9 @@ RoceTopologyHelper::Clos(uint32_t tiers, uint32_t k, DataRate linkRate, double o
                                                      << " need more than 65536 switches per tier");
     }
     const auto hostsPerLeaf = static_cast<uint32_t>(std::max(1.0, std::round(oversubscription * k)));
+    // Host addresses are 10.0.0.0/8 plus the index (HostAddress).
+    NS_ABORT_MSG_IF(perTier * hostsPerLeaf > (1u << 24) - 2,
+                    "RoceTopologyHelper::Clos: " << perTier * hostsPerLeaf << " hosts, more than 2^24 - 2");
     RoceTopology topo;
     topo.hosts.Create(static_cast<uint32_t>(perTier) * hostsPerLeaf);
     topo.switches.Create(static_cast<uint32_t>(perTier) * tiers);

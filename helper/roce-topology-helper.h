@@ -89,11 +89,14 @@ class RoceTopologyHelper
      * Folded Clos of any number of tiers: a k-ary n-tree (Petrini and Vanneschi, 1997)
      * with n = tiers. Every tier has k^(tiers-1) switches; switch w of tier t (w written
      * in base k) is cabled to the k switches of tier t+1 whose numbers differ from w only
-     * in digit t, so every switch below the top has k links up and k down, and every
-     * pair of leaves is joined by k^(tiers-1) / k^(lowest common tier) equal-cost paths.
+     * in digit t, so every switch below the top has k links up and k down, and two leaves
+     * whose numbers first differ in digit d (their lowest common tier is d + 1) are
+     * joined by k^(d+1) equal-cost paths (k^(tiers-1) for the farthest pairs).
      * Each leaf (tier 0) holds oversubscription x k hosts (rounded; 1 = non-blocking,
      * k^tiers hosts); tiers = 2 is a leaf-spine with k leaves and k spines. Every link at
      * linkRate. Hosts are numbered leaf by leaf; switches tier by tier, bottom first.
+     * Aborts, naming the problem, for k < 2, more than 65536 switches per tier or more
+     * than 2^24 - 2 hosts.
      */
     RoceTopology Clos(uint32_t tiers, uint32_t k, DataRate linkRate, double oversubscription, Time delay);
 

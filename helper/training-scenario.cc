@@ -330,6 +330,14 @@ TrainingScenario::Parse(const std::string& text,
             s.linkDelay = c.Duration("linkDelay", s.linkDelay);
             s.idealRate = c.Rate("idealRate", s.idealRate);
             s.idealLatency = c.Duration("idealLatency", s.idealLatency);
+            // The leaf-to-spine rate that gives the oversubscription must be a usable rate.
+            const double uplink = static_cast<double>(s.nicRate.GetBitRate()) * (s.servers / s.pods) /
+                                  (s.spines * s.oversubscription);
+            if (s.topology == "rail-optimized" && s.servers % s.pods == 0 && uplink < 1e6)
+            {
+                Fail("/cluster", "the leaf-to-spine links would run at " + std::to_string(uplink) +
+                                     " bit/s; use fewer spines or less oversubscription");
+            }
             if (s.servers % s.pods != 0)
             {
                 Fail("/cluster/pods", std::to_string(s.servers) + " servers do not split into " +
@@ -408,6 +416,11 @@ TrainingScenario::Parse(const std::string& text,
             s.algorithm = c.Text("algorithm", s.algorithm);
             s.channels = c.Unsigned("channels", s.channels, 0, 64);
             s.chunkBytes = c.Unsigned("chunkBytes", s.chunkBytes, 0, uint64_t{1} << 34);
+            if (s.chunkBytes != 0 && s.chunkBytes < 4096)
+            {
+                // Smaller chunks would cut a plan into millions of transfers.
+                Fail("/collectives/chunkBytes", "must be 0 (no pipelining) or at least 4096");
+            }
             c.Done();
         }
         if (top.Has("run"))

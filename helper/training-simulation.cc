@@ -5,6 +5,7 @@
 #include "ns3/chakra-reader.h"
 #include "ns3/collective-algorithms.h"
 #include "ns3/config.h"
+#include "ns3/double.h"
 #include "ns3/roce-congestion-control.h"
 #include "ns3/ideal-transport.h"
 #include "ns3/rng-seed-manager.h"
@@ -13,7 +14,10 @@
 #include "ns3/trace-json.h"
 #include "ns3/uinteger.h"
 
+#include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <tuple>
 #include <fstream>
@@ -107,26 +111,65 @@ TrainingSimulation::ApplyConfig(const std::string& path, const std::string& valu
         *error = where + "no such attribute (expected ns3::Class::Attribute)";
         return false;
     }
-    // ns-3 aborts on a malformed time or rate; those two are parsed here first.
-    const std::string type = info.checker->GetValueTypeName();
+    const std::string className = path.substr(0, split);
+    if (className == "ns3::NvLinkPort" || className == "ns3::NvSwitch")
+    {
+        // The fabric configures its ports and switch from its own attributes.
+        *error = where + "set the ns3::NvSwitchFabric attribute of the same name instead";
+        return false;
+    }
+    // ns-3 aborts on many malformed values (times, rates, numbers with trailing text,
+    // pointers): every value is checked here first, by the kind of the attribute.
+    std::string type = info.checker->GetValueTypeName();
+    if (type.rfind("ns3::", 0) == 0)
+    {
+        type = type.substr(5);
+    }
     bool ok = false;
-    if (type == "ns3::TimeValue")
+    if (type == "TimeValue")
     {
         Time t;
         ok = TrainingScenario::ParseDuration(value, t) && Config::SetDefaultFailSafe(path, TimeValue(t));
     }
-    else if (type == "ns3::DataRateValue")
+    else if (type == "DataRateValue")
     {
         DataRate r;
         ok = TrainingScenario::ParseRate(value, r) && Config::SetDefaultFailSafe(path, DataRateValue(r));
     }
-    else
+    else if (type == "UintegerValue" || type == "IntegerValue")
+    {
+        // The whole text must be one integer (ns-3's parser aborts on "18 links").
+        const bool negative = !value.empty() && value[0] == '-';
+        const std::string digits = negative ? value.substr(1) : value;
+        ok = !digits.empty() && digits.size() <= 19 &&
+             std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
+             !(negative && type == "UintegerValue") && Config::SetDefaultFailSafe(path, StringValue(value));
+    }
+    else if (type == "DoubleValue")
+    {
+        char* end = nullptr;
+        const double v = std::strtod(value.c_str(), &end);
+        ok = !value.empty() && end == value.c_str() + value.size() && std::isfinite(v) &&
+             !std::isspace(static_cast<unsigned char>(value[0])) &&
+             Config::SetDefaultFailSafe(path, DoubleValue(v));
+    }
+    else if (type == "BooleanValue")
+    {
+        ok = (value == "true" || value == "false" || value == "1" || value == "0") &&
+             Config::SetDefaultFailSafe(path, StringValue(value));
+    }
+    else if (type == "StringValue" || type == "EnumValue")
     {
         ok = Config::SetDefaultFailSafe(path, StringValue(value));
     }
+    else
+    {
+        *error = where + "attributes of type " + type + " cannot be set from a scenario file";
+        return false;
+    }
     if (!ok)
     {
-        *error = where + "\"" + value + "\" is not a valid " + type.substr(5) + " for it";
+        *error = where + "\"" + value + "\" is not a valid " + type + " for it";
     }
     return ok;
 }
@@ -162,7 +205,8 @@ TrainingSimulation::CheckAlgorithms(std::string* error) const
             }
             else if (algorithm == "hierarchical")
             {
-                ok = reducing;
+                // Hierarchical plans need the same number of GPUs on every server.
+                ok = reducing && m_world.SubGroup(g.ranks).IsUniform();
             }
             else if (algorithm == "nvls")
             {

@@ -313,3 +313,35 @@ TEST(NvSwitchFabric, PortsAndSwitchAreObjects)
     EXPECT_LE(f->GetSwitch()->GetMaxEgressOccupancy(), 8u);
     EXPECT_EQ(f->GetTransfersInFlight(), 0u);
 }
+
+// Fabric-level settings change only their own attribute on the parts; a credit returns
+// over the sender's link, delivery over the receiver's.
+TEST(NvSwitchFabric, PerPartSettingsAndLatencies)
+{
+    auto f = MakeFabric("H100", 4);
+    f->GetPort(3)->SetAttribute("LinkCount", UintegerValue(9));
+    f->SetAttribute("Latency", TimeValue(NanoSeconds(600)));
+    EXPECT_NEAR(Bps(f->GetPort(3)->GetRate()) / GBps, 225, 1e-6); // kept
+    EXPECT_EQ(f->GetPort(3)->GetLatency(), NanoSeconds(600));
+
+    // A receiver behind a long link: delivery waits, but the sender's credits come back
+    // over its own short link, so the throughput stays near the short-link figure.
+    const uint64_t S = 256 * MiB;
+    auto rate = [&](Time senderLatency, Time receiverLatency) {
+        auto g = MakeFabric("H100", 2);
+        g->GetPort(0)->SetAttribute("Latency", TimeValue(senderLatency));
+        g->GetPort(1)->SetAttribute("Latency", TimeValue(receiverLatency));
+        Time end;
+        g->Send(0, 1, S, 0, CollectiveTransport::DoneCallback([&]() { end = Simulator::Now(); }));
+        Simulator::Run();
+        Simulator::Destroy();
+        return S / end.GetSeconds() / GBps;
+    };
+    const double both = rate(NanoSeconds(500), NanoSeconds(500));
+    const double farReceiver = rate(NanoSeconds(500), MicroSeconds(5));
+    const double farSender = rate(MicroSeconds(5), NanoSeconds(500));
+    std::cout << "p2p GB/s: both 0.5 us " << both << ", receiver 5 us " << farReceiver
+              << ", sender 5 us " << farSender << std::endl;
+    EXPECT_NEAR(farReceiver, both, both * 0.02);
+    EXPECT_LT(farSender, both * 0.5); // the credit loop runs over the sender's long link
+}

@@ -247,6 +247,16 @@ TEST(TrainingScenario, ImpossibleSettingsAreNamedNotAborted)
         "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 2}})";
     buildFails("{" + small + R"(, "fabric": {"config": {"ns3::IdealTransport::Latency": "5 fortnights"}}})",
                "/fabric/config/ns3::IdealTransport::Latency: \"5 fortnights\" is not a valid TimeValue");
+    buildFails("{" + small + R"(, "fabric": {"config": {"ns3::Dcqcn::RateAi": "10 Mbps"}}})",
+               "\"10 Mbps\" is not a valid DataRateValue");
+    buildFails("{" + small + R"(, "fabric": {"config": {"ns3::NvSwitchFabric::LinkCount": "18 links"}}})",
+               "\"18 links\" is not a valid UintegerValue");
+    buildFails("{" + small + R"(, "fabric": {"config": {"ns3::WorkloadRunner::Channels": 1.5}}})",
+               "\"1.5\" is not a valid UintegerValue");
+    buildFails("{" + small + R"(, "fabric": {"config": {"ns3::RoceSwitch::Mmu": "0"}}})",
+               "attributes of type PointerValue cannot be set from a scenario file");
+    buildFails("{" + small + R"(, "fabric": {"config": {"ns3::NvLinkPort::PerLinkRate": "1Gbps"}}})",
+               "set the ns3::NvSwitchFabric attribute of the same name instead");
     buildFails("{" + small + R"(, "fabric": {"congestionControl": "ns3::Hpcc"}})",
                "/fabric/congestionControl: \"ns3::Hpcc\" is not a congestion control");
     buildFails("{" + small + R"(, "collectives": {"algorithm": "bogus"}})", "unknown collective algorithm \"bogus\"");
@@ -261,6 +271,12 @@ TEST(TrainingScenario, ImpossibleSettingsAreNamedNotAborted)
     EXPECT_NE(error.find("/run/hangTimeout: must be at least 1us"), std::string::npos) << error;
     EXPECT_FALSE(TrainingScenario::Parse(R"({"cluster": {"linkDelay": "infs"}})", "scn.json", s, &error));
     EXPECT_NE(error.find("/cluster/linkDelay: expected a duration"), std::string::npos) << error;
+    EXPECT_FALSE(TrainingScenario::Parse(R"({"collectives": {"chunkBytes": 1}})", "scn.json", s, &error));
+    EXPECT_NE(error.find("/collectives/chunkBytes: must be 0 (no pipelining) or at least 4096"), std::string::npos)
+        << error;
+    EXPECT_FALSE(TrainingScenario::Parse(R"({"cluster": {"servers": 2, "pods": 2, "nicRate": "25Gbps",
+        "spines": 1024, "oversubscription": 64}})", "scn.json", s, &error));
+    EXPECT_NE(error.find("/cluster: the leaf-to-spine links would run at"), std::string::npos) << error;
 }
 
 TEST(TrainingSimulation, CommandLineStyleOverridesBeatThePreset)

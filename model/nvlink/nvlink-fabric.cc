@@ -184,10 +184,20 @@ NvSwitchFabric::ConfigureSwitch()
 }
 
 void
+NvSwitchFabric::SetOnPorts(const std::string& name, const AttributeValue& value)
+{
+    // Only this attribute: a change made to one port alone survives other fabric settings.
+    for (const Ptr<NvLinkPort>& port : m_ports)
+    {
+        port->SetAttribute(name, value);
+    }
+}
+
+void
 NvSwitchFabric::SetLinkCount(uint32_t n)
 {
     m_linkCount = n;
-    ConfigurePorts();
+    SetOnPorts("LinkCount", UintegerValue(n));
 }
 
 uint32_t
@@ -200,7 +210,7 @@ void
 NvSwitchFabric::SetPerLinkRate(DataRate rate)
 {
     m_perLinkRate = rate;
-    ConfigurePorts();
+    SetOnPorts("PerLinkRate", DataRateValue(rate));
 }
 
 DataRate
@@ -213,7 +223,7 @@ void
 NvSwitchFabric::SetLatency(Time latency)
 {
     m_latency = latency;
-    ConfigurePorts();
+    SetOnPorts("Latency", TimeValue(latency));
 }
 
 Time
@@ -226,7 +236,10 @@ void
 NvSwitchFabric::SetCreditChunks(uint32_t n)
 {
     m_creditChunks = n;
-    ConfigureSwitch();
+    if (m_switch)
+    {
+        m_switch->SetAttribute("CreditChunks", UintegerValue(n));
+    }
 }
 
 uint32_t
@@ -239,7 +252,10 @@ void
 NvSwitchFabric::SetNvlsThroughput(DataRate rate)
 {
     m_nvlsThroughput = rate;
-    ConfigureSwitch();
+    if (m_switch)
+    {
+        m_switch->SetAttribute("NvlsThroughput", DataRateValue(rate));
+    }
 }
 
 DataRate
@@ -539,17 +555,39 @@ NvSwitchFabric::ReduceDone(uint64_t opId, uint32_t index)
 void
 NvSwitchFabric::EnqueueDown(uint32_t port, Chunk chunk)
 {
-    // Delivery and the credit's return to the senders both take one more hop, which the
-    // port's delay includes.
-    Simulator::Schedule(m_ports[port]->QueueDownlink(chunk.bytes, Efficiency(chunk.kind != Kind::P2P)),
+    // The chunk reaches the GPU one hop of the receiver's link after it has left the
+    // switch; the egress credit it held reaches its sender one hop of the sender's link
+    // after that. With equal links (the usual case) both happen in one event.
+    const Time leave = m_ports[port]->QueueDownlink(chunk.bytes, Efficiency(chunk.kind != Kind::P2P));
+    const Time toReceiver = m_ports[port]->GetLatency();
+    const bool holdsCredit = chunk.kind == Kind::P2P || chunk.kind == Kind::MCAST;
+    const Time toSender = holdsCredit ? m_ports[chunk.src]->GetLatency() : toReceiver;
+    const bool together = holdsCredit && toSender == toReceiver;
+    if (holdsCredit && !together)
+    {
+        Simulator::Schedule(leave + toSender, &NvSwitchFabric::CreditBack, Ptr<NvSwitchFabric>(this), port);
+    }
+    Simulator::Schedule(leave + toReceiver,
                         &NvSwitchFabric::AfterDown,
                         Ptr<NvSwitchFabric>(this),
                         port,
-                        std::move(chunk));
+                        std::move(chunk),
+                        together);
 }
 
 void
-NvSwitchFabric::AfterDown(uint32_t port, Chunk chunk)
+NvSwitchFabric::CreditBack(uint32_t port)
+{
+    if (m_disposed)
+    {
+        return;
+    }
+    m_switch->ReturnCredit(port);
+    KickUplinks();
+}
+
+void
+NvSwitchFabric::AfterDown(uint32_t port, Chunk chunk, bool returnCredit)
 {
     if (m_disposed)
     {
@@ -560,7 +598,10 @@ NvSwitchFabric::AfterDown(uint32_t port, Chunk chunk)
     switch (chunk.kind)
     {
     case Kind::P2P:
-        m_switch->ReturnCredit(port);
+        if (returnCredit)
+        {
+            m_switch->ReturnCredit(port);
+        }
         m_bytesDelivered += chunk.bytes;
         if (chunk.last)
         {
@@ -581,7 +622,10 @@ NvSwitchFabric::AfterDown(uint32_t port, Chunk chunk)
         }
         break;
     case Kind::MCAST:
-        m_switch->ReturnCredit(port);
+        if (returnCredit)
+        {
+            m_switch->ReturnCredit(port);
+        }
         FinishSwitchChunk(chunk.op);
         break;
     default:
@@ -736,7 +780,13 @@ NvSwitchFabric::SwitchMulticast(uint32_t src,
                                                             << m_nGpus << ")");
     if (bytes == 0)
     {
-        Simulator::Schedule(2 * m_ports[src]->GetLatency(), &NvSwitchFabric::RunDone, Ptr<NvSwitchFabric>(this), done);
+        // Up the source's link, down the slowest member's.
+        Time down;
+        for (uint32_t g : members)
+        {
+            down = std::max(down, m_ports[g]->GetLatency());
+        }
+        Simulator::Schedule(m_ports[src]->GetLatency() + down, &NvSwitchFabric::RunDone, Ptr<NvSwitchFabric>(this), done);
         return;
     }
     const uint64_t id = NewSwitchOp(Kind::MCAST, members, src, bytes, std::move(done));

@@ -211,6 +211,7 @@ class NvSwitchFabric : public CollectiveTransport
     double Efficiency(bool nvls) const;
     void ConfigurePorts();
     void ConfigureSwitch();
+    void SetOnPorts(const std::string& name, const AttributeValue& value);
     void SetLinkCount(uint32_t n);
     uint32_t GetLinkCount() const;
     void SetPerLinkRate(DataRate rate);
@@ -229,7 +230,8 @@ class NvSwitchFabric : public CollectiveTransport
     void ArriveSwitch(Chunk chunk);
     void ReduceDone(uint64_t op, uint32_t index);
     void EnqueueDown(uint32_t port, Chunk chunk);
-    void AfterDown(uint32_t port, Chunk chunk);
+    void AfterDown(uint32_t port, Chunk chunk, bool returnCredit);
+    void CreditBack(uint32_t port);
     uint64_t ChunkSize(uint64_t bytes, uint32_t index) const;
     uint32_t ChunkCount(uint64_t bytes) const;
     void FinishSwitchChunk(uint64_t op);

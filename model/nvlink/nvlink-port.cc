@@ -88,7 +88,7 @@ NvLinkPort::QueueDownlink(uint64_t bytes, double efficiency)
     const Time now = Simulator::Now();
     m_downlinkFree = std::max(now, m_downlinkFree) + GetTransmissionTime(bytes, efficiency);
     m_bytesReceived += bytes;
-    return m_downlinkFree - now + m_latency;
+    return m_downlinkFree - now;
 }
 
 uint64_t

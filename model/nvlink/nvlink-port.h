@@ -50,8 +50,8 @@ class NvLinkPort : public Object
 
     /**
      * Queue a chunk on the downlink now (FIFO behind what is queued).
-     * \return the delay until the GPU has the whole chunk (queueing, serialization and
-     *         the hop's latency)
+     * \return the delay until its last bit has left the switch (queueing and
+     *         serialization); the GPU has it GetLatency() later
      */
     Time QueueDownlink(uint64_t bytes, double efficiency);
 
