@@ -187,6 +187,10 @@ class NvSwitchFabric : public CollectiveTransport
 
     /// (kind, peer, channel or op): one FIFO flow of an uplink.
     typedef std::tuple<uint8_t, uint32_t, uint64_t> FlowKey;
+    /// Flow kinds: part of the key so NVLS and point-to-point flows never merge.
+    static constexpr uint8_t KEY_P2P = 0;     //!< (P2P, receiver, channel)
+    static constexpr uint8_t KEY_CONTRIB = 1; //!< a GPU's NVLS contributions, one FIFO
+    static constexpr uint8_t KEY_MCAST = 2;   //!< a GPU's multicasts, one FIFO
 
     /// A GPU's uplink scheduler: round-robin over its flows, per chunk.
     struct Uplink
