@@ -412,8 +412,13 @@ TrainingReport::WriteTimeline(std::ostream& os) const
         {
             if (streams[r][st])
             {
-                emit({{"ph", "M"}, {"name", "thread_name"}, {"pid", r}, {"tid", st},
-                      {"args", {{"name", st == 0 ? std::string("stream 0 (compute)") : "stream " + std::to_string(st)}}}});
+                std::string name = trace.GetStreamName(st);
+                if (name.empty() && st == 0)
+                {
+                    name = "compute";
+                }
+                name = "stream " + std::to_string(st) + (name.empty() ? "" : " (" + name + ")");
+                emit({{"ph", "M"}, {"name", "thread_name"}, {"pid", r}, {"tid", st}, {"args", {{"name", name}}}});
             }
         }
     }

@@ -17,6 +17,7 @@ const char* GOOD = R"({
   "schema": "ai-fabric-trace/1",
   "name": "tiny",
   "ranks": 2,
+  "streams": ["compute", "TP collectives", "pipeline"],
   "groups": [{"name": "tp0", "kind": "tp", "ranks": [0, 1]}],
   "programs": [
     {"rank": 0, "ops": [
@@ -72,6 +73,8 @@ TEST(TraceJson, GoodFileParsesIntoTheExpectedOps)
     EXPECT_EQ(ops[3].iteration, 1u);
     EXPECT_EQ(t.GetOps(1)[3].deps, (std::vector<uint32_t>{1, 2}));
     EXPECT_EQ(t.GetGroup("tp0").kind, "tp");
+    EXPECT_EQ(t.GetStreamName(1), "TP collectives");
+    EXPECT_EQ(t.GetStreamName(7), "");
 }
 
 TEST(TraceJson, RoundTrip)
@@ -99,6 +102,7 @@ TEST(TraceJson, MalformedFilesAreNamed)
         {"[]", {"bad.json", "expected a JSON object"}},
         {Edit("ai-fabric-trace/1", "ai-fabric-trace/9"), {"/schema", "ai-fabric-trace/1"}},
         {Edit("\"ranks\": 2,", "\"ranks\": \"two\","), {"/ranks", "non-negative integer"}},
+        {Edit("\"streams\": [\"compute\"", "\"streams\": [7"), {"/streams/0", "expected a string"}},
         {Edit("\"bytes\": 1048576", "\"bytes\": -5"), {"/programs/0/ops/1/bytes", "non-negative", "-5"}},
         {Edit("\"duration_us\": 12.5", "\"duration_us\": -1"), {"/programs/0/ops/0/duration_us", ">= 0"}},
         {Edit("\"group\": \"tp0\", \"stream\"", "\"group\": \"tp9\", \"stream\""),

@@ -150,6 +150,16 @@ TEST(TrainingSimulation, DefaultScenarioEndToEnd)
     EXPECT_EQ(processes.size(), 16u);
     EXPECT_TRUE(threads.count({0, 0}) && threads.count({0, 1}) && threads.count({0, 2}))
         << "rank 0 should have compute, TP and DP tracks";
+    std::set<std::string> trackNames;
+    for (const auto& e : timeline["traceEvents"])
+    {
+        if (e["ph"] == "M" && e["name"] == "thread_name" && e["pid"] == 0)
+        {
+            trackNames.insert(e["args"]["name"].get<std::string>());
+        }
+    }
+    EXPECT_EQ(trackNames,
+              (std::set<std::string>{"stream 0 (compute)", "stream 1 (TP/EP collectives)", "stream 2 (DP collectives)"}));
     EXPECT_EQ(slices, first["workload"]["ops"].get<uint64_t>());
     EXPECT_EQ(categories, (std::set<std::string>{"collective", "compute"}));
 }

@@ -15,6 +15,18 @@ RankOf(const TransformerConfig& c, uint32_t t, uint32_t d, uint32_t p)
 }
 
 void
+NameStreams(TrainingTrace& trace)
+{
+    trace.SetStreamName(COMPUTE, "compute");
+    trace.SetStreamName(TP_EP, "TP/EP collectives");
+    trace.SetStreamName(DP, "DP collectives");
+    trace.SetStreamName(SEND_NEXT, "activations to next stage");
+    trace.SetStreamName(RECV_PREV, "activations from previous stage");
+    trace.SetStreamName(SEND_PREV, "gradients to previous stage");
+    trace.SetStreamName(RECV_NEXT, "gradients from next stage");
+}
+
+void
 AddGroups(const TransformerConfig& c, TrainingTrace& trace)
 {
     // Groups, named by the index of their lowest member's coordinates.

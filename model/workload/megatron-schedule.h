@@ -124,6 +124,9 @@ struct Buckets
 /// \return the rank of tensor rank t, data rank d, stage p (TP fastest)
 uint32_t RankOf(const TransformerConfig& c, uint32_t t, uint32_t d, uint32_t p);
 
+/// Name the streams of Stream in trace.
+void NameStreams(TrainingTrace& trace);
+
 /// Add the tp, dp, pp (and ep, edp) groups of c to trace.
 void AddGroups(const TransformerConfig& c, TrainingTrace& trace);
 

@@ -223,6 +223,18 @@ TraceJsonParser::Parse(const Json& doc)
     {
         m_trace.SetName(Text(doc["name"], "/name"));
     }
+    if (doc.contains("streams"))
+    {
+        const Json& streams = doc["streams"];
+        if (!streams.is_array() || streams.size() > 1024)
+        {
+            Throw("/streams", "expected an array of stream names (stream 0 first)");
+        }
+        for (size_t k = 0; k < streams.size(); ++k)
+        {
+            m_trace.SetStreamName(static_cast<uint32_t>(k), Text(streams[k], "/streams/" + std::to_string(k)));
+        }
+    }
     if (doc.contains("groups"))
     {
         const Json& groups = doc["groups"];
@@ -421,7 +433,12 @@ TraceJson::Serialize(const TrainingTrace& trace)
     // One op per line keeps big traces diffable without the size of full indentation.
     std::ostringstream os;
     os << "{\n  \"schema\": " << doc["schema"].dump() << ",\n  \"name\": " << doc["name"].dump()
-       << ",\n  \"ranks\": " << doc["ranks"].dump() << ",\n  \"groups\": [";
+       << ",\n  \"ranks\": " << doc["ranks"].dump();
+    if (!trace.GetStreamNames().empty())
+    {
+        os << ",\n  \"streams\": " << Json(trace.GetStreamNames()).dump();
+    }
+    os << ",\n  \"groups\": [";
     for (size_t i = 0; i < doc["groups"].size(); ++i)
     {
         os << (i ? ",\n    " : "\n    ") << doc["groups"][i].dump();

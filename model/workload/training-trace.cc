@@ -178,6 +178,28 @@ TrainingTrace::GetNStreams() const
     return n;
 }
 
+void
+TrainingTrace::SetStreamName(uint32_t stream, const std::string& name)
+{
+    if (stream >= m_streamNames.size())
+    {
+        m_streamNames.resize(stream + 1);
+    }
+    m_streamNames[stream] = name;
+}
+
+std::string
+TrainingTrace::GetStreamName(uint32_t stream) const
+{
+    return stream < m_streamNames.size() ? m_streamNames[stream] : std::string();
+}
+
+const std::vector<std::string>&
+TrainingTrace::GetStreamNames() const
+{
+    return m_streamNames;
+}
+
 bool
 TrainingTrace::Validate(std::string* reason) const
 {

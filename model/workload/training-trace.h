@@ -117,6 +117,13 @@ class TrainingTrace
     /// \return 1 + the highest stream of any op (1 for an empty trace)
     uint32_t GetNStreams() const;
 
+    /// Name a stream for reports and timelines (e.g. "compute", "TP collectives").
+    void SetStreamName(uint32_t stream, const std::string& name);
+    /// \return the stream's name, or "" if it has none
+    std::string GetStreamName(uint32_t stream) const;
+    /// \return the names of streams 0, 1, ... (may be shorter than GetNStreams)
+    const std::vector<std::string>& GetStreamNames() const;
+
     /**
      * Structural check. Problems reported (the first found, with rank and op id): no
      * ranks; a group that is empty, names a rank out of range or twice; an op whose id is
@@ -143,6 +150,7 @@ class TrainingTrace
     std::vector<TraceGroup> m_groups;
     std::map<std::string, uint32_t> m_groupIndex;
     std::vector<std::vector<TraceOp>> m_ops; //!< per rank
+    std::vector<std::string> m_streamNames;  //!< by stream
 };
 
 /**

@@ -82,6 +82,7 @@ TransformerTraceGenerator::Generate(const TransformerConfig& c, std::string* err
     title << " zero" << c.zeroStage << ", " << c.GetMicroBatches() << " micro-batches of " << c.microBatch;
     trace.SetName(title.str());
     megatron::AddGroups(c, trace);
+    megatron::NameStreams(trace);
     // Ranks in order, so each rank's op list is written whole.
     for (uint32_t p = 0; p < c.pp; ++p)
     {
