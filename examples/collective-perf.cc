@@ -5,8 +5,8 @@
 // CSV. The carrier is the RoCE fabric (every rank a host with one RDMA NIC on a
 // leaf-spine or a single switch) or the ideal transport (rate + latency, no packets).
 //
-//   ./collective-perf --collective=all-reduce --algorithm=ring --ranks=8 \
-//        --minBytes=1M --maxBytes=256M --transport=rdma --rate=400Gbps
+//   ./collective-perf --collective=all-reduce --algorithm=ring --ranks=8
+//        --minBytes=1M --maxBytes=256M --transport=rdma --rate=400Gbps   (one line)
 //
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"
