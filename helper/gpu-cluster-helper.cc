@@ -140,11 +140,23 @@ GpuClusterHelper::Build(uint32_t servers,
                         Time delay,
                         uint32_t pods)
 {
+    RoceTopologyHelper topo(m_roce);
+    return BuildOn(topo.RailOptimized(servers, gpusPerServer, spines, nicRate, oversubscription, delay, pods),
+                   gpusPerServer,
+                   nvlinkPreset);
+}
+
+GpuCluster
+GpuClusterHelper::BuildOn(const RoceTopology& network, uint32_t gpusPerServer, const std::string& nvlinkPreset)
+{
+    const auto hosts = static_cast<uint32_t>(network.nics.size());
+    NS_ABORT_MSG_IF(gpusPerServer == 0 || hosts == 0 || hosts % gpusPerServer != 0,
+                    "GpuClusterHelper::BuildOn: " << hosts << " hosts do not make servers of "
+                                                  << gpusPerServer << " GPUs");
+    const uint32_t servers = hosts / gpusPerServer;
     GpuCluster cluster;
     cluster.world = CommGroup::Uniform(servers, gpusPerServer);
-    RoceTopologyHelper topo(m_roce);
-    cluster.network =
-        topo.RailOptimized(servers, gpusPerServer, spines, nicRate, oversubscription, delay, pods);
+    cluster.network = network;
     std::vector<Ptr<CollectiveTransport>> carriers;
     for (uint32_t s = 0; s < servers; ++s)
     {

@@ -94,6 +94,16 @@ class GpuClusterHelper
                      Time delay,
                      uint32_t pods = 1);
 
+    /**
+     * The servers, NVSwitches and carriers of a cluster on a scale-out fabric built
+     * elsewhere (a topology file, FatTree, Clos ...): host i is GPU i mod gpusPerServer of
+     * server i / gpusPerServer, so network.nics[rank] serves rank.
+     * \param network the RoCE fabric, one host per GPU (its size a multiple of gpusPerServer)
+     * \param gpusPerServer GPUs per server, on one NVSwitch each
+     * \param nvlinkPreset as for Build
+     */
+    GpuCluster BuildOn(const RoceTopology& network, uint32_t gpusPerServer, const std::string& nvlinkPreset);
+
   private:
     RoceHelper& m_roce;
 };

@@ -218,6 +218,12 @@ TrainingReport::PrintSummary(std::ostream& os) const
            << s.idealRate.GetBitRate() / 1e9 << " Gb/s per rank, " << Us(s.idealLatency)
            << " us per message)\n";
     }
+    else if (s.topology == "file")
+    {
+        os << "  cluster  : " << s.servers << " servers x " << s.gpusPerServer << " " << s.gpu
+           << " on NVSwitch, one NIC per GPU on the fabric of " << s.topologyFile << ", "
+           << s.congestionControl << "\n";
+    }
     else
     {
         os << "  cluster  : " << s.servers << " servers x " << s.gpusPerServer << " " << s.gpu
@@ -297,6 +303,7 @@ TrainingReport::WriteResults(std::ostream& os) const
     doc["scenario"] = {{"name", s.name},
                        {"source", s.source},
                        {"topology", s.topology},
+                       {"topologyFile", s.topologyFile},
                        {"servers", s.servers},
                        {"gpusPerServer", s.gpusPerServer},
                        {"gpu", s.gpu},

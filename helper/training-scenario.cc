@@ -312,9 +312,15 @@ TrainingScenario::Parse(const std::string& text,
         {
             Section c(top.Get("cluster"), "/cluster");
             s.topology = c.Text("topology", s.topology);
-            if (s.topology != "rail-optimized" && s.topology != "ideal")
+            if (s.topology != "rail-optimized" && s.topology != "ideal" && s.topology != "file")
             {
-                Fail("/cluster/topology", "expected \"rail-optimized\" or \"ideal\", got \"" + s.topology + "\"");
+                Fail("/cluster/topology",
+                     "expected \"rail-optimized\", \"file\" or \"ideal\", got \"" + s.topology + "\"");
+            }
+            s.topologyFile = Resolve(c.Text("file", ""), source);
+            if ((s.topology == "file") == s.topologyFile.empty())
+            {
+                Fail("/cluster/file", "a topology file is given exactly when \"topology\" is \"file\"");
             }
             s.servers = c.Unsigned("servers", s.servers, 1, 4096);
             s.gpusPerServer = c.Unsigned("gpusPerServer", s.gpusPerServer, 1, 72);

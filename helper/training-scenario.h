@@ -25,7 +25,9 @@ struct TrainingScenario
     std::string source{"built-in default scenario"}; //!< where it came from
 
     // Cluster
-    std::string topology{"rail-optimized"}; //!< "rail-optimized" (packets) or "ideal"
+    std::string topology{"rail-optimized"}; //!< "rail-optimized", "file" (packets) or "ideal"
+    std::string topologyFile;       //!< "file": a RoceTopologyReader JSON file (one host per
+                                    //!< GPU; servers and gpusPerServer come from it)
     uint32_t servers{2};
     uint32_t gpusPerServer{8};
     std::string gpu{"H100"};        //!< NVLink preset: A100, H100, B200

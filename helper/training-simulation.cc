@@ -5,6 +5,7 @@
 #include "ns3/chakra-reader.h"
 #include "ns3/collective-algorithms.h"
 #include "ns3/config.h"
+#include "ns3/roce-topology-reader.h"
 #include "ns3/double.h"
 #include "ns3/roce-congestion-control.h"
 #include "ns3/ideal-transport.h"
@@ -281,6 +282,30 @@ TrainingSimulation::Build(std::string* error)
     }
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(s.seed);
+    if (s.topology == "file")
+    {
+        // The file says how many servers and GPUs there are. A malformed file stops the
+        // program with the reader's message (file, JSON place, expectation).
+        std::ifstream probe(s.topologyFile);
+        if (!probe)
+        {
+            *error = s.source + ": /cluster/file: " + s.topologyFile + ": cannot open the file";
+            return false;
+        }
+        m_roce.SetCongestionControl(s.congestionControl);
+        RoceTopologyReader reader(m_roce);
+        const RoceTopologyFile file = reader.Read(s.topologyFile);
+        const auto hosts = static_cast<uint32_t>(file.topology.nics.size());
+        if (hosts % file.gpusPerServer != 0)
+        {
+            *error = s.topologyFile + ": " + std::to_string(hosts) + " hosts do not make servers of " +
+                     std::to_string(file.gpusPerServer) + " GPUs";
+            return false;
+        }
+        m_fileNetwork = file.topology;
+        m_scenario.gpusPerServer = file.gpusPerServer;
+        m_scenario.servers = hosts / file.gpusPerServer;
+    }
     const uint32_t gpus = s.GetNGpus();
     if (s.traceFormat == "generator" && s.generator.GetNRanks() > gpus)
     {
@@ -306,6 +331,15 @@ TrainingSimulation::Build(std::string* error)
         ideal->SetAttribute("DataRate", DataRateValue(s.idealRate));
         ideal->SetAttribute("Latency", TimeValue(s.idealLatency));
         m_transport = ideal;
+    }
+    else if (s.topology == "file")
+    {
+        GpuClusterHelper helper(m_roce);
+        m_cluster = helper.BuildOn(m_fileNetwork, s.gpusPerServer, "");
+        m_roce.AssignStreams(1);
+        m_transport = m_cluster.transport;
+        m_monitor = CreateObject<FabricMonitor>();
+        m_monitor->Attach(m_cluster.network);
     }
     else
     {

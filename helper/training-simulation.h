@@ -84,6 +84,7 @@ class TrainingSimulation
     void Progress();
 
     TrainingScenario m_scenario;
+    RoceTopology m_fileNetwork; //!< "file" topology, read before the workload
     TrainingTrace m_trace;
     std::string m_workloadNote;
     RoceHelper m_roce;

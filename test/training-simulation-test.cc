@@ -308,3 +308,48 @@ TEST(TrainingSimulation, CommandLineStyleOverridesBeatThePreset)
         EXPECT_LT(c["mean_busbw_Bps"].get<double>(), 18 * 1e9 / 8) << c.dump();
     }
 }
+
+TEST(TrainingSimulation, ClusterFromATopologyFile)
+{
+    // Two servers of two GPUs, each server's GPUs on their own leaf, one spine: TP stays on
+    // NVLink, DP crosses the spine.
+    const std::string topo = testing::TempDir() + "ai-fabric-topology.json";
+    {
+        std::ofstream out(topo);
+        out << R"({"hosts": {"count": 4, "prefix": "gpu"},
+                   "switches": [{"name": "leaf0"}, {"name": "leaf1"}, {"name": "spine"}],
+                   "defaults": {"rate": "100Gbps", "delay": "1us"}, "gpusPerServer": 2,
+                   "links": [{"a": "gpu0", "b": "leaf0"}, {"a": "gpu1", "b": "leaf0"},
+                             {"a": "gpu2", "b": "leaf1"}, {"a": "gpu3", "b": "leaf1"},
+                             {"a": "leaf0", "b": "spine"}, {"a": "leaf1", "b": "spine"}]})";
+    }
+    TrainingScenario s;
+    std::string error;
+    ASSERT_TRUE(TrainingScenario::Parse(R"({"cluster": {"topology": "file", "file": ")" + topo + R"("},
+        "workload": {"format": "generator", "model": {"layers": 2, "hidden": 512, "heads": 8,
+        "seqLength": 128, "vocab": 1000, "tp": 2, "dp": 2, "globalBatch": 2}}, "outputs": {"plots": false}})",
+                                        "file.json", s, &error))
+        << error;
+    const nlohmann::json r = RunScenario(s, OutDir("topology-file"));
+    ASSERT_TRUE(r["finished"].get<bool>());
+    EXPECT_EQ(r["scenario"]["servers"], 2);
+    EXPECT_EQ(r["scenario"]["gpusPerServer"], 2);
+    EXPECT_EQ(r["fabric"]["switches"].size(), 3u);
+    EXPECT_GT(r["fabric"]["inter_server_flows"].get<uint64_t>(), 0u); // the DP all-reduce
+    bool dpOverRdma = false;
+    for (const auto& c : r["communication"])
+    {
+        dpOverRdma = dpOverRdma || (c["group_kind"] == "dp" && c["mean_busbw_Bps"].get<double>() < 12.5e9);
+    }
+    EXPECT_TRUE(dpOverRdma) << r["communication"].dump();
+
+    // A missing file is an error, named; so is a "file" key without the topology.
+    TrainingScenario fresh;
+    EXPECT_FALSE(TrainingScenario::Parse(R"({"cluster": {"file": "x.json"}})", "scn.json", fresh, &error));
+    EXPECT_NE(error.find("/cluster/file"), std::string::npos) << error;
+    ASSERT_TRUE(TrainingScenario::Parse(R"({"cluster": {"topology": "file", "file": "missing.json"}})",
+                                        "/tmp/scn.json", s, &error));
+    TrainingSimulation sim(s);
+    EXPECT_FALSE(sim.Build(&error));
+    EXPECT_NE(error.find("/tmp/missing.json: cannot open"), std::string::npos) << error;
+}
