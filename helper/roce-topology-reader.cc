@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "roce-topology-reader.h"
 
+#include "quantity-text.h"
+
 #include "ns3/abort.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
@@ -177,74 +179,30 @@ class Parser
         return names;
     }
 
-    /**
-     * "400Gbps" -> DataRate. Checked here rather than by DataRate's own parser because
-     * that one aborts without saying which file or link was wrong.
-     */
+    /// "400Gbps" -> DataRate, or a Fail naming the place (TextToDataRate's rules).
     DataRate ParseRate(const std::string& s, const std::string& path) const
     {
-        static const std::map<std::string, double> units = {
-            {"bps", 1},         {"b/s", 1},         {"Bps", 8},         {"B/s", 8},
-            {"kbps", 1e3},      {"kb/s", 1e3},      {"Kbps", 1e3},      {"Kb/s", 1e3},
-            {"kBps", 8e3},      {"kB/s", 8e3},      {"KBps", 8e3},      {"KB/s", 8e3},
-            {"Kib/s", 1024.0},  {"KiB/s", 8192.0},  {"Mbps", 1e6},      {"Mb/s", 1e6},
-            {"MBps", 8e6},      {"MB/s", 8e6},      {"Mib/s", 1048576.0},
-            {"MiB/s", 8388608.0},                   {"Gbps", 1e9},      {"Gb/s", 1e9},
-            {"GBps", 8e9},      {"GB/s", 8e9},      {"Gib/s", 1073741824.0},
-            {"GiB/s", 8589934592.0},                {"Tbps", 1e12},     {"Tb/s", 1e12},
-            {"TBps", 8e12},     {"TB/s", 8e12},     {"Tib/s", 1099511627776.0},
-            {"TiB/s", 8796093022208.0}};
-        std::string expected = "expected a positive rate like \"400Gbps\", got \"" + s + "\"";
-        double value;
-        std::string unit;
-        if (!SplitNumber(s, &value, &unit))
+        DataRate rate;
+        std::string why;
+        if (!TextToDataRate(s, rate, &why))
         {
-            Fail(path, expected);
+            Fail(path, "expected a positive rate like \"400Gbps\", got \"" + s + "\"" +
+                           (why.empty() ? "" : " (" + why + ")"));
         }
-        auto it = units.find(unit);
-        if (it == units.end())
-        {
-            Fail(path,
-                 expected + " (unknown unit \"" + unit +
-                     "\"; use bps, kbps, Mbps, Gbps, Tbps, B/s, GB/s, Gib/s, ...)");
-        }
-        double bps = std::round(value * it->second);
-        // 1.8e19 bit/s is where uint64_t ends; nothing physical gets near it.
-        if (!(bps >= 1) || bps >= 1.8e19)
-        {
-            Fail(path, expected);
-        }
-        return DataRate(static_cast<uint64_t>(bps));
+        return rate;
     }
 
-    /// "1us" -> Time; same reasoning as ParseRate.
+    /// "1us" -> Time, or a Fail naming the place (TextToTime's rules).
     Time ParseDelay(const std::string& s, const std::string& path) const
     {
-        // Unit and its length in seconds (for the sanity bound below).
-        static const std::map<std::string, std::pair<Time::Unit, double>> units = {
-            {"s", {Time::S, 1}},
-            {"ms", {Time::MS, 1e-3}},
-            {"us", {Time::US, 1e-6}},
-            {"ns", {Time::NS, 1e-9}},
-            {"ps", {Time::PS, 1e-12}}};
-        std::string expected = "expected a non-negative delay like \"1us\", got \"" + s + "\"";
-        double value;
-        std::string unit;
-        if (!SplitNumber(s, &value, &unit))
+        Time delay;
+        std::string why;
+        if (!TextToTime(s, delay, &why))
         {
-            Fail(path, expected);
+            Fail(path, "expected a non-negative delay like \"1us\", got \"" + s + "\"" +
+                           (why.empty() ? "" : " (" + why + ")"));
         }
-        auto it = units.find(unit);
-        if (it == units.end())
-        {
-            Fail(path, expected + " (unknown unit \"" + unit + "\"; use s, ms, us, ns or ps)");
-        }
-        // One hour of cable is certainly a typo, and keeps the int64 tick count safe.
-        if (value * it->second.second > 3600)
-        {
-            Fail(path, expected + " (longer than an hour)");
-        }
-        return Time::FromDouble(value, it->second.first);
+        return delay;
     }
 
     const std::string& File() const
@@ -253,45 +211,6 @@ class Parser
     }
 
   private:
-    /// Split "<digits>[.<digits>][e<exp>]<unit>" (no sign, no spaces).
-    static bool SplitNumber(const std::string& s, double* value, std::string* unit)
-    {
-        std::size_t i = 0;
-        std::size_t digits = 0;
-        while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
-        {
-            ++i;
-            ++digits;
-        }
-        if (i < s.size() && s[i] == '.')
-        {
-            ++i;
-            while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
-            {
-                ++i;
-                ++digits;
-            }
-        }
-        if (digits == 0)
-        {
-            return false;
-        }
-        if (i < s.size() && (s[i] == 'e' || s[i] == 'E') && i + 1 < s.size() &&
-            (std::isdigit(static_cast<unsigned char>(s[i + 1])) ||
-             ((s[i + 1] == '+' || s[i + 1] == '-') && i + 2 < s.size() &&
-              std::isdigit(static_cast<unsigned char>(s[i + 2])))))
-        {
-            i += 2;
-            while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
-            {
-                ++i;
-            }
-        }
-        *value = std::strtod(s.substr(0, i).c_str(), nullptr);
-        *unit = s.substr(i);
-        return std::isfinite(*value) && !unit->empty();
-    }
-
     std::string m_file;
 };
 

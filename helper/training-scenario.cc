@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "training-scenario.h"
 
+#include "quantity-text.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cctype>
-#include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -29,69 +28,18 @@ Fail(const std::string& where, const std::string& what)
     throw ScenarioError{where, what};
 }
 
-/// Split "12.5us" into 12.5 and "us"; false if there is no leading number.
-bool
-SplitQuantity(const std::string& text, double& value, std::string& unit)
-{
-    const char* begin = text.c_str();
-    char* end = nullptr;
-    // Decimal digits only: strtod alone would take "inf", "nan" and hex.
-    if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.'))
-    {
-        return false;
-    }
-    value = std::strtod(begin, &end);
-    if (end == begin || !std::isfinite(value) || value < 0)
-    {
-        return false;
-    }
-    unit = std::string(end);
-    return true;
-}
-
 } // namespace
 
 bool
 TrainingScenario::ParseDuration(const std::string& text, Time& t)
 {
-    double v;
-    std::string unit;
-    if (!SplitQuantity(text, v, unit))
-    {
-        return false;
-    }
-    static const std::pair<const char*, double> UNITS[] = {{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}};
-    for (const auto& [name, scale] : UNITS)
-    {
-        if (unit == name && v * scale <= 3600)
-        {
-            t = Seconds(v * scale);
-            return true;
-        }
-    }
-    return false;
+    return TextToTime(text, t);
 }
 
 bool
 TrainingScenario::ParseRate(const std::string& text, DataRate& r)
 {
-    double v;
-    std::string unit;
-    if (!SplitQuantity(text, v, unit))
-    {
-        return false;
-    }
-    static const std::pair<const char*, double> UNITS[] = {
-        {"bps", 1}, {"Kbps", 1e3}, {"kbps", 1e3}, {"Mbps", 1e6}, {"Gbps", 1e9}, {"Tbps", 1e12}};
-    for (const auto& [name, scale] : UNITS)
-    {
-        if (unit == name && v * scale >= 1 && v * scale < 1.8e19)
-        {
-            r = DataRate(static_cast<uint64_t>(v * scale));
-            return true;
-        }
-    }
-    return false;
+    return TextToDataRate(text, r);
 }
 
 namespace

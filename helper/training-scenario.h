@@ -90,12 +90,9 @@ struct TrainingScenario
     /// Read and Parse a scenario file.
     static bool Read(const std::string& file, TrainingScenario& scenario, std::string* error);
 
-    /**
-     * Parse a duration such as "1us", "2.5ms" (units s, ms, us, ns; finite, >= 0, at most
-     * an hour). ns-3's own parser aborts on bad input; this one says no.
-     */
+    /// Parse a duration such as "1us" (TextToTime: s, ms, us, ns, ps; at most an hour).
     static bool ParseDuration(const std::string& text, Time& t);
-    /// Parse a rate such as "400Gbps" (units bps, Kbps, Mbps, Gbps, Tbps; positive, finite).
+    /// Parse a rate such as "400Gbps" (TextToDataRate: the units ns-3's DataRate knows).
     static bool ParseRate(const std::string& text, DataRate& r);
 };
 

@@ -3,7 +3,7 @@
 
 #include "ns3/aicb-reader.h"
 #include "ns3/chakra-reader.h"
-#include "ns3/collective-algorithms.h"
+#include "ns3/collective-selection.h"
 #include "ns3/config.h"
 #include "ns3/roce-topology-reader.h"
 #include "ns3/double.h"
@@ -196,46 +196,15 @@ TrainingSimulation::CheckAlgorithms(std::string* error) const
             }
             const TraceGroup& g = m_trace.GetGroup(op.group);
             const uint32_t n = static_cast<uint32_t>(g.ranks.size());
-            const bool reducing = op.collective == CollectiveType::ALL_REDUCE ||
-                                  op.collective == CollectiveType::REDUCE_SCATTER ||
-                                  op.collective == CollectiveType::ALL_GATHER;
-            bool ok = true;
-            if (algorithm == "auto")
+            CollectiveSelection selection;
+            selection.switchReduction = m_transport->CanReduceInSwitch(g.ranks);
+            bool known = false;
+            const bool ok = selection.CanMakePlan(op.collective, algorithm, m_world.SubGroup(g.ranks), &known);
+            if (!known)
             {
-                ok = true;
-            }
-            else if (algorithm == "hierarchical")
-            {
-                // Hierarchical plans need the same number of GPUs on every server.
-                ok = reducing && m_world.SubGroup(g.ranks).IsUniform();
-            }
-            else if (algorithm == "nvls")
-            {
-                ok = reducing && m_transport->CanReduceInSwitch(g.ranks);
-            }
-            else
-            {
-                static const std::pair<const char*, CollectiveAlgorithm> FLAT[] = {
-                    {"ring", CollectiveAlgorithm::RING},
-                    {"tree", CollectiveAlgorithm::TREE},
-                    {"halving-doubling", CollectiveAlgorithm::HALVING_DOUBLING},
-                    {"direct", CollectiveAlgorithm::DIRECT}};
-                ok = false;
-                bool known = false;
-                for (const auto& [name, flat] : FLAT)
-                {
-                    if (algorithm == name)
-                    {
-                        known = true;
-                        ok = IsCollectiveAlgorithmSupported(op.collective, flat, n);
-                    }
-                }
-                if (!known)
-                {
-                    *error = m_scenario.source + ": unknown collective algorithm \"" + algorithm +
-                             "\" (auto, ring, tree, halving-doubling, direct, hierarchical, nvls)";
-                    return false;
-                }
+                *error = m_scenario.source + ": unknown collective algorithm \"" + algorithm +
+                         "\" (auto, ring, tree, halving-doubling, direct, hierarchical, nvls)";
+                return false;
             }
             if (!ok)
             {

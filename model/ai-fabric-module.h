@@ -22,6 +22,7 @@
 #include "ns3/immediate-data-header.h"
 #include "ns3/no-congestion-control.h"
 #include "ns3/nv-switch.h"
+#include "ns3/quantity-text.h"
 #include "ns3/nvlink-fabric.h"
 #include "ns3/nvlink-port.h"
 #include "ns3/pfc-header.h"

@@ -62,6 +62,67 @@ CollectiveSelection::Choose(CollectiveType type, const CommGroup& group, uint64_
     return "ring";
 }
 
+namespace
+{
+/// The algorithms MakeCollectivePlan builds, by the names users give them.
+const std::pair<const char*, CollectiveAlgorithm> FLAT[] = {
+    {"ring", CollectiveAlgorithm::RING},
+    {"tree", CollectiveAlgorithm::TREE},
+    {"halving-doubling", CollectiveAlgorithm::HALVING_DOUBLING},
+    {"direct", CollectiveAlgorithm::DIRECT},
+    {"nvls", CollectiveAlgorithm::NVLS},
+};
+
+/// \return the flat algorithm of that name, or nullptr
+const CollectiveAlgorithm*
+FindFlat(const std::string& name)
+{
+    for (const auto& [flatName, flat] : FLAT)
+    {
+        if (name == flatName)
+        {
+            return &flat;
+        }
+    }
+    return nullptr;
+}
+
+bool
+IsHierarchicalType(CollectiveType type)
+{
+    return type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE_SCATTER ||
+           type == CollectiveType::ALL_GATHER;
+}
+} // namespace
+
+bool
+CollectiveSelection::CanMakePlan(CollectiveType type,
+                                 const std::string& algorithm,
+                                 const CommGroup& group,
+                                 bool* known) const
+{
+    const CollectiveAlgorithm* flat = FindFlat(algorithm);
+    const bool isKnown = algorithm == "auto" || algorithm == "hierarchical" || flat;
+    if (known)
+    {
+        *known = isKnown;
+    }
+    if (!isKnown)
+    {
+        return false;
+    }
+    if (algorithm == "auto")
+    {
+        return true;
+    }
+    if (algorithm == "hierarchical")
+    {
+        return IsHierarchicalType(type) && group.IsUniform();
+    }
+    return IsCollectiveAlgorithmSupported(type, *flat, group.GetSize()) &&
+           (*flat != CollectiveAlgorithm::NVLS || switchReduction);
+}
+
 CommPlan
 CollectiveSelection::MakePlan(CollectiveType type,
                               const std::string& algorithm,
@@ -84,27 +145,14 @@ CollectiveSelection::MakePlan(CollectiveType type,
             NS_ABORT_MSG("CollectiveSelection: no hierarchical " << CollectiveTypeToString(type));
         }
     }
-    static const std::pair<const char*, CollectiveAlgorithm> FLAT[] = {
-        {"ring", CollectiveAlgorithm::RING},
-        {"tree", CollectiveAlgorithm::TREE},
-        {"halving-doubling", CollectiveAlgorithm::HALVING_DOUBLING},
-        {"direct", CollectiveAlgorithm::DIRECT},
-        {"nvls", CollectiveAlgorithm::NVLS},
-    };
-    for (const auto& [flatName, flat] : FLAT)
-    {
-        if (name == flatName)
-        {
-            NS_ABORT_MSG_IF(!IsCollectiveAlgorithmSupported(type, flat, group.GetSize()),
-                            "CollectiveSelection: " << CollectiveTypeToString(type) << " has no "
-                                                    << name << " algorithm for "
-                                                    << group.GetSize() << " ranks");
-            return MakeCollectivePlan(type, flat, group.GetSize(), bytes, options);
-        }
-    }
-    NS_ABORT_MSG("CollectiveSelection: unknown algorithm '"
-                 << algorithm
-                 << "' (auto, ring, tree, halving-doubling, direct, hierarchical, nvls)");
+    const CollectiveAlgorithm* flat = FindFlat(name);
+    NS_ABORT_MSG_IF(!flat,
+                    "CollectiveSelection: unknown algorithm '"
+                        << algorithm << "' (auto, ring, tree, halving-doubling, direct, hierarchical, nvls)");
+    NS_ABORT_MSG_IF(!IsCollectiveAlgorithmSupported(type, *flat, group.GetSize()),
+                    "CollectiveSelection: " << CollectiveTypeToString(type) << " has no " << name
+                                            << " algorithm for " << group.GetSize() << " ranks");
+    return MakeCollectivePlan(type, *flat, group.GetSize(), bytes, options);
 }
 
 } // namespace ns3

@@ -41,6 +41,19 @@ struct CollectiveSelection
     std::string Choose(CollectiveType type, const CommGroup& group, uint64_t bytes) const;
 
     /**
+     * Whether MakePlan builds this pair for group and the carrier can run it: "auto"
+     * always; "hierarchical" for all-reduce, reduce-scatter, all-gather on a uniform
+     * group; the flat algorithms as IsCollectiveAlgorithmSupported says, NVLS only with
+     * switchReduction. Lets a caller refuse a bad choice before a run instead of aborting
+     * in it.
+     * \param known if not null, set to whether algorithm names an algorithm at all
+     */
+    bool CanMakePlan(CollectiveType type,
+                     const std::string& algorithm,
+                     const CommGroup& group,
+                     bool* known = nullptr) const;
+
+    /**
      * Build the plan for a named algorithm, or for the rules' choice with "auto". Aborts,
      * naming collective, algorithm and group size, when the pair is not supported.
      */

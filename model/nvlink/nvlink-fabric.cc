@@ -161,22 +161,16 @@ NvSwitchFabric::SetNGpus(uint32_t n)
 void
 NvSwitchFabric::ConfigurePorts()
 {
-    for (const Ptr<NvLinkPort>& port : m_ports)
-    {
-        port->SetAttribute("LinkCount", UintegerValue(m_linkCount));
-        port->SetAttribute("PerLinkRate", DataRateValue(m_perLinkRate));
-        port->SetAttribute("Latency", TimeValue(m_latency));
-    }
+    SetLinkCount(m_linkCount);
+    SetPerLinkRate(m_perLinkRate);
+    SetLatency(m_latency);
 }
 
 void
 NvSwitchFabric::ConfigureSwitch()
 {
-    if (m_switch)
-    {
-        m_switch->SetAttribute("CreditChunks", UintegerValue(m_creditChunks));
-        m_switch->SetAttribute("NvlsThroughput", DataRateValue(m_nvlsThroughput));
-    }
+    SetCreditChunks(m_creditChunks);
+    SetNvlsThroughput(m_nvlsThroughput);
 }
 
 void

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef QUANTITY_TEXT_H
+#define QUANTITY_TEXT_H
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * Parse a rate written like "400Gbps": a non-negative decimal number (no sign, no space,
+ * optional exponent) and a unit as ns-3's DataRate spells it (bps, b/s, Bps, B/s with a
+ * k/K, M, G or T prefix, and the binary Kib/s, KiB/s, ...). Files name rates this way;
+ * DataRate's own parser aborts on bad text, this one says no.
+ * \param text the text
+ * \param rate set to the rate (rounded to whole bit/s; at least 1, below 1.8e19)
+ * \param why if not null, set to what was wrong beyond the format ("unknown unit ...",
+ *        or empty)
+ * \return true if text is a rate
+ */
+bool TextToDataRate(const std::string& text, DataRate& rate, std::string* why = nullptr);
+
+/**
+ * Parse a duration written like "1us": a non-negative decimal number and one of s, ms,
+ * us, ns, ps; at most an hour (anything longer in a network file is a typo, and the
+ * bound keeps the tick count safe).
+ * \param text the text
+ * \param time set to the duration
+ * \param why if not null, set to what was wrong beyond the format ("unknown unit ...",
+ *        "longer than an hour", or empty)
+ * \return true if text is a duration
+ */
+bool TextToTime(const std::string& text, Time& time, std::string* why = nullptr);
+
+} // namespace ns3
+
+#endif // QUANTITY_TEXT_H
