@@ -2,6 +2,8 @@
 #include "roce-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/log.h"
 #include "ns3/pcap-file-wrapper.h"
 #include "ns3/pointer.h"
 #include "ns3/roce-channel.h"
@@ -11,12 +13,17 @@
 #include "ns3/string.h"
 #include "ns3/type-id.h"
 
+#include <unistd.h>
+
 #include <deque>
+#include <filesystem>
 #include <map>
 #include <vector>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("AiFabricRoceHelper");
 
 namespace
 {
@@ -24,8 +31,10 @@ namespace
 void
 WriteFrameWithIcrc(Ptr<PcapFileWrapper> file, Ptr<const Packet> packet)
 {
+    // One buffer for every capture: the simulator runs one event at a time.
+    static std::vector<uint8_t> buf;
     uint32_t size = packet->GetSize();
-    std::vector<uint8_t> buf(size);
+    buf.resize(size);
     packet->CopyData(buf.data(), size);
     RoceFrameInfo info;
     constexpr uint32_t minRoce = roce::DATA_HEADER_BYTES + roce::ICRC_BYTES;
@@ -261,6 +270,33 @@ RoceHelper::AssignStreams(int64_t stream)
     return used;
 }
 
+bool
+RoceHelper::CheckPcapPrefix(const std::string& prefix, std::string* error)
+{
+    if (prefix.empty())
+    {
+        *error = "expected a file name prefix such as \"out/run\", got an empty one";
+        return false;
+    }
+    std::filesystem::path folder = std::filesystem::path(prefix).parent_path();
+    if (folder.empty())
+    {
+        folder = ".";
+    }
+    std::error_code ec;
+    if (!std::filesystem::is_directory(folder, ec))
+    {
+        *error = "folder '" + folder.string() + "' of prefix '" + prefix + "' does not exist";
+        return false;
+    }
+    if (::access(folder.c_str(), W_OK | X_OK) != 0)
+    {
+        *error = "folder '" + folder.string() + "' of prefix '" + prefix + "' is not writable";
+        return false;
+    }
+    return true;
+}
+
 void
 RoceHelper::EnablePcapInternal(std::string prefix,
                                Ptr<NetDevice> nd,
@@ -275,9 +311,22 @@ RoceHelper::EnablePcapInternal(std::string prefix,
     PcapHelper pcapHelper;
     std::string filename =
         explicitFilename ? prefix : pcapHelper.GetFilenameFromDevice(prefix, dev);
-    Ptr<PcapFileWrapper> file =
-        pcapHelper.CreateFile(filename, std::ios::out, PcapHelper::DLT_EN10MB);
+    // PcapHelper::CreateFile would stamp in microseconds, where consecutive 400G frames
+    // (84 ns apart) share a stamp: the wrapper's own NanosecMode writes the nanosecond
+    // magic 0xa1b23c4d and stamps. Other attributes (CaptureSize) keep their defaults.
+    ObjectFactory factory("ns3::PcapFileWrapper");
+    factory.Set("NanosecMode", BooleanValue(true));
+    Ptr<PcapFileWrapper> file = factory.Create<PcapFileWrapper>();
+    file->Open(filename, std::ios::out);
+    NS_ABORT_MSG_IF(file->Fail(), "RoceHelper: cannot write pcap file '" << filename << "'");
+    file->Init(PcapHelper::DLT_EN10MB);
+    NS_ABORT_MSG_IF(file->Fail(), "RoceHelper: cannot write pcap file '" << filename << "'");
+    NS_LOG_INFO("capturing node " << dev->GetNode()->GetId() << " device " << dev->GetIfIndex()
+                                  << " into " << filename);
     dev->TraceConnectWithoutContext("Sniffer", MakeBoundCallback(&WriteFrameWithIcrc, file));
+    // The device may outlive the simulation (nothing else would close the file), and a
+    // stream never closed loses its buffered tail: the last frames of the run.
+    Simulator::ScheduleDestroy(&PcapFileWrapper::Close, file);
 }
 
 } // namespace ns3

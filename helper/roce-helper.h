@@ -73,11 +73,31 @@ class RoceHelper : public PcapHelperForDevice
      */
     int64_t AssignStreams(int64_t stream);
 
+    /**
+     * Check that pcap files can be created with this prefix: it is not empty and its
+     * folder exists and is writable. Programs call it on their --pcap option before
+     * building anything, so that a bad prefix is one line and exit status 1 rather than
+     * an abort when the first file is opened.
+     * \param prefix the file name prefix, possibly with a folder ("out/run1")
+     * \param error set to the reason (naming the folder) when files cannot be created
+     * \return true if files with this prefix can be created
+     */
+    static bool CheckPcapPrefix(const std::string& prefix, std::string* error);
+
   private:
     NetDeviceContainer Link(Ptr<Node> a,
                             Ptr<Node> b,
                             const ObjectFactory& deviceFactory,
                             const ObjectFactory& channelFactory);
+    /**
+     * Capture one RoceNetDevice (other devices are ignored) into a DLT_EN10MB file with
+     * nanosecond timestamps. The file is closed, and so complete on disk, at
+     * Simulator::Destroy(). Aborts if the file cannot be created (see CheckPcapPrefix).
+     * \param prefix file name prefix, or the file name if explicitFilename
+     * \param nd the device
+     * \param promiscuous ignored: a point-to-point port sees only its own frames
+     * \param explicitFilename use prefix as the whole file name
+     */
     void EnablePcapInternal(std::string prefix,
                             Ptr<NetDevice> nd,
                             bool promiscuous,
