@@ -40,19 +40,43 @@ main(int argc, char* argv[])
     uint32_t hostsPerLeaf = 64;
     uint32_t spines = 64;
     uint64_t bytes = 64ull << 20;
-    std::string rate = "400Gbps";
+    DataRate rate("400Gbps");
     std::string cc = "ns3::Dcqcn";
+    std::string pcap;
 
     // The calendar queue suits the many near-future events of a packet network better
     // than ns-3's default map; --SchedulerType=ns3::MapScheduler measures the default.
     GlobalValue::Bind("SchedulerType", StringValue("ns3::CalendarScheduler"));
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("hostsPerLeaf", "Hosts on each of the two leaves", hostsPerLeaf);
-    cmd.AddValue("spines", "Number of spines", spines);
-    cmd.AddValue("bytes", "Bytes each host writes", bytes);
+    ProgramOptions cmd("ai-fabric-bench", __FILE__);
+    cmd.Usage("Whole-program benchmark of the packet path: every host of one leaf writes one "
+              "message to a host of the other leaf, across the spines.");
+    cmd.AddValue("hostsPerLeaf", "Hosts on each of the two leaves", hostsPerLeaf, 1, 1024);
+    cmd.AddValue("spines", "Number of spines", spines, 1, 1024);
+    cmd.AddSize("bytes", "Bytes each host writes", bytes, 1, uint64_t{1} << 40);
     cmd.AddValue("rate", "Rate of every link", rate);
-    cmd.AddValue("cc", "Congestion control TypeId", cc);
-    cmd.Parse(argc, argv);
+    cmd.AddTypeId("cc", "Congestion control TypeId", cc, RoceCongestionControl::GetTypeId());
+    cmd.AddValue("pcap",
+                 "Capture every port into PREFIX-<node>-<device>.pcap (empty: none; the "
+                 "default scenario writes about 70 GB: 8 GiB, 8 captures per frame)",
+                 pcap);
+    if (!cmd.Parse(argc, argv))
+    {
+        return 1;
+    }
+    // Each leaf-spine cable carries hostsPerLeaf x rate / spines (RoceTopologyHelper),
+    // which the helper wants at 1 Mb/s or more.
+    if (static_cast<double>(rate.GetBitRate()) * hostsPerLeaf / spines < 1e6)
+    {
+        return cmd.Fail("spines", "expected at most " +
+                               std::to_string(static_cast<uint64_t>(rate.GetBitRate() / 1e6 * hostsPerLeaf)) +
+                               " spines at this --rate and --hostsPerLeaf (each leaf-spine link "
+                               "runs at rate x hostsPerLeaf / spines, at least 1Mbps)");
+    }
+    std::string pcapError;
+    if (!pcap.empty() && !RoceHelper::CheckPcapPrefix(pcap, &pcapError))
+    {
+        return cmd.Fail("pcap", pcapError);
+    }
     StringValue scheduler;
     GlobalValue::GetValueByName("SchedulerType", scheduler);
 
@@ -61,8 +85,12 @@ main(int argc, char* argv[])
     roce.SetCongestionControl(cc);
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo =
-        topoHelper.LeafSpine(2, spines, hostsPerLeaf, DataRate(rate), 1.0, MicroSeconds(1));
+        topoHelper.LeafSpine(2, spines, hostsPerLeaf, rate, 1.0, MicroSeconds(1));
     roce.AssignStreams(1);
+    if (!pcap.empty())
+    {
+        roce.EnablePcapAll(pcap);
+    }
     uint32_t hosts = 2 * hostsPerLeaf;
     Completion done;
     for (uint32_t i = 0; i < hosts; ++i)
@@ -104,7 +132,7 @@ main(int argc, char* argv[])
     getrusage(RUSAGE_SELF, &usage);
 
     std::cout << std::fixed << std::setprecision(3)
-              << "scenario            " << hosts << " hosts x " << rate << ", 2 leaves, " << spines
+              << "scenario            " << hosts << " hosts x " << cmd.GetText("rate") << ", 2 leaves, " << spines
               << " spines, " << bytes << " B per host, " << cc << ", "
               << scheduler.Get() << "\n"
               << "messages completed  " << done.messages << " of " << hosts << "\n"

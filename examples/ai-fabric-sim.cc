@@ -9,6 +9,8 @@
 //
 //   ai-fabric-sim                                   # built-in default scenario
 //   ai-fabric-sim --scenario=my.json --iterations=2
+//   ai-fabric-sim --oversubscription=2 --spines=1   # what-ifs: one setting each
+//   ai-fabric-sim --workload=aicb.txt --gpu=A100 --servers=4 --cc=none
 //   ai-fabric-sim --ns3::Dcqcn::RateAi=20Mbps       # any attribute, as in every ns-3 program
 //
 #include "ns3/ai-fabric-module.h"
@@ -34,24 +36,55 @@ main(int argc, char* argv[])
     uint32_t seed = 0;
     bool progress = true;
     bool plots = true;
+    std::string pcap;
+    std::string pcapNodes;
 
-    CommandLine cmd(__FILE__);
+    ProgramOptions cmd("ai-fabric-sim", __FILE__);
     cmd.Usage("Simulate DNN training iterations on a GPU cluster fabric. Without --scenario "
               "the built-in default runs: 2 H100 servers x 8 GPUs, 400G rail-optimized RoCE "
-              "fabric with DCQCN, replaying the shipped GPT-3 1.3B trace (TP 8, DP 2).");
-    cmd.AddValue("scenario", "Scenario JSON file (see doc/ai-fabric.rst, Scenario files)", scenarioFile);
-    cmd.AddValue("out", "Output folder (overrides the scenario's)", out);
-    cmd.AddValue("iterations", "Iterations to run (overrides the scenario's)", iterations);
-    cmd.AddValue("seed", "Random run number (overrides the scenario's)", seed);
+              "fabric with DCQCN, replaying the shipped GPT-3 1.3B trace (TP 8, DP 2). The "
+              "what-if options (--workload to --computeScale) each override one setting of "
+              "the scenario, or of that default.");
+    cmd.AddInputFile("scenario", "Scenario JSON file (see doc/ai-fabric.rst, Scenario files)", scenarioFile);
+    cmd.AddOutputFolder("out", "Output folder (overrides the scenario's)", out);
+    cmd.AddValue("iterations", "Iterations to run (0: the scenario's)", iterations, 0, 100000);
+    cmd.AddValue("seed", "Random run number (0: the scenario's)", seed);
     cmd.AddValue("progress", "Progress line on stderr during long runs", progress);
     cmd.AddValue("plots", "Draw PNG plots with gnuplot", plots);
-    cmd.Parse(argc, argv);
+    cmd.AddValue("pcap",
+                 "Capture every RoCE port into PREFIX-nic<i>.pcap and PREFIX-sw<j>-<port>.pcap "
+                 "(nanosecond stamps; overrides the scenario's outputs/pcap)",
+                 pcap);
+    cmd.AddValue("pcapNodes",
+                 "With --pcap: capture only these nodes, comma-separated names as in links.csv "
+                 "(e.g. nic0,sw2; default all)",
+                 pcapNodes);
+    // What-ifs: one setting of the scenario (or of the default) each.
+    ScenarioOverrides whatIf;
+    whatIf.AddTo(cmd);
+    if (!cmd.Parse(argc, argv))
+    {
+        return 1;
+    }
+    std::string pcapError;
+    if (!pcap.empty() && !RoceHelper::CheckPcapPrefix(pcap, &pcapError))
+    {
+        return cmd.Fail("pcap", pcapError);
+    }
 
     TrainingScenario scenario = TrainingScenario::Default(AI_FABRIC_TRACES_DIR);
     if (!scenarioFile.empty())
     {
         std::string error;
         if (!TrainingScenario::Read(scenarioFile, scenario, &error))
+        {
+            std::cerr << "ai-fabric-sim: " << error << "\n";
+            return 1;
+        }
+    }
+    {
+        std::string error;
+        if (!whatIf.Apply(scenario, &error))
         {
             std::cerr << "ai-fabric-sim: " << error << "\n";
             return 1;
@@ -64,6 +97,8 @@ main(int argc, char* argv[])
     scenario.iterations = iterations ? iterations : scenario.iterations;
     scenario.seed = seed ? seed : scenario.seed;
     scenario.plots = scenario.plots && plots;
+    scenario.pcapPrefix = pcap.empty() ? scenario.pcapPrefix : pcap;
+    scenario.pcapNodes = pcapNodes.empty() ? scenario.pcapNodes : pcapNodes;
 
     // --ns3::Class::Attribute=value on the command line wins over the same attribute in
     // the scenario's fabric/config: it joins that list last (the simulation applies the
@@ -87,12 +122,24 @@ main(int argc, char* argv[])
         return 1;
     }
 
+    // The outputs are written after the run: a folder that cannot take them is found now.
+    std::string outError;
+    if (!CheckOutputFolder(scenario.outputDir, &outError))
+    {
+        std::cerr << "ai-fabric-sim: " << (out.empty() ? scenario.source + ": /outputs/dir" : "--out")
+                  << ": " << scenario.outputDir << ": expected a writable folder (" << outError << ")\n";
+        return 1;
+    }
     TrainingSimulation sim(scenario);
     std::string error;
     if (!sim.Build(&error))
     {
         std::cerr << "ai-fabric-sim: " << error << "\n";
         return 1;
+    }
+    for (const std::string& warning : sim.GetWarnings())
+    {
+        std::cerr << "ai-fabric-sim: warning: " << warning << "\n";
     }
     sim.Run(progress);
 

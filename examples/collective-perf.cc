@@ -31,44 +31,6 @@ const std::map<std::string, CollectiveType> COLLECTIVES{
     {"reduce", CollectiveType::REDUCE},
 };
 
-/// "64M" / "1G" / "4096" → bytes; 0 on a malformed value.
-uint64_t
-ParseBytes(const std::string& text)
-{
-    char* end = nullptr;
-    double value = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() || value < 0)
-    {
-        return 0;
-    }
-    std::string unit(end);
-    uint64_t scale = unit.empty() || unit == "B" ? 1
-                     : unit == "K"               ? 1ull << 10
-                     : unit == "M"               ? 1ull << 20
-                     : unit == "G"               ? 1ull << 30
-                                                 : 0;
-    return static_cast<uint64_t>(value * scale);
-}
-
-template <typename T>
-bool
-Lookup(const std::map<std::string, T>& table, const std::string& key, T& out, const char* what)
-{
-    auto it = table.find(key);
-    if (it == table.end())
-    {
-        std::cerr << "collective-perf: unknown " << what << " '" << key << "'; one of:";
-        for (const auto& [name, value] : table)
-        {
-            std::cerr << ' ' << name;
-        }
-        std::cerr << '\n';
-        return false;
-    }
-    out = it->second;
-    return true;
-}
-
 void
 Store(CollectiveResult* out, const CollectiveResult& result)
 {
@@ -85,71 +47,146 @@ main(int argc, char* argv[])
     uint32_t servers = 1;
     std::string nvlinkPreset = "H100";
     uint32_t ranks = 8;
-    std::string minBytesText = "1M";
-    std::string maxBytesText = "64M";
+    uint64_t minBytes = 1 << 20;
+    uint64_t maxBytes = 64 << 20;
     uint32_t factor = 2;
-    uint32_t channels = 1;
-    std::string chunkText = "auto";
-    std::string rate = "400Gbps";
+    uint32_t channels = 0;
+    uint64_t chunkBytes = 0; // auto
+    std::string chunkText;
+    DataRate linkRate("400Gbps");
+    std::string rate;
     Time latency = MicroSeconds(1);
     uint32_t leaves = 1;
     uint32_t spines = 1;
     double oversubscription = 1.0;
     std::string cc = "ns3::Dcqcn";
     std::string csv = "collective-perf.csv";
+    std::string pcap;
 
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("collective", "all-reduce, all-gather, reduce-scatter, all-to-all, broadcast, reduce", collectiveName);
-    cmd.AddValue("algorithm",
-                 "auto, ring, tree, halving-doubling, direct, hierarchical; dgx also nvls "
-                 "(one server) and rail-ring (rail-aligned channels)",
-                 algorithmName);
-    cmd.AddValue("transport",
+    std::vector<std::string> collectiveNames;
+    for (const auto& [name, value] : COLLECTIVES)
+    {
+        collectiveNames.push_back(name);
+    }
+    std::vector<std::string> algorithmNames{AUTO_ALGORITHM_NAME};
+    for (CollectiveAlgorithm a : GetCollectiveAlgorithms())
+    {
+        algorithmNames.push_back(CollectiveAlgorithmToString(a));
+    }
+    std::vector<std::string> gpuNames;
+    for (const GpuPreset& p : GpuPreset::GetAll())
+    {
+        gpuNames.push_back(p.name);
+    }
+
+    ProgramOptions cmd("collective-perf", __FILE__);
+    cmd.Usage("nccl-tests for the simulator: sweep message sizes for one collective and "
+              "algorithm on the RoCE fabric, the ideal transport or DGX servers.");
+    cmd.AddChoice("collective", "Collective", collectiveName, collectiveNames);
+    cmd.AddChoice("algorithm",
+                 GetCollectiveAlgorithmNameList() +
+                     " (auto: the fastest by the cost model, per size; nvls needs GPUs on one "
+                     "NVSwitch that supports it; rail-ring and hierarchical need servers)",
+                 algorithmName,
+                 algorithmNames);
+    cmd.AddChoice("transport",
                  "rdma (RoCE fabric, one host per rank), ideal (rate + latency), or dgx "
                  "(servers of GPUs on NVSwitch + one NIC per GPU, rail-optimized)",
-                 transportName);
-    cmd.AddValue("servers", "dgx: servers (ranks = servers x GPUs per server)", servers);
-    cmd.AddValue("nvlink", "dgx: NVLink preset A100, H100 or B200", nvlinkPreset);
-    cmd.AddValue("ranks", "Number of ranks (one host each)", ranks);
-    cmd.AddValue("minBytes", "Smallest size (suffix K, M, G allowed)", minBytesText);
-    cmd.AddValue("maxBytes", "Largest size", maxBytesText);
-    cmd.AddValue("stepFactor", "Size multiplier between rows", factor);
-    cmd.AddValue("channels", "Ring channels", channels);
-    cmd.AddValue("chunk",
-                 "Pipelining chunk (K, M suffix); auto = 512K for trees, none otherwise",
-                 chunkText);
-    cmd.AddValue("rate", "Rate of every link (rdma) or port (ideal)", rate);
+                 transportName,
+                 {"rdma", "ideal", "dgx"});
+    cmd.AddValue("servers", "dgx: servers (ranks = servers x GPUs per server)", servers, 1, 512);
+    cmd.AddChoice("nvlink", "dgx: GPU preset (NVLink and NVLS)", nvlinkPreset, gpuNames);
+    cmd.AddValue("ranks", "Number of ranks (one host each)", ranks, 2, 4096);
+    cmd.AddSize("minBytes", "Smallest size", minBytes, 1, uint64_t{1} << 40);
+    cmd.AddSize("maxBytes", "Largest size", maxBytes, 1, uint64_t{1} << 40);
+    cmd.AddValue("stepFactor", "Size multiplier between rows", factor, 2, 1024);
+    cmd.AddValue("channels",
+                 "Ring channels; 0 = one per GPU of a server (dgx: ranks/servers; rdma and "
+                 "ideal: 1), as ai-fabric-sim",
+                 channels,
+                 0,
+                 64);
+    cmd.AddSize("chunk",
+                 "Pipelining chunk (K, M suffix); auto = each algorithm's default (tree and "
+                 "hierarchical 512K, nvls 128K, others none)",
+                 chunkBytes,
+                 1,
+                 uint64_t{1} << 40,
+                 "auto",
+                 0);
+    cmd.AddValue("rate", "Rate of every link (rdma) or port (ideal)", linkRate);
     cmd.AddValue("latency", "Cable delay (rdma) or per-message latency (ideal)", latency);
-    cmd.AddValue("leaves", "Leaves of the fabric (1 = one switch)", leaves);
-    cmd.AddValue("spines", "Spines (with leaves > 1)", spines);
-    cmd.AddValue("oversubscription", "Leaf downlink / uplink capacity", oversubscription);
-    cmd.AddValue("cc", "Congestion control of the NICs", cc);
-    cmd.AddValue("csv", "CSV output file (\"none\": no CSV)", csv);
-    cmd.Parse(argc, argv);
-
-    CollectiveType type;
-    if (!Lookup(COLLECTIVES, collectiveName, type, "collective"))
+    cmd.AddValue("leaves", "Leaves of the fabric (1 = one switch)", leaves, 1, 256);
+    cmd.AddValue("spines", "Spines (with leaves > 1, and dgx)", spines, 1, 256);
+    cmd.AddValue("oversubscription", "Leaf downlink / uplink capacity", oversubscription, 0, 1000, true);
+    cmd.AddTypeId("cc", "Congestion control of the NICs", cc, RoceCongestionControl::GetTypeId());
+    cmd.AddOutputFile("csv", "CSV output file (\"none\": no CSV)", csv, "none");
+    cmd.AddValue("pcap",
+                 "rdma, dgx: capture every port into PREFIX-<node>-<device>.pcap (nanosecond "
+                 "stamps; empty: none)",
+                 pcap);
+    if (!cmd.Parse(argc, argv))
     {
         return 1;
     }
-    uint64_t minBytes = ParseBytes(minBytesText);
-    uint64_t maxBytes = ParseBytes(maxBytesText);
+    const CollectiveType type = COLLECTIVES.at(collectiveName);
+    rate = cmd.GetText("rate");
+    chunkText = cmd.GetText("chunk");
     const bool dgx = transportName == "dgx";
-    if (minBytes == 0 || maxBytes < minBytes || factor < 2 || ranks < 2 || servers < 1 ||
-        (transportName != "rdma" && transportName != "ideal" && !dgx) ||
-        (dgx && ranks % servers != 0) || (leaves > 1 && ranks % leaves != 0) ||
-        (algorithmName == "nvls" && !(dgx && servers == 1)) ||
-        (algorithmName == "rail-ring" && !dgx))
+    const std::string ranksText = " --ranks=" + std::to_string(ranks);
+    if (maxBytes < minBytes)
     {
-        std::cerr << "collective-perf: need 0 < minBytes <= maxBytes, stepFactor >= 2, "
-                     "ranks >= 2, transport rdma|ideal|dgx, ranks divisible by leaves (rdma) "
-                     "or servers (dgx); nvls needs dgx with one server, rail-ring needs dgx\n";
+        return cmd.Fail("maxBytes", "expected at least --minBytes=" + cmd.GetText("minBytes"));
+    }
+    if (dgx && ranks % servers != 0)
+    {
+        return cmd.Fail("servers", "expected a divisor of" + ranksText + " (dgx: ranks = servers x GPUs per server)");
+    }
+    if (transportName == "rdma" && leaves > 1 && ranks % leaves != 0)
+    {
+        return cmd.Fail("leaves", "expected a divisor of" + ranksText + " (hosts per leaf = ranks / leaves)");
+    }
+    // Leaf-spine cables carry hosts-per-leaf x rate / (spines x oversubscription), which
+    // the topology helpers want at 1 Mb/s or more (dgx: one leaf per rail, servers hosts).
+    const uint32_t hostsPerLeaf = dgx ? servers : ranks / leaves;
+    if ((dgx || leaves > 1) &&
+        static_cast<double>(linkRate.GetBitRate()) * hostsPerLeaf / (spines * oversubscription) < 1e6)
+    {
+        return cmd.Fail("spines", "expected fewer spines or less oversubscription: leaf-spine links "
+                                  "would run below 1Mbps");
+    }
+    std::string pcapError;
+    if (!pcap.empty() && transportName == "ideal")
+    {
+        return cmd.Fail("pcap", "the ideal transport sends no packets (use rdma or dgx)");
+    }
+    if (!pcap.empty() && !RoceHelper::CheckPcapPrefix(pcap, &pcapError))
+    {
+        return cmd.Fail("pcap", pcapError);
+    }
+    // The GPU table says which NVSwitches reduce in the switch: NVLS on A100 is refused
+    // here, before anything is built, and auto never picks it there.
+    const GpuPreset* gpu = GpuPreset::Find(nvlinkPreset);
+    if (dgx && !gpu)
+    {
+        std::cerr << "collective-perf: --nvlink=" << nvlinkPreset << ": expected a GPU preset: "
+                  << GpuPreset::GetNameList() << "\n";
+        return 1;
+    }
+    if (dgx && algorithmName == "nvls" && !gpu->nvls)
+    {
+        std::cerr << "collective-perf: --algorithm=nvls: the " << nvlinkPreset
+                  << " GPU preset has no NVLS (NVLink SHARP needs Hopper or newer: "
+                  << GpuPreset::GetNvlsNameList() << ")\n";
         return 1;
     }
     // rdma and ideal: every rank is a host of its own; dgx: servers of GPUs.
     CommGroup group =
         dgx ? CommGroup::Uniform(servers, ranks / servers) : CommGroup::Uniform(ranks, 1);
-    CollectiveSelection selection;
+    if (channels == 0)
+    {
+        channels = CollectiveDefaultChannels(dgx ? ranks / servers : 1);
+    }
 
     Ptr<CollectiveTransport> transport;
     RoceHelper roce;
@@ -159,7 +196,7 @@ main(int argc, char* argv[])
     {
         roce.SetCongestionControl(cc);
         GpuClusterHelper helper(roce);
-        cluster = helper.Build(servers, ranks / servers, nvlinkPreset, DataRate(rate),
+        cluster = helper.Build(servers, ranks / servers, nvlinkPreset, linkRate,
                                std::max<uint32_t>(spines, 1), oversubscription, latency);
         roce.AssignStreams(1);
         topo = cluster.network;
@@ -169,9 +206,9 @@ main(int argc, char* argv[])
     {
         roce.SetCongestionControl(cc);
         RoceTopologyHelper topoHelper(roce);
-        topo = leaves > 1 ? topoHelper.LeafSpine(leaves, spines, ranks / leaves, DataRate(rate),
+        topo = leaves > 1 ? topoHelper.LeafSpine(leaves, spines, ranks / leaves, linkRate,
                                                  oversubscription, latency)
-                          : topoHelper.Star(ranks, DataRate(rate), latency);
+                          : topoHelper.Star(ranks, linkRate, latency);
         roce.AssignStreams(1);
         Ptr<RdmaTransport> rdma = CreateObject<RdmaTransport>();
         rdma->SetNics(topo.nics);
@@ -181,50 +218,56 @@ main(int argc, char* argv[])
     {
         Ptr<IdealTransport> ideal = CreateObject<IdealTransport>();
         ideal->SetAttribute("NRanks", UintegerValue(ranks));
-        ideal->SetAttribute("DataRate", DataRateValue(DataRate(rate)));
+        ideal->SetAttribute("DataRate", DataRateValue(linkRate));
         ideal->SetAttribute("Latency", TimeValue(latency));
         transport = ideal;
     }
     Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
     engine->SetTransport(transport);
+    // auto estimates every applicable algorithm on this carrier and takes the fastest.
+    const CollectiveSelection selection(transport);
     {
-        // auto picks NVLS where the carrier can reduce in the switch (one DGX server).
-        std::vector<uint32_t> all(ranks);
-        std::iota(all.begin(), all.end(), 0u);
-        selection.switchReduction = transport->CanReduceInSwitch(all);
+        std::string why;
+        bool known = false;
+        if (!selection.CanMakePlan(type, algorithmName, group, &known, &why))
+        {
+            std::cerr << "collective-perf: --algorithm=" << algorithmName << ": " << why << '\n';
+            Simulator::Destroy();
+            return 1;
+        }
     }
 
+    if (!pcap.empty())
+    {
+        roce.EnablePcapAll(pcap);
+    }
     std::ofstream out;
     if (csv != "none")
     {
         out.open(csv);
-        out << "collective,algorithm,transport,ranks,size_bytes,count,time_us,algbw_GBps,busbw_GBps\n";
+        out << "collective,requested,algorithm,transport,ranks,size_bytes,count,time_us,algbw_GBps,"
+               "busbw_GBps\n";
     }
     std::printf("# %s, algorithm %s, %u ranks, transport %s (%s, %s)\n",
                 collectiveName.c_str(), algorithmName.c_str(), ranks, transportName.c_str(),
                 rate.c_str(), transportName == "ideal" ? "no packets" : cc.c_str());
-    std::printf("#\n# %12s %12s %8s %6s %6s %10s %8s %8s %6s\n", "size", "count", "type", "redop",
-                "root", "time", "algbw", "busbw", "#wrong");
+    std::printf("# %u channel(s), chunk %s\n", channels, chunkText.c_str());
+    std::printf("#\n# %12s %12s %8s %6s %6s %10s %8s %8s %6s  %s\n", "size", "count", "type",
+                "redop", "root", "time", "algbw", "busbw", "#wrong", "algo");
     std::printf("# %12s %12s %8s %6s %6s %10s %8s %8s %6s\n", "(B)", "(elements)", "", "", "",
                 "(us)", "(GB/s)", "(GB/s)", "");
     CollectivePlanOptions options;
     options.channels = channels;
-    // Without pipelining a tree moves the whole message level by level; NCCL pipelines
-    // trees in chunks, so the default does too.
-    options.chunkBytes = chunkText == "auto"
-                             ? (algorithmName == "tree" ? 512ull << 10 : 0)
-                             : ParseBytes(chunkText);
+    // 0: each algorithm's own chunk (CollectiveDefaultChunkBytes): NCCL pipelines trees
+    // and NVLS in chunks.
+    options.chunkBytes = chunkBytes;
     double busSum = 0;
     uint32_t rows = 0;
     for (uint64_t bytes = minBytes; bytes <= maxBytes; bytes *= factor)
     {
         CollectiveResult result;
         // "auto" may pick a different algorithm per size (see CollectiveSelection).
-        CommPlan plan = algorithmName == "rail-ring"
-                            ? RingAllReduceOrdered(RailAlignedRingOrders(group, channels),
-                                                   bytes,
-                                                   options.chunkBytes)
-                            : selection.MakePlan(type, algorithmName, group, bytes, options);
+        CommPlan plan = selection.MakePlan(type, algorithmName, group, bytes, options);
         Simulator::ScheduleNow(
             [&, plan]() { engine->Run(plan, MakeBoundCallback(&Store, &result)); });
         Simulator::Run(); // returns when the fabric is idle again
@@ -232,14 +275,15 @@ main(int argc, char* argv[])
         bool rooted = type == CollectiveType::BROADCAST || type == CollectiveType::REDUCE;
         bool reduces = type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE ||
                        type == CollectiveType::REDUCE_SCATTER;
-        std::printf("  %12llu %12llu %8s %6s %6d %10.1f %8.2f %8.2f %6s\n",
+        std::printf("  %12llu %12llu %8s %6s %6d %10.1f %8.2f %8.2f %6s  %s\n",
                     static_cast<unsigned long long>(bytes),
                     static_cast<unsigned long long>(bytes / 4), "float",
                     reduces ? "sum" : "none", rooted ? 0 : -1, us, result.algBw / 1e9,
-                    result.busBw / 1e9, "N/A");
+                    result.busBw / 1e9, "N/A", plan.GetAlgorithm().c_str());
         if (out)
         {
-            out << collectiveName << ',' << algorithmName << ',' << transportName << ',' << ranks
+            out << collectiveName << ',' << algorithmName << ',' << plan.GetAlgorithm() << ','
+                << transportName << ',' << ranks
                 << ',' << bytes << ',' << bytes / 4 << ',' << us << ',' << result.algBw / 1e9
                 << ',' << result.busBw / 1e9 << '\n';
         }

@@ -55,29 +55,50 @@ main(int argc, char* argv[])
     Time duration = MilliSeconds(20);
     Time stagger = MilliSeconds(2);
     Time interval = MicroSeconds(10);
-    std::string rate = "100Gbps";
+    DataRate rate("100Gbps");
     std::string csv = "dcqcn-convergence.csv";
+    std::string pcap;
 
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("flows", "Number of long flows", flows);
-    cmd.AddValue("duration", "Simulated time", duration);
+    ProgramOptions cmd("dcqcn-convergence", __FILE__);
+    cmd.Usage("DCQCN convergence on a dumbbell: long flows share one bottleneck; the flows' "
+              "DCQCN rates and the bottleneck queue go to a CSV time series.");
+    cmd.AddValue("flows", "Number of long flows", flows, 1, 256);
+    cmd.AddValue("duration", "Simulated time", duration, true);
     cmd.AddValue("stagger", "Start time between consecutive flows", stagger);
-    cmd.AddValue("interval", "Sampling interval", interval);
+    cmd.AddValue("interval", "Sampling interval", interval, true);
     cmd.AddValue("rate", "Rate of every link", rate);
-    cmd.AddValue("csv", "Output CSV file", csv);
-    cmd.Parse(argc, argv);
-    if (flows < 1 || !duration.IsStrictlyPositive() || !interval.IsStrictlyPositive())
+    cmd.AddOutputFile("csv", "Output CSV file", csv);
+    cmd.AddValue("pcap",
+                 "Capture every port into PREFIX-<node>-<device>.pcap (nanosecond stamps; "
+                 "empty: none)",
+                 pcap);
+    if (!cmd.Parse(argc, argv))
     {
-        std::cerr << "dcqcn-convergence: need flows >= 1, positive duration and interval\n";
         return 1;
+    }
+    // One CSV row per interval: a million rows is already a large file.
+    if (duration.GetSeconds() / interval.GetSeconds() > 1e6)
+    {
+        return cmd.Fail("interval", "expected at most a million samples over --duration=" +
+                                 cmd.GetText("duration") + ", an interval of at least " +
+                                 std::to_string(duration.GetNanoSeconds() / 1000000 + 1) + "ns");
+    }
+    std::string pcapError;
+    if (!pcap.empty() && !RoceHelper::CheckPcapPrefix(pcap, &pcapError))
+    {
+        return cmd.Fail("pcap", pcapError);
     }
 
     RoceHelper roce;
     roce.SetCongestionControl("ns3::Dcqcn");
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo =
-        topoHelper.Dumbbell(flows, flows, DataRate(rate), DataRate(rate), MicroSeconds(1));
+        topoHelper.Dumbbell(flows, flows, rate, rate, MicroSeconds(1));
     roce.AssignStreams(1);
+    if (!pcap.empty())
+    {
+        roce.EnablePcapAll(pcap);
+    }
 
     std::ofstream out(csv);
     if (!out)
@@ -94,7 +115,7 @@ main(int argc, char* argv[])
         sampler.qps.push_back(tx);
         sampler.receivers.push_back(rx);
         // Long enough to outlast the run at line rate.
-        uint64_t bytes = static_cast<uint64_t>(DataRate(rate).GetBitRate() / 8.0 *
+        uint64_t bytes = static_cast<uint64_t>(rate.GetBitRate() / 8.0 *
                                                duration.GetSeconds()) + 1;
         Simulator::Schedule(stagger * i, &RdmaQueuePair::PostWrite, tx, bytes);
     }
@@ -116,7 +137,7 @@ main(int argc, char* argv[])
     Simulator::Run();
 
     std::cout << std::fixed << std::setprecision(2) << "DCQCN, " << flows
-              << " flows on a " << rate << " dumbbell, " << duration.GetMilliSeconds()
+              << " flows on a " << cmd.GetText("rate") << " dumbbell, " << duration.GetMilliSeconds()
               << " ms\n";
     double total = 0;
     for (uint32_t i = 0; i < flows; ++i)

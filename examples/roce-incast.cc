@@ -4,7 +4,7 @@
 // receiver's port is the bottleneck. With PFC on, the switch pauses the senders and
 // nothing is lost; with PFC off, the lossy queue overflows and go-back-N recovers.
 //
-//   ./roce-incast --senders=8 --pfc=1 --cc=ns3::Dcqcn --bytes=4194304
+//   ./roce-incast --senders=8 --pfc=1 --cc=ns3::Dcqcn --bytes=4M
 //
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"
@@ -38,31 +38,37 @@ main(int argc, char* argv[])
     uint64_t bytes = 4 << 20;
     bool pfc = true;
     std::string cc = "ns3::Dcqcn";
-    std::string rate = "100Gbps";
+    DataRate rate("100Gbps");
     Time delay = MicroSeconds(1);
     std::string pcap;
 
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("senders", "Number of senders", senders);
-    cmd.AddValue("bytes", "Bytes each sender writes", bytes);
+    ProgramOptions cmd("roce-incast", __FILE__);
+    cmd.Usage("N:1 incast on one switch: every sender writes one message to the same receiver.");
+    cmd.AddValue("senders", "Number of senders", senders, 1, 1024);
+    cmd.AddSize("bytes", "Bytes each sender writes", bytes, 1, uint64_t{1} << 40);
     cmd.AddValue("pfc", "Lossless priority with PFC (1) or lossy (0)", pfc);
-    cmd.AddValue("cc", "Congestion control TypeId (ns3::Dcqcn, ns3::NoCongestionControl)", cc);
+    cmd.AddTypeId("cc", "Congestion control TypeId", cc, RoceCongestionControl::GetTypeId());
     cmd.AddValue("rate", "Link rate", rate);
     cmd.AddValue("delay", "Link delay", delay);
-    cmd.AddValue("pcap", "Write pcap files with this prefix (empty: none)", pcap);
-    cmd.Parse(argc, argv);
-
-    if (senders < 1 || bytes == 0)
+    cmd.AddValue("pcap",
+                 "Capture every port into PREFIX-<node>-<device>.pcap (nanosecond stamps; "
+                 "empty: none)",
+                 pcap);
+    if (!cmd.Parse(argc, argv))
     {
-        std::cerr << "roce-incast: --senders must be >= 1 and --bytes > 0\n";
         return 1;
+    }
+    std::string pcapError;
+    if (!pcap.empty() && !RoceHelper::CheckPcapPrefix(pcap, &pcapError))
+    {
+        return cmd.Fail("pcap", pcapError);
     }
 
     RoceHelper roce;
     roce.SetCongestionControl(cc);
     roce.SetMmuAttribute("LosslessPriorities", UintegerValue(pfc ? (1u << 3) : 0u));
     RoceTopologyHelper topoHelper(roce);
-    RoceTopology topo = topoHelper.Star(senders + 1, DataRate(rate), delay);
+    RoceTopology topo = topoHelper.Star(senders + 1, rate, delay);
     roce.AssignStreams(1);
     if (!pcap.empty())
     {
@@ -93,7 +99,7 @@ main(int argc, char* argv[])
     const uint64_t delivered = delivery.bytes;
     double goodput = delivered * 8.0 / delivery.last.GetSeconds();
     std::cout << std::fixed << std::setprecision(3);
-    std::cout << "incast " << senders << ":1 at " << rate << ", PFC " << (pfc ? "on" : "off")
+    std::cout << "incast " << senders << ":1 at " << cmd.GetText("rate") << ", PFC " << (pfc ? "on" : "off")
               << ", CC " << cc << "\n"
               << "  delivered        " << delivered << " of " << senders * bytes << " bytes\n"
               << "  completion       " << delivery.last.GetMicroSeconds() << " us\n"

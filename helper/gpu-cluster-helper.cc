@@ -2,7 +2,11 @@
 #include "gpu-cluster-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/config.h"
+#include "ns3/gpu-preset.h"
 #include "ns3/rdma-transport.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -112,6 +116,37 @@ PerServerTransport::SwitchMulticast(uint32_t src,
     carrier->SwitchMulticast(m_group.GetLocalIndex(src), local, bytes, channel, done);
 }
 
+CarrierPath
+PerServerTransport::DescribePath(uint32_t src, uint32_t dst) const
+{
+    NS_ABORT_MSG_IF(!m_group.SameServer(src, dst),
+                    "PerServerTransport::DescribePath: ranks " << src << " and " << dst
+                                                               << " are on different servers");
+    const uint32_t index = m_carrierOfServer.at(m_group.GetServer(src));
+    CarrierPath path =
+        m_servers[index]->DescribePath(m_group.GetLocalIndex(src), m_group.GetLocalIndex(dst));
+    path.txPort = path.txPort * m_servers.size() + index;
+    path.rxPort = path.rxPort * m_servers.size() + index;
+    return path;
+}
+
+CarrierSwitchPath
+PerServerTransport::DescribeSwitchPath(const std::vector<uint32_t>& members) const
+{
+    const auto [carrier, local] = Local(members);
+    NS_ABORT_MSG_IF(!carrier, "PerServerTransport::DescribeSwitchPath: the ranks are not all on one server");
+    const uint32_t index = m_carrierOfServer.at(m_group.GetServer(members[0]));
+    CarrierSwitchPath sw = carrier->DescribeSwitchPath(local);
+    for (auto* ports : {&sw.txPorts, &sw.rxPorts})
+    {
+        for (auto& p : *ports)
+        {
+            p = p * m_servers.size() + index;
+        }
+    }
+    return sw;
+}
+
 uint32_t
 PerServerTransport::GetNRanks() const
 {
@@ -123,6 +158,22 @@ PerServerTransport::DoDispose()
 {
     m_servers.clear();
     CollectiveTransport::DoDispose();
+}
+
+bool
+GpuClusterHelper::SetGpuDefaults(const std::string& gpu)
+{
+    const GpuPreset* p = GpuPreset::Find(gpu);
+    if (!p)
+    {
+        return false;
+    }
+    Config::SetDefault("ns3::NvSwitchFabric::LinkCount", UintegerValue(p->nvlinkCount));
+    Config::SetDefault("ns3::NvSwitchFabric::PerLinkRate", DataRateValue(p->nvlinkRate));
+    Config::SetDefault("ns3::NvSwitchFabric::CreditChunks", UintegerValue(p->creditChunks));
+    Config::SetDefault("ns3::NvSwitchFabric::NvlsSupported", BooleanValue(p->nvls));
+    Config::SetDefault("ns3::TransformerTraceGenerator::Gpu", StringValue(p->name));
+    return true;
 }
 
 GpuClusterHelper::GpuClusterHelper(RoceHelper& roce)

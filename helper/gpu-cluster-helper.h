@@ -27,6 +27,10 @@ class PerServerTransport : public CollectiveTransport
     void Setup(const CommGroup& group, const std::vector<Ptr<CollectiveTransport>>& servers);
     void Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done) override;
     uint32_t GetNRanks() const override;
+    /// The server's carrier describes it; ports of different servers stay distinct.
+    CarrierPath DescribePath(uint32_t src, uint32_t dst) const override;
+    /// The server's carrier describes it, as DescribePath.
+    CarrierSwitchPath DescribeSwitchPath(const std::vector<uint32_t>& members) const override;
     bool CanReduceInSwitch(const std::vector<uint32_t>& members) const override;
     void SwitchReduce(const std::vector<uint32_t>& members,
                       uint32_t dst,
@@ -75,9 +79,10 @@ class GpuClusterHelper
     /**
      * \param servers servers
      * \param gpusPerServer GPUs (and NICs) per server
-     * \param nvlinkPreset "A100", "H100" or "B200" (NvSwitchFabric presets), applied to
-     *        each fabric over its attributes; "" keeps the NvSwitchFabric defaults (e.g.
-     *        a preset made the default with NvSwitchFabric::SetPreset, then overridden)
+     * \param nvlinkPreset a GpuPreset name ("A100", "H100", "H200", "B200"), applied to
+     *        each fabric with NvSwitchFabric::ApplyPreset over its attributes; "" keeps
+     *        the NvSwitchFabric defaults (e.g. a preset made the default with
+     *        SetGpuDefaults, then overridden)
      * \param nicRate rate of every NIC and leaf port
      * \param spines spines of the rail-optimized fabric
      * \param oversubscription rail leaf downlink / uplink capacity
@@ -103,6 +108,16 @@ class GpuClusterHelper
      * \param nvlinkPreset as for Build
      */
     GpuCluster BuildOn(const RoceTopology& network, uint32_t gpusPerServer, const std::string& nvlinkPreset);
+
+    /**
+     * Make a GPU preset the default of the objects built afterwards, so that settings
+     * made after this call (Config::SetDefault, --ns3:: options) win over it: the
+     * NvSwitchFabric's LinkCount, PerLinkRate, CreditChunks and NvlsSupported, and the
+     * TransformerTraceGenerator's Gpu (its compute figures).
+     * \param gpu a GpuPreset name
+     * \return false, changing nothing, if gpu is not one
+     */
+    static bool SetGpuDefaults(const std::string& gpu);
 
   private:
     RoceHelper& m_roce;

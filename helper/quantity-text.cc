@@ -12,9 +12,10 @@ namespace ns3
 namespace
 {
 
-/// Split "<digits>[.<digits>][e<exp>]<unit>" (no sign, no spaces).
+/// Split "<digits>[.<digits>][e<exp>]<unit>" (no sign, no spaces); unit may be empty
+/// only if emptyUnit.
 bool
-SplitNumber(const std::string& s, double* value, std::string* unit)
+SplitNumber(const std::string& s, double* value, std::string* unit, bool emptyUnit = false)
 {
     std::size_t i = 0;
     std::size_t digits = 0;
@@ -49,7 +50,7 @@ SplitNumber(const std::string& s, double* value, std::string* unit)
     }
     *value = std::strtod(s.substr(0, i).c_str(), nullptr);
     *unit = s.substr(i);
-    return std::isfinite(*value) && !unit->empty();
+    return std::isfinite(*value) && (emptyUnit || !unit->empty());
 }
 
 void
@@ -129,6 +130,69 @@ TextToTime(const std::string& text, Time& time, std::string* why)
         return false;
     }
     time = Time::FromDouble(value, it->second.first);
+    return true;
+}
+
+const char* const BYTES_FORMS =
+    "like 4096, 64K, 16M or 1G (K, M, G, T, KiB, MiB, GiB, TiB binary; kB, MB, GB, TB decimal)";
+
+bool
+TextToBytes(const std::string& text, uint64_t& bytes, std::string* why)
+{
+    // Binary: single letters (as nccl-tests reads sizes) and IEC names; decimal: SI names.
+    static const std::map<std::string, double> units = {{"", 1},
+                                                        {"B", 1},
+                                                        {"K", 1024.0},
+                                                        {"k", 1024.0},
+                                                        {"KiB", 1024.0},
+                                                        {"M", 1048576.0},
+                                                        {"m", 1048576.0},
+                                                        {"MiB", 1048576.0},
+                                                        {"G", 1073741824.0},
+                                                        {"g", 1073741824.0},
+                                                        {"GiB", 1073741824.0},
+                                                        {"T", 1099511627776.0},
+                                                        {"t", 1099511627776.0},
+                                                        {"TiB", 1099511627776.0},
+                                                        {"kB", 1e3},
+                                                        {"KB", 1e3},
+                                                        {"MB", 1e6},
+                                                        {"GB", 1e9},
+                                                        {"TB", 1e12}};
+    SetWhy(why, "");
+    // Plain digits are read exactly (a double holds only 53 bits).
+    if (!text.empty() && text.size() <= 18 &&
+        text.find_first_not_of("0123456789") == std::string::npos)
+    {
+        bytes = std::strtoull(text.c_str(), nullptr, 10);
+        return true;
+    }
+    double value;
+    std::string unit;
+    if (!SplitNumber(text, &value, &unit, true))
+    {
+        return false;
+    }
+    auto it = units.find(unit);
+    if (it == units.end())
+    {
+        SetWhy(why,
+               "unknown unit \"" + unit +
+                   "\"; use K, M, G, T, KiB, MiB, GiB, TiB (binary) or kB, MB, GB, TB (decimal)");
+        return false;
+    }
+    const double b = value * it->second;
+    if (b >= 4611686018427387904.0) // 2^62
+    {
+        SetWhy(why, "too large (at most 2^62 bytes)");
+        return false;
+    }
+    if (b != std::floor(b))
+    {
+        SetWhy(why, "not a whole number of bytes");
+        return false;
+    }
+    bytes = static_cast<uint64_t>(b);
     return true;
 }
 

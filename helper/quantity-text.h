@@ -5,6 +5,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 
+#include <cstdint>
 #include <string>
 
 namespace ns3
@@ -35,6 +36,24 @@ bool TextToDataRate(const std::string& text, DataRate& rate, std::string* why = 
  * \return true if text is a duration
  */
 bool TextToTime(const std::string& text, Time& time, std::string* why = nullptr);
+
+/**
+ * Parse a byte size written like "16M": a non-negative decimal number (no sign, no space,
+ * optional exponent) and an optional unit. Single letters and the IEC forms are binary,
+ * as in nccl-tests (K = KiB = 1024, M = MiB, G = GiB, T = TiB; lower-case k, m, g, t
+ * too); the SI forms with a B are decimal, as in DataRate's "MB/s" (kB = KB = 1000,
+ * MB, GB, TB); "B" or nothing means bytes. The result must be a whole number of bytes
+ * below 2^62 ("1.5K" is 1536 B, "0.3K" is refused).
+ * \param text the text
+ * \param bytes set to the size
+ * \param why if not null, set to what was wrong beyond the format ("unknown unit ...",
+ *        "not a whole number of bytes", "too large", or empty)
+ * \return true if text is a size
+ */
+bool TextToBytes(const std::string& text, uint64_t& bytes, std::string* why = nullptr);
+
+/// The size forms TextToBytes accepts, for help texts and messages ("like 4096, 64K, ...").
+extern const char* const BYTES_FORMS;
 
 } // namespace ns3
 

@@ -3,8 +3,8 @@
 
 #include "quantity-text.h"
 
-#include "ns3/abort.h"
 #include "ns3/data-rate.h"
+#include "ns3/log.h"
 #include "ns3/nstime.h"
 
 #include <nlohmann/json.hpp>
@@ -22,6 +22,8 @@
 namespace ns3
 {
 
+NS_LOG_COMPONENT_DEFINE("RoceTopologyReader");
+
 namespace
 {
 
@@ -34,6 +36,12 @@ struct LinkSpec
     uint32_t b;
     DataRate rate;
     Time delay;
+};
+
+/// A problem in the file: "<file>: <place>: <what>".
+struct TopologyFileError
+{
+    std::string message;
 };
 
 /// Upper bound on a count form, so that a typo like 1e9 fails clearly instead of
@@ -52,11 +60,10 @@ class Parser
     {
     }
 
+    /// Stop checking: the reader catches this and returns the message as its error.
     [[noreturn]] void Fail(const std::string& where, const std::string& what) const
     {
-        NS_FATAL_ERROR(m_file << ": " << where << ": " << what);
-        // NS_FATAL_ERROR terminates; this keeps [[noreturn]] honest for the compiler.
-        std::abort();
+        throw TopologyFileError{m_file + ": " + where + ": " + what};
     }
 
     static std::string TypeName(const Json& j)
@@ -235,62 +242,18 @@ LineColumn(const std::string& text, std::size_t byte)
     return {line, column};
 }
 
-} // namespace
-
-RoceTopologyReader::RoceTopologyReader(RoceHelper& roce)
-    : m_roce(roce)
-{
-}
-
+/**
+ * Check a parsed document completely; nothing is created. Throws TopologyFileError at
+ * the first problem.
+ * \param doc the document
+ * \param name the file's name, for messages
+ * \param specs set to the checked cables
+ * \return the names and server grouping (the topology itself still empty)
+ */
 RoceTopologyFile
-RoceTopologyReader::Read(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-    {
-        NS_FATAL_ERROR(path << ": cannot open topology file (" << std::strerror(errno) << ")");
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad())
-    {
-        NS_FATAL_ERROR(path << ": cannot read topology file (" << std::strerror(errno) << ")");
-    }
-    return ReadString(text.str(), path);
-}
-
-RoceTopologyFile
-RoceTopologyReader::ReadString(const std::string& json, const std::string& name)
+CheckDocument(const Json& doc, const std::string& name, std::vector<LinkSpec>* specsOut)
 {
     Parser p(name);
-
-    Json doc;
-    std::string syntaxError;
-    try
-    {
-        doc = Json::parse(json);
-    }
-    catch (const Json::parse_error& e)
-    {
-        // parse_error::byte is the offset just past the offending character (1-based).
-        std::size_t at = e.byte > 0 ? e.byte - 1 : 0;
-        auto [line, column] = LineColumn(json, at);
-        // Drop nlohmann's "[json.exception...] parse error at ...: " prefix; we give our own.
-        std::string detail = e.what();
-        std::size_t cut = detail.find("syntax error");
-        if (cut != std::string::npos)
-        {
-            detail = detail.substr(cut);
-        }
-        syntaxError = "line " + std::to_string(line) + ", column " + std::to_string(column) +
-                      ": JSON syntax error: " + detail;
-    }
-    // Stop outside the handler, so terminate() does not also report the live exception.
-    if (!syntaxError.empty())
-    {
-        NS_FATAL_ERROR(name << ": " << syntaxError);
-    }
-
     if (!doc.is_object())
     {
         p.Fail("top level", "expected a JSON object with \"hosts\", \"switches\" and \"links\", got " +
@@ -384,7 +347,7 @@ RoceTopologyReader::ReadString(const std::string& json, const std::string& name)
     {
         p.Fail("links", "expected a list of link objects, got " + Parser::TypeName(links));
     }
-    std::vector<LinkSpec> specs;
+    std::vector<LinkSpec>& specs = *specsOut;
     const uint32_t nHosts = static_cast<uint32_t>(hostNames.size());
     const uint32_t nNodes = nHosts + static_cast<uint32_t>(switchNames.size());
     std::vector<std::vector<uint32_t>> adjacency(nNodes);
@@ -497,12 +460,22 @@ RoceTopologyReader::ReadString(const std::string& json, const std::string& name)
         }
     }
 
-    // Everything checked; now build. Nodes are created only here so a bad file leaves no
-    // half-built fabric behind (it never returns anyway, but NodeList is global).
     RoceTopologyFile result;
     result.hostNames = hostNames;
     result.switchNames = switchNames;
     result.gpusPerServer = gpusPerServer;
+    return result;
+}
+
+/**
+ * Create the checked fabric: nodes, cables, NICs in host order, switches, routes. Nodes
+ * are created only here, so a bad file leaves no half-built fabric in the global NodeList.
+ */
+void
+BuildFabric(RoceHelper& roce, RoceTopologyFile& result, const std::vector<LinkSpec>& specs)
+{
+    const auto nHosts = static_cast<uint32_t>(result.hostNames.size());
+    const auto nNodes = nHosts + static_cast<uint32_t>(result.switchNames.size());
     RoceTopology& topo = result.topology;
     topo.hosts.Create(nHosts);
     topo.switches.Create(nNodes - nHosts);
@@ -512,7 +485,7 @@ RoceTopologyReader::ReadString(const std::string& json, const std::string& name)
     std::vector<Ptr<NetDevice>> hostPort(nHosts);
     for (const auto& spec : specs)
     {
-        NetDeviceContainer devs = m_roce.Link(node(spec.a), node(spec.b), spec.rate, spec.delay);
+        NetDeviceContainer devs = roce.Link(node(spec.a), node(spec.b), spec.rate, spec.delay);
         if (spec.a < nHosts)
         {
             hostPort[spec.a] = devs.Get(0);
@@ -525,15 +498,82 @@ RoceTopologyReader::ReadString(const std::string& json, const std::string& name)
     // NICs in host order, so nics[i] and HostAddress(i) match hostNames[i].
     for (uint32_t h = 0; h < nHosts; ++h)
     {
-        topo.nics.push_back(m_roce.InstallNic(hostPort[h], RoceTopologyHelper::HostAddress(h)));
+        topo.nics.push_back(roce.InstallNic(hostPort[h], RoceTopologyHelper::HostAddress(h)));
     }
     // Switches last: a switch takes as ports the devices its node has when installed.
     for (uint32_t s = 0; s < topo.switches.GetN(); ++s)
     {
-        topo.switchObjects.push_back(m_roce.InstallSwitch(topo.switches.Get(s)));
+        topo.switchObjects.push_back(roce.InstallSwitch(topo.switches.Get(s)));
     }
-    m_roce.PopulateRoutes();
-    return result;
+    roce.PopulateRoutes();
 }
+} // namespace
+
+RoceTopologyReader::RoceTopologyReader(RoceHelper& roce)
+    : m_roce(roce)
+{
+}
+
+bool
+RoceTopologyReader::Read(const std::string& path, RoceTopologyFile& file, std::string* error)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+    {
+        *error = path + ": cannot open topology file (" + std::strerror(errno) + ")";
+        return false;
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad())
+    {
+        *error = path + ": cannot read topology file (" + std::strerror(errno) + ")";
+        return false;
+    }
+    return ReadString(text.str(), path, file, error);
+}
+
+bool
+RoceTopologyReader::ReadString(const std::string& json,
+                               const std::string& name,
+                               RoceTopologyFile& file,
+                               std::string* error)
+{
+    Json doc;
+    try
+    {
+        doc = Json::parse(json);
+    }
+    catch (const Json::parse_error& e)
+    {
+        // parse_error::byte is the offset just past the offending character (1-based).
+        std::size_t at = e.byte > 0 ? e.byte - 1 : 0;
+        auto [line, column] = LineColumn(json, at);
+        // Drop nlohmann's "[json.exception...] parse error at ...: " prefix; we give our own.
+        std::string detail = e.what();
+        std::size_t cut = detail.find("syntax error");
+        if (cut != std::string::npos)
+        {
+            detail = detail.substr(cut);
+        }
+        *error = name + ": line " + std::to_string(line) + ", column " + std::to_string(column) +
+                 ": JSON syntax error: " + detail;
+        return false;
+    }
+    std::vector<LinkSpec> specs;
+    try
+    {
+        file = CheckDocument(doc, name, &specs);
+    }
+    catch (const TopologyFileError& e)
+    {
+        NS_LOG_INFO("refused " << name << ": " << e.message);
+        *error = e.message;
+        return false;
+    }
+    BuildFabric(m_roce, file, specs);
+    return true;
+}
+
 
 } // namespace ns3

@@ -60,19 +60,35 @@ struct RoceTopologyFile
  * Host i (in file order) gets RoceTopologyHelper::HostAddress(i). Switches are installed
  * after all links are cabled, then routes (shortest paths, ECMP on ties) are populated.
  *
- * Any problem stops the program with a message naming the file, the place in it (a JSON
- * path like links[3].rate, or a line and column for syntax errors) and what was expected.
- * The whole file is checked before any node is created.
+ * Any problem is returned as an error naming the file, the place in it (a JSON path like
+ * links[3].rate, or a line and column for syntax errors) and what was expected. The whole
+ * file is checked before any node is created, so a bad file builds nothing.
  */
 class RoceTopologyReader
 {
   public:
     explicit RoceTopologyReader(RoceHelper& roce);
 
-    /// Read and build the topology in the file at path.
-    RoceTopologyFile Read(const std::string& path);
-    /// Build from JSON text; name labels error messages (e.g. a file name).
-    RoceTopologyFile ReadString(const std::string& json, const std::string& name);
+    /**
+     * Read and build the topology in the file at path.
+     * \param path the file
+     * \param file set to the fabric and its names
+     * \param error set to "<file>: <place>: <what>" on failure
+     * \return false if the file cannot be read or is not a valid topology (nothing built)
+     */
+    bool Read(const std::string& path, RoceTopologyFile& file, std::string* error);
+    /**
+     * Build from JSON text.
+     * \param json the text
+     * \param name labels error messages (e.g. a file name)
+     * \param file set to the fabric and its names
+     * \param error set to "<name>: <place>: <what>" on failure
+     * \return false if the text is not a valid topology (nothing built)
+     */
+    bool ReadString(const std::string& json,
+                    const std::string& name,
+                    RoceTopologyFile& file,
+                    std::string* error);
 
   private:
     RoceHelper& m_roce;

@@ -3,6 +3,8 @@
 
 #include "quantity-text.h"
 
+#include "ns3/gpu-preset.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -199,6 +201,28 @@ TrainingScenario::GetNGpus() const
     return servers * gpusPerServer;
 }
 
+bool
+TrainingScenario::CheckCluster(std::string* place, std::string* what) const
+{
+    if (servers % pods != 0)
+    {
+        *place = "/cluster/pods";
+        *what = std::to_string(servers) + " servers do not split into " + std::to_string(pods) + " equal pods";
+        return false;
+    }
+    // The leaf-to-spine rate that gives the oversubscription must be a usable rate.
+    const double uplink =
+        static_cast<double>(nicRate.GetBitRate()) * (servers / pods) / (spines * oversubscription);
+    if (topology == "rail-optimized" && uplink < 1e6)
+    {
+        *place = "/cluster";
+        *what = "the leaf-to-spine links would run at " + std::to_string(uplink) +
+                " bit/s; use fewer spines or less oversubscription";
+        return false;
+    }
+    return true;
+}
+
 TrainingScenario
 TrainingScenario::Default(const std::string& tracesDir)
 {
@@ -270,32 +294,25 @@ TrainingScenario::Parse(const std::string& text,
             {
                 Fail("/cluster/file", "a topology file is given exactly when \"topology\" is \"file\"");
             }
-            s.servers = c.Unsigned("servers", s.servers, 1, 4096);
-            s.gpusPerServer = c.Unsigned("gpusPerServer", s.gpusPerServer, 1, 72);
+            s.servers = c.Unsigned("servers", s.servers, 1, MAX_SERVERS);
+            s.gpusPerServer = c.Unsigned("gpusPerServer", s.gpusPerServer, 1, MAX_GPUS_PER_SERVER);
             s.gpu = c.Text("gpu", s.gpu);
-            if (s.gpu != "A100" && s.gpu != "H100" && s.gpu != "B200")
+            if (!GpuPreset::Find(s.gpu))
             {
-                Fail("/cluster/gpu", "expected A100, H100 or B200, got \"" + s.gpu + "\"");
+                Fail("/cluster/gpu", "expected " + GpuPreset::GetNameList() + ", got \"" + s.gpu + "\"");
             }
             s.nicRate = c.Rate("nicRate", s.nicRate);
-            s.spines = c.Unsigned("spines", s.spines, 1, 1024);
-            s.pods = c.Unsigned("pods", s.pods, 1, 4096);
-            s.oversubscription = c.Number("oversubscription", s.oversubscription, 1.0, 64.0);
+            s.spines = c.Unsigned("spines", s.spines, 1, MAX_SPINES);
+            s.pods = c.Unsigned("pods", s.pods, 1, MAX_SERVERS);
+            s.oversubscription = c.Number("oversubscription", s.oversubscription, 1.0, MAX_OVERSUBSCRIPTION);
             s.linkDelay = c.Duration("linkDelay", s.linkDelay);
             s.idealRate = c.Rate("idealRate", s.idealRate);
             s.idealLatency = c.Duration("idealLatency", s.idealLatency);
-            // The leaf-to-spine rate that gives the oversubscription must be a usable rate.
-            const double uplink = static_cast<double>(s.nicRate.GetBitRate()) * (s.servers / s.pods) /
-                                  (s.spines * s.oversubscription);
-            if (s.topology == "rail-optimized" && s.servers % s.pods == 0 && uplink < 1e6)
+            std::string place;
+            std::string what;
+            if (!s.CheckCluster(&place, &what))
             {
-                Fail("/cluster", "the leaf-to-spine links would run at " + std::to_string(uplink) +
-                                     " bit/s; use fewer spines or less oversubscription");
-            }
-            if (s.servers % s.pods != 0)
-            {
-                Fail("/cluster/pods", std::to_string(s.servers) + " servers do not split into " +
-                                          std::to_string(s.pods) + " equal pods");
+                Fail(place, what);
             }
             c.Done();
         }
@@ -362,13 +379,18 @@ TrainingScenario::Parse(const std::string& text,
                 Fail("/workload/format",
                      "expected json, chakra, chakra-json, aicb or generator, got \"" + s.traceFormat + "\"");
             }
+            s.computeScale = w.Number("computeScale", s.computeScale, 0, MAX_COMPUTE_SCALE);
+            if (s.computeScale <= 0)
+            {
+                Fail("/workload/computeScale", "must be above 0");
+            }
             w.Done();
         }
         if (top.Has("collectives"))
         {
             Section c(top.Get("collectives"), "/collectives");
             s.algorithm = c.Text("algorithm", s.algorithm);
-            s.channels = c.Unsigned("channels", s.channels, 0, 64);
+            s.channels = c.Unsigned("channels", s.channels, 0, MAX_CHANNELS);
             s.chunkBytes = c.Unsigned("chunkBytes", s.chunkBytes, 0, uint64_t{1} << 34);
             if (s.chunkBytes != 0 && s.chunkBytes < 4096)
             {
@@ -399,6 +421,8 @@ TrainingScenario::Parse(const std::string& text,
             Section o(top.Get("outputs"), "/outputs");
             s.outputDir = o.Text("dir", s.outputDir);
             s.plots = o.Bool("plots", s.plots);
+            s.pcapPrefix = o.Text("pcap", s.pcapPrefix);
+            s.pcapNodes = o.Text("pcapNodes", s.pcapNodes);
             o.Done();
         }
         top.Done();

@@ -30,7 +30,7 @@ struct TrainingScenario
                                     //!< GPU; servers and gpusPerServer come from it)
     uint32_t servers{2};
     uint32_t gpusPerServer{8};
-    std::string gpu{"H100"};        //!< NVLink preset: A100, H100, B200
+    std::string gpu{"H100"};        //!< GpuPreset: NVLink, NVLS and compute figures
     DataRate nicRate{"400Gbps"};    //!< every NIC and fabric port
     uint32_t spines{2};
     uint32_t pods{1};               //!< rail-optimized pods (must divide servers)
@@ -49,6 +49,8 @@ struct TrainingScenario
                                      //!< ({prefix}.{rank}.et, or .json for chakra-json)
     TransformerConfig generator;     //!< "generator": the model
     uint32_t traceRanks{0};          //!< chakra/aicb: ranks (0: from the cluster)
+    double computeScale{1.0};        //!< every compute duration is multiplied by it
+                                     //!< (replaying a trace made for another GPU)
 
     // Collectives and run
     std::string algorithm{"auto"};
@@ -62,9 +64,30 @@ struct TrainingScenario
     // Outputs
     std::string outputDir{"ai-fabric-results"};
     bool plots{true};
+    std::string pcapPrefix;          //!< pcap files PREFIX-nic<i>.pcap, PREFIX-sw<j>-<port>.pcap
+                                     //!< (empty: no capture); not resolved like paths
+    std::string pcapNodes;           //!< comma-separated node names to capture (empty: all)
 
     /// \return the number of GPUs (servers x gpusPerServer)
     uint32_t GetNGpus() const;
+
+    // Ranges of the settings, for scenario files and command-line overrides alike.
+    static constexpr uint32_t MAX_SERVERS = 4096;        //!< servers, pods
+    static constexpr uint32_t MAX_GPUS_PER_SERVER = 72;  //!< an NVL72 domain
+    static constexpr uint32_t MAX_SPINES = 1024;         //!< spines
+    static constexpr double MAX_OVERSUBSCRIPTION = 64;   //!< from 1
+    static constexpr uint32_t MAX_CHANNELS = 64;         //!< NCCL's channel limit
+    static constexpr double MAX_COMPUTE_SCALE = 1000;    //!< above 0
+
+    /**
+     * The checks that involve several cluster settings: pods divide the servers, and the
+     * leaf-to-spine rate that gives the oversubscription is a usable rate (1 Mb/s or
+     * more).
+     * \param place set to the scenario place of the problem ("/cluster/pods", "/cluster")
+     * \param what set to the problem
+     * \return true if the cluster can be built
+     */
+    bool CheckCluster(std::string* place, std::string* what) const;
 
     /**
      * The built-in default: 2 H100 servers x 8 GPUs, one 400G NIC per GPU on a

@@ -2,11 +2,14 @@
 #include "training-simulation.h"
 
 #include "ns3/aicb-reader.h"
+#include "ns3/boolean.h"
 #include "ns3/chakra-reader.h"
 #include "ns3/collective-selection.h"
 #include "ns3/config.h"
+#include "ns3/program-options.h"
 #include "ns3/roce-topology-reader.h"
 #include "ns3/double.h"
+#include "ns3/gpu-preset.h"
 #include "ns3/roce-congestion-control.h"
 #include "ns3/ideal-transport.h"
 #include "ns3/rng-seed-manager.h"
@@ -23,6 +26,8 @@
 #include <tuple>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <sstream>
 
 namespace ns3
 {
@@ -67,9 +72,12 @@ TrainingSimulation::LoadTrace(std::string* error)
     }
     if (s.traceFormat == "generator")
     {
+        // Compute follows the cluster's GPU: the generator's Gpu default is the preset's
+        // (GpuClusterHelper::SetGpuDefaults), unless the user's settings say otherwise.
         auto gen = CreateObject<TransformerTraceGenerator>();
         m_trace = gen->Generate(s.generator, error);
-        m_workloadNote = "generated from the scenario's model";
+        m_workloadNote = s.traceFile.empty() ? "generated from the scenario's model"
+                                             : "generated from " + s.traceFile;
         return m_trace.GetNRanks() > 0;
     }
     const uint32_t ranks = s.traceRanks ? s.traceRanks : s.GetNGpus();
@@ -99,6 +107,61 @@ TrainingSimulation::LoadTrace(std::string* error)
     return m_trace.GetNRanks() > 0;
 }
 
+void
+TrainingSimulation::AdaptTrace()
+{
+    const TrainingScenario& s = m_scenario;
+    const std::string& traceGpu = m_trace.GetGpu();
+    if (!traceGpu.empty() && traceGpu != s.gpu)
+    {
+        std::ostringstream w;
+        w << m_workloadNote << ": the trace's compute durations are for " << traceGpu
+          << " but the cluster's GPU is " << s.gpu;
+        if (s.computeScale != 1)
+        {
+            w << "; they are replayed x " << s.computeScale << " (computeScale)";
+        }
+        else
+        {
+            const GpuPreset* from = GpuPreset::Find(traceGpu);
+            const GpuPreset* to = GpuPreset::Find(s.gpu);
+            w << "; they are replayed as recorded: set computeScale";
+            if (from && to)
+            {
+                // Compute-bound ops scale with peak FLOP/s, memory-bound ones with HBM.
+                w << " (" << from->peakFlops / to->peakFlops << " for compute-bound ops, "
+                  << from->memoryBandwidth / to->memoryBandwidth << " for memory-bound ones)";
+            }
+            w << " or regenerate the trace for " << s.gpu;
+        }
+        m_warnings.push_back(w.str());
+    }
+    if (s.computeScale != 1)
+    {
+        for (uint32_t r = 0; r < m_trace.GetNRanks(); ++r)
+        {
+            for (TraceOp& op : m_trace.GetOps(r))
+            {
+                if (op.kind == TraceOpKind::COMPUTE)
+                {
+                    op.duration = NanoSeconds(
+                        std::llround(static_cast<double>(op.duration.GetNanoSeconds()) * s.computeScale));
+                }
+            }
+        }
+    }
+    const uint32_t gpus = s.GetNGpus();
+    if (m_trace.GetNRanks() < gpus)
+    {
+        const uint32_t idle = gpus - m_trace.GetNRanks();
+        std::ostringstream w;
+        w << "the workload has " << m_trace.GetNRanks() << " ranks but the cluster " << gpus << " GPUs: "
+          << idle << " GPUs (" << (idle * 2 == gpus ? "half the cluster" : std::to_string(100 * idle / gpus) + " %")
+          << ") stay idle";
+        m_warnings.push_back(w.str());
+    }
+}
+
 bool
 TrainingSimulation::ApplyConfig(const std::string& path, const std::string& value, std::string* error)
 {
@@ -120,59 +183,38 @@ TrainingSimulation::ApplyConfig(const std::string& path, const std::string& valu
         return false;
     }
     // ns-3 aborts on many malformed values (times, rates, numbers with trailing text,
-    // pointers): every value is checked here first, by the kind of the attribute.
+    // pointers): every value is checked first, by the kind of the attribute, as the
+    // programs check --ns3:: options.
     std::string type = info.checker->GetValueTypeName();
     if (type.rfind("ns3::", 0) == 0)
     {
         type = type.substr(5);
     }
-    bool ok = false;
-    if (type == "TimeValue")
+    std::string expected;
+    Ptr<AttributeValue> v = AttributeValueFromText(info.checker, value, &expected);
+    if (!v || !Config::SetDefaultFailSafe(path, *v))
     {
-        Time t;
-        ok = TrainingScenario::ParseDuration(value, t) && Config::SetDefaultFailSafe(path, TimeValue(t));
-    }
-    else if (type == "DataRateValue")
-    {
-        DataRate r;
-        ok = TrainingScenario::ParseRate(value, r) && Config::SetDefaultFailSafe(path, DataRateValue(r));
-    }
-    else if (type == "UintegerValue" || type == "IntegerValue")
-    {
-        // The whole text must be one integer (ns-3's parser aborts on "18 links").
-        const bool negative = !value.empty() && value[0] == '-';
-        const std::string digits = negative ? value.substr(1) : value;
-        ok = !digits.empty() && digits.size() <= 19 &&
-             std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
-             !(negative && type == "UintegerValue") && Config::SetDefaultFailSafe(path, StringValue(value));
-    }
-    else if (type == "DoubleValue")
-    {
-        char* end = nullptr;
-        const double v = std::strtod(value.c_str(), &end);
-        ok = !value.empty() && end == value.c_str() + value.size() && std::isfinite(v) &&
-             !std::isspace(static_cast<unsigned char>(value[0])) &&
-             Config::SetDefaultFailSafe(path, DoubleValue(v));
-    }
-    else if (type == "BooleanValue")
-    {
-        ok = (value == "true" || value == "false" || value == "1" || value == "0") &&
-             Config::SetDefaultFailSafe(path, StringValue(value));
-    }
-    else if (type == "StringValue" || type == "EnumValue")
-    {
-        ok = Config::SetDefaultFailSafe(path, StringValue(value));
-    }
-    else
-    {
-        *error = where + "attributes of type " + type + " cannot be set from a scenario file";
+        *error = where + "\"" + value + "\" is not a valid " + type + " (expected " + expected + ")";
         return false;
     }
-    if (!ok)
+    return true;
+}
+
+bool
+TrainingSimulation::NvlsOnCluster() const
+{
+    // The preset said whether the switches reduce (NvlsSupported); a user's setting of
+    // that attribute wins, so ask the switches themselves.
+    for (const auto& sw : m_cluster.nvSwitches)
     {
-        *error = where + "\"" + value + "\" is not a valid " + type + " for it";
+        BooleanValue supported;
+        sw->GetAttribute("NvlsSupported", supported);
+        if (supported.Get())
+        {
+            return true;
+        }
     }
-    return ok;
+    return false;
 }
 
 bool
@@ -194,24 +236,34 @@ TrainingSimulation::CheckAlgorithms(std::string* error) const
             {
                 continue;
             }
+            if (algorithm == "nvls" && !m_cluster.nvSwitches.empty() && !NvlsOnCluster())
+            {
+                *error = m_scenario.source + ": algorithm nvls (" +
+                         (op.algorithm.empty() ? std::string("collectives.algorithm or --algorithm")
+                                               : "rank " + std::to_string(r) + " op " + std::to_string(op.id) +
+                                                     " of the trace") +
+                         "): the " + m_scenario.gpu + " GPU preset has no NVLS (NVLink SHARP needs Hopper or newer: " +
+                         GpuPreset::GetNvlsNameList() + ")";
+                return false;
+            }
             const TraceGroup& g = m_trace.GetGroup(op.group);
             const uint32_t n = static_cast<uint32_t>(g.ranks.size());
-            CollectiveSelection selection;
-            selection.switchReduction = m_transport->CanReduceInSwitch(g.ranks);
+            CollectiveSelection selection(m_transport, g.ranks);
             bool known = false;
-            const bool ok = selection.CanMakePlan(op.collective, algorithm, m_world.SubGroup(g.ranks), &known);
+            std::string why;
+            const bool ok =
+                selection.CanMakePlan(op.collective, algorithm, m_world.SubGroup(g.ranks), &known, &why);
             if (!known)
             {
                 *error = m_scenario.source + ": unknown collective algorithm \"" + algorithm +
-                         "\" (auto, ring, tree, halving-doubling, direct, hierarchical, nvls)";
+                         "\" (" + GetCollectiveAlgorithmNameList() + ")";
                 return false;
             }
             if (!ok)
             {
                 *error = m_scenario.source + ": rank " + std::to_string(r) + " op " + std::to_string(op.id) +
                          " ('" + op.name + "'): no " + algorithm + " " + CollectiveTypeToString(op.collective) +
-                         " on group '" + op.group + "' of " + std::to_string(n) + " ranks" +
-                         (algorithm == "nvls" ? " (NVLS needs all ranks on one NVSwitch)" : "");
+                         " on group '" + op.group + "' of " + std::to_string(n) + " ranks (" + why + ")";
                 return false;
             }
         }
@@ -226,12 +278,16 @@ TrainingSimulation::Build(std::string* error)
     // Defaults first, then the user's settings over them: the GPU preset, the scenario's
     // run settings, then fabric/config (and the command line, which the program passes
     // in the same list).
-    NvSwitchFabric::SetPreset(s.gpu);
+    if (!GpuClusterHelper::SetGpuDefaults(s.gpu))
+    {
+        *error = s.source + ": /cluster/gpu: expected " + GpuPreset::GetNameList() + ", got \"" + s.gpu + "\"";
+        return false;
+    }
     Config::SetDefault("ns3::WorkloadRunner::Iterations", UintegerValue(s.iterations));
     Config::SetDefault("ns3::WorkloadRunner::HangTimeout", TimeValue(s.hangTimeout));
     Config::SetDefault("ns3::WorkloadRunner::Algorithm", StringValue(s.algorithm));
     Config::SetDefault("ns3::WorkloadRunner::Channels",
-                       UintegerValue(std::min(64u, s.channels ? s.channels : s.gpusPerServer)));
+                       UintegerValue(s.channels ? s.channels : CollectiveDefaultChannels(s.gpusPerServer)));
     Config::SetDefault("ns3::WorkloadRunner::ChunkBytes", UintegerValue(s.chunkBytes));
     Config::SetDefault("ns3::FabricMonitor::SampleInterval", TimeValue(s.sampleInterval));
     for (const auto& [path, value] : s.config)
@@ -253,8 +309,8 @@ TrainingSimulation::Build(std::string* error)
     RngSeedManager::SetRun(s.seed);
     if (s.topology == "file")
     {
-        // The file says how many servers and GPUs there are. A malformed file stops the
-        // program with the reader's message (file, JSON place, expectation).
+        // The file says how many servers and GPUs there are. A malformed file is an error
+        // with the reader's message (file, JSON place, expectation); nothing is built.
         std::ifstream probe(s.topologyFile);
         if (!probe)
         {
@@ -263,7 +319,11 @@ TrainingSimulation::Build(std::string* error)
         }
         m_roce.SetCongestionControl(s.congestionControl);
         RoceTopologyReader reader(m_roce);
-        const RoceTopologyFile file = reader.Read(s.topologyFile);
+        RoceTopologyFile file;
+        if (!reader.Read(s.topologyFile, file, error))
+        {
+            return false;
+        }
         const auto hosts = static_cast<uint32_t>(file.topology.nics.size());
         if (hosts % file.gpusPerServer != 0)
         {
@@ -278,7 +338,8 @@ TrainingSimulation::Build(std::string* error)
     const uint32_t gpus = s.GetNGpus();
     if (s.traceFormat == "generator" && s.generator.GetNRanks() > gpus)
     {
-        *error = s.source + ": /workload/model needs " + std::to_string(s.generator.GetNRanks()) +
+        *error = (s.traceFile.empty() ? s.source + ": /workload/model" : s.traceFile + ": the model") +
+                 " needs " + std::to_string(s.generator.GetNRanks()) +
                  " GPUs (tp x pp x dp) but the cluster has " + std::to_string(gpus);
         return false;
     }
@@ -292,6 +353,7 @@ TrainingSimulation::Build(std::string* error)
                  " ranks but the cluster has only " + std::to_string(gpus) + " GPUs";
         return false;
     }
+    AdaptTrace();
     m_world = CommGroup::Uniform(s.servers, s.gpusPerServer);
     if (s.topology == "ideal")
     {
@@ -371,6 +433,76 @@ TrainingSimulation::Build(std::string* error)
                     flows->push_back({t.src, t.dst, t.bytes, t.sentAt, Simulator::Now()});
                 }
             }));
+    return EnablePcap(error);
+}
+
+bool
+TrainingSimulation::EnablePcap(std::string* error)
+{
+    const TrainingScenario& s = m_scenario;
+    const std::string option = "--pcap (/outputs/pcap of " + s.source + "): ";
+    if (s.pcapPrefix.empty())
+    {
+        if (!s.pcapNodes.empty())
+        {
+            *error = "--pcapNodes (/outputs/pcapNodes of " + s.source + "): needs a --pcap prefix";
+            return false;
+        }
+        return true;
+    }
+    if (!m_monitor)
+    {
+        *error = option + "the ideal topology sends no packets to capture";
+        return false;
+    }
+    std::string why;
+    if (!RoceHelper::CheckPcapPrefix(s.pcapPrefix, &why))
+    {
+        *error = option + why;
+        return false;
+    }
+    // Names as links.csv and pfc.csv give them (FabricMonitor): nic<i> is the port of
+    // NIC i (rank i's), sw<j> the ports of switch j. name -> (file prefix, ports).
+    const RoceTopology& net = m_cluster.network;
+    std::map<std::string, std::vector<std::pair<std::string, Ptr<NetDevice>>>> nodes;
+    for (uint32_t i = 0; i < net.nics.size(); ++i)
+    {
+        const std::string name = "nic" + std::to_string(i);
+        nodes[name] = {{s.pcapPrefix + "-" + name + ".pcap", net.nics[i]->GetDevice()}};
+    }
+    for (uint32_t j = 0; j < net.switchObjects.size(); ++j)
+    {
+        const std::string name = "sw" + std::to_string(j);
+        for (uint32_t p = 0; p < net.switchObjects[j]->GetNPorts(); ++p)
+        {
+            nodes[name].emplace_back(s.pcapPrefix + "-" + name + "-" + std::to_string(p) + ".pcap",
+                                     net.switchObjects[j]->GetPort(p));
+        }
+    }
+    std::set<std::string> wanted;
+    std::istringstream list(s.pcapNodes);
+    for (std::string name; std::getline(list, name, ',');)
+    {
+        if (nodes.find(name) == nodes.end())
+        {
+            *error = "--pcapNodes (/outputs/pcapNodes of " + s.source + "): \"" + name +
+                     "\" is not a node; expected comma-separated names nic0..nic" +
+                     std::to_string(net.nics.size() - 1) + ", sw0..sw" +
+                     std::to_string(net.switchObjects.size() - 1) + " (as in links.csv)";
+            return false;
+        }
+        wanted.insert(name);
+    }
+    for (const auto& [name, ports] : nodes)
+    {
+        if (wanted.empty() || wanted.count(name) > 0)
+        {
+            for (const auto& [file, device] : ports)
+            {
+                m_roce.EnablePcap(file, device, false, true);
+            }
+        }
+    }
     return true;
 }
 
@@ -463,10 +595,22 @@ TrainingSimulation::GetWorld() const
     return m_world;
 }
 
+const GpuCluster&
+TrainingSimulation::GetCluster() const
+{
+    return m_cluster;
+}
+
 const std::vector<TrainingSimulation::Flow>&
 TrainingSimulation::GetFlows() const
 {
     return m_flows;
+}
+
+const std::vector<std::string>&
+TrainingSimulation::GetWarnings() const
+{
+    return m_warnings;
 }
 
 const std::string&

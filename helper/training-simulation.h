@@ -64,10 +64,18 @@ class TrainingSimulation
     Ptr<FabricMonitor> GetMonitor() const;
     /// \return the cluster's rank placement
     const CommGroup& GetWorld() const;
+    /// \return the cluster built (empty for the ideal topology)
+    const GpuCluster& GetCluster() const;
     /// \return inter-server transfers, in completion order
     const std::vector<Flow>& GetFlows() const;
     /// \return a note on where the trace came from (file, or generated)
     const std::string& GetWorkloadNote() const;
+    /**
+     * \return what the user should know before trusting the results, found by Build:
+     *         a trace made for another GPU than the cluster's (and what computeScale
+     *         would fit), GPUs the workload leaves idle
+     */
+    const std::vector<std::string>& GetWarnings() const;
     /// \return wall-clock seconds Run took
     double GetWallSeconds() const;
     /// \return simulator events executed during Run
@@ -79,14 +87,28 @@ class TrainingSimulation
 
   private:
     bool LoadTrace(std::string* error);
+    /// Scale the trace's compute by computeScale and note what the user should know
+    /// (GetWarnings): trace and cluster GPUs that differ, idle GPUs.
+    void AdaptTrace();
     bool ApplyConfig(const std::string& path, const std::string& value, std::string* error);
     bool CheckAlgorithms(std::string* error) const;
+    /// \return whether any NVSwitch of the cluster reduces in the switch (NVLS)
+    bool NvlsOnCluster() const;
+    /**
+     * Capture the scenario's pcapNodes (all nodes if empty) into pcapPrefix files:
+     * PREFIX-nic<i>.pcap for host i, PREFIX-sw<j>-<port>.pcap for switch j, the names
+     * of links.csv and pfc.csv. Nothing when pcapPrefix is empty.
+     * \param error set (naming the option and what was expected) on a bad prefix or name
+     * \return true on success
+     */
+    bool EnablePcap(std::string* error);
     void Progress();
 
     TrainingScenario m_scenario;
     RoceTopology m_fileNetwork; //!< "file" topology, read before the workload
     TrainingTrace m_trace;
     std::string m_workloadNote;
+    std::vector<std::string> m_warnings; //!< see GetWarnings
     RoceHelper m_roce;
     GpuCluster m_cluster;
     CommGroup m_world;

@@ -231,7 +231,7 @@ TEST(NvSwitchFabric, CreditsIncast)
 // (e) Presets: per-direction line rate, and what one large transfer actually gets.
 TEST(NvSwitchFabric, Presets)
 {
-    const std::pair<std::string, double> presets[] = {{"A100", 300}, {"H100", 450}, {"B200", 900}};
+    const std::pair<std::string, double> presets[] = {{"A100", 300}, {"H100", 450}, {"H200", 450}, {"B200", 900}};
     for (const auto& [name, gbps] : presets)
     {
         auto f = MakeFabric(name, 2);
@@ -260,10 +260,6 @@ TEST(NvSwitchFabric, Presets)
         const double window = 8 * chunk / (2 * chunk / Bps(b->GetPayloadRate()) + 1e-6);
         EXPECT_NEAR(S / end.GetSeconds(), window, window * 0.01);
     }
-    NvSwitchFabric::SetPreset("A100");
-    auto g = CreateObject<NvSwitchFabric>();
-    EXPECT_NEAR(Bps(g->GetPortRate()) / GBps, 300, 1e-6);
-    NvSwitchFabric::SetPreset("H100");
 }
 
 // Ordering on one (src, dst, channel): a small transfer queued behind a big one finishes after it.

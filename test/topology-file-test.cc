@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Topology files: good files build the fabric they describe and carry traffic; bad files
-// stop with a message naming the file, the place in it and what was expected.
+// are refused with a message naming the file, the place in it and what was expected, and
+// build nothing.
 #include "test-util.h"
 
 #include "ns3/roce-topology-reader.h"
 
 #include <cstdio>
 #include <fstream>
+#include <regex>
 #include <string>
 
 using namespace aifabric;
@@ -58,13 +60,34 @@ SendOne(const RoceTopology& topo, uint32_t src, uint32_t dst, uint64_t bytes)
     return flow.BytesReceived();
 }
 
-/// Build from text; a death test's statement.
+/**
+ * A bad file is refused with an error matching pattern (file, place, expectation), and
+ * nothing is built: no node joins the global NodeList.
+ */
 void
-Build(const std::string& json)
+ExpectRefused(const std::string& json, const std::string& pattern)
 {
+    SCOPED_TRACE(json);
     RoceHelper roce;
     RoceTopologyReader reader(roce);
-    reader.ReadString(json, "topology.json");
+    RoceTopologyFile file;
+    std::string error;
+    const uint32_t nodesBefore = NodeList::GetNNodes();
+    EXPECT_FALSE(reader.ReadString(json, "topology.json", file, &error));
+    EXPECT_TRUE(std::regex_search(error, std::regex(pattern)))
+        << "expected /" << pattern << "/ in: " << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << "one line: " << error;
+    EXPECT_EQ(NodeList::GetNNodes(), nodesBefore);
+}
+
+/// Read good text; fails the test with the reader's error otherwise.
+RoceTopologyFile
+ReadGood(RoceTopologyReader& reader, const std::string& json, const std::string& name)
+{
+    RoceTopologyFile file;
+    std::string error;
+    EXPECT_TRUE(reader.ReadString(json, name, file, &error)) << error;
+    return file;
 }
 
 /// A small valid file with one piece replaced, so each bad case differs in one place.
@@ -85,7 +108,7 @@ TEST_F(TopologyFile, LeafSpineBuildsAndCarriesTraffic)
     RoceHelper roce;
     roce.SetCongestionControl("ns3::Dcqcn");
     RoceTopologyReader reader(roce);
-    RoceTopologyFile file = reader.ReadString(LEAF_SPINE, "leaf-spine.json");
+    RoceTopologyFile file = ReadGood(reader, LEAF_SPINE, "leaf-spine.json");
     const RoceTopology& topo = file.topology;
     EXPECT_EQ(topo.hosts.GetN(), 4u);
     EXPECT_EQ(topo.switches.GetN(), 4u);
@@ -135,7 +158,9 @@ TEST_F(TopologyFile, CountFormsAndFileOnDisk)
     }
     RoceHelper roce;
     RoceTopologyReader reader(roce);
-    RoceTopologyFile file = reader.Read(path);
+    RoceTopologyFile file;
+    std::string error;
+    ASSERT_TRUE(reader.Read(path, file, &error)) << error;
     std::remove(path.c_str());
     EXPECT_EQ(file.topology.hosts.GetN(), 8u);
     EXPECT_EQ(file.topology.switches.GetN(), 3u);
@@ -150,7 +175,7 @@ TEST_F(TopologyFile, TwoHostsBackToBack)
 {
     RoceHelper roce;
     RoceTopologyReader reader(roce);
-    RoceTopologyFile file = reader.ReadString(
+    RoceTopologyFile file = ReadGood(reader,
         R"({"hosts": {"count": 2}, "switches": [],
             "links": [{"a": "h0", "b": "h1", "rate": "10Gbps", "delay": "10ns"}]})",
         "b2b.json");
@@ -162,139 +187,150 @@ TEST_F(TopologyFile, SyntaxErrorGivesLine)
 {
     // Missing comma at the end of line 3; the parser trips on line 4.
     std::string json = "{\n  \"hosts\": {\"count\": 2},\n  \"switches\": []\n  \"links\": []\n}\n";
-    EXPECT_DEATH(Build(json), "topology.json: line 4, column [0-9]+: JSON syntax error: ");
-    EXPECT_DEATH(Build("{\"hosts\": [\n"),
+    ExpectRefused(json, "topology.json: line 4, column [0-9]+: JSON syntax error: ");
+    ExpectRefused("{\"hosts\": [\n",
                  "topology.json: line 2, column 1: JSON syntax error: ");
 }
 
 TEST_F(TopologyFile, MissingLinks)
 {
-    EXPECT_DEATH(Build(R"({"hosts": {"count": 2}, "switches": []})"),
+    ExpectRefused(R"({"hosts": {"count": 2}, "switches": []})",
                  "topology.json: top level: missing \"links\"");
 }
 
 TEST_F(TopologyFile, MissingFields)
 {
-    EXPECT_DEATH(Build(R"({"switches": [], "links": []})"),
+    ExpectRefused(R"({"switches": [], "links": []})",
                  "topology.json: top level: missing \"hosts\"");
-    EXPECT_DEATH(Build(StarWith(TWO_HOSTS, R"([{"a": "h0", "b": "sw"}, {"a": "h1"}])")),
+    ExpectRefused(StarWith(TWO_HOSTS, R"([{"a": "h0", "b": "sw"}, {"a": "h1"}])"),
                  "topology.json: links\\[1\\]: missing \"b\"");
-    EXPECT_DEATH(Build(R"({"hosts": [{"name": "h0"}, {}], "switches": [], "links": []})"),
+    ExpectRefused(R"({"hosts": [{"name": "h0"}, {}], "switches": [], "links": []})",
                  "topology.json: hosts\\[1\\]: missing \"name\"");
-    EXPECT_DEATH(Build(R"({"hosts": {"count": 2}, "switches": [],
-                           "links": [{"a": "h0", "b": "h1", "delay": "1us"}]})"),
+    ExpectRefused(R"({"hosts": {"count": 2}, "switches": [],
+                           "links": [{"a": "h0", "b": "h1", "delay": "1us"}]})",
                  "topology.json: links\\[0\\]: missing \"rate\"");
 }
 
 TEST_F(TopologyFile, UnknownNode)
 {
-    EXPECT_DEATH(Build(StarWith(TWO_HOSTS,
-                                R"([{"a": "h0", "b": "sw"}, {"a": "h1", "b": "leaf9"}])")),
+    ExpectRefused(StarWith(TWO_HOSTS,
+                                R"([{"a": "h0", "b": "sw"}, {"a": "h1", "b": "leaf9"}])"),
                  "topology.json: links\\[1\\].b: unknown node 'leaf9'");
 }
 
 TEST_F(TopologyFile, NegativeOrZeroRate)
 {
-    EXPECT_DEATH(
-        Build(StarWith(TWO_HOSTS,
-                       R"([{"a": "h0", "b": "sw", "rate": "-5Gbps"}, {"a": "h1", "b": "sw"}])")),
+    ExpectRefused(StarWith(TWO_HOSTS,
+                       R"([{"a": "h0", "b": "sw", "rate": "-5Gbps"}, {"a": "h1", "b": "sw"}])"),
         "topology.json: links\\[0\\].rate: expected a positive rate like \"400Gbps\", got "
         "\"-5Gbps\"");
-    EXPECT_DEATH(
-        Build(StarWith(TWO_HOSTS,
-                       R"([{"a": "h0", "b": "sw"}, {"a": "h1", "b": "sw", "rate": "0Gbps"}])")),
+    ExpectRefused(StarWith(TWO_HOSTS,
+                       R"([{"a": "h0", "b": "sw"}, {"a": "h1", "b": "sw", "rate": "0Gbps"}])"),
         "links\\[1\\].rate: expected a positive rate");
-    EXPECT_DEATH(
-        Build(StarWith(TWO_HOSTS,
-                       R"([{"a": "h0", "b": "sw", "rate": "400Gbit"}, {"a": "h1", "b": "sw"}])")),
+    ExpectRefused(StarWith(TWO_HOSTS,
+                       R"([{"a": "h0", "b": "sw", "rate": "400Gbit"}, {"a": "h1", "b": "sw"}])"),
         "links\\[0\\].rate: .*unknown unit \"Gbit\"");
 }
 
 TEST_F(TopologyFile, BadDelayUnit)
 {
-    EXPECT_DEATH(
-        Build(StarWith(TWO_HOSTS,
-                       R"([{"a": "h0", "b": "sw"}, {"a": "h1", "b": "sw", "delay": "1usec"}])")),
+    ExpectRefused(StarWith(TWO_HOSTS,
+                       R"([{"a": "h0", "b": "sw"}, {"a": "h1", "b": "sw", "delay": "1usec"}])"),
         "topology.json: links\\[1\\].delay: expected a non-negative delay like \"1us\", got "
         "\"1usec\" \\(unknown unit \"usec\"");
-    EXPECT_DEATH(Build(R"({"hosts": {"count": 2}, "switches": [], "defaults": {"delay": "-1us"},
-                           "links": [{"a": "h0", "b": "h1", "rate": "1Gbps"}]})"),
+    ExpectRefused(R"({"hosts": {"count": 2}, "switches": [], "defaults": {"delay": "-1us"},
+                           "links": [{"a": "h0", "b": "h1", "rate": "1Gbps"}]})",
                  "topology.json: defaults.delay: expected a non-negative delay");
 }
 
 TEST_F(TopologyFile, DuplicateName)
 {
-    EXPECT_DEATH(Build(StarWith(R"([{"name": "h0"}, {"name": "sw"}])",
-                                R"([{"a": "h0", "b": "sw"}])")),
+    ExpectRefused(StarWith(R"([{"name": "h0"}, {"name": "sw"}])",
+                                R"([{"a": "h0", "b": "sw"}])"),
                  "topology.json: switches\\[0\\]: duplicate node name 'sw'");
 }
 
 TEST_F(TopologyFile, SelfLink)
 {
-    EXPECT_DEATH(Build(StarWith(TWO_HOSTS,
+    ExpectRefused(StarWith(TWO_HOSTS,
                                 R"([{"a": "h0", "b": "sw"}, {"a": "h1", "b": "sw"},
-                                    {"a": "sw", "b": "sw"}])")),
+                                    {"a": "sw", "b": "sw"}])"),
                  "topology.json: links\\[2\\]: links node 'sw' to itself");
 }
 
 TEST_F(TopologyFile, HostWithTwoLinks)
 {
-    EXPECT_DEATH(Build(StarWith(TWO_HOSTS,
+    ExpectRefused(StarWith(TWO_HOSTS,
                                 R"([{"a": "h0", "b": "sw"}, {"a": "h1", "b": "sw"},
-                                    {"a": "sw", "b": "h0"}])")),
+                                    {"a": "sw", "b": "h0"}])"),
                  "topology.json: hosts\\[0\\]: host 'h0' has 2 links \\(links\\[0\\] and "
                  "links\\[2\\]\\); expected exactly one");
 }
 
 TEST_F(TopologyFile, HostWithoutLink)
 {
-    EXPECT_DEATH(Build(StarWith(TWO_HOSTS, R"([{"a": "h0", "b": "sw"}])")),
+    ExpectRefused(StarWith(TWO_HOSTS, R"([{"a": "h0", "b": "sw"}])"),
                  "topology.json: hosts\\[1\\]: host 'h1' has no link");
 }
 
 TEST_F(TopologyFile, DisconnectedHost)
 {
-    EXPECT_DEATH(Build(R"({"hosts": {"count": 3}, "switches": {"count": 2},
+    ExpectRefused(R"({"hosts": {"count": 3}, "switches": {"count": 2},
                            "defaults": {"rate": "100Gbps", "delay": "1us"},
                            "links": [{"a": "h0", "b": "sw0"}, {"a": "h1", "b": "sw0"},
-                                     {"a": "h2", "b": "sw1"}]})"),
+                                     {"a": "h2", "b": "sw1"}]})",
                  "topology.json: hosts\\[2\\]: host 'h2' is disconnected: no path to host 'h0'");
 }
 
 TEST_F(TopologyFile, WrongTypes)
 {
-    EXPECT_DEATH(
-        Build(StarWith(TWO_HOSTS,
-                       R"([{"a": "h0", "b": "sw", "rate": 400}, {"a": "h1", "b": "sw"}])")),
+    ExpectRefused(StarWith(TWO_HOSTS,
+                       R"([{"a": "h0", "b": "sw", "rate": 400}, {"a": "h1", "b": "sw"}])"),
         "topology.json: links\\[0\\].rate: expected a string, got an integer \\(400\\)");
-    EXPECT_DEATH(Build(R"({"hosts": {"count": "4"}, "switches": [], "links": []})"),
+    ExpectRefused(R"({"hosts": {"count": "4"}, "switches": [], "links": []})",
                  "topology.json: hosts.count: expected a positive integer, got \"4\"");
-    EXPECT_DEATH(Build(R"({"hosts": {"count": 2}, "switches": [], "links": {}})"),
+    ExpectRefused(R"({"hosts": {"count": 2}, "switches": [], "links": {}})",
                  "topology.json: links: expected a list of link objects, got an object");
-    EXPECT_DEATH(Build(R"([1, 2])"), "topology.json: top level: expected a JSON object");
+    ExpectRefused(R"([1, 2])", "topology.json: top level: expected a JSON object");
 }
 
 TEST_F(TopologyFile, MisspelledKey)
 {
-    EXPECT_DEATH(
-        Build(StarWith(TWO_HOSTS,
-                       R"([{"a": "h0", "b": "sw", "dealy": "1us"}, {"a": "h1", "b": "sw"}])")),
+    ExpectRefused(StarWith(TWO_HOSTS,
+                       R"([{"a": "h0", "b": "sw", "dealy": "1us"}, {"a": "h1", "b": "sw"}])"),
         "topology.json: links\\[0\\]: unknown key \"dealy\"");
 }
 
 TEST_F(TopologyFile, ServerGroupingMustDivideHosts)
 {
-    EXPECT_DEATH(Build(R"({"hosts": {"count": 2}, "switches": [], "gpusPerServer": 4,
-                           "links": []})"),
+    ExpectRefused(R"({"hosts": {"count": 2}, "switches": [], "gpusPerServer": 4,
+                           "links": []})",
                  "topology.json: gpusPerServer: expected a divisor of the host count 2, got 4");
 }
 
 TEST_F(TopologyFile, FileNotFound)
 {
-    EXPECT_DEATH(
-        {
-            RoceHelper roce;
-            RoceTopologyReader(roce).Read("/nonexistent/dir/fabric.json");
-        },
-        "/nonexistent/dir/fabric.json: cannot open topology file");
+    RoceHelper roce;
+    RoceTopologyFile file;
+    std::string error;
+    EXPECT_FALSE(RoceTopologyReader(roce).Read("/nonexistent/dir/fabric.json", file, &error));
+    EXPECT_EQ(error, "/nonexistent/dir/fabric.json: cannot open topology file (No such file or directory)");
+}
+
+TEST_F(TopologyFile, UnknownKeysEverywhere)
+{
+    // Each kind of object takes only its own keys.
+    ExpectRefused(R"({"hosts": {"count": 2}, "switches": [], "link": [],
+                      "links": [{"a": "h0", "b": "h1", "rate": "1Gbps", "delay": "1us"}]})",
+                  "topology.json: top level: unknown key \"link\" \\(expected one of \"defaults\", "
+                  "\"gpusPerServer\", \"hosts\", \"links\", \"servers\", \"switches\"\\)");
+    ExpectRefused(R"({"hosts": [{"name": "h0", "rack": 1}, {"name": "h1"}], "switches": [],
+                      "links": [{"a": "h0", "b": "h1", "rate": "1Gbps", "delay": "1us"}]})",
+                  "topology.json: hosts\\[0\\]: unknown key \"rack\"");
+    ExpectRefused(R"({"hosts": {"count": 2, "prefx": "gpu"}, "switches": [],
+                      "links": [{"a": "h0", "b": "h1", "rate": "1Gbps", "delay": "1us"}]})",
+                  "topology.json: hosts: unknown key \"prefx\"");
+    ExpectRefused(R"({"hosts": {"count": 2}, "switches": [], "defaults": {"mtu": 9000},
+                      "links": [{"a": "h0", "b": "h1", "rate": "1Gbps", "delay": "1us"}]})",
+                  "topology.json: defaults: unknown key \"mtu\"");
 }

@@ -67,7 +67,7 @@ TEST(TrainingScenario, BadScenariosAreNamed)
     check("{\"cluster\": {\"servers\": 0}}", "/cluster/servers: expected an integer in 1..");
     check("{\"cluster\": {\"nicRate\": \"fast\"}}", "/cluster/nicRate: expected a positive rate");
     check("{\"cluster\": {\"linkDelay\": \"1 fortnight\"}}", "/cluster/linkDelay: expected a duration");
-    check("{\"cluster\": {\"gpu\": \"V100\"}}", "A100, H100 or B200");
+    check("{\"cluster\": {\"gpu\": \"V100\"}}", "expected A100, H100, H200, B200, got \"V100\"");
     check("{\"clutser\": {}}", "/clutser: unknown setting");
     check("{\"workload\": {\"format\": \"json\"}}", "needs a \"file\"");
     check("{\"workload\": {\"format\": \"csv\", \"file\": \"x\"}}", "/workload/format");
@@ -271,7 +271,7 @@ TEST(TrainingScenario, ImpossibleSettingsAreNamedNotAborted)
                "/fabric/congestionControl: \"ns3::Hpcc\" is not a congestion control");
     buildFails("{" + small + R"(, "collectives": {"algorithm": "bogus"}})", "unknown collective algorithm \"bogus\"");
     // The DP groups span servers: NVLS cannot serve them.
-    buildFails("{" + small + R"(, "collectives": {"algorithm": "nvls"}})", "(NVLS needs all ranks on one NVSwitch)");
+    buildFails("{" + small + R"(, "collectives": {"algorithm": "nvls"}})", "no nvls all-reduce on group 'dp0' of 2 ranks");
     buildFails(R"({"cluster": {"servers": 1, "gpusPerServer": 2},
         "workload": {"format": "generator", "model": {"tp": 2, "dp": 8, "globalBatch": 8, "heads": 16}}})",
                "needs 16 GPUs (tp x pp x dp) but the cluster has 2");

@@ -4,6 +4,9 @@
 
 #include "ns3/abort.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace ns3
 {
 
@@ -27,23 +30,111 @@ CollectivePipelineRounds(uint64_t bytes, uint64_t piecesPerRound, uint64_t chunk
     return rounds;
 }
 
+namespace
+{
+/// The one table of algorithm names and their default pipelining chunks.
+struct AlgorithmEntry
+{
+    CollectiveAlgorithm algorithm; //!< the algorithm
+    const char* name;              //!< its name, printed and accepted
+    uint64_t defaultChunkBytes;    //!< pipelining chunk when none is given (0: none)
+};
+
+/// NCCL's Simple protocol: a 4 MiB buffer per channel in 8 steps.
+constexpr uint64_t NCCL_SIMPLE_STEP_BYTES = 512 * 1024;
+
+const AlgorithmEntry ALGORITHMS[] = {
+    {CollectiveAlgorithm::RING, "ring", 0},
+    {CollectiveAlgorithm::RAIL_RING, "rail-ring", 0},
+    {CollectiveAlgorithm::TREE, "tree", NCCL_SIMPLE_STEP_BYTES},
+    {CollectiveAlgorithm::HALVING_DOUBLING, "halving-doubling", 0},
+    {CollectiveAlgorithm::DIRECT, "direct", 0},
+    {CollectiveAlgorithm::HIERARCHICAL, "hierarchical", NCCL_SIMPLE_STEP_BYTES},
+    {CollectiveAlgorithm::NVLS, "nvls", NVLS_DEFAULT_CHUNK_BYTES},
+};
+
+const AlgorithmEntry&
+Entry(CollectiveAlgorithm algorithm)
+{
+    for (const auto& e : ALGORITHMS)
+    {
+        if (e.algorithm == algorithm)
+        {
+            return e;
+        }
+    }
+    NS_ABORT_MSG("CollectiveAlgorithm " << static_cast<int>(algorithm) << " has no name");
+    return ALGORITHMS[0];
+}
+} // namespace
+
 std::string
 CollectiveAlgorithmToString(CollectiveAlgorithm algorithm)
 {
-    switch (algorithm)
+    return Entry(algorithm).name;
+}
+
+bool
+CollectiveAlgorithmFromString(const std::string& name, CollectiveAlgorithm& algorithm)
+{
+    for (const auto& e : ALGORITHMS)
     {
-    case CollectiveAlgorithm::RING:
-        return "ring";
-    case CollectiveAlgorithm::TREE:
-        return "tree";
-    case CollectiveAlgorithm::HALVING_DOUBLING:
-        return "halving-doubling";
-    case CollectiveAlgorithm::DIRECT:
-        return "direct";
-    case CollectiveAlgorithm::NVLS:
-        return "nvls";
+        if (name == e.name)
+        {
+            algorithm = e.algorithm;
+            return true;
+        }
     }
-    return "unknown";
+    return false;
+}
+
+const std::vector<CollectiveAlgorithm>&
+GetCollectiveAlgorithms()
+{
+    static const std::vector<CollectiveAlgorithm> all = [] {
+        std::vector<CollectiveAlgorithm> v;
+        for (const auto& e : ALGORITHMS)
+        {
+            v.push_back(e.algorithm);
+        }
+        return v;
+    }();
+    return all;
+}
+
+std::string
+GetCollectiveAlgorithmNameList()
+{
+    std::string list = AUTO_ALGORITHM_NAME;
+    for (const auto& e : ALGORITHMS)
+    {
+        list += std::string(", ") + e.name;
+    }
+    return list;
+}
+
+uint64_t
+CollectiveDefaultChunkBytes(CollectiveAlgorithm algorithm, CollectiveType type)
+{
+    if (algorithm == CollectiveAlgorithm::RING &&
+        (type == CollectiveType::BROADCAST || type == CollectiveType::REDUCE))
+    {
+        return NCCL_SIMPLE_STEP_BYTES; // a chain overlaps its hops only chunk by chunk
+    }
+    return Entry(algorithm).defaultChunkBytes;
+}
+
+uint32_t
+CollectiveDefaultChannels(uint32_t gpusPerServer)
+{
+    return std::min<uint32_t>(std::max<uint32_t>(gpusPerServer, 1), 64);
+}
+
+bool
+CollectiveAlgorithmNeedsServers(CollectiveAlgorithm algorithm)
+{
+    return algorithm == CollectiveAlgorithm::RAIL_RING ||
+           algorithm == CollectiveAlgorithm::HIERARCHICAL;
 }
 
 std::ostream&
@@ -65,6 +156,10 @@ IsCollectiveAlgorithmSupported(CollectiveType type, CollectiveAlgorithm algorith
         return type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE_SCATTER ||
                type == CollectiveType::ALL_GATHER || type == CollectiveType::BROADCAST ||
                type == CollectiveType::REDUCE;
+    case CollectiveAlgorithm::RAIL_RING:
+    case CollectiveAlgorithm::HIERARCHICAL:
+        return type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE_SCATTER ||
+               type == CollectiveType::ALL_GATHER;
     case CollectiveAlgorithm::TREE:
         return type == CollectiveType::ALL_REDUCE || type == CollectiveType::BROADCAST ||
                type == CollectiveType::REDUCE;
@@ -92,8 +187,13 @@ MakeCollectivePlan(CollectiveType type,
     NS_ABORT_MSG_IF(!IsCollectiveAlgorithmSupported(type, algorithm, n),
                     "MakeCollectivePlan: no " << algorithm << " algorithm for " << type
                                               << " over " << n << " ranks");
+    NS_ABORT_MSG_IF(CollectiveAlgorithmNeedsServers(algorithm),
+                    "MakeCollectivePlan: " << algorithm
+                                           << " needs the group's servers: use "
+                                              "CollectiveSelection::MakePlan");
     const uint32_t ch = options.channels;
-    const uint64_t chunk = options.chunkBytes;
+    const uint64_t chunk =
+        options.chunkBytes ? options.chunkBytes : CollectiveDefaultChunkBytes(algorithm, type);
     switch (algorithm)
     {
     case CollectiveAlgorithm::RING:
@@ -150,6 +250,9 @@ MakeCollectivePlan(CollectiveType type,
         default:
             return NvlsAllGather(n, bytes, chunk);
         }
+    case CollectiveAlgorithm::RAIL_RING:
+    case CollectiveAlgorithm::HIERARCHICAL:
+        break;
     }
     NS_ABORT_MSG("MakeCollectivePlan: unknown algorithm");
     return CommPlan();

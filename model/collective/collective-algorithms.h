@@ -56,6 +56,20 @@ CommPlan RingAllReduce(uint32_t n, uint64_t bytes, uint32_t channels = 1, uint64
 CommPlan RingAllReduceOrdered(const std::vector<std::vector<uint32_t>>& orders,
                               uint64_t bytes,
                               uint64_t chunkBytes = 0);
+/**
+ * Ring all-reduce, reduce-scatter or all-gather whose channel c walks the ranks in
+ * orders[c]. Shards keep their owners whatever the order: rank r ends with (reduce-scatter)
+ * or starts with (all-gather) shard r, SplitBytes(bytes, n, r).
+ * \param type ALL_REDUCE, REDUCE_SCATTER or ALL_GATHER (aborts otherwise)
+ * \param orders one permutation of 0..n-1 per channel
+ * \param bytes call size (see CollectiveType)
+ * \param chunkBytes pipelining granularity (0: one round)
+ * \return the plan
+ */
+CommPlan RingOrdered(CollectiveType type,
+                     const std::vector<std::vector<uint32_t>>& orders,
+                     uint64_t bytes,
+                     uint64_t chunkBytes = 0);
 
 class CommGroup;
 
@@ -245,25 +259,77 @@ CommPlan NvlsAllGather(uint32_t n, uint64_t bytes, uint64_t chunkBytes = 0);
  */
 uint32_t CollectivePipelineRounds(uint64_t bytes, uint64_t piecesPerRound, uint64_t chunkBytes);
 
-/// Algorithm families MakeCollectivePlan can choose from.
+/**
+ * Every collective algorithm of the module. Its name (CollectiveAlgorithmToString) is the
+ * one table of algorithm names: what plans, reports and traces print and what scenarios,
+ * traces, attributes and command lines accept, plus "auto" (CollectiveSelection).
+ */
 enum class CollectiveAlgorithm
 {
-    RING,             //!< ring (chain for broadcast/reduce)
-    TREE,             //!< binary tree (double binary tree for all-reduce)
-    HALVING_DOUBLING, //!< Rabenseifner, powers of two only
-    DIRECT,           //!< every pair talks directly
-    NVLS,             //!< in-switch reduction and multicast (needs an NVSwitch carrier)
+    RING,             //!< "ring": ring (chain for broadcast/reduce), ranks in group order
+    RAIL_RING,        //!< "rail-ring": NCCL's rail-aligned multi-channel ring across
+                      //!< servers (RailAlignedRingOrders); needs the group's servers
+    TREE,             //!< "tree": binary tree (double binary tree for all-reduce)
+    HALVING_DOUBLING, //!< "halving-doubling": Rabenseifner, powers of two only
+    DIRECT,           //!< "direct": every pair talks directly
+    HIERARCHICAL,     //!< "hierarchical": rings in servers, one ring per rail across
+                      //!< servers (collective-hierarchical.h); needs the group's servers
+    NVLS,             //!< "nvls": in-switch reduction and multicast (needs a carrier
+                      //!< that reduces in a switch)
 };
+
+/// The name that picks the algorithm per call by estimated time (CollectiveSelection).
+constexpr const char* AUTO_ALGORITHM_NAME = "auto";
 
 /// \return a lower-case name such as "halving-doubling"
 std::string CollectiveAlgorithmToString(CollectiveAlgorithm algorithm);
+
+/**
+ * \param name an algorithm name as CollectiveAlgorithmToString prints it
+ * \param algorithm set to the algorithm when found
+ * \return true if name names an algorithm ("auto" is not one: see CollectiveSelection)
+ */
+bool CollectiveAlgorithmFromString(const std::string& name, CollectiveAlgorithm& algorithm);
+
+/// \return every algorithm, in the order of the name table (simplest first)
+const std::vector<CollectiveAlgorithm>& GetCollectiveAlgorithms();
+
+/// \return "auto, ring, rail-ring, ...": every accepted name, for messages and help texts
+std::string GetCollectiveAlgorithmNameList();
+
+/**
+ * The pipelining chunk an algorithm uses when CollectivePlanOptions::chunkBytes is 0:
+ * 512 KiB for tree, hierarchical and the ring (chain) broadcast and reduce (NCCL's
+ * Simple-protocol step: a 4 MiB channel buffer in 8 steps), 128 KiB for NVLS
+ * (NCCL_NVLS_CHUNKSIZE), none (0) for the others, whose steps already keep every link
+ * busy.
+ * \param algorithm the algorithm
+ * \param type the collective
+ * \return the chunk in bytes, 0 for none
+ */
+uint64_t CollectiveDefaultChunkBytes(CollectiveAlgorithm algorithm, CollectiveType type);
+
+/**
+ * The channel count used when none is given, the same in collective-perf, ai-fabric-sim
+ * and the workload runner: one channel per GPU of a server (so rail-aligned rings cover
+ * every rail and NIC, as NCCL opens at least one channel per NIC), at least 1, at most 64.
+ * \param gpusPerServer GPUs (and NICs) per server of the cluster
+ * \return the channel count
+ */
+uint32_t CollectiveDefaultChannels(uint32_t gpusPerServer);
+
+/// \return true for the algorithms that need the group's servers (rail-ring,
+/// hierarchical): build those with CollectiveSelection::MakePlan
+bool CollectiveAlgorithmNeedsServers(CollectiveAlgorithm algorithm);
+
 std::ostream& operator<<(std::ostream& os, CollectiveAlgorithm algorithm);
 
 /// Knobs of MakeCollectivePlan; each generator reads the ones it has.
 struct CollectivePlanOptions
 {
     uint32_t channels{1};   //!< ring / send-recv channels
-    uint64_t chunkBytes{0}; //!< pipelining granularity, 0 = none
+    uint64_t chunkBytes{0}; //!< pipelining granularity; 0 = the algorithm's default
+                            //!< (CollectiveDefaultChunkBytes)
     uint32_t root{0};       //!< broadcast / reduce root, send/recv sender
     uint32_t peer{1};       //!< send/recv receiver
     bool doubleTree{true};  //!< tree all-reduce uses two trees
@@ -275,13 +341,17 @@ struct CollectivePlanOptions
  * all-reduce, broadcast, reduce. Halving-doubling: all-reduce, reduce-scatter,
  * all-gather with n a power of two. Direct: all-to-all, all-gather, send/recv. NVLS:
  * all-reduce, reduce-scatter, all-gather (whether the carrier can run it is the
- * engine's question).
+ * engine's question). Rail-ring: as ring for all-reduce, reduce-scatter and all-gather;
+ * hierarchical: those three too (both also need the group's shape: see
+ * CollectiveSelection::CanMakePlan).
  * All-to-allv needs its matrix: call DirectAllToAllV.
  */
 bool IsCollectiveAlgorithmSupported(CollectiveType type, CollectiveAlgorithm algorithm, uint32_t n);
 
 /**
- * Build a plan by collective and algorithm (aborts, naming both, if unsupported).
+ * Build a plan by collective and algorithm (aborts, naming both, if unsupported or if
+ * the algorithm needs the group's servers: rail-ring and hierarchical are built by
+ * CollectiveSelection::MakePlan). A chunkBytes of 0 takes CollectiveDefaultChunkBytes.
  * \param type collective
  * \param algorithm algorithm
  * \param n ranks

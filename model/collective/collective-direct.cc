@@ -49,7 +49,7 @@ DirectAllToAll(uint32_t n, uint64_t bytes)
 {
     NS_ABORT_MSG_IF(n == 0, "DirectAllToAll: the group is empty");
     CommPlan plan(CollectiveType::ALL_TO_ALL, n, bytes);
-    plan.SetAlgorithm("direct");
+    plan.SetAlgorithm(CollectiveAlgorithmToString(CollectiveAlgorithm::DIRECT));
     AddPairwise(plan, n, [](const CommPlan& p, uint32_t, uint32_t d) {
         return CommPlan::SplitBytes(p.GetTotalBytes(), p.GetGroupSize(), d);
     });
@@ -71,7 +71,7 @@ DirectAllToAllV(uint32_t n, const std::vector<uint64_t>& pairBytes)
         largestRow = std::max(largestRow, std::accumulate(row, row + n, uint64_t{0}));
     }
     CommPlan plan(CollectiveType::ALL_TO_ALLV, n, largestRow);
-    plan.SetAlgorithm("direct");
+    plan.SetAlgorithm(CollectiveAlgorithmToString(CollectiveAlgorithm::DIRECT));
     plan.SetPairBytes(pairBytes);
     AddPairwise(plan, n, [](const CommPlan& p, uint32_t s, uint32_t d) {
         return p.GetPairBytes()[static_cast<size_t>(s) * p.GetGroupSize() + d];
@@ -84,7 +84,7 @@ DirectAllGather(uint32_t n, uint64_t bytes)
 {
     NS_ABORT_MSG_IF(n == 0, "DirectAllGather: the group is empty");
     CommPlan plan(CollectiveType::ALL_GATHER, n, bytes);
-    plan.SetAlgorithm("direct");
+    plan.SetAlgorithm(CollectiveAlgorithmToString(CollectiveAlgorithm::DIRECT));
     for (uint32_t j = 0; j < n; ++j)
     {
         plan.AddBlock(CommPlan::SplitBytes(bytes, n, j), j);
@@ -113,7 +113,7 @@ SendRecv(uint32_t n, uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channe
     NS_ABORT_MSG_IF(src == dst, "SendRecv: rank " << src << " cannot send to itself");
     NS_ABORT_MSG_IF(channels == 0, "SendRecv: channels must be at least 1");
     CommPlan plan(CollectiveType::SEND_RECV, n, bytes);
-    plan.SetAlgorithm("direct");
+    plan.SetAlgorithm(CollectiveAlgorithmToString(CollectiveAlgorithm::DIRECT));
     plan.SetRoot(src);
     plan.SetPeer(dst);
     for (uint32_t c = 0; c < channels; ++c)

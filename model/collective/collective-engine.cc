@@ -50,23 +50,19 @@ CollectiveEngine::GetTypeId()
                                               &CollectiveEngine::GetTransport),
                           MakePointerChecker<CollectiveTransport>())
             .AddAttribute("Algorithm",
-                          "Algorithm of RunCollective: auto (CollectiveSelection's rules), "
-                          "ring, tree, halving-doubling, direct or hierarchical.",
+                          "Algorithm of RunCollective: " + GetCollectiveAlgorithmNameList() +
+                              " (auto: the fastest by CollectiveSelection's estimates).",
                           StringValue("auto"),
                           MakeStringAccessor(&CollectiveEngine::m_algorithm),
                           MakeStringChecker())
-            .AddAttribute("SmallMessageBytes",
-                          "RunCollective with auto: calls up to this size are latency-bound.",
-                          UintegerValue(256 * 1024),
-                          MakeUintegerAccessor(&CollectiveEngine::m_smallMessageBytes),
-                          MakeUintegerChecker<uint64_t>())
             .AddAttribute("Channels",
                           "RunCollective: ring channels.",
                           UintegerValue(1),
                           MakeUintegerAccessor(&CollectiveEngine::m_channels),
                           MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("ChunkBytes",
-                          "RunCollective: pipelining chunk (0 = none).",
+                          "RunCollective: pipelining chunk (0 = the algorithm's default, "
+                          "CollectiveDefaultChunkBytes).",
                           UintegerValue(0),
                           MakeUintegerAccessor(&CollectiveEngine::m_chunkBytes),
                           MakeUintegerChecker<uint64_t>())
@@ -444,11 +440,7 @@ CollectiveEngine::RunCollective(CollectiveType type,
 {
     NS_ABORT_MSG_IF(!m_transport,
                     "CollectiveEngine::RunCollective: no transport; call SetTransport first");
-    CollectiveSelection selection;
-    selection.smallMessageBytes = m_smallMessageBytes;
-    std::vector<uint32_t> ranks(group.GetSize());
-    std::iota(ranks.begin(), ranks.end(), 0u);
-    selection.switchReduction = m_transport->CanReduceInSwitch(ranks);
+    CollectiveSelection selection(m_transport);
     CollectivePlanOptions options;
     options.channels = m_channels;
     options.chunkBytes = m_chunkBytes;

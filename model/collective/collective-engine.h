@@ -116,10 +116,9 @@ class CollectiveEngine : public Object
 
     /**
      * Run a collective call on group (group rank r = carrier rank r), with the plan built
-     * by the Algorithm attribute ("auto": CollectiveSelection's rules with
-     * SmallMessageBytes, and NVLS allowed when the carrier can reduce in a switch over
-     * the whole group; Channels and ChunkBytes apply). Aborts as MakePlan does for an
-     * unsupported pair.
+     * by the Algorithm attribute ("auto": the fastest plan by CollectiveSelection's
+     * estimates on this carrier; Channels and ChunkBytes apply). Aborts as MakePlan does
+     * for an unsupported pair.
      * \return the id of the call
      */
     uint64_t RunCollective(CollectiveType type,
@@ -215,7 +214,6 @@ class CollectiveEngine : public Object
 
     Ptr<CollectiveTransport> m_transport;                 //!< the carrier
     std::string m_algorithm;                              //!< RunCollective's algorithm
-    uint64_t m_smallMessageBytes{0};                      //!< auto: latency-bound limit
     uint32_t m_channels{1};                               //!< RunCollective: ring channels
     uint64_t m_chunkBytes{0};                             //!< RunCollective: chunk size
     uint64_t m_nextId{1};                                 //!< id of the next Run

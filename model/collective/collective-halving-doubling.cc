@@ -41,7 +41,7 @@ BuildHalvingDoubling(const char* who,
                     who << ": halving-doubling needs a power-of-two group size, got " << n
                         << "; use the ring or tree algorithm for this group");
     CommPlan plan(type, n, bytes);
-    plan.SetAlgorithm("halving-doubling");
+    plan.SetAlgorithm(CollectiveAlgorithmToString(CollectiveAlgorithm::HALVING_DOUBLING));
     for (uint32_t j = 0; j < n; ++j)
     {
         plan.AddBlock(CommPlan::SplitBytes(bytes, n, j),

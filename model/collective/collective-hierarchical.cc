@@ -2,6 +2,8 @@
 // Hierarchical generators: intra-server rings, per-rail inter-server rings.
 #include "collective-hierarchical.h"
 
+#include "collective-algorithms.h"
+
 #include "ns3/abort.h"
 
 #include <algorithm>
@@ -34,7 +36,8 @@ class HierarchicalBuilder
                         CollectiveType type,
                         const CommGroup& group,
                         uint64_t bytes,
-                        uint32_t channels);
+                        uint32_t channels,
+                        uint64_t chunkBytes);
 
     /// Phase 1: reduce-scatter of shards inside every server.
     void IntraReduceScatter();
@@ -66,6 +69,8 @@ class HierarchicalBuilder
     uint32_t m_s;        //!< servers
     uint32_t m_g;        //!< ranks per server
     uint32_t m_channels; //!< parallel rings
+    uint32_t m_instances; //!< rings run: channels x pipeline rounds; instance i runs on
+                          //!< channel i % channels
     /// m_rank[i][p]: rank at position p (by local index) of the i-th server (ascending)
     std::vector<std::vector<uint32_t>> m_rank;
     uint32_t m_step{0}; //!< next step number
@@ -81,11 +86,13 @@ HierarchicalBuilder::HierarchicalBuilder(const char* who,
                                          CollectiveType type,
                                          const CommGroup& group,
                                          uint64_t bytes,
-                                         uint32_t channels)
+                                         uint32_t channels,
+                                         uint64_t chunkBytes)
     : m_plan(type, std::max<uint32_t>(group.GetSize(), 1), bytes),
       m_s(0),
       m_g(0),
-      m_channels(channels)
+      m_channels(channels),
+      m_instances(channels)
 {
     const uint32_t n = group.GetSize();
     NS_ABORT_MSG_IF(n == 0, who << ": the group is empty");
@@ -114,17 +121,24 @@ HierarchicalBuilder::HierarchicalBuilder(const char* who,
         });
         m_rank.push_back(std::move(ranks));
     }
-    NS_ABORT_MSG_IF(static_cast<uint64_t>(n) * channels > (1u << 26),
-                    who << ": " << n << " ranks x " << channels
-                        << " channels is too many blocks for one plan; use fewer channels");
-    m_plan.SetAlgorithm("hierarchical");
+    // Pipelining: each round is a whole hierarchical collective over its share of the
+    // data, so round r+1's intra-server phase overlaps round r's inter-server phase.
+    // A round's pieces are the n x channels sub-shard blocks.
+    const uint32_t rounds =
+        CollectivePipelineRounds(bytes, static_cast<uint64_t>(n) * channels, chunkBytes);
+    NS_ABORT_MSG_IF(static_cast<uint64_t>(n) * channels * rounds > (1u << 26),
+                    who << ": " << n << " ranks x " << channels << " channels x " << rounds
+                        << " rounds is too many blocks for one plan; use fewer channels or a "
+                           "larger chunk");
+    m_instances = channels * rounds;
+    m_plan.SetAlgorithm(CollectiveAlgorithmToString(CollectiveAlgorithm::HIERARCHICAL));
 
     // Sub-shard (p, q) is the final shard of the rank at (server q, position p), sized as
     // the flat generators size rank shards, so reduce-scatter and all-gather meet the
     // checker's per-rank byte convention and all-reduce can reuse the same layout.
     const bool reduceScatter = type == CollectiveType::REDUCE_SCATTER;
     const bool allGather = type == CollectiveType::ALL_GATHER;
-    for (uint32_t c = 0; c < m_channels; ++c)
+    for (uint32_t c = 0; c < m_instances; ++c)
     {
         for (uint32_t p = 0; p < m_g; ++p)
         {
@@ -132,13 +146,13 @@ HierarchicalBuilder::HierarchicalBuilder(const char* who,
             {
                 const uint32_t owner = m_rank[q][p];
                 const uint64_t sub = CommPlan::SplitBytes(bytes, n, owner);
-                m_plan.AddBlock(CommPlan::SplitBytes(sub, m_channels, c),
+                m_plan.AddBlock(CommPlan::SplitBytes(sub, m_instances, c),
                                 allGather ? owner : CommPlan::ANY_RANK,
                                 reduceScatter ? owner : CommPlan::ANY_RANK);
             }
         }
     }
-    const size_t slots = static_cast<size_t>(n) * m_channels;
+    const size_t slots = static_cast<size_t>(n) * m_instances;
     m_intraFinal.assign(slots, NONE);
     m_interReduceFinal.assign(slots, NONE);
     m_gathered.assign(slots, {});
@@ -147,13 +161,13 @@ HierarchicalBuilder::HierarchicalBuilder(const char* who,
 uint32_t
 HierarchicalBuilder::Block(uint32_t c, uint32_t p, uint32_t q) const
 {
-    return (c * m_g + p) * m_s + q;
+    return (c * m_g + p) * m_s + q; // c: instance
 }
 
 size_t
 HierarchicalBuilder::Slot(uint32_t rank, uint32_t c) const
 {
-    return static_cast<size_t>(rank) * m_channels + c;
+    return static_cast<size_t>(rank) * m_instances + c;
 }
 
 uint32_t
@@ -171,7 +185,7 @@ HierarchicalBuilder::Add(uint32_t src,
     t.chunk = chunk;
     t.chunkCount = count;
     t.reduce = reduce;
-    t.channel = c;
+    t.channel = c % m_channels;
     t.step = m_step;
     deps.erase(std::remove(deps.begin(), deps.end(), NONE), deps.end());
     t.deps = std::move(deps);
@@ -188,7 +202,7 @@ HierarchicalBuilder::IntraReduceScatter()
     for (uint32_t k = 0; k + 1 < m_g; ++k, ++m_step)
     {
         std::vector<uint32_t> nextRecv = lastRecv;
-        for (uint32_t c = 0; c < m_channels; ++c)
+        for (uint32_t c = 0; c < m_instances; ++c)
         {
             for (uint32_t i = 0; i < m_s; ++i)
             {
@@ -224,7 +238,7 @@ HierarchicalBuilder::InterReduceScatter()
     for (uint32_t k = 0; k + 1 < m_s; ++k, ++m_step)
     {
         std::vector<uint32_t> nextRecv = lastRecv;
-        for (uint32_t c = 0; c < m_channels; ++c)
+        for (uint32_t c = 0; c < m_instances; ++c)
         {
             for (uint32_t p = 0; p < m_g; ++p)
             {
@@ -264,7 +278,7 @@ HierarchicalBuilder::InterAllGather()
     for (uint32_t k = 0; k + 1 < m_s; ++k, ++m_step)
     {
         std::vector<uint32_t> nextRecv = lastRecv;
-        for (uint32_t c = 0; c < m_channels; ++c)
+        for (uint32_t c = 0; c < m_instances; ++c)
         {
             for (uint32_t p = 0; p < m_g; ++p)
             {
@@ -306,7 +320,7 @@ HierarchicalBuilder::IntraAllGather()
     for (uint32_t k = 0; k + 1 < m_g; ++k, ++m_step)
     {
         std::vector<uint32_t> nextRecv = lastRecv;
-        for (uint32_t c = 0; c < m_channels; ++c)
+        for (uint32_t c = 0; c < m_instances; ++c)
         {
             for (uint32_t i = 0; i < m_s; ++i)
             {
@@ -355,13 +369,14 @@ HierarchicalBuilder::TakePlan()
 } // namespace
 
 CommPlan
-HierarchicalAllReduce(const CommGroup& group, uint64_t bytes, uint32_t channels)
+HierarchicalAllReduce(const CommGroup& group, uint64_t bytes, uint32_t channels, uint64_t chunkBytes)
 {
     HierarchicalBuilder b("HierarchicalAllReduce",
                           CollectiveType::ALL_REDUCE,
                           group,
                           bytes,
-                          channels);
+                          channels,
+                          chunkBytes);
     b.IntraReduceScatter();
     b.InterReduceScatter();
     b.InterAllGather();
@@ -370,26 +385,28 @@ HierarchicalAllReduce(const CommGroup& group, uint64_t bytes, uint32_t channels)
 }
 
 CommPlan
-HierarchicalReduceScatter(const CommGroup& group, uint64_t bytes, uint32_t channels)
+HierarchicalReduceScatter(const CommGroup& group, uint64_t bytes, uint32_t channels, uint64_t chunkBytes)
 {
     HierarchicalBuilder b("HierarchicalReduceScatter",
                           CollectiveType::REDUCE_SCATTER,
                           group,
                           bytes,
-                          channels);
+                          channels,
+                          chunkBytes);
     b.IntraReduceScatter();
     b.InterReduceScatter();
     return b.TakePlan();
 }
 
 CommPlan
-HierarchicalAllGather(const CommGroup& group, uint64_t bytes, uint32_t channels)
+HierarchicalAllGather(const CommGroup& group, uint64_t bytes, uint32_t channels, uint64_t chunkBytes)
 {
     HierarchicalBuilder b("HierarchicalAllGather",
                           CollectiveType::ALL_GATHER,
                           group,
                           bytes,
-                          channels);
+                          channels,
+                          chunkBytes);
     b.InterAllGather();
     b.IntraAllGather();
     return b.TakePlan();

@@ -72,9 +72,16 @@ namespace ns3
  * \param bytes buffer size
  * \param channels parallel rings (each phase runs one ring per channel over 1/channels
  *        of every sub-shard), at least 1
+ * \param chunkBytes pipelining granularity (0: one round): the data is cut into rounds
+ *        whose sub-shard blocks are at most about chunkBytes, and each round runs the
+ *        whole plan on its share with its own deps, so one round's inter-server phase
+ *        overlaps the next round's intra-server phase (NCCL's chunk loop)
  * \return the plan (ranks are the group's ranks; algorithm "hierarchical")
  */
-CommPlan HierarchicalAllReduce(const CommGroup& group, uint64_t bytes, uint32_t channels = 1);
+CommPlan HierarchicalAllReduce(const CommGroup& group,
+                               uint64_t bytes,
+                               uint32_t channels = 1,
+                               uint64_t chunkBytes = 0);
 
 /**
  * Hierarchical reduce-scatter: phases (1) and (2a) of HierarchicalAllReduce. Rank r ends
@@ -84,7 +91,8 @@ CommPlan HierarchicalAllReduce(const CommGroup& group, uint64_t bytes, uint32_t 
  */
 CommPlan HierarchicalReduceScatter(const CommGroup& group,
                                    uint64_t bytes,
-                                   uint32_t channels = 1);
+                                   uint32_t channels = 1,
+                                   uint64_t chunkBytes = 0);
 
 /**
  * Hierarchical all-gather: phases (2b) and (3) of HierarchicalAllReduce. Rank r starts
@@ -92,7 +100,10 @@ CommPlan HierarchicalReduceScatter(const CommGroup& group,
  * Parameters as HierarchicalAllReduce; bytes is the output size (all shards).
  * \return the plan
  */
-CommPlan HierarchicalAllGather(const CommGroup& group, uint64_t bytes, uint32_t channels = 1);
+CommPlan HierarchicalAllGather(const CommGroup& group,
+                               uint64_t bytes,
+                               uint32_t channels = 1,
+                               uint64_t chunkBytes = 0);
 
 /**
  * \param group the group the plan was built for

@@ -23,7 +23,7 @@ BuildNvls(CollectiveType type, uint32_t n, uint64_t bytes, uint64_t chunkBytes, 
 {
     NS_ABORT_MSG_IF(n == 0, "NVLS " << type << ": the group is empty");
     CommPlan plan(type, n, bytes);
-    plan.SetAlgorithm("nvls");
+    plan.SetAlgorithm(CollectiveAlgorithmToString(CollectiveAlgorithm::NVLS));
     const uint64_t chunk = chunkBytes == 0 ? NVLS_DEFAULT_CHUNK_BYTES : chunkBytes;
     // One round = one piece of every shard; rounds are issued in order, so every owner
     // works on its q-th piece at about the same time, as NCCL's NVLS channels do.

@@ -53,11 +53,12 @@ BuildRing(CollectiveType type,
           const std::vector<std::vector<uint32_t>>* orders = nullptr)
 {
     // Positions p = 0..n-1 walk each channel's ring; rank at position p is p itself, or
-    // orders[c][p] when the caller orders each channel's ring (all-reduce only: the
-    // blocks' owners are then any rank, so the order may differ between channels).
+    // orders[c][p] when the caller orders each channel's ring. Shards are named by the
+    // rank that owns them (reduce-scatter's result, all-gather's input), so a shard
+    // travels the positions of its owner in every channel's order.
     auto rankAt = [orders](uint32_t c, uint32_t p) { return orders ? (*orders)[c][p] : p; };
     CommPlan plan(type, n, bytes);
-    plan.SetAlgorithm("ring");
+    plan.SetAlgorithm(CollectiveAlgorithmToString(CollectiveAlgorithm::RING));
     const uint32_t rounds =
         CollectivePipelineRounds(bytes, static_cast<uint64_t>(n) * channels, chunkBytes);
     NS_ABORT_MSG_IF(static_cast<uint64_t>(n) * channels * rounds > (1u << 26),
@@ -99,7 +100,7 @@ BuildRing(CollectiveType type,
                         CommPlan::Transfer t;
                         t.src = rankAt(c, r);
                         t.dst = rankAt(c, (r + 1) % n);
-                        const uint32_t shard = (r + 2 * n - k - lag) % n;
+                        const uint32_t shard = rankAt(c, (r + 2 * n - k - lag) % n);
                         t.chunk = shard * instances + instance;
                         t.reduce = reduce;
                         t.channel = c;
@@ -144,7 +145,7 @@ BuildChain(CollectiveType type,
 {
     const bool reduce = type == CollectiveType::REDUCE;
     CommPlan plan(type, n, bytes);
-    plan.SetAlgorithm("ring");
+    plan.SetAlgorithm(CollectiveAlgorithmToString(CollectiveAlgorithm::RING));
     plan.SetRoot(root);
     const uint32_t rounds = CollectivePipelineRounds(bytes, channels, chunkBytes);
     NS_ABORT_MSG_IF(static_cast<uint64_t>(channels) * rounds * n > (1u << 26),
@@ -195,30 +196,42 @@ RingAllReduceOrdered(const std::vector<std::vector<uint32_t>>& orders,
                      uint64_t bytes,
                      uint64_t chunkBytes)
 {
-    NS_ABORT_MSG_IF(orders.empty(), "RingAllReduceOrdered: at least one channel is needed");
+    return RingOrdered(CollectiveType::ALL_REDUCE, orders, bytes, chunkBytes);
+}
+
+CommPlan
+RingOrdered(CollectiveType type,
+            const std::vector<std::vector<uint32_t>>& orders,
+            uint64_t bytes,
+            uint64_t chunkBytes)
+{
+    NS_ABORT_MSG_IF(type != CollectiveType::ALL_REDUCE && type != CollectiveType::REDUCE_SCATTER &&
+                        type != CollectiveType::ALL_GATHER,
+                    "RingOrdered: no ordered ring for " << type);
+    NS_ABORT_MSG_IF(orders.empty(), "RingOrdered: at least one channel is needed");
     const uint32_t n = static_cast<uint32_t>(orders[0].size());
     for (std::size_t c = 0; c < orders.size(); ++c)
     {
         std::vector<bool> seen(n, false);
         NS_ABORT_MSG_IF(orders[c].size() != n,
-                        "RingAllReduceOrdered: channel " << c << " orders " << orders[c].size()
+                        "RingOrdered: channel " << c << " orders " << orders[c].size()
                                                          << " ranks, channel 0 " << n);
         for (uint32_t r : orders[c])
         {
             NS_ABORT_MSG_IF(r >= n || seen[r],
-                            "RingAllReduceOrdered: channel " << c << " is not a permutation of 0.."
+                            "RingOrdered: channel " << c << " is not a permutation of 0.."
                                                              << n - 1 << " (rank " << r << ")");
             seen[r] = true;
         }
     }
-    CheckRingArgs("all-reduce", n, static_cast<uint32_t>(orders.size()));
-    return BuildRing(CollectiveType::ALL_REDUCE,
+    CheckRingArgs("RingOrdered", n, static_cast<uint32_t>(orders.size()));
+    return BuildRing(type,
                      n,
                      bytes,
                      static_cast<uint32_t>(orders.size()),
                      chunkBytes,
-                     true,
-                     true,
+                     type != CollectiveType::ALL_GATHER,
+                     type != CollectiveType::REDUCE_SCATTER,
                      &orders);
 }
 

@@ -2,20 +2,30 @@
 #include "collective-selection.h"
 
 #include "collective-hierarchical.h"
+#include "collective-plan-cost.h"
 
 #include "ns3/abort.h"
+#include "ns3/log.h"
+
+#include <algorithm>
+#include <numeric>
 
 namespace ns3
 {
 
+NS_LOG_COMPONENT_DEFINE("CollectiveSelection");
+
 namespace
 {
+/// \return true for the collectives with a hierarchical and a rail-ring plan
 bool
-IsPowerOfTwo(uint32_t n)
+IsRingFamily(CollectiveType type)
 {
-    return n != 0 && (n & (n - 1)) == 0;
+    return type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE_SCATTER ||
+           type == CollectiveType::ALL_GATHER;
 }
 
+/// \return true if the group spans several servers with several GPUs on each
 bool
 SpansServersWithSeveralGpus(const CommGroup& group)
 {
@@ -24,103 +34,212 @@ SpansServersWithSeveralGpus(const CommGroup& group)
 }
 } // namespace
 
-std::string
-CollectiveSelection::Choose(CollectiveType type, const CommGroup& group, uint64_t bytes) const
-{
-    const bool small = bytes <= smallMessageBytes;
-    switch (type)
-    {
-    case CollectiveType::ALL_TO_ALL:
-    case CollectiveType::ALL_TO_ALLV:
-    case CollectiveType::SEND_RECV:
-        return "direct";
-    case CollectiveType::ALL_REDUCE:
-        if (switchReduction && !small)
-        {
-            return "nvls";
-        }
-        if (SpansServersWithSeveralGpus(group))
-        {
-            return "hierarchical";
-        }
-        return small && group.GetSize() > 2 ? "tree" : "ring";
-    case CollectiveType::REDUCE_SCATTER:
-    case CollectiveType::ALL_GATHER:
-        if (switchReduction && !small)
-        {
-            return "nvls";
-        }
-        if (SpansServersWithSeveralGpus(group))
-        {
-            return "hierarchical";
-        }
-        return small && IsPowerOfTwo(group.GetSize()) ? "halving-doubling" : "ring";
-    case CollectiveType::BROADCAST:
-    case CollectiveType::REDUCE:
-        return small ? "tree" : "ring";
-    }
-    return "ring";
-}
+CollectiveSelection::CollectiveSelection() = default;
 
-namespace
+CollectiveSelection::CollectiveSelection(Ptr<const CollectiveTransport> carrier,
+                                         std::vector<uint32_t> rankMap)
+    : m_carrier(carrier),
+      m_rankMap(std::move(rankMap))
 {
-/// The algorithms MakeCollectivePlan builds, by the names users give them.
-const std::pair<const char*, CollectiveAlgorithm> FLAT[] = {
-    {"ring", CollectiveAlgorithm::RING},
-    {"tree", CollectiveAlgorithm::TREE},
-    {"halving-doubling", CollectiveAlgorithm::HALVING_DOUBLING},
-    {"direct", CollectiveAlgorithm::DIRECT},
-    {"nvls", CollectiveAlgorithm::NVLS},
-};
-
-/// \return the flat algorithm of that name, or nullptr
-const CollectiveAlgorithm*
-FindFlat(const std::string& name)
-{
-    for (const auto& [flatName, flat] : FLAT)
-    {
-        if (name == flatName)
-        {
-            return &flat;
-        }
-    }
-    return nullptr;
 }
 
 bool
-IsHierarchicalType(CollectiveType type)
+CollectiveSelection::SwitchReduction(const CommGroup& group) const
 {
-    return type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE_SCATTER ||
-           type == CollectiveType::ALL_GATHER;
+    if (!m_carrier)
+    {
+        return false;
+    }
+    std::vector<uint32_t> members(group.GetSize());
+    std::iota(members.begin(), members.end(), 0u);
+    if (!m_rankMap.empty())
+    {
+        if (m_rankMap.size() != group.GetSize())
+        {
+            return false;
+        }
+        members = m_rankMap;
+    }
+    return m_carrier->CanReduceInSwitch(members);
 }
-} // namespace
+
+bool
+CollectiveSelection::Applies(CollectiveType type,
+                             CollectiveAlgorithm algorithm,
+                             const CommGroup& group,
+                             std::string* reason) const
+{
+    auto no = [reason](const std::string& why) {
+        if (reason)
+        {
+            *reason = why;
+        }
+        return false;
+    };
+    if (!IsCollectiveAlgorithmSupported(type, algorithm, group.GetSize()))
+    {
+        return no(CollectiveTypeToString(type) + " has no " + CollectiveAlgorithmToString(algorithm) +
+                  " algorithm for " + std::to_string(group.GetSize()) + " ranks");
+    }
+    if (CollectiveAlgorithmNeedsServers(algorithm) && !group.IsUniform())
+    {
+        return no(CollectiveAlgorithmToString(algorithm) +
+                  " needs the same GPUs (local indices) on every server of the group");
+    }
+    if (algorithm == CollectiveAlgorithm::NVLS && !SwitchReduction(group))
+    {
+        return no("nvls needs the whole group on one NVSwitch whose GPUs support NVLS "
+                  "(Hopper or newer); this carrier cannot reduce in a switch over these " +
+                  std::to_string(group.GetSize()) + " ranks");
+    }
+    return true;
+}
 
 bool
 CollectiveSelection::CanMakePlan(CollectiveType type,
                                  const std::string& algorithm,
                                  const CommGroup& group,
-                                 bool* known) const
+                                 bool* known,
+                                 std::string* reason) const
 {
-    const CollectiveAlgorithm* flat = FindFlat(algorithm);
-    const bool isKnown = algorithm == "auto" || algorithm == "hierarchical" || flat;
+    CollectiveAlgorithm a;
+    const bool isAuto = algorithm == AUTO_ALGORITHM_NAME;
+    const bool isKnown = isAuto || CollectiveAlgorithmFromString(algorithm, a);
     if (known)
     {
         *known = isKnown;
     }
     if (!isKnown)
     {
+        if (reason)
+        {
+            *reason = "unknown algorithm '" + algorithm + "' (one of " +
+                      GetCollectiveAlgorithmNameList() + ")";
+        }
         return false;
     }
-    if (algorithm == "auto")
+    return isAuto || Applies(type, a, group, reason);
+}
+
+CommPlan
+CollectiveSelection::Build(CollectiveType type,
+                           CollectiveAlgorithm algorithm,
+                           const CommGroup& group,
+                           uint64_t bytes,
+                           const CollectivePlanOptions& options) const
+{
+    const uint64_t chunk =
+        options.chunkBytes ? options.chunkBytes : CollectiveDefaultChunkBytes(algorithm, type);
+    switch (algorithm)
     {
-        return true;
+    case CollectiveAlgorithm::HIERARCHICAL:
+        switch (type)
+        {
+        case CollectiveType::ALL_REDUCE:
+            return HierarchicalAllReduce(group, bytes, options.channels, chunk);
+        case CollectiveType::REDUCE_SCATTER:
+            return HierarchicalReduceScatter(group, bytes, options.channels, chunk);
+        default:
+            return HierarchicalAllGather(group, bytes, options.channels, chunk);
+        }
+    case CollectiveAlgorithm::RAIL_RING: {
+        CommPlan plan = RingOrdered(type, RailAlignedRingOrders(group, options.channels), bytes, chunk);
+        plan.SetAlgorithm(CollectiveAlgorithmToString(algorithm));
+        return plan;
     }
-    if (algorithm == "hierarchical")
+    default:
+        return MakeCollectivePlan(type, algorithm, group.GetSize(), bytes, options);
+    }
+}
+
+std::vector<CollectiveSelection::Candidate>
+CollectiveSelection::Rank(CollectiveType type,
+                          const CommGroup& group,
+                          uint64_t bytes,
+                          const CollectivePlanOptions& options) const
+{
+    std::vector<Candidate> candidates;
+    const bool acrossServers = SpansServersWithSeveralGpus(group);
+    Ptr<const CollectiveTransport> carrier = m_carrier;
+    if (!carrier)
     {
-        return IsHierarchicalType(type) && group.IsUniform();
+        // No carrier: the default figures of a carrier that gives none.
+        static Ptr<const CollectiveTransport> figureless = [] {
+            class Figureless : public CollectiveTransport
+            {
+              public:
+                void Send(uint32_t, uint32_t, uint64_t, uint32_t, DoneCallback) override
+                {
+                    NS_ABORT_MSG("CollectiveSelection: the figure-only carrier sends nothing");
+                }
+
+                uint32_t GetNRanks() const override
+                {
+                    return 0;
+                }
+            };
+            return Ptr<const CollectiveTransport>(Create<Figureless>());
+        }();
+        carrier = figureless;
     }
-    return IsCollectiveAlgorithmSupported(type, *flat, group.GetSize()) &&
-           (*flat != CollectiveAlgorithm::NVLS || switchReduction);
+    const CollectivePlanCost cost(*carrier, m_rankMap);
+    for (CollectiveAlgorithm a : GetCollectiveAlgorithms())
+    {
+        if (!Applies(type, a, group, nullptr) ||
+            (CollectiveAlgorithmNeedsServers(a) && !(acrossServers && IsRingFamily(type))))
+        {
+            continue;
+        }
+        candidates.push_back({a, cost.Estimate(Build(type, a, group, bytes, options))});
+    }
+    std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) {
+        return x.estimate < y.estimate;
+    });
+    return candidates;
+}
+
+std::string
+CollectiveSelection::Choose(CollectiveType type,
+                            const CommGroup& group,
+                            uint64_t bytes,
+                            const CollectivePlanOptions& options) const
+{
+    std::vector<uint32_t> shape;
+    for (uint32_t r = 0; r < group.GetSize(); ++r)
+    {
+        shape.push_back(group.GetGpu(r).server);
+        shape.push_back(group.GetGpu(r).local);
+    }
+    ChoiceKey key{static_cast<int>(type), bytes, options.channels, options.chunkBytes, options.root, shape};
+    auto it = m_choices.find(key);
+    if (it != m_choices.end())
+    {
+        return it->second;
+    }
+    const std::vector<Candidate> ranked = Rank(type, group, bytes, options);
+    NS_ABORT_MSG_IF(ranked.empty(),
+                    "CollectiveSelection: no algorithm applies to " << type << " over "
+                                                                    << group.GetSize() << " ranks");
+    // Ties go to the simpler algorithm: the earliest in the name table among those within
+    // TIE_TOLERANCE of the fastest.
+    const double limit = ranked.front().estimate.GetSeconds() * (1 + TIE_TOLERANCE);
+    CollectiveAlgorithm best = ranked.front().algorithm;
+    for (CollectiveAlgorithm a : GetCollectiveAlgorithms())
+    {
+        auto c = std::find_if(ranked.begin(), ranked.end(), [a](const Candidate& x) {
+            return x.algorithm == a;
+        });
+        if (c != ranked.end() && c->estimate.GetSeconds() <= limit)
+        {
+            best = a;
+            break;
+        }
+    }
+    std::string name = CollectiveAlgorithmToString(best);
+    NS_LOG_LOGIC("auto for " << type << " of " << bytes << " B over " << group.GetSize()
+                             << " ranks: " << name);
+    m_choices.emplace(std::move(key), name);
+    return name;
 }
 
 CommPlan
@@ -130,29 +249,15 @@ CollectiveSelection::MakePlan(CollectiveType type,
                               uint64_t bytes,
                               const CollectivePlanOptions& options) const
 {
-    const std::string name = algorithm == "auto" ? Choose(type, group, bytes) : algorithm;
-    if (name == "hierarchical")
-    {
-        switch (type)
-        {
-        case CollectiveType::ALL_REDUCE:
-            return HierarchicalAllReduce(group, bytes, options.channels);
-        case CollectiveType::REDUCE_SCATTER:
-            return HierarchicalReduceScatter(group, bytes, options.channels);
-        case CollectiveType::ALL_GATHER:
-            return HierarchicalAllGather(group, bytes, options.channels);
-        default:
-            NS_ABORT_MSG("CollectiveSelection: no hierarchical " << CollectiveTypeToString(type));
-        }
-    }
-    const CollectiveAlgorithm* flat = FindFlat(name);
-    NS_ABORT_MSG_IF(!flat,
-                    "CollectiveSelection: unknown algorithm '"
-                        << algorithm << "' (auto, ring, tree, halving-doubling, direct, hierarchical, nvls)");
-    NS_ABORT_MSG_IF(!IsCollectiveAlgorithmSupported(type, *flat, group.GetSize()),
-                    "CollectiveSelection: " << CollectiveTypeToString(type) << " has no " << name
-                                            << " algorithm for " << group.GetSize() << " ranks");
-    return MakeCollectivePlan(type, *flat, group.GetSize(), bytes, options);
+    std::string reason;
+    NS_ABORT_MSG_IF(!CanMakePlan(type, algorithm, group, nullptr, &reason),
+                    "CollectiveSelection: " << type << " with " << algorithm << " over "
+                                            << group.GetSize() << " ranks: " << reason);
+    const std::string name =
+        algorithm == AUTO_ALGORITHM_NAME ? Choose(type, group, bytes, options) : algorithm;
+    CollectiveAlgorithm a;
+    CollectiveAlgorithmFromString(name, a);
+    return Build(type, a, group, bytes, options);
 }
 
 } // namespace ns3

@@ -3,65 +3,131 @@
 #define COLLECTIVE_SELECTION_H
 
 #include "collective-algorithms.h"
+#include "collective-transport.h"
 #include "comm-group.h"
 
+#include "ns3/nstime.h"
+#include "ns3/ptr.h"
+
+#include <map>
 #include <string>
+#include <tuple>
+#include <vector>
 
 namespace ns3
 {
 
 /**
  * \ingroup ai-fabric
- * The "auto" algorithm choice, by collective, message size and the group's shape.
+ * Plans by algorithm name, and the "auto" choice: the fastest plan the model offers.
  *
- * Rules, in order (NCCL's tuner weighs the same things: latency-bound small messages
- * favour log-depth algorithms, bandwidth-bound large ones rings, and multi-server groups
- * keep bulk traffic on the scale-up fabric):
- * - all-to-all(v), send/recv: direct;
- * - all-reduce, reduce-scatter, all-gather larger than smallMessageBytes when the carrier
- *   can reduce in a switch over the whole group (switchReduction; one NVSwitch): NVLS,
- *   as NCCL picks on Hopper when NVLS is available (it moves S(1+1/n) per GPU instead
- *   of the ring's 2S(n-1)/n);
- * - all-reduce, reduce-scatter, all-gather on a uniform group of several servers with
- *   several GPUs each: hierarchical (intra-server, per rail, intra-server);
- * - all-reduce up to smallMessageBytes: double binary tree; larger: ring;
- * - reduce-scatter, all-gather up to smallMessageBytes on a power-of-two group:
- *   halving-doubling; otherwise ring;
- * - broadcast, reduce up to smallMessageBytes: tree; larger: ring (pipelined chain).
+ * "auto" builds the plan of every algorithm that applies to the call (collective, group
+ * shape, carrier), estimates each one's time on the carrier from the carrier's own
+ * figures (CollectivePlanCost over CollectiveTransport::DescribePath: per-port rates,
+ * latency, NVLS rate, which ranks share a server or a NIC), and takes the fastest. An
+ * algorithm within TieTolerance of the fastest that comes earlier in the name table
+ * (simpler: ring before rail-ring before tree ... before nvls) wins the tie. Choices are
+ * cached per (collective, bytes, options), so a trace's thousands of calls cost a few
+ * estimates.
+ *
+ * Which algorithms apply (CanMakePlan): the flat ones as IsCollectiveAlgorithmSupported
+ * says; rail-ring and hierarchical for all-reduce, reduce-scatter and all-gather on a
+ * uniform group (same GPUs on every server); nvls only where the carrier reduces in a
+ * switch over the whole group (CanReduceInSwitch: one NVSwitch, NVLS-capable GPUs).
+ * "auto" considers rail-ring and hierarchical only across several servers with several
+ * GPUs each, where they differ from ring.
  */
-struct CollectiveSelection
+class CollectiveSelection
 {
-    /// Messages up to this size are treated as latency-bound.
-    uint64_t smallMessageBytes{256 * 1024};
-    /// The carrier reduces and multicasts in a switch over the whole group (NVLS).
-    bool switchReduction{false};
+  public:
+    /// One algorithm's estimate for a call.
+    struct Candidate
+    {
+        CollectiveAlgorithm algorithm; //!< the algorithm
+        Time estimate;                 //!< its estimated time (CollectivePlanCost)
+    };
 
-    /// Name of the algorithm the rules pick: "ring", "tree", "halving-doubling", "direct",
-    /// "hierarchical" or "nvls".
-    std::string Choose(CollectiveType type, const CommGroup& group, uint64_t bytes) const;
+    /// Relative margin within which a simpler algorithm is preferred to a faster one.
+    static constexpr double TIE_TOLERANCE = 0.01;
+
+    /// Selection with no carrier: NVLS is never offered and estimates use
+    /// CollectiveTransport's default figures (one 100 Gb/s port per rank).
+    CollectiveSelection();
+
+    /**
+     * \param carrier the carrier the plans run on (its figures and switch capability)
+     * \param rankMap carrier rank of each group rank (empty: group rank r is carrier rank r)
+     */
+    CollectiveSelection(Ptr<const CollectiveTransport> carrier, std::vector<uint32_t> rankMap = {});
+
+    /**
+     * \param type collective
+     * \param group the call's group (its servers and rails)
+     * \param bytes call size
+     * \param options channels, chunk, root
+     * \return the applicable algorithms with their estimates, fastest first
+     */
+    std::vector<Candidate> Rank(CollectiveType type,
+                                const CommGroup& group,
+                                uint64_t bytes,
+                                const CollectivePlanOptions& options = CollectivePlanOptions()) const;
+
+    /**
+     * \return the name of the algorithm "auto" takes for this call (see the class)
+     */
+    std::string Choose(CollectiveType type,
+                       const CommGroup& group,
+                       uint64_t bytes,
+                       const CollectivePlanOptions& options = CollectivePlanOptions()) const;
 
     /**
      * Whether MakePlan builds this pair for group and the carrier can run it: "auto"
-     * always; "hierarchical" for all-reduce, reduce-scatter, all-gather on a uniform
-     * group; the flat algorithms as IsCollectiveAlgorithmSupported says, NVLS only with
-     * switchReduction. Lets a caller refuse a bad choice before a run instead of aborting
-     * in it.
+     * always; the others as the class says. Lets a caller refuse a bad choice before a
+     * run instead of aborting in it.
+     * \param type collective
+     * \param algorithm a name from GetCollectiveAlgorithmNameList
+     * \param group the call's group
      * \param known if not null, set to whether algorithm names an algorithm at all
+     * \param reason if not null and the answer is false, set to why (one phrase)
      */
     bool CanMakePlan(CollectiveType type,
                      const std::string& algorithm,
                      const CommGroup& group,
-                     bool* known = nullptr) const;
+                     bool* known = nullptr,
+                     std::string* reason = nullptr) const;
 
     /**
-     * Build the plan for a named algorithm, or for the rules' choice with "auto". Aborts,
-     * naming collective, algorithm and group size, when the pair is not supported.
+     * Build the plan for a named algorithm, or for the fastest one with "auto" (the plan's
+     * GetAlgorithm names the choice). Aborts, naming collective, algorithm and group
+     * size, when CanMakePlan says no.
      */
     CommPlan MakePlan(CollectiveType type,
                       const std::string& algorithm,
                       const CommGroup& group,
                       uint64_t bytes,
                       const CollectivePlanOptions& options = CollectivePlanOptions()) const;
+
+  private:
+    /// \return whether the carrier reduces in a switch over all of group's ranks
+    bool SwitchReduction(const CommGroup& group) const;
+    /// \return whether algorithm applies to the call (reason set when not)
+    bool Applies(CollectiveType type,
+                 CollectiveAlgorithm algorithm,
+                 const CommGroup& group,
+                 std::string* reason) const;
+    /// \return the plan of a known, applicable algorithm
+    CommPlan Build(CollectiveType type,
+                   CollectiveAlgorithm algorithm,
+                   const CommGroup& group,
+                   uint64_t bytes,
+                   const CollectivePlanOptions& options) const;
+
+    Ptr<const CollectiveTransport> m_carrier; //!< where plans run (may be null)
+    std::vector<uint32_t> m_rankMap;          //!< group rank -> carrier rank
+    /// Key of the Choose cache: collective, bytes, channels, chunk, root, and the group's
+    /// (server, local index) pairs.
+    using ChoiceKey = std::tuple<int, uint64_t, uint32_t, uint64_t, uint32_t, std::vector<uint32_t>>;
+    mutable std::map<ChoiceKey, std::string> m_choices; //!< cache of Choose
 };
 
 } // namespace ns3

@@ -48,4 +48,35 @@ CollectiveTransport::SwitchMulticast(uint32_t src,
                  << " ranks); NVLS plans need ranks that share an NVSwitch (NvSwitchFabric)");
 }
 
+CarrierPath
+CollectiveTransport::DescribePath(uint32_t src, uint32_t dst) const
+{
+    CarrierPath path;
+    path.txPort = 2 * uint64_t{src};
+    path.rxPort = 2 * uint64_t{dst} + 1;
+    path.bytesPerSecond = 100e9 / 8;
+    path.latency = MicroSeconds(1);
+    return path;
+}
+
+CarrierSwitchPath
+CollectiveTransport::DescribeSwitchPath(const std::vector<uint32_t>& members) const
+{
+    CarrierSwitchPath sw;
+    for (size_t i = 0; i < members.size(); ++i)
+    {
+        const CarrierPath p = DescribePath(members[i], members[(i + 1) % members.size()]);
+        sw.txPorts.push_back(p.txPort);
+        sw.bytesPerSecond = p.bytesPerSecond;
+        sw.latency = p.latency;
+        sw.forwardUnit = p.forwardUnit;
+    }
+    for (size_t i = 0; i < members.size(); ++i)
+    {
+        const size_t from = (i + members.size() - 1) % members.size();
+        sw.rxPorts.push_back(DescribePath(members[from], members[i]).rxPort);
+    }
+    return sw;
+}
+
 } // namespace ns3

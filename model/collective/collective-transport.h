@@ -3,6 +3,7 @@
 #define COLLECTIVE_TRANSPORT_H
 
 #include "ns3/callback.h"
+#include "ns3/nstime.h"
 #include "ns3/object.h"
 
 #include <cstdint>
@@ -22,6 +23,46 @@ namespace ns3
  * Carriers with a switch that computes (NVSwitch SHARP, "NVLS") also reduce and multicast
  * in the switch; the others say so through CanReduceInSwitch and abort if asked anyway.
  */
+/**
+ * \ingroup ai-fabric
+ * What a carrier charges one point-to-point transfer, in the terms of the cost model that
+ * lets "auto" pick the fastest plan (CollectivePlanCost). A transfer of b bytes that
+ * starts at t leaves through txPort during b / rate, its first byte reaches the receiver
+ * latency + forwardHops * min(b, forwardUnit) / rate after t (propagation plus one
+ * store-and-forward unit per intermediate stage), and it arrives through rxPort during
+ * b / rate. Transfers on one port take turns. Ports are carrier-wide ids.
+ */
+struct CarrierPath
+{
+    uint64_t txPort{0};         //!< resource the sender's bytes leave through
+    uint64_t rxPort{1};         //!< resource they arrive through
+    double bytesPerSecond{0};   //!< payload rate of one transfer alone (0: unknown)
+    Time latency;               //!< fixed time from start to first byte at the receiver
+    uint64_t forwardUnit{0};    //!< bytes each intermediate stage stores before forwarding
+    uint32_t forwardHops{0};    //!< intermediate store-and-forward stages
+    bool latencyHoldsSender{false}; //!< the sender's port is busy for latency too (a
+                                    //!< per-message cost paid serially, IdealTransport)
+    bool modelReceiver{true};   //!< the receiver's port is a shared resource
+    bool servesInSendOrder{false}; //!< the sender's port serves transfers in the order
+                                   //!< they were handed to it (IdealTransport); otherwise
+                                   //!< in plan order, as ranks issue them
+};
+
+/**
+ * \ingroup ai-fabric
+ * What a carrier charges an in-switch reduction or multicast (NVLS), for the cost model:
+ * every member's port carries the bytes at bytesPerSecond, the switch needs latency plus
+ * one forwardUnit to turn contributions into results.
+ */
+struct CarrierSwitchPath
+{
+    std::vector<uint64_t> txPorts; //!< each member's port towards the switch
+    std::vector<uint64_t> rxPorts; //!< each member's port from the switch
+    double bytesPerSecond{0};      //!< payload rate per port for switch traffic
+    Time latency;                  //!< up and down propagation
+    uint64_t forwardUnit{0};       //!< bytes the switch holds before forwarding
+};
+
 class CollectiveTransport : public Object
 {
   public:
@@ -82,6 +123,25 @@ class CollectiveTransport : public Object
                                  uint64_t bytes,
                                  uint32_t channel,
                                  DoneCallback done);
+
+    /**
+     * The carrier's own figures for a transfer from src to dst, for the cost model of
+     * "auto" (see CarrierPath). The default describes a carrier that gives none: one
+     * port per rank and direction, 100 Gb/s, 1 us; auto then ranks algorithms by steps
+     * and bytes per port only.
+     * \param src sending rank
+     * \param dst receiving rank
+     * \return the path's figures
+     */
+    virtual CarrierPath DescribePath(uint32_t src, uint32_t dst) const;
+    /**
+     * The carrier's figures for switch reductions and multicasts over members (only
+     * asked when CanReduceInSwitch(members)). The default: the members' DescribePath
+     * ports at their rate.
+     * \param members ranks of the multicast group
+     * \return the figures, ports in the order of members
+     */
+    virtual CarrierSwitchPath DescribeSwitchPath(const std::vector<uint32_t>& members) const;
 };
 
 } // namespace ns3

@@ -191,7 +191,7 @@ TreeAllReduce(uint32_t n, uint64_t bytes, uint64_t chunkBytes, bool doubleTree)
     NS_ABORT_MSG_IF(n == 0, "TreeAllReduce: the group is empty");
     CommPlan plan(CollectiveType::ALL_REDUCE, n, bytes);
     const uint32_t nTrees = (doubleTree && n > 1) ? 2 : 1;
-    plan.SetAlgorithm(nTrees == 2 ? "double-binary-tree" : "tree");
+    plan.SetAlgorithm(CollectiveAlgorithmToString(CollectiveAlgorithm::TREE));
     // Tree 0 puts position p on rank p-1, tree 1 on rank p mod n: leaves (odd
     // positions) of tree 0 are the even ranks, those of tree 1 the odd ranks (plus rank
     // 0 when n is odd, the one overlap an odd count forces).
@@ -231,7 +231,7 @@ TreeBroadcast(uint32_t n, uint64_t bytes, uint32_t root, uint64_t chunkBytes)
     NS_ABORT_MSG_IF(root >= n,
                     "TreeBroadcast: root " << root << " is not a rank of a group of " << n);
     CommPlan plan(CollectiveType::BROADCAST, n, bytes);
-    plan.SetAlgorithm("tree");
+    plan.SetAlgorithm(CollectiveAlgorithmToString(CollectiveAlgorithm::TREE));
     plan.SetRoot(root);
     const BinaryTree tree = RootedTree(n, root);
     const uint32_t nBlocks = CollectivePipelineRounds(bytes, 1, chunkBytes);
@@ -253,7 +253,7 @@ TreeReduce(uint32_t n, uint64_t bytes, uint32_t root, uint64_t chunkBytes)
     NS_ABORT_MSG_IF(root >= n,
                     "TreeReduce: root " << root << " is not a rank of a group of " << n);
     CommPlan plan(CollectiveType::REDUCE, n, bytes);
-    plan.SetAlgorithm("tree");
+    plan.SetAlgorithm(CollectiveAlgorithmToString(CollectiveAlgorithm::TREE));
     plan.SetRoot(root);
     const BinaryTree tree = RootedTree(n, root);
     const uint32_t nBlocks = CollectivePipelineRounds(bytes, 1, chunkBytes);

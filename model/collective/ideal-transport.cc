@@ -220,4 +220,18 @@ IdealTransport::GetMessagesInFlight() const
     return m_sent - m_delivered;
 }
 
+CarrierPath
+IdealTransport::DescribePath(uint32_t src, uint32_t dst) const
+{
+    CarrierPath path;
+    path.txPort = 2 * uint64_t{src};
+    path.rxPort = 2 * uint64_t{dst} + 1;
+    path.bytesPerSecond = m_rate.GetBitRate() / 8.0;
+    path.latency = m_latency;
+    path.latencyHoldsSender = true;
+    path.modelReceiver = m_modelReceivePort;
+    path.servesInSendOrder = true;
+    return path;
+}
+
 } // namespace ns3

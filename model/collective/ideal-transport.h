@@ -55,6 +55,8 @@ class IdealTransport : public CollectiveTransport
     void Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done)
         override;
     uint32_t GetNRanks() const override;
+    /// One port per rank and direction at DataRate; Latency held at the sender's port.
+    CarrierPath DescribePath(uint32_t src, uint32_t dst) const override;
 
     /**
      * Set the number of ranks (also the NRanks attribute). Resizes the port clocks; do

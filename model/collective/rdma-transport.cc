@@ -2,9 +2,15 @@
 #include "rdma-transport.h"
 
 #include "ns3/abort.h"
+#include "ns3/node.h"
+#include "ns3/roce-channel.h"
+#include "ns3/roce-frame.h"
+#include "ns3/roce-net-device.h"
 #include "ns3/log.h"
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
+
+#include <deque>
 
 namespace ns3
 {
@@ -119,6 +125,64 @@ RdmaTransport::MessageReceived(Connection* connection, Ptr<RdmaQueuePair>, uint6
     DoneCallback done = connection->pending.front();
     connection->pending.pop_front();
     done();
+}
+
+const RdmaTransport::Reach&
+RdmaTransport::GetReach(Ptr<Node> node) const
+{
+    auto it = m_reach.find(node->GetId());
+    if (it != m_reach.end())
+    {
+        return it->second;
+    }
+    Reach& reach = m_reach[node->GetId()];
+    std::deque<Ptr<Node>> frontier{node};
+    reach.byNode[node->GetId()] = {0, Time(0)};
+    while (!frontier.empty())
+    {
+        Ptr<Node> n = frontier.front();
+        frontier.pop_front();
+        const auto [links, delay] = reach.byNode[n->GetId()];
+        for (uint32_t i = 0; i < n->GetNDevices(); ++i)
+        {
+            Ptr<RoceNetDevice> dev = DynamicCast<RoceNetDevice>(n->GetDevice(i));
+            Ptr<RoceChannel> ch = dev ? DynamicCast<RoceChannel>(dev->GetChannel()) : nullptr;
+            Ptr<RoceNetDevice> peer = ch ? ch->GetPeer(dev) : nullptr;
+            if (!peer || reach.byNode.count(peer->GetNode()->GetId()))
+            {
+                continue;
+            }
+            reach.byNode[peer->GetNode()->GetId()] = {links + 1, delay + ch->GetDelay()};
+            frontier.push_back(peer->GetNode());
+        }
+    }
+    return reach;
+}
+
+CarrierPath
+RdmaTransport::DescribePath(uint32_t src, uint32_t dst) const
+{
+    NS_ABORT_MSG_IF(src >= m_nics.size() || dst >= m_nics.size(),
+                    "RdmaTransport::DescribePath: rank " << std::max(src, dst) << " of "
+                                                         << m_nics.size());
+    Ptr<RoceNetDevice> a = m_nics[src]->GetDevice();
+    Ptr<RoceNetDevice> b = m_nics[dst]->GetDevice();
+    CarrierPath path;
+    path.txPort = 2 * uint64_t{a->GetNode()->GetId()};
+    path.rxPort = 2 * uint64_t{b->GetNode()->GetId()} + 1;
+    const uint32_t payload = m_nics[src]->GetPayloadMtu();
+    const uint32_t wire = roce::WireBytes(payload + roce::DATA_HEADER_BYTES + roce::ICRC_BYTES);
+    const double rate = std::min(a->GetDataRate().GetBitRate(), b->GetDataRate().GetBitRate()) / 8.0;
+    path.bytesPerSecond = rate * payload / wire;
+    const Reach& reach = GetReach(a->GetNode());
+    auto it = reach.byNode.find(b->GetNode()->GetId());
+    if (it != reach.byNode.end() && it->second.first > 0)
+    {
+        path.latency = it->second.second;
+        path.forwardHops = it->second.first - 1;
+        path.forwardUnit = payload;
+    }
+    return path;
 }
 
 } // namespace ns3

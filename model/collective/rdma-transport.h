@@ -36,6 +36,13 @@ class RdmaTransport : public CollectiveTransport
 
     void Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done) override;
     uint32_t GetNRanks() const override;
+    /**
+     * Ports are the NICs (two ranks on one NIC share them); the rate is the slower NIC's
+     * payload rate (MTU payload over its wire frame); the latency is the cable delays of
+     * the shortest path of links between the two NICs' nodes (the path ECMP routes take),
+     * with one packet stored and forwarded at every switch on it.
+     */
+    CarrierPath DescribePath(uint32_t src, uint32_t dst) const override;
     /// Connections (queue pair pairs) opened so far.
     uint32_t GetNConnections() const;
 
@@ -54,7 +61,16 @@ class RdmaTransport : public CollectiveTransport
     static void Invoke(DoneCallback done);
     static void MessageReceived(Connection* connection, Ptr<RdmaQueuePair>, uint64_t, uint64_t);
 
+    /// Links and summed cable delay from one node to every node it reaches.
+    struct Reach
+    {
+        std::map<uint32_t, std::pair<uint32_t, Time>> byNode; //!< node id -> (links, delay)
+    };
+    /// \return the reach of node (computed once, breadth first over the RoCE channels)
+    const Reach& GetReach(Ptr<Node> node) const;
+
     std::vector<Ptr<RdmaNic>> m_nics;
+    mutable std::map<uint32_t, Reach> m_reach; //!< cache of GetReach, by node id
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::unique_ptr<Connection>> m_connections;
 };
 

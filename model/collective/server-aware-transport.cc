@@ -126,4 +126,30 @@ ServerAwareTransport::DoDispose()
     CollectiveTransport::DoDispose();
 }
 
+CarrierPath
+ServerAwareTransport::DescribePath(uint32_t src, uint32_t dst) const
+{
+    NS_ABORT_MSG_IF(!m_intra, "ServerAwareTransport::DescribePath before Setup");
+    const bool intra = m_group.SameServer(src, dst);
+    CarrierPath path = (intra ? m_intra : m_inter)->DescribePath(src, dst);
+    path.txPort = 2 * path.txPort + (intra ? 0 : 1);
+    path.rxPort = 2 * path.rxPort + (intra ? 0 : 1);
+    return path;
+}
+
+CarrierSwitchPath
+ServerAwareTransport::DescribeSwitchPath(const std::vector<uint32_t>& members) const
+{
+    NS_ABORT_MSG_IF(!m_intra, "ServerAwareTransport::DescribeSwitchPath before Setup");
+    CarrierSwitchPath sw = m_intra->DescribeSwitchPath(members);
+    for (auto* ports : {&sw.txPorts, &sw.rxPorts})
+    {
+        for (auto& p : *ports)
+        {
+            p = 2 * p;
+        }
+    }
+    return sw;
+}
+
 } // namespace ns3

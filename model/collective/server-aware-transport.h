@@ -32,6 +32,10 @@ class ServerAwareTransport : public CollectiveTransport
 
     void Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done) override;
     uint32_t GetNRanks() const override;
+    /// The carrier the transfer takes describes it; ports stay distinct across the two.
+    CarrierPath DescribePath(uint32_t src, uint32_t dst) const override;
+    /// The scale-up carrier's figures (switch operations never leave a server).
+    CarrierSwitchPath DescribeSwitchPath(const std::vector<uint32_t>& members) const override;
     bool CanReduceInSwitch(const std::vector<uint32_t>& members) const override;
     void SwitchReduce(const std::vector<uint32_t>& members,
                       uint32_t dst,

@@ -60,6 +60,8 @@ void
 NvSwitchFabric::CheckMembers(const char* what, const std::vector<uint32_t>& members) const
 {
     NS_ABORT_MSG_IF(m_disposed, "NvSwitchFabric::" << what << ": the fabric has been disposed");
+    NS_ABORT_MSG_IF(!m_nvlsSupported,
+                    "NvSwitchFabric::" << what << ": this switch has no NVLS (NvlsSupported is false)");
     NS_ABORT_MSG_IF(members.empty(), "NvSwitchFabric::" << what << ": no members");
     std::vector<bool> seen(m_nGpus, false);
     for (uint32_t g : members)
@@ -75,6 +77,11 @@ NvSwitchFabric::CheckMembers(const char* what, const std::vector<uint32_t>& memb
 bool
 NvSwitchFabric::CanReduceInSwitch(const std::vector<uint32_t>& members) const
 {
+    if (!m_nvlsSupported)
+    {
+        NS_LOG_LOGIC("no NVLS on this switch (NvlsSupported false)");
+        return false;
+    }
     if (members.size() < 2)
     {
         return false; // one GPU has nothing to reduce; a switch round trip would be waste

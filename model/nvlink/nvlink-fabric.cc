@@ -4,9 +4,11 @@
 #include "nv-switch.h"
 #include "nvlink-port.h"
 
+#include "gpu-preset.h"
+
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/comm-plan.h"
-#include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -88,6 +90,13 @@ NvSwitchFabric::GetTypeId()
                           DoubleValue(0.85),
                           MakeDoubleAccessor(&NvSwitchFabric::m_nvlsEfficiency),
                           MakeDoubleChecker<double>(0.01, 1.0))
+            .AddAttribute("NvlsSupported",
+                          "Whether the switch reduces and multicasts in the switch (NVLink "
+                          "SHARP, NVLS): Hopper and newer. Without it CanReduceInSwitch is "
+                          "false, so no NVLS plan is chosen or accepted.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&NvSwitchFabric::m_nvlsSupported),
+                          MakeBooleanChecker())
             .AddAttribute("NvlsThroughput",
                           "Reduction engine of the switch, in reduced (output) bytes per "
                           "second over all ports. Not in REFERENCE.md; the default (8 x "
@@ -273,42 +282,18 @@ NvSwitchFabric::GetNRanks() const
     return m_nGpus;
 }
 
-NvSwitchFabric::Preset
-NvSwitchFabric::GetPreset(const std::string& name)
-{
-    // REFERENCE.md, "NVLink, NVSwitch, NCCL": per-direction figures per GPU.
-    if (name == "A100")
-    {
-        return {12, DataRate("200Gbps"), 8}; // 12 x 25 GB/s = 300 GB/s
-    }
-    if (name == "H100")
-    {
-        return {18, DataRate("200Gbps"), 8}; // 18 x 25 GB/s = 450 GB/s
-    }
-    if (name == "B200")
-    {
-        return {18, DataRate("400Gbps"), 16}; // 18 x 50 GB/s = 900 GB/s
-    }
-    NS_ABORT_MSG("NvSwitchFabric: unknown preset \"" << name << "\" (A100, H100, B200)");
-    return {0, DataRate(0), 0};
-}
-
-void
-NvSwitchFabric::SetPreset(const std::string& name)
-{
-    const Preset p = GetPreset(name);
-    Config::SetDefault("ns3::NvSwitchFabric::LinkCount", UintegerValue(p.linkCount));
-    Config::SetDefault("ns3::NvSwitchFabric::PerLinkRate", DataRateValue(p.perLinkRate));
-    Config::SetDefault("ns3::NvSwitchFabric::CreditChunks", UintegerValue(p.creditChunks));
-}
-
 void
 NvSwitchFabric::ApplyPreset(const std::string& name)
 {
-    const Preset p = GetPreset(name);
-    SetLinkCount(p.linkCount);
-    SetPerLinkRate(p.perLinkRate);
-    SetCreditChunks(p.creditChunks);
+    NS_LOG_FUNCTION(this << name);
+    const GpuPreset* p = GpuPreset::Find(name);
+    NS_ABORT_MSG_IF(!p, "NvSwitchFabric: unknown GPU preset \"" << name << "\" (" << GpuPreset::GetNameList() << ")");
+    SetLinkCount(p->nvlinkCount);
+    SetPerLinkRate(p->nvlinkRate);
+    SetCreditChunks(p->creditChunks);
+    m_nvlsSupported = p->nvls;
+    NS_LOG_INFO(name << ": " << p->nvlinkCount << " x " << p->nvlinkRate << " per direction, "
+                     << p->creditChunks << " credits, NVLS " << (p->nvls ? "yes" : "no"));
 }
 
 DataRate
@@ -650,6 +635,43 @@ uint32_t
 NvSwitchFabric::GetMaxEgressOccupancy() const
 {
     return m_switch ? m_switch->GetMaxEgressOccupancy() : 0;
+}
+
+CarrierPath
+NvSwitchFabric::DescribePath(uint32_t src, uint32_t dst) const
+{
+    NS_ABORT_MSG_IF(src >= m_nGpus || dst >= m_nGpus,
+                    "NvSwitchFabric::DescribePath: GPU " << std::max(src, dst) << " of " << m_nGpus);
+    CarrierPath path;
+    path.txPort = 2 * uint64_t{src};
+    path.rxPort = 2 * uint64_t{dst} + 1;
+    const double rate = std::min(m_ports[src]->GetRate().GetBitRate(),
+                                 m_ports[dst]->GetRate().GetBitRate()) / 8.0;
+    path.bytesPerSecond = rate * Efficiency(false);
+    path.latency = m_ports[src]->GetLatency() + m_ports[dst]->GetLatency();
+    path.forwardHops = 1;
+    path.forwardUnit = m_chunkBytes;
+    return path;
+}
+
+CarrierSwitchPath
+NvSwitchFabric::DescribeSwitchPath(const std::vector<uint32_t>& members) const
+{
+    CarrierSwitchPath sw;
+    double rate = m_nvlsThroughput.GetBitRate() / 8.0 / std::max<size_t>(members.size(), 1);
+    Time latency(0);
+    for (uint32_t g : members)
+    {
+        NS_ABORT_MSG_IF(g >= m_nGpus, "NvSwitchFabric::DescribeSwitchPath: GPU " << g << " of " << m_nGpus);
+        sw.txPorts.push_back(2 * uint64_t{g});
+        sw.rxPorts.push_back(2 * uint64_t{g} + 1);
+        rate = std::min(rate, m_ports[g]->GetRate().GetBitRate() / 8.0 * Efficiency(true));
+        latency = std::max(latency, m_ports[g]->GetLatency());
+    }
+    sw.bytesPerSecond = rate;
+    sw.latency = 2 * latency;
+    sw.forwardUnit = m_chunkBytes;
+    return sw;
 }
 
 } // namespace ns3

@@ -46,7 +46,9 @@ namespace ns3
  * whose receiver has no credit is skipped, not waited for (virtual output queues), so one
  * congested receiver does not block a sender's other peers.
  *
- * NVLS (SwitchReduce, SwitchMulticast): NVSwitch SHARP, the way Hopper does it. A
+ * NVLS (SwitchReduce, SwitchMulticast): NVSwitch SHARP, the way Hopper does it, and only
+ * where NvlsSupported (Hopper and newer; the A100 preset clears it): otherwise
+ * CanReduceInSwitch is false and the two operations abort, naming the attribute. A
  * reduction is issued by its destination (multimem.ld_reduce): for each chunk every
  * member sends its contribution up, the switch's reduction engine combines the chunk
  * once all contributions are in (one FIFO server at NvlsThroughput), and the result goes
@@ -75,30 +77,24 @@ class NvSwitchFabric : public CollectiveTransport
     void Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done)
         override;
     uint32_t GetNRanks() const override;
+    /**
+     * Ports are the GPUs' uplinks and downlinks; a transfer gets the slower port's payload
+     * rate, both ports' latency, and one chunk stored in the switch.
+     */
+    CarrierPath DescribePath(uint32_t src, uint32_t dst) const override;
+    /// The members' ports at the NVLS payload rate (or the reduction engine's, if lower).
+    CarrierSwitchPath DescribeSwitchPath(const std::vector<uint32_t>& members) const override;
 
     /// Set the number of GPUs (also NGpus). Only while nothing is in flight.
     void SetNGpus(uint32_t n);
 
     /**
-     * Figures of one GPU generation, from REFERENCE.md (NVLink, NVSwitch, NCCL).
-     * "A100": 12 x 25 GB/s = 300 GB/s per direction; "H100": 18 x 25 GB/s = 450 GB/s;
-     * "B200": 18 x 50 GB/s = 900 GB/s. Efficiencies are not changed (calibrated on H100).
-     * CreditChunks is part of a preset because the credits must cover the bandwidth-delay
-     * product of the credit loop (two chunk times + two hops): 8 x 64 KiB suffice up to
-     * ~390 GB/s of payload with 0.5 us hops, B200 needs 16 (measured: 445 GB/s with 8).
+     * Apply a GPU preset (GpuPreset, the module's one GPU table) to this fabric: its
+     * LinkCount, PerLinkRate, CreditChunks and NvlsSupported. Efficiencies are not
+     * changed (they are calibrated on H100). Aborts, listing the names, on an unknown
+     * name: programs check names first (GpuPreset::Find).
+     * \param name "A100", "H100", "H200" or "B200"
      */
-    struct Preset
-    {
-        uint32_t linkCount;    //!< NVLinks per GPU
-        DataRate perLinkRate;  //!< per link, per direction
-        uint32_t creditChunks; //!< egress credits per port
-    };
-
-    /// \return the preset of name; aborts, listing the names, if unknown
-    static Preset GetPreset(const std::string& name);
-    /// Make name's figures the defaults (LinkCount, PerLinkRate, CreditChunks) of later fabrics.
-    static void SetPreset(const std::string& name);
-    /// Apply name's figures to this fabric.
     void ApplyPreset(const std::string& name);
 
     /// \return GPU gpu's NVLink port
@@ -114,6 +110,8 @@ class NvSwitchFabric : public CollectiveTransport
     /// \return port rate x ProtocolEfficiency x NvlsEfficiency: what NVLS payload gets
     DataRate GetNvlsRate() const;
 
+    /// False when NvlsSupported is false (A100: no NVLink SHARP), so "auto" never picks
+    /// NVLS there; otherwise true for two or more distinct GPUs of this switch.
     bool CanReduceInSwitch(const std::vector<uint32_t>& members) const override;
     void SwitchReduce(const std::vector<uint32_t>& members,
                       uint32_t dst,
@@ -258,6 +256,7 @@ class NvSwitchFabric : public CollectiveTransport
     double m_protocolEfficiency;
     double m_nvlsEfficiency;
     DataRate m_nvlsThroughput{"28800Gbps"};
+    bool m_nvlsSupported{true}; //!< the switch reduces (NVLS): Hopper and newer
 
     std::vector<Ptr<NvLinkPort>> m_ports; //!< per GPU
     Ptr<NvSwitch> m_switch;

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "aicb-reader.h"
 
+#include "aicb-trace-builder.h"
+
+#include "ns3/log.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -12,6 +16,9 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("AiFabricAicbTraceReader");
+
 namespace
 {
 
@@ -34,36 +41,7 @@ const char* const FIELD_NAMES[LAYER_FIELDS] = {"name",
                                                "weight-grad comm bytes",
                                                "weight-update time"};
 
-/// The group family a comm runs in.
-enum class GroupKind
-{
-    TP,  //!< tensor parallel
-    DP,  //!< data parallel
-    EP,  //!< expert parallel
-    EDP, //!< expert data parallel
-};
-
-/// One comm of a layer line.
-struct CommSpec
-{
-    bool present{false}; //!< false for NONE
-    CollectiveType type{CollectiveType::ALL_REDUCE};
-    GroupKind group{GroupKind::TP};
-    uint64_t bytes{0};
-};
-
-/// One layer line.
-struct Layer
-{
-    std::string name;
-    int64_t fwdTime{0};
-    int64_t igTime{0};
-    int64_t wgTime{0};
-    int64_t updateTime{0};
-    CommSpec fwdComm;
-    CommSpec igComm;
-    CommSpec wgComm;
-};
+using namespace aicb;
 
 std::vector<std::string>
 Split(const std::string& line)
@@ -87,6 +65,20 @@ ParseInteger(const std::string& s, int64_t& v)
     long long x = std::strtoll(s.c_str(), &end, 10);
     v = x;
     return !s.empty() && errno == 0 && *end == '\0';
+}
+
+/// A header value: a non-negative integer, also with a zero fraction ("2097152.0", as
+/// AICB writes pp_comm when it divides it by the TP size).
+bool
+ParseHeaderValue(std::string s, int64_t& v)
+{
+    size_t dot = s.find('.');
+    if (dot != std::string::npos && dot > 0 &&
+        s.find_first_not_of('0', dot + 1) == std::string::npos)
+    {
+        s.resize(dot);
+    }
+    return ParseInteger(s, v) && v >= 0;
 }
 
 /**
@@ -135,163 +127,8 @@ ParseCommType(const std::string& word, GroupKind phaseGroup, CommSpec& spec)
     return true;
 }
 
-/// Builds the ops of every rank from the layers.
-class TraceBuilder
-{
-  public:
-    TraceBuilder(uint32_t tp, uint32_t dp, uint32_t ep, TrainingTrace& trace)
-        : m_tp(tp),
-          m_dp(dp),
-          m_ep(ep),
-          m_trace(trace)
-    {
-    }
 
-    void AddGroups()
-    {
-        for (uint32_t d = 0; d < m_dp; ++d)
-        {
-            AddGroup("tp" + std::to_string(d), "tp", d * m_tp, 1, m_tp);
-        }
-        for (uint32_t t = 0; t < m_tp; ++t)
-        {
-            AddGroup("dp" + std::to_string(t), "dp", t, m_tp, m_dp);
-            for (uint32_t e = 0; m_ep > 1 && e < m_dp / m_ep; ++e)
-            {
-                AddGroup(Name("ep", t, e), "ep", e * m_ep * m_tp + t, m_tp, m_ep);
-            }
-            for (uint32_t j = 0; m_ep > 1 && j < m_ep; ++j)
-            {
-                AddGroup(Name("edp", t, j), "dp", j * m_tp + t, m_ep * m_tp, m_dp / m_ep);
-            }
-        }
-    }
-
-    void AddRank(uint32_t rank, const std::vector<Layer>& layers, int64_t updateTime)
-    {
-        m_rank = rank;
-        m_blocking = -1;
-        std::vector<uint32_t> weightGradComms;
-        for (size_t i = 0; i < layers.size(); ++i)
-        {
-            std::string label = ".l" + std::to_string(i) + "." + layers[i].name;
-            uint32_t c = AddCompute("fwd" + label, layers[i].fwdTime);
-            AddComm("fwd" + label + ".comm", layers[i].fwdComm, 1, c);
-        }
-        for (size_t i = layers.size(); i-- > 0;)
-        {
-            std::string label = ".l" + std::to_string(i) + "." + layers[i].name;
-            uint32_t c = AddCompute("ig" + label, layers[i].igTime);
-            AddComm("ig" + label + ".comm", layers[i].igComm, 1, c);
-            c = AddCompute("wg" + label, layers[i].wgTime);
-            int64_t wg = AddComm("wg" + label + ".comm", layers[i].wgComm, 2, c);
-            if (wg >= 0)
-            {
-                weightGradComms.push_back(static_cast<uint32_t>(wg));
-            }
-        }
-        uint32_t update = AddCompute("update", updateTime);
-        auto& deps = m_trace.GetOps(rank)[update].deps;
-        deps.insert(deps.end(), weightGradComms.begin(), weightGradComms.end());
-    }
-
-  private:
-    static std::string Name(const char* family, uint32_t t, uint32_t k)
-    {
-        return family + std::to_string(t) + "_" + std::to_string(k);
-    }
-
-    /// Add the group of n ranks first, first + stride, ...
-    void AddGroup(const std::string& name,
-                  const std::string& kind,
-                  uint32_t first,
-                  uint32_t stride,
-                  uint32_t n)
-    {
-        TraceGroup g{name, kind, {}};
-        for (uint32_t k = 0; k < n; ++k)
-        {
-            g.ranks.push_back(first + k * stride);
-        }
-        m_trace.AddGroup(g);
-    }
-
-    /// The rank's group of a kind and its size.
-    std::pair<std::string, uint32_t> GroupOf(GroupKind kind) const
-    {
-        uint32_t t = m_rank % m_tp;
-        uint32_t d = m_rank / m_tp;
-        switch (kind)
-        {
-        case GroupKind::TP:
-            return {"tp" + std::to_string(d), m_tp};
-        case GroupKind::EP:
-            return {Name("ep", t, d / m_ep), m_ep};
-        case GroupKind::EDP:
-            if (m_ep > 1)
-            {
-                return {Name("edp", t, d % m_ep), m_dp / m_ep};
-            }
-            break;
-        case GroupKind::DP:
-            break;
-        }
-        return {"dp" + std::to_string(t), m_dp};
-    }
-
-    /// A compute on stream 0, after the blocking comm issued last.
-    uint32_t AddCompute(const std::string& name, int64_t ns)
-    {
-        TraceOp op;
-        op.kind = TraceOpKind::COMPUTE;
-        op.name = name;
-        op.stream = 0;
-        op.duration = NanoSeconds(ns);
-        if (m_blocking >= 0)
-        {
-            op.deps.push_back(static_cast<uint32_t>(m_blocking));
-            m_blocking = -1;
-        }
-        return m_trace.AddOp(m_rank, op);
-    }
-
-    /**
-     * A collective after compute `after`; stream 1 comms block the next compute.
-     * \return its id, or -1 if there is none (NONE, or a group of one rank)
-     */
-    int64_t AddComm(const std::string& name, const CommSpec& spec, uint32_t stream, uint32_t after)
-    {
-        auto [group, size] = GroupOf(spec.group);
-        if (!spec.present || size < 2)
-        {
-            return -1;
-        }
-        TraceOp op;
-        op.kind = TraceOpKind::COLLECTIVE;
-        op.name = name;
-        op.stream = stream;
-        op.collective = spec.type;
-        op.bytes = spec.bytes;
-        op.group = group;
-        op.root = 0;
-        op.deps.push_back(after);
-        uint32_t id = m_trace.AddOp(m_rank, op);
-        if (stream == 1)
-        {
-            m_blocking = id;
-        }
-        return id;
-    }
-
-    uint32_t m_tp;
-    uint32_t m_dp;
-    uint32_t m_ep;
-    TrainingTrace& m_trace;
-    uint32_t m_rank{0};
-    int64_t m_blocking{-1}; //!< the comm the next compute waits for, or -1
-};
-
-/// Reads the file line by line and keeps the first error.
+/// Reads the file line by line and keeps the first error and every warning.
 class AicbParser
 {
   public:
@@ -344,24 +181,27 @@ class AicbParser
             {
                 continue; // blank lines, e.g. at the end, carry nothing
             }
-            if (layers.size() == static_cast<uint64_t>(count))
-            {
-                Fail(lineNo,
-                     "more layer lines than the " + std::to_string(count) + " announced on line 2");
-                return TrainingTrace();
-            }
             layers.emplace_back();
             if (!ParseLayer(lineNo, words, layers.back()))
             {
                 return TrainingTrace();
             }
         }
+        if (layers.empty())
+        {
+            Fail(3, "no layer lines: the file ends after line 2");
+            return TrainingTrace();
+        }
         if (layers.size() != static_cast<uint64_t>(count))
         {
-            Fail(lineNo + 1,
-                 "truncated: the file ends after " + std::to_string(layers.size()) + " of the " +
-                     std::to_string(count) + " layer lines announced on line 2");
-            return TrainingTrace();
+            // AICB's own published files disagree with their line 2 (SimAI reads line 2
+            // and stops there); the lines present are the workload.
+            Warn(2,
+                 "line 2 announces " + std::to_string(count) + " layer lines but the file holds " +
+                     std::to_string(layers.size()) + " (lines " +
+                     std::to_string(layers.front().line) + " to " +
+                     std::to_string(layers.back().line) + "); reading the " +
+                     std::to_string(layers.size()) + " present");
         }
         return Build(header, layers, nRanks);
     }
@@ -371,11 +211,28 @@ class AicbParser
         return m_error;
     }
 
+    const std::vector<std::string>& Warnings() const
+    {
+        return m_warnings;
+    }
+
   private:
+    static std::string Place(const std::string& file, uint64_t line)
+    {
+        return file + (line > 0 ? ":" + std::to_string(line) : "") + ": ";
+    }
+
     bool Fail(uint64_t line, const std::string& reason)
     {
-        m_error = m_file + (line > 0 ? ":" + std::to_string(line) : "") + ": " + reason;
+        m_error = Place(m_file, line) + reason;
+        NS_LOG_INFO("refused: " << m_error);
         return false;
+    }
+
+    void Warn(uint64_t line, const std::string& reason)
+    {
+        m_warnings.push_back(Place(m_file, line) + reason);
+        NS_LOG_WARN(m_warnings.back());
     }
 
     /// Policy word, then "key: value" (or "key:value") pairs with integer values.
@@ -414,7 +271,7 @@ class AicbParser
                                                         "checkpoints",
                                                         "checkpoint_initiates"};
             int64_t v;
-            bool numeric = ParseInteger(value, v) && v >= 0;
+            bool numeric = ParseHeaderValue(value, v);
             if (!numeric && KNOWN.count(key) == 0)
             {
                 continue; // a key of a later format version: not ours to judge
@@ -439,6 +296,11 @@ class AicbParser
                             " fields in a layer line, found " + std::to_string(words.size()));
         }
         layer.name = words[0];
+        layer.line = lineNo;
+        for (const std::string& w : words)
+        {
+            layer.fields += (layer.fields.empty() ? "" : " ") + w;
+        }
         int64_t values[LAYER_FIELDS] = {};
         for (size_t f = 1; f < LAYER_FIELDS; ++f)
         {
@@ -479,6 +341,68 @@ class AicbParser
         return true;
     }
 
+    /**
+     * The pipeline of pp, vpp, ga and pp_comm (see AicbTraceReader). Fails naming the
+     * field that cannot be honoured.
+     */
+    bool PlacePipeline(const std::map<std::string, int64_t>& header,
+                       const std::vector<Layer>& layers,
+                       int64_t pp,
+                       Pipeline& pipe)
+    {
+        auto it = header.find("pp_comm");
+        const int64_t ppComm = it == header.end() ? -1 : it->second;
+        if (pp == 1)
+        {
+            if (ppComm > 0)
+            {
+                Warn(1,
+                     "pp_comm: " + std::to_string(ppComm) +
+                         " is ignored: pp is 1, so nothing crosses a stage boundary");
+            }
+            return true;
+        }
+        const std::string withPp = " with pp: " + std::to_string(pp);
+        it = header.find("vpp");
+        if (it != header.end() && it->second > 1)
+        {
+            return Fail(1,
+                        "vpp: " + std::to_string(it->second) + withPp +
+                            " is not supported: an interleaved pipeline runs each stage as " +
+                            std::to_string(it->second) +
+                            " model chunks, and the layer lines do not say where a chunk ends "
+                            "(vpp: 1 replays the lines as one chunk per stage)");
+        }
+        if (ppComm <= 0)
+        {
+            return Fail(1,
+                        "pp: " + std::to_string(pp) +
+                            " needs pp_comm (the bytes a micro-batch sends across a stage "
+                            "boundary), but the header has " +
+                            (ppComm < 0 ? std::string("none") : "pp_comm: 0"));
+        }
+        it = header.find("ga");
+        const int64_t ga = it == header.end() ? 1 : it->second;
+        if (ga < 1 || static_cast<uint64_t>(ga) > layers.size())
+        {
+            return Fail(1,
+                        "ga: " + std::to_string(ga) + withPp + ": the number of micro-batches "
+                        "must be between 1 and the " + std::to_string(layers.size()) +
+                            " layer lines");
+        }
+        pipe.stages = static_cast<uint32_t>(pp);
+        pipe.bytes = static_cast<uint64_t>(ppComm);
+        std::string why = FindMicroBatches(layers, static_cast<uint32_t>(ga), pipe);
+        if (!why.empty())
+        {
+            return Fail(1, "ga: " + std::to_string(ga) + withPp + ": " + why);
+        }
+        NS_LOG_INFO(m_file << ": " << pp << " stages; " << ga << " micro-batches of "
+                           << pipe.blockLines << " lines from line " << layers[pipe.first].line
+                           << ", " << ppComm << " bytes per pipeline send");
+        return true;
+    }
+
     TrainingTrace Build(const std::map<std::string, int64_t>& header,
                         const std::vector<Layer>& layers,
                         uint32_t nRanks)
@@ -489,14 +413,8 @@ class AicbParser
         };
         int64_t tp = get("model_parallel_NPU_group", 0);
         int64_t ep = std::max<int64_t>(get("ep", 1), 1);
+        int64_t pp = std::max<int64_t>(get("pp", 1), 1);
         int64_t ranks = nRanks != 0 ? nRanks : get("all_gpus", 0);
-        if (get("pp", 1) > 1)
-        {
-            Fail(1,
-                 "pp > 1 is not supported by this reader (pp = " + std::to_string(get("pp", 1)) +
-                     ")");
-            return TrainingTrace();
-        }
         if (tp < 1 || tp > MAX_RANKS)
         {
             Fail(1,
@@ -512,21 +430,26 @@ class AicbParser
                                   std::to_string(MAX_RANKS) + ")");
             return TrainingTrace();
         }
-        if (ranks % tp != 0)
+        if (pp > ranks || ranks % (tp * pp) != 0)
         {
             Fail(1,
-                 "the TP size " + std::to_string(tp) +
-                     " (model_parallel_NPU_group) does not divide the " + std::to_string(ranks) +
-                     " GPUs");
+                 "the TP size " + std::to_string(tp) + " (model_parallel_NPU_group)" +
+                     (pp > 1 ? " times pp: " + std::to_string(pp) : std::string()) +
+                     " does not divide the " + std::to_string(ranks) + " GPUs");
             return TrainingTrace();
         }
-        int64_t dp = ranks / tp;
+        int64_t dp = ranks / (tp * pp);
         if (dp % ep != 0)
         {
             Fail(1,
                  "ep " + std::to_string(ep) + " does not divide the " + std::to_string(dp) +
                      " data-parallel replicas (" + std::to_string(ranks) + " GPUs / TP " +
-                     std::to_string(tp) + ")");
+                     std::to_string(tp) + (pp > 1 ? " / pp " + std::to_string(pp) : "") + ")");
+            return TrainingTrace();
+        }
+        Pipeline pipe;
+        if (!PlacePipeline(header, layers, pp, pipe))
+        {
             return TrainingTrace();
         }
         int64_t updateTime = 0;
@@ -541,8 +464,11 @@ class AicbParser
         }
         TrainingTrace trace(static_cast<uint32_t>(ranks));
         trace.SetName("aicb " + m_policy + " " + m_file);
-        TraceBuilder builder(
-            static_cast<uint32_t>(tp), static_cast<uint32_t>(dp), static_cast<uint32_t>(ep), trace);
+        TraceBuilder builder(static_cast<uint32_t>(tp),
+                             static_cast<uint32_t>(dp),
+                             static_cast<uint32_t>(ep),
+                             pipe,
+                             trace);
         builder.AddGroups();
         for (uint32_t r = 0; r < ranks; ++r)
         {
@@ -560,18 +486,29 @@ class AicbParser
     std::string m_file;
     std::string m_policy;
     std::string m_error;
+    std::vector<std::string> m_warnings;
 };
 
 } // namespace
 
 TrainingTrace
-AicbTraceReader::Read(const std::string& file, uint32_t nRanks, std::string* error)
+AicbTraceReader::Read(const std::string& file,
+                      uint32_t nRanks,
+                      std::string* error,
+                      std::ostream* warnings)
 {
     AicbParser parser(file);
     TrainingTrace trace = parser.Read(nRanks);
     if (error)
     {
         *error = parser.Error();
+    }
+    for (const std::string& w : parser.Warnings())
+    {
+        if (warnings)
+        {
+            *warnings << "warning: " << w << "\n";
+        }
     }
     return trace;
 }

@@ -4,8 +4,10 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <initializer_list>
 #include <limits>
 #include <sstream>
+#include <vector>
 
 namespace ns3
 {
@@ -22,6 +24,47 @@ struct TraceJsonError
     std::string what;
 };
 
+/**
+ * The keys each kind of object may carry; any other key is an error, so that a
+ * misspelled optional field ("durration_ns") is reported instead of silently ignored.
+ * One list per object kind: a new optional field is added to its kind's list only.
+ */
+struct TraceKeys
+{
+    using List = std::vector<std::string>;
+    static const List& Top()
+    {
+        static const List keys{"schema", "name", "gpu", "ranks", "streams", "groups", "programs"};
+        return keys;
+    }
+    static const List& Group()
+    {
+        static const List keys{"name", "kind", "ranks"};
+        return keys;
+    }
+    static const List& Program()
+    {
+        static const List keys{"rank", "ops"};
+        return keys;
+    }
+    /// Every op, whatever its kind.
+    static const List& Op()
+    {
+        static const List keys{"kind", "name", "stream", "iteration", "deps"};
+        return keys;
+    }
+    /// Keys of one op kind, beyond Op().
+    static const List& OpKind(TraceOpKind kind)
+    {
+        static const List compute{"duration_us", "duration_ns"};
+        static const List collective{"collective", "bytes", "group", "algorithm", "root"};
+        static const List p2p{"peer", "bytes", "tag"};
+        return kind == TraceOpKind::COMPUTE      ? compute
+               : kind == TraceOpKind::COLLECTIVE ? collective
+                                                 : p2p;
+    }
+};
+
 /// Reads one document, throwing TraceJsonError at the first problem.
 class TraceJsonParser
 {
@@ -32,6 +75,11 @@ class TraceJsonParser
     static const Json& Need(const Json& obj, const std::string& key, const std::string& where);
     static uint64_t Unsigned(const Json& v, const std::string& where, uint64_t max);
     static std::string Text(const Json& v, const std::string& where);
+    /// Throw at the first key of obj in none of the lists (what names the object kind).
+    static void CheckKeys(const Json& obj,
+                          const std::string& where,
+                          const std::string& what,
+                          std::initializer_list<const TraceKeys::List*> lists);
     TraceOp ParseOp(const Json& v, uint32_t rank, const std::string& where) const;
     TrainingTrace m_trace;
 };
@@ -78,6 +126,31 @@ TraceJsonParser::Text(const Json& v, const std::string& where)
     return v.get<std::string>();
 }
 
+void
+TraceJsonParser::CheckKeys(const Json& obj,
+                           const std::string& where,
+                           const std::string& what,
+                           std::initializer_list<const TraceKeys::List*> lists)
+{
+    for (auto it = obj.begin(); it != obj.end(); ++it)
+    {
+        bool known = false;
+        std::string all;
+        for (const TraceKeys::List* list : lists)
+        {
+            for (const std::string& key : *list)
+            {
+                known = known || key == it.key();
+                all += (all.empty() ? "" : ", ") + key;
+            }
+        }
+        if (!known)
+        {
+            Throw(where, "unknown key '" + it.key() + "' (" + what + " takes " + all + ")");
+        }
+    }
+}
+
 TraceOp
 TraceJsonParser::ParseOp(const Json& v, uint32_t rank, const std::string& where) const
 {
@@ -107,6 +180,7 @@ TraceJsonParser::ParseOp(const Json& v, uint32_t rank, const std::string& where)
     {
         Throw(where + "/kind", "expected compute, collective, send or recv, got '" + kind + "'");
     }
+    CheckKeys(v, where, "a " + kind + " op", {&TraceKeys::Op(), &TraceKeys::OpKind(op.kind)});
     if (v.contains("name"))
     {
         op.name = Text(v["name"], where + "/name");
@@ -208,6 +282,7 @@ TraceJsonParser::Parse(const Json& doc)
     {
         Throw("/", "expected a JSON object");
     }
+    CheckKeys(doc, "/", "the top level", {&TraceKeys::Top()});
     const std::string schema = Text(Need(doc, "schema", ""), "/schema");
     if (schema != TraceJson::SCHEMA)
     {
@@ -222,6 +297,10 @@ TraceJsonParser::Parse(const Json& doc)
     if (doc.contains("name"))
     {
         m_trace.SetName(Text(doc["name"], "/name"));
+    }
+    if (doc.contains("gpu"))
+    {
+        m_trace.SetGpu(Text(doc["gpu"], "/gpu"));
     }
     if (doc.contains("streams"))
     {
@@ -249,6 +328,7 @@ TraceJsonParser::Parse(const Json& doc)
             {
                 Throw(where, "expected a group object");
             }
+            CheckKeys(groups[i], where, "a group", {&TraceKeys::Group()});
             TraceGroup g;
             g.name = Text(Need(groups[i], "name", where), where + "/name");
             g.kind = groups[i].contains("kind") ? Text(groups[i]["kind"], where + "/kind") : "custom";
@@ -282,6 +362,7 @@ TraceJsonParser::Parse(const Json& doc)
         {
             Throw(where, "expected an object {rank, ops}");
         }
+        CheckKeys(programs[p], where, "a program", {&TraceKeys::Program()});
         const uint32_t rank =
             static_cast<uint32_t>(Unsigned(Need(programs[p], "rank", where), where + "/rank", n - 1));
         if (seen[rank])
@@ -432,8 +513,12 @@ TraceJson::Serialize(const TrainingTrace& trace)
     }
     // One op per line keeps big traces diffable without the size of full indentation.
     std::ostringstream os;
-    os << "{\n  \"schema\": " << doc["schema"].dump() << ",\n  \"name\": " << doc["name"].dump()
-       << ",\n  \"ranks\": " << doc["ranks"].dump();
+    os << "{\n  \"schema\": " << doc["schema"].dump() << ",\n  \"name\": " << doc["name"].dump();
+    if (!trace.GetGpu().empty())
+    {
+        os << ",\n  \"gpu\": " << Json(trace.GetGpu()).dump();
+    }
+    os << ",\n  \"ranks\": " << doc["ranks"].dump();
     if (!trace.GetStreamNames().empty())
     {
         os << ",\n  \"streams\": " << Json(trace.GetStreamNames()).dump();

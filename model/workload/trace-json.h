@@ -13,8 +13,9 @@ namespace ns3
  * \ingroup ai-fabric
  * The module's own training-trace format: JSON, schema "ai-fabric-trace/1" (documented
  * in doc/ai-fabric.rst, "Training traces"). Reading checks every field and runs
- * TrainingTrace::Validate; errors name the file, the JSON place (e.g.
- * "/programs/3/ops/17/bytes") and what was expected.
+ * TrainingTrace::Validate; a key the schema does not define for that kind of object is
+ * an error too (a misspelled optional field would otherwise be ignored). Errors name the
+ * file, the JSON place (e.g. "/programs/3/ops/17/bytes") and what was expected.
  */
 class TraceJson
 {

@@ -88,6 +88,18 @@ TrainingTrace::GetName() const
     return m_name;
 }
 
+void
+TrainingTrace::SetGpu(const std::string& gpu)
+{
+    m_gpu = gpu;
+}
+
+const std::string&
+TrainingTrace::GetGpu() const
+{
+    return m_gpu;
+}
+
 uint32_t
 TrainingTrace::AddGroup(const TraceGroup& group)
 {

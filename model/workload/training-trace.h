@@ -90,6 +90,15 @@ class TrainingTrace
     const std::string& GetName() const;
 
     /**
+     * The GPU whose compute the trace's durations describe (a GpuPreset name such as
+     * "H100", as the trace generator records it; free text from other sources), or ""
+     * when the trace does not say. Replays on another GPU warn (TrainingSimulation).
+     */
+    void SetGpu(const std::string& gpu);
+    /// \return the GPU, or "" if not recorded
+    const std::string& GetGpu() const;
+
+    /**
      * Add a group. Aborts if the name exists already (readers check first with HasGroup).
      * \return its index
      */
@@ -147,6 +156,7 @@ class TrainingTrace
   private:
     uint32_t m_nRanks{0};
     std::string m_name;
+    std::string m_gpu; //!< GPU the compute durations are for ("" if unknown)
     std::vector<TraceGroup> m_groups;
     std::map<std::string, uint32_t> m_groupIndex;
     std::vector<std::vector<TraceOp>> m_ops; //!< per rank

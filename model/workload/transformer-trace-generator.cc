@@ -4,7 +4,9 @@
 #include "megatron-schedule.h"
 
 #include "ns3/double.h"
+#include "ns3/gpu-preset.h"
 #include "ns3/log.h"
+#include "ns3/string.h"
 
 #include <algorithm>
 #include <sstream>
@@ -26,12 +28,19 @@ TransformerTraceGenerator::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("AiFabric")
             .AddConstructor<TransformerTraceGenerator>()
+            .AddAttribute("Gpu",
+                          "GPU preset whose compute figures (peak dense BF16 FLOP/s, HBM "
+                          "bandwidth) time the ops: A100, H100, H200 or B200 (GpuPreset). "
+                          "Recorded in the trace unless PeakFlops or MemoryBandwidth is set.",
+                          StringValue("H100"),
+                          MakeStringAccessor(&TransformerTraceGenerator::m_gpu),
+                          MakeStringChecker())
             .AddAttribute("PeakFlops",
-                          "GPU peak dense FLOP/s of the training precision (H100 SXM BF16: "
-                          "989 TFLOP/s).",
-                          DoubleValue(989e12),
+                          "GPU peak dense FLOP/s of the training precision; 0 takes the Gpu "
+                          "preset's (H100 SXM BF16: 989 TFLOP/s).",
+                          DoubleValue(0),
                           MakeDoubleAccessor(&TransformerTraceGenerator::m_peakFlops),
-                          MakeDoubleChecker<double>(1e9, 1e18))
+                          MakeDoubleChecker<double>(0, 1e18))
             .AddAttribute("ComputeEfficiency",
                           "Fraction of PeakFlops a layer's kernels reach (model FLOPs "
                           "utilisation of large-model training is typically 0.4-0.55).",
@@ -39,10 +48,11 @@ TransformerTraceGenerator::GetTypeId()
                           MakeDoubleAccessor(&TransformerTraceGenerator::m_computeEfficiency),
                           MakeDoubleChecker<double>(0.01, 1.0))
             .AddAttribute("MemoryBandwidth",
-                          "GPU memory bandwidth, bytes/s (H100 SXM HBM3: 3.35 TB/s).",
-                          DoubleValue(3.35e12),
+                          "GPU memory bandwidth, bytes/s; 0 takes the Gpu preset's (H100 SXM "
+                          "HBM3: 3.35 TB/s).",
+                          DoubleValue(0),
                           MakeDoubleAccessor(&TransformerTraceGenerator::m_memoryBandwidth),
-                          MakeDoubleChecker<double>(1e9, 1e15))
+                          MakeDoubleChecker<double>(0, 1e15))
             .AddAttribute("MemoryEfficiency",
                           "Fraction of MemoryBandwidth kernels reach.",
                           DoubleValue(0.8),
@@ -51,11 +61,35 @@ TransformerTraceGenerator::GetTypeId()
     return tid;
 }
 
+double
+TransformerTraceGenerator::GetPeakFlops() const
+{
+    const GpuPreset* gpu = GpuPreset::Find(m_gpu);
+    return m_peakFlops > 0 || !gpu ? m_peakFlops : gpu->peakFlops;
+}
+
+double
+TransformerTraceGenerator::GetMemoryBandwidth() const
+{
+    const GpuPreset* gpu = GpuPreset::Find(m_gpu);
+    return m_memoryBandwidth > 0 || !gpu ? m_memoryBandwidth : gpu->memoryBandwidth;
+}
+
+std::string
+TransformerTraceGenerator::GetRecordedGpu() const
+{
+    return m_peakFlops > 0 || m_memoryBandwidth > 0 ? "" : m_gpu;
+}
+
 Time
 TransformerTraceGenerator::ComputeTime(double flops, double bytes) const
 {
-    const double t = std::max(flops / (m_peakFlops * m_computeEfficiency),
-                              bytes / (m_memoryBandwidth * m_memoryEfficiency));
+    // Generate checks the figures first; a direct caller with an unknown Gpu gets the
+    // limit of a zero rate, never a division by zero.
+    const double peak = std::max(GetPeakFlops(), 1.0);
+    const double memory = std::max(GetMemoryBandwidth(), 1.0);
+    const double t = std::max(flops / (peak * m_computeEfficiency),
+                              bytes / (memory * m_memoryEfficiency));
     return NanoSeconds(static_cast<int64_t>(t * 1e9 + 0.5));
 }
 
@@ -71,8 +105,21 @@ TransformerTraceGenerator::Generate(const TransformerConfig& c, std::string* err
         }
         return TrainingTrace();
     }
+    if ((m_peakFlops == 0 || m_memoryBandwidth == 0) && !GpuPreset::Find(m_gpu))
+    {
+        if (error)
+        {
+            *error = "TransformerTraceGenerator: Gpu \"" + m_gpu + "\" is not a GPU preset (" +
+                     GpuPreset::GetNameList() + ")";
+        }
+        return TrainingTrace();
+    }
+    NS_LOG_INFO("roofline: " << GetPeakFlops() << " FLOP/s x " << m_computeEfficiency << ", "
+                             << GetMemoryBandwidth() << " B/s x " << m_memoryEfficiency
+                             << " (Gpu " << m_gpu << ")");
     const TransformerCounts counts = Count(c);
     TrainingTrace trace(c.GetNRanks());
+    trace.SetGpu(GetRecordedGpu());
     std::ostringstream title;
     title << c.name << " tp" << c.tp << " pp" << c.pp << " dp" << c.dp;
     if (c.experts > 0)

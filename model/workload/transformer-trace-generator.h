@@ -110,7 +110,10 @@ struct TransformerCounts
  * before its forward and backward. The step itself is a compute op.
  *
  * Compute time of an op: a roofline, max(FLOPs / (PeakFlops x ComputeEfficiency),
- * bytes / (MemoryBandwidth x MemoryEfficiency)), with FLOPs per layer and micro-batch
+ * bytes / (MemoryBandwidth x MemoryEfficiency)). PeakFlops and MemoryBandwidth are the Gpu
+ * attribute's preset figures (GpuPreset: dense BF16 FLOP/s, HBM bytes/s) unless set to a
+ * value of their own; the trace records the GPU (TrainingTrace::SetGpu) when both come
+ * from the preset, and no GPU when either was overridden. FLOPs per layer and micro-batch
  * 24 b s h^2 + 4 b s^2 h (ffn = 4h; generally 2 b s h (2h + 2kv) + 4 b s^2 h for
  * attention and 4 b s h ffn for the MLP, 6 b s h ffn when gated) split
  * over TP, logits 2 b s h V on the last stage, backward twice the forward, and bytes the
@@ -144,10 +147,19 @@ class TransformerTraceGenerator : public Object
     /// \return the roofline time of an op of flops and memory bytes
     Time ComputeTime(double flops, double bytes) const;
 
+    /// \return peak FLOP/s the roofline uses: PeakFlops, or the Gpu preset's when 0
+    double GetPeakFlops() const;
+    /// \return bytes/s the roofline uses: MemoryBandwidth, or the Gpu preset's when 0
+    double GetMemoryBandwidth() const;
+    /// \return the GPU the trace records: the Gpu attribute when both figures come from
+    /// its preset, "" when either was set by hand
+    std::string GetRecordedGpu() const;
+
   private:
-    double m_peakFlops;
+    std::string m_gpu;         //!< GpuPreset name whose compute figures apply
+    double m_peakFlops;        //!< 0: the preset's
     double m_computeEfficiency;
-    double m_memoryBandwidth;
+    double m_memoryBandwidth;  //!< 0: the preset's
     double m_memoryEfficiency;
 };
 

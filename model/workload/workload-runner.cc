@@ -41,24 +41,21 @@ WorkloadRunner::GetTypeId()
                           MakeTimeAccessor(&WorkloadRunner::m_hangTimeout),
                           MakeTimeChecker(MicroSeconds(1), Seconds(3600)))
             .AddAttribute("Algorithm",
-                          "Algorithm of collectives whose op names none (see "
-                          "CollectiveSelection: auto, ring, tree, halving-doubling, direct, "
-                          "hierarchical, nvls).",
+                          "Algorithm of collectives whose op names none: " +
+                              GetCollectiveAlgorithmNameList() +
+                              " (auto: the fastest by CollectiveSelection's estimates).",
                           StringValue("auto"),
                           MakeStringAccessor(&WorkloadRunner::m_algorithm),
                           MakeStringChecker())
-            .AddAttribute("SmallMessageBytes",
-                          "auto: messages up to this size are latency-bound.",
-                          UintegerValue(256 * 1024),
-                          MakeUintegerAccessor(&WorkloadRunner::m_smallMessageBytes),
-                          MakeUintegerChecker<uint64_t>())
             .AddAttribute("Channels",
                           "Ring channels (and send/recv connections) per call.",
                           UintegerValue(1),
                           MakeUintegerAccessor(&WorkloadRunner::m_channels),
                           MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("ChunkBytes",
-                          "Pipelining chunk of the plans (0: none; NVLS uses 128 KiB).",
+                          "Pipelining chunk of the plans (0: each algorithm's default, "
+                          "CollectiveDefaultChunkBytes: tree and hierarchical 512 KiB, NVLS "
+                          "128 KiB, others none).",
                           UintegerValue(0),
                           MakeUintegerAccessor(&WorkloadRunner::m_chunkBytes),
                           MakeUintegerChecker<uint64_t>())
@@ -86,6 +83,7 @@ WorkloadRunner::DoDispose()
     }
     m_engine = nullptr;
     m_transport = nullptr;
+    m_selections.clear();
     Object::DoDispose();
 }
 
@@ -301,9 +299,13 @@ WorkloadRunner::Launch(const std::string& key)
     if (first.kind == TraceOpKind::COLLECTIVE)
     {
         const TraceGroup& g = m_trace.GetGroup(first.group);
-        CollectiveSelection selection;
-        selection.smallMessageBytes = m_smallMessageBytes;
-        selection.switchReduction = m_transport->CanReduceInSwitch(g.ranks);
+        auto sel = m_selections.find(first.group);
+        if (sel == m_selections.end())
+        {
+            // One selection per group keeps auto's choices cached across its calls.
+            sel = m_selections.emplace(first.group, CollectiveSelection(m_transport, g.ranks)).first;
+        }
+        const CollectiveSelection& selection = sel->second;
         options.root = first.root;
         const std::string algorithm = first.algorithm.empty() ? m_algorithm : first.algorithm;
         plan = selection.MakePlan(first.collective, algorithm, m_world.SubGroup(g.ranks), first.bytes, options);

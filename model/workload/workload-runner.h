@@ -5,6 +5,7 @@
 #include "training-trace.h"
 
 #include "ns3/collective-engine.h"
+#include "ns3/collective-selection.h"
 #include "ns3/comm-group.h"
 #include "ns3/event-id.h"
 #include "ns3/object.h"
@@ -212,7 +213,7 @@ class WorkloadRunner : public Object
     uint32_t m_iterations{1};
     Time m_hangTimeout;
     std::string m_algorithm;
-    uint64_t m_smallMessageBytes{0};
+    std::map<std::string, CollectiveSelection> m_selections; //!< per group: auto's choices
     uint32_t m_channels{1};
     uint64_t m_chunkBytes{0};
 

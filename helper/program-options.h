@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef PROGRAM_OPTIONS_H
+#define PROGRAM_OPTIONS_H
+
+#include "ns3/attribute.h"
+#include "ns3/command-line.h"
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+#include "ns3/type-id.h"
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * The command line of an ai-fabric program, checked before anything is built.
+ *
+ * ns-3's CommandLine aborts on some bad values (a Time given "x", an unsigned given
+ * "1.5" through an attribute), reads others partly ("16M" into an integer is 16, "-1"
+ * wraps) and prints its whole help on the rest. ProgramOptions reads every option as
+ * text and converts it itself, so that bad input always ends the same way: Parse prints
+ * ONE line
+ *
+ *     program: --option=value: expected ...
+ *
+ * on stderr and returns false, and the program returns exit status 1. CommandLine still
+ * prints --help (with the forms every option takes) and the Print* introspection.
+ *
+ * What Parse accepts:
+ * - the options added here, written --name=value (a flag also as --name), the last one
+ *   given winning;
+ * - --ns3::Class::Attribute=value: checked by the attribute's kind (AttributeValueFromText)
+ *   and made the attribute's default, as CommandLine does;
+ * - --Global=value for ns-3 global values (RngRun, SchedulerType, ...), checked the same way;
+ * - --help, --PrintHelp, --PrintGlobals, --PrintGroups, --PrintGroup=, --PrintTypeIds,
+ *   --PrintAttributes=, --version, handed to CommandLine.
+ * Anything else (an unknown option, a bare word) is an error.
+ *
+ * The forms (one table, also in --help): sizes as TextToBytes reads them (16M = 16 MiB,
+ * 16MB = 16e6 B), rates as TextToDataRate ("400Gbps"), durations as TextToTime ("1us"),
+ * integers and numbers in full (no trailing text, no sign unless the range allows it),
+ * flags true/false/1/0.
+ */
+class ProgramOptions
+{
+  public:
+    /**
+     * \param program the program's name, first word of every message
+     * \param file the program's source (__FILE__), as CommandLine takes it
+     */
+    explicit ProgramOptions(const std::string& program, const std::string& file = "");
+
+    /// Text printed by --help above the options (a sentence on bad input is appended).
+    void Usage(const std::string& usage);
+
+    /// Free text (a name, a prefix): anything is accepted.
+    void AddValue(const std::string& name, const std::string& help, std::string& value);
+    /// A flag: true, false, 1 or 0; --name alone means true.
+    void AddValue(const std::string& name, const std::string& help, bool& value);
+    /// An integer from min to max, digits only.
+    void AddValue(const std::string& name,
+                  const std::string& help,
+                  uint32_t& value,
+                  uint32_t min = 0,
+                  uint32_t max = UINT32_MAX);
+    /// A finite number from min to max (above min, not at it, if minExclusive).
+    void AddValue(const std::string& name,
+                  const std::string& help,
+                  double& value,
+                  double min = -std::numeric_limits<double>::max(),
+                  double max = std::numeric_limits<double>::max(),
+                  bool minExclusive = false);
+    /// A rate like "400Gbps" from min to max (the default 1 Mbps is the slowest link the
+    /// topology helpers build; 100 Tbps keeps frame times above a picosecond and the bytes
+    /// of an hour within 64 bits).
+    void AddValue(const std::string& name,
+                  const std::string& help,
+                  DataRate& value,
+                  DataRate min = DataRate(1000000ULL),
+                  DataRate max = DataRate(100000000000000ULL));
+    /// A duration like "1us" (at most an hour); zero refused if positive.
+    void AddValue(const std::string& name,
+                  const std::string& help,
+                  Time& value,
+                  bool positive = false);
+    /**
+     * A byte size like "16M" from min to max.
+     * \param keyword if not empty, a word accepted instead of a size (e.g. "auto"),
+     *        which sets value to keywordValue
+     * \param keywordValue the value keyword stands for
+     */
+    void AddSize(const std::string& name,
+                 const std::string& help,
+                 uint64_t& value,
+                 uint64_t min = 1,
+                 uint64_t max = uint64_t{1} << 50,
+                 const std::string& keyword = "",
+                 uint64_t keywordValue = 0);
+    /// One of a list of words.
+    void AddChoice(const std::string& name,
+                   const std::string& help,
+                   std::string& value,
+                   const std::vector<std::string>& choices);
+    /**
+     * The name of a TypeId that is base or derives from it and can be created (e.g. a
+     * congestion control), or one of the words in alsoAllowed (e.g. "none").
+     */
+    void AddTypeId(const std::string& name,
+                   const std::string& help,
+                   std::string& value,
+                   TypeId base,
+                   const std::vector<std::string>& alsoAllowed = {});
+    /// A file the program reads: must exist and be readable when not empty.
+    void AddInputFile(const std::string& name, const std::string& help, std::string& value);
+    /// A file the program writes: CheckOutputFile when not empty and not none.
+    void AddOutputFile(const std::string& name,
+                       const std::string& help,
+                       std::string& value,
+                       const std::string& none = "");
+    /// A folder the program writes into: CheckOutputFolder when not empty.
+    void AddOutputFolder(const std::string& name, const std::string& help, std::string& value);
+
+    /**
+     * Check and convert the command line (see the class description).
+     * \return false, after printing one line on stderr, on the first bad argument
+     */
+    bool Parse(int argc, char* argv[]);
+
+    /// \return whether option name was on the command line
+    bool IsGiven(const std::string& name) const;
+    /// \return the text option name was given (or its default's text)
+    std::string GetText(const std::string& name) const;
+
+    /**
+     * Report a bad option found by the program's own checks (combinations of options):
+     * prints "program: --name=text: what" on stderr ("program: --name: what" if the
+     * option was not given).
+     * \return 1, the exit status for bad input: `return cmd.Fail("ranks", "...");`
+     */
+    int Fail(const std::string& name, const std::string& what) const;
+    /**
+     * Print "program: message" on stderr (e.g. a file's own "file: place: what").
+     * \return 1, the exit status for bad input
+     */
+    int Error(const std::string& message) const;
+    /// \return the program's name
+    const std::string& GetProgram() const;
+
+  private:
+    /// One option: its text and how to convert it.
+    struct Option
+    {
+        std::string text;  //!< as given, or the default's text
+        bool given{false}; //!< on the command line
+        bool flag{false};  //!< --name alone means "true"
+        /// Convert text into the program's variable; on failure set expected.
+        std::function<bool(const std::string& text, std::string* expected)> convert;
+    };
+
+    /// Register name with CommandLine (for --help) and with the converter.
+    void Add(const std::string& name,
+             const std::string& help,
+             const std::string& form,
+             const std::string& defaultText,
+             std::function<bool(const std::string&, std::string*)> convert,
+             bool flag = false);
+    /// Check and apply --ns3::Class::Attribute=value or --Global=value.
+    bool SetAttribute(const std::string& arg, const std::string& name, const std::string& value);
+
+    std::string m_program;
+    CommandLine m_cmd;
+    std::map<std::string, Option> m_options;
+    std::deque<std::string> m_helpDefaults; //!< CommandLine keeps pointers to these
+};
+
+/**
+ * Check that folder can receive the program's outputs before a long run: it is created
+ * if missing, must be a folder, and a probe file must be creatable in it.
+ * \param why set to the reason ("not a folder", the system's message) on failure
+ */
+bool CheckOutputFolder(const std::string& folder, std::string* why);
+
+/**
+ * Check that file can be written: not a folder, its folder exists, and it can be opened
+ * for writing (a file that did not exist is removed again).
+ * \param why set to the reason on failure
+ */
+bool CheckOutputFile(const std::string& file, std::string* why);
+
+/**
+ * Check that file exists, is a regular file and can be opened for reading.
+ * \param why set to the reason on failure
+ */
+bool CheckInputFile(const std::string& file, std::string* why);
+
+/**
+ * An attribute value from text, checked by the attribute's kind before ns-3 parses it
+ * (ns-3 aborts on a Time "x", an integer "18 links", an unknown TypeId): durations and
+ * rates as TextToTime and TextToDataRate read them, integers in full digits, numbers
+ * in full, booleans true/false/1/0, strings and enums as the checker accepts, TypeIds
+ * and object factories by a registered TypeId name. Other kinds (pointers, ...) are
+ * refused. The checker's own range applies.
+ * \param checker the attribute's (or global value's) checker
+ * \param text the text
+ * \param expected set to what was expected on failure ("an integer (uint32_t 1:64)", ...)
+ * \return the value, or null
+ */
+Ptr<AttributeValue> AttributeValueFromText(Ptr<const AttributeChecker> checker,
+                                           const std::string& text,
+                                           std::string* expected);
+
+/**
+ * The registered TypeIds that are base or derive from it and can be created, by name.
+ * \param base the base TypeId
+ * \return their names, sorted
+ */
+std::vector<std::string> CreatableTypeIds(TypeId base);
+
+} // namespace ns3
+
+#endif // PROGRAM_OPTIONS_H

@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "scenario-overrides.h"
+
+#include "quantity-text.h"
+
+#include "ns3/collective-algorithms.h"
+#include "ns3/collective-selection.h"
+#include "ns3/gpu-preset.h"
+#include "ns3/log.h"
+#include "ns3/roce-congestion-control.h"
+#include "ns3/transformer-trace-generator.h"
+#include "ns3/type-id.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("AiFabricScenarioOverrides");
+
+namespace
+{
+
+/// The form every bad option is reported in.
+struct OptionError
+{
+    std::string message;
+};
+
+[[noreturn]] void
+Bad(const std::string& option, const std::string& value, const std::string& what)
+{
+    throw OptionError{"--" + option + "=" + value + ": " + what};
+}
+
+uint32_t
+Integer(const std::string& option, const std::string& text, uint32_t lo, uint32_t hi)
+{
+    const bool digits = !text.empty() && text.size() <= 10 &&
+                        std::all_of(text.begin(), text.end(), [](char c) {
+                            return std::isdigit(static_cast<unsigned char>(c));
+                        });
+    const uint64_t v = digits ? std::stoull(text) : 0;
+    if (!digits || v < lo || v > hi)
+    {
+        Bad(option, text, "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
+    }
+    return static_cast<uint32_t>(v);
+}
+
+double
+Number(const std::string& option, const std::string& text, double lo, double hi, bool aboveLo)
+{
+    char* end = nullptr;
+    const double v = text.empty() || std::isspace(static_cast<unsigned char>(text[0]))
+                         ? NAN
+                         : std::strtod(text.c_str(), &end);
+    if (!std::isfinite(v) || end != text.c_str() + text.size() || v < lo || (aboveLo && v == lo) ||
+        v > hi)
+    {
+        std::ostringstream range;
+        range << (aboveLo ? "above " : "from ") << lo << " to " << hi;
+        Bad(option, text, "expected a number " + range.str());
+    }
+    return v;
+}
+
+bool
+IsFile(const std::string& path)
+{
+    struct stat st;
+    return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/// Rank files {prefix}.0{ext}, {prefix}.1{ext}, ...: how many there are in a row.
+uint32_t
+CountRankFiles(const std::string& prefix, const std::string& ext)
+{
+    uint32_t n = 0;
+    while (n < (1u << 20) && IsFile(prefix + "." + std::to_string(n) + ext))
+    {
+        ++n;
+    }
+    return n;
+}
+
+/// "p.3.et" -> "p" (and ".et"); false if path is not a rank file name of that extension.
+bool
+SplitRankFile(const std::string& path, const std::string& ext, std::string& prefix)
+{
+    static const std::regex rank(R"(^(.+)\.[0-9]+$)");
+    if (path.size() <= ext.size() || path.compare(path.size() - ext.size(), ext.size(), ext) != 0)
+    {
+        return false;
+    }
+    std::smatch m;
+    const std::string stem = path.substr(0, path.size() - ext.size());
+    if (!std::regex_match(stem, m, rank))
+    {
+        return false;
+    }
+    prefix = m[1];
+    return true;
+}
+
+/// The first bytes of a file, for telling formats apart without reading it all.
+std::string
+Head(const std::string& path, size_t bytes)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::string head(bytes, '\0');
+    in.read(&head[0], static_cast<std::streamsize>(bytes));
+    head.resize(static_cast<size_t>(in.gcount()));
+    return head;
+}
+
+/// Chakra rank files from a prefix or one rank file: the prefix and how many ranks.
+bool
+ChakraPrefix(const std::string& path, const std::string& ext, std::string& prefix, uint32_t& ranks)
+{
+    prefix = path;
+    if (!IsFile(path + ".0" + ext))
+    {
+        if (!SplitRankFile(path, ext, prefix))
+        {
+            return false;
+        }
+    }
+    ranks = CountRankFiles(prefix, ext);
+    return ranks > 0;
+}
+
+} // namespace
+
+const std::vector<ScenarioOverrides::Option>&
+ScenarioOverrides::GetOptions()
+{
+    static const std::vector<Option> options{
+        {"workload",
+         "Workload file, format detected from the file: ai-fabric trace JSON, model config "
+         "JSON (generated on the cluster's GPU), Chakra (.et or .json rank file, or their "
+         "prefix), SimAI/AICB text",
+         &ScenarioOverrides::workload},
+        {"workload-format",
+         "Force the format of --workload: json, generator, chakra, chakra-json or aicb",
+         &ScenarioOverrides::workloadFormat},
+        {"servers", "Servers (overrides the scenario's)", &ScenarioOverrides::servers},
+        {"gpusPerServer", "GPUs and NICs per server", &ScenarioOverrides::gpusPerServer},
+        {"gpu",
+         "GPU preset: NVLink, NVLS and compute figures (A100, H100, H200, B200)",
+         &ScenarioOverrides::gpu},
+        {"nicRate", "Rate of every NIC and fabric port, e.g. 200Gbps (ideal: per-rank rate)",
+         &ScenarioOverrides::nicRate},
+        {"spines", "Spines of the rail-optimized fabric", &ScenarioOverrides::spines},
+        {"oversubscription", "Rail leaf downlink/uplink capacity, e.g. 2 for 2:1",
+         &ScenarioOverrides::oversubscription},
+        {"topology",
+         "Scale-out fabric: a RoceTopologyReader JSON file (one host per GPU), or "
+         "rail-optimized, or ideal",
+         &ScenarioOverrides::topology},
+        {"cc", "Congestion control: a TypeId such as ns3::Dcqcn, or none",
+         &ScenarioOverrides::cc},
+        {"algorithm", "Collective algorithm for every call (auto picks the fastest)",
+         &ScenarioOverrides::algorithm},
+        {"channels", "Channels per collective (0: the default rule)", &ScenarioOverrides::channels},
+        {"computeScale",
+         "Multiply every compute duration, e.g. to replay a trace made for another GPU",
+         &ScenarioOverrides::computeScale},
+    };
+    return options;
+}
+
+bool
+ScenarioOverrides::DetectWorkload(const std::string& path,
+                                  std::string& format,
+                                  std::string& file,
+                                  uint32_t& ranks,
+                                  std::string* error)
+{
+    ranks = 0;
+    file = path;
+    if (!IsFile(path))
+    {
+        // A Chakra prefix names no file itself.
+        for (const auto& [fmt, ext] : {std::pair{"chakra", ".et"}, std::pair{"chakra-json", ".json"}})
+        {
+            if (IsFile(path + ".0" + ext))
+            {
+                format = fmt;
+                ranks = CountRankFiles(path, ext);
+                return true;
+            }
+        }
+        *error = "--workload=" + path + ": no such file (nor Chakra rank files " + path + ".0.et or " +
+                 path + ".0.json)";
+        return false;
+    }
+    const std::string head = Head(path, 64 * 1024);
+    const size_t first = head.find_first_not_of(" \t\r\n");
+    const bool binary = head.find('\0') != std::string::npos;
+    if (!binary && first != std::string::npos && (head[first] == '{' || head[first] == '['))
+    {
+        if (head.find("\"ai-fabric-trace/") != std::string::npos)
+        {
+            format = "json";
+            return true;
+        }
+        const bool chakra = head[first] == '[' || head.find("\"nodes\"") != std::string::npos ||
+                            head.find("\"workload_graph\"") != std::string::npos;
+        if (!chakra)
+        {
+            format = "generator"; // a model config; ParseConfig names what is wrong
+            return true;
+        }
+        if (!ChakraPrefix(path, ".json", file, ranks))
+        {
+            *error = "--workload=" + path +
+                     ": a Chakra JSON trace, but not named {prefix}.{rank}.json (rank files are "
+                     "found by that pattern)";
+            return false;
+        }
+        format = "chakra-json";
+        return true;
+    }
+    if (binary || (path.size() > 3 && path.compare(path.size() - 3, 3, ".et") == 0))
+    {
+        if (!ChakraPrefix(path, ".et", file, ranks))
+        {
+            *error = "--workload=" + path + ": a binary file, but not a Chakra rank file {prefix}.{rank}.et";
+            return false;
+        }
+        format = "chakra";
+        return true;
+    }
+    format = "aicb";
+    return true;
+}
+
+bool
+ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
+{
+    try
+    {
+        if (!topology.empty())
+        {
+            if (topology == "rail-optimized" || topology == "ideal")
+            {
+                s.topology = topology;
+                s.topologyFile.clear();
+            }
+            else if (!IsFile(topology))
+            {
+                Bad("topology", topology, "expected a topology file, rail-optimized or ideal (no such file)");
+            }
+            else
+            {
+                s.topology = "file";
+                s.topologyFile = topology;
+            }
+        }
+        // Settings the cluster's source does not take are errors, not silently ignored.
+        auto needs = [&s](const std::string& option, const std::string& value, bool ok, const char* why) {
+            if (!value.empty() && !ok)
+            {
+                Bad(option,
+                    value,
+                    std::string(why) + (s.topology == "file" ? " (topology file " + s.topologyFile + ")" : ""));
+            }
+        };
+        const bool fromFile = s.topology == "file";
+        const bool ideal = s.topology == "ideal";
+        needs("servers", servers, !fromFile, "the topology file gives the servers");
+        needs("gpusPerServer", gpusPerServer, !fromFile, "the topology file gives the GPUs per server");
+        needs("nicRate", nicRate, !fromFile, "the topology file gives the link rates");
+        needs("spines", spines, !fromFile && !ideal, "only a rail-optimized cluster has spines here");
+        needs("oversubscription",
+              oversubscription,
+              !fromFile && !ideal,
+              "only a rail-optimized cluster is oversubscribed here");
+        needs("cc", cc, !ideal, "the ideal topology has no NICs");
+        if (!servers.empty())
+        {
+            s.servers = Integer("servers", servers, 1, TrainingScenario::MAX_SERVERS);
+        }
+        if (!gpusPerServer.empty())
+        {
+            s.gpusPerServer = Integer("gpusPerServer", gpusPerServer, 1, TrainingScenario::MAX_GPUS_PER_SERVER);
+        }
+        if (!gpu.empty())
+        {
+            if (!GpuPreset::Find(gpu))
+            {
+                Bad("gpu", gpu, "expected a GPU preset: " + GpuPreset::GetNameList());
+            }
+            s.gpu = gpu;
+        }
+        if (!nicRate.empty())
+        {
+            DataRate rate;
+            if (!TextToDataRate(nicRate, rate))
+            {
+                Bad("nicRate", nicRate, "expected a positive rate such as 400Gbps");
+            }
+            (ideal ? s.idealRate : s.nicRate) = rate;
+        }
+        if (!spines.empty())
+        {
+            s.spines = Integer("spines", spines, 1, TrainingScenario::MAX_SPINES);
+        }
+        if (!oversubscription.empty())
+        {
+            s.oversubscription =
+                Number("oversubscription", oversubscription, 1, TrainingScenario::MAX_OVERSUBSCRIPTION, false);
+        }
+        std::string place;
+        std::string what;
+        if (!s.CheckCluster(&place, &what))
+        {
+            // Name the options that made the cluster what it is.
+            std::string given;
+            for (const Option& o : GetOptions())
+            {
+                const std::string name = o.name;
+                if (!(this->*o.field).empty() &&
+                    (name == "servers" || name == "spines" || name == "oversubscription" || name == "nicRate"))
+                {
+                    given += (given.empty() ? "--" : ", --") + name + "=" + this->*o.field;
+                }
+            }
+            throw OptionError{given + ": " + what + " (with the scenario's other settings, " + s.source + ")"};
+        }
+        if (!cc.empty())
+        {
+            const std::string name = cc == "none" ? "ns3::NoCongestionControl" : cc;
+            TypeId tid;
+            if (!TypeId::LookupByNameFailSafe(name, &tid) || !tid.IsChildOf(RoceCongestionControl::GetTypeId()))
+            {
+                Bad("cc", cc, "expected a congestion control TypeId (e.g. ns3::Dcqcn) or none");
+            }
+            s.congestionControl = name;
+        }
+        if (!algorithm.empty())
+        {
+            bool known = false;
+            CollectiveSelection selection;
+            selection.CanMakePlan(CollectiveType::ALL_REDUCE, algorithm, CommGroup::Uniform(1, 2), &known);
+            if (!known)
+            {
+                Bad("algorithm", algorithm, "expected one of " + GetCollectiveAlgorithmNameList());
+            }
+            s.algorithm = algorithm;
+        }
+        if (!channels.empty())
+        {
+            s.channels = Integer("channels", channels, 0, TrainingScenario::MAX_CHANNELS);
+        }
+        if (!computeScale.empty())
+        {
+            s.computeScale = Number("computeScale", computeScale, 0, TrainingScenario::MAX_COMPUTE_SCALE, true);
+        }
+        if (!workloadFormat.empty() && workload.empty())
+        {
+            Bad("workload-format", workloadFormat, "needs --workload");
+        }
+        if (!workload.empty())
+        {
+            std::string format;
+            std::string file;
+            uint32_t ranks = 0;
+            if (workloadFormat.empty())
+            {
+                std::string why;
+                if (!DetectWorkload(workload, format, file, ranks, &why))
+                {
+                    throw OptionError{why};
+                }
+                NS_LOG_INFO(workload << ": detected format " << format);
+            }
+            else if (workloadFormat == "chakra" || workloadFormat == "chakra-json")
+            {
+                format = workloadFormat;
+                if (!ChakraPrefix(workload, format == "chakra" ? ".et" : ".json", file, ranks))
+                {
+                    Bad("workload", workload, "no Chakra rank files {prefix}.{rank}" +
+                                                  std::string(format == "chakra" ? ".et" : ".json"));
+                }
+            }
+            else if (workloadFormat == "json" || workloadFormat == "aicb" || workloadFormat == "generator")
+            {
+                format = workloadFormat;
+                file = workload;
+                if (!IsFile(workload))
+                {
+                    Bad("workload", workload, "no such file");
+                }
+            }
+            else
+            {
+                Bad("workload-format", workloadFormat, "expected json, generator, chakra, chakra-json or aicb");
+            }
+            s.traceFormat = format;
+            s.traceFile = file;
+            s.traceRanks = ranks;
+            if (format == "generator")
+            {
+                std::ifstream in(file, std::ios::binary);
+                std::ostringstream text;
+                text << in.rdbuf();
+                TransformerConfig config;
+                std::string why;
+                if (!TransformerTraceGenerator::ParseConfig(text.str(), file, config, &why))
+                {
+                    throw OptionError{"--workload: " + why};
+                }
+                s.generator = config;
+            }
+        }
+    }
+    catch (const OptionError& e)
+    {
+        *error = e.message;
+        return false;
+    }
+    return true;
+}
+
+} // namespace ns3

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef SCENARIO_OVERRIDES_H
+#define SCENARIO_OVERRIDES_H
+
+#include "training-scenario.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * What-ifs from the command line: options that override one setting of a scenario (or of
+ * the built-in default when there is none), e.g.
+ *
+ *     ai-fabric-sim --oversubscription=2 --spines=1
+ *     ai-fabric-sim --scenario=s.json --cc=none --servers=4
+ *     ai-fabric-sim --workload=my-aicb.txt --gpu=A100 --algorithm=ring
+ *
+ * Every option is read as text and checked here, so a bad value is one error naming the
+ * option (see Apply). An empty text means "not given". The option table (GetOptions)
+ * gives names and help texts to the program's command line.
+ */
+struct ScenarioOverrides
+{
+    std::string workload;         //!< a workload file (format detected) or Chakra prefix
+    std::string workloadFormat;   //!< force the format of workload
+    std::string servers;          //!< servers
+    std::string gpusPerServer;    //!< GPUs (and NICs) per server
+    std::string gpu;              //!< GpuPreset name
+    std::string nicRate;          //!< NIC and fabric port rate (ideal: per-rank rate)
+    std::string spines;           //!< spines of the rail-optimized fabric
+    std::string oversubscription; //!< rail leaf down/up capacity
+    std::string topology;         //!< a topology file, or rail-optimized / ideal
+    std::string cc;               //!< congestion control TypeId, or none
+    std::string algorithm;        //!< collective algorithm for every call
+    std::string channels;         //!< channels (0: the default rule)
+    std::string computeScale;     //!< factor on every compute duration
+
+    /// One option: its name on the command line, help text, and field.
+    struct Option
+    {
+        const char* name;                      //!< e.g. "servers"
+        const char* help;                      //!< for --help
+        std::string ScenarioOverrides::*field; //!< where its text goes
+    };
+
+    /// \return every option, in --help order
+    static const std::vector<Option>& GetOptions();
+
+    /**
+     * Register every option with a command line (ns-3's CommandLine, or anything with
+     * AddValue(name, help, std::string&)).
+     * \param cmd the command line
+     */
+    template <typename CommandLineType>
+    void AddTo(CommandLineType& cmd)
+    {
+        for (const Option& o : GetOptions())
+        {
+            cmd.AddValue(o.name, o.help, this->*o.field);
+        }
+    }
+
+    /**
+     * Check every given option and apply it to scenario (the workload first: a model
+     * config given as --workload is then checked against the cluster by the simulation).
+     * \param scenario the scenario to change
+     * \param error set to "--option=value: what was expected" (or the file's own
+     *        message) on the first bad option
+     * \return true on success; on failure scenario may be partly changed
+     */
+    bool Apply(TrainingScenario& scenario, std::string* error) const;
+
+    /**
+     * What a workload path holds, from the file itself: an ai-fabric trace (JSON with
+     * "schema": "ai-fabric-trace/..."), a model config (any other JSON object:
+     * "generator"), a Chakra trace (a {prefix}.{rank}.et or .json rank file, or a prefix
+     * whose rank 0 file exists), or else a SimAI/AICB text workload.
+     * \param path the --workload text
+     * \param format set to json, generator, chakra, chakra-json or aicb
+     * \param file set to the file to read (for Chakra: the prefix)
+     * \param ranks set to the number of Chakra rank files found ({prefix}.0 .. ranks-1), 0
+     *        for the other formats
+     * \param error set when path is none of these
+     * \return true on success
+     */
+    static bool DetectWorkload(const std::string& path,
+                               std::string& format,
+                               std::string& file,
+                               uint32_t& ranks,
+                               std::string* error);
+};
+
+} // namespace ns3
+
+#endif // SCENARIO_OVERRIDES_H

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef COLLECTIVE_PLAN_COST_H
+#define COLLECTIVE_PLAN_COST_H
+
+#include "collective-transport.h"
+#include "comm-plan.h"
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * Estimated duration of a plan on a carrier, from the carrier's own figures
+ * (CollectiveTransport::DescribePath / DescribeSwitchPath): what "auto" compares.
+ *
+ * The plan runs in a small discrete-event model of the carrier's ports. A transfer is
+ * released when its last dependency has arrived. Every sending port serves the released
+ * transfers one at a time, lowest plan id first (the order ranks issue them, so a
+ * multicast of piece q goes before the reduction of piece q+1, as NCCL's slot loop
+ * orders them): a transfer of b bytes holds it for b / rate, its first byte reaches the
+ * receiver latency + forwardHops x min(b, forwardUnit) / rate after it starts, and it
+ * then holds the receiving port for b / rate (later if that port is still busy). A
+ * switch reduction sends one contribution from every member's port and delivers the sum
+ * to its issuer once the last contribution has started; a switch multicast holds its
+ * source's port once and every member's receiving port. On the ideal carrier (latency
+ * held at the sender, receivers optionally free) this is the carrier's own timing.
+ *
+ * What it leaves out: congestion inside the fabric (spine oversubscription, ECMP
+ * collisions, PFC), congestion control, and the credit loops of NVLink. These matter for
+ * the fabric's behaviour under load but rarely change which algorithm is fastest; the
+ * calibration suite (collective-cost) states how close the estimates come to the
+ * carriers' simulated times.
+ *
+ * Cost: O(E log E) for E port services (one per transfer, one per member of a switch
+ * reduction).
+ */
+class CollectivePlanCost
+{
+  public:
+    /**
+     * \param carrier the carrier the plan would run on
+     * \param rankMap carrier rank of each plan rank (empty: plan rank r is carrier rank r)
+     */
+    CollectivePlanCost(const CollectiveTransport& carrier, std::vector<uint32_t> rankMap = {});
+
+    /**
+     * \param plan a valid plan (CommPlan::Validate) over the ranks of rankMap
+     * \return the estimated time from the call's start to its last arrival
+     */
+    Time Estimate(const CommPlan& plan) const;
+
+  private:
+    /// \return the carrier rank of plan rank r
+    uint32_t CarrierRank(uint32_t r) const;
+
+    const CollectiveTransport& m_carrier; //!< whose figures are used
+    std::vector<uint32_t> m_rankMap;      //!< plan rank -> carrier rank
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Every program refuses bad input the same way: exit status 1 and ONE line on stderr,
+// "<program>: <option or file>: ... expected ...", before anything is built. Each program
+// runs here with a table of bad command lines and files; --help documents the rule.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#ifndef AI_FABRIC_PROGRAM_DIR
+#error "AI_FABRIC_PROGRAM_DIR must name the folder of the built programs"
+#endif
+
+namespace
+{
+
+/// What a program printed and how it ended.
+struct Outcome
+{
+    int status{-1};  //!< exit status, or -1 if it did not exit (signal, abort)
+    int signal{0};   //!< the signal that ended it, if any
+    std::string out; //!< stdout
+    std::string err; //!< stderr
+};
+
+/// Read a whole file.
+std::string
+Slurp(const std::string& path)
+{
+    std::ifstream in(path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+/// A fresh path in the test's temporary folder.
+std::string
+TempPath(const std::string& name)
+{
+    return ::testing::TempDir() + "ai-fabric-bad-input-" + std::to_string(::getpid()) + "-" + name;
+}
+
+/// Write text to a fresh temporary file; return its path.
+std::string
+TempFile(const std::string& name, const std::string& text)
+{
+    const std::string path = TempPath(name);
+    std::ofstream(path) << text;
+    return path;
+}
+
+/**
+ * Run a built program with args, in the temporary folder (so that default outputs land
+ * there), with a 120 s alarm: a program that starts simulating instead of refusing is
+ * killed and the test fails on its status.
+ */
+Outcome
+RunProgram(const std::string& program, const std::vector<std::string>& args)
+{
+    const std::string exe = std::string(AI_FABRIC_PROGRAM_DIR) + "/" + program;
+    const std::string outFile = TempPath(program + "-stdout");
+    const std::string errFile = TempPath(program + "-stderr");
+    Outcome o;
+    const pid_t pid = ::fork();
+    if (pid == 0)
+    {
+        if (!std::freopen(outFile.c_str(), "w", stdout) ||
+            !std::freopen(errFile.c_str(), "w", stderr) ||
+            ::chdir(::testing::TempDir().c_str()) != 0)
+        {
+            std::_Exit(127);
+        }
+        std::vector<char*> argv{const_cast<char*>(exe.c_str())};
+        for (const auto& a : args)
+        {
+            argv.push_back(const_cast<char*>(a.c_str()));
+        }
+        argv.push_back(nullptr);
+        ::alarm(120);
+        ::execv(exe.c_str(), argv.data());
+        std::_Exit(127);
+    }
+    int wstatus = 0;
+    ::waitpid(pid, &wstatus, 0);
+    if (WIFEXITED(wstatus))
+    {
+        o.status = WEXITSTATUS(wstatus);
+    }
+    else if (WIFSIGNALED(wstatus))
+    {
+        o.signal = WTERMSIG(wstatus);
+    }
+    o.out = Slurp(outFile);
+    o.err = Slurp(errFile);
+    std::remove(outFile.c_str());
+    std::remove(errFile.c_str());
+    return o;
+}
+
+/// One bad command line and the line it must produce.
+struct BadCase
+{
+    std::vector<std::string> args;
+    std::string message; //!< must appear in the one line, after "<program>: "
+};
+
+/// Run every case of a table; each must exit 1 with exactly one line naming the problem.
+void
+ExpectRefused(const std::string& program, const std::vector<BadCase>& table)
+{
+    for (const BadCase& c : table)
+    {
+        std::string cmd = program;
+        for (const auto& a : c.args)
+        {
+            cmd += " " + a;
+        }
+        SCOPED_TRACE(cmd);
+        const Outcome o = RunProgram(program, c.args);
+        EXPECT_EQ(o.signal, 0) << "killed by signal " << o.signal << "; stderr: " << o.err;
+        EXPECT_EQ(o.status, 1) << "stderr: " << o.err;
+        EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << "stderr: " << o.err;
+        EXPECT_EQ(o.err.rfind(program + ": ", 0), 0u) << "stderr: " << o.err;
+        EXPECT_NE(o.err.find(c.message), std::string::npos)
+            << "expected '" << c.message << "' in: " << o.err;
+    }
+}
+
+/// --help exits 0 and states the forms and the bad-input rule.
+void
+ExpectHelp(const std::string& program)
+{
+    SCOPED_TRACE(program + " --help");
+    const Outcome o = RunProgram(program, {"--help"});
+    EXPECT_EQ(o.status, 0) << o.err;
+    EXPECT_NE(o.out.find("Sizes take units: 16M = 16 MiB"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("Bad options or files stop the program with exit status 1 and one line"),
+              std::string::npos)
+        << o.out;
+}
+
+/// A regular file, so that "<file>/x" is a path no one (not even root) can create.
+std::string
+NotAFolder()
+{
+    static const std::string path = TempFile("not-a-folder", "x\n");
+    return path;
+}
+
+/// The arguments every program shares through ProgramOptions: unknown options, stray
+/// words, attributes and global values, checked by kind before ns-3 parses them.
+std::vector<BadCase>
+CommonCases()
+{
+    return {
+        {{"--nonsense=1"}, "--nonsense=1: unknown option (see --help)"},
+        {{"stray"}, "stray: unexpected argument (options are written --name=value"},
+        {{"--ns3::NoSuchClass::Rate=1"}, "--ns3::NoSuchClass::Rate=1: no such attribute"},
+        {{"--ns3::Dcqcn::NoSuchAttribute=1"}, "--ns3::Dcqcn::NoSuchAttribute=1: no such attribute"},
+        {{"--ns3::Dcqcn::RateAi=fast"},
+         "--ns3::Dcqcn::RateAi=fast: expected a positive rate like 400Gbps"},
+        {{"--ns3::Dcqcn::RateAi=5Gbit"}, "--ns3::Dcqcn::RateAi=5Gbit: expected a positive rate"},
+        {{"--ns3::RdmaNic::Mtu=1.5"},
+         "--ns3::RdmaNic::Mtu=1.5: expected an integer (uint32_t 1:9000)"},
+        {{"--ns3::RdmaNic::Mtu=0"}, "--ns3::RdmaNic::Mtu=0: expected an integer (uint32_t 1:9000)"},
+        {{"--ns3::RoceNetDevice::DataRate=-1Gbps"},
+         "--ns3::RoceNetDevice::DataRate=-1Gbps: expected a positive rate"},
+        {{"--ns3::RoceChannel::Delay=soon"},
+         "--ns3::RoceChannel::Delay=soon: expected a non-negative duration"},
+        {{"--ns3::RoceChannel::Delay=-1us"},
+         "--ns3::RoceChannel::Delay=-1us: expected a non-negative duration"},
+        {{"--RngRun=first"}, "--RngRun=first: expected an integer"},
+        {{"--SchedulerType=ns3::NoSuchScheduler"},
+         "--SchedulerType=ns3::NoSuchScheduler: expected a registered TypeId"},
+        {{"--PrintAttributes=ns3::NoSuchClass"},
+         "--PrintAttributes: expected a registered TypeId name"},
+    };
+}
+
+/// Append b to a.
+std::vector<BadCase>
+Join(std::vector<BadCase> a, const std::vector<BadCase>& b)
+{
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+} // namespace
+
+TEST(ProgramBadInput, RoceIncast)
+{
+    ExpectRefused(
+        "roce-incast",
+        Join(CommonCases(),
+             {
+                 {{"--rate=0"},
+                  "--rate=0: expected a rate like 400Gbps or 12.5GB/s from 1Mbps to 100Tbps"},
+                 {{"--rate=0Gbps"}, "--rate=0Gbps: expected a rate"},
+                 {{"--rate=400Gbit"},
+                  "--rate=400Gbit: expected a rate like 400Gbps or 12.5GB/s from 1Mbps to 100Tbps: "
+                  "unknown unit \"Gbit\""},
+                 {{"--rate=1Pbps"}, "--rate=1Pbps: expected a rate"},
+                 {{"--delay=-1us"}, "--delay=-1us: expected a non-negative duration like 1us"},
+                 {{"--delay=1"}, "--delay=1: expected a non-negative duration"},
+                 {{"--delay=2h"},
+                  "--delay=2h: expected a non-negative duration like 1us or 2ms (s, ms, us, ns, "
+                  "ps; at most an hour): unknown unit \"h\""},
+                 {{"--cc=ns3::Cubic"},
+                  "--cc=ns3::Cubic: expected one of ns3::Dcqcn or ns3::NoCongestionControl "
+                  "(TypeIds derived from ns3::RoceCongestionControl)"},
+                 {{"--cc=ns3::RdmaNic"},
+                  "--cc=ns3::RdmaNic: expected one of ns3::Dcqcn or ns3::NoCongestionControl"},
+                 {{"--bytes=-1"},
+                  "--bytes=-1: expected a size from 1 B to 1T B like 4096, 64K, 16M or 1G"},
+                 {{"--bytes=0"}, "--bytes=0: expected a size from 1 B"},
+                 {{"--bytes=16Q"},
+                  "--bytes=16Q: expected a size from 1 B to 1T B like 4096, 64K, 16M or 1G (K, M, "
+                  "G, T, KiB, MiB, GiB, TiB binary; kB, MB, GB, TB decimal): unknown unit \"Q\""},
+                 {{"--bytes=0.3K"},
+                  "--bytes=0.3K: expected a size from 1 B to 1T B like 4096, 64K, 16M or 1G (K, M, "
+                  "G, T, KiB, MiB, GiB, TiB binary; kB, MB, GB, TB decimal): not a whole number of "
+                  "bytes"},
+                 {{"--bytes=2T"}, "--bytes=2T: expected a size from 1 B to 1T B"},
+                 {{"--bytes"}, "--bytes: expected --bytes=value"},
+                 {{"--senders=0"}, "--senders=0: expected an integer from 1 to 1024"},
+                 {{"--senders=-1"}, "--senders=-1: expected an integer from 1 to 1024"},
+                 {{"--senders=1.5"}, "--senders=1.5: expected an integer from 1 to 1024"},
+                 {{"--senders=8x"}, "--senders=8x: expected an integer from 1 to 1024"},
+                 {{"--pfc=maybe"}, "--pfc=maybe: expected true, false, 1 or 0"},
+                 // The first bad option is the one named.
+                 {{"--senders=2", "--rate=fast", "--bytes=-1"}, "--rate=fast: expected a rate"},
+             }));
+    ExpectHelp("roce-incast");
+}
+
+TEST(ProgramBadInput, RoceIncastSizesTakeUnits)
+{
+    // 16M is 16 MiB, not 16 bytes: two senders deliver 2 x 16 MiB.
+    const Outcome o = RunProgram("roce-incast", {"--senders=2", "--bytes=16M", "--rate=400Gbps"});
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_NE(o.out.find("delivered        33554432 of 33554432 bytes"), std::string::npos)
+        << o.out;
+    const Outcome si = RunProgram("roce-incast", {"--senders=1", "--bytes=1MB", "--rate=400Gbps"});
+    ASSERT_EQ(si.status, 0) << si.err;
+    EXPECT_NE(si.out.find("delivered        1000000 of 1000000 bytes"), std::string::npos)
+        << si.out;
+}
+
+TEST(ProgramBadInput, DcqcnConvergence)
+{
+    const std::string csvInFile = NotAFolder() + "/series.csv";
+    ExpectRefused(
+        "dcqcn-convergence",
+        Join(CommonCases(),
+             {
+                 {{"--flows=0"}, "--flows=0: expected an integer from 1 to 256"},
+                 {{"--duration=0s"}, "--duration=0s: expected a positive duration"},
+                 {{"--duration=-5ms"}, "--duration=-5ms: expected a positive duration"},
+                 {{"--interval=0ns"}, "--interval=0ns: expected a positive duration"},
+                 {{"--stagger=x"}, "--stagger=x: expected a non-negative duration"},
+                 {{"--rate=100G"},
+                  "--rate=100G: expected a rate like 400Gbps or 12.5GB/s from 1Mbps to 100Tbps: "
+                  "unknown unit \"G\""},
+                 {{"--duration=10s", "--interval=1ns"},
+                  "--interval=1ns: expected at most a million samples over --duration=10s, an "
+                  "interval of at least 10001ns"},
+                 {{"--csv=" + csvInFile},
+                  "--csv=" + csvInFile + ": expected a file in a writable folder (folder " +
+                      NotAFolder() + " is not a folder)"},
+                 {{"--csv=/nonexistent-ai-fabric-dir/series.csv"},
+                  "expected a file in a writable folder (folder /nonexistent-ai-fabric-dir does "
+                  "not exist)"},
+                 {{"--csv=" + ::testing::TempDir()},
+                  "expected a file in a writable folder (a folder, not a file)"},
+             }));
+    ExpectHelp("dcqcn-convergence");
+}
+
+TEST(ProgramBadInput, CollectivePerf)
+{
+    ExpectRefused(
+        "collective-perf",
+        Join(
+            CommonCases(),
+            {
+                {{"--collective=all-reduse"},
+                 "--collective=all-reduse: expected one of all-gather, all-reduce, all-to-all, "
+                 "broadcast, reduce or reduce-scatter"},
+                {{"--algorithm=fastest"}, "--algorithm=fastest: expected one of auto, "},
+                {{"--transport=infiniband"},
+                 "--transport=infiniband: expected one of rdma, ideal or dgx"},
+                {{"--nvlink=Z100"}, "--nvlink=Z100: expected one of "},
+                {{"--minBytes=-1"}, "--minBytes=-1: expected a size from 1 B"},
+                {{"--maxBytes=1Q"},
+                 "--maxBytes=1Q: expected a size from 1 B to 1T B like 4096, 64K, 16M or 1G (K, M, "
+                 "G, T, KiB, MiB, GiB, TiB binary; kB, MB, GB, TB decimal): unknown unit \"Q\""},
+                {{"--minBytes=64M", "--maxBytes=1M"},
+                 "--maxBytes=1M: expected at least --minBytes=64M"},
+                {{"--stepFactor=1"}, "--stepFactor=1: expected an integer from 2 to 1024"},
+                {{"--ranks=1"}, "--ranks=1: expected an integer from 2 to 4096"},
+                {{"--channels=65"}, "--channels=65: expected an integer from 0 to 64"},
+                {{"--channels=-1"}, "--channels=-1: expected an integer from 0 to 64"},
+                {{"--chunk=big"}, "--chunk=big: expected \"auto\" or a size from 1 B"},
+                {{"--chunk=0"}, "--chunk=0: expected \"auto\" or a size from 1 B"},
+                {{"--rate=0"}, "--rate=0: expected a rate like 400Gbps"},
+                {{"--latency=-1us"}, "--latency=-1us: expected a non-negative duration"},
+                {{"--oversubscription=0"},
+                 "--oversubscription=0: expected a number above 0 to 1000"},
+                {{"--oversubscription=two"},
+                 "--oversubscription=two: expected a number above 0 to 1000"},
+                {{"--cc=ns3::Cubic"},
+                 "--cc=ns3::Cubic: expected one of ns3::Dcqcn or ns3::NoCongestionControl"},
+                {{"--csv=" + NotAFolder() + "/perf.csv"}, "expected a file in a writable folder"},
+                {{"--ranks=6", "--leaves=4"}, "--leaves=4: expected a divisor of --ranks=6"},
+                {{"--transport=dgx", "--ranks=12", "--servers=5"},
+                 "--servers=5: expected a divisor of --ranks=12"},
+                {{"--algorithm=nvls", "--transport=rdma"}, "--algorithm=nvls: "},
+            }));
+    ExpectHelp("collective-perf");
+}
+
+TEST(ProgramBadInput, TraceGenerator)
+{
+    const std::string config = TempFile("generator-config.json",
+                                        R"({"layers": 2, "hidden": 256, "heads": 4, "seqLength": 64,
+                                            "vocab": 100, "tp": 2, "dp": 1, "globalBatch": 1})");
+    const std::string typo = TempFile("generator-typo.json", R"({"layers": 2, "hiden": 256})");
+    ExpectRefused(
+        "trace-generator",
+        Join(CommonCases(),
+             {
+                 {{}, "--config: expected --config=FILE (required; see --help)"},
+                 {{"--config=" + config}, "--out: expected --out=FILE (required; see --help)"},
+                 {{"--config=/nonexistent/model.json", "--out=x.json"},
+                  "--config=/nonexistent/model.json: expected a readable file (cannot open it: No "
+                  "such file or directory)"},
+                 {{"--config=" + ::testing::TempDir(), "--out=x.json"},
+                  "expected a readable file (a folder, not a file)"},
+                 {{"--config=" + config, "--out=" + NotAFolder() + "/trace.json"},
+                  "--out=" + NotAFolder() + "/trace.json: expected a file in a writable folder"},
+                 {{"--config=" + typo, "--out=x.json"}, typo + ": unknown setting 'hiden'"},
+                 {{"--config=" + config,
+                   "--out=x.json",
+                   "--ns3::TransformerTraceGenerator::PeakFlops=lots"},
+                  "--ns3::TransformerTraceGenerator::PeakFlops=lots: expected a number"},
+             }));
+    ExpectHelp("trace-generator");
+}
+
+TEST(ProgramBadInput, Bench)
+{
+    ExpectRefused(
+        "ai-fabric-bench",
+        Join(CommonCases(),
+             {
+                 {{"--hostsPerLeaf=0"}, "--hostsPerLeaf=0: expected an integer from 1 to 1024"},
+                 {{"--spines=2000"}, "--spines=2000: expected an integer from 1 to 1024"},
+                 {{"--bytes=-64M"}, "--bytes=-64M: expected a size from 1 B"},
+                 {{"--rate=400"}, "--rate=400: expected a rate"},
+                 {{"--cc=none"},
+                  "--cc=none: expected one of ns3::Dcqcn or ns3::NoCongestionControl"},
+                 {{"--rate=1Mbps", "--hostsPerLeaf=1", "--spines=64"},
+                  "--spines=64: expected at most 1 spines"},
+             }));
+    ExpectHelp("ai-fabric-bench");
+}
+
+TEST(ProgramBadInput, AiFabricSim)
+{
+    // A topology file with a misspelled key, a trace with a misspelled key, and the
+    // scenarios that use them: the files' own messages come back as one line, exit 1.
+    const std::string topology = TempFile("topology.json", R"({
+      "hosts": {"count": 2}, "switches": [{"name": "sw"}],
+      "defaults": {"rate": "100Gbps", "delay": "1us"},
+      "links": [{"a": "h0", "b": "sw", "dealy": "1us"}, {"a": "h1", "b": "sw"}]})");
+    const std::string trace = TempFile("trace.json", R"({"schema": "ai-fabric-trace/1", "ranks": 2,
+      "groups": [{"name": "world", "ranks": [0, 1]}],
+      "programs": [{"rank": 0, "ops": [{"kind": "compute", "duration_ns": 10, "durration_ns": 20}]},
+                   {"rank": 1, "ops": [{"kind": "compute", "duration_ns": 10}]}]})");
+    const std::string badTopology = TempFile("scenario-topology.json",
+                                             R"({"cluster": {"topology": "file", "file": ")" +
+                                                 topology + R"("}, "outputs": {"plots": false}})");
+    const std::string badTrace = TempFile("scenario-trace.json",
+                                          R"({"cluster": {"servers": 1, "gpusPerServer": 2},
+                                              "workload": {"format": "json", "file": ")" +
+                                              trace + R"("}, "outputs": {"plots": false}})");
+    const std::string badOutputs = TempFile(
+        "scenario-outputs.json", R"({"outputs": {"dir": ")" + NotAFolder() + R"(/results"}})");
+    ExpectRefused(
+        "ai-fabric-sim",
+        Join(CommonCases(),
+             {
+                 {{"--scenario=/nonexistent/scenario.json"},
+                  "--scenario=/nonexistent/scenario.json: expected a readable file (cannot open "
+                  "it: No such file or directory)"},
+                 {{"--out=" + NotAFolder() + "/results"},
+                  "--out=" + NotAFolder() + "/results: expected a writable folder"},
+                 {{"--iterations=100001"},
+                  "--iterations=100001: expected an integer from 0 to 100000"},
+                 {{"--iterations=two"}, "--iterations=two: expected an integer from 0 to 100000"},
+                 {{"--seed=-3"}, "--seed=-3: expected an integer"},
+                 {{"--progress=yes"}, "--progress=yes: expected true, false, 1 or 0"},
+                 {{"--scenario=" + badTopology}, topology + ": links[0]: unknown key \"dealy\""},
+                 {{"--scenario=" + badTrace},
+                  trace + ": /programs/0/ops/0: unknown key 'durration_ns' (a compute op takes "
+                          "kind, name, stream, iteration, deps, duration_us, duration_ns)"},
+                 {{"--scenario=" + badOutputs},
+                  badOutputs + ": /outputs/dir: " + NotAFolder() +
+                      "/results: expected a writable folder"},
+             }));
+    ExpectHelp("ai-fabric-sim");
+}
