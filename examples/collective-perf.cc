@@ -42,7 +42,7 @@ int
 main(int argc, char* argv[])
 {
     std::string collectiveName = "all-reduce";
-    std::string algorithmName = "ring";
+    std::string algorithmName = AUTO_ALGORITHM_NAME;
     std::string transportName = "rdma";
     uint32_t servers = 1;
     std::string nvlinkPreset = "H100";

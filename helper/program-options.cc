@@ -1,23 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "program-options.h"
 
+#include "attribute-text.h"
 #include "quantity-text.h"
 
-#include "ns3/boolean.h"
 #include "ns3/config.h"
-#include "ns3/double.h"
 #include "ns3/global-value.h"
 #include "ns3/log.h"
-#include "ns3/string.h"
 
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -39,7 +33,6 @@ struct Forms
 {
     static constexpr const char* RATE = "a rate like 400Gbps or 12.5GB/s";
     static constexpr const char* TIME = "a duration like 1us or 2ms (s, ms, us, ns, ps)";
-    static constexpr const char* FLAG = "true, false, 1 or 0";
     /// The paragraph --help ends with.
     static constexpr const char* NOTE =
         "Sizes take units: 16M = 16 MiB, 1G = 1 GiB (K, M, G, T and KiB, MiB, GiB, TiB are "
@@ -74,29 +67,6 @@ JoinWords(const std::vector<std::string>& words)
         out += (k == 0 ? "" : k + 1 == words.size() ? " or " : ", ") + words[k];
     }
     return out;
-}
-
-/// The whole text is an integer (optionally negative): digits only, at most 19.
-bool
-IsIntegerText(const std::string& text, bool allowMinus)
-{
-    const bool minus = allowMinus && !text.empty() && text[0] == '-';
-    const std::string digits = minus ? text.substr(1) : text;
-    return !digits.empty() && digits.size() <= 19 &&
-           digits.find_first_not_of("0123456789") == std::string::npos;
-}
-
-/// The whole text is a finite number (strtod's syntax, no leading space).
-bool
-NumberFromText(const std::string& text, double& value)
-{
-    if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])))
-    {
-        return false;
-    }
-    char* end = nullptr;
-    value = std::strtod(text.c_str(), &end);
-    return end == text.c_str() + text.size() && std::isfinite(value);
 }
 
 /// A number as people write it: 1, 0.5, 1e+12.
@@ -214,21 +184,11 @@ ProgramOptions::AddValue(const std::string& name, const std::string& help, bool&
     Add(
         name,
         help,
-        Forms::FLAG,
+        FLAG_FORMS,
         value ? "true" : "false",
         [&value](const std::string& text, std::string* expected) {
-            if (text == "true" || text == "1")
-            {
-                value = true;
-                return true;
-            }
-            if (text == "false" || text == "0")
-            {
-                value = false;
-                return true;
-            }
-            *expected = Forms::FLAG;
-            return false;
+            *expected = FLAG_FORMS;
+            return TextToBool(text, value);
         },
         true);
 }
@@ -248,7 +208,7 @@ ProgramOptions::AddValue(const std::string& name,
         std::to_string(value),
         [&value, min, max, form](const std::string& text, std::string* expected) {
             *expected = form;
-            if (!IsIntegerText(text, false))
+            if (!IsIntegerText(text))
             {
                 return false;
             }
@@ -283,7 +243,7 @@ ProgramOptions::AddValue(const std::string& name,
         [&value, min, max, minExclusive, form](const std::string& text, std::string* expected) {
             *expected = form;
             double v;
-            if (!NumberFromText(text, v) || v > max || v < min || (minExclusive && v == min))
+            if (!TextToNumber(text, v) || v > max || v < min || (minExclusive && v == min))
             {
                 return false;
             }
@@ -723,106 +683,6 @@ CheckInputFile(const std::string& file, std::string* why)
         return false;
     }
     return true;
-}
-
-Ptr<AttributeValue>
-AttributeValueFromText(Ptr<const AttributeChecker> checker,
-                       const std::string& text,
-                       std::string* expected)
-{
-    std::string type = checker->GetValueTypeName();
-    if (type.rfind("ns3::", 0) == 0)
-    {
-        type = type.substr(5);
-    }
-    const std::string info = checker->GetUnderlyingTypeInformation();
-    Ptr<AttributeValue> v;
-    if (type == "TimeValue")
-    {
-        Time t;
-        std::string why;
-        *expected = "a non-negative duration like 1us or 2ms (s, ms, us, ns, ps; at most an hour)";
-        if (TextToTime(text, t, &why))
-        {
-            v = checker->CreateValidValue(TimeValue(t));
-        }
-        else if (!why.empty())
-        {
-            *expected += ": " + why;
-        }
-    }
-    else if (type == "DataRateValue")
-    {
-        DataRate r;
-        *expected = "a positive rate like 400Gbps or 12.5GB/s";
-        if (TextToDataRate(text, r))
-        {
-            v = checker->CreateValidValue(DataRateValue(r));
-        }
-    }
-    else if (type == "UintegerValue" || type == "IntegerValue")
-    {
-        // ns-3 aborts on trailing text ("18 links"): the whole text must be the integer.
-        *expected = "an integer (" + info + ")";
-        if (IsIntegerText(text, type == "IntegerValue"))
-        {
-            v = checker->CreateValidValue(StringValue(text));
-        }
-    }
-    else if (type == "DoubleValue")
-    {
-        double x;
-        *expected = "a number (" + info + ")";
-        if (NumberFromText(text, x))
-        {
-            v = checker->CreateValidValue(DoubleValue(x));
-        }
-    }
-    else if (type == "BooleanValue")
-    {
-        *expected = Forms::FLAG;
-        if (text == "true" || text == "false" || text == "1" || text == "0")
-        {
-            v = checker->CreateValidValue(BooleanValue(text == "true" || text == "1"));
-        }
-    }
-    else if (type == "StringValue" || type == "EnumValue")
-    {
-        *expected = type == "EnumValue" ? "one of " + info : "text";
-        v = checker->CreateValidValue(StringValue(text));
-    }
-    else if (type == "TypeIdValue" || type == "ObjectFactoryValue")
-    {
-        // Both abort on an unregistered name.
-        *expected = "a registered TypeId name like ns3::CalendarScheduler";
-        TypeId tid;
-        if (TypeId::LookupByNameFailSafe(text, &tid))
-        {
-            v = checker->CreateValidValue(StringValue(text));
-        }
-    }
-    else
-    {
-        *expected = "nothing: attributes of type " + type +
-                    " cannot be set from a scenario file or the command line";
-    }
-    return v;
-}
-
-std::vector<std::string>
-CreatableTypeIds(TypeId base)
-{
-    std::vector<std::string> names;
-    for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
-    {
-        const TypeId tid = TypeId::GetRegistered(i);
-        if ((tid == base || tid.IsChildOf(base)) && tid.HasConstructor())
-        {
-            names.push_back(tid.GetName());
-        }
-    }
-    std::sort(names.begin(), names.end());
-    return names;
 }
 
 } // namespace ns3

@@ -2,6 +2,7 @@
 #ifndef PROGRAM_OPTIONS_H
 #define PROGRAM_OPTIONS_H
 
+#include "ns3/attribute-text.h"
 #include "ns3/attribute.h"
 #include "ns3/command-line.h"
 #include "ns3/data-rate.h"
@@ -200,29 +201,6 @@ bool CheckOutputFile(const std::string& file, std::string* why);
  * \param why set to the reason on failure
  */
 bool CheckInputFile(const std::string& file, std::string* why);
-
-/**
- * An attribute value from text, checked by the attribute's kind before ns-3 parses it
- * (ns-3 aborts on a Time "x", an integer "18 links", an unknown TypeId): durations and
- * rates as TextToTime and TextToDataRate read them, integers in full digits, numbers
- * in full, booleans true/false/1/0, strings and enums as the checker accepts, TypeIds
- * and object factories by a registered TypeId name. Other kinds (pointers, ...) are
- * refused. The checker's own range applies.
- * \param checker the attribute's (or global value's) checker
- * \param text the text
- * \param expected set to what was expected on failure ("an integer (uint32_t 1:64)", ...)
- * \return the value, or null
- */
-Ptr<AttributeValue> AttributeValueFromText(Ptr<const AttributeChecker> checker,
-                                           const std::string& text,
-                                           std::string* expected);
-
-/**
- * The registered TypeIds that are base or derive from it and can be created, by name.
- * \param base the base TypeId
- * \return their names, sorted
- */
-std::vector<std::string> CreatableTypeIds(TypeId base);
 
 } // namespace ns3
 

@@ -133,6 +133,45 @@ TextToTime(const std::string& text, Time& time, std::string* why)
     return true;
 }
 
+bool
+IsIntegerText(const std::string& text, bool allowMinus)
+{
+    const bool minus = allowMinus && !text.empty() && text[0] == '-';
+    const std::string digits = minus ? text.substr(1) : text;
+    return !digits.empty() && digits.size() <= 19 &&
+           digits.find_first_not_of("0123456789") == std::string::npos;
+}
+
+bool
+TextToNumber(const std::string& text, double& value)
+{
+    if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])))
+    {
+        return false;
+    }
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size() || !std::isfinite(v))
+    {
+        return false;
+    }
+    value = v;
+    return true;
+}
+
+const char* const FLAG_FORMS = "true, false, 1 or 0";
+
+bool
+TextToBool(const std::string& text, bool& value)
+{
+    if (text == "true" || text == "1" || text == "false" || text == "0")
+    {
+        value = text == "true" || text == "1";
+        return true;
+    }
+    return false;
+}
+
 const char* const BYTES_FORMS =
     "like 4096, 64K, 16M or 1G (K, M, G, T, KiB, MiB, GiB, TiB binary; kB, MB, GB, TB decimal)";
 

@@ -52,6 +52,30 @@ bool TextToTime(const std::string& text, Time& time, std::string* why = nullptr)
  */
 bool TextToBytes(const std::string& text, uint64_t& bytes, std::string* why = nullptr);
 
+/**
+ * Whether text is an integer written in full: digits only (after one '-' if allowMinus),
+ * at most 19 of them, nothing before or after (ns-3 reads "1.5" as 1 and aborts on
+ * "18 links" in attributes).
+ */
+bool IsIntegerText(const std::string& text, bool allowMinus = false);
+
+/**
+ * Parse a finite number written in full (strtod's syntax: "2.5", "312e12"; no leading
+ * space, nothing after, no inf or nan).
+ * \return true if text is such a number; value is set then
+ */
+bool TextToNumber(const std::string& text, double& value);
+
+/**
+ * Parse a flag: "true" or "1", "false" or "0" (what ns-3's BooleanValue reads, without
+ * its looser forms).
+ * \return true if text is a flag; value is set then
+ */
+bool TextToBool(const std::string& text, bool& value);
+
+/// The flag forms TextToBool accepts, for help texts and messages.
+extern const char* const FLAG_FORMS;
+
 /// The size forms TextToBytes accepts, for help texts and messages ("like 4096, 64K, ...").
 extern const char* const BYTES_FORMS;
 

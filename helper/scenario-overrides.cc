@@ -428,6 +428,19 @@ ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
         *error = e.message;
         return false;
     }
+    // The reports name the run: say what was changed from the scenario's own name.
+    std::string changes;
+    for (const Option& o : GetOptions())
+    {
+        if (!(this->*o.field).empty())
+        {
+            changes += std::string(changes.empty() ? "" : " ") + "--" + o.name + "=" + this->*o.field;
+        }
+    }
+    if (!changes.empty())
+    {
+        s.name += " (what-if: " + changes + ")";
+    }
     return true;
 }
 

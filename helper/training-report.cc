@@ -42,6 +42,7 @@ struct CallSummary
     std::string kind;
     std::string groupKind;
     std::string algorithm;
+    std::string requested; //!< what was asked ("auto" or a name)
     uint64_t bytes{0};
     uint32_t ranks{0};
     uint64_t calls{0};
@@ -54,7 +55,7 @@ Summarize(const TrainingSimulation& sim)
 {
     // Grouped by what a user asks about ("the TP all-reduces", "the DP buckets"); sizes
     // within a group are averaged.
-    std::map<std::tuple<std::string, std::string, std::string, uint32_t>, CallSummary> by;
+    std::map<std::tuple<std::string, std::string, std::string, uint32_t, std::string>, CallSummary> by;
     for (const CallRecord& c : sim.GetRunner()->GetCalls())
     {
         if (!c.finished)
@@ -63,10 +64,11 @@ Summarize(const TrainingSimulation& sim)
         }
         const std::string kind = c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type);
         const std::string gk = c.group.empty() ? "pp" : sim.GetTrace().GetGroup(c.group).kind;
-        CallSummary& s = by[{kind, gk, c.algorithm, c.nRanks}];
+        CallSummary& s = by[{kind, gk, c.algorithm, c.nRanks, c.requested}];
         s.kind = kind;
         s.groupKind = gk;
         s.algorithm = c.algorithm;
+        s.requested = c.requested;
         s.bytes += c.bytes;
         s.ranks = c.nRanks;
         ++s.calls;
@@ -267,13 +269,20 @@ TrainingReport::PrintSummary(std::ostream& os) const
     os << "\n  communication by total time\n"
        << "  collective      group  algorithm          calls  mean size   mean (us)   busbw (GB/s)\n";
     const auto summary = Summarize(m_sim);
+    bool chosen = false;
     for (size_t k = 0; k < summary.size() && k < 10; ++k)
     {
         const CallSummary& c = summary[k];
+        const bool byAuto = c.requested == AUTO_ALGORITHM_NAME;
+        chosen = chosen || byAuto;
         os << "  " << std::left << std::setw(16) << c.kind << std::setw(7) << c.groupKind << std::setw(17)
-           << c.algorithm << std::right << std::setw(7) << c.calls << std::setw(13) << Bytes(c.bytes)
+           << (c.algorithm + (byAuto ? "*" : "")) << std::right << std::setw(7) << c.calls << std::setw(13) << Bytes(c.bytes)
            << std::setprecision(1) << std::setw(12) << Us(c.total) / c.calls << std::setw(15)
            << c.busBwSum / c.calls / 1e9 << "\n";
+    }
+    if (chosen)
+    {
+        os << "  (* chosen by auto: the fastest plan by the cost model)\n";
     }
     if (Ptr<FabricMonitor> mon = m_sim.GetMonitor())
     {
@@ -350,6 +359,7 @@ TrainingReport::WriteResults(std::ostream& os) const
         calls.push_back({{"collective", c.kind},
                          {"group_kind", c.groupKind},
                          {"algorithm", c.algorithm},
+                         {"requested", c.requested},
                          {"ranks", c.ranks},
                          {"mean_bytes", c.bytes},
                          {"calls", c.calls},
@@ -447,6 +457,7 @@ TrainingReport::WriteTimeline(std::ostream& os) const
             args["group"] = c.group;
             args["bytes"] = c.bytes;
             args["algorithm"] = c.algorithm;
+            args["requested"] = c.requested;
             args["launch_us"] = Us(c.launch);
             args["busbw_GBps"] = c.busBw / 1e9;
         }
@@ -558,7 +569,7 @@ TrainingReport::Write(const std::string& dir, bool plots, std::string* error) co
                   }
               }) &&
               file("collectives.csv", [&](std::ostream& os) {
-                  os << "call,name,collective,group,algorithm,ranks,bytes,iteration,first_arrival_us,"
+                  os << "call,name,collective,group,algorithm,requested,ranks,bytes,iteration,first_arrival_us,"
                         "launch_us,end_us,duration_us,busbw_GBps\n";
                   const auto& calls = m_sim.GetRunner()->GetCalls();
                   for (size_t k = 0; k < calls.size(); ++k)
@@ -566,7 +577,8 @@ TrainingReport::Write(const std::string& dir, bool plots, std::string* error) co
                       const CallRecord& c = calls[k];
                       os << k << "," << CsvField(c.name) << ","
                          << (c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type))
-                         << "," << CsvField(c.group) << "," << c.algorithm << "," << c.nRanks << ","
+                         << "," << CsvField(c.group) << "," << c.algorithm << "," << c.requested << ","
+                         << c.nRanks << ","
                          << c.bytes << "," << c.iteration << "," << Us(c.firstArrival) << ","
                          << Us(c.launch) << ",";
                       if (c.finished)

@@ -83,7 +83,14 @@ TrainingSimulation::LoadTrace(std::string* error)
     const uint32_t ranks = s.traceRanks ? s.traceRanks : s.GetNGpus();
     if (s.traceFormat == "aicb")
     {
-        m_trace = AicbTraceReader::Read(s.traceFile, ranks, error);
+        std::ostringstream warnings; // one line each: layer counts, ignored fields
+        m_trace = AicbTraceReader::Read(s.traceFile, ranks, error, &warnings);
+        std::istringstream lines(warnings.str());
+        for (std::string line; std::getline(lines, line);)
+        {
+            const std::string prefix = "warning: ";
+            m_warnings.push_back(line.rfind(prefix, 0) == 0 ? line.substr(prefix.size()) : line);
+        }
     }
     else if (s.traceFormat == "chakra")
     {

@@ -4,6 +4,7 @@
 #define AI_FABRIC_MODULE_H
 
 #include "ns3/aeth-header.h"
+#include "ns3/attribute-text.h"
 #include "ns3/aicb-reader.h"
 #include "ns3/bth-header.h"
 #include "ns3/chakra-reader.h"

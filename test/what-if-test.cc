@@ -97,6 +97,8 @@ TEST_F(NsTest, WhatIfOptionsOverrideTheScenario)
     EXPECT_EQ(s.algorithm, "ring");
     EXPECT_EQ(s.channels, 2u);
     EXPECT_DOUBLE_EQ(s.computeScale, 1.5);
+    EXPECT_EQ(s.name, "default (what-if: --servers=4 --gpusPerServer=4 --gpu=A100 --nicRate=200Gbps --spines=3 "
+                      "--oversubscription=2 --cc=none --algorithm=ring --channels=2 --computeScale=1.5)");
 
     TrainingSimulation sim(s);
     ASSERT_TRUE(sim.Build(&error)) << error;

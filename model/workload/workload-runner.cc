@@ -308,6 +308,7 @@ WorkloadRunner::Launch(const std::string& key)
         const CollectiveSelection& selection = sel->second;
         options.root = first.root;
         const std::string algorithm = first.algorithm.empty() ? m_algorithm : first.algorithm;
+        rec.requested = algorithm;
         plan = selection.MakePlan(first.collective, algorithm, m_world.SubGroup(g.ranks), first.bytes, options);
         rankMap = g.ranks;
         rec.group = g.name;
@@ -326,6 +327,10 @@ WorkloadRunner::Launch(const std::string& key)
         rec.name = send.name;
     }
     rec.algorithm = plan.GetAlgorithm();
+    if (rec.requested.empty())
+    {
+        rec.requested = rec.algorithm; // send/recv: direct, nothing to choose
+    }
     rec.nRanks = plan.GetGroupSize();
     const uint64_t index = m_calls.size();
     m_calls.push_back(rec);

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "attribute-text.h"
+
+#include "quantity-text.h"
+
+#include "ns3/boolean.h"
+#include "ns3/data-rate.h"
+#include "ns3/double.h"
+#include "ns3/nstime.h"
+#include "ns3/string.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+Ptr<AttributeValue>
+AttributeValueFromText(Ptr<const AttributeChecker> checker,
+                       const std::string& text,
+                       std::string* expected)
+{
+    std::string type = checker->GetValueTypeName();
+    if (type.rfind("ns3::", 0) == 0)
+    {
+        type = type.substr(5);
+    }
+    const std::string info = checker->GetUnderlyingTypeInformation();
+    Ptr<AttributeValue> v;
+    if (type == "TimeValue")
+    {
+        Time t;
+        std::string why;
+        *expected = "a non-negative duration like 1us or 2ms (s, ms, us, ns, ps; at most an hour)";
+        if (TextToTime(text, t, &why))
+        {
+            v = checker->CreateValidValue(TimeValue(t));
+        }
+        else if (!why.empty())
+        {
+            *expected += ": " + why;
+        }
+    }
+    else if (type == "DataRateValue")
+    {
+        DataRate r;
+        *expected = "a positive rate like 400Gbps or 12.5GB/s";
+        if (TextToDataRate(text, r))
+        {
+            v = checker->CreateValidValue(DataRateValue(r));
+        }
+    }
+    else if (type == "UintegerValue" || type == "IntegerValue")
+    {
+        // ns-3 aborts on trailing text ("18 links"): the whole text must be the integer.
+        *expected = "an integer (" + info + ")";
+        if (IsIntegerText(text, type == "IntegerValue"))
+        {
+            v = checker->CreateValidValue(StringValue(text));
+        }
+    }
+    else if (type == "DoubleValue")
+    {
+        double x;
+        *expected = "a number (" + info + ")";
+        if (TextToNumber(text, x))
+        {
+            v = checker->CreateValidValue(DoubleValue(x));
+        }
+    }
+    else if (type == "BooleanValue")
+    {
+        bool b;
+        *expected = FLAG_FORMS;
+        if (TextToBool(text, b))
+        {
+            v = checker->CreateValidValue(BooleanValue(b));
+        }
+    }
+    else if (type == "StringValue" || type == "EnumValue")
+    {
+        *expected = type == "EnumValue" ? "one of " + info : "text";
+        v = checker->CreateValidValue(StringValue(text));
+    }
+    else if (type == "TypeIdValue" || type == "ObjectFactoryValue")
+    {
+        // Both abort on an unregistered name.
+        *expected = "a registered TypeId name like ns3::CalendarScheduler";
+        TypeId tid;
+        if (TypeId::LookupByNameFailSafe(text, &tid))
+        {
+            v = checker->CreateValidValue(StringValue(text));
+        }
+    }
+    else
+    {
+        *expected = "nothing: attributes of type " + type +
+                    " cannot be set from a scenario file or the command line";
+    }
+    return v;
+}
+
+std::vector<std::string>
+CreatableTypeIds(TypeId base)
+{
+    std::vector<std::string> names;
+    for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
+    {
+        const TypeId tid = TypeId::GetRegistered(i);
+        if ((tid == base || tid.IsChildOf(base)) && tid.HasConstructor())
+        {
+            names.push_back(tid.GetName());
+        }
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+} // namespace ns3
