@@ -47,7 +47,7 @@ namespace ns3
  *
  * The forms (one table, also in --help): sizes as TextToBytes reads them (16M = 16 MiB,
  * 16MB = 16e6 B), rates as TextToDataRate ("400Gbps"), durations as TextToTime ("1us"),
- * integers and numbers in full (no trailing text, no sign unless the range allows it),
+ * integers in digits only and numbers in full (nothing before or after),
  * flags true/false/1/0.
  */
 class ProgramOptions
