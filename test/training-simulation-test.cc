@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -352,4 +353,45 @@ TEST(TrainingSimulation, ClusterFromATopologyFile)
     TrainingSimulation sim(s);
     EXPECT_FALSE(sim.Build(&error));
     EXPECT_NE(error.find("/tmp/missing.json: cannot open"), std::string::npos) << error;
+}
+
+// The rail-aligned ring is a scenario algorithm like any other, reported under its own
+// name; the flat ring funnels a two-server data-parallel all-reduce through two NICs, and
+// auto, asked for nothing in particular, does at least as well as the rail-aligned ring.
+TEST(TrainingSimulation, RailAlignedRingInScenarios)
+{
+    std::map<std::string, double> busBw;
+    for (const std::string algorithm : {"rail-ring", "ring", "auto"})
+    {
+        TrainingScenario s;
+        std::string error;
+        ASSERT_TRUE(TrainingScenario::Parse(
+            R"({"cluster": {"servers": 2, "gpusPerServer": 8, "spines": 2},
+                "workload": {"format": "generator", "model": {"layers": 1, "hidden": 1024,
+                "heads": 8, "seqLength": 64, "vocab": 100, "tp": 1, "dp": 16, "globalBatch": 16}},
+                "collectives": {"algorithm": ")" + algorithm + R"("},
+                "outputs": {"plots": false}})",
+            "rail.json", s, &error))
+            << error;
+        const nlohmann::json r = RunScenario(s, OutDir("rail-" + algorithm));
+        ASSERT_TRUE(r["finished"].get<bool>());
+        for (const auto& c : r["communication"])
+        {
+            if (c["group_kind"] == "dp" && c["collective"] == "all-reduce")
+            {
+                EXPECT_EQ(c["requested"], algorithm);
+                if (algorithm != "auto")
+                {
+                    EXPECT_EQ(c["algorithm"], algorithm);
+                }
+                busBw[algorithm] = c["mean_busbw_Bps"].get<double>();
+            }
+        }
+    }
+    ASSERT_EQ(busBw.size(), 3u);
+    // 16 ranks: the flat ring crosses servers over one NIC pair (~48.7 GB/s); the rail ring
+    // uses all eight rails.
+    EXPECT_LT(busBw["ring"], 50e9);
+    EXPECT_GT(busBw["rail-ring"], 3 * busBw["ring"]);
+    EXPECT_GE(busBw["auto"], 0.95 * busBw["rail-ring"]);
 }
