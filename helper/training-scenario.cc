@@ -363,6 +363,7 @@ TrainingScenario::Parse(const std::string& text,
                     return false;
                 }
                 s.generator = g;
+                s.traceFile.clear(); // no file: the workload is the model above
             }
             else if (s.traceFormat == "json" || s.traceFormat == "aicb" || s.traceFormat == "chakra" ||
                      s.traceFormat == "chakra-json")

@@ -265,6 +265,32 @@ TEST_F(NsTest, WhatIfWorkloadFormatIsDetected)
     EXPECT_EQ(error, "--workload-format=text: expected json, generator, chakra, chakra-json or aicb");
 }
 
+// Where a generated workload came from, as the summary prints it: the --workload file, or
+// the scenario's own model (not the default scenario's trace file it replaced).
+TEST_F(NsTest, WhatIfGeneratedWorkloadNamesItsSource)
+{
+    const std::string config = TempFile("model-source.json", MODEL_TP4_DP4);
+    TrainingScenario s = TrainingScenario::Default("/nowhere");
+    ScenarioOverrides o;
+    o.workload = config;
+    o.topology = "ideal";
+    std::string error;
+    ASSERT_TRUE(o.Apply(s, &error)) << error;
+    TrainingSimulation fromFile(s);
+    ASSERT_TRUE(fromFile.Build(&error)) << error;
+    EXPECT_EQ(fromFile.GetWorkloadNote(), "generated from " + config);
+
+    TrainingScenario t = TrainingScenario::Default("/nowhere");
+    ASSERT_TRUE(TrainingScenario::Parse(std::string(R"({"cluster": {"topology": "ideal"},
+        "workload": {"format": "generator", "model": )") + MODEL_TP4_DP4 + "}}",
+                                        "scn.json", t, &error))
+        << error;
+    EXPECT_EQ(t.traceFile, "");
+    TrainingSimulation fromScenario(t);
+    ASSERT_TRUE(fromScenario.Build(&error)) << error;
+    EXPECT_EQ(fromScenario.GetWorkloadNote(), "generated from the scenario's model");
+}
+
 // A 16-rank trace on a 32-GPU cluster: half the cluster idles, and the run says so.
 TEST_F(NsTest, WhatIfIdleGpusAreReported)
 {
