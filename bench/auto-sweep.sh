@@ -8,7 +8,7 @@
 # its time, auto/best, and auto's busbw; then whether auto is within 5 % of the best
 # everywhere and whether its busbw never drops more than 5 % from one size to the next.
 #
-#   bash bench/auto-sweep.sh [build-dir] > sweep.txt     (about 10 minutes on two cores)
+#   bash bench/auto-sweep.sh [build-dir] > sweep.txt     (about 5 minutes on two cores)
 set -euo pipefail
 BUILD="${1:-$(dirname "${BASH_SOURCE[0]}")/../build}"
 PERF="$BUILD/collective-perf"

@@ -22,14 +22,6 @@ using namespace ns3;
 
 namespace
 {
-const std::map<std::string, CollectiveType> COLLECTIVES{
-    {"all-reduce", CollectiveType::ALL_REDUCE},
-    {"all-gather", CollectiveType::ALL_GATHER},
-    {"reduce-scatter", CollectiveType::REDUCE_SCATTER},
-    {"all-to-all", CollectiveType::ALL_TO_ALL},
-    {"broadcast", CollectiveType::BROADCAST},
-    {"reduce", CollectiveType::REDUCE},
-};
 
 void
 Store(CollectiveResult* out, const CollectiveResult& result)
@@ -64,9 +56,14 @@ main(int argc, char* argv[])
     std::string pcap;
 
     std::vector<std::string> collectiveNames;
-    for (const auto& [name, value] : COLLECTIVES)
+    for (CollectiveType t : {CollectiveType::ALL_REDUCE,
+                             CollectiveType::ALL_GATHER,
+                             CollectiveType::REDUCE_SCATTER,
+                             CollectiveType::ALL_TO_ALL,
+                             CollectiveType::BROADCAST,
+                             CollectiveType::REDUCE})
     {
-        collectiveNames.push_back(name);
+        collectiveNames.push_back(CollectiveTypeToString(t));
     }
     std::vector<std::string> algorithmNames{AUTO_ALGORITHM_NAME};
     for (CollectiveAlgorithm a : GetCollectiveAlgorithms())
@@ -110,7 +107,7 @@ main(int argc, char* argv[])
                  "Pipelining chunk (K, M suffix); auto = each algorithm's default (tree and "
                  "hierarchical 512K, nvls 128K, others none)",
                  chunkBytes,
-                 1,
+                 4096,
                  uint64_t{1} << 40,
                  "auto",
                  0);
@@ -129,7 +126,8 @@ main(int argc, char* argv[])
     {
         return 1;
     }
-    const CollectiveType type = COLLECTIVES.at(collectiveName);
+    CollectiveType type = CollectiveType::ALL_REDUCE;
+    CollectiveTypeFromString(collectiveName, type); // one of collectiveNames: checked above
     rate = cmd.GetText("rate");
     chunkText = cmd.GetText("chunk");
     const bool dgx = transportName == "dgx";
@@ -137,6 +135,12 @@ main(int argc, char* argv[])
     if (maxBytes < minBytes)
     {
         return cmd.Fail("maxBytes", "expected at least --minBytes=" + cmd.GetText("minBytes"));
+    }
+    if (chunkBytes != 0 && maxBytes / chunkBytes > MAX_PLAN_PIECES)
+    {
+        return cmd.Fail("chunk",
+                        "expected at least --maxBytes / " + std::to_string(MAX_PLAN_PIECES) +
+                            " (a plan cuts a call into at most that many pieces)");
     }
     if (dgx && ranks % servers != 0)
     {

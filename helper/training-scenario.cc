@@ -396,7 +396,7 @@ TrainingScenario::Parse(const std::string& text,
             if (s.chunkBytes != 0 && s.chunkBytes < 4096)
             {
                 // Smaller chunks would cut a plan into millions of transfers.
-                Fail("/collectives/chunkBytes", "must be 0 (no pipelining) or at least 4096");
+                Fail("/collectives/chunkBytes", "must be 0 (each algorithm's default chunk) or at least 4096");
             }
             c.Done();
         }

@@ -238,7 +238,7 @@ TrainingSimulation::CheckAlgorithms(std::string* error) const
             {
                 continue;
             }
-            const std::string algorithm = op.algorithm.empty() ? m_scenario.algorithm : op.algorithm;
+            const std::string algorithm = op.algorithm.empty() ? m_runnerAlgorithm : op.algorithm;
             if (!seen.insert({op.group, op.collective, algorithm}).second)
             {
                 continue;
@@ -303,6 +303,22 @@ TrainingSimulation::Build(std::string* error)
         {
             return false;
         }
+    }
+    // fabric.config and --ns3:: may have changed the runner's algorithm and chunk: check
+    // what the run will use, not what the scenario said.
+    auto runnerDefault = [](const std::string& name) {
+        TypeId::AttributeInformation info;
+        WorkloadRunner::GetTypeId().LookupAttributeByName(name, &info);
+        return info.initialValue->SerializeToString(info.checker);
+    };
+    m_runnerAlgorithm = runnerDefault("Algorithm");
+    const uint64_t chunk = std::stoull(runnerDefault("ChunkBytes"));
+    if (chunk != 0 && chunk < 4096)
+    {
+        *error = s.source + ": ns3::WorkloadRunner::ChunkBytes: must be 0 (each algorithm's "
+                            "default chunk) or at least 4096, got " +
+                 std::to_string(chunk);
+        return false;
     }
     TypeId cc;
     if (s.topology != "ideal" && (!TypeId::LookupByNameFailSafe(s.congestionControl, &cc) ||

@@ -109,6 +109,7 @@ class TrainingSimulation
     TrainingTrace m_trace;
     std::string m_workloadNote;
     std::vector<std::string> m_warnings; //!< see GetWarnings
+    std::string m_runnerAlgorithm;       //!< WorkloadRunner::Algorithm as the run uses it
     RoceHelper m_roce;
     GpuCluster m_cluster;
     CommGroup m_world;

@@ -101,14 +101,13 @@ TEST_F(CollectiveCost, IdealCarrierEstimateMatchesTheSimulation)
     }
 }
 
-// The packet and chunk carriers: the estimate serves each port's transfers one at a time
-// where NVLink and the NICs interleave them chunk by chunk and packet by packet, and
-// leaves out credits, congestion control and fabric contention. On the calibration table
-// (one 8-GPU H100 server; two servers of 4 GPUs with 400G NICs) it is held to 2 % where
-// one flow per port dominates and to 20 % for the pipelined hierarchical plan; the
-// all-to-all's incast, where interleaving matters most, is out of the table (direct is
-// the only all-to-all, so its estimate decides nothing).
-TEST_F(CollectiveCost, PacketCarrierEstimatesWithinTenPercent)
+// The packet and chunk carriers: the estimate interleaves a port's flows slice by slice
+// as NVLink and the NICs do, and leaves out credits, congestion control and fabric
+// contention. On the calibration table (one 8-GPU H100 server; two servers of 4 GPUs
+// with 400G NICs) it is held to 3 % of the simulated time, except the all-to-all across
+// servers (15 %), whose incast at the receiving NICs queues in the switch under PFC and
+// DCQCN, which the estimate leaves out.
+TEST_F(CollectiveCost, PacketCarrierEstimatesWithinThreePercent)
 {
     struct Case
     {
@@ -131,6 +130,9 @@ TEST_F(CollectiveCost, PacketCarrierEstimatesWithinTenPercent)
         {2, 4, CollectiveType::ALL_REDUCE, "rail-ring", 16 << 20},
         {2, 4, CollectiveType::ALL_REDUCE, "hierarchical", 16 << 20},
         {2, 4, CollectiveType::ALL_GATHER, "rail-ring", 16 << 20},
+        {2, 4, CollectiveType::ALL_TO_ALL, "direct", 4 << 20},
+        {1, 8, CollectiveType::BROADCAST, "ring", 1 << 20},
+        {1, 8, CollectiveType::BROADCAST, "tree", 1 << 20},
     };
     for (const Case& c : cases)
     {
@@ -143,7 +145,8 @@ TEST_F(CollectiveCost, PacketCarrierEstimatesWithinTenPercent)
         std::cout << "[ measured ] " << c.servers << "x" << c.gpus << " " << c.type << " "
                   << c.algorithm << " " << c.bytes << " B: estimate " << estimate * 1e6
                   << " us, simulated " << simulated * 1e6 << " us\n";
-        EXPECT_NEAR(estimate, simulated, (c.algorithm == "hierarchical" ? 0.20 : 0.02) * simulated)
+        const bool incast = c.servers > 1 && c.type == CollectiveType::ALL_TO_ALL;
+        EXPECT_NEAR(estimate, simulated, (incast ? 0.15 : 0.03) * simulated)
             << c.servers << "x" << c.gpus << " " << c.type << " " << c.algorithm << " " << c.bytes;
         Simulator::Destroy();
     }
@@ -210,14 +213,7 @@ TEST_F(CollectiveCost, AutoIsWithinFivePercentOfTheBest)
                     }
                 }
                 const double autoTime = times.at(AUTO_ALGORITHM_NAME);
-                // One known miss: a 1 MiB broadcast on one H100 server, where the ring's
-                // eight channels share the root's NVLink chunk by chunk (round robin) and
-                // the estimate serves them one after the other, so it puts the chain 2 %
-                // ahead of the tree where the simulation has it 8 % behind. Bounded here
-                // at 10 % so that any other drift still fails.
-                const bool knownMiss = shape.gpu == "H100" && shape.servers == 1 &&
-                                       type == CollectiveType::BROADCAST && bytes == (1u << 20);
-                EXPECT_LE(autoTime, (knownMiss ? 1.10 : 1.05) * best)
+                EXPECT_LE(autoTime, 1.05 * best)
                     << shape.servers << "x" << shape.gpus << " " << shape.gpu << " " << type << " "
                     << bytes << " B: auto took " << chosen << " (" << autoTime * 1e6 << " us), "
                     << bestName << " takes " << best * 1e6 << " us";

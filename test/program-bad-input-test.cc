@@ -292,8 +292,8 @@ TEST(ProgramBadInput, CollectivePerf)
             CommonCases(),
             {
                 {{"--collective=all-reduse"},
-                 "--collective=all-reduse: expected one of all-gather, all-reduce, all-to-all, "
-                 "broadcast, reduce or reduce-scatter"},
+                 "--collective=all-reduse: expected one of all-reduce, all-gather, "
+                 "reduce-scatter, all-to-all, broadcast or reduce"},
                 {{"--algorithm=fastest"}, "--algorithm=fastest: expected one of auto, "},
                 {{"--transport=infiniband"},
                  "--transport=infiniband: expected one of rdma, ideal or dgx"},
@@ -308,8 +308,11 @@ TEST(ProgramBadInput, CollectivePerf)
                 {{"--ranks=1"}, "--ranks=1: expected an integer from 2 to 4096"},
                 {{"--channels=65"}, "--channels=65: expected an integer from 0 to 64"},
                 {{"--channels=-1"}, "--channels=-1: expected an integer from 0 to 64"},
-                {{"--chunk=big"}, "--chunk=big: expected \"auto\" or a size from 1 B"},
-                {{"--chunk=0"}, "--chunk=0: expected \"auto\" or a size from 1 B"},
+                {{"--chunk=big"}, "--chunk=big: expected \"auto\" or a size from 4K B"},
+                {{"--chunk=0"}, "--chunk=0: expected \"auto\" or a size from 4K B"},
+                {{"--chunk=4K", "--maxBytes=1T"},
+                 "--chunk=4K: expected at least --maxBytes / 1048576 (a plan cuts a call into "
+                 "at most that many pieces)"},
                 {{"--rate=0"}, "--rate=0: expected a rate like 400Gbps"},
                 {{"--latency=-1us"}, "--latency=-1us: expected a non-negative duration"},
                 {{"--oversubscription=0"},

@@ -271,6 +271,11 @@ TEST(TrainingScenario, ImpossibleSettingsAreNamedNotAborted)
     buildFails("{" + small + R"(, "fabric": {"congestionControl": "ns3::Hpcc"}})",
                "/fabric/congestionControl: \"ns3::Hpcc\" is not a congestion control");
     buildFails("{" + small + R"(, "collectives": {"algorithm": "bogus"}})", "unknown collective algorithm \"bogus\"");
+    // The same through fabric.config (where --ns3:: arguments go): checked as the run uses it.
+    buildFails("{" + small + R"(, "fabric": {"config": {"ns3::WorkloadRunner::Algorithm": "bogus"}}})",
+               "unknown collective algorithm \"bogus\"");
+    buildFails("{" + small + R"(, "fabric": {"config": {"ns3::WorkloadRunner::ChunkBytes": "1"}}})",
+               "ns3::WorkloadRunner::ChunkBytes: must be 0 (each algorithm's default chunk) or at least 4096");
     // The DP groups span servers: NVLS cannot serve them.
     buildFails("{" + small + R"(, "collectives": {"algorithm": "nvls"}})", "no nvls all-reduce on group 'dp0' of 2 ranks");
     buildFails(R"({"cluster": {"servers": 1, "gpusPerServer": 2},
@@ -283,7 +288,7 @@ TEST(TrainingScenario, ImpossibleSettingsAreNamedNotAborted)
     EXPECT_FALSE(TrainingScenario::Parse(R"({"cluster": {"linkDelay": "infs"}})", "scn.json", s, &error));
     EXPECT_NE(error.find("/cluster/linkDelay: expected a duration"), std::string::npos) << error;
     EXPECT_FALSE(TrainingScenario::Parse(R"({"collectives": {"chunkBytes": 1}})", "scn.json", s, &error));
-    EXPECT_NE(error.find("/collectives/chunkBytes: must be 0 (no pipelining) or at least 4096"), std::string::npos)
+    EXPECT_NE(error.find("/collectives/chunkBytes: must be 0 (each algorithm's default chunk) or at least 4096"), std::string::npos)
         << error;
     EXPECT_FALSE(TrainingScenario::Parse(R"({"cluster": {"servers": 2, "pods": 2, "nicRate": "25Gbps",
         "spines": 1024, "oversubscription": 64}})", "scn.json", s, &error));

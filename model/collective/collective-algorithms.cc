@@ -23,7 +23,7 @@ CollectivePipelineRounds(uint64_t bytes, uint64_t piecesPerRound, uint64_t chunk
     const uint64_t perRoundBytes =
         (piecesPerRound > UINT64_MAX / chunkBytes) ? UINT64_MAX : piecesPerRound * chunkBytes;
     const uint64_t rounds = bytes / perRoundBytes + (bytes % perRoundBytes ? 1 : 0);
-    NS_ABORT_MSG_IF(rounds > (1u << 20),
+    NS_ABORT_MSG_IF(rounds > MAX_PLAN_PIECES,
                     "CollectivePipelineRounds: chunk size " << chunkBytes << " B would cut "
                                                             << bytes << " B into " << rounds
                                                             << " rounds; use a larger chunk");

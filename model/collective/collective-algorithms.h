@@ -247,6 +247,10 @@ CommPlan NvlsReduceScatter(uint32_t n, uint64_t bytes, uint64_t chunkBytes = 0);
  */
 CommPlan NvlsAllGather(uint32_t n, uint64_t bytes, uint64_t chunkBytes = 0);
 
+/// The most pipeline rounds (and so pieces of a call cut by its chunk) a plan may have:
+/// no real chunk size needs more, and more would make the plan too large to hold.
+constexpr uint64_t MAX_PLAN_PIECES = uint64_t{1} << 20;
+
 /**
  * How many pipeline rounds a generator uses: enough that each of the piecesPerRound
  * pieces of a round is at most about chunkBytes (at least 1; exactly 1 when chunkBytes

@@ -105,6 +105,7 @@ CollectiveEngine::DoDispose()
     m_ready.clear();
     m_readyHead = 0;
     m_transport = nullptr;
+    m_selection = CollectiveSelection();
     Object::DoDispose();
 }
 
@@ -113,6 +114,7 @@ CollectiveEngine::SetTransport(Ptr<CollectiveTransport> transport)
 {
     NS_LOG_FUNCTION(this << transport);
     m_transport = transport;
+    m_selection = CollectiveSelection(transport);
 }
 
 Ptr<CollectiveTransport>
@@ -440,11 +442,10 @@ CollectiveEngine::RunCollective(CollectiveType type,
 {
     NS_ABORT_MSG_IF(!m_transport,
                     "CollectiveEngine::RunCollective: no transport; call SetTransport first");
-    CollectiveSelection selection(m_transport);
     CollectivePlanOptions options;
     options.channels = m_channels;
     options.chunkBytes = m_chunkBytes;
-    return Run(selection.MakePlan(type, m_algorithm, group, bytes, options), done);
+    return Run(m_selection.MakePlan(type, m_algorithm, group, bytes, options), done);
 }
 
 } // namespace ns3

@@ -2,6 +2,7 @@
 #ifndef COLLECTIVE_ENGINE_H
 #define COLLECTIVE_ENGINE_H
 
+#include "collective-selection.h"
 #include "collective-transport.h"
 #include "comm-group.h"
 #include "comm-plan.h"
@@ -214,6 +215,8 @@ class CollectiveEngine : public Object
 
     Ptr<CollectiveTransport> m_transport;                 //!< the carrier
     std::string m_algorithm;                              //!< RunCollective's algorithm
+    CollectiveSelection m_selection; //!< RunCollective's plans on m_transport (keeps auto's
+                                     //!< choices across calls)
     uint32_t m_channels{1};                               //!< RunCollective: ring channels
     uint64_t m_chunkBytes{0};                             //!< RunCollective: chunk size
     uint64_t m_nextId{1};                                 //!< id of the next Run

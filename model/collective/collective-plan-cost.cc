@@ -5,7 +5,9 @@
 #include "ns3/log.h"
 
 #include <algorithm>
+#include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <queue>
 #include <unordered_map>
@@ -92,27 +94,32 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
         return rate > 0 ? static_cast<double>(bytes) / rate : 0.0;
     };
 
-    // Sending ports serve waiting transfers in plan order (the order ranks issue them),
-    // one at a time; receiving ports are reserved in the order senders start.
-    // Waiting transfers by (order key, id): the key is the release sequence on carriers
-    // that serve in send order, 0 otherwise (plan order).
+    // A sending port serves its flows round robin, one slice at a time, as NVLink ports
+    // interleave chunks and NICs interleave queue pairs' packets. A flow is the transfers
+    // of one (receiving port, channel), served in the order they were released; switch
+    // operations form one more flow, served in plan order (the order ranks issue them, so
+    // a multicast of piece q goes before the reduction of piece q + 1) and whole (the
+    // switch's reduction slots admit a piece at a time). A carrier that serves in send
+    // order (IdealTransport) has one flow per port and whole messages. The receiving port
+    // takes the slices in the order they arrive.
+    constexpr uint64_t SWITCH_FLOW = std::numeric_limits<uint64_t>::max();
     struct TxPort
     {
         double freeAt{0};
-        std::priority_queue<std::pair<uint64_t, uint32_t>,
-                            std::vector<std::pair<uint64_t, uint32_t>>,
-                            std::greater<>>
-            waiting;
+        bool busy{false};
+        std::deque<uint64_t> active; //!< flows with work, in round-robin order
+        std::unordered_map<uint64_t, std::deque<uint32_t>> flows; //!< per flow: transfers
+        std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> switchOps;
     };
-    uint64_t releases = 0;
     std::unordered_map<uint64_t, TxPort> txPorts;
     std::unordered_map<uint64_t, double> rxFree;
+    std::vector<uint64_t> remaining(nT, 0);  // point to point: bytes not yet sent
     std::vector<uint32_t> contributionsLeft(nT, 0); // switch reductions: members not started
     std::vector<double> lastContribution(nT, 0.0);
 
     enum class Ev : uint8_t
     {
-        PORT_FREE, //!< a sending port finished a transfer: start the next
+        PORT_FREE, //!< a sending port finished a slice: serve the next
         ARRIVED,   //!< a transfer arrived: release its children
     };
     struct Event
@@ -136,88 +143,129 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
         events.push({at, seq++, Ev::ARRIVED, 0, id});
         makespan = std::max(makespan, at);
     };
-    // The transfer's bytes start leaving through port at now: book what follows.
-    auto startOnPort = [&](uint64_t port, uint32_t id, double now) {
-        const CommPlan::Transfer& t = transfers[id];
-        double busy = 0;
-        switch (t.kind)
+    // A slice size that keeps a transfer to a bounded number of slices.
+    auto sliceOf = [](const CarrierPath& p, uint64_t bytes) -> uint64_t {
+        if (p.servesInSendOrder)
         {
-        case CommPlan::Kind::POINT_TO_POINT: {
-            const CarrierPath& p = pathOf(t);
-            const double ser = serialization(t.bytes, p.bytesPerSecond);
-            double done;
-            if (p.latencyHoldsSender)
-            {
-                busy = p.latency.GetSeconds() + ser;
-                done = now + busy;
-                if (p.modelReceiver)
-                {
-                    double& rx = rxFree[p.rxPort];
-                    done = std::max(done, rx + ser);
-                    rx = done;
-                }
-            }
-            else
-            {
-                busy = ser;
-                const double first =
-                    now + p.latency.GetSeconds() +
-                    p.forwardHops * serialization(std::min(t.bytes, p.forwardUnit), p.bytesPerSecond);
-                done = first + ser;
-                if (p.modelReceiver)
-                {
-                    double& rx = rxFree[p.rxPort];
-                    done = std::max(first, rx) + ser;
-                    rx = done;
-                }
-            }
-            arrive(id, done);
-            break;
+            return bytes;
         }
-        case CommPlan::Kind::SWITCH_REDUCE: {
-            const CarrierSwitchPath& s = switchPath();
-            const double ser = serialization(t.bytes, s.bytesPerSecond);
-            busy = ser;
+        constexpr uint64_t MAX_SLICES = 32;
+        return std::max<uint64_t>({p.forwardUnit, 64 * 1024, (bytes + MAX_SLICES - 1) / MAX_SLICES});
+    };
+    // One switch operation's bytes leave through port at now: book what follows.
+    auto serveSwitch = [&](uint32_t id, double now) -> double {
+        const CommPlan::Transfer& t = transfers[id];
+        const CarrierSwitchPath& s = switchPath();
+        const double ser = serialization(t.bytes, s.bytesPerSecond);
+        const double unit = serialization(std::min(t.bytes, s.forwardUnit), s.bytesPerSecond);
+        if (t.kind == CommPlan::Kind::SWITCH_REDUCE)
+        {
             lastContribution[id] = std::max(lastContribution[id], now);
             if (--contributionsLeft[id] == 0)
             {
-                const double first = lastContribution[id] + s.latency.GetSeconds() +
-                                     serialization(std::min(t.bytes, s.forwardUnit), s.bytesPerSecond);
+                const double first = lastContribution[id] + s.latency.GetSeconds() + unit;
                 double& rx = rxFree[s.rxPorts[t.dst]];
                 rx = std::max(first, rx) + ser;
                 arrive(id, rx);
             }
-            break;
+            return ser;
         }
-        case CommPlan::Kind::SWITCH_MULTICAST: {
-            const CarrierSwitchPath& s = switchPath();
-            const double ser = serialization(t.bytes, s.bytesPerSecond);
-            busy = ser;
-            const double first = now + s.latency.GetSeconds() +
-                                 serialization(std::min(t.bytes, s.forwardUnit), s.bytesPerSecond);
-            double done = first;
-            for (uint64_t rxPort : s.rxPorts)
-            {
-                double& rx = rxFree[rxPort];
-                rx = std::max(first, rx) + ser;
-                done = std::max(done, rx);
-            }
-            arrive(id, done);
-            break;
-        }
-        }
-        TxPort& tx = txPorts[port];
-        tx.freeAt = now + busy;
-        events.push({tx.freeAt, seq++, Ev::PORT_FREE, port, 0});
-    };
-    auto offer = [&](uint64_t port, uint32_t id, double now, bool inSendOrder) {
-        TxPort& tx = txPorts[port];
-        tx.waiting.emplace(inSendOrder ? ++releases : 0, id);
-        if (tx.freeAt <= now && tx.waiting.size() == 1)
+        const double first = now + s.latency.GetSeconds() + unit;
+        double done = first;
+        for (uint64_t rxPort : s.rxPorts)
         {
-            tx.waiting.pop();
-            startOnPort(port, id, now);
+            double& rx = rxFree[rxPort];
+            rx = std::max(first, rx) + ser;
+            done = std::max(done, rx);
         }
+        arrive(id, done);
+        return ser;
+    };
+    // One slice of a point-to-point transfer leaves at now: book its arrival.
+    auto serveSlice = [&](uint32_t id, double now) -> double {
+        const CommPlan::Transfer& t = transfers[id];
+        const CarrierPath& p = pathOf(t);
+        const uint64_t slice = std::min(remaining[id], sliceOf(p, t.bytes));
+        remaining[id] -= slice;
+        const bool last = remaining[id] == 0;
+        const double ser = serialization(slice, p.bytesPerSecond);
+        if (p.latencyHoldsSender)
+        {
+            const double busy = p.latency.GetSeconds() + ser;
+            double done = now + busy;
+            if (p.modelReceiver)
+            {
+                double& rx = rxFree[p.rxPort];
+                done = std::max(done, rx + ser);
+                rx = done;
+            }
+            if (last)
+            {
+                arrive(id, done);
+            }
+            return busy;
+        }
+        const double first =
+            now + p.latency.GetSeconds() +
+            p.forwardHops * serialization(std::min(slice, p.forwardUnit), p.bytesPerSecond);
+        double done = first + ser;
+        if (p.modelReceiver)
+        {
+            double& rx = rxFree[p.rxPort];
+            done = std::max(first, rx) + ser;
+            rx = done;
+        }
+        if (last)
+        {
+            arrive(id, done);
+        }
+        return ser;
+    };
+    // Serve the next slice of the port's next flow, if any.
+    auto serveNext = [&](uint64_t portId, double now) {
+        TxPort& tx = txPorts[portId];
+        if (tx.busy || tx.active.empty())
+        {
+            return;
+        }
+        const uint64_t flow = tx.active.front();
+        tx.active.pop_front();
+        double busy;
+        bool more;
+        if (flow == SWITCH_FLOW)
+        {
+            const uint32_t id = tx.switchOps.top();
+            tx.switchOps.pop();
+            busy = serveSwitch(id, now);
+            more = !tx.switchOps.empty();
+        }
+        else
+        {
+            auto& queue = tx.flows[flow];
+            const uint32_t id = queue.front();
+            busy = serveSlice(id, now);
+            if (remaining[id] == 0)
+            {
+                queue.pop_front();
+            }
+            more = !queue.empty();
+        }
+        if (more)
+        {
+            tx.active.push_back(flow);
+        }
+        tx.busy = true;
+        tx.freeAt = now + busy;
+        events.push({tx.freeAt, seq++, Ev::PORT_FREE, portId, 0});
+    };
+    auto offerSwitch = [&](uint64_t portId, uint32_t id, double now) {
+        TxPort& tx = txPorts[portId];
+        if (tx.switchOps.empty())
+        {
+            tx.active.push_back(SWITCH_FLOW);
+        }
+        tx.switchOps.push(id);
+        serveNext(portId, now);
     };
     auto release = [&](uint32_t id, double now) {
         const CommPlan::Transfer& t = transfers[id];
@@ -225,7 +273,16 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
         {
         case CommPlan::Kind::POINT_TO_POINT: {
             const CarrierPath& p = pathOf(t);
-            offer(p.txPort, id, now, p.servesInSendOrder);
+            remaining[id] = std::max<uint64_t>(t.bytes, 1); // a zero-byte message still goes
+            const uint64_t flow = p.servesInSendOrder ? 0 : p.rxPort * 1024 + (t.channel % 1024);
+            TxPort& tx = txPorts[p.txPort];
+            auto& queue = tx.flows[flow];
+            if (queue.empty())
+            {
+                tx.active.push_back(flow);
+            }
+            queue.push_back(id);
+            serveNext(p.txPort, now);
             break;
         }
         case CommPlan::Kind::SWITCH_REDUCE: {
@@ -234,12 +291,12 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
             lastContribution[id] = now;
             for (uint64_t port : s.txPorts)
             {
-                offer(port, id, now, false);
+                offerSwitch(port, id, now);
             }
             break;
         }
         case CommPlan::Kind::SWITCH_MULTICAST:
-            offer(switchPath().txPorts[t.src], id, now, false);
+            offerSwitch(switchPath().txPorts[t.src], id, now);
             break;
         }
     };
@@ -257,13 +314,8 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
         events.pop();
         if (e.kind == Ev::PORT_FREE)
         {
-            TxPort& tx = txPorts[e.port];
-            if (tx.freeAt <= e.at && !tx.waiting.empty())
-            {
-                const uint32_t next = tx.waiting.top().second;
-                tx.waiting.pop();
-                startOnPort(e.port, next, e.at);
-            }
+            txPorts[e.port].busy = false;
+            serveNext(e.port, e.at);
             continue;
         }
         for (uint32_t c : children[e.transfer])

@@ -25,6 +25,22 @@ IsRingFamily(CollectiveType type)
            type == CollectiveType::ALL_GATHER;
 }
 
+/// A carrier that only describes itself with CollectiveTransport's default figures: what
+/// auto estimates on when it is given no carrier. It sends nothing.
+class FigurelessCarrier : public CollectiveTransport
+{
+  public:
+    void Send(uint32_t, uint32_t, uint64_t, uint32_t, DoneCallback) override
+    {
+        NS_ABORT_MSG("CollectiveSelection: the figure-only carrier sends nothing");
+    }
+
+    uint32_t GetNRanks() const override
+    {
+        return 0;
+    }
+};
+
 /// \return true if the group spans several servers with several GPUs on each
 bool
 SpansServersWithSeveralGpus(const CommGroup& group)
@@ -163,30 +179,20 @@ CollectiveSelection::Rank(CollectiveType type,
     Ptr<const CollectiveTransport> carrier = m_carrier;
     if (!carrier)
     {
-        // No carrier: the default figures of a carrier that gives none.
-        static Ptr<const CollectiveTransport> figureless = [] {
-            class Figureless : public CollectiveTransport
-            {
-              public:
-                void Send(uint32_t, uint32_t, uint64_t, uint32_t, DoneCallback) override
-                {
-                    NS_ABORT_MSG("CollectiveSelection: the figure-only carrier sends nothing");
-                }
-
-                uint32_t GetNRanks() const override
-                {
-                    return 0;
-                }
-            };
-            return Ptr<const CollectiveTransport>(Create<Figureless>());
-        }();
-        carrier = figureless;
+        // No carrier: the default figures of CollectiveTransport, which gives none.
+        carrier = Create<FigurelessCarrier>();
     }
     const CollectivePlanCost cost(*carrier, m_rankMap);
     for (CollectiveAlgorithm a : GetCollectiveAlgorithms())
     {
         if (!Applies(type, a, group, nullptr) ||
             (CollectiveAlgorithmNeedsServers(a) && !(acrossServers && IsRingFamily(type))))
+        {
+            continue;
+        }
+        // A chunk too small for the call would make a plan too large to build.
+        const uint64_t chunk = options.chunkBytes ? options.chunkBytes : CollectiveDefaultChunkBytes(a, type);
+        if (chunk != 0 && bytes / chunk > MAX_PLAN_PIECES)
         {
             continue;
         }
@@ -210,6 +216,8 @@ CollectiveSelection::Choose(CollectiveType type,
         shape.push_back(group.GetGpu(r).server);
         shape.push_back(group.GetGpu(r).local);
     }
+    shape.push_back(options.doubleTree ? 1 : 0);
+    shape.push_back(options.peer);
     ChoiceKey key{static_cast<int>(type), bytes, options.channels, options.chunkBytes, options.root, shape};
     auto it = m_choices.find(key);
     if (it != m_choices.end())

@@ -125,7 +125,7 @@ class CollectiveSelection
     Ptr<const CollectiveTransport> m_carrier; //!< where plans run (may be null)
     std::vector<uint32_t> m_rankMap;          //!< group rank -> carrier rank
     /// Key of the Choose cache: collective, bytes, channels, chunk, root, and the group's
-    /// (server, local index) pairs.
+    /// (server, local index) pairs followed by the options' doubleTree and peer.
     using ChoiceKey = std::tuple<int, uint64_t, uint32_t, uint64_t, uint32_t, std::vector<uint32_t>>;
     mutable std::map<ChoiceKey, std::string> m_choices; //!< cache of Choose
 };

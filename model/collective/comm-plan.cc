@@ -38,6 +38,34 @@ CollectiveTypeToString(CollectiveType type)
     return "unknown";
 }
 
+const std::vector<CollectiveType>&
+GetCollectiveTypes()
+{
+    static const std::vector<CollectiveType> all = {CollectiveType::ALL_REDUCE,
+                                                    CollectiveType::REDUCE_SCATTER,
+                                                    CollectiveType::ALL_GATHER,
+                                                    CollectiveType::BROADCAST,
+                                                    CollectiveType::REDUCE,
+                                                    CollectiveType::ALL_TO_ALL,
+                                                    CollectiveType::ALL_TO_ALLV,
+                                                    CollectiveType::SEND_RECV};
+    return all;
+}
+
+bool
+CollectiveTypeFromString(const std::string& name, CollectiveType& type)
+{
+    for (CollectiveType t : GetCollectiveTypes())
+    {
+        if (name == CollectiveTypeToString(t))
+        {
+            type = t;
+            return true;
+        }
+    }
+    return false;
+}
+
 std::ostream&
 operator<<(std::ostream& os, CollectiveType type)
 {

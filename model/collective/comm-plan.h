@@ -33,8 +33,18 @@ enum class CollectiveType
     SEND_RECV,
 };
 
-/// \return a lower-case name such as "all-reduce"
+/// \return a lower-case name such as "all-reduce" (the one table of collective names)
 std::string CollectiveTypeToString(CollectiveType type);
+
+/**
+ * \param name a name as CollectiveTypeToString prints it
+ * \param type set to the collective when found
+ * \return true if name names a collective
+ */
+bool CollectiveTypeFromString(const std::string& name, CollectiveType& type);
+
+/// \return every collective, in declaration order
+const std::vector<CollectiveType>& GetCollectiveTypes();
 std::ostream& operator<<(std::ostream& os, CollectiveType type);
 
 /**

@@ -39,17 +39,19 @@ ParseCollectiveType(const std::string& name, CollectiveType& type)
             key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         }
     }
-    static const std::pair<const char*, CollectiveType> NAMES[] = {
-        {"allreduce", CollectiveType::ALL_REDUCE},
-        {"reducescatter", CollectiveType::REDUCE_SCATTER},
-        {"allgather", CollectiveType::ALL_GATHER},
-        {"broadcast", CollectiveType::BROADCAST},
-        {"reduce", CollectiveType::REDUCE},
-        {"alltoall", CollectiveType::ALL_TO_ALL},
-    };
-    for (const auto& [n, t] : NAMES)
+    // The printed names (CollectiveTypeToString) without their dashes; the trace format
+    // takes the six collectives a program names (not all-to-allv or send-recv, which are
+    // ops of their own).
+    for (CollectiveType t : {CollectiveType::ALL_REDUCE,
+                             CollectiveType::REDUCE_SCATTER,
+                             CollectiveType::ALL_GATHER,
+                             CollectiveType::BROADCAST,
+                             CollectiveType::REDUCE,
+                             CollectiveType::ALL_TO_ALL})
     {
-        if (key == n)
+        std::string printed = CollectiveTypeToString(t);
+        printed.erase(std::remove(printed.begin(), printed.end(), '-'), printed.end());
+        if (key == printed)
         {
             type = t;
             return true;
