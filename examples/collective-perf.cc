@@ -12,6 +12,7 @@
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -141,6 +142,28 @@ main(int argc, char* argv[])
         return cmd.Fail("chunk",
                         "expected at least --maxBytes / " + std::to_string(MAX_PLAN_PIECES) +
                             " (a plan cuts a call into at most that many pieces)");
+    }
+    // An option the chosen transport has no use for would be silently ignored: refuse it.
+    const std::vector<std::pair<const char*, std::vector<std::string>>> usedBy = {
+        {"servers", {"dgx"}},
+        {"nvlink", {"dgx"}},
+        {"leaves", {"rdma"}},
+        {"spines", {"rdma", "dgx"}},
+        {"oversubscription", {"rdma", "dgx"}},
+        {"cc", {"rdma", "dgx"}},
+    };
+    for (const auto& [option, transports] : usedBy)
+    {
+        if (cmd.IsGiven(option) &&
+            std::find(transports.begin(), transports.end(), transportName) == transports.end())
+        {
+            std::string list;
+            for (const auto& t : transports)
+            {
+                list += (list.empty() ? "--transport=" : " or --transport=") + t;
+            }
+            return cmd.Fail(option, "only used with " + list + ", not --transport=" + transportName);
+        }
     }
     if (dgx && ranks % servers != 0)
     {

@@ -310,6 +310,13 @@ TEST(ProgramBadInput, CollectivePerf)
                 {{"--channels=-1"}, "--channels=-1: expected an integer from 0 to 64"},
                 {{"--chunk=big"}, "--chunk=big: expected \"auto\" or a size from 4K B"},
                 {{"--chunk=0"}, "--chunk=0: expected \"auto\" or a size from 4K B"},
+                {{"--transport=ideal", "--servers=2"},
+                 "--servers=2: only used with --transport=dgx, not --transport=ideal"},
+                {{"--transport=dgx", "--leaves=2"},
+                 "--leaves=2: only used with --transport=rdma, not --transport=dgx"},
+                {{"--transport=ideal", "--cc=ns3::Dcqcn"},
+                 "--cc=ns3::Dcqcn: only used with --transport=rdma or --transport=dgx, not "
+                 "--transport=ideal"},
                 {{"--chunk=4K", "--maxBytes=1T"},
                  "--chunk=4K: expected at least --maxBytes / 1048576 (a plan cuts a call into "
                  "at most that many pieces)"},
