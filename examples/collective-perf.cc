@@ -123,6 +123,15 @@ main(int argc, char* argv[])
                  "rdma, dgx: capture every port into PREFIX-<node>-<device>.pcap (nanosecond "
                  "stamps; empty: none)",
                  pcap);
+    // dgx: the GPU preset becomes the NvSwitchFabric defaults before --ns3:: arguments
+    // are applied, so --ns3::NvSwitchFabric::... wins over --nvlink's figures.
+    cmd.SetBeforeAttributes([&]() {
+        if (transportName == "dgx" && !GpuClusterHelper::SetGpuDefaults(nvlinkPreset))
+        {
+            return cmd.Fail("nvlink", "expected a GPU preset: " + GpuPreset::GetNameList()) == 0;
+        }
+        return true;
+    });
     if (!cmd.Parse(argc, argv))
     {
         return 1;
@@ -223,7 +232,8 @@ main(int argc, char* argv[])
     {
         roce.SetCongestionControl(cc);
         GpuClusterHelper helper(roce);
-        cluster = helper.Build(servers, ranks / servers, nvlinkPreset, linkRate,
+        // "": the fabrics take the NvSwitchFabric defaults (the preset, then --ns3::).
+        cluster = helper.Build(servers, ranks / servers, "", linkRate,
                                std::max<uint32_t>(spines, 1), oversubscription, latency);
         roce.AssignStreams(1);
         topo = cluster.network;

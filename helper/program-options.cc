@@ -494,15 +494,13 @@ ProgramOptions::Parse(int argc, char* argv[])
     {
         m_cmd.Parse(forward);
     }
+    // The program's options first, then the hook, then --ns3:: attributes and global
+    // values (so the user's attributes win over defaults the hook sets from the options).
     for (const Arg& a : args)
     {
         auto it = m_options.find(a.name);
         if (it == m_options.end())
         {
-            if (!SetAttribute(a.text, a.name, a.value))
-            {
-                return false;
-            }
             continue;
         }
         Option& o = it->second;
@@ -522,8 +520,25 @@ ProgramOptions::Parse(int argc, char* argv[])
         o.given = true;
         NS_LOG_INFO(m_program << ": --" << a.name << " = " << text);
     }
+    if (m_beforeAttributes && !m_beforeAttributes())
+    {
+        return false;
+    }
+    for (const Arg& a : args)
+    {
+        if (m_options.find(a.name) == m_options.end() && !SetAttribute(a.text, a.name, a.value))
+        {
+            return false;
+        }
+    }
     m_cmd.Parse(forward); // records the program name for CommandLine's users
     return true;
+}
+
+void
+ProgramOptions::SetBeforeAttributes(std::function<bool()> hook)
+{
+    m_beforeAttributes = std::move(hook);
 }
 
 bool

@@ -135,6 +135,14 @@ class ProgramOptions
      */
     bool Parse(int argc, char* argv[]);
 
+    /**
+     * Run hook after the program's own options are converted and before --ns3:: attribute
+     * and global-value arguments are applied, so defaults that depend on an option (a GPU
+     * preset, say) are set first and the user's attributes still win over them.
+     * \param hook what to run; it returns false, after printing its one line, to stop
+     */
+    void SetBeforeAttributes(std::function<bool()> hook);
+
     /// \return whether option name was on the command line
     bool IsGiven(const std::string& name) const;
     /// \return the text option name was given (or its default's text)
@@ -180,6 +188,7 @@ class ProgramOptions
     CommandLine m_cmd;
     std::map<std::string, Option> m_options;
     std::deque<std::string> m_helpDefaults; //!< CommandLine keeps pointers to these
+    std::function<bool()> m_beforeAttributes; //!< see SetBeforeAttributes
 };
 
 /**
@@ -205,3 +214,4 @@ bool CheckInputFile(const std::string& file, std::string* why);
 } // namespace ns3
 
 #endif // PROGRAM_OPTIONS_H
+

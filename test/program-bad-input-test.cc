@@ -337,6 +337,25 @@ TEST(ProgramBadInput, CollectivePerf)
     ExpectHelp("collective-perf");
 }
 
+// An attribute on the command line wins over the preset --nvlink names (the preset only
+// sets the defaults): 18 links of 1 Gb/s instead of 25 GB/s each make an 8-GPU all-reduce
+// crawl (busbw bounded by 18 x 1 Gb/s = 2.25 GB/s).
+TEST(ProgramBadInput, CollectivePerfAttributesBeatThePreset)
+{
+    const Outcome o = RunProgram("collective-perf",
+                                 {"--transport=dgx", "--ranks=8", "--servers=1", "--algorithm=ring",
+                                  "--minBytes=1M", "--maxBytes=1M", "--csv=none",
+                                  "--ns3::NvSwitchFabric::PerLinkRate=1Gbps"});
+    ASSERT_EQ(o.status, 0) << o.err;
+    const size_t row = o.out.find("1048576");
+    ASSERT_NE(row, std::string::npos) << o.out;
+    std::istringstream line(o.out.substr(row));
+    std::string bytes, count, type, redop, root, time, algbw, busbw;
+    line >> bytes >> count >> type >> redop >> root >> time >> algbw >> busbw;
+    EXPECT_GT(std::stod(busbw), 0.5) << o.out;
+    EXPECT_LT(std::stod(busbw), 18 * 1e9 / 8 / 1e9) << o.out;
+}
+
 TEST(ProgramBadInput, TraceGenerator)
 {
     const std::string config = TempFile("generator-config.json",
