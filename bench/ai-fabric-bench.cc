@@ -55,10 +55,10 @@ main(int argc, char* argv[])
     cmd.AddSize("bytes", "Bytes each host writes", bytes, 1, uint64_t{1} << 40);
     cmd.AddValue("rate", "Rate of every link", rate);
     cmd.AddTypeId("cc", "Congestion control TypeId", cc, RoceCongestionControl::GetTypeId());
-    cmd.AddValue("pcap",
-                 "Capture every port into PREFIX-<node>-<device>.pcap (empty: none; the "
-                 "default scenario writes about 70 GB: 8 GiB, 8 captures per frame)",
-                 pcap);
+    cmd.AddPcapPrefix("pcap",
+                      "Capture every port into PREFIX-<node>-<device>.pcap (empty: none; the "
+                      "default scenario writes about 70 GB: 8 GiB, 8 captures per frame)",
+                      pcap);
     if (!cmd.Parse(argc, argv))
     {
         return 1;
@@ -71,11 +71,6 @@ main(int argc, char* argv[])
                                std::to_string(static_cast<uint64_t>(rate.GetBitRate() / 1e6 * hostsPerLeaf)) +
                                " spines at this --rate and --hostsPerLeaf (each leaf-spine link "
                                "runs at rate x hostsPerLeaf / spines, at least 1Mbps)");
-    }
-    std::string pcapError;
-    if (!pcap.empty() && !RoceHelper::CheckPcapPrefix(pcap, &pcapError))
-    {
-        return cmd.Fail("pcap", pcapError);
     }
     StringValue scheduler;
     GlobalValue::GetValueByName("SchedulerType", scheduler);

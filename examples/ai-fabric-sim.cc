@@ -51,10 +51,10 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "Random run number (0: the scenario's)", seed);
     cmd.AddValue("progress", "Progress line on stderr during long runs", progress);
     cmd.AddValue("plots", "Draw PNG plots with gnuplot", plots);
-    cmd.AddValue("pcap",
-                 "Capture every RoCE port into PREFIX-nic<i>.pcap and PREFIX-sw<j>-<port>.pcap "
-                 "(nanosecond stamps; overrides the scenario's outputs/pcap)",
-                 pcap);
+    cmd.AddPcapPrefix("pcap",
+                      "Capture every RoCE port into PREFIX-nic<i>.pcap and PREFIX-sw<j>-<port>.pcap "
+                      "(nanosecond stamps; overrides the scenario's outputs/pcap)",
+                      pcap);
     cmd.AddValue("pcapNodes",
                  "With --pcap: capture only these nodes, comma-separated names as in links.csv "
                  "(e.g. nic0,sw2; default all)",
@@ -65,11 +65,6 @@ main(int argc, char* argv[])
     if (!cmd.Parse(argc, argv))
     {
         return 1;
-    }
-    std::string pcapError;
-    if (!pcap.empty() && !RoceHelper::CheckPcapPrefix(pcap, &pcapError))
-    {
-        return cmd.Fail("pcap", pcapError);
     }
 
     TrainingScenario scenario = TrainingScenario::Default(AI_FABRIC_TRACES_DIR);

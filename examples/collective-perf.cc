@@ -119,10 +119,10 @@ main(int argc, char* argv[])
     cmd.AddValue("oversubscription", "Leaf downlink / uplink capacity", oversubscription, 0, 1000, true);
     cmd.AddTypeId("cc", "Congestion control of the NICs", cc, RoceCongestionControl::GetTypeId());
     cmd.AddOutputFile("csv", "CSV output file (\"none\": no CSV)", csv, "none");
-    cmd.AddValue("pcap",
-                 "rdma, dgx: capture every port into PREFIX-<node>-<device>.pcap (nanosecond "
-                 "stamps; empty: none)",
-                 pcap);
+    cmd.AddPcapPrefix("pcap",
+                      "rdma, dgx: capture every port into PREFIX-<node>-<device>.pcap (nanosecond "
+                      "stamps; empty: none)",
+                      pcap);
     // dgx: the GPU preset becomes the NvSwitchFabric defaults before --ns3:: arguments
     // are applied, so --ns3::NvSwitchFabric::... wins over --nvlink's figures.
     cmd.SetBeforeAttributes([&]() {
@@ -191,14 +191,9 @@ main(int argc, char* argv[])
         return cmd.Fail("spines", "expected fewer spines or less oversubscription: leaf-spine links "
                                   "would run below 1Mbps");
     }
-    std::string pcapError;
     if (!pcap.empty() && transportName == "ideal")
     {
         return cmd.Fail("pcap", "the ideal transport sends no packets (use rdma or dgx)");
-    }
-    if (!pcap.empty() && !RoceHelper::CheckPcapPrefix(pcap, &pcapError))
-    {
-        return cmd.Fail("pcap", pcapError);
     }
     // The GPU table says which NVSwitches reduce in the switch: NVLS on A100 is refused
     // here, before anything is built, and auto never picks it there.

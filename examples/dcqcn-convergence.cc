@@ -68,10 +68,10 @@ main(int argc, char* argv[])
     cmd.AddValue("interval", "Sampling interval", interval, true);
     cmd.AddValue("rate", "Rate of every link", rate);
     cmd.AddOutputFile("csv", "Output CSV file", csv);
-    cmd.AddValue("pcap",
-                 "Capture every port into PREFIX-<node>-<device>.pcap (nanosecond stamps; "
-                 "empty: none)",
-                 pcap);
+    cmd.AddPcapPrefix("pcap",
+                      "Capture every port into PREFIX-<node>-<device>.pcap (nanosecond stamps; "
+                      "empty: none)",
+                      pcap);
     if (!cmd.Parse(argc, argv))
     {
         return 1;
@@ -82,11 +82,6 @@ main(int argc, char* argv[])
         return cmd.Fail("interval", "expected at most a million samples over --duration=" +
                                  cmd.GetText("duration") + ", an interval of at least " +
                                  std::to_string(duration.GetNanoSeconds() / 1000000 + 1) + "ns");
-    }
-    std::string pcapError;
-    if (!pcap.empty() && !RoceHelper::CheckPcapPrefix(pcap, &pcapError))
-    {
-        return cmd.Fail("pcap", pcapError);
     }
 
     RoceHelper roce;

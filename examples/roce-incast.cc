@@ -50,18 +50,13 @@ main(int argc, char* argv[])
     cmd.AddTypeId("cc", "Congestion control TypeId", cc, RoceCongestionControl::GetTypeId());
     cmd.AddValue("rate", "Link rate", rate);
     cmd.AddValue("delay", "Link delay", delay);
-    cmd.AddValue("pcap",
-                 "Capture every port into PREFIX-<node>-<device>.pcap (nanosecond stamps; "
-                 "empty: none)",
-                 pcap);
+    cmd.AddPcapPrefix("pcap",
+                      "Capture every port into PREFIX-<node>-<device>.pcap (nanosecond stamps; "
+                      "empty: none)",
+                      pcap);
     if (!cmd.Parse(argc, argv))
     {
         return 1;
-    }
-    std::string pcapError;
-    if (!pcap.empty() && !RoceHelper::CheckPcapPrefix(pcap, &pcapError))
-    {
-        return cmd.Fail("pcap", pcapError);
     }
 
     RoceHelper roce;

@@ -3,6 +3,7 @@
 
 #include "attribute-text.h"
 #include "quantity-text.h"
+#include "roce-helper.h"
 
 #include "ns3/config.h"
 #include "ns3/global-value.h"
@@ -428,6 +429,25 @@ ProgramOptions::AddOutputFile(const std::string& name,
         value = text;
         return true;
     });
+}
+
+void
+ProgramOptions::AddPcapPrefix(const std::string& name, const std::string& help, std::string& value)
+{
+    Add(name,
+        help,
+        "a file-name prefix in a writable folder, or empty for none",
+        value,
+        [&value](const std::string& text, std::string* expected) {
+            std::string why;
+            if (!text.empty() && !RoceHelper::CheckPcapPrefix(text, &why))
+            {
+                *expected = "a file-name prefix in a writable folder (" + why + ")";
+                return false;
+            }
+            value = text;
+            return true;
+        });
 }
 
 void

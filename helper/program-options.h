@@ -128,6 +128,8 @@ class ProgramOptions
                        const std::string& none = "");
     /// A folder the program writes into: CheckOutputFolder when not empty.
     void AddOutputFolder(const std::string& name, const std::string& help, std::string& value);
+    /// A pcap file-name prefix: RoceHelper::CheckPcapPrefix when not empty (empty: none).
+    void AddPcapPrefix(const std::string& name, const std::string& help, std::string& value);
 
     /**
      * Check and convert the command line (see the class description).
