@@ -124,6 +124,14 @@ CollectiveDefaultChunkBytes(CollectiveAlgorithm algorithm, CollectiveType type)
     return Entry(algorithm).defaultChunkBytes;
 }
 
+uint64_t
+CollectiveChunkBytes(CollectiveAlgorithm algorithm,
+                     CollectiveType type,
+                     const CollectivePlanOptions& options)
+{
+    return options.chunkBytes ? options.chunkBytes : CollectiveDefaultChunkBytes(algorithm, type);
+}
+
 uint32_t
 CollectiveDefaultChannels(uint32_t gpusPerServer)
 {
@@ -192,8 +200,7 @@ MakeCollectivePlan(CollectiveType type,
                                            << " needs the group's servers: use "
                                               "CollectiveSelection::MakePlan");
     const uint32_t ch = options.channels;
-    const uint64_t chunk =
-        options.chunkBytes ? options.chunkBytes : CollectiveDefaultChunkBytes(algorithm, type);
+    const uint64_t chunk = CollectiveChunkBytes(algorithm, type, options);
     switch (algorithm)
     {
     case CollectiveAlgorithm::RING:

@@ -340,6 +340,14 @@ struct CollectivePlanOptions
 };
 
 /**
+ * The pipelining chunk a plan of algorithm uses for type with these options:
+ * options.chunkBytes, or CollectiveDefaultChunkBytes when that is 0.
+ */
+uint64_t CollectiveChunkBytes(CollectiveAlgorithm algorithm,
+                              CollectiveType type,
+                              const CollectivePlanOptions& options);
+
+/**
  * \return true if MakeCollectivePlan can build this collective with this algorithm for
  * n ranks. Ring: all-reduce, reduce-scatter, all-gather, broadcast, reduce. Tree:
  * all-reduce, broadcast, reduce. Halving-doubling: all-reduce, reduce-scatter,

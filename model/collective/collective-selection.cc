@@ -144,8 +144,7 @@ CollectiveSelection::Build(CollectiveType type,
                            uint64_t bytes,
                            const CollectivePlanOptions& options) const
 {
-    const uint64_t chunk =
-        options.chunkBytes ? options.chunkBytes : CollectiveDefaultChunkBytes(algorithm, type);
+    const uint64_t chunk = CollectiveChunkBytes(algorithm, type, options);
     switch (algorithm)
     {
     case CollectiveAlgorithm::HIERARCHICAL:
@@ -191,7 +190,7 @@ CollectiveSelection::Rank(CollectiveType type,
             continue;
         }
         // A chunk too small for the call would make a plan too large to build.
-        const uint64_t chunk = options.chunkBytes ? options.chunkBytes : CollectiveDefaultChunkBytes(a, type);
+        const uint64_t chunk = CollectiveChunkBytes(a, type, options);
         if (chunk != 0 && bytes / chunk > MAX_PLAN_PIECES)
         {
             continue;
