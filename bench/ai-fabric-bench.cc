@@ -10,11 +10,10 @@
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 
-#include <sys/resource.h>
-
 #include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <sys/resource.h>
 
 using namespace ns3;
 
@@ -67,10 +66,12 @@ main(int argc, char* argv[])
     // which the helper wants at 1 Mb/s or more.
     if (static_cast<double>(rate.GetBitRate()) * hostsPerLeaf / spines < 1e6)
     {
-        return cmd.Fail("spines", "expected at most " +
-                               std::to_string(static_cast<uint64_t>(rate.GetBitRate() / 1e6 * hostsPerLeaf)) +
-                               " spines at this --rate and --hostsPerLeaf (each leaf-spine link "
-                               "runs at rate x hostsPerLeaf / spines, at least 1Mbps)");
+        return cmd.Fail(
+            "spines",
+            "expected at most " +
+                std::to_string(static_cast<uint64_t>(rate.GetBitRate() / 1e6 * hostsPerLeaf)) +
+                " spines at this --rate and --hostsPerLeaf (each leaf-spine link "
+                "runs at rate x hostsPerLeaf / spines, at least 1Mbps)");
     }
     StringValue scheduler;
     GlobalValue::GetValueByName("SchedulerType", scheduler);
@@ -79,8 +80,7 @@ main(int argc, char* argv[])
     RoceHelper roce;
     roce.SetCongestionControl(cc);
     RoceTopologyHelper topoHelper(roce);
-    RoceTopology topo =
-        topoHelper.LeafSpine(2, spines, hostsPerLeaf, rate, 1.0, MicroSeconds(1));
+    RoceTopology topo = topoHelper.LeafSpine(2, spines, hostsPerLeaf, rate, 1.0, MicroSeconds(1));
     roce.AssignStreams(1);
     if (!pcap.empty())
     {
@@ -126,10 +126,9 @@ main(int argc, char* argv[])
     struct rusage usage;
     getrusage(RUSAGE_SELF, &usage);
 
-    std::cout << std::fixed << std::setprecision(3)
-              << "scenario            " << hosts << " hosts x " << cmd.GetText("rate") << ", 2 leaves, " << spines
-              << " spines, " << bytes << " B per host, " << cc << ", "
-              << scheduler.Get() << "\n"
+    std::cout << std::fixed << std::setprecision(3) << "scenario            " << hosts
+              << " hosts x " << cmd.GetText("rate") << ", 2 leaves, " << spines << " spines, "
+              << bytes << " B per host, " << cc << ", " << scheduler.Get() << "\n"
               << "messages completed  " << done.messages << " of " << hosts << "\n"
               << "wall seconds        " << wall << " (run " << runWall << ")\n"
               << "simulated seconds   " << std::setprecision(6) << done.last.GetSeconds()

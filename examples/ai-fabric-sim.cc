@@ -45,16 +45,19 @@ main(int argc, char* argv[])
               "fabric with DCQCN, replaying the shipped GPT-3 1.3B trace (TP 8, DP 2). The "
               "what-if options (--workload to --computeScale) each override one setting of "
               "the scenario, or of that default.");
-    cmd.AddInputFile("scenario", "Scenario JSON file (see doc/ai-fabric.rst, Scenario files)", scenarioFile);
+    cmd.AddInputFile("scenario",
+                     "Scenario JSON file (see doc/ai-fabric.rst, Scenario files)",
+                     scenarioFile);
     cmd.AddOutputFolder("out", "Output folder (overrides the scenario's)", out);
     cmd.AddValue("iterations", "Iterations to run (0: the scenario's)", iterations, 0, 100000);
     cmd.AddValue("seed", "Random run number (0: the scenario's)", seed);
     cmd.AddValue("progress", "Progress line on stderr during long runs", progress);
     cmd.AddValue("plots", "Draw PNG plots with gnuplot", plots);
-    cmd.AddPcapPrefix("pcap",
-                      "Capture every RoCE port into PREFIX-nic<i>.pcap and PREFIX-sw<j>-<port>.pcap "
-                      "(nanosecond stamps; overrides the scenario's outputs/pcap)",
-                      pcap);
+    cmd.AddPcapPrefix(
+        "pcap",
+        "Capture every RoCE port into PREFIX-nic<i>.pcap and PREFIX-sw<j>-<port>.pcap "
+        "(nanosecond stamps; overrides the scenario's outputs/pcap)",
+        pcap);
     cmd.AddValue("pcapNodes",
                  "With --pcap: capture only these nodes, comma-separated names as in links.csv "
                  "(e.g. nic0,sw2; default all)",
@@ -106,7 +109,9 @@ main(int argc, char* argv[])
         {
             const std::string name = arg.substr(2, eq - 2);
             auto& cfg = scenario.config;
-            cfg.erase(std::remove_if(cfg.begin(), cfg.end(), [&](const auto& kv) { return kv.first == name; }),
+            cfg.erase(std::remove_if(cfg.begin(),
+                                     cfg.end(),
+                                     [&](const auto& kv) { return kv.first == name; }),
                       cfg.end());
             cfg.emplace_back(name, arg.substr(eq + 1));
         }
@@ -121,8 +126,9 @@ main(int argc, char* argv[])
     std::string outError;
     if (!CheckOutputFolder(scenario.outputDir, &outError))
     {
-        std::cerr << "ai-fabric-sim: " << (out.empty() ? scenario.source + ": /outputs/dir" : "--out")
-                  << ": " << scenario.outputDir << ": expected a writable folder (" << outError << ")\n";
+        std::cerr << "ai-fabric-sim: "
+                  << (out.empty() ? scenario.source + ": /outputs/dir" : "--out") << ": "
+                  << scenario.outputDir << ": expected a writable folder (" << outError << ")\n";
         return 1;
     }
     TrainingSimulation sim(scenario);

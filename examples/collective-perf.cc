@@ -82,16 +82,16 @@ main(int argc, char* argv[])
               "algorithm on the RoCE fabric, the ideal transport or DGX servers.");
     cmd.AddChoice("collective", "Collective", collectiveName, collectiveNames);
     cmd.AddChoice("algorithm",
-                 GetCollectiveAlgorithmNameList() +
-                     " (auto: the fastest by the cost model, per size; nvls needs GPUs on one "
-                     "NVSwitch that supports it; rail-ring and hierarchical need servers)",
-                 algorithmName,
-                 algorithmNames);
+                  GetCollectiveAlgorithmNameList() +
+                      " (auto: the fastest by the cost model, per size; nvls needs GPUs on one "
+                      "NVSwitch that supports it; rail-ring and hierarchical need servers)",
+                  algorithmName,
+                  algorithmNames);
     cmd.AddChoice("transport",
-                 "rdma (RoCE fabric, one host per rank), ideal (rate + latency), or dgx "
-                 "(servers of GPUs on NVSwitch + one NIC per GPU, rail-optimized)",
-                 transportName,
-                 {"rdma", "ideal", "dgx"});
+                  "rdma (RoCE fabric, one host per rank), ideal (rate + latency), or dgx "
+                  "(servers of GPUs on NVSwitch + one NIC per GPU, rail-optimized)",
+                  transportName,
+                  {"rdma", "ideal", "dgx"});
     cmd.AddValue("servers", "dgx: servers (ranks = servers x GPUs per server)", servers, 1, 512);
     cmd.AddChoice("nvlink", "dgx: GPU preset (NVLink and NVLS)", nvlinkPreset, gpuNames);
     cmd.AddValue("ranks", "Number of ranks (one host each)", ranks, 2, 4096);
@@ -105,18 +105,23 @@ main(int argc, char* argv[])
                  0,
                  64);
     cmd.AddSize("chunk",
-                 "Pipelining chunk (K, M suffix); auto = each algorithm's default (tree and "
-                 "hierarchical 512K, nvls 128K, others none)",
-                 chunkBytes,
-                 4096,
-                 uint64_t{1} << 40,
-                 "auto",
-                 0);
+                "Pipelining chunk (K, M suffix); auto = each algorithm's default (tree and "
+                "hierarchical 512K, nvls 128K, others none)",
+                chunkBytes,
+                4096,
+                uint64_t{1} << 40,
+                "auto",
+                0);
     cmd.AddValue("rate", "Rate of every link (rdma) or port (ideal)", linkRate);
     cmd.AddValue("latency", "Cable delay (rdma) or per-message latency (ideal)", latency);
     cmd.AddValue("leaves", "Leaves of the fabric (1 = one switch)", leaves, 1, 256);
     cmd.AddValue("spines", "Spines (with leaves > 1, and dgx)", spines, 1, 256);
-    cmd.AddValue("oversubscription", "Leaf downlink / uplink capacity", oversubscription, 0, 1000, true);
+    cmd.AddValue("oversubscription",
+                 "Leaf downlink / uplink capacity",
+                 oversubscription,
+                 0,
+                 1000,
+                 true);
     cmd.AddTypeId("cc", "Congestion control of the NICs", cc, RoceCongestionControl::GetTypeId());
     cmd.AddOutputFile("csv", "CSV output file (\"none\": no CSV)", csv, "none");
     cmd.AddPcapPrefix("pcap",
@@ -171,25 +176,31 @@ main(int argc, char* argv[])
             {
                 list += (list.empty() ? "--transport=" : " or --transport=") + t;
             }
-            return cmd.Fail(option, "only used with " + list + ", not --transport=" + transportName);
+            return cmd.Fail(option,
+                            "only used with " + list + ", not --transport=" + transportName);
         }
     }
     if (dgx && ranks % servers != 0)
     {
-        return cmd.Fail("servers", "expected a divisor of" + ranksText + " (dgx: ranks = servers x GPUs per server)");
+        return cmd.Fail("servers",
+                        "expected a divisor of" + ranksText +
+                            " (dgx: ranks = servers x GPUs per server)");
     }
     if (transportName == "rdma" && leaves > 1 && ranks % leaves != 0)
     {
-        return cmd.Fail("leaves", "expected a divisor of" + ranksText + " (hosts per leaf = ranks / leaves)");
+        return cmd.Fail("leaves",
+                        "expected a divisor of" + ranksText + " (hosts per leaf = ranks / leaves)");
     }
     // Leaf-spine cables carry hosts-per-leaf x rate / (spines x oversubscription), which
     // the topology helpers want at 1 Mb/s or more (dgx: one leaf per rail, servers hosts).
     const uint32_t hostsPerLeaf = dgx ? servers : ranks / leaves;
     if ((dgx || leaves > 1) &&
-        static_cast<double>(linkRate.GetBitRate()) * hostsPerLeaf / (spines * oversubscription) < 1e6)
+        static_cast<double>(linkRate.GetBitRate()) * hostsPerLeaf / (spines * oversubscription) <
+            1e6)
     {
-        return cmd.Fail("spines", "expected fewer spines or less oversubscription: leaf-spine links "
-                                  "would run below 1Mbps");
+        return cmd.Fail("spines",
+                        "expected fewer spines or less oversubscription: leaf-spine links "
+                        "would run below 1Mbps");
     }
     if (!pcap.empty() && transportName == "ideal")
     {
@@ -200,8 +211,8 @@ main(int argc, char* argv[])
     const GpuPreset* gpu = GpuPreset::Find(nvlinkPreset);
     if (dgx && !gpu)
     {
-        std::cerr << "collective-perf: --nvlink=" << nvlinkPreset << ": expected a GPU preset: "
-                  << GpuPreset::GetNameList() << "\n";
+        std::cerr << "collective-perf: --nvlink=" << nvlinkPreset
+                  << ": expected a GPU preset: " << GpuPreset::GetNameList() << "\n";
         return 1;
     }
     if (dgx && algorithmName == "nvls" && !gpu->nvls)
@@ -228,8 +239,13 @@ main(int argc, char* argv[])
         roce.SetCongestionControl(cc);
         GpuClusterHelper helper(roce);
         // "": the fabrics take the NvSwitchFabric defaults (the preset, then --ns3::).
-        cluster = helper.Build(servers, ranks / servers, "", linkRate,
-                               std::max<uint32_t>(spines, 1), oversubscription, latency);
+        cluster = helper.Build(servers,
+                               ranks / servers,
+                               "",
+                               linkRate,
+                               std::max<uint32_t>(spines, 1),
+                               oversubscription,
+                               latency);
         roce.AssignStreams(1);
         topo = cluster.network;
         transport = cluster.transport;
@@ -238,8 +254,12 @@ main(int argc, char* argv[])
     {
         roce.SetCongestionControl(cc);
         RoceTopologyHelper topoHelper(roce);
-        topo = leaves > 1 ? topoHelper.LeafSpine(leaves, spines, ranks / leaves, linkRate,
-                                                 oversubscription, latency)
+        topo = leaves > 1 ? topoHelper.LeafSpine(leaves,
+                                                 spines,
+                                                 ranks / leaves,
+                                                 linkRate,
+                                                 oversubscription,
+                                                 latency)
                           : topoHelper.Star(ranks, linkRate, latency);
         roce.AssignStreams(1);
         Ptr<RdmaTransport> rdma = CreateObject<RdmaTransport>();
@@ -281,13 +301,34 @@ main(int argc, char* argv[])
                "busbw_GBps\n";
     }
     std::printf("# %s, algorithm %s, %u ranks, transport %s (%s, %s)\n",
-                collectiveName.c_str(), algorithmName.c_str(), ranks, transportName.c_str(),
-                rate.c_str(), transportName == "ideal" ? "no packets" : cc.c_str());
+                collectiveName.c_str(),
+                algorithmName.c_str(),
+                ranks,
+                transportName.c_str(),
+                rate.c_str(),
+                transportName == "ideal" ? "no packets" : cc.c_str());
     std::printf("# %u channel(s), chunk %s\n", channels, chunkText.c_str());
-    std::printf("#\n# %12s %12s %8s %6s %6s %10s %8s %8s %6s  %s\n", "size", "count", "type",
-                "redop", "root", "time", "algbw", "busbw", "#wrong", "algo");
-    std::printf("# %12s %12s %8s %6s %6s %10s %8s %8s %6s\n", "(B)", "(elements)", "", "", "",
-                "(us)", "(GB/s)", "(GB/s)", "");
+    std::printf("#\n# %12s %12s %8s %6s %6s %10s %8s %8s %6s  %s\n",
+                "size",
+                "count",
+                "type",
+                "redop",
+                "root",
+                "time",
+                "algbw",
+                "busbw",
+                "#wrong",
+                "algo");
+    std::printf("# %12s %12s %8s %6s %6s %10s %8s %8s %6s\n",
+                "(B)",
+                "(elements)",
+                "",
+                "",
+                "",
+                "(us)",
+                "(GB/s)",
+                "(GB/s)",
+                "");
     CollectivePlanOptions options;
     options.channels = channels;
     // 0: each algorithm's own chunk (CollectiveDefaultChunkBytes): NCCL pipelines trees
@@ -309,15 +350,20 @@ main(int argc, char* argv[])
                        type == CollectiveType::REDUCE_SCATTER;
         std::printf("  %12llu %12llu %8s %6s %6d %10.1f %8.2f %8.2f %6s  %s\n",
                     static_cast<unsigned long long>(bytes),
-                    static_cast<unsigned long long>(bytes / 4), "float",
-                    reduces ? "sum" : "none", rooted ? 0 : -1, us, result.algBw / 1e9,
-                    result.busBw / 1e9, "N/A", plan.GetAlgorithm().c_str());
+                    static_cast<unsigned long long>(bytes / 4),
+                    "float",
+                    reduces ? "sum" : "none",
+                    rooted ? 0 : -1,
+                    us,
+                    result.algBw / 1e9,
+                    result.busBw / 1e9,
+                    "N/A",
+                    plan.GetAlgorithm().c_str());
         if (out)
         {
             out << collectiveName << ',' << algorithmName << ',' << plan.GetAlgorithm() << ','
-                << transportName << ',' << ranks
-                << ',' << bytes << ',' << bytes / 4 << ',' << us << ',' << result.algBw / 1e9
-                << ',' << result.busBw / 1e9 << '\n';
+                << transportName << ',' << ranks << ',' << bytes << ',' << bytes / 4 << ',' << us
+                << ',' << result.algBw / 1e9 << ',' << result.busBw / 1e9 << '\n';
         }
         busSum += result.busBw / 1e9;
         ++rows;
@@ -335,7 +381,8 @@ main(int argc, char* argv[])
             marks += sw->GetEcnMarks();
         }
         std::printf("# Fabric: %llu PFC pauses, %llu ECN marks, %llu drops\n",
-                    static_cast<unsigned long long>(pauses), static_cast<unsigned long long>(marks),
+                    static_cast<unsigned long long>(pauses),
+                    static_cast<unsigned long long>(marks),
                     static_cast<unsigned long long>(drops));
     }
     Simulator::Destroy();

@@ -33,8 +33,7 @@ struct Sampler
 
     void Sample()
     {
-        *out << Simulator::Now().GetMicroSeconds() << ','
-             << bottleneck->GetQueueBytes(priority);
+        *out << Simulator::Now().GetMicroSeconds() << ',' << bottleneck->GetQueueBytes(priority);
         for (const auto& qp : qps)
         {
             *out << ',' << qp->GetCongestionControl()->GetRateBps() / 1e9;
@@ -79,16 +78,16 @@ main(int argc, char* argv[])
     // One CSV row per interval: a million rows is already a large file.
     if (duration.GetSeconds() / interval.GetSeconds() > 1e6)
     {
-        return cmd.Fail("interval", "expected at most a million samples over --duration=" +
-                                 cmd.GetText("duration") + ", an interval of at least " +
-                                 std::to_string(duration.GetNanoSeconds() / 1000000 + 1) + "ns");
+        return cmd.Fail("interval",
+                        "expected at most a million samples over --duration=" +
+                            cmd.GetText("duration") + ", an interval of at least " +
+                            std::to_string(duration.GetNanoSeconds() / 1000000 + 1) + "ns");
     }
 
     RoceHelper roce;
     roce.SetCongestionControl("ns3::Dcqcn");
     RoceTopologyHelper topoHelper(roce);
-    RoceTopology topo =
-        topoHelper.Dumbbell(flows, flows, rate, rate, MicroSeconds(1));
+    RoceTopology topo = topoHelper.Dumbbell(flows, flows, rate, rate, MicroSeconds(1));
     roce.AssignStreams(1);
     if (!pcap.empty())
     {
@@ -110,8 +109,7 @@ main(int argc, char* argv[])
         sampler.qps.push_back(tx);
         sampler.receivers.push_back(rx);
         // Long enough to outlast the run at line rate.
-        uint64_t bytes = static_cast<uint64_t>(rate.GetBitRate() / 8.0 *
-                                               duration.GetSeconds()) + 1;
+        uint64_t bytes = static_cast<uint64_t>(rate.GetBitRate() / 8.0 * duration.GetSeconds()) + 1;
         Simulator::Schedule(stagger * i, &RdmaQueuePair::PostWrite, tx, bytes);
     }
     out << '\n';
@@ -131,23 +129,22 @@ main(int argc, char* argv[])
     Simulator::Stop(duration);
     Simulator::Run();
 
-    std::cout << std::fixed << std::setprecision(2) << "DCQCN, " << flows
-              << " flows on a " << cmd.GetText("rate") << " dumbbell, " << duration.GetMilliSeconds()
-              << " ms\n";
+    std::cout << std::fixed << std::setprecision(2) << "DCQCN, " << flows << " flows on a "
+              << cmd.GetText("rate") << " dumbbell, " << duration.GetMilliSeconds() << " ms\n";
     double total = 0;
     for (uint32_t i = 0; i < flows; ++i)
     {
-        double goodput = (sampler.receivers[i]->GetBytesReceived() - sampler.bytesAtHalf[i]) *
-                         8.0 / (duration / 2).GetSeconds();
+        double goodput = (sampler.receivers[i]->GetBytesReceived() - sampler.bytesAtHalf[i]) * 8.0 /
+                         (duration / 2).GetSeconds();
         total += goodput;
         std::cout << "  flow " << i << ": goodput over the second half " << goodput / 1e9
                   << " Gb/s, DCQCN rate at the end "
                   << sampler.qps[i]->GetCongestionControl()->GetRateBps() / 1e9 << " Gb/s, CNPs "
                   << sampler.qps[i]->GetCnpsReceived() << "\n";
     }
-    std::cout << "  total goodput " << total / 1e9 << " Gb/s\n  ECN marks " << left->GetEcnMarks() << ", PFC pauses "
-              << left->GetPfcPausesSent() << ", max queue " << left->GetMaxQueueBytes()
-              << " bytes\n  time series in " << csv << "\n";
+    std::cout << "  total goodput " << total / 1e9 << " Gb/s\n  ECN marks " << left->GetEcnMarks()
+              << ", PFC pauses " << left->GetPfcPausesSent() << ", max queue "
+              << left->GetMaxQueueBytes() << " bytes\n  time series in " << csv << "\n";
     Simulator::Destroy();
     return 0;
 }

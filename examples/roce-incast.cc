@@ -94,8 +94,8 @@ main(int argc, char* argv[])
     const uint64_t delivered = delivery.bytes;
     double goodput = delivered * 8.0 / delivery.last.GetSeconds();
     std::cout << std::fixed << std::setprecision(3);
-    std::cout << "incast " << senders << ":1 at " << cmd.GetText("rate") << ", PFC " << (pfc ? "on" : "off")
-              << ", CC " << cc << "\n"
+    std::cout << "incast " << senders << ":1 at " << cmd.GetText("rate") << ", PFC "
+              << (pfc ? "on" : "off") << ", CC " << cc << "\n"
               << "  delivered        " << delivered << " of " << senders * bytes << " bytes\n"
               << "  completion       " << delivery.last.GetMicroSeconds() << " us\n"
               << "  goodput          " << goodput / 1e9 << " Gb/s\n"

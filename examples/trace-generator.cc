@@ -52,7 +52,8 @@ main(int argc, char* argv[])
     {
         if (!cmd.IsGiven(required) || cmd.GetText(required).empty())
         {
-            return cmd.Fail(required, std::string("expected --") + required + "=FILE (required; see --help)");
+            return cmd.Fail(required,
+                            std::string("expected --") + required + "=FILE (required; see --help)");
         }
     }
     std::ifstream in(config);
@@ -88,7 +89,7 @@ main(int argc, char* argv[])
     }
     const TransformerCounts counts = TransformerTraceGenerator::Count(model);
     std::cout << out << ": " << trace.GetName() << "\n  " << counts.totalParams / 1e9
-              << " B parameters, " << trace.GetNRanks() << " ranks, " << trace.GetNOps()
-              << " ops, " << model.GetMicroBatches() << " micro-batches per pipeline\n";
+              << " B parameters, " << trace.GetNRanks() << " ranks, " << trace.GetNOps() << " ops, "
+              << model.GetMicroBatches() << " micro-batches per pipeline\n";
     return 0;
 }

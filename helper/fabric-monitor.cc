@@ -3,9 +3,9 @@
 
 #include "ns3/abort.h"
 #include "ns3/channel.h"
+#include "ns3/rdma-nic.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
-#include "ns3/rdma-nic.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -193,7 +193,11 @@ FabricMonitor::OnQueue(uint32_t sw, uint32_t port, uint8_t, uint32_t bytes)
 }
 
 void
-FabricMonitor::OnPfc(const std::string& sw, uint32_t swIndex, uint32_t port, uint8_t priority, uint16_t quanta)
+FabricMonitor::OnPfc(const std::string& sw,
+                     uint32_t swIndex,
+                     uint32_t port,
+                     uint8_t priority,
+                     uint16_t quanta)
 {
     m_pfc.push_back({Simulator::Now(), sw, port, priority, quanta});
     const int32_t link = LinkOf(swIndex, port);

@@ -20,8 +20,8 @@ namespace ns3
 /**
  * \ingroup ai-fabric
  * Watches a RoCE fabric for a report: per link (one direction of a cable) the bytes sent,
- * mean and peak utilisation, PFC pauses sent, ECN marks and the largest queue; per switch ECN marks,
- * drops and pauses; every PFC frame a switch sends (time, switch, port, priority, quanta);
+ * mean and peak utilisation, PFC pauses sent, ECN marks and the largest queue; per switch ECN
+ * marks, drops and pauses; every PFC frame a switch sends (time, switch, port, priority, quanta);
  * and, every SampleInterval, the utilisation of each link class and the largest queue,
  * for plots. Byte counts come from the devices' counters, read at each sample, so the
  * per-packet cost is one trace call per enqueue (queue maxima) and nothing else.
@@ -34,18 +34,18 @@ class FabricMonitor : public Object
     /// One direction of a cable.
     struct Link
     {
-        std::string from;       //!< e.g. "nic3", "sw1"
+        std::string from; //!< e.g. "nic3", "sw1"
         std::string to;
-        std::string cls;        //!< "nic-up", "leaf-down", "leaf-up", "spine-down", "switch"
+        std::string cls; //!< "nic-up", "leaf-down", "leaf-up", "spine-down", "switch"
         Ptr<RoceNetDevice> device;
-        Ptr<RoceSwitch> sw;     //!< owner when from is a switch
+        Ptr<RoceSwitch> sw; //!< owner when from is a switch
         uint32_t port{0};
-        uint64_t baseBytes{0};  //!< device counter when Start was called
-        uint64_t bytes{0};      //!< sent since Start
+        uint64_t baseBytes{0}; //!< device counter when Start was called
+        uint64_t bytes{0};     //!< sent since Start
         double peakUtilisation{0};
         uint32_t maxQueueBytes{0};
         uint64_t pfcSent{0};
-        uint64_t ecnMarks{0};   //!< packets marked CE leaving this link (switch ports)
+        uint64_t ecnMarks{0}; //!< packets marked CE leaving this link (switch ports)
     };
 
     /// One PFC frame sent by a switch.
@@ -103,7 +103,11 @@ class FabricMonitor : public Object
   private:
     void TakeSample();
     void OnQueue(uint32_t sw, uint32_t port, uint8_t priority, uint32_t bytes);
-    void OnPfc(const std::string& sw, uint32_t swIndex, uint32_t port, uint8_t priority, uint16_t quanta);
+    void OnPfc(const std::string& sw,
+               uint32_t swIndex,
+               uint32_t port,
+               uint8_t priority,
+               uint16_t quanta);
     /// \return the link of switch sw's port, or -1
     int32_t LinkOf(uint32_t sw, uint32_t port) const;
 

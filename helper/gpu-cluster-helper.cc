@@ -44,24 +44,28 @@ PerServerTransport::Setup(const CommGroup& group,
         {
             NS_ABORT_MSG_IF(group.GetLocalIndex(rank) >= servers[i]->GetNRanks(),
                             "PerServerTransport::Setup: rank "
-                                << rank << " is GPU " << group.GetLocalIndex(rank)
-                                << " of server " << ids[i] << ", whose carrier has "
-                                << servers[i]->GetNRanks() << " GPUs");
+                                << rank << " is GPU " << group.GetLocalIndex(rank) << " of server "
+                                << ids[i] << ", whose carrier has " << servers[i]->GetNRanks()
+                                << " GPUs");
         }
     }
 }
 
 void
-PerServerTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done)
+PerServerTransport::Send(uint32_t src,
+                         uint32_t dst,
+                         uint64_t bytes,
+                         uint32_t channel,
+                         DoneCallback done)
 {
     NS_ABORT_MSG_IF(!m_group.SameServer(src, dst),
                     "PerServerTransport::Send: ranks " << src << " and " << dst
                                                        << " are on different servers");
     m_servers[m_carrierOfServer.at(m_group.GetServer(src))]->Send(m_group.GetLocalIndex(src),
-                                            m_group.GetLocalIndex(dst),
-                                            bytes,
-                                            channel,
-                                            done);
+                                                                  m_group.GetLocalIndex(dst),
+                                                                  bytes,
+                                                                  channel,
+                                                                  done);
 }
 
 std::pair<Ptr<CollectiveTransport>, std::vector<uint32_t>>
@@ -134,7 +138,8 @@ CarrierSwitchPath
 PerServerTransport::DescribeSwitchPath(const std::vector<uint32_t>& members) const
 {
     const auto [carrier, local] = Local(members);
-    NS_ABORT_MSG_IF(!carrier, "PerServerTransport::DescribeSwitchPath: the ranks are not all on one server");
+    NS_ABORT_MSG_IF(!carrier,
+                    "PerServerTransport::DescribeSwitchPath: the ranks are not all on one server");
     const uint32_t index = m_carrierOfServer.at(m_group.GetServer(members[0]));
     CarrierSwitchPath sw = carrier->DescribeSwitchPath(local);
     for (auto* ports : {&sw.txPorts, &sw.rxPorts})
@@ -192,13 +197,16 @@ GpuClusterHelper::Build(uint32_t servers,
                         uint32_t pods)
 {
     RoceTopologyHelper topo(m_roce);
-    return BuildOn(topo.RailOptimized(servers, gpusPerServer, spines, nicRate, oversubscription, delay, pods),
-                   gpusPerServer,
-                   nvlinkPreset);
+    return BuildOn(
+        topo.RailOptimized(servers, gpusPerServer, spines, nicRate, oversubscription, delay, pods),
+        gpusPerServer,
+        nvlinkPreset);
 }
 
 GpuCluster
-GpuClusterHelper::BuildOn(const RoceTopology& network, uint32_t gpusPerServer, const std::string& nvlinkPreset)
+GpuClusterHelper::BuildOn(const RoceTopology& network,
+                          uint32_t gpusPerServer,
+                          const std::string& nvlinkPreset)
 {
     const auto hosts = static_cast<uint32_t>(network.nics.size());
     NS_ABORT_MSG_IF(gpusPerServer == 0 || hosts == 0 || hosts % gpusPerServer != 0,

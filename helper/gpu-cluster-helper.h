@@ -25,7 +25,11 @@ class PerServerTransport : public CollectiveTransport
   public:
     static TypeId GetTypeId();
     void Setup(const CommGroup& group, const std::vector<Ptr<CollectiveTransport>>& servers);
-    void Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done) override;
+    void Send(uint32_t src,
+              uint32_t dst,
+              uint64_t bytes,
+              uint32_t channel,
+              DoneCallback done) override;
     uint32_t GetNRanks() const override;
     /// The server's carrier describes it; ports of different servers stay distinct.
     CarrierPath DescribePath(uint32_t src, uint32_t dst) const override;
@@ -66,9 +70,9 @@ class PerServerTransport : public CollectiveTransport
 struct GpuCluster
 {
     CommGroup world;
-    RoceTopology network;                       //!< scale-out: nics[rank]
+    RoceTopology network;                        //!< scale-out: nics[rank]
     std::vector<Ptr<NvSwitchFabric>> nvSwitches; //!< scale-up: one per server
-    Ptr<ServerAwareTransport> transport;        //!< what a CollectiveEngine should use
+    Ptr<ServerAwareTransport> transport;         //!< what a CollectiveEngine should use
 };
 
 class GpuClusterHelper
@@ -107,7 +111,9 @@ class GpuClusterHelper
      * \param gpusPerServer GPUs per server, on one NVSwitch each
      * \param nvlinkPreset as for Build
      */
-    GpuCluster BuildOn(const RoceTopology& network, uint32_t gpusPerServer, const std::string& nvlinkPreset);
+    GpuCluster BuildOn(const RoceTopology& network,
+                       uint32_t gpusPerServer,
+                       const std::string& nvlinkPreset);
 
     /**
      * Make a GPU preset the default of the objects built afterwards, so that settings

@@ -9,8 +9,6 @@
 #include "ns3/global-value.h"
 #include "ns3/log.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -21,6 +19,7 @@
 #include <limits>
 #include <sstream>
 #include <system_error>
+#include <unistd.h>
 
 namespace ns3
 {
@@ -121,8 +120,10 @@ RateText(DataRate rate)
 std::string
 TimeText(Time t)
 {
-    static const std::pair<const char*, int64_t> units[] = {
-        {"s", 1000000000000LL}, {"ms", 1000000000LL}, {"us", 1000000LL}, {"ns", 1000LL}};
+    static const std::pair<const char*, int64_t> units[] = {{"s", 1000000000000LL},
+                                                            {"ms", 1000000000LL},
+                                                            {"us", 1000000LL},
+                                                            {"ns", 1000LL}};
     const int64_t ps = t.GetPicoSeconds();
     for (const auto& [unit, scale] : units)
     {
@@ -143,7 +144,8 @@ SystemMessage(const std::error_code& ec)
 } // namespace
 
 ProgramOptions::ProgramOptions(const std::string& program, const std::string& file)
-    : m_program(program), m_cmd(file)
+    : m_program(program),
+      m_cmd(file)
 {
     m_cmd.Usage(Forms::NOTE);
 }
@@ -475,6 +477,7 @@ bool
 ProgramOptions::Parse(int argc, char* argv[])
 {
     std::vector<std::string> forward{argc > 0 ? argv[0] : m_program};
+
     struct Arg
     {
         std::string text;
@@ -482,6 +485,7 @@ ProgramOptions::Parse(int argc, char* argv[])
         std::string value;
         bool hasValue;
     };
+
     std::vector<Arg> args;
     for (int k = 1; k < argc; ++k)
     {

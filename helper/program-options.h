@@ -189,7 +189,7 @@ class ProgramOptions
     std::string m_program;
     CommandLine m_cmd;
     std::map<std::string, Option> m_options;
-    std::deque<std::string> m_helpDefaults; //!< CommandLine keeps pointers to these
+    std::deque<std::string> m_helpDefaults;   //!< CommandLine keeps pointers to these
     std::function<bool()> m_beforeAttributes; //!< see SetBeforeAttributes
 };
 
@@ -216,4 +216,3 @@ bool CheckInputFile(const std::string& file, std::string* why);
 } // namespace ns3
 
 #endif // PROGRAM_OPTIONS_H
-

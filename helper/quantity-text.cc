@@ -67,17 +67,38 @@ SetWhy(std::string* why, const std::string& text)
 bool
 TextToDataRate(const std::string& text, DataRate& rate, std::string* why)
 {
-    static const std::map<std::string, double> units = {
-        {"bps", 1},         {"b/s", 1},         {"Bps", 8},         {"B/s", 8},
-        {"kbps", 1e3},      {"kb/s", 1e3},      {"Kbps", 1e3},      {"Kb/s", 1e3},
-        {"kBps", 8e3},      {"kB/s", 8e3},      {"KBps", 8e3},      {"KB/s", 8e3},
-        {"Kib/s", 1024.0},  {"KiB/s", 8192.0},  {"Mbps", 1e6},      {"Mb/s", 1e6},
-        {"MBps", 8e6},      {"MB/s", 8e6},      {"Mib/s", 1048576.0},
-        {"MiB/s", 8388608.0},                   {"Gbps", 1e9},      {"Gb/s", 1e9},
-        {"GBps", 8e9},      {"GB/s", 8e9},      {"Gib/s", 1073741824.0},
-        {"GiB/s", 8589934592.0},                {"Tbps", 1e12},     {"Tb/s", 1e12},
-        {"TBps", 8e12},     {"TB/s", 8e12},     {"Tib/s", 1099511627776.0},
-        {"TiB/s", 8796093022208.0}};
+    static const std::map<std::string, double> units = {{"bps", 1},
+                                                        {"b/s", 1},
+                                                        {"Bps", 8},
+                                                        {"B/s", 8},
+                                                        {"kbps", 1e3},
+                                                        {"kb/s", 1e3},
+                                                        {"Kbps", 1e3},
+                                                        {"Kb/s", 1e3},
+                                                        {"kBps", 8e3},
+                                                        {"kB/s", 8e3},
+                                                        {"KBps", 8e3},
+                                                        {"KB/s", 8e3},
+                                                        {"Kib/s", 1024.0},
+                                                        {"KiB/s", 8192.0},
+                                                        {"Mbps", 1e6},
+                                                        {"Mb/s", 1e6},
+                                                        {"MBps", 8e6},
+                                                        {"MB/s", 8e6},
+                                                        {"Mib/s", 1048576.0},
+                                                        {"MiB/s", 8388608.0},
+                                                        {"Gbps", 1e9},
+                                                        {"Gb/s", 1e9},
+                                                        {"GBps", 8e9},
+                                                        {"GB/s", 8e9},
+                                                        {"Gib/s", 1073741824.0},
+                                                        {"GiB/s", 8589934592.0},
+                                                        {"Tbps", 1e12},
+                                                        {"Tb/s", 1e12},
+                                                        {"TBps", 8e12},
+                                                        {"TB/s", 8e12},
+                                                        {"Tib/s", 1099511627776.0},
+                                                        {"TiB/s", 8796093022208.0}};
     SetWhy(why, "");
     double value;
     std::string unit;
@@ -88,7 +109,9 @@ TextToDataRate(const std::string& text, DataRate& rate, std::string* why)
     auto it = units.find(unit);
     if (it == units.end())
     {
-        SetWhy(why, "unknown unit \"" + unit + "\"; use bps, kbps, Mbps, Gbps, Tbps, B/s, GB/s, Gib/s, ...");
+        SetWhy(why,
+               "unknown unit \"" + unit +
+                   "\"; use bps, kbps, Mbps, Gbps, Tbps, B/s, GB/s, Gib/s, ...");
         return false;
     }
     const double bps = std::round(value * it->second);

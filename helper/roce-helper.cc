@@ -13,11 +13,10 @@
 #include "ns3/string.h"
 #include "ns3/type-id.h"
 
-#include <unistd.h>
-
 #include <deque>
 #include <filesystem>
 #include <map>
+#include <unistd.h>
 #include <vector>
 
 namespace ns3

@@ -57,7 +57,7 @@ class RoceHelper : public PcapHelperForDevice
     Ptr<RoceSwitch> InstallSwitch(Ptr<Node> node);
     /// A connected queue pair between two NICs: {qp on a, qp on b}.
     static std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>> Connect(Ptr<RdmaNic> a,
-                                                                       Ptr<RdmaNic> b);
+                                                                     Ptr<RdmaNic> b);
     /**
      * Fill every installed switch's table with all shortest paths to every installed NIC
      * (hop count; ties become ECMP sets). Call after the whole topology is cabled.

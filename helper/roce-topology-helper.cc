@@ -91,13 +91,14 @@ RoceTopologyHelper::LeafSpine(uint32_t nLeaves,
                     "positive (got "
                         << nLeaves << ", " << nSpines << ", " << hostsPerLeaf << ")");
     // Hosts numbered leaf by leaf.
-    return BuildTwoTier(nLeaves,
-                        nSpines,
-                        hostsPerLeaf,
-                        [hostsPerLeaf](uint32_t host) { return host / hostsPerLeaf; },
-                        hostRate,
-                        oversubscription,
-                        delay);
+    return BuildTwoTier(
+        nLeaves,
+        nSpines,
+        hostsPerLeaf,
+        [hostsPerLeaf](uint32_t host) { return host / hostsPerLeaf; },
+        hostRate,
+        oversubscription,
+        delay);
 }
 
 RoceTopology
@@ -194,13 +195,19 @@ RoceTopologyHelper::FatTree(uint32_t k, DataRate linkRate, double oversubscripti
 }
 
 RoceTopology
-RoceTopologyHelper::Clos(uint32_t tiers, uint32_t k, DataRate linkRate, double oversubscription, Time delay)
+RoceTopologyHelper::Clos(uint32_t tiers,
+                         uint32_t k,
+                         DataRate linkRate,
+                         double oversubscription,
+                         Time delay)
 {
     NS_ABORT_MSG_IF(tiers < 1 || k < 2,
-                    "RoceTopologyHelper::Clos: need at least 1 tier and k >= 2 (got " << tiers << ", " << k << ")");
-    NS_ABORT_MSG_IF(!(oversubscription > 0) || oversubscription * k > (1u << 16),
-                    "RoceTopologyHelper::Clos: oversubscription must be positive and at most 65536 / k, got "
-                        << oversubscription);
+                    "RoceTopologyHelper::Clos: need at least 1 tier and k >= 2 (got "
+                        << tiers << ", " << k << ")");
+    NS_ABORT_MSG_IF(
+        !(oversubscription > 0) || oversubscription * k > (1u << 16),
+        "RoceTopologyHelper::Clos: oversubscription must be positive and at most 65536 / k, got "
+            << oversubscription);
     uint64_t perTier = 1; // k^(tiers-1)
     for (uint32_t t = 1; t < tiers; ++t)
     {
@@ -209,10 +216,12 @@ RoceTopologyHelper::Clos(uint32_t tiers, uint32_t k, DataRate linkRate, double o
                         "RoceTopologyHelper::Clos: " << tiers << " tiers of radix " << k
                                                      << " need more than 65536 switches per tier");
     }
-    const auto hostsPerLeaf = static_cast<uint32_t>(std::max(1.0, std::round(oversubscription * k)));
+    const auto hostsPerLeaf =
+        static_cast<uint32_t>(std::max(1.0, std::round(oversubscription * k)));
     // Host addresses are 10.0.0.0/8 plus the index (HostAddress).
     NS_ABORT_MSG_IF(perTier * hostsPerLeaf > (1u << 24) - 2,
-                    "RoceTopologyHelper::Clos: " << perTier * hostsPerLeaf << " hosts, more than 2^24 - 2");
+                    "RoceTopologyHelper::Clos: " << perTier * hostsPerLeaf
+                                                 << " hosts, more than 2^24 - 2");
     RoceTopology topo;
     topo.hosts.Create(static_cast<uint32_t>(perTier) * hostsPerLeaf);
     topo.switches.Create(static_cast<uint32_t>(perTier) * tiers);
@@ -221,7 +230,11 @@ RoceTopologyHelper::Clos(uint32_t tiers, uint32_t k, DataRate linkRate, double o
     {
         for (uint32_t h = 0; h < hostsPerLeaf; ++h)
         {
-            AttachHost(topo, static_cast<uint32_t>(leaf * hostsPerLeaf + h), sw(0, leaf), linkRate, delay);
+            AttachHost(topo,
+                       static_cast<uint32_t>(leaf * hostsPerLeaf + h),
+                       sw(0, leaf),
+                       linkRate,
+                       delay);
         }
     }
     uint64_t digit = 1; // k^t: the weight of digit t
@@ -253,22 +266,24 @@ RoceTopologyHelper::RailOptimized(uint32_t servers,
     NS_ABORT_MSG_IF(servers == 0 || gpusPerServer == 0 || spines == 0 || pods == 0,
                     "RoceTopologyHelper::RailOptimized: servers, GPUs per server, spines and "
                     "pods must be positive (got "
-                        << servers << ", " << gpusPerServer << ", " << spines << ", " << pods << ")");
+                        << servers << ", " << gpusPerServer << ", " << spines << ", " << pods
+                        << ")");
     NS_ABORT_MSG_IF(servers % pods != 0,
-                    "RoceTopologyHelper::RailOptimized: " << servers << " servers do not split into "
-                                                          << pods << " equal pods");
+                    "RoceTopologyHelper::RailOptimized: "
+                        << servers << " servers do not split into " << pods << " equal pods");
     // Host (= rank) s × g + gpu sits on the leaf of its rail in its server's pod.
     const uint32_t serversPerPod = servers / pods;
-    return BuildTwoTier(gpusPerServer * pods,
-                        spines,
-                        serversPerPod,
-                        [gpusPerServer, serversPerPod](uint32_t host) {
-                            const uint32_t server = host / gpusPerServer;
-                            return (server / serversPerPod) * gpusPerServer + host % gpusPerServer;
-                        },
-                        nicRate,
-                        oversubscription,
-                        delay);
+    return BuildTwoTier(
+        gpusPerServer * pods,
+        spines,
+        serversPerPod,
+        [gpusPerServer, serversPerPod](uint32_t host) {
+            const uint32_t server = host / gpusPerServer;
+            return (server / serversPerPod) * gpusPerServer + host % gpusPerServer;
+        },
+        nicRate,
+        oversubscription,
+        delay);
 }
 
 } // namespace ns3

@@ -98,11 +98,19 @@ class RoceTopologyHelper
      * Aborts, naming the problem, for k < 2, more than 65536 switches per tier or more
      * than 2^24 - 2 hosts.
      */
-    RoceTopology Clos(uint32_t tiers, uint32_t k, DataRate linkRate, double oversubscription, Time delay);
+    RoceTopology Clos(uint32_t tiers,
+                      uint32_t k,
+                      DataRate linkRate,
+                      double oversubscription,
+                      Time delay);
 
   private:
     /// Cable host to edgeSwitch and give it its NIC and address (hosts in index order).
-    void AttachHost(RoceTopology& topo, uint32_t host, Ptr<Node> edgeSwitch, DataRate rate, Time delay);
+    void AttachHost(RoceTopology& topo,
+                    uint32_t host,
+                    Ptr<Node> edgeSwitch,
+                    DataRate rate,
+                    Time delay);
     void Finish(RoceTopology& topo);
     /// Leaves with hostsPerLeaf hosts each (host i on leaf leafOfHost(i)), all spines.
     RoceTopology BuildTwoTier(uint32_t nLeaves,

@@ -7,8 +7,6 @@
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -16,6 +14,7 @@
 #include <deque>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -169,8 +168,7 @@ class Parser
                      "at most " + std::to_string(MAX_COUNT) + " nodes, got " +
                          std::to_string(count));
             }
-            std::string prefix =
-                v.contains("prefix") ? GetString(v, "prefix", key) : defaultPrefix;
+            std::string prefix = v.contains("prefix") ? GetString(v, "prefix", key) : defaultPrefix;
             for (uint64_t i = 0; i < count; ++i)
             {
                 names.push_back(prefix + std::to_string(i));
@@ -193,8 +191,9 @@ class Parser
         std::string why;
         if (!TextToDataRate(s, rate, &why))
         {
-            Fail(path, "expected a positive rate like \"400Gbps\", got \"" + s + "\"" +
-                           (why.empty() ? "" : " (" + why + ")"));
+            Fail(path,
+                 "expected a positive rate like \"400Gbps\", got \"" + s + "\"" +
+                     (why.empty() ? "" : " (" + why + ")"));
         }
         return rate;
     }
@@ -206,8 +205,9 @@ class Parser
         std::string why;
         if (!TextToTime(s, delay, &why))
         {
-            Fail(path, "expected a non-negative delay like \"1us\", got \"" + s + "\"" +
-                           (why.empty() ? "" : " (" + why + ")"));
+            Fail(path,
+                 "expected a non-negative delay like \"1us\", got \"" + s + "\"" +
+                     (why.empty() ? "" : " (" + why + ")"));
         }
         return delay;
     }
@@ -256,8 +256,9 @@ CheckDocument(const Json& doc, const std::string& name, std::vector<LinkSpec>* s
     Parser p(name);
     if (!doc.is_object())
     {
-        p.Fail("top level", "expected a JSON object with \"hosts\", \"switches\" and \"links\", got " +
-                                Parser::TypeName(doc));
+        p.Fail("top level",
+               "expected a JSON object with \"hosts\", \"switches\" and \"links\", got " +
+                   Parser::TypeName(doc));
     }
     p.CheckKeys(doc,
                 "top level",
@@ -455,8 +456,8 @@ CheckDocument(const Json& doc, const std::string& name, std::vector<LinkSpec>* s
         if (!seen[h])
         {
             p.Fail("hosts[" + std::to_string(h) + "]",
-                   "host '" + hostNames[h] + "' is disconnected: no path to host '" +
-                       hostNames[0] + "'");
+                   "host '" + hostNames[h] + "' is disconnected: no path to host '" + hostNames[0] +
+                       "'");
         }
     }
 
@@ -574,6 +575,5 @@ RoceTopologyReader::ReadString(const std::string& json,
     BuildFabric(m_roce, file, specs);
     return true;
 }
-
 
 } // namespace ns3

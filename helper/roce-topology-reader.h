@@ -39,8 +39,8 @@ struct RoceTopologyFile
  *   "switches": [{"name": "leaf0"}],                    // or {"count": 4, "prefix": "sw"}
  *   "defaults": {"rate": "400Gbps", "delay": "1us"},    // optional
  *   "gpusPerServer": 8,                                 // optional, default 1
- *   "servers": 2,                                       // optional, checked = hosts / gpusPerServer
- *   "links": [
+ *   "servers": 2,                                       // optional, checked = hosts /
+ * gpusPerServer "links": [
  *     {"a": "h0", "b": "leaf0", "rate": "400Gbps", "delay": "1us"},
  *     {"a": "h1", "b": "leaf0"}                         // rate/delay from "defaults"
  *   ]

@@ -43,14 +43,16 @@ Bad(const std::string& option, const std::string& value, const std::string& what
 uint32_t
 Integer(const std::string& option, const std::string& text, uint32_t lo, uint32_t hi)
 {
-    const bool digits = !text.empty() && text.size() <= 10 &&
-                        std::all_of(text.begin(), text.end(), [](char c) {
-                            return std::isdigit(static_cast<unsigned char>(c));
-                        });
+    const bool digits =
+        !text.empty() && text.size() <= 10 && std::all_of(text.begin(), text.end(), [](char c) {
+            return std::isdigit(static_cast<unsigned char>(c));
+        });
     const uint64_t v = digits ? std::stoull(text) : 0;
     if (!digits || v < lo || v > hi)
     {
-        Bad(option, text, "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
+        Bad(option,
+            text,
+            "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
     }
     return static_cast<uint32_t>(v);
 }
@@ -156,18 +158,20 @@ ScenarioOverrides::GetOptions()
         {"gpu",
          "GPU preset: NVLink, NVLS and compute figures (A100, H100, H200, B200)",
          &ScenarioOverrides::gpu},
-        {"nicRate", "Rate of every NIC and fabric port, e.g. 200Gbps (ideal: per-rank rate)",
+        {"nicRate",
+         "Rate of every NIC and fabric port, e.g. 200Gbps (ideal: per-rank rate)",
          &ScenarioOverrides::nicRate},
         {"spines", "Spines of the rail-optimized fabric", &ScenarioOverrides::spines},
-        {"oversubscription", "Rail leaf downlink/uplink capacity, e.g. 2 for 2:1",
+        {"oversubscription",
+         "Rail leaf downlink/uplink capacity, e.g. 2 for 2:1",
          &ScenarioOverrides::oversubscription},
         {"topology",
          "Scale-out fabric: a RoceTopologyReader JSON file (one host per GPU), or "
          "rail-optimized, or ideal",
          &ScenarioOverrides::topology},
-        {"cc", "Congestion control: a TypeId such as ns3::Dcqcn, or none",
-         &ScenarioOverrides::cc},
-        {"algorithm", "Collective algorithm for every call (auto picks the fastest)",
+        {"cc", "Congestion control: a TypeId such as ns3::Dcqcn, or none", &ScenarioOverrides::cc},
+        {"algorithm",
+         "Collective algorithm for every call (auto picks the fastest)",
          &ScenarioOverrides::algorithm},
         {"channels", "Channels per collective (0: the default rule)", &ScenarioOverrides::channels},
         {"computeScale",
@@ -189,7 +193,8 @@ ScenarioOverrides::DetectWorkload(const std::string& path,
     if (!IsFile(path))
     {
         // A Chakra prefix names no file itself.
-        for (const auto& [fmt, ext] : {std::pair{"chakra", ".et"}, std::pair{"chakra-json", ".json"}})
+        for (const auto& [fmt, ext] :
+             {std::pair{"chakra", ".et"}, std::pair{"chakra-json", ".json"}})
         {
             if (IsFile(path + ".0" + ext))
             {
@@ -198,8 +203,8 @@ ScenarioOverrides::DetectWorkload(const std::string& path,
                 return true;
             }
         }
-        *error = "--workload=" + path + ": no such file (nor Chakra rank files " + path + ".0.et or " +
-                 path + ".0.json)";
+        *error = "--workload=" + path + ": no such file (nor Chakra rank files " + path +
+                 ".0.et or " + path + ".0.json)";
         return false;
     }
     const std::string head = Head(path, 64 * 1024);
@@ -233,7 +238,8 @@ ScenarioOverrides::DetectWorkload(const std::string& path,
     {
         if (!ChakraPrefix(path, ".et", file, ranks))
         {
-            *error = "--workload=" + path + ": a binary file, but not a Chakra rank file {prefix}.{rank}.et";
+            *error = "--workload=" + path +
+                     ": a binary file, but not a Chakra rank file {prefix}.{rank}.et";
             return false;
         }
         format = "chakra";
@@ -257,7 +263,9 @@ ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
             }
             else if (!IsFile(topology))
             {
-                Bad("topology", topology, "expected a topology file, rail-optimized or ideal (no such file)");
+                Bad("topology",
+                    topology,
+                    "expected a topology file, rail-optimized or ideal (no such file)");
             }
             else
             {
@@ -266,20 +274,30 @@ ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
             }
         }
         // Settings the cluster's source does not take are errors, not silently ignored.
-        auto needs = [&s](const std::string& option, const std::string& value, bool ok, const char* why) {
+        auto needs = [&s](const std::string& option,
+                          const std::string& value,
+                          bool ok,
+                          const char* why) {
             if (!value.empty() && !ok)
             {
                 Bad(option,
                     value,
-                    std::string(why) + (s.topology == "file" ? " (topology file " + s.topologyFile + ")" : ""));
+                    std::string(why) +
+                        (s.topology == "file" ? " (topology file " + s.topologyFile + ")" : ""));
             }
         };
         const bool fromFile = s.topology == "file";
         const bool ideal = s.topology == "ideal";
         needs("servers", servers, !fromFile, "the topology file gives the servers");
-        needs("gpusPerServer", gpusPerServer, !fromFile, "the topology file gives the GPUs per server");
+        needs("gpusPerServer",
+              gpusPerServer,
+              !fromFile,
+              "the topology file gives the GPUs per server");
         needs("nicRate", nicRate, !fromFile, "the topology file gives the link rates");
-        needs("spines", spines, !fromFile && !ideal, "only a rail-optimized cluster has spines here");
+        needs("spines",
+              spines,
+              !fromFile && !ideal,
+              "only a rail-optimized cluster has spines here");
         needs("oversubscription",
               oversubscription,
               !fromFile && !ideal,
@@ -291,7 +309,8 @@ ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
         }
         if (!gpusPerServer.empty())
         {
-            s.gpusPerServer = Integer("gpusPerServer", gpusPerServer, 1, TrainingScenario::MAX_GPUS_PER_SERVER);
+            s.gpusPerServer =
+                Integer("gpusPerServer", gpusPerServer, 1, TrainingScenario::MAX_GPUS_PER_SERVER);
         }
         if (!gpu.empty())
         {
@@ -316,8 +335,11 @@ ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
         }
         if (!oversubscription.empty())
         {
-            s.oversubscription =
-                Number("oversubscription", oversubscription, 1, TrainingScenario::MAX_OVERSUBSCRIPTION, false);
+            s.oversubscription = Number("oversubscription",
+                                        oversubscription,
+                                        1,
+                                        TrainingScenario::MAX_OVERSUBSCRIPTION,
+                                        false);
         }
         std::string place;
         std::string what;
@@ -328,19 +350,21 @@ ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
             for (const Option& o : GetOptions())
             {
                 const std::string name = o.name;
-                if (!(this->*o.field).empty() &&
-                    (name == "servers" || name == "spines" || name == "oversubscription" || name == "nicRate"))
+                if (!(this->*o.field).empty() && (name == "servers" || name == "spines" ||
+                                                  name == "oversubscription" || name == "nicRate"))
                 {
                     given += (given.empty() ? "--" : ", --") + name + "=" + this->*o.field;
                 }
             }
-            throw OptionError{given + ": " + what + " (with the scenario's other settings, " + s.source + ")"};
+            throw OptionError{given + ": " + what + " (with the scenario's other settings, " +
+                              s.source + ")"};
         }
         if (!cc.empty())
         {
             const std::string name = cc == "none" ? "ns3::NoCongestionControl" : cc;
             TypeId tid;
-            if (!TypeId::LookupByNameFailSafe(name, &tid) || !tid.IsChildOf(RoceCongestionControl::GetTypeId()))
+            if (!TypeId::LookupByNameFailSafe(name, &tid) ||
+                !tid.IsChildOf(RoceCongestionControl::GetTypeId()))
             {
                 Bad("cc", cc, "expected a congestion control TypeId (e.g. ns3::Dcqcn) or none");
             }
@@ -350,7 +374,10 @@ ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
         {
             bool known = false;
             CollectiveSelection selection;
-            selection.CanMakePlan(CollectiveType::ALL_REDUCE, algorithm, CommGroup::Uniform(1, 2), &known);
+            selection.CanMakePlan(CollectiveType::ALL_REDUCE,
+                                  algorithm,
+                                  CommGroup::Uniform(1, 2),
+                                  &known);
             if (!known)
             {
                 Bad("algorithm", algorithm, "expected one of " + GetCollectiveAlgorithmNameList());
@@ -363,7 +390,8 @@ ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
         }
         if (!computeScale.empty())
         {
-            s.computeScale = Number("computeScale", computeScale, 0, TrainingScenario::MAX_COMPUTE_SCALE, true);
+            s.computeScale =
+                Number("computeScale", computeScale, 0, TrainingScenario::MAX_COMPUTE_SCALE, true);
         }
         if (!workloadFormat.empty() && workload.empty())
         {
@@ -388,11 +416,14 @@ ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
                 format = workloadFormat;
                 if (!ChakraPrefix(workload, format == "chakra" ? ".et" : ".json", file, ranks))
                 {
-                    Bad("workload", workload, "no Chakra rank files {prefix}.{rank}" +
-                                                  std::string(format == "chakra" ? ".et" : ".json"));
+                    Bad("workload",
+                        workload,
+                        "no Chakra rank files {prefix}.{rank}" +
+                            std::string(format == "chakra" ? ".et" : ".json"));
                 }
             }
-            else if (workloadFormat == "json" || workloadFormat == "aicb" || workloadFormat == "generator")
+            else if (workloadFormat == "json" || workloadFormat == "aicb" ||
+                     workloadFormat == "generator")
             {
                 format = workloadFormat;
                 file = workload;
@@ -403,7 +434,9 @@ ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
             }
             else
             {
-                Bad("workload-format", workloadFormat, "expected json, generator, chakra, chakra-json or aicb");
+                Bad("workload-format",
+                    workloadFormat,
+                    "expected json, generator, chakra, chakra-json or aicb");
             }
             s.traceFormat = format;
             s.traceFile = file;
@@ -434,7 +467,8 @@ ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
     {
         if (!(this->*o.field).empty())
         {
-            changes += std::string(changes.empty() ? "" : " ") + "--" + o.name + "=" + this->*o.field;
+            changes +=
+                std::string(changes.empty() ? "" : " ") + "--" + o.name + "=" + this->*o.field;
         }
     }
     if (!changes.empty())

@@ -1,21 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "training-report.h"
 
-#include <nlohmann/json.hpp>
-
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <iomanip>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <spawn.h>
 #include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 namespace ns3
 {
@@ -55,14 +53,16 @@ Summarize(const TrainingSimulation& sim)
 {
     // Grouped by what a user asks about ("the TP all-reduces", "the DP buckets"); sizes
     // within a group are averaged.
-    std::map<std::tuple<std::string, std::string, std::string, uint32_t, std::string>, CallSummary> by;
+    std::map<std::tuple<std::string, std::string, std::string, uint32_t, std::string>, CallSummary>
+        by;
     for (const CallRecord& c : sim.GetRunner()->GetCalls())
     {
         if (!c.finished)
         {
             continue; // a stuck run's calls have no end; the stuck report names them
         }
-        const std::string kind = c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type);
+        const std::string kind =
+            c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type);
         const std::string gk = c.group.empty() ? "pp" : sim.GetTrace().GetGroup(c.group).kind;
         CallSummary& s = by[{kind, gk, c.algorithm, c.nRanks, c.requested}];
         s.kind = kind;
@@ -146,7 +146,9 @@ RunGnuplot(const std::string& script, const std::string& log)
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::vector<char*> argv{const_cast<char*>("gnuplot"), const_cast<char*>(script.c_str()), nullptr};
+    std::vector<char*> argv{const_cast<char*>("gnuplot"),
+                            const_cast<char*>(script.c_str()),
+                            nullptr};
     pid_t pid;
     const int rc = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
@@ -216,9 +218,9 @@ TrainingReport::PrintSummary(std::ostream& os) const
        << trace.GetNOps() << " ops in the trace, " << runner->GetNIterations() << " iteration(s)\n";
     if (s.topology == "ideal")
     {
-        os << "  cluster  : " << s.servers << " x " << s.gpusPerServer << " GPUs on an ideal carrier ("
-           << s.idealRate.GetBitRate() / 1e9 << " Gb/s per rank, " << Us(s.idealLatency)
-           << " us per message)\n";
+        os << "  cluster  : " << s.servers << " x " << s.gpusPerServer
+           << " GPUs on an ideal carrier (" << s.idealRate.GetBitRate() / 1e9 << " Gb/s per rank, "
+           << Us(s.idealLatency) << " us per message)\n";
     }
     else if (s.topology == "file")
     {
@@ -230,13 +232,14 @@ TrainingReport::PrintSummary(std::ostream& os) const
     {
         os << "  cluster  : " << s.servers << " servers x " << s.gpusPerServer << " " << s.gpu
            << " on NVSwitch, one " << std::setprecision(0) << s.nicRate.GetBitRate() / 1e9
-           << " Gb/s NIC per GPU, rail-optimized" << (s.pods > 1 ? " in " + std::to_string(s.pods) + " pods" : "")
-           << ", " << s.spines << " spines, " << std::setprecision(1) << s.oversubscription << ":1, "
+           << " Gb/s NIC per GPU, rail-optimized"
+           << (s.pods > 1 ? " in " + std::to_string(s.pods) + " pods" : "") << ", " << s.spines
+           << " spines, " << std::setprecision(1) << s.oversubscription << ":1, "
            << s.congestionControl << "\n";
     }
     os << std::setprecision(3) << "  run      : simulated " << Ms(runner->GetEndTime()) << " ms in "
-       << std::setprecision(1) << m_sim.GetWallSeconds() << " s wall ("
-       << std::setprecision(2) << m_sim.GetEvents() / 1e6 << " M events)\n";
+       << std::setprecision(1) << m_sim.GetWallSeconds() << " s wall (" << std::setprecision(2)
+       << m_sim.GetEvents() / 1e6 << " M events)\n";
     if (runner->IsStuck())
     {
         os << "\n  STUCK: " << runner->GetStuckReport() << "\n";
@@ -262,12 +265,14 @@ TrainingReport::PrintSummary(std::ostream& os) const
         }
         n = std::max(n, 1u);
         os << "  " << std::setw(9) << it << std::setprecision(3) << std::setw(12) << Ms(times[it])
-           << std::setw(15) << Ms(c) / n << std::setw(20) << Ms(e) / n << std::setw(12) << Ms(i) / n << "\n";
+           << std::setw(15) << Ms(c) / n << std::setw(20) << Ms(e) / n << std::setw(12) << Ms(i) / n
+           << "\n";
     }
     os << "  (time: slowest rank; breakdown: mean over ranks)\n";
 
     os << "\n  communication by total time\n"
-       << "  collective      group  algorithm          calls  mean size   mean (us)   busbw (GB/s)\n";
+       << "  collective      group  algorithm          calls  mean size   mean (us)   busbw "
+          "(GB/s)\n";
     const auto summary = Summarize(m_sim);
     bool chosen = false;
     for (size_t k = 0; k < summary.size() && k < 10; ++k)
@@ -275,10 +280,10 @@ TrainingReport::PrintSummary(std::ostream& os) const
         const CallSummary& c = summary[k];
         const bool byAuto = c.requested == AUTO_ALGORITHM_NAME;
         chosen = chosen || byAuto;
-        os << "  " << std::left << std::setw(16) << c.kind << std::setw(7) << c.groupKind << std::setw(17)
-           << (c.algorithm + (byAuto ? "*" : "")) << std::right << std::setw(7) << c.calls << std::setw(13) << Bytes(c.bytes)
-           << std::setprecision(1) << std::setw(12) << Us(c.total) / c.calls << std::setw(15)
-           << c.busBwSum / c.calls / 1e9 << "\n";
+        os << "  " << std::left << std::setw(16) << c.kind << std::setw(7) << c.groupKind
+           << std::setw(17) << (c.algorithm + (byAuto ? "*" : "")) << std::right << std::setw(7)
+           << c.calls << std::setw(13) << Bytes(c.bytes) << std::setprecision(1) << std::setw(12)
+           << Us(c.total) / c.calls << std::setw(15) << c.busBwSum / c.calls / 1e9 << "\n";
     }
     if (chosen)
     {
@@ -350,7 +355,8 @@ TrainingReport::WriteResults(std::ostream& os) const
                                  {"idle_s", b.idle.GetSeconds()}});
             }
         }
-        iterations.push_back({{"iteration", it}, {"time_s", times[it].GetSeconds()}, {"ranks", ranks}});
+        iterations.push_back(
+            {{"iteration", it}, {"time_s", times[it].GetSeconds()}, {"ranks", ranks}});
     }
     doc["iterations"] = iterations;
     Json calls = Json::array();
@@ -416,10 +422,17 @@ TrainingReport::WriteTimeline(std::ostream& os) const
     std::vector<std::vector<bool>> streams(trace.GetNRanks());
     for (uint32_t r = 0; r < trace.GetNRanks(); ++r)
     {
-        emit({{"ph", "M"}, {"name", "process_name"}, {"pid", r},
-              {"args", {{"name", "rank " + std::to_string(r) + " (server " + std::to_string(world.GetServer(r)) +
-                                     ", GPU " + std::to_string(world.GetLocalIndex(r)) + ")"}}}});
-        emit({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", r}, {"args", {{"sort_index", r}}}});
+        emit({{"ph", "M"},
+              {"name", "process_name"},
+              {"pid", r},
+              {"args",
+               {{"name",
+                 "rank " + std::to_string(r) + " (server " + std::to_string(world.GetServer(r)) +
+                     ", GPU " + std::to_string(world.GetLocalIndex(r)) + ")"}}}});
+        emit({{"ph", "M"},
+              {"name", "process_sort_index"},
+              {"pid", r},
+              {"args", {{"sort_index", r}}}});
         streams[r].assign(trace.GetNStreams(), false);
         for (const TraceOp& op : trace.GetOps(r))
         {
@@ -435,7 +448,11 @@ TrainingReport::WriteTimeline(std::ostream& os) const
                     name = "compute";
                 }
                 name = "stream " + std::to_string(st) + (name.empty() ? "" : " (" + name + ")");
-                emit({{"ph", "M"}, {"name", "thread_name"}, {"pid", r}, {"tid", st}, {"args", {{"name", name}}}});
+                emit({{"ph", "M"},
+                      {"name", "thread_name"},
+                      {"pid", r},
+                      {"tid", st},
+                      {"args", {{"name", name}}}});
             }
         }
     }
@@ -453,7 +470,8 @@ TrainingReport::WriteTimeline(std::ostream& os) const
         if (rec.call >= 0)
         {
             const CallRecord& c = calls[rec.call];
-            args["collective"] = c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type);
+            args["collective"] =
+                c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type);
             args["group"] = c.group;
             args["bytes"] = c.bytes;
             args["algorithm"] = c.algorithm;
@@ -493,9 +511,11 @@ TrainingReport::Plot(const std::string& dir, std::string* error) const
     const std::string fabricData = GnuplotQuoted(dir + "/fabric.dat");
     script << "set terminal pngcairo size 1000,500 font ',10'\n"
            << "set output " << GnuplotQuoted(dir + "/breakdown.png") << "\n"
-           << "set title " << GnuplotQuoted("Iteration time per rank: " + m_sim.GetTrace().GetName())
+           << "set title "
+           << GnuplotQuoted("Iteration time per rank: " + m_sim.GetTrace().GetName())
            << " noenhanced\n"
-           << "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.8 border -1\n"
+           << "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.8 "
+              "border -1\n"
            << "set boxwidth 0.8\nset ylabel 'ms (mean per iteration)'\nset xlabel 'rank'\n"
            << "set key outside right\nset yrange [0:*]\n"
            << "plot " << breakdownData << " using 2:xtic(1) title 'compute' lc rgb '#4477aa', "
@@ -505,13 +525,14 @@ TrainingReport::Plot(const std::string& dir, std::string* error) const
     {
         std::ofstream out(dir + "/fabric.dat");
         mon->WriteSamples(out);
-        script << "set terminal pngcairo size 1000,700 font ',10'\n"
-               << "set output " << GnuplotQuoted(dir + "/fabric.png") << "\nunset title\n"
-               << "set multiplot layout 2,1 title " << GnuplotQuoted("Fabric: " + m_sim.GetScenario().name)
-               << " noenhanced\n"
-               << "unset style\nset style data lines\nset key outside right\nset xlabel 'time (ms)'\n"
-               << "set ylabel 'mean link utilisation'\nset yrange [0:1.05]\nunset xtics\nset xtics\n"
-               << "plot ";
+        script
+            << "set terminal pngcairo size 1000,700 font ',10'\n"
+            << "set output " << GnuplotQuoted(dir + "/fabric.png") << "\nunset title\n"
+            << "set multiplot layout 2,1 title "
+            << GnuplotQuoted("Fabric: " + m_sim.GetScenario().name) << " noenhanced\n"
+            << "unset style\nset style data lines\nset key outside right\nset xlabel 'time (ms)'\n"
+            << "set ylabel 'mean link utilisation'\nset yrange [0:1.05]\nunset xtics\nset xtics\n"
+            << "plot ";
         const auto& classes = mon->GetClasses();
         for (size_t c = 0; c < classes.size(); ++c)
         {
@@ -529,8 +550,10 @@ TrainingReport::Plot(const std::string& dir, std::string* error) const
     }
     if (!RunGnuplot(scriptFile, dir + "/gnuplot.log"))
     {
-        *error = "gnuplot failed or is not installed (see " + dir + "/gnuplot.log); the data "
-                 "files and " + scriptFile + " are written";
+        *error = "gnuplot failed or is not installed (see " + dir +
+                 "/gnuplot.log); the data "
+                 "files and " +
+                 scriptFile + " are written";
         return false;
     }
     return true;
@@ -557,48 +580,54 @@ TrainingReport::Write(const std::string& dir, bool plots, std::string* error) co
         files.push_back(dir + "/" + name);
         return true;
     };
-    bool ok = file("results.json", [&](std::ostream& os) { WriteResults(os); }) &&
-              file("timeline.json", [&](std::ostream& os) { WriteTimeline(os); }) &&
-              file("iterations.csv", [&](std::ostream& os) {
-                  os << "rank,iteration,start_us,end_us,total_us,compute_us,exposed_comm_us,idle_us\n";
-                  for (const auto& b : m_breakdown)
-                  {
-                      os << b.rank << "," << b.iteration << "," << Us(b.start) << "," << Us(b.end) << ","
-                         << Us(b.GetTotal()) << "," << Us(b.compute) << "," << Us(b.exposedComm) << ","
-                         << Us(b.idle) << "\n";
-                  }
-              }) &&
-              file("collectives.csv", [&](std::ostream& os) {
-                  os << "call,name,collective,group,algorithm,requested,ranks,bytes,iteration,first_arrival_us,"
-                        "launch_us,end_us,duration_us,busbw_GBps\n";
-                  const auto& calls = m_sim.GetRunner()->GetCalls();
-                  for (size_t k = 0; k < calls.size(); ++k)
-                  {
-                      const CallRecord& c = calls[k];
-                      os << k << "," << CsvField(c.name) << ","
-                         << (c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type))
-                         << "," << CsvField(c.group) << "," << c.algorithm << "," << c.requested << ","
-                         << c.nRanks << ","
-                         << c.bytes << "," << c.iteration << "," << Us(c.firstArrival) << ","
-                         << Us(c.launch) << ",";
-                      if (c.finished)
-                      {
-                          os << Us(c.end) << "," << Us(c.end - c.launch) << "," << c.busBw / 1e9 << "\n";
-                      }
-                      else
-                      {
-                          os << ",,\n"; // never finished (stuck run)
-                      }
-                  }
-              }) &&
-              file("fct.csv", [&](std::ostream& os) {
-                  os << "src,dst,bytes,start_us,end_us,fct_us\n";
-                  for (const auto& f : m_sim.GetFlows())
-                  {
-                      os << f.src << "," << f.dst << "," << f.bytes << "," << Us(f.start) << ","
-                         << Us(f.end) << "," << Us(f.end - f.start) << "\n";
-                  }
-              });
+    bool ok =
+        file("results.json", [&](std::ostream& os) { WriteResults(os); }) &&
+        file("timeline.json", [&](std::ostream& os) { WriteTimeline(os); }) &&
+        file("iterations.csv",
+             [&](std::ostream& os) {
+                 os << "rank,iteration,start_us,end_us,total_us,compute_us,exposed_comm_us,idle_"
+                       "us\n";
+                 for (const auto& b : m_breakdown)
+                 {
+                     os << b.rank << "," << b.iteration << "," << Us(b.start) << "," << Us(b.end)
+                        << "," << Us(b.GetTotal()) << "," << Us(b.compute) << ","
+                        << Us(b.exposedComm) << "," << Us(b.idle) << "\n";
+                 }
+             }) &&
+        file("collectives.csv",
+             [&](std::ostream& os) {
+                 os << "call,name,collective,group,algorithm,requested,ranks,bytes,iteration,first_"
+                       "arrival_us,"
+                       "launch_us,end_us,duration_us,busbw_GBps\n";
+                 const auto& calls = m_sim.GetRunner()->GetCalls();
+                 for (size_t k = 0; k < calls.size(); ++k)
+                 {
+                     const CallRecord& c = calls[k];
+                     os << k << "," << CsvField(c.name) << ","
+                        << (c.type == CollectiveType::SEND_RECV ? "send/recv"
+                                                                : CollectiveTypeToString(c.type))
+                        << "," << CsvField(c.group) << "," << c.algorithm << "," << c.requested
+                        << "," << c.nRanks << "," << c.bytes << "," << c.iteration << ","
+                        << Us(c.firstArrival) << "," << Us(c.launch) << ",";
+                     if (c.finished)
+                     {
+                         os << Us(c.end) << "," << Us(c.end - c.launch) << "," << c.busBw / 1e9
+                            << "\n";
+                     }
+                     else
+                     {
+                         os << ",,\n"; // never finished (stuck run)
+                     }
+                 }
+             }) &&
+        file("fct.csv", [&](std::ostream& os) {
+            os << "src,dst,bytes,start_us,end_us,fct_us\n";
+            for (const auto& f : m_sim.GetFlows())
+            {
+                os << f.src << "," << f.dst << "," << f.bytes << "," << Us(f.start) << ","
+                   << Us(f.end) << "," << Us(f.end - f.start) << "\n";
+            }
+        });
     if (ok && m_sim.GetMonitor())
     {
         ok = file("pfc.csv", [&](std::ostream& os) { m_sim.GetMonitor()->WritePfcCsv(os); }) &&

@@ -5,10 +5,9 @@
 
 #include "ns3/gpu-preset.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace ns3
@@ -100,8 +99,9 @@ class Section
         if (!v.is_number_integer() || v.get<int64_t>() < static_cast<int64_t>(lo) ||
             v.get<uint64_t>() > hi)
         {
-            Fail(Where(key), "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
-                                 ", got " + v.dump());
+            Fail(Where(key),
+                 "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                     ", got " + v.dump());
         }
         return v.get<uint64_t>();
     }
@@ -115,8 +115,9 @@ class Section
         const Json& v = m_obj[key];
         if (!v.is_number() || v.get<double>() < lo || v.get<double>() > hi)
         {
-            Fail(Where(key), "expected a number in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                                 "], got " + v.dump());
+            Fail(Where(key),
+                 "expected a number in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                     "], got " + v.dump());
         }
         return v.get<double>();
     }
@@ -144,7 +145,8 @@ class Section
         Time t;
         if (!TrainingScenario::ParseDuration(text, t))
         {
-            Fail(Where(key), "expected a duration such as \"1us\" or \"10ms\", got \"" + text + "\"");
+            Fail(Where(key),
+                 "expected a duration such as \"1us\" or \"10ms\", got \"" + text + "\"");
         }
         return t;
     }
@@ -207,7 +209,8 @@ TrainingScenario::CheckCluster(std::string* place, std::string* what) const
     if (servers % pods != 0)
     {
         *place = "/cluster/pods";
-        *what = std::to_string(servers) + " servers do not split into " + std::to_string(pods) + " equal pods";
+        *what = std::to_string(servers) + " servers do not split into " + std::to_string(pods) +
+                " equal pods";
         return false;
     }
     // The leaf-to-spine rate that gives the oversubscription must be a usable rate.
@@ -287,24 +290,28 @@ TrainingScenario::Parse(const std::string& text,
             if (s.topology != "rail-optimized" && s.topology != "ideal" && s.topology != "file")
             {
                 Fail("/cluster/topology",
-                     "expected \"rail-optimized\", \"file\" or \"ideal\", got \"" + s.topology + "\"");
+                     "expected \"rail-optimized\", \"file\" or \"ideal\", got \"" + s.topology +
+                         "\"");
             }
             s.topologyFile = Resolve(c.Text("file", ""), source);
             if ((s.topology == "file") == s.topologyFile.empty())
             {
-                Fail("/cluster/file", "a topology file is given exactly when \"topology\" is \"file\"");
+                Fail("/cluster/file",
+                     "a topology file is given exactly when \"topology\" is \"file\"");
             }
             s.servers = c.Unsigned("servers", s.servers, 1, MAX_SERVERS);
             s.gpusPerServer = c.Unsigned("gpusPerServer", s.gpusPerServer, 1, MAX_GPUS_PER_SERVER);
             s.gpu = c.Text("gpu", s.gpu);
             if (!GpuPreset::Find(s.gpu))
             {
-                Fail("/cluster/gpu", "expected " + GpuPreset::GetNameList() + ", got \"" + s.gpu + "\"");
+                Fail("/cluster/gpu",
+                     "expected " + GpuPreset::GetNameList() + ", got \"" + s.gpu + "\"");
             }
             s.nicRate = c.Rate("nicRate", s.nicRate);
             s.spines = c.Unsigned("spines", s.spines, 1, MAX_SPINES);
             s.pods = c.Unsigned("pods", s.pods, 1, MAX_SERVERS);
-            s.oversubscription = c.Number("oversubscription", s.oversubscription, 1.0, MAX_OVERSUBSCRIPTION);
+            s.oversubscription =
+                c.Number("oversubscription", s.oversubscription, 1.0, MAX_OVERSUBSCRIPTION);
             s.linkDelay = c.Duration("linkDelay", s.linkDelay);
             s.idealRate = c.Rate("idealRate", s.idealRate);
             s.idealLatency = c.Duration("idealLatency", s.idealLatency);
@@ -338,7 +345,8 @@ TrainingScenario::Parse(const std::string& text,
                     }
                     else
                     {
-                        Fail("/fabric/config/" + it.key(), "expected a string, number or boolean value");
+                        Fail("/fabric/config/" + it.key(),
+                             "expected a string, number or boolean value");
                     }
                     s.config.emplace_back(it.key(), value);
                 }
@@ -357,7 +365,10 @@ TrainingScenario::Parse(const std::string& text,
                 }
                 std::string why;
                 TransformerConfig g;
-                if (!TransformerTraceGenerator::ParseConfig(w.Get("model").dump(), source + " /workload/model", g, &why))
+                if (!TransformerTraceGenerator::ParseConfig(w.Get("model").dump(),
+                                                            source + " /workload/model",
+                                                            g,
+                                                            &why))
                 {
                     *error = why;
                     return false;
@@ -365,12 +376,13 @@ TrainingScenario::Parse(const std::string& text,
                 s.generator = g;
                 s.traceFile.clear(); // no file: the workload is the model above
             }
-            else if (s.traceFormat == "json" || s.traceFormat == "aicb" || s.traceFormat == "chakra" ||
-                     s.traceFormat == "chakra-json")
+            else if (s.traceFormat == "json" || s.traceFormat == "aicb" ||
+                     s.traceFormat == "chakra" || s.traceFormat == "chakra-json")
             {
                 if (!w.Has("file"))
                 {
-                    Fail("/workload", "format \"" + s.traceFormat + "\" needs a \"file\" (chakra: the prefix)");
+                    Fail("/workload",
+                         "format \"" + s.traceFormat + "\" needs a \"file\" (chakra: the prefix)");
                 }
                 s.traceFile = Resolve(w.Text("file", ""), source);
                 s.traceRanks = w.Unsigned("ranks", 0, 0, 1u << 20);
@@ -378,7 +390,8 @@ TrainingScenario::Parse(const std::string& text,
             else
             {
                 Fail("/workload/format",
-                     "expected json, chakra, chakra-json, aicb or generator, got \"" + s.traceFormat + "\"");
+                     "expected json, chakra, chakra-json, aicb or generator, got \"" +
+                         s.traceFormat + "\"");
             }
             s.computeScale = w.Number("computeScale", s.computeScale, 0, MAX_COMPUTE_SCALE);
             if (s.computeScale <= 0)
@@ -396,7 +409,8 @@ TrainingScenario::Parse(const std::string& text,
             if (s.chunkBytes != 0 && s.chunkBytes < 4096)
             {
                 // Smaller chunks would cut a plan into millions of transfers.
-                Fail("/collectives/chunkBytes", "must be 0 (each algorithm's default chunk) or at least 4096");
+                Fail("/collectives/chunkBytes",
+                     "must be 0 (each algorithm's default chunk) or at least 4096");
             }
             c.Done();
         }

@@ -21,22 +21,22 @@ namespace ns3
  */
 struct TrainingScenario
 {
-    std::string name{"default"};   //!< for reports
+    std::string name{"default"};                     //!< for reports
     std::string source{"built-in default scenario"}; //!< where it came from
 
     // Cluster
     std::string topology{"rail-optimized"}; //!< "rail-optimized", "file" (packets) or "ideal"
-    std::string topologyFile;       //!< "file": a RoceTopologyReader JSON file (one host per
-                                    //!< GPU; servers and gpusPerServer come from it)
+    std::string topologyFile; //!< "file": a RoceTopologyReader JSON file (one host per
+                              //!< GPU; servers and gpusPerServer come from it)
     uint32_t servers{2};
     uint32_t gpusPerServer{8};
-    std::string gpu{"H100"};        //!< GpuPreset: NVLink, NVLS and compute figures
-    DataRate nicRate{"400Gbps"};    //!< every NIC and fabric port
+    std::string gpu{"H100"};     //!< GpuPreset: NVLink, NVLS and compute figures
+    DataRate nicRate{"400Gbps"}; //!< every NIC and fabric port
     uint32_t spines{2};
-    uint32_t pods{1};               //!< rail-optimized pods (must divide servers)
-    double oversubscription{1.0};   //!< rail leaf down/up capacity
+    uint32_t pods{1};             //!< rail-optimized pods (must divide servers)
+    double oversubscription{1.0}; //!< rail leaf down/up capacity
     Time linkDelay{MicroSeconds(1)};
-    DataRate idealRate{"400Gbps"};  //!< "ideal": per-rank port rate
+    DataRate idealRate{"400Gbps"};      //!< "ideal": per-rank port rate
     Time idealLatency{MicroSeconds(5)}; //!< "ideal": per-message latency
 
     // Fabric settings
@@ -54,7 +54,7 @@ struct TrainingScenario
 
     // Collectives and run
     std::string algorithm{"auto"};
-    uint32_t channels{0};            //!< 0: GPUs per server (NCCL opens one per NIC/rail)
+    uint32_t channels{0}; //!< 0: GPUs per server (NCCL opens one per NIC/rail)
     uint64_t chunkBytes{0};
     uint32_t iterations{1};
     uint32_t seed{1};
@@ -64,20 +64,20 @@ struct TrainingScenario
     // Outputs
     std::string outputDir{"ai-fabric-results"};
     bool plots{true};
-    std::string pcapPrefix;          //!< pcap files PREFIX-nic<i>.pcap, PREFIX-sw<j>-<port>.pcap
-                                     //!< (empty: no capture); not resolved like paths
-    std::string pcapNodes;           //!< comma-separated node names to capture (empty: all)
+    std::string pcapPrefix; //!< pcap files PREFIX-nic<i>.pcap, PREFIX-sw<j>-<port>.pcap
+                            //!< (empty: no capture); not resolved like paths
+    std::string pcapNodes;  //!< comma-separated node names to capture (empty: all)
 
     /// \return the number of GPUs (servers x gpusPerServer)
     uint32_t GetNGpus() const;
 
     // Ranges of the settings, for scenario files and command-line overrides alike.
-    static constexpr uint32_t MAX_SERVERS = 4096;        //!< servers, pods
-    static constexpr uint32_t MAX_GPUS_PER_SERVER = 72;  //!< an NVL72 domain
-    static constexpr uint32_t MAX_SPINES = 1024;         //!< spines
-    static constexpr double MAX_OVERSUBSCRIPTION = 64;   //!< from 1
-    static constexpr uint32_t MAX_CHANNELS = 64;         //!< NCCL's channel limit
-    static constexpr double MAX_COMPUTE_SCALE = 1000;    //!< above 0
+    static constexpr uint32_t MAX_SERVERS = 4096;       //!< servers, pods
+    static constexpr uint32_t MAX_GPUS_PER_SERVER = 72; //!< an NVL72 domain
+    static constexpr uint32_t MAX_SPINES = 1024;        //!< spines
+    static constexpr double MAX_OVERSUBSCRIPTION = 64;  //!< from 1
+    static constexpr uint32_t MAX_CHANNELS = 64;        //!< NCCL's channel limit
+    static constexpr double MAX_COMPUTE_SCALE = 1000;   //!< above 0
 
     /**
      * The checks that involve several cluster settings: pods divide the servers, and the

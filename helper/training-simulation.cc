@@ -6,13 +6,13 @@
 #include "ns3/chakra-reader.h"
 #include "ns3/collective-selection.h"
 #include "ns3/config.h"
-#include "ns3/program-options.h"
-#include "ns3/roce-topology-reader.h"
 #include "ns3/double.h"
 #include "ns3/gpu-preset.h"
-#include "ns3/roce-congestion-control.h"
 #include "ns3/ideal-transport.h"
+#include "ns3/program-options.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/roce-congestion-control.h"
+#include "ns3/roce-topology-reader.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/trace-json.h"
@@ -22,12 +22,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <set>
-#include <tuple>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
+#include <tuple>
 
 namespace ns3
 {
@@ -151,8 +151,8 @@ TrainingSimulation::AdaptTrace()
             {
                 if (op.kind == TraceOpKind::COMPUTE)
                 {
-                    op.duration = NanoSeconds(
-                        std::llround(static_cast<double>(op.duration.GetNanoSeconds()) * s.computeScale));
+                    op.duration = NanoSeconds(std::llround(
+                        static_cast<double>(op.duration.GetNanoSeconds()) * s.computeScale));
                 }
             }
         }
@@ -162,15 +162,18 @@ TrainingSimulation::AdaptTrace()
     {
         const uint32_t idle = gpus - m_trace.GetNRanks();
         std::ostringstream w;
-        w << "the workload has " << m_trace.GetNRanks() << " ranks but the cluster " << gpus << " GPUs: "
-          << idle << " GPUs (" << (idle * 2 == gpus ? "half the cluster" : std::to_string(100 * idle / gpus) + " %")
+        w << "the workload has " << m_trace.GetNRanks() << " ranks but the cluster " << gpus
+          << " GPUs: " << idle << " GPUs ("
+          << (idle * 2 == gpus ? "half the cluster" : std::to_string(100 * idle / gpus) + " %")
           << ") stay idle";
         m_warnings.push_back(w.str());
     }
 }
 
 bool
-TrainingSimulation::ApplyConfig(const std::string& path, const std::string& value, std::string* error)
+TrainingSimulation::ApplyConfig(const std::string& path,
+                                const std::string& value,
+                                std::string* error)
 {
     const std::string where = m_scenario.source + ": /fabric/config/" + path + ": ";
     const size_t split = path.rfind("::");
@@ -201,7 +204,8 @@ TrainingSimulation::ApplyConfig(const std::string& path, const std::string& valu
     Ptr<AttributeValue> v = AttributeValueFromText(info.checker, value, &expected);
     if (!v || !Config::SetDefaultFailSafe(path, *v))
     {
-        *error = where + "\"" + value + "\" is not a valid " + type + " (expected " + expected + ")";
+        *error =
+            where + "\"" + value + "\" is not a valid " + type + " (expected " + expected + ")";
         return false;
     }
     return true;
@@ -247,9 +251,10 @@ TrainingSimulation::CheckAlgorithms(std::string* error) const
             {
                 *error = m_scenario.source + ": algorithm nvls (" +
                          (op.algorithm.empty() ? std::string("collectives.algorithm or --algorithm")
-                                               : "rank " + std::to_string(r) + " op " + std::to_string(op.id) +
-                                                     " of the trace") +
-                         "): the " + m_scenario.gpu + " GPU preset has no NVLS (NVLink SHARP needs Hopper or newer: " +
+                                               : "rank " + std::to_string(r) + " op " +
+                                                     std::to_string(op.id) + " of the trace") +
+                         "): the " + m_scenario.gpu +
+                         " GPU preset has no NVLS (NVLink SHARP needs Hopper or newer: " +
                          GpuPreset::GetNvlsNameList() + ")";
                 return false;
             }
@@ -258,8 +263,11 @@ TrainingSimulation::CheckAlgorithms(std::string* error) const
             CollectiveSelection selection(m_transport, g.ranks);
             bool known = false;
             std::string why;
-            const bool ok =
-                selection.CanMakePlan(op.collective, algorithm, m_world.SubGroup(g.ranks), &known, &why);
+            const bool ok = selection.CanMakePlan(op.collective,
+                                                  algorithm,
+                                                  m_world.SubGroup(g.ranks),
+                                                  &known,
+                                                  &why);
             if (!known)
             {
                 *error = m_scenario.source + ": unknown collective algorithm \"" + algorithm +
@@ -268,9 +276,10 @@ TrainingSimulation::CheckAlgorithms(std::string* error) const
             }
             if (!ok)
             {
-                *error = m_scenario.source + ": rank " + std::to_string(r) + " op " + std::to_string(op.id) +
-                         " ('" + op.name + "'): no " + algorithm + " " + CollectiveTypeToString(op.collective) +
-                         " on group '" + op.group + "' of " + std::to_string(n) + " ranks (" + why + ")";
+                *error = m_scenario.source + ": rank " + std::to_string(r) + " op " +
+                         std::to_string(op.id) + " ('" + op.name + "'): no " + algorithm + " " +
+                         CollectiveTypeToString(op.collective) + " on group '" + op.group +
+                         "' of " + std::to_string(n) + " ranks (" + why + ")";
                 return false;
             }
         }
@@ -287,14 +296,16 @@ TrainingSimulation::Build(std::string* error)
     // in the same list).
     if (!GpuClusterHelper::SetGpuDefaults(s.gpu))
     {
-        *error = s.source + ": /cluster/gpu: expected " + GpuPreset::GetNameList() + ", got \"" + s.gpu + "\"";
+        *error = s.source + ": /cluster/gpu: expected " + GpuPreset::GetNameList() + ", got \"" +
+                 s.gpu + "\"";
         return false;
     }
     Config::SetDefault("ns3::WorkloadRunner::Iterations", UintegerValue(s.iterations));
     Config::SetDefault("ns3::WorkloadRunner::HangTimeout", TimeValue(s.hangTimeout));
     Config::SetDefault("ns3::WorkloadRunner::Algorithm", StringValue(s.algorithm));
-    Config::SetDefault("ns3::WorkloadRunner::Channels",
-                       UintegerValue(s.channels ? s.channels : CollectiveDefaultChannels(s.gpusPerServer)));
+    Config::SetDefault(
+        "ns3::WorkloadRunner::Channels",
+        UintegerValue(s.channels ? s.channels : CollectiveDefaultChannels(s.gpusPerServer)));
     Config::SetDefault("ns3::WorkloadRunner::ChunkBytes", UintegerValue(s.chunkBytes));
     Config::SetDefault("ns3::FabricMonitor::SampleInterval", TimeValue(s.sampleInterval));
     for (const auto& [path, value] : s.config)
@@ -315,8 +326,9 @@ TrainingSimulation::Build(std::string* error)
     const uint64_t chunk = std::stoull(runnerDefault("ChunkBytes"));
     if (chunk != 0 && chunk < 4096)
     {
-        *error = s.source + ": ns3::WorkloadRunner::ChunkBytes: must be 0 (each algorithm's "
-                            "default chunk) or at least 4096, got " +
+        *error = s.source +
+                 ": ns3::WorkloadRunner::ChunkBytes: must be 0 (each algorithm's "
+                 "default chunk) or at least 4096, got " +
                  std::to_string(chunk);
         return false;
     }
@@ -350,8 +362,9 @@ TrainingSimulation::Build(std::string* error)
         const auto hosts = static_cast<uint32_t>(file.topology.nics.size());
         if (hosts % file.gpusPerServer != 0)
         {
-            *error = s.topologyFile + ": " + std::to_string(hosts) + " hosts do not make servers of " +
-                     std::to_string(file.gpusPerServer) + " GPUs";
+            *error = s.topologyFile + ": " + std::to_string(hosts) +
+                     " hosts do not make servers of " + std::to_string(file.gpusPerServer) +
+                     " GPUs";
             return false;
         }
         m_fileNetwork = file.topology;
@@ -361,9 +374,10 @@ TrainingSimulation::Build(std::string* error)
     const uint32_t gpus = s.GetNGpus();
     if (s.traceFormat == "generator" && s.generator.GetNRanks() > gpus)
     {
-        *error = (s.traceFile.empty() ? s.source + ": /workload/model" : s.traceFile + ": the model") +
-                 " needs " + std::to_string(s.generator.GetNRanks()) +
-                 " GPUs (tp x pp x dp) but the cluster has " + std::to_string(gpus);
+        *error =
+            (s.traceFile.empty() ? s.source + ": /workload/model" : s.traceFile + ": the model") +
+            " needs " + std::to_string(s.generator.GetNRanks()) +
+            " GPUs (tp x pp x dp) but the cluster has " + std::to_string(gpus);
         return false;
     }
     if (!LoadTrace(error))
@@ -543,15 +557,18 @@ TrainingSimulation::Progress()
         const double wall = std::chrono::duration<double>(now - m_wallStart).count();
         const auto [done, total] = m_runner->GetProgress();
         const double fraction = total ? static_cast<double>(done) / total : 0;
-        std::fprintf(stderr,
-                     "\r[ai-fabric] simulated %.3f ms | ops %llu/%llu (%.0f%%) | wall %.0f s | ETA %s   ",
-                     Simulator::Now().GetSeconds() * 1e3,
-                     static_cast<unsigned long long>(done),
-                     static_cast<unsigned long long>(total),
-                     fraction * 100,
-                     wall,
-                     fraction > 0.01 ? (std::to_string(static_cast<int>(wall * (1 - fraction) / fraction)) + " s").c_str()
-                                     : "?");
+        std::fprintf(
+            stderr,
+            "\r[ai-fabric] simulated %.3f ms | ops %llu/%llu (%.0f%%) | wall %.0f s | ETA %s   ",
+            Simulator::Now().GetSeconds() * 1e3,
+            static_cast<unsigned long long>(done),
+            static_cast<unsigned long long>(total),
+            fraction * 100,
+            wall,
+            fraction > 0.01
+                ? (std::to_string(static_cast<int>(wall * (1 - fraction) / fraction)) + " s")
+                      .c_str()
+                : "?");
         std::fflush(stderr);
         m_printed = true;
     }

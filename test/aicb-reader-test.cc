@@ -6,15 +6,14 @@
 // malformed files stop with "file:line: reason".
 #include "ns3/aicb-reader.h"
 
-#include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <gtest/gtest.h>
+#include <map>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 using namespace ns3;
@@ -90,9 +89,8 @@ ZeroCommFinish(const TrainingTrace& trace)
         const auto& ops = trace.GetOps(r);
         for (size_t i = 0; i < ops.size(); ++i)
         {
-            std::string own = ops[i].kind == TraceOpKind::COLLECTIVE
-                                  ? ops[i].group
-                                  : std::to_string(ops[i].peer);
+            std::string own =
+                ops[i].kind == TraceOpKind::COLLECTIVE ? ops[i].group : std::to_string(ops[i].peer);
             if (ops[i].kind == kind && own == key && seq[r][i] == k)
             {
                 return static_cast<int64_t>(i);
@@ -155,11 +153,11 @@ ZeroCommFinish(const TrainingTrace& trace)
                 }
                 else
                 {
-                    TraceOpKind other = op.kind == TraceOpKind::SEND ? TraceOpKind::RECV
-                                                                     : TraceOpKind::SEND;
+                    TraceOpKind other =
+                        op.kind == TraceOpKind::SEND ? TraceOpKind::RECV : TraceOpKind::SEND;
                     int64_t j = partner(op.peer, other, std::to_string(r), seq[r][i]);
-                    finish = j < 0 || start[op.peer][j] < 0 ? -1
-                                                            : std::max(finish, start[op.peer][j]);
+                    finish =
+                        j < 0 || start[op.peer][j] < 0 ? -1 : std::max(finish, start[op.peer][j]);
                 }
                 if (finish >= 0)
                 {
@@ -174,8 +172,8 @@ ZeroCommFinish(const TrainingTrace& trace)
     {
         for (size_t i = 0; i < end[r].size(); ++i)
         {
-            EXPECT_GE(end[r][i], 0) << "rank " << r << " op " << trace.GetOps(r)[i].name
-                                    << " never finishes";
+            EXPECT_GE(end[r][i], 0)
+                << "rank " << r << " op " << trace.GetOps(r)[i].name << " never finishes";
             last[r] = std::max(last[r], end[r][i]);
         }
     }
@@ -472,11 +470,15 @@ TEST_F(AicbReader, LayerCountDisagreesWithLine2)
 
 TEST_F(AicbReader, BadParallelism)
 {
-    ExpectError(
-        "tp.txt", HEADER + "1\n" + LAYER, 5, 1, {"TP size 2", "does not divide the 5 GPUs"});
+    ExpectError("tp.txt",
+                HEADER + "1\n" + LAYER,
+                5,
+                1,
+                {"TP size 2", "does not divide the 5 GPUs"});
     ExpectError("tppp.txt",
                 "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 pp: 2 pp_comm: 8\n"
-                "1\n" + LAYER,
+                "1\n" +
+                    LAYER,
                 6,
                 1,
                 {"TP size 2 (model_parallel_NPU_group) times pp: 2 does not divide the 6 GPUs"});
@@ -611,9 +613,9 @@ TEST_F(AicbReader, PipelineBubble)
             ASSERT_EQ(error, "") << name;
             std::vector<int64_t> finish = ZeroCommFinish(trace);
             int64_t slowest = *std::max_element(finish.begin(), finish.end());
-            const int64_t expected =
-                ga == 1 ? pp * (150 + aroundF + 630 + aroundB) + update
-                        : aroundF + aroundB + update + (ga + pp - 1) * (150 + 630);
+            const int64_t expected = ga == 1
+                                         ? pp * (150 + aroundF + 630 + aroundB) + update
+                                         : aroundF + aroundB + update + (ga + pp - 1) * (150 + 630);
             EXPECT_EQ(slowest, expected) << name;
             EXPECT_EQ(finish[0], slowest) << name; // stage 0 ends last
         }
@@ -654,8 +656,9 @@ TEST_F(AicbReader, PipelineRefusals)
                 {"ga: 2 with pp: 2: the 4 layer lines hold no 2 identical consecutive blocks"});
     // Three equal lines after a different one: two blocks of one line fit twice.
     ExpectError("ambiguous.txt",
-                head + " ga: 2 pp_comm: 4096\n4\n"
-                       "embedding -1 1 NONE 0 1 NONE 0 1 NONE 0 0\n" +
+                head +
+                    " ga: 2 pp_comm: 4096\n4\n"
+                    "embedding -1 1 NONE 0 1 NONE 0 1 NONE 0 0\n" +
                     LAYER + LAYER + LAYER,
                 8,
                 1,

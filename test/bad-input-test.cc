@@ -6,10 +6,9 @@
 
 #include "ns3/program-options.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 using namespace aifabric;
 
@@ -136,14 +135,22 @@ TEST_F(BadInput, SizesTakeUnits)
 {
     // Binary single letters and IEC units (as nccl-tests), decimal SI units.
     const std::vector<std::pair<std::string, uint64_t>> good{
-        {"4096", 4096},           {"0", 0},
-        {"16K", 16384},           {"16k", 16384},
-        {"16KiB", 16384},         {"16M", 16777216},
-        {"16MiB", 16777216},      {"16MB", 16000000},
-        {"1G", 1073741824},       {"1GiB", 1073741824},
-        {"1GB", 1000000000},      {"2T", 2199023255552},
-        {"1.5K", 1536},           {"0.5M", 524288},
-        {"1e3", 1000},            {"12B", 12},
+        {"4096", 4096},
+        {"0", 0},
+        {"16K", 16384},
+        {"16k", 16384},
+        {"16KiB", 16384},
+        {"16M", 16777216},
+        {"16MiB", 16777216},
+        {"16MB", 16000000},
+        {"1G", 1073741824},
+        {"1GiB", 1073741824},
+        {"1GB", 1000000000},
+        {"2T", 2199023255552},
+        {"1.5K", 1536},
+        {"0.5M", 524288},
+        {"1e3", 1000},
+        {"12B", 12},
         {"999999999999999999", 999999999999999999ULL}, // 18 digits, read exactly
     };
     for (const auto& [text, bytes] : good)
@@ -217,8 +224,14 @@ TEST_F(BadInput, ProgramOptionsConvertAndRefuse)
         ProgramOptions o("prog");
         make(o);
         auto [ok, err] = ParseLine(o,
-                                   {"--count=12", "--bytes=16M", "--flag=0", "--rate=12.5GB/s",
-                                    "--delay=500ns", "--ratio=2.5", "--cc=none", "--word=b",
+                                   {"--count=12",
+                                    "--bytes=16M",
+                                    "--flag=0",
+                                    "--rate=12.5GB/s",
+                                    "--delay=500ns",
+                                    "--ratio=2.5",
+                                    "--cc=none",
+                                    "--word=b",
                                     "--count=13"}); // the last one wins
         EXPECT_TRUE(ok) << err;
         EXPECT_EQ(err, "");
@@ -240,16 +253,20 @@ TEST_F(BadInput, ProgramOptionsConvertAndRefuse)
         {"--count=0", "prog: --count=0: expected an integer from 1 to 100\n"},
         {"--count=1e2", "prog: --count=1e2: expected an integer from 1 to 100\n"},
         {"--count", "prog: --count: expected --count=value\n"},
-        {"--bytes=-1", "prog: --bytes=-1: expected a size from 1 B to 1024T B like 4096, 64K, 16M or 1G "
-                       "(K, M, G, T, KiB, MiB, GiB, TiB binary; kB, MB, GB, TB decimal)\n"},
+        {"--bytes=-1",
+         "prog: --bytes=-1: expected a size from 1 B to 1024T B like 4096, 64K, 16M or 1G "
+         "(K, M, G, T, KiB, MiB, GiB, TiB binary; kB, MB, GB, TB decimal)\n"},
         {"--flag=yes", "prog: --flag=yes: expected true, false, 1 or 0\n"},
-        {"--rate=0bps", "prog: --rate=0bps: expected a rate like 400Gbps or 12.5GB/s from 1Mbps to 100Tbps\n"},
-        {"--delay=1", "prog: --delay=1: expected a non-negative duration like 1us or 2ms (s, ms, us, "
-                      "ns, ps; at most an hour)\n"},
+        {"--rate=0bps",
+         "prog: --rate=0bps: expected a rate like 400Gbps or 12.5GB/s from 1Mbps to 100Tbps\n"},
+        {"--delay=1",
+         "prog: --delay=1: expected a non-negative duration like 1us or 2ms (s, ms, us, "
+         "ns, ps; at most an hour)\n"},
         {"--ratio=0", "prog: --ratio=0: expected a number above 0 to 10\n"},
         {"--ratio=nan", "prog: --ratio=nan: expected a number above 0 to 10\n"},
-        {"--cc=ns3::Cubic", "prog: --cc=ns3::Cubic: expected one of ns3::Dcqcn, ns3::NoCongestionControl "
-                            "or none (TypeIds derived from ns3::RoceCongestionControl)\n"},
+        {"--cc=ns3::Cubic",
+         "prog: --cc=ns3::Cubic: expected one of ns3::Dcqcn, ns3::NoCongestionControl "
+         "or none (TypeIds derived from ns3::RoceCongestionControl)\n"},
         {"--word=c", "prog: --word=c: expected one of a or b\n"},
         {"--other=1", "prog: --other=1: unknown option (see --help)\n"},
         {"-x", "prog: -x: unknown option (see --help)\n"},
@@ -271,7 +288,8 @@ TEST_F(BadInput, ProgramOptionsConvertAndRefuse)
     EXPECT_EQ(o.Fail("count", "expected a divisor of --ranks=8"), 1);
     EXPECT_EQ(o.Fail("word", "expected b with --count=3"), 1);
     EXPECT_EQ(::testing::internal::GetCapturedStderr(),
-              "prog: --count=3: expected a divisor of --ranks=8\nprog: --word: expected b with --count=3\n");
+              "prog: --count=3: expected a divisor of --ranks=8\nprog: --word: expected b with "
+              "--count=3\n");
 }
 
 TEST_F(BadInput, AttributesFromTextAreCheckedByKind)
@@ -284,10 +302,16 @@ TEST_F(BadInput, AttributesFromTextAreCheckedByKind)
         std::string text;
         std::string expected; // empty: accepted
     };
+
     const std::vector<Case> cases{
         {"ns3::RoceChannel::Delay", "2us", ""},
-        {"ns3::RoceChannel::Delay", "x", "a non-negative duration like 1us or 2ms (s, ms, us, ns, ps; at most an hour)"},
-        {"ns3::RoceChannel::Delay", "5 fortnights", "a non-negative duration like 1us or 2ms (s, ms, us, ns, ps; at most an hour): unknown unit \" fortnights\""},
+        {"ns3::RoceChannel::Delay",
+         "x",
+         "a non-negative duration like 1us or 2ms (s, ms, us, ns, ps; at most an hour)"},
+        {"ns3::RoceChannel::Delay",
+         "5 fortnights",
+         "a non-negative duration like 1us or 2ms (s, ms, us, ns, ps; at most an hour): unknown "
+         "unit \" fortnights\""},
         {"ns3::Dcqcn::RateAi", "20Mbps", ""},
         {"ns3::Dcqcn::RateAi", "10 Mbps", "a positive rate like 400Gbps or 12.5GB/s"},
         {"ns3::RdmaNic::Mtu", "4096", ""},
@@ -296,7 +320,10 @@ TEST_F(BadInput, AttributesFromTextAreCheckedByKind)
         {"ns3::RdmaNic::Mtu", "-1", "an integer (uint32_t 1:9000)"},
         {"ns3::TransformerTraceGenerator::PeakFlops", "312e12", ""},
         {"ns3::TransformerTraceGenerator::PeakFlops", "fast", "a number ("},
-        {"ns3::RoceSwitch::Mmu", "0", "nothing: attributes of type PointerValue cannot be set from a scenario file or the command line"},
+        {"ns3::RoceSwitch::Mmu",
+         "0",
+         "nothing: attributes of type PointerValue cannot be set from a scenario file or the "
+         "command line"},
     };
     for (const Case& c : cases)
     {
@@ -314,14 +341,16 @@ TEST_F(BadInput, AttributesFromTextAreCheckedByKind)
         else
         {
             EXPECT_FALSE(v) << c.path << "=" << c.text;
-            EXPECT_EQ(expected.rfind(c.expected, 0), 0u) << c.path << "=" << c.text << ": " << expected;
+            EXPECT_EQ(expected.rfind(c.expected, 0), 0u)
+                << c.path << "=" << c.text << ": " << expected;
         }
     }
 }
 
 TEST_F(BadInput, OutputPlacesAreCheckedBeforeTheRun)
 {
-    const std::string dir = ::testing::TempDir() + "ai-fabric-outputs-" + std::to_string(::getpid());
+    const std::string dir =
+        ::testing::TempDir() + "ai-fabric-outputs-" + std::to_string(::getpid());
     const std::string file = dir + "-file";
     std::ofstream(file) << "x";
     std::string why;
@@ -360,8 +389,10 @@ TEST_F(BadInput, TraceKeysAreKnownOrRefused)
         "groups": [{"name": "world", "ranks": [0, 1]}], "programs": [)";
     const std::string rank1 = R"({"rank": 1, "ops": [{"kind": "compute", "duration_ns": 5}]}]})";
     std::string error;
-    EXPECT_EQ(TraceJson::Parse(head + R"({"rank": 0, "ops": [{"kind": "compute", "duration_ns": 5}]},)" + rank1,
-                               "t.json", &error)
+    EXPECT_EQ(TraceJson::Parse(
+                  head + R"({"rank": 0, "ops": [{"kind": "compute", "duration_ns": 5}]},)" + rank1,
+                  "t.json",
+                  &error)
                   .GetNRanks(),
               2u)
         << error;
@@ -369,12 +400,17 @@ TEST_F(BadInput, TraceKeysAreKnownOrRefused)
         {head + R"({"rank": 0, "ops": [{"kind": "compute", "durration_ns": 5}]},)" + rank1,
          "t.json: /programs/0/ops/0: unknown key 'durration_ns' (a compute op takes kind, name, "
          "stream, iteration, deps, duration_us, duration_ns)"},
-        {head + R"({"rank": 0, "ops": [{"kind": "collective", "collective": "all-reduce", "bytes": 8,
-                     "group": "world", "algo": "ring"}]},)" + rank1,
+        {head +
+             R"({"rank": 0, "ops": [{"kind": "collective", "collective": "all-reduce", "bytes": 8,
+                     "group": "world", "algo": "ring"}]},)" +
+             rank1,
          "t.json: /programs/0/ops/0: unknown key 'algo' (a collective op takes kind, name, stream, "
          "iteration, deps, collective, bytes, group, algorithm, root)"},
-        {head + R"({"rank": 0, "ops": [{"kind": "send", "peer": 1, "bytes": 8, "duration_ns": 3}]},)" + rank1,
-         "t.json: /programs/0/ops/0: unknown key 'duration_ns' (a send op takes kind, name, stream, "
+        {head +
+             R"({"rank": 0, "ops": [{"kind": "send", "peer": 1, "bytes": 8, "duration_ns": 3}]},)" +
+             rank1,
+         "t.json: /programs/0/ops/0: unknown key 'duration_ns' (a send op takes kind, name, "
+         "stream, "
          "iteration, deps, peer, bytes, tag)"},
         {head + R"({"rank": 0, "ops": [], "device": 0},)" + rank1,
          "t.json: /programs/0: unknown key 'device' (a program takes rank, ops)"},

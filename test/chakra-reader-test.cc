@@ -4,13 +4,12 @@
 // message naming the file, the record and the reason (never a crash or a hang).
 #include "ns3/chakra-reader.h"
 
-#include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <iterator>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 using namespace ns3;
@@ -274,7 +273,8 @@ TEST_F(ChakraReader, ProcessGroupMembers)
     std::string alone = METADATA + Message(NodeHead(1, "c", 4) + Var(7, 3));
     std::string error;
     TrainingTrace trace = ChakraTraceReader::ReadFiles(
-        {Write("p.0.et", pair), Write("p.1.et", alone), Write("p.2.et", pair)}, &error);
+        {Write("p.0.et", pair), Write("p.1.et", alone), Write("p.2.et", pair)},
+        &error);
     ASSERT_EQ(error, "");
     EXPECT_EQ(trace.GetGroup("pair").ranks, (std::vector<uint32_t>{0, 2}));
     EXPECT_FALSE(trace.HasGroup("world"));

@@ -24,7 +24,11 @@ struct Bench
 
 /// Build a carrier: "ideal", "nvswitch" (one server of gpus) or "dgx" (servers x gpus).
 void
-MakeBench(Bench& b, const std::string& kind, uint32_t servers, uint32_t gpus, const std::string& gpu = "H100")
+MakeBench(Bench& b,
+          const std::string& kind,
+          uint32_t servers,
+          uint32_t gpus,
+          const std::string& gpu = "H100")
 {
     if (kind == "ideal")
     {
@@ -117,6 +121,7 @@ TEST_F(CollectiveCost, PacketCarrierEstimatesWithinThreePercent)
         std::string algorithm;
         uint64_t bytes;
     };
+
     const std::vector<Case> cases = {
         {1, 8, CollectiveType::ALL_REDUCE, "ring", 16 << 20},
         {1, 8, CollectiveType::ALL_REDUCE, "nvls", 16 << 20},
@@ -163,6 +168,7 @@ TEST_F(CollectiveCost, AutoIsWithinFivePercentOfTheBest)
         uint32_t gpus;
         std::string gpu;
     };
+
     for (const Shape& shape : std::vector<Shape>{{1, 8, "H100"}, {1, 8, "A100"}, {2, 4, "H100"}})
     {
         for (CollectiveType type : {CollectiveType::ALL_REDUCE,
@@ -172,12 +178,12 @@ TEST_F(CollectiveCost, AutoIsWithinFivePercentOfTheBest)
                                     CollectiveType::ALL_TO_ALL})
         {
             double previousBusBw = 0;
-            for (uint64_t bytes : {uint64_t{8} << 10, uint64_t{64} << 10, uint64_t{1} << 20, uint64_t{16} << 20})
+            for (uint64_t bytes :
+                 {uint64_t{8} << 10, uint64_t{64} << 10, uint64_t{1} << 20, uint64_t{16} << 20})
             {
                 std::map<std::string, double> times;
                 std::string chosen;
-                for (const std::string& name :
-                     [] {
+                for (const std::string& name : [] {
                          std::vector<std::string> names{AUTO_ALGORITHM_NAME};
                          for (CollectiveAlgorithm a : GetCollectiveAlgorithms())
                          {
@@ -194,7 +200,8 @@ TEST_F(CollectiveCost, AutoIsWithinFivePercentOfTheBest)
                         Simulator::Destroy();
                         continue;
                     }
-                    CommPlan plan = selection.MakePlan(type, name, b.group, bytes, Options(shape.gpus));
+                    CommPlan plan =
+                        selection.MakePlan(type, name, b.group, bytes, Options(shape.gpus));
                     if (name == AUTO_ALGORITHM_NAME)
                     {
                         chosen = plan.GetAlgorithm();

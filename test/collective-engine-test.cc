@@ -7,22 +7,20 @@
 // IdealTransport Latency (5 us unless stated), S = the plan's total bytes in the
 // nccl-tests sense of CollectiveType (all-reduce: the buffer; all-gather: the output;
 // reduce-scatter: the input; all-to-all: one rank's send buffer).
+#include "ns3/boolean.h"
 #include "ns3/collective-algorithms.h"
 #include "ns3/collective-engine.h"
 #include "ns3/comm-plan.h"
-#include "ns3/ideal-transport.h"
-#include "ns3/plan-checker.h"
-
-#include "ns3/boolean.h"
 #include "ns3/data-rate.h"
+#include "ns3/ideal-transport.h"
 #include "ns3/nstime.h"
+#include "ns3/plan-checker.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cmath>
+#include <gtest/gtest.h>
 #include <iostream>
 #include <map>
 #include <random>
@@ -32,10 +30,10 @@ using namespace ns3;
 namespace
 {
 
-constexpr double RATE = 12.5e9;       //!< B, bytes per second (100 Gb/s)
-constexpr double ALPHA = 5e-6;        //!< alpha, seconds
-constexpr uint64_t MiB = 1ull << 20;  //!< bytes
-constexpr double TOLERANCE = 0.01;    //!< the issue's 1%
+constexpr double RATE = 12.5e9;      //!< B, bytes per second (100 Gb/s)
+constexpr double ALPHA = 5e-6;       //!< alpha, seconds
+constexpr uint64_t MiB = 1ull << 20; //!< bytes
+constexpr double TOLERANCE = 0.01;   //!< the issue's 1%
 
 /// \return log2 n for a power of two
 uint32_t
@@ -123,8 +121,11 @@ class LoggingTransport : public CollectiveTransport
     std::map<uint64_t, Time> doneAt;  //!< by bytes
     uint32_t sends{0};
 
-    void Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done)
-        override
+    void Send(uint32_t src,
+              uint32_t dst,
+              uint64_t bytes,
+              uint32_t channel,
+              DoneCallback done) override
     {
         ++sends;
         startAt[bytes] = Simulator::Now();
@@ -356,7 +357,8 @@ TEST(CollectiveEngineClosedForm, DoubleBinaryTreeAllReducePipelined)
         for (uint32_t n : {2u, 4u, 8u, 16u})
         {
             CommPlan plan = TreeAllReduce(n, S, chunk, true);
-            ASSERT_EQ(plan.GetAlgorithm(), "tree"); // the double binary tree, under the name users give it
+            ASSERT_EQ(plan.GetAlgorithm(),
+                      "tree"); // the double binary tree, under the name users give it
             const uint32_t R = plan.GetNBlocks() / 2;
             ASSERT_EQ(R, S / (2 * chunk));
             CollectiveResult r = RunAlone(plan);
@@ -456,8 +458,8 @@ TEST(CollectiveEngine, ConcurrentCollectives)
             Callback<void, const CollectiveResult&>(
                 [&traced](const CollectiveResult& r) { traced.push_back(r); }));
         std::map<uint64_t, CollectiveResult> byId;
-        auto record = CollectiveEngine::DoneCallback(
-            [&byId](const CollectiveResult& r) { byId[r.id] = r; });
+        auto record =
+            CollectiveEngine::DoneCallback([&byId](const CollectiveResult& r) { byId[r.id] = r; });
         std::vector<uint32_t> low(n);
         std::vector<uint32_t> high(n);
         for (uint32_t i = 0; i < n; ++i)
@@ -495,8 +497,8 @@ TEST(CollectiveEngine, ConcurrentCollectives)
         Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
         engine->SetTransport(MakeIdeal(n));
         std::map<uint64_t, CollectiveResult> byId;
-        auto record = CollectiveEngine::DoneCallback(
-            [&byId](const CollectiveResult& r) { byId[r.id] = r; });
+        auto record =
+            CollectiveEngine::DoneCallback([&byId](const CollectiveResult& r) { byId[r.id] = r; });
         const uint64_t first = engine->Run(RingAllReduce(n, S), record);
         const uint64_t second = engine->Run(RingAllReduce(n, S), record);
         Simulator::Run();

@@ -2,18 +2,17 @@
 // Hierarchical collectives: the PlanChecker must accept them for every server x GPU
 // shape, reject them once broken, and their traffic on each fabric must match the closed
 // forms that make the algorithm worth having (less inter-server traffic than a flat ring).
+#include "plan-test-util.h"
+
 #include "ns3/collective-algorithms.h"
 #include "ns3/collective-hierarchical.h"
 #include "ns3/comm-group.h"
 #include "ns3/comm-plan.h"
 #include "ns3/plan-checker.h"
 
-#include "plan-test-util.h"
-
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <functional>
+#include <gtest/gtest.h>
 #include <set>
 #include <sstream>
 #include <string>
@@ -122,7 +121,6 @@ InterServerMaxPerRank(const CommGroup& group, const CommPlan& plan)
     return most;
 }
 
-
 /// The three hierarchical generators, by name.
 struct Generator
 {
@@ -161,8 +159,8 @@ TEST(HierarchicalPlanTest, CheckerAcceptsEveryShape)
             for (uint32_t channels : {1u, 3u})
             {
                 // Divisible, uneven and smaller-than-the-group sizes (empty blocks).
-                for (uint64_t bytes : {uint64_t{n} * channels * 4096, uint64_t{1000003},
-                                       uint64_t{5}, uint64_t{0}})
+                for (uint64_t bytes :
+                     {uint64_t{n} * channels * 4096, uint64_t{1000003}, uint64_t{5}, uint64_t{0}})
                 {
                     CommPlan plan = gen.make(group, bytes, channels);
                     EXPECT_TRUE(PlanChecker::Check(plan).ok)

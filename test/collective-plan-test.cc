@@ -2,17 +2,16 @@
 // Collective data layer: CommGroup, CommPlan and the plan generators. The checker must
 // accept every generated plan (broken plans: plan-checker-test.cc), and the plans must
 // match the closed forms the analytic models (REFERENCE.md) rest on.
+#include "plan-test-util.h"
+
 #include "ns3/collective-algorithms.h"
 #include "ns3/comm-group.h"
 #include "ns3/comm-plan.h"
 #include "ns3/plan-checker.h"
 
-#include "plan-test-util.h"
-
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <functional>
+#include <gtest/gtest.h>
 #include <random>
 #include <set>
 #include <sstream>
@@ -52,7 +51,6 @@ Log2(uint32_t n)
     return l;
 }
 
-
 /// Every generator the sweeps cover, by name.
 struct Generator
 {
@@ -72,31 +70,43 @@ AllGenerators()
         {"RingAllReduce/3ch", any, [](uint32_t n, uint64_t s) { return RingAllReduce(n, s, 3); }},
         {"RingReduceScatter", any, [](uint32_t n, uint64_t s) { return RingReduceScatter(n, s); }},
         {"RingAllGather", any, [](uint32_t n, uint64_t s) { return RingAllGather(n, s); }},
-        {"RingBroadcast", any,
+        {"RingBroadcast",
+         any,
          [](uint32_t n, uint64_t s) { return RingBroadcast(n, s, n / 3, 2, s / 7 + 1); }},
-        {"RingReduce", any,
+        {"RingReduce",
+         any,
          [](uint32_t n, uint64_t s) { return RingReduce(n, s, n - 1, 2, s / 5 + 1); }},
-        {"TreeAllReduce/double", any,
+        {"TreeAllReduce/double",
+         any,
          [](uint32_t n, uint64_t s) { return TreeAllReduce(n, s, s / 6 + 1, true); }},
-        {"TreeAllReduce/single", any,
+        {"TreeAllReduce/single",
+         any,
          [](uint32_t n, uint64_t s) { return TreeAllReduce(n, s, 0, false); }},
-        {"TreeBroadcast", any,
+        {"TreeBroadcast",
+         any,
          [](uint32_t n, uint64_t s) { return TreeBroadcast(n, s, n / 2, s / 3 + 1); }},
-        {"TreeReduce", any,
+        {"TreeReduce",
+         any,
          [](uint32_t n, uint64_t s) { return TreeReduce(n, s, (n * 2) / 3, s / 3 + 1); }},
-        {"HalvingDoublingAllReduce", pow2,
+        {"HalvingDoublingAllReduce",
+         pow2,
          [](uint32_t n, uint64_t s) { return HalvingDoublingAllReduce(n, s); }},
-        {"HalvingDoublingReduceScatter", pow2,
+        {"HalvingDoublingReduceScatter",
+         pow2,
          [](uint32_t n, uint64_t s) { return HalvingDoublingReduceScatter(n, s); }},
-        {"HalvingDoublingAllGather", pow2,
+        {"HalvingDoublingAllGather",
+         pow2,
          [](uint32_t n, uint64_t s) { return HalvingDoublingAllGather(n, s); }},
         {"DirectAllToAll", any, [](uint32_t n, uint64_t s) { return DirectAllToAll(n, s); }},
         {"DirectAllGather", any, [](uint32_t n, uint64_t s) { return DirectAllGather(n, s); }},
-        {"SendRecv", two,
+        {"SendRecv",
+         two,
          [](uint32_t n, uint64_t s) { return SendRecv(n, n - 1, n / 2 - (n == 2), s, 2); }},
-        {"NvlsAllReduce", any,
+        {"NvlsAllReduce",
+         any,
          [](uint32_t n, uint64_t s) { return NvlsAllReduce(n, s, s / 9 + 1); }},
-        {"NvlsReduceScatter", any,
+        {"NvlsReduceScatter",
+         any,
          [](uint32_t n, uint64_t s) { return NvlsReduceScatter(n, s, s / 5 + 1); }},
         {"NvlsAllGather", any, [](uint32_t n, uint64_t s) { return NvlsAllGather(n, s); }},
     };
@@ -218,6 +228,7 @@ TEST(CommPlanTest, ValidateNamesStructuralProblems)
         std::function<void(CommPlan&)> breakIt;
         std::string expected;
     };
+
     std::vector<Case> cases = {
         {[](CommPlan& p) { p.GetTransfer(1).id = 7; }, "ids must equal indices"},
         {[](CommPlan& p) { p.GetTransfer(1).dst = 3; }, "out of range"},
@@ -226,7 +237,10 @@ TEST(CommPlanTest, ValidateNamesStructuralProblems)
         {[](CommPlan& p) { p.GetTransfer(1).chunk = 3; }, "has 3 blocks"},
         {[](CommPlan& p) { p.GetTransfer(1).deps = {5}; }, "does not exist"},
         {[](CommPlan& p) { p.GetTransfer(1).deps = {1}; }, "depends on itself"},
-        {[](CommPlan& p) { p.GetTransfer(1).deps = {0, 0}; }, "twice"},
+        {[](CommPlan& p) {
+             p.GetTransfer(1).deps = {0, 0};
+         },
+         "twice"},
         {[](CommPlan& p) { p.GetTransfer(0).deps = {1}; }, "cycle"},
     };
     for (const auto& c : cases)
@@ -276,8 +290,7 @@ TEST(CommPlanTest, PrintShowsTheDag)
         << text;
     std::ostringstream hd;
     hd << HalvingDoublingAllReduce(4, 400);
-    EXPECT_NE(hd.str().find("#0 step 0 ch 0: 0 -> 2 block 2..3 (200 B) reduce"),
-              std::string::npos)
+    EXPECT_NE(hd.str().find("#0 step 0 ch 0: 0 -> 2 block 2..3 (200 B) reduce"), std::string::npos)
         << hd.str();
 }
 
@@ -319,10 +332,13 @@ TEST(CollectivePlanTest, EveryGeneratorIsCorrectForEveryGroupSize)
 
 TEST(CollectivePlanTest, EveryAlgorithmCollectivePairThroughTheDispatcher)
 {
-    const std::vector<CollectiveType> types = {
-        CollectiveType::ALL_REDUCE, CollectiveType::REDUCE_SCATTER, CollectiveType::ALL_GATHER,
-        CollectiveType::BROADCAST,  CollectiveType::REDUCE,         CollectiveType::ALL_TO_ALL,
-        CollectiveType::SEND_RECV};
+    const std::vector<CollectiveType> types = {CollectiveType::ALL_REDUCE,
+                                               CollectiveType::REDUCE_SCATTER,
+                                               CollectiveType::ALL_GATHER,
+                                               CollectiveType::BROADCAST,
+                                               CollectiveType::REDUCE,
+                                               CollectiveType::ALL_TO_ALL,
+                                               CollectiveType::SEND_RECV};
     const std::vector<CollectiveAlgorithm> algorithms = {CollectiveAlgorithm::RING,
                                                          CollectiveAlgorithm::TREE,
                                                          CollectiveAlgorithm::HALVING_DOUBLING,

@@ -5,9 +5,9 @@
 
 #include "ns3/collective-algorithms.h"
 #include "ns3/collective-engine.h"
-#include "ns3/rdma-transport.h"
 #include "ns3/collective-hierarchical.h"
 #include "ns3/ideal-transport.h"
+#include "ns3/rdma-transport.h"
 #include "ns3/server-aware-transport.h"
 
 using namespace aifabric;
@@ -34,9 +34,8 @@ TEST_F(CollectiveRdma, RingAllReduceMatchesAlphaBetaOnAnIdleFabric)
     engine->SetTransport(transport);
     CollectiveResult result;
     CommPlan plan = RingAllReduce(n, bytes);
-    Simulator::Schedule(Seconds(0), [&]() {
-        engine->Run(plan, MakeBoundCallback(&StoreResult, &result));
-    });
+    Simulator::Schedule(Seconds(0),
+                        [&]() { engine->Run(plan, MakeBoundCallback(&StoreResult, &result)); });
     Simulator::Run();
 
     // Each of the 2(n−1) steps moves S/n bytes at the payload rate after a latency of two
@@ -51,8 +50,8 @@ TEST_F(CollectiveRdma, RingAllReduceMatchesAlphaBetaOnAnIdleFabric)
     EXPECT_EQ(transport->GetNConnections(), n); // one ring connection per rank
     EXPECT_EQ(TotalDrops(topo), 0u);
     std::cout << "[ measured ] ring all-reduce of " << bytes << " B on " << n
-              << " ranks at 100 Gb/s: " << measured * 1e3 << " ms, alpha-beta "
-              << expected * 1e3 << " ms, busbw " << result.busBw / 1e9 << " GB/s\n";
+              << " ranks at 100 Gb/s: " << measured * 1e3 << " ms, alpha-beta " << expected * 1e3
+              << " ms, busbw " << result.busBw / 1e9 << " GB/s\n";
 }
 
 namespace
@@ -73,8 +72,12 @@ AllToAllOnLeafSpine(double oversubscription)
     RoceHelper roce;
     roce.SetCongestionControl("ns3::Dcqcn");
     RoceTopologyHelper topoHelper(roce);
-    RoceTopology topo = topoHelper.LeafSpine(2, 4, hostsPerLeaf, DataRate("100Gbps"),
-                                             oversubscription, MicroSeconds(1));
+    RoceTopology topo = topoHelper.LeafSpine(2,
+                                             4,
+                                             hostsPerLeaf,
+                                             DataRate("100Gbps"),
+                                             oversubscription,
+                                             MicroSeconds(1));
     roce.AssignStreams(1);
     Ptr<RdmaTransport> transport = CreateObject<RdmaTransport>();
     transport->SetNics(topo.nics);
@@ -82,9 +85,8 @@ AllToAllOnLeafSpine(double oversubscription)
     engine->SetTransport(transport);
     CollectiveResult result;
     CommPlan plan = DirectAllToAll(2 * hostsPerLeaf, 16 << 20);
-    Simulator::Schedule(Seconds(0), [&]() {
-        engine->Run(plan, MakeBoundCallback(&StoreResult, &result));
-    });
+    Simulator::Schedule(Seconds(0),
+                        [&]() { engine->Run(plan, MakeBoundCallback(&StoreResult, &result)); });
     Simulator::Run();
     FabricRun run;
     run.seconds = (result.end - result.start).GetSeconds();
@@ -110,8 +112,8 @@ TEST_F(CollectiveRdma, AllToAllIsSlowerOnAnOversubscribedSpineAndCountersShowWhy
     EXPECT_EQ(full.drops + half.drops, 0u);
     std::cout << "[ measured ] all-to-all 8 x 16 MiB, 2 leaves x 4 hosts at 100 Gb/s: 1:1 "
               << full.seconds * 1e3 << " ms (" << full.marks << " ECN marks, " << full.pauses
-              << " pauses); 2:1 " << half.seconds * 1e3 << " ms (" << half.marks
-              << " ECN marks, " << half.pauses << " pauses)\n";
+              << " pauses); 2:1 " << half.seconds * 1e3 << " ms (" << half.marks << " ECN marks, "
+              << half.pauses << " pauses)\n";
 }
 
 namespace
@@ -119,7 +121,10 @@ namespace
 /// Flat ring or hierarchical all-reduce on servers of g GPUs, one 400G NIC per GPU
 /// (rail-aligned leaf-spine), NVLink stood in for by the ideal transport at 450 GB/s.
 CollectiveResult
-AllReduceAcrossServers(bool hierarchical, uint32_t servers, uint32_t gpus, uint64_t bytes,
+AllReduceAcrossServers(bool hierarchical,
+                       uint32_t servers,
+                       uint32_t gpus,
+                       uint64_t bytes,
                        uint64_t* interServerBytes)
 {
     Config::Reset();
@@ -140,12 +145,11 @@ AllReduceAcrossServers(bool hierarchical, uint32_t servers, uint32_t gpus, uint6
     transport->Setup(group, nvlink, rdma);
     Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
     engine->SetTransport(transport);
-    CommPlan plan = hierarchical ? HierarchicalAllReduce(group, bytes)
-                                 : RingAllReduce(servers * gpus, bytes);
+    CommPlan plan =
+        hierarchical ? HierarchicalAllReduce(group, bytes) : RingAllReduce(servers * gpus, bytes);
     CollectiveResult result;
-    Simulator::Schedule(Seconds(0), [&]() {
-        engine->Run(plan, MakeBoundCallback(&StoreResult, &result));
-    });
+    Simulator::Schedule(Seconds(0),
+                        [&]() { engine->Run(plan, MakeBoundCallback(&StoreResult, &result)); });
     Simulator::Run();
     *interServerBytes = transport->GetInterServerBytes();
     Simulator::Destroy();
@@ -166,10 +170,9 @@ TEST_F(CollectiveRdma, HierarchicalBeatsFlatRingAcrossServers)
     double tHier = (hier.end - hier.start).GetSeconds();
     EXPECT_LT(tHier, tFlat);
     std::cout << "[ measured ] all-reduce 64 MiB on 2 servers x 4 GPUs (NVLink 450 GB/s, "
-              << "400G NIC per GPU): flat ring " << tFlat * 1e3 << " ms, busbw "
-              << flat.busBw / 1e9 << " GB/s; hierarchical " << tHier * 1e3 << " ms, busbw "
-              << hier.busBw / 1e9 << " GB/s; inter-server bytes " << flatInter << " vs "
-              << hierInter << "\n";
+              << "400G NIC per GPU): flat ring " << tFlat * 1e3 << " ms, busbw " << flat.busBw / 1e9
+              << " GB/s; hierarchical " << tHier * 1e3 << " ms, busbw " << hier.busBw / 1e9
+              << " GB/s; inter-server bytes " << flatInter << " vs " << hierInter << "\n";
 }
 
 TEST_F(CollectiveRdma, RailOptimizedKeepsRailTrafficOffTheSpines)

@@ -6,14 +6,13 @@
 #include "ns3/collective-selection.h"
 #include "ns3/ideal-transport.h"
 #include "ns3/nvlink-fabric.h"
+#include "ns3/plan-checker.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
-#include "ns3/plan-checker.h"
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
+#include <gtest/gtest.h>
 
 using namespace ns3;
 
@@ -63,21 +62,25 @@ TEST(CollectiveSelection, ChoosesTheFastestEstimate)
 TEST(CollectiveSelection, AutoPlansPassTheChecker)
 {
     CollectiveSelection select;
-    for (auto [servers, gpus] : std::vector<std::pair<uint32_t, uint32_t>>{{1, 8}, {2, 4}, {3, 2}, {5, 1}})
+    for (auto [servers, gpus] :
+         std::vector<std::pair<uint32_t, uint32_t>>{{1, 8}, {2, 4}, {3, 2}, {5, 1}})
     {
         CommGroup group = CommGroup::Uniform(servers, gpus);
-        for (CollectiveType type : {CollectiveType::ALL_REDUCE, CollectiveType::REDUCE_SCATTER,
-                                    CollectiveType::ALL_GATHER, CollectiveType::ALL_TO_ALL,
-                                    CollectiveType::BROADCAST, CollectiveType::REDUCE})
+        for (CollectiveType type : {CollectiveType::ALL_REDUCE,
+                                    CollectiveType::REDUCE_SCATTER,
+                                    CollectiveType::ALL_GATHER,
+                                    CollectiveType::ALL_TO_ALL,
+                                    CollectiveType::BROADCAST,
+                                    CollectiveType::REDUCE})
         {
             for (uint64_t bytes : {uint64_t(4096), uint64_t(8) << 20})
             {
                 CommPlan plan = select.MakePlan(type, "auto", group, bytes);
                 PlanCheckResult result = PlanChecker::Check(plan);
-                EXPECT_TRUE(result.ok) << CollectiveTypeToString(type) << " on " << servers
-                                       << "x" << gpus << ", " << bytes << " B ("
-                                       << select.Choose(type, group, bytes)
-                                       << "): " << result.reason;
+                EXPECT_TRUE(result.ok)
+                    << CollectiveTypeToString(type) << " on " << servers << "x" << gpus << ", "
+                    << bytes << " B (" << select.Choose(type, group, bytes)
+                    << "): " << result.reason;
             }
         }
     }
@@ -95,7 +98,8 @@ TEST(CollectiveSelection, UnknownOrUnsupportedAlgorithmAborts)
 
 TEST(CollectiveSelection, RailAlignedRingPlansPassTheChecker)
 {
-    for (auto [servers, gpus] : std::vector<std::pair<uint32_t, uint32_t>>{{2, 8}, {3, 4}, {4, 2}, {1, 5}})
+    for (auto [servers, gpus] :
+         std::vector<std::pair<uint32_t, uint32_t>>{{2, 8}, {3, 4}, {4, 2}, {1, 5}})
     {
         CommGroup group = CommGroup::Uniform(servers, gpus);
         for (CollectiveType type : {CollectiveType::ALL_REDUCE,
@@ -104,11 +108,13 @@ TEST(CollectiveSelection, RailAlignedRingPlansPassTheChecker)
         {
             CommPlan plan = RingOrdered(type, RailAlignedRingOrders(group, gpus), 1000003, 4096);
             PlanCheckResult result = PlanChecker::Check(plan);
-            EXPECT_TRUE(result.ok) << type << " " << servers << "x" << gpus << ": " << result.reason;
+            EXPECT_TRUE(result.ok)
+                << type << " " << servers << "x" << gpus << ": " << result.reason;
             // By name, through the selection, the same plan under its own name.
             CollectivePlanOptions options;
             options.channels = gpus;
-            CommPlan named = CollectiveSelection().MakePlan(type, "rail-ring", group, 1000003, options);
+            CommPlan named =
+                CollectiveSelection().MakePlan(type, "rail-ring", group, 1000003, options);
             EXPECT_EQ(named.GetAlgorithm(), "rail-ring");
             EXPECT_TRUE(PlanChecker::Check(named).ok);
         }
@@ -138,7 +144,8 @@ TEST(CollectiveSelection, PrintedNamesAreAcceptedBack)
             EXPECT_TRUE(known) << printed;
         }
     }
-    EXPECT_EQ(select.MakePlan(CollectiveType::ALL_REDUCE, "tree", group, 1 << 20).GetAlgorithm(), "tree");
+    EXPECT_EQ(select.MakePlan(CollectiveType::ALL_REDUCE, "tree", group, 1 << 20).GetAlgorithm(),
+              "tree");
 }
 
 // hierarchical honours the chunk: more rounds, the same bytes per rank, and a shorter
@@ -178,18 +185,20 @@ TEST(CollectiveSelection, EngineChoosesByAttribute)
         engine->SetTransport(transport);
         engine->SetAttribute("Algorithm", StringValue(algorithm));
         CollectiveResult result;
-        engine->RunCollective(CollectiveType::ALL_REDUCE,
-                              group,
-                              8 << 20,
-                              MakeBoundCallback(
-                                  +[](CollectiveResult* out, const CollectiveResult& r) { *out = r; },
-                                  &result));
+        engine->RunCollective(
+            CollectiveType::ALL_REDUCE,
+            group,
+            8 << 20,
+            MakeBoundCallback(
+                +[](CollectiveResult* out, const CollectiveResult& r) { *out = r; },
+                &result));
         Simulator::Run();
         if (algorithm == "auto")
         {
             chosen = result.algorithm;
-            EXPECT_EQ(chosen,
-                      CollectiveSelection(transport).Choose(CollectiveType::ALL_REDUCE, group, 8 << 20));
+            EXPECT_EQ(
+                chosen,
+                CollectiveSelection(transport).Choose(CollectiveType::ALL_REDUCE, group, 8 << 20));
         }
         else
         {

@@ -82,8 +82,8 @@ TEST_F(DcqcnBehaviour, TwoFlowsShareABottleneckFairly)
     RoceHelper roce;
     roce.SetCongestionControl("ns3::Dcqcn");
     RoceTopologyHelper topoHelper(roce);
-    RoceTopology topo = topoHelper.Dumbbell(2, 2, DataRate("100Gbps"), DataRate("100Gbps"),
-                                            MicroSeconds(1));
+    RoceTopology topo =
+        topoHelper.Dumbbell(2, 2, DataRate("100Gbps"), DataRate("100Gbps"), MicroSeconds(1));
     roce.AssignStreams(1);
     std::vector<Ptr<RdmaQueuePair>> receivers;
     for (uint32_t i = 0; i < 2; ++i)
@@ -126,8 +126,8 @@ TEST_F(DcqcnBehaviour, IncastPausesLessThanWithoutCongestionControl)
 {
     uint64_t withDcqcn = IncastPauses("ns3::Dcqcn");
     uint64_t without = IncastPauses("ns3::NoCongestionControl");
-    std::cout << "[ measured ] 8:1 incast PFC pauses: DCQCN " << withDcqcn << ", none "
-              << without << "\n";
+    std::cout << "[ measured ] 8:1 incast PFC pauses: DCQCN " << withDcqcn << ", none " << without
+              << "\n";
     EXPECT_GT(without, 0u);
     EXPECT_LT(withDcqcn, without);
 }

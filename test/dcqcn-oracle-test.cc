@@ -15,11 +15,10 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <gtest/gtest.h>
 #include <limits>
 #include <vector>
 
@@ -78,10 +77,9 @@ TEST(DcqcnOracle, MatchesReferenceTable)
 {
     Ptr<Dcqcn> cc = OracleFactory().Create<Dcqcn>();
     std::vector<double> alphaTrace;
-    cc->TraceConnectWithoutContext("Alpha",
-                                   MakeCallback(+[](std::vector<double>* v, double a) {
-                                       v->push_back(a);
-                                   }).Bind(&alphaTrace));
+    cc->TraceConnectWithoutContext("Alpha", MakeCallback(+[](std::vector<double>* v, double a) {
+                                                v->push_back(a);
+                                            }).Bind(&alphaTrace));
     StartWithCnpAtZero(cc);
 
     // Checks run at 4 us + 1 ns, timer steps 300 us apart after it.
@@ -102,9 +100,8 @@ TEST(DcqcnOracle, MatchesReferenceTable)
         // Scheduled from t = 1 us, i.e. after the model scheduled its own events, so at
         // equal times this sample runs after them: it fails if the grid lacks the 1 ns.
         At(MicroSeconds(1), [&, i, boundary]() {
-            Simulator::Schedule(boundary - Simulator::Now(), [&, i]() {
-                before[i] = cc->GetRateBps();
-            });
+            Simulator::Schedule(boundary - Simulator::Now(),
+                                [&, i]() { before[i] = cc->GetRateBps(); });
         });
         At(boundary + NanoSeconds(2), [&, i]() {
             after[i] = cc->GetCurrentRateBps();
@@ -112,10 +109,9 @@ TEST(DcqcnOracle, MatchesReferenceTable)
         });
     }
     Time lastChange;
-    cc->TraceConnectWithoutContext("RateChange",
-                                   MakeCallback(+[](Time* last, double, double) {
-                                       *last = Simulator::Now();
-                                   }).Bind(&lastChange));
+    cc->TraceConnectWithoutContext("RateChange", MakeCallback(+[](Time* last, double, double) {
+                                                     *last = Simulator::Now();
+                                                 }).Bind(&lastChange));
     // A stop, so that a model whose timers never end fails here instead of hanging.
     Simulator::Stop(Seconds(1));
     Simulator::Run();
@@ -151,9 +147,9 @@ TEST(DcqcnOracle, SecondCnpBeforeCheckCutsOnce)
     f.Set("RateOnFirstCnp", DoubleValue(0.0));
     Ptr<Dcqcn> cc = f.Create<Dcqcn>();
     int changes = 0;
-    cc->TraceConnectWithoutContext("RateChange",
-                                   MakeCallback(+[](int* n, double, double) { ++*n; })
-                                       .Bind(&changes));
+    cc->TraceConnectWithoutContext("RateChange", MakeCallback(+[](int* n, double, double) {
+                                                     ++*n;
+                                                 }).Bind(&changes));
     StartWithCnpAtZero(cc);
     At(NanoSeconds(2500), [cc]() { cc->OnCnp(); });
     // After the first check, the next CNP waits for the grid (12 us + 1 ns), not 4 us.
@@ -266,19 +262,19 @@ TEST(DcqcnOracle, ByteCounterTriggersIncreaseSteps)
     std::vector<Sample> s;
     auto sample = [&]() { s.push_back({cc->GetRateBps(), cc->GetTargetRateBps()}); };
     At(MicroSeconds(20), [&]() {
-        sample();          // 0: after two cuts
+        sample(); // 0: after two cuts
         cc->OnSend(999);
-        sample();          // 1: not yet a step
+        sample(); // 1: not yet a step
         cc->OnSend(1);
-        sample();          // 2: step with T=0, BC=0 -> fast recovery
+        sample(); // 2: step with T=0, BC=0 -> fast recovery
         cc->OnSend(1000);
-        sample();          // 3: T=0, BC=1 -> additive (hyper needs min(T,BC) > F)
+        sample(); // 3: T=0, BC=1 -> additive (hyper needs min(T,BC) > F)
         cc->OnSend(2500);
-        sample();          // 4: two additive steps, 500 bytes left over
+        sample(); // 4: two additive steps, 500 bytes left over
         cc->OnSend(499);
-        sample();          // 5: unchanged
+        sample(); // 5: unchanged
         cc->OnSend(1);
-        sample();          // 6: one more additive step
+        sample(); // 6: one more additive step
     });
     // The timer step at 12 us + 1 ns + 300 us sees BC = 5 > F and T = 0: additive.
     At(MicroSeconds(312) + NanoSeconds(2), sample); // 7
@@ -390,7 +386,10 @@ TEST(DcqcnOracle, HyperIncreaseLinearAndConstant)
         erc = rc[0]; // continue from the model's own cut so the steps compare exactly
         EXPECT_EQ(rt[0], ert);
         // step 1 (T=0): fast recovery; step 2 (T=1=F): additive; then hyper, i = 1, 2, 3.
-        const std::vector<double> add{0, 20e6, 200e6, linear ? 400e6 : 200e6,
+        const std::vector<double> add{0,
+                                      20e6,
+                                      200e6,
+                                      linear ? 400e6 : 200e6,
                                       linear ? 600e6 : 200e6};
         for (int i = 1; i < 6; ++i)
         {
@@ -454,9 +453,9 @@ TEST(NoCongestionControl, StaysAtLineRate)
     f.SetTypeId("ns3::NoCongestionControl");
     Ptr<RoceCongestionControl> cc = f.Create<RoceCongestionControl>();
     int changes = 0;
-    cc->TraceConnectWithoutContext("RateChange",
-                                   MakeCallback(+[](int* n, double, double) { ++*n; })
-                                       .Bind(&changes));
+    cc->TraceConnectWithoutContext("RateChange", MakeCallback(+[](int* n, double, double) {
+                                                     ++*n;
+                                                 }).Bind(&changes));
     At(Seconds(0), [cc]() { cc->Start(static_cast<uint64_t>(LINE)); });
     for (int i = 0; i < 100; ++i)
     {

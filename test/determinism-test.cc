@@ -34,7 +34,9 @@ RunOnce(uint32_t seed)
     {
         flows[i].Attach(
             RoceHelper::Connect(topo.nics[i], topo.nics[(i + hostsPerLeaf) % (2 * hostsPerLeaf)]));
-        Simulator::Schedule(NanoSeconds(100 * i), &RdmaQueuePair::PostWrite, flows[i].sender,
+        Simulator::Schedule(NanoSeconds(100 * i),
+                            &RdmaQueuePair::PostWrite,
+                            flows[i].sender,
                             512 << 10);
     }
     Simulator::Run();

@@ -176,7 +176,8 @@ TEST_F(Ecmp, ClosOfAnyNumberOfTiers)
     // k-ary n-trees: k^(n-1) switches per tier, k hosts per leaf when non-blocking, each
     // switch below the top with k ports down and k up; between the two farthest leaves
     // k^(n-1) equal-cost paths, k of them leaving the first leaf.
-    for (auto [tiers, k] : std::vector<std::pair<uint32_t, uint32_t>>{{2, 4}, {3, 2}, {4, 2}, {3, 3}})
+    for (auto [tiers, k] :
+         std::vector<std::pair<uint32_t, uint32_t>>{{2, 4}, {3, 2}, {4, 2}, {3, 3}})
     {
         RoceHelper roce;
         roce.SetCongestionControl("ns3::NoCongestionControl");
@@ -231,14 +232,17 @@ TEST_F(Ecmp, RailOptimizedPods)
     RoceHelper roce;
     roce.SetCongestionControl("ns3::NoCongestionControl");
     RoceTopologyHelper topoHelper(roce);
-    RoceTopology topo = topoHelper.RailOptimized(4, 4, 2, DataRate("100Gbps"), 1.0, MicroSeconds(1), 2);
+    RoceTopology topo =
+        topoHelper.RailOptimized(4, 4, 2, DataRate("100Gbps"), 1.0, MicroSeconds(1), 2);
     roce.AssignStreams(3);
     ASSERT_EQ(topo.nics.size(), 16u);
     ASSERT_EQ(topo.switchObjects.size(), 10u);
     // Leaf 1 (pod 0, rail 1) holds hosts 1 and 5 (servers 0 and 1, GPU 1) and 2 uplinks.
     EXPECT_EQ(topo.switchObjects[1]->GetNPorts(), 4u);
-    const auto* toSamePod = topo.switchObjects[1]->GetRoutingTable().Lookup(RoceTopologyHelper::HostAddress(5).Get());
-    const auto* toOtherPod = topo.switchObjects[1]->GetRoutingTable().Lookup(RoceTopologyHelper::HostAddress(9).Get());
+    const auto* toSamePod =
+        topo.switchObjects[1]->GetRoutingTable().Lookup(RoceTopologyHelper::HostAddress(5).Get());
+    const auto* toOtherPod =
+        topo.switchObjects[1]->GetRoutingTable().Lookup(RoceTopologyHelper::HostAddress(9).Get());
     ASSERT_NE(toSamePod, nullptr);
     ASSERT_NE(toOtherPod, nullptr);
     EXPECT_EQ(toSamePod->size(), 1u);  // straight down

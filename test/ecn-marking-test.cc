@@ -87,10 +87,9 @@ TEST_F(EcnMarking, MarkedFramesCarryCeAndTriggerCnps)
     {
         f->sender->GetCongestionControl()->TraceConnectWithoutContext(
             "RateChange",
-            MakeBoundCallback(+[](double* lowest, double, double bps) {
-                *lowest = std::min(*lowest, bps);
-            },
-                              &lowestRate));
+            MakeBoundCallback(
+                +[](double* lowest, double, double bps) { *lowest = std::min(*lowest, bps); },
+                &lowestRate));
     }
     Simulator::Schedule(Seconds(0), &RdmaQueuePair::PostWrite, f0.sender, 4 << 20);
     Simulator::Schedule(Seconds(0), &RdmaQueuePair::PostWrite, f1.sender, 4 << 20);

@@ -2,9 +2,9 @@
 // A DGX-like cluster: NVSwitch inside each server, one 400G NIC per GPU on rail leaves.
 #include "test-util.h"
 
+#include "ns3/collective-algorithms.h"
 #include "ns3/collective-engine.h"
 #include "ns3/collective-hierarchical.h"
-#include "ns3/collective-algorithms.h"
 #include "ns3/gpu-cluster-helper.h"
 
 #include <numeric>
@@ -35,9 +35,8 @@ TEST_F(GpuClusterTest, HierarchicalAllReduceOnTwoH100Servers)
     engine->SetTransport(cluster.transport);
     CollectiveResult result;
     CommPlan plan = HierarchicalAllReduce(cluster.world, bytes, gpus);
-    Simulator::Schedule(Seconds(0), [&]() {
-        engine->Run(plan, MakeBoundCallback(&StoreResult, &result));
-    });
+    Simulator::Schedule(Seconds(0),
+                        [&]() { engine->Run(plan, MakeBoundCallback(&StoreResult, &result)); });
     Simulator::Run();
 
     // Intra-server reduce-scatter and all-gather each move (g−1)/g·S per GPU over NVLink
@@ -88,9 +87,8 @@ TEST_F(GpuClusterTest, RailAlignedRingGivesPublishedBusBwPerNic)
     }
     CommPlan plan = RingAllReduceOrdered(orders, bytes, 4 << 20);
     CollectiveResult result;
-    Simulator::Schedule(Seconds(0), [&]() {
-        engine->Run(plan, MakeBoundCallback(&StoreResult, &result));
-    });
+    Simulator::Schedule(Seconds(0),
+                        [&]() { engine->Run(plan, MakeBoundCallback(&StoreResult, &result)); });
     Simulator::Run();
     double perNic = result.busBw / gpus / 1e9;
     EXPECT_GE(perNic, 0.9 * 46);
@@ -108,8 +106,7 @@ TEST_F(GpuClusterTest, NvlsOnOneServerOfACluster)
 {
     RoceHelper roce;
     GpuClusterHelper helper(roce);
-    GpuCluster cluster =
-        helper.Build(2, 8, "H100", DataRate("400Gbps"), 2, 1.0, MicroSeconds(1));
+    GpuCluster cluster = helper.Build(2, 8, "H100", DataRate("400Gbps"), 2, 1.0, MicroSeconds(1));
     roce.AssignStreams(1);
     std::vector<uint32_t> server1(8);
     std::iota(server1.begin(), server1.end(), 8u);

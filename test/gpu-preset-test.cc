@@ -15,7 +15,6 @@
 #include "ns3/transformer-trace-generator.h"
 
 #include <gtest/gtest.h>
-
 #include <numeric>
 
 using namespace ns3;
@@ -76,6 +75,7 @@ TEST(GpuPreset, TableHoldsThePublishedFigures)
         double bf16Tflops; // dense
         double hbmTBps;
     };
+
     const Expected expected[] = {{"A100", 300, false, 312, 2.039},
                                  {"H100", 450, true, 989, 3.35},
                                  {"H200", 450, true, 989, 4.8},
@@ -136,16 +136,19 @@ TEST_F(NsTest, GpuPresetNvlsOnlyWhereTheSwitchHasIt)
 TEST_F(NsTest, GpuPresetNvlsOnA100IsRefusedByName)
 {
     // One server: TP 8 on its NVSwitch, where NVLS applies on Hopper.
-    const std::string base = R"({"cluster": {"servers": 1, "gpusPerServer": 8, "gpu": "A100", "spines": 1},
+    const std::string base =
+        R"({"cluster": {"servers": 1, "gpusPerServer": 8, "gpu": "A100", "spines": 1},
         "workload": {"format": "generator", "model": {"layers": 2, "hidden": 1024, "heads": 8,
         "seqLength": 512, "vocab": 1000, "tp": 8, "globalBatch": 1}})";
     {
         TrainingSimulation sim(Scenario(base + R"(, "collectives": {"algorithm": "nvls"}})"));
         std::string error;
         EXPECT_FALSE(sim.Build(&error));
-        EXPECT_NE(error.find("scn.json: algorithm nvls (collectives.algorithm or --algorithm): the A100 GPU "
-                             "preset has no NVLS (NVLink SHARP needs Hopper or newer: H100, H200, B200)"),
-                  std::string::npos)
+        EXPECT_NE(
+            error.find(
+                "scn.json: algorithm nvls (collectives.algorithm or --algorithm): the A100 GPU "
+                "preset has no NVLS (NVLink SHARP needs Hopper or newer: H100, H200, B200)"),
+            std::string::npos)
             << error;
     }
     {
@@ -173,8 +176,13 @@ TEST_F(NsTest, GpuPresetComputeFollowsTheGpu)
         gen->SetAttribute("Gpu", StringValue(p.name));
         const double flops = 1e12;
         const double bytes = 1e10;
-        EXPECT_NEAR(gen->ComputeTime(flops, 0).GetNanoSeconds(), flops / (p.peakFlops * 0.5) * 1e9, 0.5) << p.name;
-        EXPECT_NEAR(gen->ComputeTime(0, bytes).GetNanoSeconds(), bytes / (p.memoryBandwidth * 0.8) * 1e9, 0.5)
+        EXPECT_NEAR(gen->ComputeTime(flops, 0).GetNanoSeconds(),
+                    flops / (p.peakFlops * 0.5) * 1e9,
+                    0.5)
+            << p.name;
+        EXPECT_NEAR(gen->ComputeTime(0, bytes).GetNanoSeconds(),
+                    bytes / (p.memoryBandwidth * 0.8) * 1e9,
+                    0.5)
             << p.name;
     }
     // A100: 1 TFLOP at 156 TFLOP/s is 6.410 ms, 3.17 x the H100's 2.022 ms.
@@ -194,7 +202,9 @@ TEST_F(NsTest, GpuPresetComputeFollowsTheGpu)
     gen->SetAttribute("PeakFlops", DoubleValue(0));
     gen->SetAttribute("Gpu", StringValue("V100"));
     EXPECT_EQ(gen->Generate(SmallModel(), &error).GetNRanks(), 0u);
-    EXPECT_EQ(error, "TransformerTraceGenerator: Gpu \"V100\" is not a GPU preset (A100, H100, H200, B200)");
+    EXPECT_EQ(
+        error,
+        "TransformerTraceGenerator: Gpu \"V100\" is not a GPU preset (A100, H100, H200, B200)");
 }
 
 // The JSON schema carries the optional "gpu" both ways; a non-string is named.
@@ -221,9 +231,9 @@ TEST_F(NsTest, GpuPresetScenarioGeneratesForTheClusterGpu)
 {
     for (const char* gpu : {"A100", "H100", "B200"})
     {
-        TrainingSimulation sim(Scenario(std::string(R"({"cluster": {"topology": "ideal", "gpu": ")") + gpu +
-                                        R"("}, "workload": {"format": "generator", "model": )" + SMALL_MODEL +
-                                        "}}"));
+        TrainingSimulation sim(
+            Scenario(std::string(R"({"cluster": {"topology": "ideal", "gpu": ")") + gpu +
+                     R"("}, "workload": {"format": "generator", "model": )" + SMALL_MODEL + "}}"));
         std::string error;
         ASSERT_TRUE(sim.Build(&error)) << error;
         auto gen = CreateObject<TransformerTraceGenerator>();
@@ -236,7 +246,8 @@ TEST_F(NsTest, GpuPresetScenarioGeneratesForTheClusterGpu)
     // A user's PeakFlops still wins over the preset.
     TrainingScenario s = Scenario(std::string(R"({"cluster": {"topology": "ideal", "gpu": "A100"},
         "fabric": {"config": {"ns3::TransformerTraceGenerator::PeakFlops": "624e12"}},
-        "workload": {"format": "generator", "model": )") + SMALL_MODEL + "}}");
+        "workload": {"format": "generator", "model": )") +
+                                  SMALL_MODEL + "}}");
     TrainingSimulation sim(s);
     std::string error;
     ASSERT_TRUE(sim.Build(&error)) << error;
@@ -259,17 +270,21 @@ TEST_F(NsTest, GpuPresetFixedTraceOnAnotherGpuWarnsAndScales)
     for (double scale : {1.0, 2.5})
     {
         std::ostringstream json;
-        json << R"({"cluster": {"topology": "ideal", "gpu": "A100"}, "workload": {"format": "json", "file": ")"
-             << file << R"(", "computeScale": )" << scale << "}}";
+        json
+            << R"({"cluster": {"topology": "ideal", "gpu": "A100"}, "workload": {"format": "json", "file": ")"
+            << file << R"(", "computeScale": )" << scale << "}}";
         TrainingSimulation sim(Scenario(json.str()));
         ASSERT_TRUE(sim.Build(&error)) << error;
         ASSERT_EQ(sim.GetWarnings().size(), 1u);
         const std::string& w = sim.GetWarnings()[0];
-        EXPECT_NE(w.find("compute durations are for H100 but the cluster's GPU is A100"), std::string::npos) << w;
+        EXPECT_NE(w.find("compute durations are for H100 but the cluster's GPU is A100"),
+                  std::string::npos)
+            << w;
         if (scale == 1.0)
         {
             // 989/312 for compute-bound ops, 3.35/2.039 for memory-bound ones.
-            EXPECT_NE(w.find("set computeScale (3.16987 for compute-bound ops, 1.64296 for memory-bound ones)"),
+            EXPECT_NE(w.find("set computeScale (3.16987 for compute-bound ops, 1.64296 for "
+                             "memory-bound ones)"),
                       std::string::npos)
                 << w;
         }
@@ -285,7 +300,8 @@ TEST_F(NsTest, GpuPresetFixedTraceOnAnotherGpuWarnsAndScales)
         }
     }
     // Same GPU: nothing to say.
-    TrainingSimulation same(Scenario(R"({"cluster": {"topology": "ideal"}, "workload": {"file": ")" + file + "\"}}"));
+    TrainingSimulation same(
+        Scenario(R"({"cluster": {"topology": "ideal"}, "workload": {"file": ")" + file + "\"}}"));
     ASSERT_TRUE(same.Build(&error)) << error;
     EXPECT_TRUE(same.GetWarnings().empty());
 }
@@ -296,11 +312,17 @@ TEST(GpuPreset, ScenarioGpuAndComputeScaleAreChecked)
     std::string error;
     EXPECT_FALSE(TrainingScenario::Parse(R"({"cluster": {"gpu": "V100"}})", "scn.json", s, &error));
     EXPECT_EQ(error, "scn.json: /cluster/gpu: expected A100, H100, H200, B200, got \"V100\"");
-    EXPECT_FALSE(TrainingScenario::Parse(R"({"workload": {"file": "t.json", "computeScale": 0}})", "scn.json", s,
+    EXPECT_FALSE(TrainingScenario::Parse(R"({"workload": {"file": "t.json", "computeScale": 0}})",
+                                         "scn.json",
+                                         s,
                                          &error));
     EXPECT_EQ(error, "scn.json: /workload/computeScale: must be above 0");
-    EXPECT_TRUE(TrainingScenario::Parse(R"({"cluster": {"gpu": "H200"}, "workload": {"file": "t.json",
-        "computeScale": 1.5}})", "scn.json", s, &error))
+    EXPECT_TRUE(
+        TrainingScenario::Parse(R"({"cluster": {"gpu": "H200"}, "workload": {"file": "t.json",
+        "computeScale": 1.5}})",
+                                "scn.json",
+                                s,
+                                &error))
         << error;
     EXPECT_EQ(s.gpu, "H200");
     EXPECT_DOUBLE_EQ(s.computeScale, 1.5);

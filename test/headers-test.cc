@@ -13,10 +13,9 @@
 #include "ns3/reth-header.h"
 #include "ns3/roce-icrc.h"
 
-#include <gtest/gtest.h>
-
 #include <array>
 #include <cstdint>
+#include <gtest/gtest.h>
 #include <vector>
 
 using namespace ns3;
@@ -195,8 +194,22 @@ TEST(RethHeaderTest, ExactBytesAndRoundTrip)
     h.SetRKey(0xDEADBEEF);
     h.SetDmaLength(0x00010000);
     EXPECT_EQ(h.GetSerializedSize(), 16u);
-    const std::vector<uint8_t> expected = {0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF,
-                                           0xDE, 0xAD, 0xBE, 0xEF, 0x00, 0x01, 0x00, 0x00};
+    const std::vector<uint8_t> expected = {0x01,
+                                           0x23,
+                                           0x45,
+                                           0x67,
+                                           0x89,
+                                           0xAB,
+                                           0xCD,
+                                           0xEF,
+                                           0xDE,
+                                           0xAD,
+                                           0xBE,
+                                           0xEF,
+                                           0x00,
+                                           0x01,
+                                           0x00,
+                                           0x00};
     EXPECT_EQ(SerializeAlone(h), expected);
 
     Ptr<Packet> p = Create<Packet>(0);
@@ -427,14 +440,49 @@ constexpr size_t kPayloadOff = 40;
 std::vector<uint8_t>
 MakeRoceFrame()
 {
-    std::vector<uint8_t> f = {
-        // IPv4
-        0x45, 0x02, 0x00, 0x3C, 0x12, 0x34, 0x40, 0x00, 0x40, 0x11, 0xAB, 0xCD,
-        0x0A, 0x00, 0x00, 0x01, 0x0A, 0x00, 0x00, 0x02,
-        // UDP
-        0xC0, 0x00, 0x12, 0xB7, 0x00, 0x28, 0x12, 0x34,
-        // BTH
-        0x0A, 0x00, 0xFF, 0xFF, 0x00, 0x12, 0x34, 0x56, 0x80, 0xAB, 0xCD, 0xEF};
+    std::vector<uint8_t> f = {// IPv4
+                              0x45,
+                              0x02,
+                              0x00,
+                              0x3C,
+                              0x12,
+                              0x34,
+                              0x40,
+                              0x00,
+                              0x40,
+                              0x11,
+                              0xAB,
+                              0xCD,
+                              0x0A,
+                              0x00,
+                              0x00,
+                              0x01,
+                              0x0A,
+                              0x00,
+                              0x00,
+                              0x02,
+                              // UDP
+                              0xC0,
+                              0x00,
+                              0x12,
+                              0xB7,
+                              0x00,
+                              0x28,
+                              0x12,
+                              0x34,
+                              // BTH
+                              0x0A,
+                              0x00,
+                              0xFF,
+                              0xFF,
+                              0x00,
+                              0x12,
+                              0x34,
+                              0x56,
+                              0x80,
+                              0xAB,
+                              0xCD,
+                              0xEF};
     for (uint8_t i = 0; i < 16; ++i)
     {
         f.push_back(static_cast<uint8_t>(0xA0 + i));

@@ -84,8 +84,8 @@ TEST_F(LossRecovery, OnePercentRandomLossInBothDirections)
     EXPECT_GT(a->GetDevice()->GetRxErrorDrops() + b->GetDevice()->GetRxErrorDrops(), 0u);
     EXPECT_GT(flow.sender->GetPacketsRetransmitted(), 0u);
     EXPECT_GT(flow.sender->GetNaksReceived(), 0u);
-    std::cout << "[ measured ] 1% loss: " << a->GetDevice()->GetRxErrorDrops() +
-                                                 b->GetDevice()->GetRxErrorDrops()
+    std::cout << "[ measured ] 1% loss: "
+              << a->GetDevice()->GetRxErrorDrops() + b->GetDevice()->GetRxErrorDrops()
               << " frames lost, " << flow.sender->GetNaksReceived() << " NAKs, "
               << flow.sender->GetTimeouts() << " timeouts, "
               << flow.sender->GetPacketsRetransmitted() << " retransmitted\n";

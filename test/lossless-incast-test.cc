@@ -117,8 +117,7 @@ TEST_F(LosslessIncast, EcmpCollisionsAt400GStayLossless)
     RoceHelper roce;
     roce.SetCongestionControl("ns3::Dcqcn");
     RoceTopologyHelper topoHelper(roce);
-    RoceTopology topo =
-        topoHelper.LeafSpine(2, 8, 8, DataRate("400Gbps"), 1.0, MicroSeconds(1));
+    RoceTopology topo = topoHelper.LeafSpine(2, 8, 8, DataRate("400Gbps"), 1.0, MicroSeconds(1));
     roce.AssignStreams(1);
     std::vector<FlowProbe> flows(16);
     for (uint32_t i = 0; i < 16; ++i)

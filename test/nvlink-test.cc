@@ -74,9 +74,8 @@ TEST(NvSwitchFabric, H100RingAllReduceBusBw)
     Simulator::Destroy();
     const double busbw = res.busBw / GBps;
     const double closed = Bps(f->GetPayloadRate()) / GBps;
-    std::cout << "ring 8xH100 1 GiB: " << res.GetDuration().GetMicroSeconds()
-              << " us, busbw " << busbw << " GB/s (published 365-370, link bound "
-              << closed << ")" << std::endl;
+    std::cout << "ring 8xH100 1 GiB: " << res.GetDuration().GetMicroSeconds() << " us, busbw "
+              << busbw << " GB/s (published 365-370, link bound " << closed << ")" << std::endl;
     EXPECT_NEAR(busbw, 367.5, 36.75);
     EXPECT_LE(busbw, closed * 1.0001); // never faster than the uplinks allow
     EXPECT_GE(busbw, closed * 0.95);   // and close to them (pipeline fill only)
@@ -99,8 +98,7 @@ TEST(NvSwitchFabric, H100NvlsAllReduceBusBw)
     const CollectiveResult r = RunNvls(f, GiB);
     std::cout << "nvls 8xH100 1 GiB: " << r.GetDuration().GetMicroSeconds() << " us, algbw "
               << r.algBw / GBps << " busbw " << r.busBw / GBps
-              << " GB/s (published 476-480, algbw ~275; closed form " << closed << ")"
-              << std::endl;
+              << " GB/s (published 476-480, algbw ~275; closed form " << closed << ")" << std::endl;
     EXPECT_NEAR(r.busBw / GBps, 478, 47.8);
     EXPECT_NEAR(r.algBw / GBps, 275, 27.5);
     EXPECT_NEAR(r.busBw / GBps, closed, closed * 0.03);
@@ -139,9 +137,9 @@ TEST(NvSwitchFabric, NvlsReduceScatterAndAllGather)
         const CollectiveResult r =
             RunPlan(f, gather ? NvlsAllGather(n, GiB) : NvlsReduceScatter(n, GiB));
         const double closed = GiB / rate;
-        std::cout << "nvls " << (gather ? "all-gather" : "reduce-scatter") << " 8xH100 1 GiB: "
-                  << r.GetDuration().GetMicroSeconds() << " us (closed form " << closed * 1e6
-                  << "), busbw " << r.busBw / GBps << " GB/s" << std::endl;
+        std::cout << "nvls " << (gather ? "all-gather" : "reduce-scatter")
+                  << " 8xH100 1 GiB: " << r.GetDuration().GetMicroSeconds() << " us (closed form "
+                  << closed * 1e6 << "), busbw " << r.busBw / GBps << " GB/s" << std::endl;
         EXPECT_NEAR(r.GetDuration().GetSeconds(), closed, closed * 0.03);
         EXPECT_LE(r.GetDuration().GetSeconds() * (1 + 1e-9), closed * 1.03);
         EXPECT_GE(r.GetDuration().GetSeconds(), closed); // never faster than the links
@@ -157,9 +155,11 @@ TEST(NvSwitchFabric, NvlsOnPartOfTheSwitch)
     std::vector<uint64_t> delivered(8, 0);
     f->TraceConnectWithoutContext(
         "ChunkDelivered",
-        MakeBoundCallback(+[](std::vector<uint64_t>* d, uint32_t, uint32_t dst, uint64_t bytes) {
-            (*d)[dst] += bytes;
-        }, &delivered));
+        MakeBoundCallback(
+            +[](std::vector<uint64_t>* d, uint32_t, uint32_t dst, uint64_t bytes) {
+                (*d)[dst] += bytes;
+            },
+            &delivered));
     CollectiveResult res;
     engine->Run(NvlsAllReduce(4, 64 * MiB),
                 std::vector<uint32_t>{1, 3, 5, 7},
@@ -231,7 +231,10 @@ TEST(NvSwitchFabric, CreditsIncast)
 // (e) Presets: per-direction line rate, and what one large transfer actually gets.
 TEST(NvSwitchFabric, Presets)
 {
-    const std::pair<std::string, double> presets[] = {{"A100", 300}, {"H100", 450}, {"H200", 450}, {"B200", 900}};
+    const std::pair<std::string, double> presets[] = {{"A100", 300},
+                                                      {"H100", 450},
+                                                      {"H200", 450},
+                                                      {"B200", 900}};
     for (const auto& [name, gbps] : presets)
     {
         auto f = MakeFabric(name, 2);

@@ -7,8 +7,6 @@
 
 #include "ns3/training-simulation.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -16,6 +14,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 
 using namespace aifabric;
 
@@ -287,8 +286,14 @@ TEST_F(Pcap, BothEndsOfOneCableHoldTheSameFramesUpToTheLast)
     ASSERT_GE(portTx, 1u);
     EXPECT_EQ(hostCapture.frames.size(), hostTx + portTx);
     EXPECT_EQ(portCapture.frames.size(), hostTx + portTx);
-    ExpectSameCable(hostCapture, portCapture, hostMac, hostTx, portTx, 400.0,
-                    delay.GetNanoSeconds(), endNs);
+    ExpectSameCable(hostCapture,
+                    portCapture,
+                    hostMac,
+                    hostTx,
+                    portTx,
+                    400.0,
+                    delay.GetNanoSeconds(),
+                    endNs);
     // The last frame of the sender's capture is the ACK that completed its message,
     // stamped at the completion.
     ASSERT_FALSE(hostCapture.frames.empty());
@@ -309,8 +314,14 @@ TEST_F(Pcap, FilesAreCompleteAfterARunStoppedMidTransfer)
     // About 50 us / 83.56 ns = 598 data frames, less the first round trip.
     EXPECT_GT(hostTx, 550u);
     EXPECT_LT(hostTx, 600u);
-    ExpectSameCable(hostCapture, portCapture, hostMac, hostTx, portTx, 400.0,
-                    delay.GetNanoSeconds(), endNs);
+    ExpectSameCable(hostCapture,
+                    portCapture,
+                    hostMac,
+                    hostTx,
+                    portTx,
+                    400.0,
+                    delay.GetNanoSeconds(),
+                    endNs);
 }
 
 TEST_F(Pcap, NanosecondStampsSeparateBackToBack400GFrames)
@@ -352,12 +363,13 @@ TEST_F(Pcap, CapinfosAndTsharkShowNanosecondPrecision)
     const std::string file = (dir / "host.pcap").string();
     const std::string info = Shell("capinfos '" + file + "'");
     EXPECT_NE(info.find("nanoseconds (9)"), std::string::npos) << info;
-    EXPECT_NE(info.find("Number of packets:   " + std::to_string(hostTx + portTx)), std::string::npos)
+    EXPECT_NE(info.find("Number of packets:   " + std::to_string(hostTx + portTx)),
+              std::string::npos)
         << info;
     // tshark prints the stamps with nine decimals; the message's first three frames
     // (WRITE FIRST, MIDDLE, MIDDLE) are 83 or 84 ns apart.
-    const std::string epochs = Shell("tshark -n -r '" + file +
-                                     "' -c 3 -T fields -e frame.time_epoch");
+    const std::string epochs =
+        Shell("tshark -n -r '" + file + "' -c 3 -T fields -e frame.time_epoch");
     std::vector<int64_t> ns;
     std::istringstream lines(epochs);
     for (std::string line; std::getline(lines, line);)
@@ -365,7 +377,8 @@ TEST_F(Pcap, CapinfosAndTsharkShowNanosecondPrecision)
         const size_t dot = line.find('.');
         ASSERT_NE(dot, std::string::npos) << epochs;
         ASSERT_EQ(line.size() - dot - 1, 9u) << "not nine decimals: " << line;
-        ns.push_back(std::stoll(line.substr(0, dot)) * 1000000000LL + std::stoll(line.substr(dot + 1)));
+        ns.push_back(std::stoll(line.substr(0, dot)) * 1000000000LL +
+                     std::stoll(line.substr(dot + 1)));
     }
     ASSERT_EQ(ns.size(), 3u) << epochs;
     for (size_t i = 1; i < ns.size(); ++i)
@@ -382,7 +395,8 @@ TEST_F(Pcap, PrefixCheckNamesTheFolder)
     EXPECT_FALSE(RoceHelper::CheckPcapPrefix("", &error));
     EXPECT_NE(error.find("empty"), std::string::npos) << error;
     EXPECT_FALSE(RoceHelper::CheckPcapPrefix((dir / "missing" / "run").string(), &error));
-    EXPECT_NE(error.find("folder '" + (dir / "missing").string() + "'"), std::string::npos) << error;
+    EXPECT_NE(error.find("folder '" + (dir / "missing").string() + "'"), std::string::npos)
+        << error;
     EXPECT_NE(error.find("does not exist"), std::string::npos) << error;
 }
 
@@ -455,7 +469,12 @@ TEST_F(Pcap, MainProgramCapturesTheNamedNodes)
     EXPECT_EQ(written, expected);
     ExpectSameCable(ReadCapture(prefix + "-nic0.pcap"),
                     ReadCapture(prefix + "-sw0-" + std::to_string(port) + ".pcap"),
-                    nicMac, nicTx, portTx, bitsPerNs, delayNs, endNs);
+                    nicMac,
+                    nicTx,
+                    portTx,
+                    bitsPerNs,
+                    delayNs,
+                    endNs);
 }
 
 TEST_F(Pcap, MainProgramRefusesBadCaptureSettings)
@@ -463,33 +482,43 @@ TEST_F(Pcap, MainProgramRefusesBadCaptureSettings)
     auto buildFails = [this](const std::string& outputs, const std::string& expect) {
         TrainingScenario s;
         std::string error;
-        ASSERT_TRUE(TrainingScenario::Parse("{" + SMALL + ", \"outputs\": {\"plots\": false" + outputs + "}}",
-                                            "scn.json", s, &error))
+        ASSERT_TRUE(TrainingScenario::Parse("{" + SMALL + ", \"outputs\": {\"plots\": false" +
+                                                outputs + "}}",
+                                            "scn.json",
+                                            s,
+                                            &error))
             << error;
         TrainingSimulation sim(s);
         EXPECT_FALSE(sim.Build(&error));
-        EXPECT_NE(error.find(expect), std::string::npos) << "expected '" << expect << "' in: " << error;
+        EXPECT_NE(error.find(expect), std::string::npos)
+            << "expected '" << expect << "' in: " << error;
     };
     const std::string prefix = (dir / "run").string();
     buildFails(", \"pcap\": \"" + prefix + "\", \"pcapNodes\": \"nic0,leaf7\"",
                "--pcapNodes (/outputs/pcapNodes of scn.json): \"leaf7\" is not a node; expected "
                "comma-separated names nic0..nic3, sw0..sw2");
-    buildFails(", \"pcapNodes\": \"nic0\"", "--pcapNodes (/outputs/pcapNodes of scn.json): needs a --pcap prefix");
+    buildFails(", \"pcapNodes\": \"nic0\"",
+               "--pcapNodes (/outputs/pcapNodes of scn.json): needs a --pcap prefix");
     buildFails(", \"pcap\": \"" + (dir / "missing" / "run").string() + "\"",
                "--pcap (/outputs/pcap of scn.json): folder '" + (dir / "missing").string() +
                    "' of prefix");
     TrainingScenario s;
     std::string error;
-    ASSERT_TRUE(TrainingScenario::Parse(R"({"cluster": {"topology": "ideal", "servers": 1, "gpusPerServer": 2},
+    ASSERT_TRUE(TrainingScenario::Parse(
+        R"({"cluster": {"topology": "ideal", "servers": 1, "gpusPerServer": 2},
         "workload": {"format": "generator", "model": {"layers": 1, "hidden": 256, "heads": 4,
         "seqLength": 64, "vocab": 100, "tp": 2, "globalBatch": 1}},
-        "outputs": {"plots": false, "pcap": ")" + prefix + "\"}}",
-                                        "ideal.json", s, &error))
+        "outputs": {"plots": false, "pcap": ")" +
+            prefix + "\"}}",
+        "ideal.json",
+        s,
+        &error))
         << error;
     TrainingSimulation sim(s);
     EXPECT_FALSE(sim.Build(&error));
-    EXPECT_NE(error.find("--pcap (/outputs/pcap of ideal.json): the ideal topology sends no packets"),
-              std::string::npos)
+    EXPECT_NE(
+        error.find("--pcap (/outputs/pcap of ideal.json): the ideal topology sends no packets"),
+        std::string::npos)
         << error;
     EXPECT_FALSE(TrainingScenario::Parse(R"({"outputs": {"pcap": 3}})", "scn.json", s, &error));
     EXPECT_NE(error.find("/outputs/pcap: expected a string"), std::string::npos) << error;

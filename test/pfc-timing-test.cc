@@ -106,9 +106,9 @@ TEST_F(PfcTiming, PauseStopsOnePriorityForQuantaTimesFiveHundredTwelveBitTimes)
     const Time slack = a->GetTransmissionTime(OTHER_FRAME); // one frame of the other class
     // Nothing of the paused class starts during the pause, except a frame already on
     // the wire when it arrived.
-    EXPECT_EQ(CountBetween(arrival + a->GetTransmissionTime(PAUSED_FRAME), arrival + pause,
-                           PAUSED_FRAME),
-              0u);
+    EXPECT_EQ(
+        CountBetween(arrival + a->GetTransmissionTime(PAUSED_FRAME), arrival + pause, PAUSED_FRAME),
+        0u);
     // The pause lapses by itself (no refresh, no XON) after q × 512 bit times.
     Time resumed = FirstStartAfter(arrival + NanoSeconds(1), PAUSED_FRAME);
     while (resumed < arrival + a->GetTransmissionTime(OTHER_FRAME) && resumed != Time::Max())
@@ -133,10 +133,9 @@ TEST_F(PfcTiming, XonRestartsAtOnce)
     ASSERT_EQ(log.pfcArrivals.size(), 2u);
     const Time xon = log.pfcArrivals[1];
     // Paused from the first frame until XON, although 65535 quanta last 335 µs.
-    EXPECT_EQ(CountBetween(log.pfcArrivals[0] + a->GetTransmissionTime(PAUSED_FRAME),
-                           xon,
-                           PAUSED_FRAME),
-              0u);
+    EXPECT_EQ(
+        CountBetween(log.pfcArrivals[0] + a->GetTransmissionTime(PAUSED_FRAME), xon, PAUSED_FRAME),
+        0u);
     Time resumed = FirstStartAfter(xon, PAUSED_FRAME);
     EXPECT_LE(resumed, xon + a->GetTransmissionTime(OTHER_FRAME));
 }
@@ -146,8 +145,9 @@ TEST_F(PfcTiming, QuantumIsFiveHundredTwelveBitTimesAtEveryRate)
     NodeContainer nodes;
     nodes.Create(2);
     RoceHelper roce;
-    for (auto [rate, ns] : std::vector<std::pair<std::string, double>>{
-             {"25Gbps", 20.48}, {"100Gbps", 5.12}, {"400Gbps", 1.28}})
+    for (auto [rate, ns] : std::vector<std::pair<std::string, double>>{{"25Gbps", 20.48},
+                                                                       {"100Gbps", 5.12},
+                                                                       {"400Gbps", 1.28}})
     {
         NetDeviceContainer link =
             roce.Link(nodes.Get(0), nodes.Get(1), DataRate(rate), MicroSeconds(1));

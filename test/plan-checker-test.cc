@@ -2,15 +2,14 @@
 // The PlanChecker rejects broken plans, each with a specific reason: dropped, duplicated
 // or misdirected transfers, missing dependencies, reductions counted twice, broken NVLS
 // plans; and it judges what a plan does, not how it is shaped.
+#include "plan-test-util.h"
+
 #include "ns3/collective-algorithms.h"
 #include "ns3/comm-plan.h"
 #include "ns3/plan-checker.h"
 
-#include "plan-test-util.h"
-
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <set>
 #include <string>
 #include <vector>
@@ -67,9 +66,12 @@ TEST(PlanCheckerTest, DuplicatedTransfersAreCaught)
     // A second copy of a reduction counts contributions twice; a second copy of a plain
     // transfer delivers the same data twice. Often the copy also races with later
     // transfers that do not wait for it, which is reported first; either way it fails.
-    for (const CommPlan& plan : {RingAllReduce(4, 4000), TreeAllReduce(7, 700, 100),
-                                 HalvingDoublingAllReduce(4, 400), DirectAllToAll(4, 400),
-                                 RingAllGather(3, 300), TreeBroadcast(6, 600, 1)})
+    for (const CommPlan& plan : {RingAllReduce(4, 4000),
+                                 TreeAllReduce(7, 700, 100),
+                                 HalvingDoublingAllReduce(4, 400),
+                                 DirectAllToAll(4, 400),
+                                 RingAllGather(3, 300),
+                                 TreeBroadcast(6, 600, 1)})
     {
         for (uint32_t id = 0; id < plan.GetNTransfers(); ++id)
         {
@@ -110,12 +112,17 @@ TEST(PlanCheckerTest, MissingDependenciesAreCaught)
 {
     // Without its deps a transfer could leave before the data it forwards has arrived:
     // the checker must see that, whatever order it happens to simulate.
-    for (const CommPlan& plan :
-         {RingAllReduce(5, 5000, 2), RingReduceScatter(4, 400), RingAllGather(6, 600),
-          RingBroadcast(4, 400, 1, 1, 100), RingReduce(4, 400, 3, 1, 100),
-          TreeAllReduce(9, 900, 300), TreeAllReduce(8, 800, 0, false), TreeBroadcast(8, 800, 5),
-          TreeReduce(8, 800, 2), HalvingDoublingAllReduce(16, 1600),
-          HalvingDoublingAllGather(8, 800)})
+    for (const CommPlan& plan : {RingAllReduce(5, 5000, 2),
+                                 RingReduceScatter(4, 400),
+                                 RingAllGather(6, 600),
+                                 RingBroadcast(4, 400, 1, 1, 100),
+                                 RingReduce(4, 400, 3, 1, 100),
+                                 TreeAllReduce(9, 900, 300),
+                                 TreeAllReduce(8, 800, 0, false),
+                                 TreeBroadcast(8, 800, 5),
+                                 TreeReduce(8, 800, 2),
+                                 HalvingDoublingAllReduce(16, 1600),
+                                 HalvingDoublingAllGather(8, 800)})
     {
         uint32_t tried = 0;
         for (uint32_t id = 0; id < plan.GetNTransfers(); ++id)
@@ -127,8 +134,8 @@ TEST(PlanCheckerTest, MissingDependenciesAreCaught)
             CommPlan broken = plan;
             broken.GetTransfer(id).deps.clear();
             PlanCheckResult r = PlanChecker::Check(broken);
-            ASSERT_FALSE(r.ok) << plan.GetType() << " " << plan.GetAlgorithm()
-                               << ": transfer " << id << " without deps went unnoticed";
+            ASSERT_FALSE(r.ok) << plan.GetType() << " " << plan.GetAlgorithm() << ": transfer "
+                               << id << " without deps went unnoticed";
             EXPECT_NE(r.reason.find("race"), std::string::npos) << r.reason;
             ++tried;
         }
@@ -158,10 +165,14 @@ TEST(PlanCheckerTest, WrongDestinationsAreCaught)
     // are different: one sent further along still reduces everything once (see
     // JudgesSemanticsNotShape), so they are tested below with wrong turns that are
     // wrong by construction.
-    for (const CommPlan& plan : {RingAllReduce(4, 400), RingAllReduce(5, 500, 2),
-                                 RingAllGather(5, 500), HalvingDoublingAllReduce(8, 800),
-                                 TreeAllReduce(7, 700, 200), DirectAllToAll(4, 400),
-                                 DirectAllGather(3, 300), RingBroadcast(4, 400, 0),
+    for (const CommPlan& plan : {RingAllReduce(4, 400),
+                                 RingAllReduce(5, 500, 2),
+                                 RingAllGather(5, 500),
+                                 HalvingDoublingAllReduce(8, 800),
+                                 TreeAllReduce(7, 700, 200),
+                                 DirectAllToAll(4, 400),
+                                 DirectAllGather(3, 300),
+                                 RingBroadcast(4, 400, 0),
                                  TreeBroadcast(6, 600, 2)})
     {
         const uint32_t n = plan.GetGroupSize();
@@ -278,8 +289,7 @@ TEST(PlanCheckerTest, ReasonsAreSpecific)
     t.dst = 2;
     bcast.AddTransfer(t);
     PlanCheckResult r = PlanChecker::Check(bcast);
-    EXPECT_NE(r.reason.find("sends block 0 from rank 1, which does not hold it"),
-              std::string::npos)
+    EXPECT_NE(r.reason.find("sends block 0 from rank 1, which does not hold it"), std::string::npos)
         << r.reason;
     EXPECT_EQ(r.transfer, 0u);
 
@@ -305,8 +315,7 @@ TEST(PlanCheckerTest, ReasonsAreSpecific)
         half.AddTransfer(tr);
     }
     r = PlanChecker::Check(half);
-    EXPECT_NE(r.reason.find("missing the contributions of ranks"), std::string::npos)
-        << r.reason;
+    EXPECT_NE(r.reason.find("missing the contributions of ranks"), std::string::npos) << r.reason;
 
     // A reduction in a collective that only copies.
     CommPlan ag = RingAllGather(3, 300);

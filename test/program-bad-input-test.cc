@@ -2,17 +2,15 @@
 // Every program refuses bad input the same way: exit status 1 and ONE line on stderr,
 // "<program>: <option or file>: ... expected ...", before anything is built. Each program
 // runs here with a table of bad command lines and files; --help documents the rule.
-#include <gtest/gtest.h>
-
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <sstream>
 #include <string>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 #ifndef AI_FABRIC_PROGRAM_DIR
@@ -343,8 +341,13 @@ TEST(ProgramBadInput, CollectivePerf)
 TEST(ProgramBadInput, CollectivePerfAttributesBeatThePreset)
 {
     const Outcome o = RunProgram("collective-perf",
-                                 {"--transport=dgx", "--ranks=8", "--servers=1", "--algorithm=ring",
-                                  "--minBytes=1M", "--maxBytes=1M", "--csv=none",
+                                 {"--transport=dgx",
+                                  "--ranks=8",
+                                  "--servers=1",
+                                  "--algorithm=ring",
+                                  "--minBytes=1M",
+                                  "--maxBytes=1M",
+                                  "--csv=none",
                                   "--ns3::NvSwitchFabric::PerLinkRate=1Gbps"});
     ASSERT_EQ(o.status, 0) << o.err;
     const size_t row = o.out.find("1048576");
@@ -421,8 +424,9 @@ TEST(ProgramBadInput, AiFabricSim)
                                           R"({"cluster": {"servers": 1, "gpusPerServer": 2},
                                               "workload": {"format": "json", "file": ")" +
                                               trace + R"("}, "outputs": {"plots": false}})");
-    const std::string badOutputs = TempFile(
-        "scenario-outputs.json", R"({"outputs": {"dir": ")" + NotAFolder() + R"(/results"}})");
+    const std::string badOutputs =
+        TempFile("scenario-outputs.json",
+                 R"({"outputs": {"dir": ")" + NotAFolder() + R"(/results"}})");
     ExpectRefused(
         "ai-fabric-sim",
         Join(CommonCases(),

@@ -7,9 +7,8 @@
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 
-#include <gtest/gtest.h>
-
 #include <cstdint>
+#include <gtest/gtest.h>
 #include <vector>
 
 namespace aifabric

@@ -96,8 +96,8 @@ StarWith(const std::string& hosts, const std::string& links)
 {
     return R"({"hosts": )" + hosts + R"(, "switches": [{"name": "sw"}],
   "defaults": {"rate": "100Gbps", "delay": "1us"},
-  "links": )" + links +
-           "}";
+  "links": )" +
+           links + "}";
 }
 
 const char* TWO_HOSTS = R"([{"name": "h0"}, {"name": "h1"}])";
@@ -176,9 +176,9 @@ TEST_F(TopologyFile, TwoHostsBackToBack)
     RoceHelper roce;
     RoceTopologyReader reader(roce);
     RoceTopologyFile file = ReadGood(reader,
-        R"({"hosts": {"count": 2}, "switches": [],
+                                     R"({"hosts": {"count": 2}, "switches": [],
             "links": [{"a": "h0", "b": "h1", "rate": "10Gbps", "delay": "10ns"}]})",
-        "b2b.json");
+                                     "b2b.json");
     EXPECT_EQ(file.topology.switches.GetN(), 0u);
     EXPECT_EQ(SendOne(file.topology, 1, 0, 8192), 8192u);
 }
@@ -188,89 +188,89 @@ TEST_F(TopologyFile, SyntaxErrorGivesLine)
     // Missing comma at the end of line 3; the parser trips on line 4.
     std::string json = "{\n  \"hosts\": {\"count\": 2},\n  \"switches\": []\n  \"links\": []\n}\n";
     ExpectRefused(json, "topology.json: line 4, column [0-9]+: JSON syntax error: ");
-    ExpectRefused("{\"hosts\": [\n",
-                 "topology.json: line 2, column 1: JSON syntax error: ");
+    ExpectRefused("{\"hosts\": [\n", "topology.json: line 2, column 1: JSON syntax error: ");
 }
 
 TEST_F(TopologyFile, MissingLinks)
 {
     ExpectRefused(R"({"hosts": {"count": 2}, "switches": []})",
-                 "topology.json: top level: missing \"links\"");
+                  "topology.json: top level: missing \"links\"");
 }
 
 TEST_F(TopologyFile, MissingFields)
 {
     ExpectRefused(R"({"switches": [], "links": []})",
-                 "topology.json: top level: missing \"hosts\"");
+                  "topology.json: top level: missing \"hosts\"");
     ExpectRefused(StarWith(TWO_HOSTS, R"([{"a": "h0", "b": "sw"}, {"a": "h1"}])"),
-                 "topology.json: links\\[1\\]: missing \"b\"");
+                  "topology.json: links\\[1\\]: missing \"b\"");
     ExpectRefused(R"({"hosts": [{"name": "h0"}, {}], "switches": [], "links": []})",
-                 "topology.json: hosts\\[1\\]: missing \"name\"");
+                  "topology.json: hosts\\[1\\]: missing \"name\"");
     ExpectRefused(R"({"hosts": {"count": 2}, "switches": [],
                            "links": [{"a": "h0", "b": "h1", "delay": "1us"}]})",
-                 "topology.json: links\\[0\\]: missing \"rate\"");
+                  "topology.json: links\\[0\\]: missing \"rate\"");
 }
 
 TEST_F(TopologyFile, UnknownNode)
 {
-    ExpectRefused(StarWith(TWO_HOSTS,
-                                R"([{"a": "h0", "b": "sw"}, {"a": "h1", "b": "leaf9"}])"),
-                 "topology.json: links\\[1\\].b: unknown node 'leaf9'");
+    ExpectRefused(StarWith(TWO_HOSTS, R"([{"a": "h0", "b": "sw"}, {"a": "h1", "b": "leaf9"}])"),
+                  "topology.json: links\\[1\\].b: unknown node 'leaf9'");
 }
 
 TEST_F(TopologyFile, NegativeOrZeroRate)
 {
-    ExpectRefused(StarWith(TWO_HOSTS,
-                       R"([{"a": "h0", "b": "sw", "rate": "-5Gbps"}, {"a": "h1", "b": "sw"}])"),
+    ExpectRefused(
+        StarWith(TWO_HOSTS,
+                 R"([{"a": "h0", "b": "sw", "rate": "-5Gbps"}, {"a": "h1", "b": "sw"}])"),
         "topology.json: links\\[0\\].rate: expected a positive rate like \"400Gbps\", got "
         "\"-5Gbps\"");
-    ExpectRefused(StarWith(TWO_HOSTS,
-                       R"([{"a": "h0", "b": "sw"}, {"a": "h1", "b": "sw", "rate": "0Gbps"}])"),
+    ExpectRefused(
+        StarWith(TWO_HOSTS, R"([{"a": "h0", "b": "sw"}, {"a": "h1", "b": "sw", "rate": "0Gbps"}])"),
         "links\\[1\\].rate: expected a positive rate");
-    ExpectRefused(StarWith(TWO_HOSTS,
-                       R"([{"a": "h0", "b": "sw", "rate": "400Gbit"}, {"a": "h1", "b": "sw"}])"),
+    ExpectRefused(
+        StarWith(TWO_HOSTS,
+                 R"([{"a": "h0", "b": "sw", "rate": "400Gbit"}, {"a": "h1", "b": "sw"}])"),
         "links\\[0\\].rate: .*unknown unit \"Gbit\"");
 }
 
 TEST_F(TopologyFile, BadDelayUnit)
 {
-    ExpectRefused(StarWith(TWO_HOSTS,
-                       R"([{"a": "h0", "b": "sw"}, {"a": "h1", "b": "sw", "delay": "1usec"}])"),
+    ExpectRefused(
+        StarWith(TWO_HOSTS,
+                 R"([{"a": "h0", "b": "sw"}, {"a": "h1", "b": "sw", "delay": "1usec"}])"),
         "topology.json: links\\[1\\].delay: expected a non-negative delay like \"1us\", got "
         "\"1usec\" \\(unknown unit \"usec\"");
     ExpectRefused(R"({"hosts": {"count": 2}, "switches": [], "defaults": {"delay": "-1us"},
                            "links": [{"a": "h0", "b": "h1", "rate": "1Gbps"}]})",
-                 "topology.json: defaults.delay: expected a non-negative delay");
+                  "topology.json: defaults.delay: expected a non-negative delay");
 }
 
 TEST_F(TopologyFile, DuplicateName)
 {
-    ExpectRefused(StarWith(R"([{"name": "h0"}, {"name": "sw"}])",
-                                R"([{"a": "h0", "b": "sw"}])"),
-                 "topology.json: switches\\[0\\]: duplicate node name 'sw'");
+    ExpectRefused(StarWith(R"([{"name": "h0"}, {"name": "sw"}])", R"([{"a": "h0", "b": "sw"}])"),
+                  "topology.json: switches\\[0\\]: duplicate node name 'sw'");
 }
 
 TEST_F(TopologyFile, SelfLink)
 {
     ExpectRefused(StarWith(TWO_HOSTS,
-                                R"([{"a": "h0", "b": "sw"}, {"a": "h1", "b": "sw"},
+                           R"([{"a": "h0", "b": "sw"}, {"a": "h1", "b": "sw"},
                                     {"a": "sw", "b": "sw"}])"),
-                 "topology.json: links\\[2\\]: links node 'sw' to itself");
+                  "topology.json: links\\[2\\]: links node 'sw' to itself");
 }
 
 TEST_F(TopologyFile, HostWithTwoLinks)
 {
     ExpectRefused(StarWith(TWO_HOSTS,
-                                R"([{"a": "h0", "b": "sw"}, {"a": "h1", "b": "sw"},
+                           R"([{"a": "h0", "b": "sw"}, {"a": "h1", "b": "sw"},
                                     {"a": "sw", "b": "h0"}])"),
-                 "topology.json: hosts\\[0\\]: host 'h0' has 2 links \\(links\\[0\\] and "
-                 "links\\[2\\]\\); expected exactly one");
+                  "topology.json: hosts\\[0\\]: host 'h0' has 2 links \\(links\\[0\\] and "
+                  "links\\[2\\]\\); expected exactly one");
 }
 
 TEST_F(TopologyFile, HostWithoutLink)
 {
     ExpectRefused(StarWith(TWO_HOSTS, R"([{"a": "h0", "b": "sw"}])"),
-                 "topology.json: hosts\\[1\\]: host 'h1' has no link");
+                  "topology.json: hosts\\[1\\]: host 'h1' has no link");
 }
 
 TEST_F(TopologyFile, DisconnectedHost)
@@ -279,25 +279,25 @@ TEST_F(TopologyFile, DisconnectedHost)
                            "defaults": {"rate": "100Gbps", "delay": "1us"},
                            "links": [{"a": "h0", "b": "sw0"}, {"a": "h1", "b": "sw0"},
                                      {"a": "h2", "b": "sw1"}]})",
-                 "topology.json: hosts\\[2\\]: host 'h2' is disconnected: no path to host 'h0'");
+                  "topology.json: hosts\\[2\\]: host 'h2' is disconnected: no path to host 'h0'");
 }
 
 TEST_F(TopologyFile, WrongTypes)
 {
-    ExpectRefused(StarWith(TWO_HOSTS,
-                       R"([{"a": "h0", "b": "sw", "rate": 400}, {"a": "h1", "b": "sw"}])"),
+    ExpectRefused(
+        StarWith(TWO_HOSTS, R"([{"a": "h0", "b": "sw", "rate": 400}, {"a": "h1", "b": "sw"}])"),
         "topology.json: links\\[0\\].rate: expected a string, got an integer \\(400\\)");
     ExpectRefused(R"({"hosts": {"count": "4"}, "switches": [], "links": []})",
-                 "topology.json: hosts.count: expected a positive integer, got \"4\"");
+                  "topology.json: hosts.count: expected a positive integer, got \"4\"");
     ExpectRefused(R"({"hosts": {"count": 2}, "switches": [], "links": {}})",
-                 "topology.json: links: expected a list of link objects, got an object");
+                  "topology.json: links: expected a list of link objects, got an object");
     ExpectRefused(R"([1, 2])", "topology.json: top level: expected a JSON object");
 }
 
 TEST_F(TopologyFile, MisspelledKey)
 {
-    ExpectRefused(StarWith(TWO_HOSTS,
-                       R"([{"a": "h0", "b": "sw", "dealy": "1us"}, {"a": "h1", "b": "sw"}])"),
+    ExpectRefused(
+        StarWith(TWO_HOSTS, R"([{"a": "h0", "b": "sw", "dealy": "1us"}, {"a": "h1", "b": "sw"}])"),
         "topology.json: links\\[0\\]: unknown key \"dealy\"");
 }
 
@@ -305,7 +305,7 @@ TEST_F(TopologyFile, ServerGroupingMustDivideHosts)
 {
     ExpectRefused(R"({"hosts": {"count": 2}, "switches": [], "gpusPerServer": 4,
                            "links": []})",
-                 "topology.json: gpusPerServer: expected a divisor of the host count 2, got 4");
+                  "topology.json: gpusPerServer: expected a divisor of the host count 2, got 4");
 }
 
 TEST_F(TopologyFile, FileNotFound)
@@ -314,7 +314,9 @@ TEST_F(TopologyFile, FileNotFound)
     RoceTopologyFile file;
     std::string error;
     EXPECT_FALSE(RoceTopologyReader(roce).Read("/nonexistent/dir/fabric.json", file, &error));
-    EXPECT_EQ(error, "/nonexistent/dir/fabric.json: cannot open topology file (No such file or directory)");
+    EXPECT_EQ(
+        error,
+        "/nonexistent/dir/fabric.json: cannot open topology file (No such file or directory)");
 }
 
 TEST_F(TopologyFile, UnknownKeysEverywhere)

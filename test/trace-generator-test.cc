@@ -108,7 +108,8 @@ TEST(TraceGenerator, OpsAndBytesOfASmallConfig)
     EXPECT_EQ(buckets[1], 2 * layer);
     EXPECT_EQ(buckets[2], 1155072u / 2);
     // Every GPU's gradients are reduced once: total parameters / tp.
-    EXPECT_EQ(buckets[0] + buckets[1] + buckets[2], TransformerTraceGenerator::Count(c).totalParams / 2);
+    EXPECT_EQ(buckets[0] + buckets[1] + buckets[2],
+              TransformerTraceGenerator::Count(c).totalParams / 2);
     // attention + MLP per layer, forward and backward, logits twice, the optimizer step.
     EXPECT_EQ(computeOps, 2u * (2 * 4 * 2 + 2) + 1);
     // Groups: 2 TP, 2 DP, and one (single-stage) pipeline per (TP, DP) rank pair.
@@ -163,7 +164,8 @@ TEST(TraceGenerator, OneFOneBBubbleMatchesTheClosedForm)
         std::cout << "[ measured ] 1F1B p=" << p << " m=" << m << ": bubble " << bubble
                   << " (closed form " << closed << ")\n";
         EXPECT_NEAR(bubble, closed, 0.005);
-        EXPECT_NEAR(pipeline.GetSeconds(), (m + p - 1) * (tf + tb).GetSeconds(),
+        EXPECT_NEAR(pipeline.GetSeconds(),
+                    (m + p - 1) * (tf + tb).GetSeconds(),
                     0.005 * pipeline.GetSeconds());
         // The runner's breakdown sees the bubble as idle time. Stage s (= rank s here)
         // waits s tf before its first forward, finishes s tb before stage 0, and is busy
@@ -171,7 +173,8 @@ TEST(TraceGenerator, OneFOneBBubbleMatchesTheClosedForm)
         for (const auto& b : runner->GetBreakdown())
         {
             const double closedIdle = (p - 1) * (tf + tb).GetSeconds() - b.rank * tb.GetSeconds();
-            EXPECT_NEAR(b.idle.GetSeconds(), closedIdle, 0.005 * pipeline.GetSeconds()) << "rank " << b.rank;
+            EXPECT_NEAR(b.idle.GetSeconds(), closedIdle, 0.005 * pipeline.GetSeconds())
+                << "rank " << b.rank;
             EXPECT_LT(b.exposedComm, MicroSeconds(1)); // communication is all but free here
         }
     }
@@ -224,7 +227,8 @@ TEST(TraceGenerator, BadConfigsAreNamed)
         std::string error;
         EXPECT_FALSE(TransformerTraceGenerator::ParseConfig(json, "model.json", c, &error));
         EXPECT_NE(error.find("model.json"), std::string::npos) << error;
-        EXPECT_NE(error.find(expect), std::string::npos) << "expected '" << expect << "' in: " << error;
+        EXPECT_NE(error.find(expect), std::string::npos)
+            << "expected '" << expect << "' in: " << error;
     };
     check(R"({"layers": 24, "hidden": 2048, "heads": 16, "tp": 3})", "divisible by tp 3");
     check(R"({"globalBatch": 10, "dp": 4})", "globalBatch 10 is not a multiple");
@@ -232,7 +236,8 @@ TEST(TraceGenerator, BadConfigsAreNamed)
     check(R"({"hidden": -5})", "'hidden' must be a non-negative integer");
     check(R"({"tp": 2.5})", "'tp' must be a non-negative integer up to 4294967295, got 2.5");
     check(R"({"dp": 4294967298})", "'dp' must be a non-negative integer up to 4294967295");
-    check(R"({"microBatch": 65536, "dp": 65536, "globalBatch": 16})", "not a multiple of microBatch x dp = 4294967296");
+    check(R"({"microBatch": 65536, "dp": 65536, "globalBatch": 16})",
+          "not a multiple of microBatch x dp = 4294967296");
     check(R"({"cnnFlopsPerSample": -1.5})", "'cnnFlopsPerSample' must be a non-negative number");
     check(R"({"hiden": 5})", "unknown setting 'hiden'");
     check(R"({"experts": 3, "ep": 2, "dp": 2, "globalBatch": 2})", "multiple of ep");
@@ -240,8 +245,11 @@ TEST(TraceGenerator, BadConfigsAreNamed)
     check(R"({"layers": 2,)", "not valid JSON");
     TransformerConfig ok;
     std::string error;
-    EXPECT_TRUE(TransformerTraceGenerator::ParseConfig(R"({"name": "x", "layers": 4, "tp": 2, "heads": 16})",
-                                                       "model.json", ok, &error))
+    EXPECT_TRUE(TransformerTraceGenerator::ParseConfig(
+        R"({"name": "x", "layers": 4, "tp": 2, "heads": 16})",
+        "model.json",
+        ok,
+        &error))
         << error;
     EXPECT_EQ(ok.layers, 4u);
 

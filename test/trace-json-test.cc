@@ -4,7 +4,6 @@
 #include "ns3/trace-json.h"
 
 #include <gtest/gtest.h>
-
 #include <string>
 #include <vector>
 
@@ -96,6 +95,7 @@ TEST(TraceJson, MalformedFilesAreNamed)
         std::string text;
         std::vector<std::string> expect; //!< substrings of the error
     };
+
     const std::string good(GOOD);
     const std::vector<Case> cases = {
         {good.substr(0, good.size() / 2), {"bad.json", "not valid JSON"}},
@@ -103,8 +103,10 @@ TEST(TraceJson, MalformedFilesAreNamed)
         {Edit("ai-fabric-trace/1", "ai-fabric-trace/9"), {"/schema", "ai-fabric-trace/1"}},
         {Edit("\"ranks\": 2,", "\"ranks\": \"two\","), {"/ranks", "non-negative integer"}},
         {Edit("\"streams\": [\"compute\"", "\"streams\": [7"), {"/streams/0", "expected a string"}},
-        {Edit("\"bytes\": 1048576", "\"bytes\": -5"), {"/programs/0/ops/1/bytes", "non-negative", "-5"}},
-        {Edit("\"duration_us\": 12.5", "\"duration_us\": -1"), {"/programs/0/ops/0/duration_us", ">= 0"}},
+        {Edit("\"bytes\": 1048576", "\"bytes\": -5"),
+         {"/programs/0/ops/1/bytes", "non-negative", "-5"}},
+        {Edit("\"duration_us\": 12.5", "\"duration_us\": -1"),
+         {"/programs/0/ops/0/duration_us", ">= 0"}},
         {Edit("\"group\": \"tp0\", \"stream\"", "\"group\": \"tp9\", \"stream\""),
          {"/programs/0/ops/1/group", "unknown group 'tp9'"}},
         {Edit("\"collective\": \"all-reduce\"", "\"collective\": \"all-mix\""), {"all-mix"}},
@@ -120,7 +122,8 @@ TEST(TraceJson, MalformedFilesAreNamed)
         // The two ranks disagree on the collective's size.
         {Edit("\"bytes\": 1048576", "\"bytes\": 1048577"), {"group 'tp0'", "differs"}},
         // A send without its receive.
-        {Edit("\"kind\": \"recv\", \"peer\": 0, \"bytes\": 4096", "\"kind\": \"compute\", \"duration_us\": 1"),
+        {Edit("\"kind\": \"recv\", \"peer\": 0, \"bytes\": 4096",
+              "\"kind\": \"compute\", \"duration_us\": 1"),
          {"rank 0 sends 1 messages to rank 1", "receives 0"}},
     };
     for (const Case& c : cases)

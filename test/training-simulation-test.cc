@@ -7,11 +7,10 @@
 #include "ns3/training-scenario.h"
 #include "ns3/training-simulation.h"
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <gtest/gtest.h>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -63,16 +62,19 @@ TEST(TrainingScenario, BadScenariosAreNamed)
         std::string error;
         EXPECT_FALSE(TrainingScenario::Parse(text, "scn.json", s, &error));
         EXPECT_NE(error.find("scn.json"), std::string::npos) << error;
-        EXPECT_NE(error.find(expect), std::string::npos) << "expected '" << expect << "' in: " << error;
+        EXPECT_NE(error.find(expect), std::string::npos)
+            << "expected '" << expect << "' in: " << error;
     };
     check("{\"cluster\": {\"servers\": 0}}", "/cluster/servers: expected an integer in 1..");
     check("{\"cluster\": {\"nicRate\": \"fast\"}}", "/cluster/nicRate: expected a positive rate");
-    check("{\"cluster\": {\"linkDelay\": \"1 fortnight\"}}", "/cluster/linkDelay: expected a duration");
+    check("{\"cluster\": {\"linkDelay\": \"1 fortnight\"}}",
+          "/cluster/linkDelay: expected a duration");
     check("{\"cluster\": {\"gpu\": \"V100\"}}", "expected A100, H100, H200, B200, got \"V100\"");
     check("{\"clutser\": {}}", "/clutser: unknown setting");
     check("{\"workload\": {\"format\": \"json\"}}", "needs a \"file\"");
     check("{\"workload\": {\"format\": \"csv\", \"file\": \"x\"}}", "/workload/format");
-    check("{\"workload\": {\"format\": \"generator\", \"model\": {\"tp\": 3}}}", "divisible by tp 3");
+    check("{\"workload\": {\"format\": \"generator\", \"model\": {\"tp\": 3}}}",
+          "divisible by tp 3");
     check("{\"run\": {\"iterations\": -1}}", "/run/iterations");
     check("{\"run\": ", "not valid JSON");
     TrainingScenario s;
@@ -81,8 +83,11 @@ TEST(TrainingScenario, BadScenariosAreNamed)
     EXPECT_NE(error.find("/nonexistent/scn.json: cannot open"), std::string::npos) << error;
 
     // A missing trace file and an unknown attribute fail at Build, named.
-    ASSERT_TRUE(TrainingScenario::Parse(
-        R"({"workload": {"format": "json", "file": "missing.json"}})", "/tmp/dir/scn.json", s, &error))
+    ASSERT_TRUE(
+        TrainingScenario::Parse(R"({"workload": {"format": "json", "file": "missing.json"}})",
+                                "/tmp/dir/scn.json",
+                                s,
+                                &error))
         << error;
     EXPECT_EQ(s.traceFile, "/tmp/dir/missing.json"); // relative to the scenario file
     {
@@ -91,8 +96,11 @@ TEST(TrainingScenario, BadScenariosAreNamed)
         EXPECT_NE(error.find("/tmp/dir/missing.json: cannot open"), std::string::npos) << error;
     }
     TrainingScenario t;
-    ASSERT_TRUE(TrainingScenario::Parse(R"({"fabric": {"config": {"ns3::Dcqcn::NoSuchThing": "1"}}})",
-                                        "scn.json", t, &error));
+    ASSERT_TRUE(
+        TrainingScenario::Parse(R"({"fabric": {"config": {"ns3::Dcqcn::NoSuchThing": "1"}}})",
+                                "scn.json",
+                                t,
+                                &error));
     TrainingSimulation sim(t);
     EXPECT_FALSE(sim.Build(&error));
     EXPECT_NE(error.find("/fabric/config/ns3::Dcqcn::NoSuchThing"), std::string::npos) << error;
@@ -120,13 +128,16 @@ TEST(TrainingSimulation, DefaultScenarioEndToEnd)
     a.erase("run");
     b.erase("run");
     EXPECT_EQ(a.dump(), b.dump());
-    EXPECT_EQ(Slurp(OutDir("default-1") + "/timeline.json"), Slurp(OutDir("default-2") + "/timeline.json"));
-    EXPECT_EQ(Slurp(OutDir("default-1") + "/collectives.csv"), Slurp(OutDir("default-2") + "/collectives.csv"));
+    EXPECT_EQ(Slurp(OutDir("default-1") + "/timeline.json"),
+              Slurp(OutDir("default-2") + "/timeline.json"));
+    EXPECT_EQ(Slurp(OutDir("default-1") + "/collectives.csv"),
+              Slurp(OutDir("default-2") + "/collectives.csv"));
     EXPECT_EQ(Slurp(OutDir("default-1") + "/fct.csv"), Slurp(OutDir("default-2") + "/fct.csv"));
 
     // The Perfetto timeline: valid JSON, one process per rank, compute and comm tracks,
     // complete events with non-negative durations.
-    const nlohmann::json timeline = nlohmann::json::parse(Slurp(OutDir("default-1") + "/timeline.json"));
+    const nlohmann::json timeline =
+        nlohmann::json::parse(Slurp(OutDir("default-1") + "/timeline.json"));
     std::set<int> processes;
     std::set<std::pair<int, int>> threads;
     uint64_t slices = 0;
@@ -160,7 +171,9 @@ TEST(TrainingSimulation, DefaultScenarioEndToEnd)
         }
     }
     EXPECT_EQ(trackNames,
-              (std::set<std::string>{"stream 0 (compute)", "stream 1 (TP/EP collectives)", "stream 2 (DP collectives)"}));
+              (std::set<std::string>{"stream 0 (compute)",
+                                     "stream 1 (TP/EP collectives)",
+                                     "stream 2 (DP collectives)"}));
     EXPECT_EQ(slices, first["workload"]["ops"].get<uint64_t>());
     EXPECT_EQ(categories, (std::set<std::string>{"collective", "compute"}));
 }
@@ -188,10 +201,14 @@ TEST(TrainingSimulation, DeadlockingWorkloadIsReportedStuck)
     std::string error;
     ASSERT_TRUE(TraceJson::Write(t, file, &error)) << error;
     TrainingScenario s;
-    ASSERT_TRUE(TrainingScenario::Parse(R"({"cluster": {"servers": 2, "gpusPerServer": 1, "spines": 1},
-        "workload": {"format": "json", "file": ")" + file + R"("}, "run": {"hangTimeout": "2ms"},
+    ASSERT_TRUE(
+        TrainingScenario::Parse(R"({"cluster": {"servers": 2, "gpusPerServer": 1, "spines": 1},
+        "workload": {"format": "json", "file": ")" +
+                                    file + R"("}, "run": {"hangTimeout": "2ms"},
         "outputs": {"plots": false}})",
-                                        "deadlock.json", s, &error))
+                                "deadlock.json",
+                                s,
+                                &error))
         << error;
     bool stuck = false;
     const nlohmann::json results = RunScenario(s, OutDir("deadlock"), &stuck);
@@ -212,10 +229,13 @@ TEST(TrainingSimulation, ChakraAndAicbWorkloadsRun)
         TrainingScenario s;
         ASSERT_TRUE(TrainingScenario::Parse(
             R"({"cluster": {"servers": 1, "gpusPerServer": 8, "spines": 1},
-                "workload": {"format": "chakra", "file": ")" + shared +
+                "workload": {"format": "chakra", "file": ")" +
+                shared +
                 R"(/samples/chakra/all_reduce/8npus_1MB/all_reduce", "ranks": 8},
                 "outputs": {"plots": false}})",
-            "chakra.json", s, &error))
+            "chakra.json",
+            s,
+            &error))
             << error;
         const nlohmann::json r = RunScenario(s, OutDir("chakra"));
         EXPECT_TRUE(r["finished"].get<bool>());
@@ -228,10 +248,13 @@ TEST(TrainingSimulation, ChakraAndAicbWorkloadsRun)
         TrainingScenario s;
         ASSERT_TRUE(TrainingScenario::Parse(
             R"({"cluster": {"servers": 1, "gpusPerServer": 8, "spines": 1},
-                "workload": {"format": "aicb", "file": ")" + shared +
+                "workload": {"format": "aicb", "file": ")" +
+                shared +
                 R"(/samples/aicb/G13B-M1-C01_GPT13B_megatron_tp8_pp1_mbs1_A100.txt"},
                 "outputs": {"plots": false}})",
-            "aicb.json", s, &error))
+            "aicb.json",
+            s,
+            &error))
             << error;
         const nlohmann::json r = RunScenario(s, OutDir("aicb"));
         EXPECT_TRUE(r["finished"].get<bool>());
@@ -251,48 +274,68 @@ TEST(TrainingScenario, ImpossibleSettingsAreNamedNotAborted)
         s.plots = false;
         TrainingSimulation sim(s);
         EXPECT_FALSE(sim.Build(&error));
-        EXPECT_NE(error.find(expect), std::string::npos) << "expected '" << expect << "' in: " << error;
+        EXPECT_NE(error.find(expect), std::string::npos)
+            << "expected '" << expect << "' in: " << error;
     };
     const std::string small = R"("cluster": {"servers": 2, "gpusPerServer": 2, "spines": 1},
         "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256, "heads": 4,
         "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 2}})";
-    buildFails("{" + small + R"(, "fabric": {"config": {"ns3::IdealTransport::Latency": "5 fortnights"}}})",
-               "/fabric/config/ns3::IdealTransport::Latency: \"5 fortnights\" is not a valid TimeValue");
+    buildFails(
+        "{" + small +
+            R"(, "fabric": {"config": {"ns3::IdealTransport::Latency": "5 fortnights"}}})",
+        "/fabric/config/ns3::IdealTransport::Latency: \"5 fortnights\" is not a valid TimeValue");
     buildFails("{" + small + R"(, "fabric": {"config": {"ns3::Dcqcn::RateAi": "10 Mbps"}}})",
                "\"10 Mbps\" is not a valid DataRateValue");
-    buildFails("{" + small + R"(, "fabric": {"config": {"ns3::NvSwitchFabric::LinkCount": "18 links"}}})",
+    buildFails("{" + small +
+                   R"(, "fabric": {"config": {"ns3::NvSwitchFabric::LinkCount": "18 links"}}})",
                "\"18 links\" is not a valid UintegerValue");
     buildFails("{" + small + R"(, "fabric": {"config": {"ns3::WorkloadRunner::Channels": 1.5}}})",
                "\"1.5\" is not a valid UintegerValue");
     buildFails("{" + small + R"(, "fabric": {"config": {"ns3::RoceSwitch::Mmu": "0"}}})",
                "attributes of type PointerValue cannot be set from a scenario file");
-    buildFails("{" + small + R"(, "fabric": {"config": {"ns3::NvLinkPort::PerLinkRate": "1Gbps"}}})",
+    buildFails("{" + small +
+                   R"(, "fabric": {"config": {"ns3::NvLinkPort::PerLinkRate": "1Gbps"}}})",
                "set the ns3::NvSwitchFabric attribute of the same name instead");
     buildFails("{" + small + R"(, "fabric": {"congestionControl": "ns3::Hpcc"}})",
                "/fabric/congestionControl: \"ns3::Hpcc\" is not a congestion control");
-    buildFails("{" + small + R"(, "collectives": {"algorithm": "bogus"}})", "unknown collective algorithm \"bogus\"");
+    buildFails("{" + small + R"(, "collectives": {"algorithm": "bogus"}})",
+               "unknown collective algorithm \"bogus\"");
     // The same through fabric.config (where --ns3:: arguments go): checked as the run uses it.
-    buildFails("{" + small + R"(, "fabric": {"config": {"ns3::WorkloadRunner::Algorithm": "bogus"}}})",
+    buildFails("{" + small +
+                   R"(, "fabric": {"config": {"ns3::WorkloadRunner::Algorithm": "bogus"}}})",
                "unknown collective algorithm \"bogus\"");
     buildFails("{" + small + R"(, "fabric": {"config": {"ns3::WorkloadRunner::ChunkBytes": "1"}}})",
-               "ns3::WorkloadRunner::ChunkBytes: must be 0 (each algorithm's default chunk) or at least 4096");
+               "ns3::WorkloadRunner::ChunkBytes: must be 0 (each algorithm's default chunk) or at "
+               "least 4096");
     // The DP groups span servers: NVLS cannot serve them.
-    buildFails("{" + small + R"(, "collectives": {"algorithm": "nvls"}})", "no nvls all-reduce on group 'dp0' of 2 ranks");
+    buildFails("{" + small + R"(, "collectives": {"algorithm": "nvls"}})",
+               "no nvls all-reduce on group 'dp0' of 2 ranks");
     buildFails(R"({"cluster": {"servers": 1, "gpusPerServer": 2},
         "workload": {"format": "generator", "model": {"tp": 2, "dp": 8, "globalBatch": 8, "heads": 16}}})",
                "needs 16 GPUs (tp x pp x dp) but the cluster has 2");
     TrainingScenario s;
     std::string error;
-    EXPECT_FALSE(TrainingScenario::Parse(R"({"run": {"hangTimeout": "0s"}})", "scn.json", s, &error));
+    EXPECT_FALSE(
+        TrainingScenario::Parse(R"({"run": {"hangTimeout": "0s"}})", "scn.json", s, &error));
     EXPECT_NE(error.find("/run/hangTimeout: must be at least 1us"), std::string::npos) << error;
-    EXPECT_FALSE(TrainingScenario::Parse(R"({"cluster": {"linkDelay": "infs"}})", "scn.json", s, &error));
+    EXPECT_FALSE(
+        TrainingScenario::Parse(R"({"cluster": {"linkDelay": "infs"}})", "scn.json", s, &error));
     EXPECT_NE(error.find("/cluster/linkDelay: expected a duration"), std::string::npos) << error;
-    EXPECT_FALSE(TrainingScenario::Parse(R"({"collectives": {"chunkBytes": 1}})", "scn.json", s, &error));
-    EXPECT_NE(error.find("/collectives/chunkBytes: must be 0 (each algorithm's default chunk) or at least 4096"), std::string::npos)
+    EXPECT_FALSE(
+        TrainingScenario::Parse(R"({"collectives": {"chunkBytes": 1}})", "scn.json", s, &error));
+    EXPECT_NE(
+        error.find(
+            "/collectives/chunkBytes: must be 0 (each algorithm's default chunk) or at least 4096"),
+        std::string::npos)
         << error;
-    EXPECT_FALSE(TrainingScenario::Parse(R"({"cluster": {"servers": 2, "pods": 2, "nicRate": "25Gbps",
-        "spines": 1024, "oversubscription": 64}})", "scn.json", s, &error));
-    EXPECT_NE(error.find("/cluster: the leaf-to-spine links would run at"), std::string::npos) << error;
+    EXPECT_FALSE(
+        TrainingScenario::Parse(R"({"cluster": {"servers": 2, "pods": 2, "nicRate": "25Gbps",
+        "spines": 1024, "oversubscription": 64}})",
+                                "scn.json",
+                                s,
+                                &error));
+    EXPECT_NE(error.find("/cluster: the leaf-to-spine links would run at"), std::string::npos)
+        << error;
 }
 
 TEST(TrainingSimulation, CommandLineStyleOverridesBeatThePreset)
@@ -300,11 +343,14 @@ TEST(TrainingSimulation, CommandLineStyleOverridesBeatThePreset)
     // fabric/config (where the program also puts --ns3:: arguments) wins over the GPU preset.
     TrainingScenario s;
     std::string error;
-    ASSERT_TRUE(TrainingScenario::Parse(R"({"cluster": {"servers": 1, "gpusPerServer": 2, "spines": 1},
+    ASSERT_TRUE(
+        TrainingScenario::Parse(R"({"cluster": {"servers": 1, "gpusPerServer": 2, "spines": 1},
         "fabric": {"config": {"ns3::NvSwitchFabric::PerLinkRate": "1Gbps"}},
         "workload": {"format": "generator", "model": {"layers": 1, "hidden": 256, "heads": 4,
         "seqLength": 64, "vocab": 100, "tp": 2, "globalBatch": 1}}, "outputs": {"plots": false}})",
-                                        "scn.json", s, &error))
+                                "scn.json",
+                                s,
+                                &error))
         << error;
     const nlohmann::json r = RunScenario(s, OutDir("override"));
     ASSERT_TRUE(r["finished"].get<bool>());
@@ -331,10 +377,13 @@ TEST(TrainingSimulation, ClusterFromATopologyFile)
     }
     TrainingScenario s;
     std::string error;
-    ASSERT_TRUE(TrainingScenario::Parse(R"({"cluster": {"topology": "file", "file": ")" + topo + R"("},
+    ASSERT_TRUE(
+        TrainingScenario::Parse(R"({"cluster": {"topology": "file", "file": ")" + topo + R"("},
         "workload": {"format": "generator", "model": {"layers": 2, "hidden": 512, "heads": 8,
         "seqLength": 128, "vocab": 1000, "tp": 2, "dp": 2, "globalBatch": 2}}, "outputs": {"plots": false}})",
-                                        "file.json", s, &error))
+                                "file.json",
+                                s,
+                                &error))
         << error;
     const nlohmann::json r = RunScenario(s, OutDir("topology-file"));
     ASSERT_TRUE(r["finished"].get<bool>());
@@ -345,16 +394,21 @@ TEST(TrainingSimulation, ClusterFromATopologyFile)
     bool dpOverRdma = false;
     for (const auto& c : r["communication"])
     {
-        dpOverRdma = dpOverRdma || (c["group_kind"] == "dp" && c["mean_busbw_Bps"].get<double>() < 12.5e9);
+        dpOverRdma =
+            dpOverRdma || (c["group_kind"] == "dp" && c["mean_busbw_Bps"].get<double>() < 12.5e9);
     }
     EXPECT_TRUE(dpOverRdma) << r["communication"].dump();
 
     // A missing file is an error, named; so is a "file" key without the topology.
     TrainingScenario fresh;
-    EXPECT_FALSE(TrainingScenario::Parse(R"({"cluster": {"file": "x.json"}})", "scn.json", fresh, &error));
+    EXPECT_FALSE(
+        TrainingScenario::Parse(R"({"cluster": {"file": "x.json"}})", "scn.json", fresh, &error));
     EXPECT_NE(error.find("/cluster/file"), std::string::npos) << error;
-    ASSERT_TRUE(TrainingScenario::Parse(R"({"cluster": {"topology": "file", "file": "missing.json"}})",
-                                        "/tmp/scn.json", s, &error));
+    ASSERT_TRUE(
+        TrainingScenario::Parse(R"({"cluster": {"topology": "file", "file": "missing.json"}})",
+                                "/tmp/scn.json",
+                                s,
+                                &error));
     TrainingSimulation sim(s);
     EXPECT_FALSE(sim.Build(&error));
     EXPECT_NE(error.find("/tmp/missing.json: cannot open"), std::string::npos) << error;
@@ -374,9 +428,12 @@ TEST(TrainingSimulation, RailAlignedRingInScenarios)
             R"({"cluster": {"servers": 2, "gpusPerServer": 8, "spines": 2},
                 "workload": {"format": "generator", "model": {"layers": 1, "hidden": 1024,
                 "heads": 8, "seqLength": 64, "vocab": 100, "tp": 1, "dp": 16, "globalBatch": 16}},
-                "collectives": {"algorithm": ")" + algorithm + R"("},
+                "collectives": {"algorithm": ")" +
+                algorithm + R"("},
                 "outputs": {"plots": false}})",
-            "rail.json", s, &error))
+            "rail.json",
+            s,
+            &error))
             << error;
         const nlohmann::json r = RunScenario(s, OutDir("rail-" + algorithm));
         ASSERT_TRUE(r["finished"].get<bool>());

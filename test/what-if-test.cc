@@ -11,9 +11,8 @@
 #include "ns3/training-simulation.h"
 #include "ns3/transformer-trace-generator.h"
 
-#include <gtest/gtest.h>
-
 #include <fstream>
+#include <gtest/gtest.h>
 #include <map>
 
 using namespace ns3;
@@ -54,8 +53,19 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
     ScenarioOverrides o;
     FakeCommandLine cmd;
     o.AddTo(cmd);
-    for (const char* name : {"workload", "workload-format", "servers", "gpusPerServer", "gpu", "nicRate", "spines",
-                             "oversubscription", "topology", "cc", "algorithm", "channels", "computeScale"})
+    for (const char* name : {"workload",
+                             "workload-format",
+                             "servers",
+                             "gpusPerServer",
+                             "gpu",
+                             "nicRate",
+                             "spines",
+                             "oversubscription",
+                             "topology",
+                             "cc",
+                             "algorithm",
+                             "channels",
+                             "computeScale"})
     {
         ASSERT_EQ(cmd.help.count(name), 1u) << name;
         EXPECT_GT(cmd.help[name].size(), 10u) << name;
@@ -70,10 +80,14 @@ TEST_F(NsTest, WhatIfOptionsOverrideTheScenario)
 {
     TrainingScenario s;
     std::string error;
-    ASSERT_TRUE(TrainingScenario::Parse(std::string(R"({"cluster": {"servers": 2, "gpusPerServer": 8, "gpu": "H100",
+    ASSERT_TRUE(TrainingScenario::Parse(
+        std::string(R"({"cluster": {"servers": 2, "gpusPerServer": 8, "gpu": "H100",
         "nicRate": "400Gbps", "spines": 2}, "collectives": {"algorithm": "auto", "channels": 8},
-        "workload": {"format": "generator", "model": )") + MODEL_TP4_DP4 + "}}",
-                                        "scn.json", s, &error))
+        "workload": {"format": "generator", "model": )") +
+            MODEL_TP4_DP4 + "}}",
+        "scn.json",
+        s,
+        &error))
         << error;
     ScenarioOverrides o;
     o.servers = "4";
@@ -97,8 +111,10 @@ TEST_F(NsTest, WhatIfOptionsOverrideTheScenario)
     EXPECT_EQ(s.algorithm, "ring");
     EXPECT_EQ(s.channels, 2u);
     EXPECT_DOUBLE_EQ(s.computeScale, 1.5);
-    EXPECT_EQ(s.name, "default (what-if: --servers=4 --gpusPerServer=4 --gpu=A100 --nicRate=200Gbps --spines=3 "
-                      "--oversubscription=2 --cc=none --algorithm=ring --channels=2 --computeScale=1.5)");
+    EXPECT_EQ(
+        s.name,
+        "default (what-if: --servers=4 --gpusPerServer=4 --gpu=A100 --nicRate=200Gbps --spines=3 "
+        "--oversubscription=2 --cc=none --algorithm=ring --channels=2 --computeScale=1.5)");
 
     TrainingSimulation sim(s);
     ASSERT_TRUE(sim.Build(&error)) << error;
@@ -122,34 +138,60 @@ TEST_F(NsTest, WhatIfOptionsOverrideTheScenario)
 TEST(WhatIf, BadValuesAreOneMessageNamingTheOption)
 {
     const std::string topo = TempFile("topology.json", "{}");
+
     struct Case
     {
         std::string ScenarioOverrides::*field;
         std::string value;
         std::string message;
     };
+
     const Case cases[] = {
         {&ScenarioOverrides::servers, "0", "--servers=0: expected an integer in 1..4096"},
-        {&ScenarioOverrides::servers, "4 servers", "--servers=4 servers: expected an integer in 1..4096"},
+        {&ScenarioOverrides::servers,
+         "4 servers",
+         "--servers=4 servers: expected an integer in 1..4096"},
         {&ScenarioOverrides::servers, "-1", "--servers=-1: expected an integer in 1..4096"},
-        {&ScenarioOverrides::gpusPerServer, "73", "--gpusPerServer=73: expected an integer in 1..72"},
-        {&ScenarioOverrides::gpu, "V100", "--gpu=V100: expected a GPU preset: A100, H100, H200, B200"},
-        {&ScenarioOverrides::nicRate, "fast", "--nicRate=fast: expected a positive rate such as 400Gbps"},
+        {&ScenarioOverrides::gpusPerServer,
+         "73",
+         "--gpusPerServer=73: expected an integer in 1..72"},
+        {&ScenarioOverrides::gpu,
+         "V100",
+         "--gpu=V100: expected a GPU preset: A100, H100, H200, B200"},
+        {&ScenarioOverrides::nicRate,
+         "fast",
+         "--nicRate=fast: expected a positive rate such as 400Gbps"},
         {&ScenarioOverrides::spines, "0", "--spines=0: expected an integer in 1..1024"},
-        {&ScenarioOverrides::oversubscription, "0.5", "--oversubscription=0.5: expected a number from 1 to 64"},
-        {&ScenarioOverrides::oversubscription, "2x", "--oversubscription=2x: expected a number from 1 to 64"},
-        {&ScenarioOverrides::cc, "ns3::Dcqcm", "--cc=ns3::Dcqcm: expected a congestion control TypeId (e.g. "
-                                               "ns3::Dcqcn) or none"},
-        {&ScenarioOverrides::cc, "ns3::Node", "--cc=ns3::Node: expected a congestion control TypeId (e.g. "
-                                              "ns3::Dcqcn) or none"},
+        {&ScenarioOverrides::oversubscription,
+         "0.5",
+         "--oversubscription=0.5: expected a number from 1 to 64"},
+        {&ScenarioOverrides::oversubscription,
+         "2x",
+         "--oversubscription=2x: expected a number from 1 to 64"},
+        {&ScenarioOverrides::cc,
+         "ns3::Dcqcm",
+         "--cc=ns3::Dcqcm: expected a congestion control TypeId (e.g. "
+         "ns3::Dcqcn) or none"},
+        {&ScenarioOverrides::cc,
+         "ns3::Node",
+         "--cc=ns3::Node: expected a congestion control TypeId (e.g. "
+         "ns3::Dcqcn) or none"},
         {&ScenarioOverrides::algorithm, "rings", "--algorithm=rings: expected one of auto, ring"},
         {&ScenarioOverrides::channels, "65", "--channels=65: expected an integer in 0..64"},
-        {&ScenarioOverrides::computeScale, "0", "--computeScale=0: expected a number above 0 to 1000"},
-        {&ScenarioOverrides::computeScale, "nan", "--computeScale=nan: expected a number above 0 to 1000"},
-        {&ScenarioOverrides::topology, "missing.json", "--topology=missing.json: expected a topology file, "
-                                                       "rail-optimized or ideal (no such file)"},
-        {&ScenarioOverrides::workload, "missing", "--workload=missing: no such file (nor Chakra rank files "
-                                                  "missing.0.et or missing.0.json)"},
+        {&ScenarioOverrides::computeScale,
+         "0",
+         "--computeScale=0: expected a number above 0 to 1000"},
+        {&ScenarioOverrides::computeScale,
+         "nan",
+         "--computeScale=nan: expected a number above 0 to 1000"},
+        {&ScenarioOverrides::topology,
+         "missing.json",
+         "--topology=missing.json: expected a topology file, "
+         "rail-optimized or ideal (no such file)"},
+        {&ScenarioOverrides::workload,
+         "missing",
+         "--workload=missing: no such file (nor Chakra rank files "
+         "missing.0.et or missing.0.json)"},
         {&ScenarioOverrides::workloadFormat, "json", "--workload-format=json: needs --workload"},
     };
     for (const Case& c : cases)
@@ -170,7 +212,8 @@ TEST(WhatIf, BadValuesAreOneMessageNamingTheOption)
         o.servers = "4";
         std::string error;
         EXPECT_FALSE(o.Apply(s, &error));
-        EXPECT_EQ(error, "--servers=4: the topology file gives the servers (topology file " + topo + ")");
+        EXPECT_EQ(error,
+                  "--servers=4: the topology file gives the servers (topology file " + topo + ")");
         o.servers.clear();
         o.topology = "ideal";
         o.spines = "2";
@@ -181,21 +224,29 @@ TEST(WhatIf, BadValuesAreOneMessageNamingTheOption)
     {
         TrainingScenario s;
         std::string error;
-        ASSERT_TRUE(TrainingScenario::Parse(R"({"cluster": {"servers": 4, "pods": 2}})", "p.json", s, &error));
+        ASSERT_TRUE(TrainingScenario::Parse(R"({"cluster": {"servers": 4, "pods": 2}})",
+                                            "p.json",
+                                            s,
+                                            &error));
         ScenarioOverrides o;
         o.servers = "3";
         EXPECT_FALSE(o.Apply(s, &error));
-        EXPECT_EQ(error, "--servers=3: 3 servers do not split into 2 equal pods (with the scenario's other "
-                         "settings, p.json)");
+        EXPECT_EQ(
+            error,
+            "--servers=3: 3 servers do not split into 2 equal pods (with the scenario's other "
+            "settings, p.json)");
     }
     // A model config given as the workload is checked like a scenario's.
     {
         TrainingScenario s;
         ScenarioOverrides o;
-        o.workload = TempFile("bad-model.json", R"({"layers": 2, "tp": 3, "heads": 8, "hidden": 512})");
+        o.workload =
+            TempFile("bad-model.json", R"({"layers": 2, "tp": 3, "heads": 8, "hidden": 512})");
         std::string error;
         EXPECT_FALSE(o.Apply(s, &error));
-        EXPECT_EQ(error, "--workload: " + o.workload + ": heads 8 must divide hidden 512 and be divisible by tp 3");
+        EXPECT_EQ(error,
+                  "--workload: " + o.workload +
+                      ": heads 8 must divide hidden 512 and be divisible by tp 3");
     }
 }
 
@@ -209,7 +260,8 @@ TEST_F(NsTest, WhatIfWorkloadFormatIsDetected)
     const std::string trace = testing::TempDir() + "ai-fabric-what-if-trace.data"; // any name
     ASSERT_TRUE(TraceJson::Write(gen->Generate(model, &error), trace, &error)) << error;
     const std::string config = TempFile("model.json", MODEL_TP4_DP4);
-    const std::string aicb = TempFile("aicb.txt", "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8\n1\n");
+    const std::string aicb =
+        TempFile("aicb.txt", "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8\n1\n");
     const std::string cj = testing::TempDir() + "ai-fabric-what-if-cj";
     TempFile("cj.0.json", "[]");
     TempFile("cj.1.json", R"([{"id": 1}])");
@@ -218,6 +270,7 @@ TEST_F(NsTest, WhatIfWorkloadFormatIsDetected)
     {
         TempFile("et." + std::to_string(r) + ".et", std::string("\x08\x00\x12\x00", 4));
     }
+
     struct Case
     {
         std::string path;
@@ -225,6 +278,7 @@ TEST_F(NsTest, WhatIfWorkloadFormatIsDetected)
         std::string file;
         uint32_t ranks;
     };
+
     const Case cases[] = {
         {trace, "json", trace, 0},
         {config, "generator", config, 0},
@@ -239,7 +293,8 @@ TEST_F(NsTest, WhatIfWorkloadFormatIsDetected)
         std::string format;
         std::string file;
         uint32_t ranks = 99;
-        ASSERT_TRUE(ScenarioOverrides::DetectWorkload(c.path, format, file, ranks, &error)) << error;
+        ASSERT_TRUE(ScenarioOverrides::DetectWorkload(c.path, format, file, ranks, &error))
+            << error;
         EXPECT_EQ(format, c.format) << c.path;
         EXPECT_EQ(file, c.file) << c.path;
         EXPECT_EQ(ranks, c.ranks) << c.path;
@@ -262,7 +317,8 @@ TEST_F(NsTest, WhatIfWorkloadFormatIsDetected)
     EXPECT_EQ(s.traceFile, aicb);
     o.workloadFormat = "text";
     EXPECT_FALSE(o.Apply(s, &error));
-    EXPECT_EQ(error, "--workload-format=text: expected json, generator, chakra, chakra-json or aicb");
+    EXPECT_EQ(error,
+              "--workload-format=text: expected json, generator, chakra, chakra-json or aicb");
 }
 
 // Where a generated workload came from, as the summary prints it: the --workload file, or
@@ -282,8 +338,11 @@ TEST_F(NsTest, WhatIfGeneratedWorkloadNamesItsSource)
 
     TrainingScenario t = TrainingScenario::Default("/nowhere");
     ASSERT_TRUE(TrainingScenario::Parse(std::string(R"({"cluster": {"topology": "ideal"},
-        "workload": {"format": "generator", "model": )") + MODEL_TP4_DP4 + "}}",
-                                        "scn.json", t, &error))
+        "workload": {"format": "generator", "model": )") +
+                                            MODEL_TP4_DP4 + "}}",
+                                        "scn.json",
+                                        t,
+                                        &error))
         << error;
     EXPECT_EQ(t.traceFile, "");
     TrainingSimulation fromScenario(t);
@@ -308,8 +367,9 @@ TEST_F(NsTest, WhatIfIdleGpusAreReported)
     TrainingSimulation sim(s);
     ASSERT_TRUE(sim.Build(&error)) << error;
     ASSERT_EQ(sim.GetWarnings().size(), 1u);
-    EXPECT_EQ(sim.GetWarnings()[0], "the workload has 16 ranks but the cluster 32 GPUs: 16 GPUs (half the "
-                                    "cluster) stay idle");
+    EXPECT_EQ(sim.GetWarnings()[0],
+              "the workload has 16 ranks but the cluster 32 GPUs: 16 GPUs (half the "
+              "cluster) stay idle");
     // The same trace on the 16 GPUs it was made for: nothing to say.
     o.servers = "2";
     ASSERT_TRUE(o.Apply(s, &error)) << error;

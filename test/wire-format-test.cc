@@ -4,14 +4,13 @@
 
 #include "ns3/pcap-file.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 
 using namespace aifabric;
 
@@ -123,8 +122,12 @@ TEST_F(WireFormat, DataDecodesAsRoceWriteWithBthFields)
 {
     auto rows = Tshark(capture,
                        "infiniband.bth.opcode==0x07",
-                       {"udp.dstport", "infiniband.bth.destqp", "infiniband.bth.psn", "frame.len",
-                        "ip.dsfield.dscp", "ip.dsfield.ecn"});
+                       {"udp.dstport",
+                        "infiniband.bth.destqp",
+                        "infiniband.bth.psn",
+                        "frame.len",
+                        "ip.dsfield.dscp",
+                        "ip.dsfield.ecn"});
     ASSERT_GT(rows.size(), 100u);
     for (const auto& r : rows)
     {
@@ -140,10 +143,14 @@ TEST_F(WireFormat, DataDecodesAsRoceWriteWithBthFields)
     {
         EXPECT_EQ((Number(rows[i - 1][2]) + 1) & 0xFFFFFF, Number(rows[i][2]));
     }
-    auto first = Tshark(capture, "infiniband.bth.opcode==0x06 && infiniband.reth", {"infiniband.reth.dmalen"});
+    auto first = Tshark(capture,
+                        "infiniband.bth.opcode==0x06 && infiniband.reth",
+                        {"infiniband.reth.dmalen"});
     ASSERT_EQ(first.size(), 1u);
     EXPECT_EQ(Number(first[0][0]), 2u << 20);
-    auto last = Tshark(capture, "infiniband.bth.opcode==0x09", {"infiniband.bth.a", "infiniband.immdt", "frame.len"});
+    auto last = Tshark(capture,
+                       "infiniband.bth.opcode==0x09",
+                       {"infiniband.bth.a", "infiniband.immdt", "frame.len"});
     ASSERT_EQ(last.size(), 1u); // RDMA WRITE Last with Immediate ends the message
     EXPECT_TRUE(last[0][0] == "1" || last[0][0] == "True") << last[0][0];
     EXPECT_EQ(last[0][2], "4158");
@@ -151,7 +158,9 @@ TEST_F(WireFormat, DataDecodesAsRoceWriteWithBthFields)
 
 TEST_F(WireFormat, AcksCarryAeth)
 {
-    auto rows = Tshark(capture, "infiniband.aeth", {"infiniband.bth.opcode", "infiniband.bth.destqp", "frame.len"});
+    auto rows = Tshark(capture,
+                       "infiniband.aeth",
+                       {"infiniband.bth.opcode", "infiniband.bth.destqp", "frame.len"});
     ASSERT_GT(rows.size(), 10u);
     for (const auto& r : rows)
     {
@@ -163,7 +172,9 @@ TEST_F(WireFormat, AcksCarryAeth)
 
 TEST_F(WireFormat, CnpHasOpcode0x81WithBecn)
 {
-    auto rows = Tshark(capture, "infiniband.bth.opcode==0x81", {"infiniband.bth.destqp", "frame.len", "infiniband.bth.psn"});
+    auto rows = Tshark(capture,
+                       "infiniband.bth.opcode==0x81",
+                       {"infiniband.bth.destqp", "frame.len", "infiniband.bth.psn"});
     ASSERT_GT(rows.size(), 0u);
     for (const auto& r : rows)
     {
@@ -172,13 +183,17 @@ TEST_F(WireFormat, CnpHasOpcode0x81WithBecn)
         EXPECT_EQ(r[2], "0");
     }
     // tshark 4.0 shows the FECN/BECN byte as "Reserved": BECN is its bit 0x40.
-    auto becn = Tshark(capture, "infiniband.bth.opcode==0x81 && infiniband.reserved==0x40", {"frame.number"});
+    auto becn = Tshark(capture,
+                       "infiniband.bth.opcode==0x81 && infiniband.reserved==0x40",
+                       {"frame.number"});
     EXPECT_EQ(becn.size(), rows.size());
 }
 
 TEST_F(WireFormat, PfcFramesShowClassVectorAndQuanta)
 {
-    auto rows = Tshark(capture, "macc.opcode==0x0101", {"macc.cbfc.enbv", "macc.cbfc.pause_time.c3", "eth.dst", "frame.len"});
+    auto rows = Tshark(capture,
+                       "macc.opcode==0x0101",
+                       {"macc.cbfc.enbv", "macc.cbfc.pause_time.c3", "eth.dst", "frame.len"});
     ASSERT_GT(rows.size(), 0u);
     bool sawXoff = false;
     for (const auto& r : rows)

@@ -38,7 +38,10 @@ Compute(const std::string& name, Time d, std::vector<uint32_t> deps = {})
 }
 
 TraceOp
-AllReduce(const std::string& group, uint64_t bytes, uint32_t stream, std::vector<uint32_t> deps = {})
+AllReduce(const std::string& group,
+          uint64_t bytes,
+          uint32_t stream,
+          std::vector<uint32_t> deps = {})
 {
     TraceOp op;
     op.kind = TraceOpKind::COLLECTIVE;
@@ -257,7 +260,8 @@ TEST(WorkloadRunner, SendSendDeadlockIsReported)
     ASSERT_TRUE(runner->IsStuck());
     EXPECT_NE(runner->GetStuckReport().find("'send' (send to 1"), std::string::npos)
         << runner->GetStuckReport();
-    EXPECT_NE(runner->GetStuckReport().find("'recv' (stream 1) not started: queued behind op 0"), std::string::npos)
+    EXPECT_NE(runner->GetStuckReport().find("'recv' (stream 1) not started: queued behind op 0"),
+              std::string::npos)
         << runner->GetStuckReport();
 }
 

@@ -193,8 +193,8 @@ MakeCollectivePlan(CollectiveType type,
                    const CollectivePlanOptions& options)
 {
     NS_ABORT_MSG_IF(!IsCollectiveAlgorithmSupported(type, algorithm, n),
-                    "MakeCollectivePlan: no " << algorithm << " algorithm for " << type
-                                              << " over " << n << " ranks");
+                    "MakeCollectivePlan: no " << algorithm << " algorithm for " << type << " over "
+                                              << n << " ranks");
     NS_ABORT_MSG_IF(CollectiveAlgorithmNeedsServers(algorithm),
                     "MakeCollectivePlan: " << algorithm
                                            << " needs the group's servers: use "

@@ -80,8 +80,7 @@ class CommGroup;
  * the channels together use every rail in both directions. With an odd number of
  * servers the hop that closes the ring joins two different rails (it crosses a spine).
  */
-std::vector<std::vector<uint32_t>> RailAlignedRingOrders(const CommGroup& group,
-                                                         uint32_t channels);
+std::vector<std::vector<uint32_t>> RailAlignedRingOrders(const CommGroup& group, uint32_t channels);
 
 CommPlan RingReduceScatter(uint32_t n,
                            uint64_t bytes,

@@ -61,9 +61,8 @@ DirectAllToAllV(uint32_t n, const std::vector<uint64_t>& pairBytes)
 {
     NS_ABORT_MSG_IF(n == 0, "DirectAllToAllV: the group is empty");
     NS_ABORT_MSG_IF(pairBytes.size() != static_cast<uint64_t>(n) * n,
-                    "DirectAllToAllV: the byte matrix has " << pairBytes.size()
-                                                            << " entries, expected " << n
-                                                            << " x " << n);
+                    "DirectAllToAllV: the byte matrix has "
+                        << pairBytes.size() << " entries, expected " << n << " x " << n);
     uint64_t largestRow = 0;
     for (uint32_t s = 0; s < n; ++s)
     {

@@ -6,9 +6,9 @@
 #include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
+#include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
-#include "ns3/simulator.h"
 
 #include <algorithm>
 #include <limits>
@@ -132,26 +132,21 @@ CollectiveEngine::Run(const CommPlan& plan, DoneCallback done)
 }
 
 uint64_t
-CollectiveEngine::Run(const CommPlan& plan,
-                      const std::vector<uint32_t>& rankMap,
-                      DoneCallback done)
+CollectiveEngine::Run(const CommPlan& plan, const std::vector<uint32_t>& rankMap, DoneCallback done)
 {
     NS_LOG_FUNCTION(this << plan.GetType() << plan.GetGroupSize() << plan.GetTotalBytes());
     std::string reason;
     NS_ABORT_MSG_IF(!plan.Validate(&reason),
-                    "CollectiveEngine::Run: invalid plan (" << plan.GetType() << " '"
-                                                            << plan.GetAlgorithm() << "', "
-                                                            << plan.GetGroupSize() << " ranks, "
-                                                            << plan.GetNTransfers()
-                                                            << " transfers): " << reason);
-    NS_ABORT_MSG_IF(!m_transport,
-                    "CollectiveEngine::Run: no transport; call SetTransport first");
+                    "CollectiveEngine::Run: invalid plan ("
+                        << plan.GetType() << " '" << plan.GetAlgorithm() << "', "
+                        << plan.GetGroupSize() << " ranks, " << plan.GetNTransfers()
+                        << " transfers): " << reason);
+    NS_ABORT_MSG_IF(!m_transport, "CollectiveEngine::Run: no transport; call SetTransport first");
     const uint32_t n = plan.GetGroupSize();
     const uint32_t nTransportRanks = m_transport->GetNRanks();
     NS_ABORT_MSG_IF(rankMap.size() != n,
-                    "CollectiveEngine::Run: the rank map has " << rankMap.size()
-                                                               << " entries for a plan of " << n
-                                                               << " ranks");
+                    "CollectiveEngine::Run: the rank map has "
+                        << rankMap.size() << " entries for a plan of " << n << " ranks");
     {
         std::vector<uint32_t> sorted(rankMap);
         std::sort(sorted.begin(), sorted.end());
@@ -285,8 +280,8 @@ CollectiveEngine::SendReleased()
         const uint32_t dst = ts.dst;
         const uint64_t bytes = ts.bytes;
         const uint32_t channel = ts.channel;
-        NS_LOG_LOGIC("call " << runId << " transfer " << t << ": " << src << " -> " << dst
-                             << " " << bytes << " B ch " << channel);
+        NS_LOG_LOGIC("call " << runId << " transfer " << t << ": " << src << " -> " << dst << " "
+                             << bytes << " B ch " << channel);
         m_transferStartedTrace(runId, t);
         // The callback holds a reference to the engine, so a transport that outlives the
         // engine's owner never calls into freed memory; after DoDispose it finds no run.

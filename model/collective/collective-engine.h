@@ -32,16 +32,16 @@ namespace ns3
  */
 struct CollectiveResult
 {
-    uint64_t id{0};                               //!< the id Run returned
+    uint64_t id{0};                                  //!< the id Run returned
     CollectiveType type{CollectiveType::ALL_REDUCE}; //!< collective
-    std::string algorithm;                        //!< CommPlan::GetAlgorithm (may be empty)
-    uint32_t nRanks{0};                           //!< group size
-    uint64_t bytes{0};                            //!< call size (CommPlan::GetTotalBytes)
-    uint32_t nTransfers{0};                       //!< transfers executed
-    Time start;                                   //!< when Run was called
-    Time end;                                     //!< when the last transfer arrived
-    double algBw{0};                              //!< bytes / (end - start), B/s
-    double busBw{0};                              //!< algBw x bus factor, B/s
+    std::string algorithm;                           //!< CommPlan::GetAlgorithm (may be empty)
+    uint32_t nRanks{0};                              //!< group size
+    uint64_t bytes{0};                               //!< call size (CommPlan::GetTotalBytes)
+    uint32_t nTransfers{0};                          //!< transfers executed
+    Time start;                                      //!< when Run was called
+    Time end;                                        //!< when the last transfer arrived
+    double algBw{0};                                 //!< bytes / (end - start), B/s
+    double busBw{0};                                 //!< algBw x bus factor, B/s
 
     /// \return end - start
     Time GetDuration() const
@@ -85,13 +85,13 @@ class CollectiveEngine : public Object
     /// A transfer handed to the transport that has not been reported done yet.
     struct PendingTransfer
     {
-        uint64_t runId{0};      //!< the call it belongs to
-        uint32_t transfer{0};   //!< its id in the plan
-        uint32_t src{0};        //!< sending rank (transport numbering)
-        uint32_t dst{0};        //!< receiving rank (transport numbering)
-        uint64_t bytes{0};      //!< payload
-        uint32_t channel{0};    //!< channel
-        Time sentAt;            //!< when it was handed to the transport
+        uint64_t runId{0};    //!< the call it belongs to
+        uint32_t transfer{0}; //!< its id in the plan
+        uint32_t src{0};      //!< sending rank (transport numbering)
+        uint32_t dst{0};      //!< receiving rank (transport numbering)
+        uint64_t bytes{0};    //!< payload
+        uint32_t channel{0};  //!< channel
+        Time sentAt;          //!< when it was handed to the transport
         CommPlan::Kind kind{CommPlan::Kind::POINT_TO_POINT}; //!< point to point or switch
     };
 
@@ -194,14 +194,14 @@ class CollectiveEngine : public Object
     /// Everything one Run needs.
     struct RunState
     {
-        CollectiveResult result;                 //!< filled in as the call proceeds
-        std::vector<TransferState> transfers;    //!< indexed by transfer id
-        std::vector<uint32_t> dependentsBegin;   //!< CSR offsets into dependents, size T+1
-        std::vector<uint32_t> dependents;        //!< transfers waiting on each transfer
-        uint32_t nDone{0};                       //!< transfers reported done
-        uint32_t nInFlight{0};                   //!< sent and not done
-        std::vector<uint32_t> members;           //!< transport ranks: the switch group
-        DoneCallback done;                       //!< the caller's callback
+        CollectiveResult result;               //!< filled in as the call proceeds
+        std::vector<TransferState> transfers;  //!< indexed by transfer id
+        std::vector<uint32_t> dependentsBegin; //!< CSR offsets into dependents, size T+1
+        std::vector<uint32_t> dependents;      //!< transfers waiting on each transfer
+        uint32_t nDone{0};                     //!< transfers reported done
+        uint32_t nInFlight{0};                 //!< sent and not done
+        std::vector<uint32_t> members;         //!< transport ranks: the switch group
+        DoneCallback done;                     //!< the caller's callback
     };
 
     /// Queue a ready transfer for sending.
@@ -213,21 +213,21 @@ class CollectiveEngine : public Object
     /// Report and forget a finished run.
     void Finish(uint64_t runId);
 
-    Ptr<CollectiveTransport> m_transport;                 //!< the carrier
-    std::string m_algorithm;                              //!< RunCollective's algorithm
-    CollectiveSelection m_selection; //!< RunCollective's plans on m_transport (keeps auto's
-                                     //!< choices across calls)
-    uint32_t m_channels{1};                               //!< RunCollective: ring channels
-    uint64_t m_chunkBytes{0};                             //!< RunCollective: chunk size
-    uint64_t m_nextId{1};                                 //!< id of the next Run
-    std::unordered_map<uint64_t, RunState> m_runs;        //!< running calls
-    std::vector<std::pair<uint64_t, uint32_t>> m_ready;   //!< released, not yet sent
-    size_t m_readyHead{0};                                //!< next entry of m_ready to send
-    bool m_sending{false};                                //!< SendReleased is on the stack
+    Ptr<CollectiveTransport> m_transport; //!< the carrier
+    std::string m_algorithm;              //!< RunCollective's algorithm
+    CollectiveSelection m_selection;      //!< RunCollective's plans on m_transport (keeps auto's
+                                          //!< choices across calls)
+    uint32_t m_channels{1};               //!< RunCollective: ring channels
+    uint64_t m_chunkBytes{0};             //!< RunCollective: chunk size
+    uint64_t m_nextId{1};                 //!< id of the next Run
+    std::unordered_map<uint64_t, RunState> m_runs;      //!< running calls
+    std::vector<std::pair<uint64_t, uint32_t>> m_ready; //!< released, not yet sent
+    size_t m_readyHead{0};                              //!< next entry of m_ready to send
+    bool m_sending{false};                              //!< SendReleased is on the stack
 
-    TracedCallback<const CollectiveResult&> m_doneTrace;        //!< CollectiveDone
-    TracedCallback<uint64_t, uint32_t> m_transferStartedTrace;  //!< TransferStarted
-    TracedCallback<uint64_t, uint32_t> m_transferDoneTrace;     //!< TransferDone
+    TracedCallback<const CollectiveResult&> m_doneTrace;         //!< CollectiveDone
+    TracedCallback<uint64_t, uint32_t> m_transferStartedTrace;   //!< TransferStarted
+    TracedCallback<uint64_t, uint32_t> m_transferDoneTrace;      //!< TransferDone
     TracedCallback<const PendingTransfer&> m_flowCompletedTrace; //!< FlowCompleted
 };
 

@@ -66,9 +66,9 @@ class HierarchicalBuilder
                  std::vector<uint32_t> deps);
 
     CommPlan m_plan;
-    uint32_t m_s;        //!< servers
-    uint32_t m_g;        //!< ranks per server
-    uint32_t m_channels; //!< parallel rings
+    uint32_t m_s;         //!< servers
+    uint32_t m_g;         //!< ranks per server
+    uint32_t m_channels;  //!< parallel rings
     uint32_t m_instances; //!< rings run: channels x pipeline rounds; instance i runs on
                           //!< channel i % channels
     /// m_rank[i][p]: rank at position p (by local index) of the i-th server (ascending)
@@ -77,8 +77,8 @@ class HierarchicalBuilder
 
     // Writers of a rank's own shard, per (rank, channel); see IntraAllGather for why
     // each is kept.
-    std::vector<uint32_t> m_intraFinal;             //!< last phase-1 receive
-    std::vector<uint32_t> m_interReduceFinal;       //!< last phase-2a receive
+    std::vector<uint32_t> m_intraFinal;            //!< last phase-1 receive
+    std::vector<uint32_t> m_interReduceFinal;      //!< last phase-2a receive
     std::vector<std::vector<uint32_t>> m_gathered; //!< every phase-2b receive
 };
 
@@ -211,13 +211,8 @@ HierarchicalBuilder::IntraReduceScatter()
                     const uint32_t src = m_rank[i][p];
                     const uint32_t dst = m_rank[i][(p + 1) % m_g];
                     const uint32_t x = (p + 2 * m_g - k - 1) % m_g;
-                    nextRecv[Slot(dst, c)] = Add(src,
-                                                 dst,
-                                                 Block(c, x, 0),
-                                                 m_s,
-                                                 true,
-                                                 c,
-                                                 {lastRecv[Slot(src, c)]});
+                    nextRecv[Slot(dst, c)] =
+                        Add(src, dst, Block(c, x, 0), m_s, true, c, {lastRecv[Slot(src, c)]});
                 }
             }
         }
@@ -253,14 +248,14 @@ HierarchicalBuilder::InterReduceScatter()
                     // reductions are unordered, and neither arrives through the other,
                     // so the send must wait for both: waiting for the ring receive alone
                     // is the cross-phase race the checker would report.
-                    nextRecv[Slot(dst, c)] = Add(src,
-                                                 dst,
-                                                 Block(c, p, q),
-                                                 1,
-                                                 true,
-                                                 c,
-                                                 {m_intraFinal[Slot(src, c)],
-                                                  lastRecv[Slot(src, c)]});
+                    nextRecv[Slot(dst, c)] =
+                        Add(src,
+                            dst,
+                            Block(c, p, q),
+                            1,
+                            true,
+                            c,
+                            {m_intraFinal[Slot(src, c)], lastRecv[Slot(src, c)]});
                 }
             }
         }
@@ -369,7 +364,10 @@ HierarchicalBuilder::TakePlan()
 } // namespace
 
 CommPlan
-HierarchicalAllReduce(const CommGroup& group, uint64_t bytes, uint32_t channels, uint64_t chunkBytes)
+HierarchicalAllReduce(const CommGroup& group,
+                      uint64_t bytes,
+                      uint32_t channels,
+                      uint64_t chunkBytes)
 {
     HierarchicalBuilder b("HierarchicalAllReduce",
                           CollectiveType::ALL_REDUCE,
@@ -385,7 +383,10 @@ HierarchicalAllReduce(const CommGroup& group, uint64_t bytes, uint32_t channels,
 }
 
 CommPlan
-HierarchicalReduceScatter(const CommGroup& group, uint64_t bytes, uint32_t channels, uint64_t chunkBytes)
+HierarchicalReduceScatter(const CommGroup& group,
+                          uint64_t bytes,
+                          uint32_t channels,
+                          uint64_t chunkBytes)
 {
     HierarchicalBuilder b("HierarchicalReduceScatter",
                           CollectiveType::REDUCE_SCATTER,
@@ -399,7 +400,10 @@ HierarchicalReduceScatter(const CommGroup& group, uint64_t bytes, uint32_t chann
 }
 
 CommPlan
-HierarchicalAllGather(const CommGroup& group, uint64_t bytes, uint32_t channels, uint64_t chunkBytes)
+HierarchicalAllGather(const CommGroup& group,
+                      uint64_t bytes,
+                      uint32_t channels,
+                      uint64_t chunkBytes)
 {
     HierarchicalBuilder b("HierarchicalAllGather",
                           CollectiveType::ALL_GATHER,

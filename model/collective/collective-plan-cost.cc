@@ -18,7 +18,8 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("CollectivePlanCost");
 
-CollectivePlanCost::CollectivePlanCost(const CollectiveTransport& carrier, std::vector<uint32_t> rankMap)
+CollectivePlanCost::CollectivePlanCost(const CollectiveTransport& carrier,
+                                       std::vector<uint32_t> rankMap)
     : m_carrier(carrier),
       m_rankMap(std::move(rankMap))
 {
@@ -81,11 +82,10 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
                 members.push_back(CarrierRank(r));
             }
             sw = m_carrier.DescribeSwitchPath(members);
-            NS_ABORT_MSG_IF(sw.txPorts.size() != members.size() ||
-                                sw.rxPorts.size() != members.size(),
-                            "CollectivePlanCost: the carrier described "
-                                << sw.txPorts.size() << " switch ports for " << members.size()
-                                << " members");
+            NS_ABORT_MSG_IF(
+                sw.txPorts.size() != members.size() || sw.rxPorts.size() != members.size(),
+                "CollectivePlanCost: the carrier described "
+                    << sw.txPorts.size() << " switch ports for " << members.size() << " members");
             haveSwitch = true;
         }
         return sw;
@@ -103,6 +103,7 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
     // order (IdealTransport) has one flow per port and whole messages. The receiving port
     // takes the slices in the order they arrive.
     constexpr uint64_t SWITCH_FLOW = std::numeric_limits<uint64_t>::max();
+
     struct TxPort
     {
         double freeAt{0};
@@ -111,9 +112,10 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
         std::unordered_map<uint64_t, std::deque<uint32_t>> flows; //!< per flow: transfers
         std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> switchOps;
     };
+
     std::unordered_map<uint64_t, TxPort> txPorts;
     std::unordered_map<uint64_t, double> rxFree;
-    std::vector<uint64_t> remaining(nT, 0);  // point to point: bytes not yet sent
+    std::vector<uint64_t> remaining(nT, 0);         // point to point: bytes not yet sent
     std::vector<uint32_t> contributionsLeft(nT, 0); // switch reductions: members not started
     std::vector<double> lastContribution(nT, 0.0);
 
@@ -122,6 +124,7 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
         PORT_FREE, //!< a sending port finished a slice: serve the next
         ARRIVED,   //!< a transfer arrived: release its children
     };
+
     struct Event
     {
         double at;
@@ -135,6 +138,7 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
             return at != o.at ? at > o.at : seq > o.seq;
         }
     };
+
     std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
     uint64_t seq = 0;
     double makespan = 0;
@@ -150,7 +154,8 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
             return bytes;
         }
         constexpr uint64_t MAX_SLICES = 32;
-        return std::max<uint64_t>({p.forwardUnit, 64 * 1024, (bytes + MAX_SLICES - 1) / MAX_SLICES});
+        return std::max<uint64_t>(
+            {p.forwardUnit, 64 * 1024, (bytes + MAX_SLICES - 1) / MAX_SLICES});
     };
     // One switch operation's bytes leave through port at now: book what follows.
     auto serveSwitch = [&](uint32_t id, double now) -> double {
@@ -326,9 +331,9 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
             }
         }
     }
-    NS_LOG_LOGIC(plan.GetAlgorithm() << " " << plan.GetType() << " " << plan.GetTotalBytes()
-                                     << " B over " << plan.GetGroupSize() << " ranks: "
-                                     << makespan * 1e6 << " us");
+    NS_LOG_LOGIC(plan.GetAlgorithm()
+                 << " " << plan.GetType() << " " << plan.GetTotalBytes() << " B over "
+                 << plan.GetGroupSize() << " ranks: " << makespan * 1e6 << " us");
     return Seconds(makespan);
 }
 

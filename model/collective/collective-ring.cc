@@ -63,7 +63,8 @@ BuildRing(CollectiveType type,
         CollectivePipelineRounds(bytes, static_cast<uint64_t>(n) * channels, chunkBytes);
     NS_ABORT_MSG_IF(static_cast<uint64_t>(n) * channels * rounds > (1u << 26),
                     "ring " << type << ": " << n << " ranks x " << channels << " channels x "
-                            << rounds << " rounds is too many blocks for one plan; use fewer "
+                            << rounds
+                            << " rounds is too many blocks for one plan; use fewer "
                                "channels or a larger chunk");
     const uint32_t instances = channels * rounds;
     for (uint32_t j = 0; j < n; ++j)
@@ -215,12 +216,12 @@ RingOrdered(CollectiveType type,
         std::vector<bool> seen(n, false);
         NS_ABORT_MSG_IF(orders[c].size() != n,
                         "RingOrdered: channel " << c << " orders " << orders[c].size()
-                                                         << " ranks, channel 0 " << n);
+                                                << " ranks, channel 0 " << n);
         for (uint32_t r : orders[c])
         {
             NS_ABORT_MSG_IF(r >= n || seen[r],
-                            "RingOrdered: channel " << c << " is not a permutation of 0.."
-                                                             << n - 1 << " (rank " << r << ")");
+                            "RingOrdered: channel " << c << " is not a permutation of 0.." << n - 1
+                                                    << " (rank " << r << ")");
             seen[r] = true;
         }
     }
@@ -238,8 +239,7 @@ RingOrdered(CollectiveType type,
 std::vector<std::vector<uint32_t>>
 RailAlignedRingOrders(const CommGroup& group, uint32_t channels)
 {
-    NS_ABORT_MSG_IF(!group.IsUniform(),
-                    "RailAlignedRingOrders: servers must hold the same GPUs");
+    NS_ABORT_MSG_IF(!group.IsUniform(), "RailAlignedRingOrders: servers must hold the same GPUs");
     const uint32_t servers = group.GetNServers();
     const uint32_t g = group.GetSize() / servers;
     std::vector<std::vector<uint32_t>> orders;
@@ -296,8 +296,7 @@ CommPlan
 RingReduce(uint32_t n, uint64_t bytes, uint32_t root, uint32_t channels, uint64_t chunkBytes)
 {
     CheckRingArgs("RingReduce", n, channels);
-    NS_ABORT_MSG_IF(root >= n,
-                    "RingReduce: root " << root << " is not a rank of a group of " << n);
+    NS_ABORT_MSG_IF(root >= n, "RingReduce: root " << root << " is not a rank of a group of " << n);
     return BuildChain(CollectiveType::REDUCE, n, bytes, root, channels, chunkBytes);
 }
 

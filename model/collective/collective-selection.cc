@@ -94,8 +94,9 @@ CollectiveSelection::Applies(CollectiveType type,
     };
     if (!IsCollectiveAlgorithmSupported(type, algorithm, group.GetSize()))
     {
-        return no(CollectiveTypeToString(type) + " has no " + CollectiveAlgorithmToString(algorithm) +
-                  " algorithm for " + std::to_string(group.GetSize()) + " ranks");
+        return no(CollectiveTypeToString(type) + " has no " +
+                  CollectiveAlgorithmToString(algorithm) + " algorithm for " +
+                  std::to_string(group.GetSize()) + " ranks");
     }
     if (CollectiveAlgorithmNeedsServers(algorithm) && !group.IsUniform())
     {
@@ -158,7 +159,8 @@ CollectiveSelection::Build(CollectiveType type,
             return HierarchicalAllGather(group, bytes, options.channels, chunk);
         }
     case CollectiveAlgorithm::RAIL_RING: {
-        CommPlan plan = RingOrdered(type, RailAlignedRingOrders(group, options.channels), bytes, chunk);
+        CommPlan plan =
+            RingOrdered(type, RailAlignedRingOrders(group, options.channels), bytes, chunk);
         plan.SetAlgorithm(CollectiveAlgorithmToString(algorithm));
         return plan;
     }
@@ -197,9 +199,10 @@ CollectiveSelection::Rank(CollectiveType type,
         }
         candidates.push_back({a, cost.Estimate(Build(type, a, group, bytes, options))});
     }
-    std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) {
-        return x.estimate < y.estimate;
-    });
+    std::stable_sort(
+        candidates.begin(),
+        candidates.end(),
+        [](const Candidate& x, const Candidate& y) { return x.estimate < y.estimate; });
     return candidates;
 }
 
@@ -217,7 +220,12 @@ CollectiveSelection::Choose(CollectiveType type,
     }
     shape.push_back(options.doubleTree ? 1 : 0);
     shape.push_back(options.peer);
-    ChoiceKey key{static_cast<int>(type), bytes, options.channels, options.chunkBytes, options.root, shape};
+    ChoiceKey key{static_cast<int>(type),
+                  bytes,
+                  options.channels,
+                  options.chunkBytes,
+                  options.root,
+                  shape};
     auto it = m_choices.find(key);
     if (it != m_choices.end())
     {

@@ -67,10 +67,11 @@ class CollectiveSelection
      * \param options channels, chunk, root
      * \return the applicable algorithms with their estimates, fastest first
      */
-    std::vector<Candidate> Rank(CollectiveType type,
-                                const CommGroup& group,
-                                uint64_t bytes,
-                                const CollectivePlanOptions& options = CollectivePlanOptions()) const;
+    std::vector<Candidate> Rank(
+        CollectiveType type,
+        const CommGroup& group,
+        uint64_t bytes,
+        const CollectivePlanOptions& options = CollectivePlanOptions()) const;
 
     /**
      * \return the name of the algorithm "auto" takes for this call (see the class)
@@ -126,7 +127,8 @@ class CollectiveSelection
     std::vector<uint32_t> m_rankMap;          //!< group rank -> carrier rank
     /// Key of the Choose cache: collective, bytes, channels, chunk, root, and the group's
     /// (server, local index) pairs followed by the options' doubleTree and peer.
-    using ChoiceKey = std::tuple<int, uint64_t, uint32_t, uint64_t, uint32_t, std::vector<uint32_t>>;
+    using ChoiceKey =
+        std::tuple<int, uint64_t, uint32_t, uint64_t, uint32_t, std::vector<uint32_t>>;
     mutable std::map<ChoiceKey, std::string> m_choices; //!< cache of Choose
 };
 

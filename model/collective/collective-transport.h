@@ -34,18 +34,18 @@ namespace ns3
  */
 struct CarrierPath
 {
-    uint64_t txPort{0};         //!< resource the sender's bytes leave through
-    uint64_t rxPort{1};         //!< resource they arrive through
-    double bytesPerSecond{0};   //!< payload rate of one transfer alone (0: unknown)
-    Time latency;               //!< fixed time from start to first byte at the receiver
-    uint64_t forwardUnit{0};    //!< bytes each intermediate stage stores before forwarding
-    uint32_t forwardHops{0};    //!< intermediate store-and-forward stages
+    uint64_t txPort{0};             //!< resource the sender's bytes leave through
+    uint64_t rxPort{1};             //!< resource they arrive through
+    double bytesPerSecond{0};       //!< payload rate of one transfer alone (0: unknown)
+    Time latency;                   //!< fixed time from start to first byte at the receiver
+    uint64_t forwardUnit{0};        //!< bytes each intermediate stage stores before forwarding
+    uint32_t forwardHops{0};        //!< intermediate store-and-forward stages
     bool latencyHoldsSender{false}; //!< the sender's port is busy for latency too (a
                                     //!< per-message cost paid serially, IdealTransport)
-    bool modelReceiver{true};   //!< the receiver's port is a shared resource
-    bool servesInSendOrder{false}; //!< the sender's port serves transfers in the order
-                                   //!< they were handed to it (IdealTransport); otherwise
-                                   //!< in plan order, as ranks issue them
+    bool modelReceiver{true};       //!< the receiver's port is a shared resource
+    bool servesInSendOrder{false};  //!< the sender's port serves transfers in the order
+                                    //!< they were handed to it (IdealTransport); otherwise
+                                    //!< in plan order, as ranks issue them
 };
 
 /**
@@ -81,7 +81,11 @@ class CollectiveTransport : public Object
      * \param channel NCCL-style channel; carriers may map channels to separate connections
      * \param done called when the last byte arrived at dst
      */
-    virtual void Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done) = 0;
+    virtual void Send(uint32_t src,
+                      uint32_t dst,
+                      uint64_t bytes,
+                      uint32_t channel,
+                      DoneCallback done) = 0;
 
     /// Number of ranks this carrier connects.
     virtual uint32_t GetNRanks() const = 0;

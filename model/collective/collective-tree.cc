@@ -44,11 +44,11 @@ LargestPowerOfTwoAtMost(uint32_t n)
 struct BinaryTree
 {
     uint32_t root{0};
-    std::vector<uint32_t> parent;                 //!< NONE for the root
-    std::vector<std::vector<uint32_t>> children;  //!< per rank
-    std::vector<uint32_t> depth;                  //!< root = 0
-    std::vector<uint32_t> height;                 //!< leaves = 0
-    std::vector<uint32_t> topDown;                //!< parents before children
+    std::vector<uint32_t> parent;                //!< NONE for the root
+    std::vector<std::vector<uint32_t>> children; //!< per rank
+    std::vector<uint32_t> depth;                 //!< root = 0
+    std::vector<uint32_t> height;                //!< leaves = 0
+    std::vector<uint32_t> topDown;               //!< parents before children
 
     /**
      * \param n ranks
@@ -250,8 +250,7 @@ CommPlan
 TreeReduce(uint32_t n, uint64_t bytes, uint32_t root, uint64_t chunkBytes)
 {
     NS_ABORT_MSG_IF(n == 0, "TreeReduce: the group is empty");
-    NS_ABORT_MSG_IF(root >= n,
-                    "TreeReduce: root " << root << " is not a rank of a group of " << n);
+    NS_ABORT_MSG_IF(root >= n, "TreeReduce: root " << root << " is not a rank of a group of " << n);
     CommPlan plan(CollectiveType::REDUCE, n, bytes);
     plan.SetAlgorithm(CollectiveAlgorithmToString(CollectiveAlgorithm::TREE));
     plan.SetRoot(root);

@@ -78,8 +78,8 @@ CommGroup::Gpu
 CommGroup::GetGpu(uint32_t rank) const
 {
     NS_ABORT_MSG_IF(rank >= m_gpus.size(),
-                    "CommGroup: rank " << rank << " is out of range (group size "
-                                       << m_gpus.size() << ")");
+                    "CommGroup: rank " << rank << " is out of range (group size " << m_gpus.size()
+                                       << ")");
     return m_gpus[rank];
 }
 

@@ -219,10 +219,9 @@ CommPlan::AddTransfer(Transfer transfer)
     NS_ABORT_MSG_IF(transfer.chunkCount == 0,
                     "CommPlan::AddTransfer: a transfer must move at least one block");
     NS_ABORT_MSG_IF(static_cast<uint64_t>(transfer.chunk) + transfer.chunkCount > m_blocks.size(),
-                    "CommPlan::AddTransfer: blocks " << transfer.chunk << ".."
-                                                     << transfer.chunk + transfer.chunkCount - 1
-                                                     << " do not exist (" << m_blocks.size()
-                                                     << " blocks); add blocks first");
+                    "CommPlan::AddTransfer: blocks "
+                        << transfer.chunk << ".." << transfer.chunk + transfer.chunkCount - 1
+                        << " do not exist (" << m_blocks.size() << " blocks); add blocks first");
     transfer.id = m_transfers.size();
     transfer.bytes = 0;
     for (uint32_t b = transfer.chunk; b < transfer.chunk + transfer.chunkCount; ++b)
@@ -408,12 +407,11 @@ CommPlan::Validate(std::string* reason) const
     }
     if (m_type == CollectiveType::SEND_RECV && (m_peer >= n || m_peer == m_root))
     {
-        why << "send/recv peer " << m_peer << " must be a rank other than the sender "
-            << m_root << " (group size " << n << ")";
+        why << "send/recv peer " << m_peer << " must be a rank other than the sender " << m_root
+            << " (group size " << n << ")";
         return fail();
     }
-    if (m_type == CollectiveType::ALL_TO_ALLV &&
-        m_pairBytes.size() != static_cast<uint64_t>(n) * n)
+    if (m_type == CollectiveType::ALL_TO_ALLV && m_pairBytes.size() != static_cast<uint64_t>(n) * n)
     {
         why << "all-to-allv needs an " << n << "x" << n << " byte matrix, got "
             << m_pairBytes.size() << " entries";
@@ -457,8 +455,7 @@ CommPlan::Validate(std::string* reason) const
                 << (t.reduce ? " with reduce" : "");
             return fail();
         }
-        if (t.chunkCount == 0 ||
-            static_cast<uint64_t>(t.chunk) + t.chunkCount > m_blocks.size())
+        if (t.chunkCount == 0 || static_cast<uint64_t>(t.chunk) + t.chunkCount > m_blocks.size())
         {
             why << "transfer " << i << " moves blocks " << t.chunk << " (+" << t.chunkCount
                 << "), but the plan has " << m_blocks.size() << " blocks";

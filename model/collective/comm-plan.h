@@ -81,10 +81,10 @@ class CommPlan
     /// A piece of the collective's data.
     struct Block
     {
-        uint64_t bytes{0};          //!< size of the block
-        uint32_t origin{ANY_RANK};  //!< rank whose data it is; ANY_RANK if every rank
-                                    //!< contributes (the reducing collectives)
-        uint32_t target{ANY_RANK};  //!< rank that must end up with it; ANY_RANK if all do
+        uint64_t bytes{0};         //!< size of the block
+        uint32_t origin{ANY_RANK}; //!< rank whose data it is; ANY_RANK if every rank
+                                   //!< contributes (the reducing collectives)
+        uint32_t target{ANY_RANK}; //!< rank that must end up with it; ANY_RANK if all do
     };
 
     /**
@@ -94,10 +94,10 @@ class CommPlan
      */
     enum class Kind : uint8_t
     {
-        POINT_TO_POINT, //!< src sends its copy to dst (reduce: dst combines it into its own)
-        SWITCH_REDUCE,  //!< every rank sends its copy up, the switch reduces them and
-                        //!< delivers the result to dst, replacing dst's copy
-                        //!< (multimem.ld_reduce issued by dst)
+        POINT_TO_POINT,   //!< src sends its copy to dst (reduce: dst combines it into its own)
+        SWITCH_REDUCE,    //!< every rank sends its copy up, the switch reduces them and
+                          //!< delivers the result to dst, replacing dst's copy
+                          //!< (multimem.ld_reduce issued by dst)
         SWITCH_MULTICAST, //!< src sends its copy up once and the switch writes it to
                           //!< every rank, src included (multimem.st)
     };
@@ -105,18 +105,18 @@ class CommPlan
     /// One move of data: point to point, or through the switch (see Kind).
     struct Transfer
     {
-        uint32_t id{0};     //!< index in the plan; AddTransfer sets it
-        uint32_t src{0};    //!< sending rank
-        uint32_t dst{0};    //!< receiving rank
-        uint64_t bytes{0};  //!< payload: the sum of the blocks moved; AddTransfer sets it
+        uint32_t id{0};             //!< index in the plan; AddTransfer sets it
+        uint32_t src{0};            //!< sending rank
+        uint32_t dst{0};            //!< receiving rank
+        uint64_t bytes{0};          //!< payload: the sum of the blocks moved; AddTransfer sets it
         std::vector<uint32_t> deps; //!< transfers that must have arrived before this starts
-        uint32_t chunk{0};      //!< first block moved
-        uint32_t chunkCount{1}; //!< number of consecutive blocks moved (one message)
-        bool reduce{false};     //!< the receiver combines the data into its own copy
-                                //!< instead of replacing it
-        uint32_t channel{0};    //!< channel (parallel ring/tree) the transfer belongs to;
-                                //!< transports may map channels to separate queue pairs
-        uint32_t step{0};       //!< algorithm step, for printing and closed-form checks
+        uint32_t chunk{0};          //!< first block moved
+        uint32_t chunkCount{1};     //!< number of consecutive blocks moved (one message)
+        bool reduce{false};         //!< the receiver combines the data into its own copy
+                                    //!< instead of replacing it
+        uint32_t channel{0};        //!< channel (parallel ring/tree) the transfer belongs to;
+                                    //!< transports may map channels to separate queue pairs
+        uint32_t step{0};           //!< algorithm step, for printing and closed-form checks
         Kind kind{Kind::POINT_TO_POINT}; //!< how the blocks move
     };
 
@@ -237,15 +237,15 @@ class CommPlan
     void Print(std::ostream& os) const;
 
   private:
-    CollectiveType m_type;               //!< collective
-    uint32_t m_groupSize;                //!< ranks
-    uint64_t m_totalBytes;               //!< size of the call
-    std::string m_algorithm;             //!< producing algorithm, for printing
-    uint32_t m_root{0};                  //!< broadcast/reduce root, send/recv sender
-    uint32_t m_peer{0};                  //!< send/recv receiver
-    std::vector<uint64_t> m_pairBytes;   //!< all-to-allv matrix, row = sender
-    std::vector<Block> m_blocks;         //!< data blocks
-    std::vector<Transfer> m_transfers;   //!< DAG nodes, indexed by id
+    CollectiveType m_type;             //!< collective
+    uint32_t m_groupSize;              //!< ranks
+    uint64_t m_totalBytes;             //!< size of the call
+    std::string m_algorithm;           //!< producing algorithm, for printing
+    uint32_t m_root{0};                //!< broadcast/reduce root, send/recv sender
+    uint32_t m_peer{0};                //!< send/recv receiver
+    std::vector<uint64_t> m_pairBytes; //!< all-to-allv matrix, row = sender
+    std::vector<Block> m_blocks;       //!< data blocks
+    std::vector<Transfer> m_transfers; //!< DAG nodes, indexed by id
 };
 
 std::ostream& operator<<(std::ostream& os, const CommPlan& plan);

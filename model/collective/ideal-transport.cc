@@ -31,12 +31,12 @@ IdealTransport::GetTypeId()
             .SetParent<CollectiveTransport>()
             .SetGroupName("AiFabric")
             .AddConstructor<IdealTransport>()
-            .AddAttribute("NRanks",
-                          "Number of ranks the carrier connects (ranks 0..NRanks-1).",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&IdealTransport::SetNRanks,
-                                               &IdealTransport::GetNRanks),
-                          MakeUintegerChecker<uint32_t>(1, MAX_RANKS))
+            .AddAttribute(
+                "NRanks",
+                "Number of ranks the carrier connects (ranks 0..NRanks-1).",
+                UintegerValue(1),
+                MakeUintegerAccessor(&IdealTransport::SetNRanks, &IdealTransport::GetNRanks),
+                MakeUintegerChecker<uint32_t>(1, MAX_RANKS))
             .AddAttribute("DataRate",
                           "Rate of every rank's port, per direction. Must be positive.",
                           DataRateValue(DataRate("100Gbps")),

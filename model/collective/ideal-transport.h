@@ -52,8 +52,11 @@ class IdealTransport : public CollectiveTransport
     IdealTransport();
     ~IdealTransport() override;
 
-    void Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done)
-        override;
+    void Send(uint32_t src,
+              uint32_t dst,
+              uint64_t bytes,
+              uint32_t channel,
+              DoneCallback done) override;
     uint32_t GetNRanks() const override;
     /// One port per rank and direction at DataRate; Latency held at the sender's port.
     CarrierPath DescribePath(uint32_t src, uint32_t dst) const override;
@@ -110,16 +113,16 @@ class IdealTransport : public CollectiveTransport
     /// The last byte is at the receiver: count, trace and call back.
     void Deliver(Message msg);
 
-    uint32_t m_nRanks;              //!< ranks served
-    DataRate m_rate;                //!< per-rank port rate, each direction
-    Time m_latency;                 //!< per-message cost, paid at the sender's port
-    bool m_modelReceivePort;        //!< serialize at the receiver's ingress too
-    std::vector<Time> m_egressFree; //!< per rank: when its egress port becomes idle
+    uint32_t m_nRanks;               //!< ranks served
+    DataRate m_rate;                 //!< per-rank port rate, each direction
+    Time m_latency;                  //!< per-message cost, paid at the sender's port
+    bool m_modelReceivePort;         //!< serialize at the receiver's ingress too
+    std::vector<Time> m_egressFree;  //!< per rank: when its egress port becomes idle
     std::vector<Time> m_ingressFree; //!< per rank: when its ingress port becomes idle
-    uint64_t m_sent{0};             //!< messages sent
-    uint64_t m_delivered{0};        //!< messages delivered
-    uint64_t m_bytesDelivered{0};   //!< payload bytes delivered
-    bool m_disposed{false};         //!< late events after DoDispose are dropped
+    uint64_t m_sent{0};              //!< messages sent
+    uint64_t m_delivered{0};         //!< messages delivered
+    uint64_t m_bytesDelivered{0};    //!< payload bytes delivered
+    bool m_disposed{false};          //!< late events after DoDispose are dropped
 
     TracedCallback<uint32_t, uint32_t, uint64_t, uint32_t> m_sentTrace;      //!< Send called
     TracedCallback<uint32_t, uint32_t, uint64_t, uint32_t> m_deliveredTrace; //!< delivered

@@ -70,15 +70,15 @@ class PlanCheckRun
 
     const CommPlan& m_plan;
     CollectiveType m_type;
-    uint32_t m_n;     //!< ranks
-    uint32_t m_words; //!< 64-bit words per contribution set
-    std::vector<uint32_t> m_order;  //!< topological order
-    std::vector<uint32_t> m_pos;    //!< id -> position in m_order
-    std::vector<uint32_t> m_visit;  //!< DFS stamps, indexed by id
-    uint32_t m_stamp{0};            //!< current DFS stamp
-    std::unordered_set<uint64_t> m_ordered; //!< (earlier, later) pairs already proven
+    uint32_t m_n;                                  //!< ranks
+    uint32_t m_words;                              //!< 64-bit words per contribution set
+    std::vector<uint32_t> m_order;                 //!< topological order
+    std::vector<uint32_t> m_pos;                   //!< id -> position in m_order
+    std::vector<uint32_t> m_visit;                 //!< DFS stamps, indexed by id
+    uint32_t m_stamp{0};                           //!< current DFS stamp
+    std::unordered_set<uint64_t> m_ordered;        //!< (earlier, later) pairs already proven
     std::unordered_map<uint64_t, uint64_t> m_held; //!< location -> offset in m_pool
-    std::vector<uint64_t> m_pool;   //!< contribution sets, m_words each
+    std::vector<uint64_t> m_pool;                  //!< contribution sets, m_words each
     std::vector<uint32_t> m_deliveries; //!< per block, plain copies received by its target
 };
 
@@ -293,8 +293,8 @@ PlanCheckRun::CheckBlocks(std::string& why) const
         }
         if (m_type == CollectiveType::ALL_TO_ALLV && largestRow != total)
         {
-            os << "total bytes " << total << " should be the largest send buffer, "
-               << largestRow << " bytes";
+            os << "total bytes " << total << " should be the largest send buffer, " << largestRow
+               << " bytes";
             why = os.str();
             return false;
         }
@@ -370,14 +370,16 @@ PlanCheckRun::CheckRaces(PlanCheckResult& result)
                 // Reads every rank's copy and replaces dst's (its read is in the write).
                 for (uint32_t r = 0; r < m_n; ++r)
                 {
-                    accesses.push_back({Location(r, b), m_pos[t.id], t.id, r == t.dst ? WRITE : READ});
+                    accesses.push_back(
+                        {Location(r, b), m_pos[t.id], t.id, r == t.dst ? WRITE : READ});
                 }
                 break;
             case CommPlan::Kind::SWITCH_MULTICAST:
                 // Reads src's copy and replaces every other rank's.
                 for (uint32_t r = 0; r < m_n; ++r)
                 {
-                    accesses.push_back({Location(r, b), m_pos[t.id], t.id, r == t.src ? READ : WRITE});
+                    accesses.push_back(
+                        {Location(r, b), m_pos[t.id], t.id, r == t.src ? READ : WRITE});
                 }
                 break;
             }
@@ -645,8 +647,8 @@ PlanCheckRun::CheckGoal(std::string& why) const
         }
         if (full && !IsFull(off))
         {
-            os << "rank " << r << " ends with block " << b
-               << " missing the contributions of ranks " << Describe(off, true);
+            os << "rank " << r << " ends with block " << b << " missing the contributions of ranks "
+               << Describe(off, true);
             return false;
         }
         if (!full)

@@ -20,9 +20,9 @@ struct PlanCheckResult
     /// Marks "no particular transfer" in transfer.
     static constexpr uint32_t NO_TRANSFER = std::numeric_limits<uint32_t>::max();
 
-    bool ok{true};                   //!< the plan performs its collective
-    std::string reason;              //!< why not, in words (empty when ok)
-    uint32_t transfer{NO_TRANSFER};  //!< the transfer at fault, when there is one
+    bool ok{true};                  //!< the plan performs its collective
+    std::string reason;             //!< why not, in words (empty when ok)
+    uint32_t transfer{NO_TRANSFER}; //!< the transfer at fault, when there is one
 
     /// \return ok
     explicit operator bool() const

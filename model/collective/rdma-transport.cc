@@ -2,12 +2,12 @@
 #include "rdma-transport.h"
 
 #include "ns3/abort.h"
+#include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-frame.h"
-#include "ns3/roce-net-device.h"
-#include "ns3/log.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-net-device.h"
 #include "ns3/simulator.h"
 
 #include <deque>
@@ -172,7 +172,8 @@ RdmaTransport::DescribePath(uint32_t src, uint32_t dst) const
     path.rxPort = 2 * uint64_t{b->GetNode()->GetId()} + 1;
     const uint32_t payload = m_nics[src]->GetPayloadMtu();
     const uint32_t wire = roce::WireBytes(payload + roce::DATA_HEADER_BYTES + roce::ICRC_BYTES);
-    const double rate = std::min(a->GetDataRate().GetBitRate(), b->GetDataRate().GetBitRate()) / 8.0;
+    const double rate =
+        std::min(a->GetDataRate().GetBitRate(), b->GetDataRate().GetBitRate()) / 8.0;
     path.bytesPerSecond = rate * payload / wire;
     const Reach& reach = GetReach(a->GetNode());
     auto it = reach.byNode.find(b->GetNode()->GetId());

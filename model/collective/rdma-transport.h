@@ -34,7 +34,11 @@ class RdmaTransport : public CollectiveTransport
     /// NIC of each rank, rank 0 first. Ranks may share a NIC.
     void SetNics(const std::vector<Ptr<RdmaNic>>& nics);
 
-    void Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done) override;
+    void Send(uint32_t src,
+              uint32_t dst,
+              uint64_t bytes,
+              uint32_t channel,
+              DoneCallback done) override;
     uint32_t GetNRanks() const override;
     /**
      * Ports are the NICs (two ranks on one NIC share them); the rate is the slower NIC's
@@ -66,6 +70,7 @@ class RdmaTransport : public CollectiveTransport
     {
         std::map<uint32_t, std::pair<uint32_t, Time>> byNode; //!< node id -> (links, delay)
     };
+
     /// \return the reach of node (computed once, breadth first over the RoCE channels)
     const Reach& GetReach(Ptr<Node> node) const;
 

@@ -29,19 +29,22 @@ ServerAwareTransport::Setup(const CommGroup& group,
                     "ServerAwareTransport::Setup: both carriers are needed");
     // Ranks pass through unchanged, so both carriers must number exactly the group's
     // ranks (a sub-group needs carriers built for it).
-    NS_ABORT_MSG_IF(intraServer->GetNRanks() != group.GetSize() ||
-                        interServer->GetNRanks() != group.GetSize(),
-                    "ServerAwareTransport::Setup: the group has "
-                        << group.GetSize() << " ranks but the carriers connect "
-                        << intraServer->GetNRanks() << " (intra-server) and "
-                        << interServer->GetNRanks() << " (inter-server)");
+    NS_ABORT_MSG_IF(
+        intraServer->GetNRanks() != group.GetSize() || interServer->GetNRanks() != group.GetSize(),
+        "ServerAwareTransport::Setup: the group has "
+            << group.GetSize() << " ranks but the carriers connect " << intraServer->GetNRanks()
+            << " (intra-server) and " << interServer->GetNRanks() << " (inter-server)");
     m_group = group;
     m_intra = intraServer;
     m_inter = interServer;
 }
 
 void
-ServerAwareTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done)
+ServerAwareTransport::Send(uint32_t src,
+                           uint32_t dst,
+                           uint64_t bytes,
+                           uint32_t channel,
+                           DoneCallback done)
 {
     NS_ABORT_MSG_IF(!m_intra, "ServerAwareTransport::Send before Setup");
     if (m_group.SameServer(src, dst))
@@ -60,10 +63,9 @@ bool
 ServerAwareTransport::OneServer(const std::vector<uint32_t>& members) const
 {
     const uint32_t n = m_group.GetSize();
-    return !members.empty() &&
-           std::all_of(members.begin(), members.end(), [&](uint32_t r) {
-               return r < n && members[0] < n && m_group.SameServer(members[0], r);
-           });
+    return !members.empty() && std::all_of(members.begin(), members.end(), [&](uint32_t r) {
+        return r < n && members[0] < n && m_group.SameServer(members[0], r);
+    });
 }
 
 bool
@@ -80,7 +82,8 @@ ServerAwareTransport::SwitchReduce(const std::vector<uint32_t>& members,
                                    DoneCallback done)
 {
     NS_ABORT_MSG_IF(!CanReduceInSwitch(members),
-                    "ServerAwareTransport::SwitchReduce: the " << members.size()
+                    "ServerAwareTransport::SwitchReduce: the "
+                        << members.size()
                         << " ranks do not share one server that reduces in its switch");
     m_intraBytes += bytes * members.size();
     m_intra->SwitchReduce(members, dst, bytes, channel, done);
@@ -94,7 +97,8 @@ ServerAwareTransport::SwitchMulticast(uint32_t src,
                                       DoneCallback done)
 {
     NS_ABORT_MSG_IF(!CanReduceInSwitch(members),
-                    "ServerAwareTransport::SwitchMulticast: the " << members.size()
+                    "ServerAwareTransport::SwitchMulticast: the "
+                        << members.size()
                         << " ranks do not share one server that multicasts in its switch");
     m_intraBytes += bytes;
     m_intra->SwitchMulticast(src, members, bytes, channel, done);

@@ -30,7 +30,11 @@ class ServerAwareTransport : public CollectiveTransport
                Ptr<CollectiveTransport> intraServer,
                Ptr<CollectiveTransport> interServer);
 
-    void Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done) override;
+    void Send(uint32_t src,
+              uint32_t dst,
+              uint64_t bytes,
+              uint32_t channel,
+              DoneCallback done) override;
     uint32_t GetNRanks() const override;
     /// The carrier the transfer takes describes it; ports stay distinct across the two.
     CarrierPath DescribePath(uint32_t src, uint32_t dst) const override;

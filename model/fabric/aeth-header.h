@@ -23,8 +23,8 @@ namespace ns3
 class AethHeader : public Header
 {
   public:
-    static constexpr uint32_t SIZE = 4;                            //!< Serialized size in bytes
-    static constexpr uint8_t SYNDROME_ACK = 0x1F;                  //!< ACK, credit field invalid
+    static constexpr uint32_t SIZE = 4;                              //!< Serialized size in bytes
+    static constexpr uint8_t SYNDROME_ACK = 0x1F;                    //!< ACK, credit field invalid
     static constexpr uint8_t SYNDROME_NAK_PSN_SEQUENCE_ERROR = 0x60; //!< NAK: PSN sequence error
 
     AethHeader();

@@ -97,8 +97,8 @@ BthHeader::Print(std::ostream& os) const
        << static_cast<uint32_t>(m_opcode) << " pkey=0x" << std::setw(4) << m_pkey << std::dec
        << std::setfill(' ') << " se=" << m_se << " m=" << m_migReq
        << " pad=" << static_cast<uint32_t>(m_padCnt) << " tver=" << static_cast<uint32_t>(m_tver)
-       << " fecn=" << m_fecn << " becn=" << m_becn << " dqp=" << m_destQp
-       << " ackreq=" << m_ackReq << " psn=" << m_psn;
+       << " fecn=" << m_fecn << " becn=" << m_becn << " dqp=" << m_destQp << " ackreq=" << m_ackReq
+       << " psn=" << m_psn;
     os.flags(flags);
 }
 

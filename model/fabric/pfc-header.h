@@ -36,7 +36,7 @@ namespace ns3
 class PfcHeader : public Header
 {
   public:
-    static constexpr uint32_t SIZE = 46;        //!< Serialized size in bytes
+    static constexpr uint32_t SIZE = 46;          //!< Serialized size in bytes
     static constexpr uint16_t ETHERTYPE = 0x8808; //!< MAC control EtherType
     static constexpr uint16_t OPCODE = 0x0101;    //!< PFC MAC control opcode
     static constexpr uint8_t NUM_CLASSES = 8;     //!< Number of priority classes
@@ -91,9 +91,9 @@ class PfcHeader : public Header
     static Mac48Address GetMulticastAddress();
 
   private:
-    uint16_t m_opcode;                                //!< MAC control opcode
-    uint16_t m_enableVector;                          //!< Priority-enable vector
-    std::array<uint16_t, NUM_CLASSES> m_pauseTime;    //!< Pause time per class
+    uint16_t m_opcode;                             //!< MAC control opcode
+    uint16_t m_enableVector;                       //!< Priority-enable vector
+    std::array<uint16_t, NUM_CLASSES> m_pauseTime; //!< Pause time per class
 };
 
 } // namespace ns3

@@ -17,16 +17,15 @@ NS_OBJECT_ENSURE_REGISTERED(RoceChannel);
 TypeId
 RoceChannel::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::RoceChannel")
-            .SetParent<Channel>()
-            .SetGroupName("AiFabric")
-            .AddConstructor<RoceChannel>()
-            .AddAttribute("Delay",
-                          "One-way propagation delay of the cable.",
-                          TimeValue(MicroSeconds(1)),
-                          MakeTimeAccessor(&RoceChannel::m_delay),
-                          MakeTimeChecker(Seconds(0), Seconds(1)));
+    static TypeId tid = TypeId("ns3::RoceChannel")
+                            .SetParent<Channel>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<RoceChannel>()
+                            .AddAttribute("Delay",
+                                          "One-way propagation delay of the cable.",
+                                          TimeValue(MicroSeconds(1)),
+                                          MakeTimeAccessor(&RoceChannel::m_delay),
+                                          MakeTimeChecker(Seconds(0), Seconds(1)));
     return tid;
 }
 

@@ -58,10 +58,10 @@ struct RoceFrameInfo
 {
     enum Kind : uint8_t
     {
-        OTHER,  //!< not something this module understands
-        PFC,    //!< 802.1Qbb MAC-control frame
-        ROCE,   //!< IPv4/UDP 4791 with a BTH
-        IPV4    //!< IPv4, not RoCE
+        OTHER, //!< not something this module understands
+        PFC,   //!< 802.1Qbb MAC-control frame
+        ROCE,  //!< IPv4/UDP 4791 with a BTH
+        IPV4   //!< IPv4, not RoCE
     };
 
     Kind kind{OTHER};

@@ -13,7 +13,7 @@ namespace ns3
 
 namespace
 {
-constexpr uint32_t LRH_MASK_BYTES = 8; //!< Leading ones standing for the IB LRH
+constexpr uint32_t LRH_MASK_BYTES = 8;  //!< Leading ones standing for the IB LRH
 constexpr uint32_t UDP_HEADER_SIZE = 8; //!< UDP header size
 constexpr uint32_t BTH_SIZE = 12;       //!< BTH size
 } // namespace

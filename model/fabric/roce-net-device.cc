@@ -51,7 +51,8 @@ RoceNetDevice::GetTypeId()
             .AddAttribute("DataScheduler",
                           "How the data priorities share the port.",
                           EnumValue(RoceNetDevice::ROUND_ROBIN),
-                          aifabric::MakeEnumAccessorCompat<RoceNetDevice::DataScheduler>(&RoceNetDevice::m_scheduler),
+                          aifabric::MakeEnumAccessorCompat<RoceNetDevice::DataScheduler>(
+                              &RoceNetDevice::m_scheduler),
                           MakeEnumChecker(RoceNetDevice::ROUND_ROBIN,
                                           "RoundRobin",
                                           RoceNetDevice::DWRR,
@@ -61,12 +62,12 @@ RoceNetDevice::GetTypeId()
                           UintegerValue(9000),
                           MakeUintegerAccessor(&RoceNetDevice::m_dwrrQuantum),
                           MakeUintegerChecker<uint32_t>(64, 1u << 24))
-            .AddAttribute("DwrrWeights",
-                          "Eight comma-separated DWRR weights, priority 0 first.",
-                          StringValue("1,1,1,1,1,1,1,1"),
-                          MakeStringAccessor(&RoceNetDevice::SetDwrrWeights,
-                                             &RoceNetDevice::GetDwrrWeights),
-                          MakeStringChecker())
+            .AddAttribute(
+                "DwrrWeights",
+                "Eight comma-separated DWRR weights, priority 0 first.",
+                StringValue("1,1,1,1,1,1,1,1"),
+                MakeStringAccessor(&RoceNetDevice::SetDwrrWeights, &RoceNetDevice::GetDwrrWeights),
+                MakeStringChecker())
             .AddAttribute("ReceiveErrorModel",
                           "Error model deciding which received frames are corrupted (dropped).",
                           PointerValue(),
@@ -136,14 +137,13 @@ RoceNetDevice::SetDwrrWeights(std::string weights)
     while (std::getline(in, item, ','))
     {
         NS_ABORT_MSG_IF(i >= N_PRIORITIES,
-                        "RoceNetDevice::DwrrWeights: expected 8 weights, got more in '"
-                            << weights << "'");
+                        "RoceNetDevice::DwrrWeights: expected 8 weights, got more in '" << weights
+                                                                                        << "'");
         char* end = nullptr;
         unsigned long w = std::strtoul(item.c_str(), &end, 10);
         NS_ABORT_MSG_IF(end == item.c_str() || *end != '\0' || w == 0 || w > 1000,
                         "RoceNetDevice::DwrrWeights: weight '"
-                            << item << "' is not an integer in [1, 1000] (in '" << weights
-                            << "')");
+                            << item << "' is not an integer in [1, 1000] (in '" << weights << "')");
         m_dwrrWeight[i++] = static_cast<uint32_t>(w);
     }
     NS_ABORT_MSG_IF(i != N_PRIORITIES,
@@ -347,9 +347,8 @@ void
 RoceNetDevice::ScheduleTransmitComplete()
 {
     m_txCompleteAt = m_busyUntil;
-    m_txCompleteEvent = Simulator::Schedule(m_busyUntil - Simulator::Now(),
-                                            &RoceNetDevice::TransmitComplete,
-                                            this);
+    m_txCompleteEvent =
+        Simulator::Schedule(m_busyUntil - Simulator::Now(), &RoceNetDevice::TransmitComplete, this);
 }
 
 void
@@ -430,8 +429,7 @@ RoceNetDevice::StartTransmission(Ptr<Packet> packet)
     // An event at the end of the frame only when something may follow it; an idle port
     // is recognised by its clock (m_busyUntil), which saves one event per packet-hop on
     // uncongested switch ports. A pull source (NIC) may always have more.
-    if (!m_pfc.empty() || !m_control.empty() || m_queuedDataFrames > 0 ||
-        !m_pullCallback.IsNull())
+    if (!m_pfc.empty() || !m_control.empty() || m_queuedDataFrames > 0 || !m_pullCallback.IsNull())
     {
         ScheduleTransmitComplete();
     }

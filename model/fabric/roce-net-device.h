@@ -102,8 +102,8 @@ class RoceNetDevice : public NetDevice
     bool IsTransmitting() const;
     uint32_t GetQueueBytes(uint8_t priority) const;
     uint32_t GetQueuePackets(uint8_t priority) const;
-    uint64_t GetTxBytes() const;    //!< frame bytes sent (no FCS)
-    uint64_t GetTxFrames() const;   //!< frames sent, control included
+    uint64_t GetTxBytes() const;  //!< frame bytes sent (no FCS)
+    uint64_t GetTxFrames() const; //!< frames sent, control included
     uint64_t GetPfcPausesSent() const;
     uint64_t GetPfcPausesReceived() const;
     uint64_t GetRxErrorDrops() const;
@@ -180,8 +180,8 @@ class RoceNetDevice : public NetDevice
     std::array<std::deque<RoceQueueItem>, N_PRIORITIES> m_queues;
     std::array<uint32_t, N_PRIORITIES> m_queueBytes{};
     uint8_t m_nextPriority{0};
-    Time m_busyUntil;          //!< end of the frame on the wire
-    Time m_txCompleteAt;       //!< time of the pending TransmitComplete
+    Time m_busyUntil;    //!< end of the frame on the wire
+    Time m_txCompleteAt; //!< time of the pending TransmitComplete
     bool m_inPull{false};
     uint32_t m_queuedDataFrames{0};
     int64_t m_psPerStep{0};

@@ -103,8 +103,9 @@ RoceSwitch::Setup(Ptr<Node> node)
     for (uint32_t i = 0; i < node->GetNDevices(); ++i)
     {
         Ptr<RoceNetDevice> dev = DynamicCast<RoceNetDevice>(node->GetDevice(i));
-        NS_ABORT_MSG_IF(!dev, "RoceSwitch: device " << i << " of node " << node->GetId()
-                                                    << " is not a RoceNetDevice");
+        NS_ABORT_MSG_IF(!dev,
+                        "RoceSwitch: device " << i << " of node " << node->GetId()
+                                              << " is not a RoceNetDevice");
         NS_ABORT_MSG_IF(!dev->GetRoceChannel(),
                         "RoceSwitch: port " << i << " of node " << node->GetId()
                                             << " is not attached to a channel");

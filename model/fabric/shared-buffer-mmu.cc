@@ -128,8 +128,7 @@ SharedBufferMmu::Configure(const std::vector<uint64_t>& linkRatesBps,
         port.kmax = m_kmax != 0 ? m_kmax : static_cast<uint32_t>(400e3 * scale);
         NS_ABORT_MSG_IF(port.kmin > port.kmax,
                         "SharedBufferMmu: on port " << i << " Kmin (" << port.kmin
-                                                    << " B) exceeds Kmax (" << port.kmax
-                                                    << " B)");
+                                                    << " B) exceeds Kmax (" << port.kmax << " B)");
         committed += static_cast<uint64_t>(m_reserveBytes) * N_PRIORITIES +
                      static_cast<uint64_t>(port.headroom) * nLossless;
     }

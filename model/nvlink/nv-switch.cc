@@ -91,14 +91,16 @@ NvSwitch::TakeReductionSlot(uint32_t gpu)
 void
 NvSwitch::ReleaseReductionSlot(uint32_t gpu)
 {
-    NS_ABORT_MSG_IF(m_slotsUsed[gpu] == 0, "NvSwitch: reduction slot released twice by GPU " << gpu);
+    NS_ABORT_MSG_IF(m_slotsUsed[gpu] == 0,
+                    "NvSwitch: reduction slot released twice by GPU " << gpu);
     --m_slotsUsed[gpu];
 }
 
 Time
 NvSwitch::Reduce(uint64_t bytes)
 {
-    NS_ABORT_MSG_IF(m_nvlsThroughput.GetBitRate() == 0, "NvSwitch: NvlsThroughput must be positive");
+    NS_ABORT_MSG_IF(m_nvlsThroughput.GetBitRate() == 0,
+                    "NvSwitch: NvlsThroughput must be positive");
     // The engine is one FIFO server; a clock is all its queue needs.
     const Time now = Simulator::Now();
     const Time service = Seconds(static_cast<double>(bytes) * 8.0 /

@@ -61,14 +61,15 @@ NvSwitchFabric::CheckMembers(const char* what, const std::vector<uint32_t>& memb
 {
     NS_ABORT_MSG_IF(m_disposed, "NvSwitchFabric::" << what << ": the fabric has been disposed");
     NS_ABORT_MSG_IF(!m_nvlsSupported,
-                    "NvSwitchFabric::" << what << ": this switch has no NVLS (NvlsSupported is false)");
+                    "NvSwitchFabric::" << what
+                                       << ": this switch has no NVLS (NvlsSupported is false)");
     NS_ABORT_MSG_IF(members.empty(), "NvSwitchFabric::" << what << ": no members");
     std::vector<bool> seen(m_nGpus, false);
     for (uint32_t g : members)
     {
         NS_ABORT_MSG_IF(g >= m_nGpus,
-                        "NvSwitchFabric::" << what << ": GPU " << g
-                                           << " is out of range (NGpus is " << m_nGpus << ")");
+                        "NvSwitchFabric::" << what << ": GPU " << g << " is out of range (NGpus is "
+                                           << m_nGpus << ")");
         NS_ABORT_MSG_IF(seen[g], "NvSwitchFabric::" << what << ": GPU " << g << " listed twice");
         seen[g] = true;
     }
@@ -140,7 +141,10 @@ NvSwitchFabric::SwitchReduce(const std::vector<uint32_t>& members,
     if (bytes == 0)
     {
         // Nothing to reduce: the request and the empty answer still cross the switch.
-        Simulator::Schedule(2 * m_ports[dst]->GetLatency(), &NvSwitchFabric::RunDone, Ptr<NvSwitchFabric>(this), done);
+        Simulator::Schedule(2 * m_ports[dst]->GetLatency(),
+                            &NvSwitchFabric::RunDone,
+                            Ptr<NvSwitchFabric>(this),
+                            done);
         return;
     }
     const uint64_t id = NewSwitchOp(Kind::CONTRIB, members, dst, bytes, std::move(done));
@@ -169,7 +173,10 @@ NvSwitchFabric::SwitchMulticast(uint32_t src,
         {
             down = std::max(down, m_ports[g]->GetLatency());
         }
-        Simulator::Schedule(m_ports[src]->GetLatency() + down, &NvSwitchFabric::RunDone, Ptr<NvSwitchFabric>(this), done);
+        Simulator::Schedule(m_ports[src]->GetLatency() + down,
+                            &NvSwitchFabric::RunDone,
+                            Ptr<NvSwitchFabric>(this),
+                            done);
         return;
     }
     const uint64_t id = NewSwitchOp(Kind::MCAST, members, src, bytes, std::move(done));

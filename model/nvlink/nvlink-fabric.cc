@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "nvlink-fabric.h"
 
+#include "gpu-preset.h"
 #include "nv-switch.h"
 #include "nvlink-port.h"
-
-#include "gpu-preset.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
@@ -37,33 +36,34 @@ NvSwitchFabric::GetTypeId()
             .SetParent<CollectiveTransport>()
             .SetGroupName("AiFabric")
             .AddConstructor<NvSwitchFabric>()
-            .AddAttribute("NGpus",
-                          "GPUs on the NVSwitch (ranks 0..NGpus-1).",
-                          UintegerValue(8),
-                          MakeUintegerAccessor(&NvSwitchFabric::SetNGpus,
-                                               &NvSwitchFabric::GetNRanks),
-                          MakeUintegerChecker<uint32_t>(1, MAX_GPUS))
-            .AddAttribute("LinkCount",
-                          "NVLinks per GPU, all to the switch (H100: 18). They act as one "
-                          "aggregate port: NCCL stripes a transfer over all of them.",
-                          UintegerValue(18),
-                          MakeUintegerAccessor(&NvSwitchFabric::SetLinkCount,
-                                               &NvSwitchFabric::GetLinkCount),
-                          MakeUintegerChecker<uint32_t>(1, 72))
+            .AddAttribute(
+                "NGpus",
+                "GPUs on the NVSwitch (ranks 0..NGpus-1).",
+                UintegerValue(8),
+                MakeUintegerAccessor(&NvSwitchFabric::SetNGpus, &NvSwitchFabric::GetNRanks),
+                MakeUintegerChecker<uint32_t>(1, MAX_GPUS))
+            .AddAttribute(
+                "LinkCount",
+                "NVLinks per GPU, all to the switch (H100: 18). They act as one "
+                "aggregate port: NCCL stripes a transfer over all of them.",
+                UintegerValue(18),
+                MakeUintegerAccessor(&NvSwitchFabric::SetLinkCount, &NvSwitchFabric::GetLinkCount),
+                MakeUintegerChecker<uint32_t>(1, 72))
             .AddAttribute("PerLinkRate",
                           "Rate of one NVLink, per direction (NVLink4: 25 GB/s).",
                           DataRateValue(DataRate("200Gbps")),
                           MakeDataRateAccessor(&NvSwitchFabric::SetPerLinkRate,
                                                &NvSwitchFabric::GetPerLinkRate),
                           MakeDataRateChecker())
-            .AddAttribute("Latency",
-                          "Per hop (GPU->switch, switch->GPU, and a credit going back). "
-                          "Not in REFERENCE.md: 0.5 us is the order of an NVLink + NVSwitch "
-                          "hop; NCCL's 0.6-4 us per-step figures are software costs and are "
-                          "not charged here.",
-                          TimeValue(NanoSeconds(500)),
-                          MakeTimeAccessor(&NvSwitchFabric::SetLatency, &NvSwitchFabric::GetLatency),
-                          MakeTimeChecker(Seconds(0), MilliSeconds(1)))
+            .AddAttribute(
+                "Latency",
+                "Per hop (GPU->switch, switch->GPU, and a credit going back). "
+                "Not in REFERENCE.md: 0.5 us is the order of an NVLink + NVSwitch "
+                "hop; NCCL's 0.6-4 us per-step figures are software costs and are "
+                "not charged here.",
+                TimeValue(NanoSeconds(500)),
+                MakeTimeAccessor(&NvSwitchFabric::SetLatency, &NvSwitchFabric::GetLatency),
+                MakeTimeChecker(Seconds(0), MilliSeconds(1)))
             .AddAttribute("ChunkBytes",
                           "Flow-control unit: transfers are cut into chunks of this size and "
                           "a credit covers one chunk.",
@@ -266,7 +266,8 @@ NvSwitchFabric::GetNvlsThroughput() const
 Ptr<NvLinkPort>
 NvSwitchFabric::GetPort(uint32_t gpu) const
 {
-    NS_ABORT_MSG_IF(gpu >= m_ports.size(), "NvSwitchFabric::GetPort: GPU " << gpu << " of " << m_ports.size());
+    NS_ABORT_MSG_IF(gpu >= m_ports.size(),
+                    "NvSwitchFabric::GetPort: GPU " << gpu << " of " << m_ports.size());
     return m_ports[gpu];
 }
 
@@ -287,7 +288,9 @@ NvSwitchFabric::ApplyPreset(const std::string& name)
 {
     NS_LOG_FUNCTION(this << name);
     const GpuPreset* p = GpuPreset::Find(name);
-    NS_ABORT_MSG_IF(!p, "NvSwitchFabric: unknown GPU preset \"" << name << "\" (" << GpuPreset::GetNameList() << ")");
+    NS_ABORT_MSG_IF(!p,
+                    "NvSwitchFabric: unknown GPU preset \"" << name << "\" ("
+                                                            << GpuPreset::GetNameList() << ")");
     SetLinkCount(p->nvlinkCount);
     SetPerLinkRate(p->nvlinkRate);
     SetCreditChunks(p->creditChunks);
@@ -322,19 +325,20 @@ NvSwitchFabric::Efficiency(bool nvls) const
 }
 
 void
-NvSwitchFabric::Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done)
+NvSwitchFabric::Send(uint32_t src,
+                     uint32_t dst,
+                     uint64_t bytes,
+                     uint32_t channel,
+                     DoneCallback done)
 {
     NS_LOG_FUNCTION(this << src << dst << bytes << channel);
     NS_ABORT_MSG_IF(m_disposed, "NvSwitchFabric::Send: the fabric has been disposed");
     NS_ABORT_MSG_IF(src >= m_nGpus || dst >= m_nGpus,
-                    "NvSwitchFabric::Send: GPU " << std::max(src, dst)
-                                                 << " is out of range (NGpus is " << m_nGpus
-                                                 << ")");
+                    "NvSwitchFabric::Send: GPU "
+                        << std::max(src, dst) << " is out of range (NGpus is " << m_nGpus << ")");
     NS_ABORT_MSG_IF(src == dst, "NvSwitchFabric::Send: GPU " << src << " sends to itself");
     ++m_transfersSent;
-    AddJob(src,
-           FlowKey{KEY_P2P, dst, channel},
-           Job{Kind::P2P, dst, bytes, 0, 0, done});
+    AddJob(src, FlowKey{KEY_P2P, dst, channel}, Job{Kind::P2P, dst, bytes, 0, 0, done});
     TryStartUplink(src);
 }
 
@@ -523,8 +527,14 @@ NvSwitchFabric::ReduceDone(uint64_t opId, uint32_t index)
     }
     const SwitchOp& op = m_ops.at(opId);
     EnqueueDown(op.owner,
-                Chunk{Kind::RESULT, op.owner, op.owner, ChunkSize(op.bytes, index), opId, index,
-                      true, DoneCallback()});
+                Chunk{Kind::RESULT,
+                      op.owner,
+                      op.owner,
+                      ChunkSize(op.bytes, index),
+                      opId,
+                      index,
+                      true,
+                      DoneCallback()});
 }
 
 void
@@ -533,14 +543,18 @@ NvSwitchFabric::EnqueueDown(uint32_t port, Chunk chunk)
     // The chunk reaches the GPU one hop of the receiver's link after it has left the
     // switch; the egress credit it held reaches its sender one hop of the sender's link
     // after that. With equal links (the usual case) both happen in one event.
-    const Time leave = m_ports[port]->QueueDownlink(chunk.bytes, Efficiency(chunk.kind != Kind::P2P));
+    const Time leave =
+        m_ports[port]->QueueDownlink(chunk.bytes, Efficiency(chunk.kind != Kind::P2P));
     const Time toReceiver = m_ports[port]->GetLatency();
     const bool holdsCredit = chunk.kind == Kind::P2P || chunk.kind == Kind::MCAST;
     const Time toSender = holdsCredit ? m_ports[chunk.src]->GetLatency() : toReceiver;
     const bool together = holdsCredit && toSender == toReceiver;
     if (holdsCredit && !together)
     {
-        Simulator::Schedule(leave + toSender, &NvSwitchFabric::CreditBack, Ptr<NvSwitchFabric>(this), port);
+        Simulator::Schedule(leave + toSender,
+                            &NvSwitchFabric::CreditBack,
+                            Ptr<NvSwitchFabric>(this),
+                            port);
     }
     Simulator::Schedule(leave + toReceiver,
                         &NvSwitchFabric::AfterDown,
@@ -641,12 +655,13 @@ CarrierPath
 NvSwitchFabric::DescribePath(uint32_t src, uint32_t dst) const
 {
     NS_ABORT_MSG_IF(src >= m_nGpus || dst >= m_nGpus,
-                    "NvSwitchFabric::DescribePath: GPU " << std::max(src, dst) << " of " << m_nGpus);
+                    "NvSwitchFabric::DescribePath: GPU " << std::max(src, dst) << " of "
+                                                         << m_nGpus);
     CarrierPath path;
     path.txPort = 2 * uint64_t{src};
     path.rxPort = 2 * uint64_t{dst} + 1;
-    const double rate = std::min(m_ports[src]->GetRate().GetBitRate(),
-                                 m_ports[dst]->GetRate().GetBitRate()) / 8.0;
+    const double rate =
+        std::min(m_ports[src]->GetRate().GetBitRate(), m_ports[dst]->GetRate().GetBitRate()) / 8.0;
     path.bytesPerSecond = rate * Efficiency(false);
     path.latency = m_ports[src]->GetLatency() + m_ports[dst]->GetLatency();
     path.forwardHops = 1;
@@ -662,7 +677,8 @@ NvSwitchFabric::DescribeSwitchPath(const std::vector<uint32_t>& members) const
     Time latency(0);
     for (uint32_t g : members)
     {
-        NS_ABORT_MSG_IF(g >= m_nGpus, "NvSwitchFabric::DescribeSwitchPath: GPU " << g << " of " << m_nGpus);
+        NS_ABORT_MSG_IF(g >= m_nGpus,
+                        "NvSwitchFabric::DescribeSwitchPath: GPU " << g << " of " << m_nGpus);
         sw.txPorts.push_back(2 * uint64_t{g});
         sw.rxPorts.push_back(2 * uint64_t{g} + 1);
         rate = std::min(rate, m_ports[g]->GetRate().GetBitRate() / 8.0 * Efficiency(true));

@@ -63,8 +63,8 @@ namespace ns3
  * with n.
  *
  * Cost: three events per point-to-point chunk (uplink done, switch arrival, delivery);
- * a switch reduction costs 2 per member + 2 per chunk, a multicast 2 + 1 per member copy. A returning credit wakes
- * idle uplinks in O(n).
+ * a switch reduction costs 2 per member + 2 per chunk, a multicast 2 + 1 per member copy. A
+ * returning credit wakes idle uplinks in O(n).
  */
 class NvSwitchFabric : public CollectiveTransport
 {
@@ -74,8 +74,11 @@ class NvSwitchFabric : public CollectiveTransport
     NvSwitchFabric();
     ~NvSwitchFabric() override;
 
-    void Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done)
-        override;
+    void Send(uint32_t src,
+              uint32_t dst,
+              uint64_t bytes,
+              uint32_t channel,
+              DoneCallback done) override;
     uint32_t GetNRanks() const override;
     /**
      * Ports are the GPUs' uplinks and downlinks; a transfer gets the slower port's payload
@@ -193,7 +196,7 @@ class NvSwitchFabric : public CollectiveTransport
     /// A GPU's uplink scheduler: round-robin over its flows, per chunk.
     struct Uplink
     {
-        std::deque<FlowKey> ring;                  //!< flows with work, in RR order
+        std::deque<FlowKey> ring;                 //!< flows with work, in RR order
         std::map<FlowKey, std::deque<Job>> flows; //!< their jobs
     };
 
@@ -260,7 +263,7 @@ class NvSwitchFabric : public CollectiveTransport
 
     std::vector<Ptr<NvLinkPort>> m_ports; //!< per GPU
     Ptr<NvSwitch> m_switch;
-    std::vector<Uplink> m_uplinks;      //!< per GPU: what it sends next
+    std::vector<Uplink> m_uplinks;                   //!< per GPU: what it sends next
     std::vector<std::deque<uint64_t>> m_reduceQueue; //!< per GPU: reductions to issue
     std::unordered_map<uint64_t, SwitchOp> m_ops;
     uint64_t m_switchOpsStarted{0};

@@ -64,7 +64,7 @@ class NvLinkPort : public Object
     DataRate m_perLinkRate;
     Time m_latency;
     bool m_uplinkBusy{false};
-    Time m_downlinkFree;       //!< when the downlink becomes idle
+    Time m_downlinkFree; //!< when the downlink becomes idle
     uint64_t m_bytesSent{0};
     uint64_t m_bytesReceived{0};
 };

@@ -2,7 +2,6 @@
 #include "dcqcn.h"
 
 #include "ns3/ai-fabric-compat.h"
-
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
@@ -75,15 +74,13 @@ Dcqcn::GetTypeId()
                           DataRateValue(DataRate("50Mbps")),
                           MakeDataRateAccessor(&Dcqcn::m_rateHai),
                           MakeDataRateChecker())
-            .AddAttribute("HyperIncrease",
-                          "Constant: Rt += R_HAI per hyper step (firmware); Linear: "
-                          "Rt += i*R_HAI at the i-th hyper step (DCQCN paper).",
-                          EnumValue(Dcqcn::HAI_CONSTANT),
-                          aifabric::MakeEnumAccessorCompat<Dcqcn::HyperIncreaseMode>(&Dcqcn::m_hyperMode),
-                          MakeEnumChecker(Dcqcn::HAI_CONSTANT,
-                                          "Constant",
-                                          Dcqcn::HAI_LINEAR,
-                                          "Linear"))
+            .AddAttribute(
+                "HyperIncrease",
+                "Constant: Rt += R_HAI per hyper step (firmware); Linear: "
+                "Rt += i*R_HAI at the i-th hyper step (DCQCN paper).",
+                EnumValue(Dcqcn::HAI_CONSTANT),
+                aifabric::MakeEnumAccessorCompat<Dcqcn::HyperIncreaseMode>(&Dcqcn::m_hyperMode),
+                MakeEnumChecker(Dcqcn::HAI_CONSTANT, "Constant", Dcqcn::HAI_LINEAR, "Linear"))
             .AddAttribute("G",
                           "Gain g of the alpha estimator, in (0, 1].",
                           DoubleValue(1.0 / 256),
@@ -303,8 +300,7 @@ Dcqcn::DecreaseCheck()
     }
     const double cut = GetRateBps() * (1.0 - m_alpha / 2.0);
     SetRateBps(std::max(static_cast<double>(m_minRate.GetBitRate()), cut));
-    NS_LOG_DEBUG("cut: alpha " << m_alpha << " Rc " << GetRateBps() << " Rt "
-                               << m_targetRateBps);
+    NS_LOG_DEBUG("cut: alpha " << m_alpha << " Rc " << GetRateBps() << " Rt " << m_targetRateBps);
 
     m_timerStage = 0;
     m_byteStage = 0;
@@ -322,8 +318,7 @@ Dcqcn::DecreaseCheck()
         return;
     }
     m_increasePaused = false;
-    m_increaseEvent =
-        Simulator::Schedule(m_increasePeriod, &Dcqcn::IncreaseTimerExpired, this);
+    m_increaseEvent = Simulator::Schedule(m_increasePeriod, &Dcqcn::IncreaseTimerExpired, this);
 }
 
 void
@@ -338,8 +333,7 @@ Dcqcn::IncreaseTimerExpired()
     // and resets the stages; stopping here saves one event per queue pair per period.
     if (!AtLineRate())
     {
-        m_increaseEvent =
-            Simulator::Schedule(m_increasePeriod, &Dcqcn::IncreaseTimerExpired, this);
+        m_increaseEvent = Simulator::Schedule(m_increasePeriod, &Dcqcn::IncreaseTimerExpired, this);
     }
 }
 
@@ -433,8 +427,8 @@ Dcqcn::IncreaseStep()
     }
     m_targetRateBps = std::min(target, line);
     SetRateBps((GetRateBps() + m_targetRateBps) / 2.0);
-    NS_LOG_DEBUG("increase: T " << m_timerStage << " BC " << m_byteStage << " Rc "
-                                << GetRateBps() << " Rt " << m_targetRateBps);
+    NS_LOG_DEBUG("increase: T " << m_timerStage << " BC " << m_byteStage << " Rc " << GetRateBps()
+                                << " Rt " << m_targetRateBps);
 }
 
 } // namespace ns3

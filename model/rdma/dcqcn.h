@@ -2,11 +2,10 @@
 #ifndef DCQCN_H
 #define DCQCN_H
 
-#include "ns3/roce-congestion-control.h"
-
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
+#include "ns3/roce-congestion-control.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
@@ -87,37 +86,37 @@ class Dcqcn : public RoceCongestionControl
     bool AtLineRate() const;
 
     // Attributes
-    Time m_alphaPeriod;             //!< α update period
-    Time m_decreasePeriod;          //!< rate-decrease check period
-    Time m_increasePeriod;          //!< rate-increase timer
-    uint64_t m_byteCounter;         //!< bytes per byte-counter step; 0 = off
-    uint32_t m_fastRecoverySteps;   //!< F
-    DataRate m_rateAi;              //!< additive increase R_AI
-    DataRate m_rateHai;             //!< hyper increase R_HAI
-    HyperIncreaseMode m_hyperMode;  //!< constant or linear hyper increase
-    double m_g;                     //!< α gain g
-    DataRate m_minRate;             //!< floor for Rc after a cut
-    double m_rateOnFirstCnp;        //!< fraction of Rc set on the first CNP; 0 = none
-    bool m_clampTargetRate;         //!< every cut sets Rt = Rc
-    double m_initialAlpha;          //!< α set on the first CNP
+    Time m_alphaPeriod;            //!< α update period
+    Time m_decreasePeriod;         //!< rate-decrease check period
+    Time m_increasePeriod;         //!< rate-increase timer
+    uint64_t m_byteCounter;        //!< bytes per byte-counter step; 0 = off
+    uint32_t m_fastRecoverySteps;  //!< F
+    DataRate m_rateAi;             //!< additive increase R_AI
+    DataRate m_rateHai;            //!< hyper increase R_HAI
+    HyperIncreaseMode m_hyperMode; //!< constant or linear hyper increase
+    double m_g;                    //!< α gain g
+    DataRate m_minRate;            //!< floor for Rc after a cut
+    double m_rateOnFirstCnp;       //!< fraction of Rc set on the first CNP; 0 = none
+    bool m_clampTargetRate;        //!< every cut sets Rt = Rc
+    double m_initialAlpha;         //!< α set on the first CNP
 
     // State
-    double m_targetRateBps{0};      //!< Rt
-    double m_alpha{1};              //!< α as of the last applied boundary
-    bool m_seenCnp{false};          //!< the first CNP has arrived (timers are anchored)
-    Time m_firstCnpTime;            //!< anchor of the α and decrease grids
-    uint64_t m_alphaPeriodsDone{0}; //!< α boundaries applied since the first CNP
-    bool m_alphaCnpArrived{false};  //!< a CNP arrived in the current α period
+    double m_targetRateBps{0};        //!< Rt
+    double m_alpha{1};                //!< α as of the last applied boundary
+    bool m_seenCnp{false};            //!< the first CNP has arrived (timers are anchored)
+    Time m_firstCnpTime;              //!< anchor of the α and decrease grids
+    uint64_t m_alphaPeriodsDone{0};   //!< α boundaries applied since the first CNP
+    bool m_alphaCnpArrived{false};    //!< a CNP arrived in the current α period
     bool m_decreaseCnpArrived{false}; //!< a CNP arrived since the last decrease check
-    EventId m_decreaseEvent;        //!< pending decrease check
-    Time m_pausedIncreaseAt;        //!< when the stopped timer would have fired (idle)
+    EventId m_decreaseEvent;          //!< pending decrease check
+    Time m_pausedIncreaseAt;          //!< when the stopped timer would have fired (idle)
     bool m_increasePaused{false};
-    bool m_idle{false};             //!< between OnIdle and OnActive
-    EventId m_increaseEvent;        //!< pending rate-increase timer
-    uint32_t m_timerStage{0};       //!< T: timer steps since the last cut
-    uint32_t m_byteStage{0};        //!< BC: byte-counter steps since the last cut
-    uint32_t m_hyperSteps{0};       //!< hyper steps since the last cut (linear mode)
-    uint64_t m_bytesSinceStep{0};   //!< bytes counted towards the next byte-counter step
+    bool m_idle{false};           //!< between OnIdle and OnActive
+    EventId m_increaseEvent;      //!< pending rate-increase timer
+    uint32_t m_timerStage{0};     //!< T: timer steps since the last cut
+    uint32_t m_byteStage{0};      //!< BC: byte-counter steps since the last cut
+    uint32_t m_hyperSteps{0};     //!< hyper steps since the last cut (linear mode)
+    uint64_t m_bytesSinceStep{0}; //!< bytes counted towards the next byte-counter step
 
     TracedCallback<double> m_alphaTrace; //!< α used by each rate decrease
 };

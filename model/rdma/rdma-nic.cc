@@ -115,9 +115,8 @@ RdmaNic::DoDispose()
 void
 RdmaNic::SetDevice(Ptr<RoceNetDevice> device)
 {
-    uint32_t largestIpPacket = roce::IPV4_HEADER_BYTES + roce::UDP_HEADER_BYTES +
-                               roce::BTH_BYTES + roce::RETH_BYTES + roce::IMMEDIATE_BYTES +
-                               m_mtu + roce::ICRC_BYTES;
+    uint32_t largestIpPacket = roce::IPV4_HEADER_BYTES + roce::UDP_HEADER_BYTES + roce::BTH_BYTES +
+                               roce::RETH_BYTES + roce::IMMEDIATE_BYTES + m_mtu + roce::ICRC_BYTES;
     NS_ABORT_MSG_IF(largestIpPacket > device->GetMtu(),
                     "RdmaNic: Mtu " << m_mtu << " B of RDMA payload needs an Ethernet MTU of "
                                     << largestIpPacket << " B (IPv4 + UDP + BTH + RETH + "
@@ -257,8 +256,8 @@ RdmaNic::AddIpHeaders(Ptr<Packet> packet, Ipv4Address dst, uint16_t srcPort, boo
     packet->AddHeader(ip);
     if (!m_nextHopKnown)
     {
-        m_nextHopMac = Mac48Address::ConvertFrom(
-            m_device->GetRoceChannel()->GetPeer(m_device)->GetAddress());
+        m_nextHopMac =
+            Mac48Address::ConvertFrom(m_device->GetRoceChannel()->GetPeer(m_device)->GetAddress());
         m_nextHopKnown = true;
     }
     EthernetHeader eth(false);

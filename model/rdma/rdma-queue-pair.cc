@@ -176,8 +176,8 @@ RdmaQueuePair::BuildNextDataPacket()
     uint8_t opcode;
     if (firstOfOp && lastOfOp)
     {
-        opcode = lastOp ? BthHeader::RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE
-                        : BthHeader::RC_RDMA_WRITE_ONLY;
+        opcode =
+            lastOp ? BthHeader::RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE : BthHeader::RC_RDMA_WRITE_ONLY;
     }
     else if (firstOfOp)
     {
@@ -185,8 +185,8 @@ RdmaQueuePair::BuildNextDataPacket()
     }
     else if (lastOfOp)
     {
-        opcode = lastOp ? BthHeader::RC_RDMA_WRITE_LAST_WITH_IMMEDIATE
-                        : BthHeader::RC_RDMA_WRITE_LAST;
+        opcode =
+            lastOp ? BthHeader::RC_RDMA_WRITE_LAST_WITH_IMMEDIATE : BthHeader::RC_RDMA_WRITE_LAST;
     }
     else
     {
@@ -402,8 +402,8 @@ RdmaQueuePair::ReceiveData(const RoceFrameInfo& info)
         }
         return;
     }
-    if (info.ecn == 3 && (!m_cnpEverSent ||
-                          Simulator::Now() - m_lastCnpTime >= m_nic->GetCnpInterval()))
+    if (info.ecn == 3 &&
+        (!m_cnpEverSent || Simulator::Now() - m_lastCnpTime >= m_nic->GetCnpInterval()))
     {
         SendCnp();
     }

@@ -81,7 +81,10 @@ class RdmaQueuePair : public Object
 
     // ------------------------------------------------------- used by RdmaNic
     /// Bind to a NIC with a local QPN and congestion control.
-    void Bind(Ptr<RdmaNic> nic, uint32_t qpn, uint16_t udpSourcePort, Ptr<RoceCongestionControl> cc);
+    void Bind(Ptr<RdmaNic> nic,
+              uint32_t qpn,
+              uint16_t udpSourcePort,
+              Ptr<RoceCongestionControl> cc);
     /// Set the remote end: its address, QP number and the first PSN it will send.
     void Connect(Ipv4Address peer, uint32_t peerQpn, uint32_t peerInitialPsn);
     /// First PSN this side sends (RC connections start at a random PSN); before any post.

@@ -18,9 +18,9 @@ namespace ns3
  */
 struct RoceIntHop
 {
-    Time timestamp;        //!< when the packet left the hop
-    uint64_t txBytes{0};   //!< bytes the egress port had sent by then
-    uint32_t queueBytes{0}; //!< egress queue length
+    Time timestamp;          //!< when the packet left the hop
+    uint64_t txBytes{0};     //!< bytes the egress port had sent by then
+    uint32_t queueBytes{0};  //!< egress queue length
     uint64_t linkRateBps{0}; //!< egress link rate
 };
 
@@ -30,10 +30,10 @@ struct RoceIntHop
  */
 struct RoceAckSignal
 {
-    uint64_t newlyAckedBytes{0}; //!< payload bytes acknowledged for the first time
-    uint64_t inflightBytes{0};   //!< payload bytes sent but not acknowledged, after this ACK
-    Time rtt;                    //!< RTT sample; zero when this ACK carries none
-    bool ecnEcho{false};         //!< the acknowledged data was CE-marked
+    uint64_t newlyAckedBytes{0};     //!< payload bytes acknowledged for the first time
+    uint64_t inflightBytes{0};       //!< payload bytes sent but not acknowledged, after this ACK
+    Time rtt;                        //!< RTT sample; zero when this ACK carries none
+    bool ecnEcho{false};             //!< the acknowledged data was CE-marked
     const RoceIntHop* hops{nullptr}; //!< telemetry, nHops entries
     uint32_t nHops{0};
 };

@@ -127,7 +127,6 @@ ParseCommType(const std::string& word, GroupKind phaseGroup, CommSpec& spec)
     return true;
 }
 
-
 /// Reads the file line by line and keeps the first error and every warning.
 class AicbParser
 {
@@ -386,9 +385,10 @@ class AicbParser
         if (ga < 1 || static_cast<uint64_t>(ga) > layers.size())
         {
             return Fail(1,
-                        "ga: " + std::to_string(ga) + withPp + ": the number of micro-batches "
-                        "must be between 1 and the " + std::to_string(layers.size()) +
-                            " layer lines");
+                        "ga: " + std::to_string(ga) + withPp +
+                            ": the number of micro-batches "
+                            "must be between 1 and the " +
+                            std::to_string(layers.size()) + " layer lines");
         }
         pipe.stages = static_cast<uint32_t>(pp);
         pipe.bytes = static_cast<uint64_t>(ppComm);

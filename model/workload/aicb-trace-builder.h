@@ -37,16 +37,16 @@ struct CommSpec
 /// One layer line.
 struct Layer
 {
-    std::string name;     //!< field 1
-    uint64_t line{0};     //!< its line in the file
-    std::string fields;   //!< its fields joined by one space: equal lines, equal layers
-    int64_t fwdTime{0};   //!< forward compute, ns
-    int64_t igTime{0};    //!< input-grad compute, ns
-    int64_t wgTime{0};    //!< weight-grad compute, ns
+    std::string name;      //!< field 1
+    uint64_t line{0};      //!< its line in the file
+    std::string fields;    //!< its fields joined by one space: equal lines, equal layers
+    int64_t fwdTime{0};    //!< forward compute, ns
+    int64_t igTime{0};     //!< input-grad compute, ns
+    int64_t wgTime{0};     //!< weight-grad compute, ns
     int64_t updateTime{0}; //!< weight update, ns
-    CommSpec fwdComm;     //!< forward comm
-    CommSpec igComm;      //!< input-grad comm
-    CommSpec wgComm;      //!< weight-grad comm
+    CommSpec fwdComm;      //!< forward comm
+    CommSpec igComm;       //!< input-grad comm
+    CommSpec wgComm;       //!< weight-grad comm
 };
 
 /**
@@ -360,7 +360,7 @@ class TraceBuilder
     TrainingTrace& m_trace;
     uint32_t m_rank{0};
     uint32_t m_stage{0};
-    int64_t m_lastCompute{-1};    //!< the last compute of the rank, or -1
+    int64_t m_lastCompute{-1};     //!< the last compute of the rank, or -1
     std::vector<uint32_t> m_waits; //!< what the next compute waits for
 };
 

@@ -2,10 +2,9 @@
 // The JSON forms of ChakraTraceReader (see chakra-reader.h): a file becomes a RankInput.
 #include "chakra-reader.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <iterator>
+#include <nlohmann/json.hpp>
 
 namespace ns3
 {

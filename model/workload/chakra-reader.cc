@@ -457,8 +457,10 @@ BuildRank(const RankInput& in,
         auto [first, fresh] = position.emplace(in.nodes[p].id, p);
         if (!fresh)
         {
-            return Fail(
-                in, p, "duplicate node id (first at " + in.nodes[first->second].where + ")", error);
+            return Fail(in,
+                        p,
+                        "duplicate node id (first at " + in.nodes[first->second].where + ")",
+                        error);
         }
     }
     for (uint32_t p = 0; p < in.nodes.size(); ++p)

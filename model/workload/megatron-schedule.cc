@@ -55,7 +55,9 @@ AddGroups(const TransformerConfig& c, TrainingTrace& trace)
             }
             for (uint32_t e = 0; e < c.dp / c.ep; ++e)
             {
-                TraceGroup ep{"ep" + std::to_string(t + c.tp * p) + "." + std::to_string(e), "ep", {}};
+                TraceGroup ep{"ep" + std::to_string(t + c.tp * p) + "." + std::to_string(e),
+                              "ep",
+                              {}};
                 for (uint32_t k = 0; k < c.ep; ++k)
                 {
                     ep.ranks.push_back(RankOf(c, t, e * c.ep + k, p));
@@ -64,7 +66,9 @@ AddGroups(const TransformerConfig& c, TrainingTrace& trace)
             }
             for (uint32_t k = 0; k < c.ep; ++k)
             {
-                TraceGroup edp{"edp" + std::to_string(t + c.tp * p) + "." + std::to_string(k), "dp", {}};
+                TraceGroup edp{"edp" + std::to_string(t + c.tp * p) + "." + std::to_string(k),
+                               "dp",
+                               {}};
                 for (uint32_t e = 0; e < c.dp / c.ep; ++e)
                 {
                     edp.ranks.push_back(RankOf(c, t, e * c.ep + k, p));
@@ -120,7 +124,8 @@ RankSchedule::RankSchedule(const TransformerConfig& c,
       m_tp(c.tp),
       m_attnParams(static_cast<double>(counts.attentionParams + 4 * c.hidden) / c.tp),
       m_mlpParams(static_cast<double>(counts.expertParams) / c.tp),
-      m_act(34.0 * c.microBatch * static_cast<double>(c.seqLength) * static_cast<double>(c.hidden) / c.tp),
+      m_act(34.0 * c.microBatch * static_cast<double>(c.seqLength) * static_cast<double>(c.hidden) /
+            c.tp),
       m_dense{m_dpGroup, 0, {}, {}},
       m_expert{"edp" + std::to_string(t + c.tp * p) + "." + std::to_string(d % c.ep), 0, {}, {}}
 {
@@ -172,12 +177,13 @@ RankSchedule::Flush(Buckets& bk, bool comm, bool force)
     {
         const CollectiveType type =
             m_c.zeroStage == 0 ? CollectiveType::ALL_REDUCE : CollectiveType::REDUCE_SCATTER;
-        bk.ops.push_back(m_prog.Collective("grad.bucket" + std::to_string(bk.sizes.size()) + "." + bk.group,
-                                           type,
-                                           bk.pending * m_c.gradBytes,
-                                           bk.group,
-                                           DP,
-                                           false));
+        bk.ops.push_back(
+            m_prog.Collective("grad.bucket" + std::to_string(bk.sizes.size()) + "." + bk.group,
+                              type,
+                              bk.pending * m_c.gradBytes,
+                              bk.group,
+                              DP,
+                              false));
     }
     bk.sizes.push_back(bk.pending);
     bk.pending = 0;
@@ -193,7 +199,12 @@ RankSchedule::TpCollectives(const std::string& name)
     const uint64_t bytes = m_counts.tpActivationBytes;
     if (m_c.sequenceParallel)
     {
-        m_prog.Collective(name + ".rs", CollectiveType::REDUCE_SCATTER, bytes, m_tpGroup, TP_EP, true);
+        m_prog.Collective(name + ".rs",
+                          CollectiveType::REDUCE_SCATTER,
+                          bytes,
+                          m_tpGroup,
+                          TP_EP,
+                          true);
         m_prog.Collective(name + ".ag", CollectiveType::ALL_GATHER, bytes, m_tpGroup, TP_EP, true);
     }
     else
@@ -209,8 +220,9 @@ RankSchedule::Zero3Gather(const std::string& name, uint32_t layer)
     {
         return;
     }
-    const double params = IsMoe(layer) ? m_attnParams + static_cast<double>(m_c.experts) / m_c.ep * m_mlpParams
-                                       : m_attnParams + m_mlpParams;
+    const double params =
+        IsMoe(layer) ? m_attnParams + static_cast<double>(m_c.experts) / m_c.ep * m_mlpParams
+                     : m_attnParams + m_mlpParams;
     const uint32_t id = m_prog.Collective(name + ".zero3.ag",
                                           CollectiveType::ALL_GATHER,
                                           static_cast<uint64_t>(params) * m_c.paramBytes,
@@ -236,23 +248,37 @@ RankSchedule::Layer(const std::string& tag, uint32_t layer, double factor)
         m_prog.Compute(base, ComputeTime(flops, params * m_c.paramBytes * factor));
         return;
     }
-    const double attnFlops = (2 * b * s * h * (2 * h + 2 * m_kv) + 4 * b * s * s * h) / m_tp * factor;
-    const double mlpFlops = (m_c.gatedMlp ? 6 : 4) * b * s * h * m_f / m_tp * (moe ? m_c.topK : 1) * factor;
+    const double attnFlops =
+        (2 * b * s * h * (2 * h + 2 * m_kv) + 4 * b * s * s * h) / m_tp * factor;
+    const double mlpFlops =
+        (m_c.gatedMlp ? 6 : 4) * b * s * h * m_f / m_tp * (moe ? m_c.topK : 1) * factor;
     const double mlpWeights = (moe ? static_cast<double>(m_c.experts) / m_c.ep : 1.0) * m_mlpParams;
     auto attn = [&]() {
-        m_prog.Compute(base + ".attn",
-                       ComputeTime(attnFlops, (m_attnParams * m_c.paramBytes + m_act / 2) * factor));
+        m_prog.Compute(
+            base + ".attn",
+            ComputeTime(attnFlops, (m_attnParams * m_c.paramBytes + m_act / 2) * factor));
         TpCollectives(base + ".attn");
     };
     auto mlp = [&]() {
         if (moe && m_epComm)
         {
-            m_prog.Collective(base + ".dispatch", CollectiveType::ALL_TO_ALL, m_counts.epAllToAllBytes, m_epGroup, TP_EP, true);
+            m_prog.Collective(base + ".dispatch",
+                              CollectiveType::ALL_TO_ALL,
+                              m_counts.epAllToAllBytes,
+                              m_epGroup,
+                              TP_EP,
+                              true);
         }
-        m_prog.Compute(base + ".mlp", ComputeTime(mlpFlops, (mlpWeights * m_c.paramBytes + m_act / 2) * factor));
+        m_prog.Compute(base + ".mlp",
+                       ComputeTime(mlpFlops, (mlpWeights * m_c.paramBytes + m_act / 2) * factor));
         if (moe && m_epComm)
         {
-            m_prog.Collective(base + ".combine", CollectiveType::ALL_TO_ALL, m_counts.epAllToAllBytes, m_epGroup, TP_EP, true);
+            m_prog.Collective(base + ".combine",
+                              CollectiveType::ALL_TO_ALL,
+                              m_counts.epAllToAllBytes,
+                              m_epGroup,
+                              TP_EP,
+                              true);
         }
         TpCollectives(base + ".mlp");
     };
@@ -275,7 +301,11 @@ RankSchedule::Forward(uint32_t mb)
     const std::string tag = "fwd.mb" + std::to_string(mb);
     if (!m_first)
     {
-        m_prog.PointToPoint(TraceOpKind::RECV, tag + ".recv", m_prev, m_counts.ppActivationBytes, RECV_PREV);
+        m_prog.PointToPoint(TraceOpKind::RECV,
+                            tag + ".recv",
+                            m_prev,
+                            m_counts.ppActivationBytes,
+                            RECV_PREV);
     }
     for (uint32_t k = 0; k < m_layersPerStage; ++k)
     {
@@ -286,11 +316,16 @@ RankSchedule::Forward(uint32_t mb)
     if (m_last && m_c.kind != "cnn")
     {
         m_prog.Compute(tag + ".logits",
-                       ComputeTime(2 * m_b * m_s * m_h * m_c.vocab / m_tp, m_c.vocab * m_h / m_tp * m_c.paramBytes));
+                       ComputeTime(2 * m_b * m_s * m_h * m_c.vocab / m_tp,
+                                   m_c.vocab * m_h / m_tp * m_c.paramBytes));
     }
     if (!m_last)
     {
-        m_prog.PointToPoint(TraceOpKind::SEND, tag + ".send", m_next, m_counts.ppActivationBytes, SEND_NEXT);
+        m_prog.PointToPoint(TraceOpKind::SEND,
+                            tag + ".send",
+                            m_next,
+                            m_counts.ppActivationBytes,
+                            SEND_NEXT);
     }
 }
 
@@ -299,12 +334,15 @@ RankSchedule::AddLayerGradients(uint32_t layer, uint32_t indexInStage)
 {
     if (m_c.kind == "cnn")
     {
-        m_dense.pending += m_c.cnnParameters / m_c.layers + (indexInStage == 0 ? m_c.cnnParameters % m_c.layers : 0);
+        m_dense.pending += m_c.cnnParameters / m_c.layers +
+                           (indexInStage == 0 ? m_c.cnnParameters % m_c.layers : 0);
     }
     else if (IsMoe(layer))
     {
-        m_dense.pending += (m_counts.attentionParams + 4 * m_c.hidden + m_c.hidden * m_c.experts) / m_c.tp;
-        m_expert.pending += static_cast<uint64_t>(m_c.experts / m_c.ep) * m_counts.expertParams / m_c.tp;
+        m_dense.pending +=
+            (m_counts.attentionParams + 4 * m_c.hidden + m_c.hidden * m_c.experts) / m_c.tp;
+        m_expert.pending +=
+            static_cast<uint64_t>(m_c.experts / m_c.ep) * m_counts.expertParams / m_c.tp;
     }
     else
     {
@@ -319,17 +357,23 @@ RankSchedule::Backward(uint32_t mb)
     const bool lastMicroBatch = mb + 1 == m_micro;
     if (!m_last)
     {
-        m_prog.PointToPoint(TraceOpKind::RECV, tag + ".recv", m_next, m_counts.ppActivationBytes, RECV_NEXT);
+        m_prog.PointToPoint(TraceOpKind::RECV,
+                            tag + ".recv",
+                            m_next,
+                            m_counts.ppActivationBytes,
+                            RECV_NEXT);
     }
     if (m_last && m_c.kind != "cnn")
     {
         m_prog.Compute(tag + ".logits",
-                       ComputeTime(4 * m_b * m_s * m_h * m_c.vocab / m_tp, 2 * m_c.vocab * m_h / m_tp * m_c.paramBytes));
+                       ComputeTime(4 * m_b * m_s * m_h * m_c.vocab / m_tp,
+                                   2 * m_c.vocab * m_h / m_tp * m_c.paramBytes));
         if (lastMicroBatch)
         {
             // The final layer norm, and with a pipeline the last stage's copy of the
             // (tied) output embedding.
-            m_dense.pending += (m_c.pp > 1 ? static_cast<uint64_t>(m_c.vocab * m_h / m_tp) : 0) + 2 * m_c.hidden / m_c.tp;
+            m_dense.pending += (m_c.pp > 1 ? static_cast<uint64_t>(m_c.vocab * m_h / m_tp) : 0) +
+                               2 * m_c.hidden / m_c.tp;
         }
     }
     for (uint32_t k = m_layersPerStage; k-- > 0;)
@@ -356,7 +400,11 @@ RankSchedule::Backward(uint32_t mb)
     }
     if (!m_first)
     {
-        m_prog.PointToPoint(TraceOpKind::SEND, tag + ".send", m_prev, m_counts.ppActivationBytes, SEND_PREV);
+        m_prog.PointToPoint(TraceOpKind::SEND,
+                            tag + ".send",
+                            m_prev,
+                            m_counts.ppActivationBytes,
+                            SEND_PREV);
     }
 }
 
@@ -382,7 +430,8 @@ RankSchedule::OptimizerStep()
     }
     const double shard = m_c.zeroStage == 0 ? 1.0 : 1.0 / m_c.dp;
     // Adam: read/write fp32 master weights, two moments and the gradient.
-    m_prog.Compute("optimizer.step", ComputeTime(10.0 * localParams * shard, 16.0 * localParams * shard));
+    m_prog.Compute("optimizer.step",
+                   ComputeTime(10.0 * localParams * shard, 16.0 * localParams * shard));
     if ((m_c.zeroStage != 1 && m_c.zeroStage != 2) || !m_dpComm)
     {
         return;

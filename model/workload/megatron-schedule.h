@@ -79,7 +79,11 @@ class RankProgram
 
     /// A send (after the last compute) or a receive (posted after the last compute,
     /// needed by the next one).
-    uint32_t PointToPoint(TraceOpKind kind, const std::string& name, uint32_t peer, uint64_t bytes, uint32_t stream)
+    uint32_t PointToPoint(TraceOpKind kind,
+                          const std::string& name,
+                          uint32_t peer,
+                          uint64_t bytes,
+                          uint32_t stream)
     {
         TraceOp op;
         op.kind = kind;
@@ -167,13 +171,13 @@ class RankSchedule
     const TransformerCounts& m_counts;
     const TransformerTraceGenerator& m_roofline;
     RankProgram m_prog;
-    uint32_t m_p;                 //!< pipeline stage
-    uint32_t m_micro;             //!< micro-batches
+    uint32_t m_p;     //!< pipeline stage
+    uint32_t m_micro; //!< micro-batches
     uint32_t m_layersPerStage;
-    bool m_first;                 //!< first stage
-    bool m_last;                  //!< last stage
-    uint32_t m_prev;              //!< previous stage's rank (when not first)
-    uint32_t m_next;              //!< next stage's rank (when not last)
+    bool m_first;    //!< first stage
+    bool m_last;     //!< last stage
+    uint32_t m_prev; //!< previous stage's rank (when not first)
+    uint32_t m_next; //!< next stage's rank (when not last)
     std::string m_tpGroup;
     std::string m_dpGroup;
     std::string m_epGroup;
@@ -181,15 +185,15 @@ class RankSchedule
     bool m_epComm;
     bool m_edpComm;
     bool m_dpComm;
-    double m_b;                   //!< micro-batch, sequence, hidden, ffn, kv width, tp
+    double m_b; //!< micro-batch, sequence, hidden, ffn, kv width, tp
     double m_s;
     double m_h;
     double m_f;
     double m_kv;
     double m_tp;
-    double m_attnParams;          //!< per GPU: attention and layer norms
-    double m_mlpParams;           //!< per GPU: one MLP (expert)
-    double m_act;                 //!< activation bytes per layer and GPU
+    double m_attnParams; //!< per GPU: attention and layer norms
+    double m_mlpParams;  //!< per GPU: one MLP (expert)
+    double m_act;        //!< activation bytes per layer and GPU
     Buckets m_dense;
     Buckets m_expert;
 };

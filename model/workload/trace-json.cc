@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "trace-json.h"
 
-#include <nlohmann/json.hpp>
-
 #include <fstream>
 #include <initializer_list>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
 
@@ -32,27 +31,32 @@ struct TraceJsonError
 struct TraceKeys
 {
     using List = std::vector<std::string>;
+
     static const List& Top()
     {
         static const List keys{"schema", "name", "gpu", "ranks", "streams", "groups", "programs"};
         return keys;
     }
+
     static const List& Group()
     {
         static const List keys{"name", "kind", "ranks"};
         return keys;
     }
+
     static const List& Program()
     {
         static const List keys{"rank", "ops"};
         return keys;
     }
+
     /// Every op, whatever its kind.
     static const List& Op()
     {
         static const List keys{"kind", "name", "stream", "iteration", "deps"};
         return keys;
     }
+
     /// Keys of one op kind, beyond Op().
     static const List& OpKind(TraceOpKind kind)
     {
@@ -203,8 +207,10 @@ TraceJsonParser::ParseOp(const Json& v, uint32_t rank, const std::string& where)
         }
         for (size_t k = 0; k < deps.size(); ++k)
         {
-            op.deps.push_back(static_cast<uint32_t>(Unsigned(
-                deps[k], where + "/deps/" + std::to_string(k), std::numeric_limits<uint32_t>::max())));
+            op.deps.push_back(
+                static_cast<uint32_t>(Unsigned(deps[k],
+                                               where + "/deps/" + std::to_string(k),
+                                               std::numeric_limits<uint32_t>::max())));
         }
     }
     switch (op.kind)
@@ -226,7 +232,8 @@ TraceJsonParser::ParseOp(const Json& v, uint32_t rank, const std::string& where)
             const Json& d = v["duration_us"];
             if (!d.is_number() || d.get<double>() < 0 || d.get<double>() > 1e12)
             {
-                Throw(where + "/duration_us", "expected a duration in microseconds >= 0, got " + d.dump());
+                Throw(where + "/duration_us",
+                      "expected a duration in microseconds >= 0, got " + d.dump());
             }
             op.duration = NanoSeconds(static_cast<int64_t>(d.get<double>() * 1e3 + 0.5));
         }
@@ -286,7 +293,8 @@ TraceJsonParser::Parse(const Json& doc)
     const std::string schema = Text(Need(doc, "schema", ""), "/schema");
     if (schema != TraceJson::SCHEMA)
     {
-        Throw("/schema", std::string("expected \"") + TraceJson::SCHEMA + "\", got \"" + schema + "\"");
+        Throw("/schema",
+              std::string("expected \"") + TraceJson::SCHEMA + "\", got \"" + schema + "\"");
     }
     const uint32_t n = static_cast<uint32_t>(Unsigned(Need(doc, "ranks", ""), "/ranks", 1u << 20));
     if (n == 0)
@@ -311,7 +319,8 @@ TraceJsonParser::Parse(const Json& doc)
         }
         for (size_t k = 0; k < streams.size(); ++k)
         {
-            m_trace.SetStreamName(static_cast<uint32_t>(k), Text(streams[k], "/streams/" + std::to_string(k)));
+            m_trace.SetStreamName(static_cast<uint32_t>(k),
+                                  Text(streams[k], "/streams/" + std::to_string(k)));
         }
     }
     if (doc.contains("groups"))
@@ -331,7 +340,8 @@ TraceJsonParser::Parse(const Json& doc)
             CheckKeys(groups[i], where, "a group", {&TraceKeys::Group()});
             TraceGroup g;
             g.name = Text(Need(groups[i], "name", where), where + "/name");
-            g.kind = groups[i].contains("kind") ? Text(groups[i]["kind"], where + "/kind") : "custom";
+            g.kind =
+                groups[i].contains("kind") ? Text(groups[i]["kind"], where + "/kind") : "custom";
             if (m_trace.HasGroup(g.name))
             {
                 Throw(where + "/name", "group '" + g.name + "' is defined twice");
@@ -363,8 +373,8 @@ TraceJsonParser::Parse(const Json& doc)
             Throw(where, "expected an object {rank, ops}");
         }
         CheckKeys(programs[p], where, "a program", {&TraceKeys::Program()});
-        const uint32_t rank =
-            static_cast<uint32_t>(Unsigned(Need(programs[p], "rank", where), where + "/rank", n - 1));
+        const uint32_t rank = static_cast<uint32_t>(
+            Unsigned(Need(programs[p], "rank", where), where + "/rank", n - 1));
         if (seen[rank])
         {
             Throw(where + "/rank", "rank " + std::to_string(rank) + " has two programs");

@@ -38,7 +38,9 @@ class TraceJson
      * \param error set to the reason on failure
      * \return the trace, or an empty one on failure
      */
-    static TrainingTrace Parse(const std::string& text, const std::string& source, std::string* error);
+    static TrainingTrace Parse(const std::string& text,
+                               const std::string& source,
+                               std::string* error);
 
     /// \return the trace as JSON text (Parse reads it back to an equal trace)
     static std::string Serialize(const TrainingTrace& trace);

@@ -134,8 +134,7 @@ TrainingTrace::GetGroups() const
 uint32_t
 TrainingTrace::AddOp(uint32_t rank, TraceOp op)
 {
-    NS_ABORT_MSG_IF(rank >= m_nRanks,
-                    "TrainingTrace::AddOp: rank " << rank << " of " << m_nRanks);
+    NS_ABORT_MSG_IF(rank >= m_nRanks, "TrainingTrace::AddOp: rank " << rank << " of " << m_nRanks);
     op.id = static_cast<uint32_t>(m_ops[rank].size());
     m_ops[rank].push_back(std::move(op));
     return m_ops[rank].back().id;
@@ -258,7 +257,8 @@ TrainingTrace::Validate(std::string* reason) const
         sequences;
     // (src, dst, tag) -> the sizes of its sends, in src's order, and of its receives, in
     // dst's order: the k-th of each meet.
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::pair<std::vector<uint64_t>, std::vector<uint64_t>>>
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>,
+             std::pair<std::vector<uint64_t>, std::vector<uint64_t>>>
         p2p;
     for (uint32_t r = 0; r < m_nRanks; ++r)
     {
@@ -275,8 +275,8 @@ TrainingTrace::Validate(std::string* reason) const
             }
             if (op.iteration < lastIteration)
             {
-                why << "iteration " << op.iteration << " after an op of iteration "
-                    << lastIteration << " (ops must be listed iteration by iteration)";
+                why << "iteration " << op.iteration << " after an op of iteration " << lastIteration
+                    << " (ops must be listed iteration by iteration)";
                 return fail();
             }
             lastIteration = op.iteration;
@@ -430,11 +430,11 @@ TrainingTrace::Validate(std::string* reason) const
             {
                 if (mine[c] != first[c])
                 {
-                    why << "group '" << name << "': collective #" << c << " of rank "
-                        << g.ranks[k] << " (" << std::get<0>(mine[c]) << ", "
-                        << std::get<1>(mine[c]) << " B, root " << std::get<2>(mine[c])
-                        << ") differs from rank " << g.ranks[0] << "'s (" << std::get<0>(first[c])
-                        << ", " << std::get<1>(first[c]) << " B, root " << std::get<2>(first[c]) << ")";
+                    why << "group '" << name << "': collective #" << c << " of rank " << g.ranks[k]
+                        << " (" << std::get<0>(mine[c]) << ", " << std::get<1>(mine[c])
+                        << " B, root " << std::get<2>(mine[c]) << ") differs from rank "
+                        << g.ranks[0] << "'s (" << std::get<0>(first[c]) << ", "
+                        << std::get<1>(first[c]) << " B, root " << std::get<2>(first[c]) << ")";
                     return fail();
                 }
             }

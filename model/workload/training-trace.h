@@ -39,27 +39,27 @@ std::string TraceOpKindToString(TraceOpKind kind);
  */
 struct TraceOp
 {
-    uint32_t id{0};                                     //!< index within the rank
-    TraceOpKind kind{TraceOpKind::COMPUTE};             //!< what it does
-    std::string name;                                   //!< label for reports, e.g. "fwd.l3"
-    uint32_t stream{0};                                 //!< 0 = compute; 1.. = communication
-    uint32_t iteration{0};                              //!< training iteration it belongs to
-    Time duration;                                      //!< COMPUTE: how long
+    uint32_t id{0};                                        //!< index within the rank
+    TraceOpKind kind{TraceOpKind::COMPUTE};                //!< what it does
+    std::string name;                                      //!< label for reports, e.g. "fwd.l3"
+    uint32_t stream{0};                                    //!< 0 = compute; 1.. = communication
+    uint32_t iteration{0};                                 //!< training iteration it belongs to
+    Time duration;                                         //!< COMPUTE: how long
     CollectiveType collective{CollectiveType::ALL_REDUCE}; //!< COLLECTIVE: which
-    uint64_t bytes{0};                                  //!< COLLECTIVE (nccl-tests size), SEND/RECV
-    std::string group;                                  //!< COLLECTIVE: group name
-    std::string algorithm;                              //!< COLLECTIVE: "" = the runner's default
-    uint32_t root{0};                                   //!< BROADCAST/REDUCE root (group rank)
-    uint32_t peer{0};                                   //!< SEND/RECV: the other rank
-    uint32_t tag{0};                                    //!< SEND/RECV: matching tag
-    std::vector<uint32_t> deps;                         //!< ops of this rank that finish first
+    uint64_t bytes{0};          //!< COLLECTIVE (nccl-tests size), SEND/RECV
+    std::string group;          //!< COLLECTIVE: group name
+    std::string algorithm;      //!< COLLECTIVE: "" = the runner's default
+    uint32_t root{0};           //!< BROADCAST/REDUCE root (group rank)
+    uint32_t peer{0};           //!< SEND/RECV: the other rank
+    uint32_t tag{0};            //!< SEND/RECV: matching tag
+    std::vector<uint32_t> deps; //!< ops of this rank that finish first
 };
 
 /// A named set of ranks that run collectives together (TP, PP, DP, EP or custom).
 struct TraceGroup
 {
-    std::string name;           //!< unique, e.g. "tp0", "dp3"
-    std::string kind;           //!< "tp", "pp", "dp", "ep" or "custom" (informative)
+    std::string name;            //!< unique, e.g. "tp0", "dp3"
+    std::string kind;            //!< "tp", "pp", "dp", "ep" or "custom" (informative)
     std::vector<uint32_t> ranks; //!< group rank i = global rank ranks[i]
 };
 
@@ -151,7 +151,9 @@ class TrainingTrace
      * What every reader returns: trace if it validates (error cleared), otherwise an
      * empty trace with error set to prefix + ": " + the problem.
      */
-    static TrainingTrace Checked(TrainingTrace trace, const std::string& prefix, std::string* error);
+    static TrainingTrace Checked(TrainingTrace trace,
+                                 const std::string& prefix,
+                                 std::string* error);
 
   private:
     uint32_t m_nRanks{0};

@@ -4,10 +4,9 @@
 // in transformer-trace-generator.cc.
 #include "transformer-trace-generator.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <type_traits>
 
@@ -37,8 +36,9 @@ TransformerConfig::GetNRanks() const
 uint32_t
 TransformerConfig::GetMicroBatches() const
 {
-    return (microBatch == 0 || dp == 0) ? 0
-                                        : static_cast<uint32_t>(globalBatch / (static_cast<uint64_t>(microBatch) * dp));
+    return (microBatch == 0 || dp == 0)
+               ? 0
+               : static_cast<uint32_t>(globalBatch / (static_cast<uint64_t>(microBatch) * dp));
 }
 
 bool
@@ -72,8 +72,8 @@ TransformerConfig::Validate(std::string* reason) const
     if (static_cast<uint64_t>(microBatch) * dp > globalBatch ||
         globalBatch % (static_cast<uint64_t>(microBatch) * dp) != 0)
     {
-        why << "globalBatch " << globalBatch << " is not a multiple of microBatch x dp = "
-            << static_cast<uint64_t>(microBatch) * dp;
+        why << "globalBatch " << globalBatch
+            << " is not a multiple of microBatch x dp = " << static_cast<uint64_t>(microBatch) * dp;
         return fail();
     }
     if (layers % pp != 0)
@@ -204,29 +204,52 @@ TransformerTraceGenerator::ParseConfig(const std::string& text,
             }
             (key == "gatedMlp" ? c.gatedMlp : c.sequenceParallel) = v.get<bool>();
         }
-        else if (key == "kvHeads") ok = number(c.kvHeads);
-        else if (key == "layers") ok = number(c.layers);
-        else if (key == "hidden") ok = number(c.hidden);
-        else if (key == "heads") ok = number(c.heads);
-        else if (key == "ffnHidden") ok = number(c.ffnHidden);
-        else if (key == "seqLength") ok = number(c.seqLength);
-        else if (key == "vocab") ok = number(c.vocab);
-        else if (key == "microBatch") ok = number(c.microBatch);
-        else if (key == "globalBatch") ok = number(c.globalBatch);
-        else if (key == "tp") ok = number(c.tp);
-        else if (key == "pp") ok = number(c.pp);
-        else if (key == "dp") ok = number(c.dp);
-        else if (key == "ep") ok = number(c.ep);
-        else if (key == "experts") ok = number(c.experts);
-        else if (key == "topK") ok = number(c.topK);
-        else if (key == "moeEvery") ok = number(c.moeEvery);
-        else if (key == "zeroStage") ok = number(c.zeroStage);
-        else if (key == "bucketParams") ok = number(c.bucketParams);
-        else if (key == "gradBytes") ok = number(c.gradBytes);
-        else if (key == "paramBytes") ok = number(c.paramBytes);
-        else if (key == "activationBytes") ok = number(c.activationBytes);
-        else if (key == "cnnParameters") ok = number(c.cnnParameters);
-        else if (key == "cnnFlopsPerSample") ok = number(c.cnnFlopsPerSample);
+        else if (key == "kvHeads")
+            ok = number(c.kvHeads);
+        else if (key == "layers")
+            ok = number(c.layers);
+        else if (key == "hidden")
+            ok = number(c.hidden);
+        else if (key == "heads")
+            ok = number(c.heads);
+        else if (key == "ffnHidden")
+            ok = number(c.ffnHidden);
+        else if (key == "seqLength")
+            ok = number(c.seqLength);
+        else if (key == "vocab")
+            ok = number(c.vocab);
+        else if (key == "microBatch")
+            ok = number(c.microBatch);
+        else if (key == "globalBatch")
+            ok = number(c.globalBatch);
+        else if (key == "tp")
+            ok = number(c.tp);
+        else if (key == "pp")
+            ok = number(c.pp);
+        else if (key == "dp")
+            ok = number(c.dp);
+        else if (key == "ep")
+            ok = number(c.ep);
+        else if (key == "experts")
+            ok = number(c.experts);
+        else if (key == "topK")
+            ok = number(c.topK);
+        else if (key == "moeEvery")
+            ok = number(c.moeEvery);
+        else if (key == "zeroStage")
+            ok = number(c.zeroStage);
+        else if (key == "bucketParams")
+            ok = number(c.bucketParams);
+        else if (key == "gradBytes")
+            ok = number(c.gradBytes);
+        else if (key == "paramBytes")
+            ok = number(c.paramBytes);
+        else if (key == "activationBytes")
+            ok = number(c.activationBytes);
+        else if (key == "cnnParameters")
+            ok = number(c.cnnParameters);
+        else if (key == "cnnFlopsPerSample")
+            ok = number(c.cnnFlopsPerSample);
         else
         {
             *error = source + ": unknown setting '" + key + "'";

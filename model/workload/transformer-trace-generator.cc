@@ -88,8 +88,8 @@ TransformerTraceGenerator::ComputeTime(double flops, double bytes) const
     // limit of a zero rate, never a division by zero.
     const double peak = std::max(GetPeakFlops(), 1.0);
     const double memory = std::max(GetMemoryBandwidth(), 1.0);
-    const double t = std::max(flops / (peak * m_computeEfficiency),
-                              bytes / (memory * m_memoryEfficiency));
+    const double t =
+        std::max(flops / (peak * m_computeEfficiency), bytes / (memory * m_memoryEfficiency));
     return NanoSeconds(static_cast<int64_t>(t * 1e9 + 0.5));
 }
 
@@ -115,8 +115,8 @@ TransformerTraceGenerator::Generate(const TransformerConfig& c, std::string* err
         return TrainingTrace();
     }
     NS_LOG_INFO("roofline: " << GetPeakFlops() << " FLOP/s x " << m_computeEfficiency << ", "
-                             << GetMemoryBandwidth() << " B/s x " << m_memoryEfficiency
-                             << " (Gpu " << m_gpu << ")");
+                             << GetMemoryBandwidth() << " B/s x " << m_memoryEfficiency << " (Gpu "
+                             << m_gpu << ")");
     const TransformerCounts counts = Count(c);
     TrainingTrace trace(c.GetNRanks());
     trace.SetGpu(GetRecordedGpu());
@@ -126,7 +126,8 @@ TransformerTraceGenerator::Generate(const TransformerConfig& c, std::string* err
     {
         title << " ep" << c.ep << " moe" << c.experts;
     }
-    title << " zero" << c.zeroStage << ", " << c.GetMicroBatches() << " micro-batches of " << c.microBatch;
+    title << " zero" << c.zeroStage << ", " << c.GetMicroBatches() << " micro-batches of "
+          << c.microBatch;
     trace.SetName(title.str());
     megatron::AddGroups(c, trace);
     megatron::NameStreams(trace);

@@ -23,35 +23,35 @@ namespace ns3
  */
 struct TransformerConfig
 {
-    std::string name{"model"};   //!< for reports
-    std::string kind{"transformer"}; //!< "transformer" or "cnn"
-    uint32_t layers{24};         //!< transformer layers (cnn: layers to cut it into)
-    uint64_t hidden{2048};       //!< hidden size h
-    uint32_t heads{16};          //!< attention heads (must divide h and be divisible by tp)
-    uint32_t kvHeads{0};         //!< key/value heads (grouped-query attention; 0: heads)
-    bool gatedMlp{false};        //!< SwiGLU MLP (3 weight matrices, no biases), as Llama
-    uint64_t ffnHidden{0};       //!< MLP inner size (0: 4h)
-    uint64_t seqLength{2048};    //!< sequence length s
-    uint64_t vocab{51200};       //!< vocabulary size V
-    uint32_t microBatch{1};      //!< sequences per micro-batch b
-    uint32_t globalBatch{16};    //!< sequences per iteration over all DP ranks
-    uint32_t tp{1};              //!< tensor-parallel size
-    uint32_t pp{1};              //!< pipeline-parallel size (1F1B schedule)
-    uint32_t dp{1};              //!< data-parallel size
-    uint32_t ep{1};              //!< expert-parallel size (divides dp)
-    uint32_t experts{0};         //!< experts per MoE layer (0: dense)
-    uint32_t topK{2};            //!< experts per token
-    uint32_t moeEvery{1};        //!< every n-th layer is MoE (when experts > 0)
-    uint32_t zeroStage{0};       //!< 0: all-reduce grads; 1, 2: reduce-scatter grads +
-                                 //!< all-gather params (distributed optimizer); 3: also
-                                 //!< all-gather each layer's params before use
-    bool sequenceParallel{false}; //!< TP all-reduce becomes reduce-scatter + all-gather
-    uint64_t bucketParams{40000000}; //!< DP gradient bucket (Megatron: 40M parameters)
-    uint32_t gradBytes{2};       //!< bytes per gradient element (bf16)
-    uint32_t paramBytes{2};      //!< bytes per parameter (bf16)
-    uint32_t activationBytes{2}; //!< bytes per activation element (bf16)
-    uint64_t cnnParameters{25557032};   //!< cnn: parameters (ResNet-50)
-    double cnnFlopsPerSample{12.3e9};   //!< cnn: training FLOPs per sample (3 x 4.1 G)
+    std::string name{"model"};        //!< for reports
+    std::string kind{"transformer"};  //!< "transformer" or "cnn"
+    uint32_t layers{24};              //!< transformer layers (cnn: layers to cut it into)
+    uint64_t hidden{2048};            //!< hidden size h
+    uint32_t heads{16};               //!< attention heads (must divide h and be divisible by tp)
+    uint32_t kvHeads{0};              //!< key/value heads (grouped-query attention; 0: heads)
+    bool gatedMlp{false};             //!< SwiGLU MLP (3 weight matrices, no biases), as Llama
+    uint64_t ffnHidden{0};            //!< MLP inner size (0: 4h)
+    uint64_t seqLength{2048};         //!< sequence length s
+    uint64_t vocab{51200};            //!< vocabulary size V
+    uint32_t microBatch{1};           //!< sequences per micro-batch b
+    uint32_t globalBatch{16};         //!< sequences per iteration over all DP ranks
+    uint32_t tp{1};                   //!< tensor-parallel size
+    uint32_t pp{1};                   //!< pipeline-parallel size (1F1B schedule)
+    uint32_t dp{1};                   //!< data-parallel size
+    uint32_t ep{1};                   //!< expert-parallel size (divides dp)
+    uint32_t experts{0};              //!< experts per MoE layer (0: dense)
+    uint32_t topK{2};                 //!< experts per token
+    uint32_t moeEvery{1};             //!< every n-th layer is MoE (when experts > 0)
+    uint32_t zeroStage{0};            //!< 0: all-reduce grads; 1, 2: reduce-scatter grads +
+                                      //!< all-gather params (distributed optimizer); 3: also
+                                      //!< all-gather each layer's params before use
+    bool sequenceParallel{false};     //!< TP all-reduce becomes reduce-scatter + all-gather
+    uint64_t bucketParams{40000000};  //!< DP gradient bucket (Megatron: 40M parameters)
+    uint32_t gradBytes{2};            //!< bytes per gradient element (bf16)
+    uint32_t paramBytes{2};           //!< bytes per parameter (bf16)
+    uint32_t activationBytes{2};      //!< bytes per activation element (bf16)
+    uint64_t cnnParameters{25557032}; //!< cnn: parameters (ResNet-50)
+    double cnnFlopsPerSample{12.3e9}; //!< cnn: training FLOPs per sample (3 x 4.1 G)
 
     /**
      * Check the layout (divisibility, sizes). Every problem is named.
@@ -156,10 +156,10 @@ class TransformerTraceGenerator : public Object
     std::string GetRecordedGpu() const;
 
   private:
-    std::string m_gpu;         //!< GpuPreset name whose compute figures apply
-    double m_peakFlops;        //!< 0: the preset's
+    std::string m_gpu;  //!< GpuPreset name whose compute figures apply
+    double m_peakFlops; //!< 0: the preset's
     double m_computeEfficiency;
-    double m_memoryBandwidth;  //!< 0: the preset's
+    double m_memoryBandwidth; //!< 0: the preset's
     double m_memoryEfficiency;
 };
 

@@ -97,10 +97,9 @@ WorkloadRunner::Setup(const TrainingTrace& trace,
     NS_ABORT_MSG_IF(!transport, "WorkloadRunner: no transport");
     NS_ABORT_MSG_IF(world.GetSize() < trace.GetNRanks() ||
                         transport->GetNRanks() < trace.GetNRanks(),
-                    "WorkloadRunner: the trace has " << trace.GetNRanks() << " ranks but the world has "
-                                                     << world.GetSize()
-                                                     << " and the transport connects "
-                                                     << transport->GetNRanks());
+                    "WorkloadRunner: the trace has "
+                        << trace.GetNRanks() << " ranks but the world has " << world.GetSize()
+                        << " and the transport connects " << transport->GetNRanks());
     m_trace = trace;
     m_world = world;
     m_transport = transport;
@@ -193,7 +192,8 @@ WorkloadRunner::Start()
     {
         Simulator::ScheduleNow(&WorkloadRunner::StartRepetition, Ptr<WorkloadRunner>(this), r);
     }
-    m_watchdog = Simulator::Schedule(m_hangTimeout, &WorkloadRunner::Watchdog, Ptr<WorkloadRunner>(this));
+    m_watchdog =
+        Simulator::Schedule(m_hangTimeout, &WorkloadRunner::Watchdog, Ptr<WorkloadRunner>(this));
 }
 
 void
@@ -250,13 +250,19 @@ WorkloadRunner::Begin(uint32_t rank, uint32_t op)
     s.startTime[op] = Simulator::Now();
     if (o.kind == TraceOpKind::COMPUTE)
     {
-        Simulator::Schedule(o.duration, &WorkloadRunner::Finish, Ptr<WorkloadRunner>(this), rank, op, -1);
+        Simulator::Schedule(o.duration,
+                            &WorkloadRunner::Finish,
+                            Ptr<WorkloadRunner>(this),
+                            rank,
+                            op,
+                            -1);
         return;
     }
     // The call this op joins: its place in list order, continued across repetitions.
     const uint64_t k = s.repetition * m_sequenceLength[rank][op] + m_sequence[rank][op];
-    const uint32_t needed =
-        o.kind == TraceOpKind::COLLECTIVE ? static_cast<uint32_t>(m_trace.GetGroup(o.group).ranks.size()) : 2;
+    const uint32_t needed = o.kind == TraceOpKind::COLLECTIVE
+                                ? static_cast<uint32_t>(m_trace.GetGroup(o.group).ranks.size())
+                                : 2;
     Arrive(MatchKey(rank, o) + "#" + std::to_string(k), needed, rank, op);
 }
 
@@ -303,13 +309,18 @@ WorkloadRunner::Launch(const std::string& key)
         if (sel == m_selections.end())
         {
             // One selection per group keeps auto's choices cached across its calls.
-            sel = m_selections.emplace(first.group, CollectiveSelection(m_transport, g.ranks)).first;
+            sel =
+                m_selections.emplace(first.group, CollectiveSelection(m_transport, g.ranks)).first;
         }
         const CollectiveSelection& selection = sel->second;
         options.root = first.root;
         const std::string algorithm = first.algorithm.empty() ? m_algorithm : first.algorithm;
         rec.requested = algorithm;
-        plan = selection.MakePlan(first.collective, algorithm, m_world.SubGroup(g.ranks), first.bytes, options);
+        plan = selection.MakePlan(first.collective,
+                                  algorithm,
+                                  m_world.SubGroup(g.ranks),
+                                  first.bytes,
+                                  options);
         rankMap = g.ranks;
         rec.group = g.name;
         rec.type = first.collective;
@@ -445,7 +456,9 @@ WorkloadRunner::Watchdog()
     {
         m_progressAtCheck = m_progress;
         m_probeAtCheck = probe;
-        m_watchdog = Simulator::Schedule(m_hangTimeout, &WorkloadRunner::Watchdog, Ptr<WorkloadRunner>(this));
+        m_watchdog = Simulator::Schedule(m_hangTimeout,
+                                         &WorkloadRunner::Watchdog,
+                                         Ptr<WorkloadRunner>(this));
         return;
     }
 

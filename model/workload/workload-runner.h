@@ -25,20 +25,20 @@ namespace ns3
 struct OpRecord
 {
     uint32_t rank{0};
-    uint32_t op{0};        //!< index in the rank's trace
+    uint32_t op{0}; //!< index in the rank's trace
     uint32_t stream{0};
     uint32_t iteration{0}; //!< repetition x trace iterations + the op's iteration
     TraceOpKind kind{TraceOpKind::COMPUTE};
     std::string name;
-    Time start;            //!< when the rank reached it (deps done, stream free)
-    Time end;              //!< when it finished on this rank
-    int64_t call{-1};      //!< index into GetCalls() for communication ops
+    Time start;       //!< when the rank reached it (deps done, stream free)
+    Time end;         //!< when it finished on this rank
+    int64_t call{-1}; //!< index into GetCalls() for communication ops
 };
 
 /// One collective call or send/recv pair as the engine ran it.
 struct CallRecord
 {
-    std::string group;     //!< group name ("" for send/recv)
+    std::string group;                               //!< group name ("" for send/recv)
     CollectiveType type{CollectiveType::ALL_REDUCE}; //!< SEND_RECV for point to point
     std::string algorithm; //!< the plan's algorithm (what auto chose, if it was asked)
     std::string requested; //!< the algorithm asked for: a name or "auto"
@@ -46,11 +46,11 @@ struct CallRecord
     uint32_t nRanks{0};
     uint64_t bytes{0};
     uint32_t iteration{0};
-    Time firstArrival;     //!< first member reached it
-    Time launch;           //!< last member reached it: the plan started
-    Time end;              //!< the plan finished (meaningless unless finished)
-    double busBw{0};       //!< nccl-tests busbw over launch..end, B/s
-    bool finished{false};  //!< the plan completed (false for calls a stuck run left)
+    Time firstArrival;    //!< first member reached it
+    Time launch;          //!< last member reached it: the plan started
+    Time end;             //!< the plan finished (meaningless unless finished)
+    double busBw{0};      //!< nccl-tests busbw over launch..end, B/s
+    bool finished{false}; //!< the plan completed (false for calls a stuck run left)
 };
 
 /// Per rank and iteration: where the time went.
@@ -58,12 +58,13 @@ struct IterationBreakdown
 {
     uint32_t rank{0};
     uint32_t iteration{0};
-    Time start;        //!< end of the previous iteration on this rank (or the run's start)
-    Time end;          //!< its last op finished
-    Time compute;      //!< union of compute op intervals
-    Time exposedComm;  //!< communication running (from its call's launch) while no compute
-                       //!< runs
-    Time idle;         //!< neither: waiting for peers to reach a call, pipeline bubbles
+    Time start;       //!< end of the previous iteration on this rank (or the run's start)
+    Time end;         //!< its last op finished
+    Time compute;     //!< union of compute op intervals
+    Time exposedComm; //!< communication running (from its call's launch) while no compute
+                      //!< runs
+    Time idle;        //!< neither: waiting for peers to reach a call, pipeline bubbles
+
     /// \return end - start
     Time GetTotal() const
     {
@@ -107,7 +108,9 @@ class WorkloadRunner : public Object
      *        rank r of world and of the transport)
      * \param transport the carrier
      */
-    void Setup(const TrainingTrace& trace, const CommGroup& world, Ptr<CollectiveTransport> transport);
+    void Setup(const TrainingTrace& trace,
+               const CommGroup& world,
+               Ptr<CollectiveTransport> transport);
 
     /// Start replaying now (schedule it; Simulator::Run does the rest).
     void Start();
@@ -158,12 +161,12 @@ class WorkloadRunner : public Object
     struct RankState
     {
         uint32_t repetition{0};
-        std::vector<uint32_t> missingDeps;  //!< per op
-        std::vector<bool> started;          //!< per op
-        std::vector<bool> finished;         //!< per op
-        std::vector<Time> startTime;        //!< per op
+        std::vector<uint32_t> missingDeps;            //!< per op
+        std::vector<bool> started;                    //!< per op
+        std::vector<bool> finished;                   //!< per op
+        std::vector<Time> startTime;                  //!< per op
         std::vector<std::vector<uint32_t>> streamOps; //!< per stream: op ids in order
-        std::vector<uint32_t> streamHead;   //!< per stream: index of the next op
+        std::vector<uint32_t> streamHead;             //!< per stream: index of the next op
         uint32_t nFinished{0};
     };
 
@@ -218,7 +221,7 @@ class WorkloadRunner : public Object
     uint32_t m_channels{1};
     uint64_t m_chunkBytes{0};
 
-    uint64_t m_progress{0};           //!< ops and transfers finished
+    uint64_t m_progress{0}; //!< ops and transfers finished
     uint64_t m_progressAtCheck{0};
     uint64_t m_opsDone{0};
     uint64_t m_opsTotal{0};
