@@ -35,9 +35,12 @@ inputs=$(find "${folders[@]}" -name '*.h' ! -name 'ai-fabric-compat.h' | sort | 
     echo "PREDEFINED = NS3_LOG_ENABLE"
 } >"$out/Doxyfile"
 doxygen "$out/Doxyfile" >/dev/null 2>&1 || true
-if [[ -s $out/warnings.txt ]]; then
-    sed "s|$PWD/||" "$out/warnings.txt"
-    echo "doxygen: $(grep -c 'warning:' "$out/warnings.txt") warnings in ${folders[*]}" >&2
+# Overrides of ns-3 base-class members (Header::Serialize, NetDevice::Send, ...) are
+# documented by their base class, which is outside this input.
+grep -v 'override (function)' "$out/warnings.txt" >"$out/kept.txt" || true
+if [[ -s $out/kept.txt ]]; then
+    sed "s|$PWD/||" "$out/kept.txt"
+    echo "doxygen: $(grep -c 'warning:' "$out/kept.txt") warnings in ${folders[*]}" >&2
     exit 1
 fi
 echo "doxygen: every public member of ${folders[*]} is documented"
