@@ -1,5 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Umbrella header of the ai-fabric module.
+
+/**
+ * \defgroup ai-fabric AI fabric
+ *
+ * Packet-level simulation of the network of a GPU cluster while it trains a neural
+ * network: a RoCEv2 scale-out fabric (RoceNetDevice, RoceSwitch with a shared-buffer MMU,
+ * 802.1Qbb PFC, ECN and ECMP; RdmaNic queue pairs with go-back-N, RTO and congestion
+ * control such as Dcqcn), an NVLink/NVSwitch scale-up fabric with in-switch reduction,
+ * NCCL-style collective plans run over carriers (CollectiveEngine), and the replay of
+ * training traces (WorkloadRunner, TrainingSimulation). Layers, lowest first: fabric,
+ * rdma, nvlink, transport, collective, workload, helper; see doc/ai-fabric.rst.
+ */
 #ifndef AI_FABRIC_MODULE_H
 #define AI_FABRIC_MODULE_H
 
