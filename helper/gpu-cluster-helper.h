@@ -6,60 +6,15 @@
 
 #include "ns3/comm-group.h"
 #include "ns3/nvlink-fabric.h"
-#include "ns3/server-aware-transport.h"
+#include "ns3/object-factory.h"
+#include "ns3/server-routing-transport.h"
 
-#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
 {
-
-/**
- * \ingroup ai-fabric
- * Routes transfers between GPUs of one server to that server's NVSwitch fabric, with
- * global ranks translated to the server's local GPU indices.
- */
-class PerServerTransport : public CollectiveTransport
-{
-  public:
-    static TypeId GetTypeId();
-    void Setup(const CommGroup& group, const std::vector<Ptr<CollectiveTransport>>& servers);
-    void Send(uint32_t src,
-              uint32_t dst,
-              uint64_t bytes,
-              uint32_t channel,
-              DoneCallback done) override;
-    uint32_t GetNRanks() const override;
-    /// The server's carrier describes it; ports of different servers stay distinct.
-    CarrierPath DescribePath(uint32_t src, uint32_t dst) const override;
-    /// The server's carrier describes it, as DescribePath.
-    CarrierSwitchPath DescribeSwitchPath(const std::vector<uint32_t>& members) const override;
-    bool CanReduceInSwitch(const std::vector<uint32_t>& members) const override;
-    void SwitchReduce(const std::vector<uint32_t>& members,
-                      uint32_t dst,
-                      uint64_t bytes,
-                      uint32_t channel,
-                      DoneCallback done) override;
-    void SwitchMulticast(uint32_t src,
-                         const std::vector<uint32_t>& members,
-                         uint64_t bytes,
-                         uint32_t channel,
-                         DoneCallback done) override;
-
-  protected:
-    void DoDispose() override;
-
-  private:
-    /// \return the server's carrier and the members' local indices, or a null carrier
-    /// if the members do not share one server
-    std::pair<Ptr<CollectiveTransport>, std::vector<uint32_t>> Local(
-        const std::vector<uint32_t>& members) const;
-
-    CommGroup m_group;
-    std::vector<Ptr<CollectiveTransport>> m_servers;
-    std::map<uint32_t, uint32_t> m_carrierOfServer; //!< server id -> index in m_servers
-};
 
 /**
  * \ingroup ai-fabric
@@ -69,30 +24,54 @@ class PerServerTransport : public CollectiveTransport
  */
 struct GpuCluster
 {
-    CommGroup world;
+    CommGroup world;                             //!< every GPU: rank, server, local index
     RoceTopology network;                        //!< scale-out: nics[rank]
     std::vector<Ptr<NvSwitchFabric>> nvSwitches; //!< scale-up: one per server
-    Ptr<ServerAwareTransport> transport;         //!< what a CollectiveEngine should use
+    Ptr<ServerRoutingTransport> transport;       //!< what a CollectiveEngine should use
 };
 
+/**
+ * \ingroup ai-fabric
+ * Builds GpuClusters: the scale-out fabric (through a RoceHelper), an NvSwitchFabric per
+ * server and the ServerRoutingTransport over both. Writes no global defaults: the
+ * fabrics take the attributes given to this helper (SetNvSwitchAttribute,
+ * SetNvSwitchPreset) over the defaults, and a preset given to Build over those.
+ */
 class GpuClusterHelper
 {
   public:
+    /// \param roce the helper that builds (and keeps) the scale-out fabric
     explicit GpuClusterHelper(RoceHelper& roce);
+
+    /**
+     * Set an attribute of every NvSwitchFabric built afterwards.
+     * \param name an NvSwitchFabric attribute ("LinkCount", "Latency", ...)
+     * \param value its value
+     */
+    void SetNvSwitchAttribute(const std::string& name, const AttributeValue& value);
+
+    /**
+     * Set a GPU preset's NVLink attributes (NvSwitchFabric::GetPresetAttributes) on every
+     * NvSwitchFabric built afterwards; later SetNvSwitchAttribute calls win over it.
+     * \param gpu a GpuPreset name
+     * \return false, changing nothing, if gpu is not one
+     */
+    bool SetNvSwitchPreset(const std::string& gpu);
 
     /**
      * \param servers servers
      * \param gpusPerServer GPUs (and NICs) per server
      * \param nvlinkPreset a GpuPreset name ("A100", "H100", "H200", "B200"), applied to
      *        each fabric with NvSwitchFabric::ApplyPreset over its attributes; "" keeps
-     *        the NvSwitchFabric defaults (e.g. a preset made the default with
-     *        SetGpuDefaults, then overridden)
+     *        the attributes the fabrics are built with (this helper's, over the
+     *        defaults)
      * \param nicRate rate of every NIC and leaf port
      * \param spines spines of the rail-optimized fabric
      * \param oversubscription rail leaf downlink / uplink capacity
      * \param delay cable delay
      * \param pods pods of the rail-optimized fabric (each with its own rail leaves; the
      *        spines join them); must divide servers
+     * \return the cluster
      */
     GpuCluster Build(uint32_t servers,
                      uint32_t gpusPerServer,
@@ -110,23 +89,42 @@ class GpuClusterHelper
      * \param network the RoCE fabric, one host per GPU (its size a multiple of gpusPerServer)
      * \param gpusPerServer GPUs per server, on one NVSwitch each
      * \param nvlinkPreset as for Build
+     * \return the cluster
      */
     GpuCluster BuildOn(const RoceTopology& network,
                        uint32_t gpusPerServer,
                        const std::string& nvlinkPreset);
 
+    /// Attribute settings: (full attribute name, value) pairs, for Config::SetDefault.
+    typedef std::vector<std::pair<std::string, Ptr<const AttributeValue>>> AttributeList;
+
     /**
-     * Make a GPU preset the default of the objects built afterwards, so that settings
-     * made after this call (Config::SetDefault, --ns3:: options) win over it: the
-     * NvSwitchFabric's LinkCount, PerLinkRate, CreditChunks and NvlsSupported, and the
-     * TransformerTraceGenerator's Gpu (its compute figures).
+     * What a GPU preset means as defaults, for a program that makes it the default of the
+     * objects it builds so that its users' settings (--ns3:: options, a scenario's
+     * config) win over it: the NvSwitchFabric attributes of
+     * NvSwitchFabric::GetPresetAttributes and the TransformerTraceGenerator's Gpu (its
+     * compute figures). The program writes them:
+     * `for (const auto& [name, value] : defaults) Config::SetDefault(name, *value);`
+     * \param gpu a GpuPreset name
+     * \param defaults set to the full attribute names ("ns3::NvSwitchFabric::LinkCount")
+     *        and their values
+     * \return false, leaving defaults alone, if gpu is not one
+     */
+    static bool GetGpuDefaults(const std::string& gpu, AttributeList* defaults);
+
+    /**
+     * Config::SetDefault over GetGpuDefaults.
+     * \deprecated Global defaults belong to the program: programs call Config::SetDefault
+     * over GetGpuDefaults themselves (collective-perf, and TrainingSimulation's callers);
+     * to be removed once no caller is left.
      * \param gpu a GpuPreset name
      * \return false, changing nothing, if gpu is not one
      */
     static bool SetGpuDefaults(const std::string& gpu);
 
   private:
-    RoceHelper& m_roce;
+    RoceHelper& m_roce;              //!< builds the scale-out fabric
+    ObjectFactory m_nvSwitchFactory; //!< makes each server's NvSwitchFabric
 };
 
 } // namespace ns3

@@ -58,7 +58,7 @@
 #include "ns3/roce-topology-helper.h"
 #include "ns3/roce-topology-reader.h"
 #include "ns3/scenario-overrides.h"
-#include "ns3/server-aware-transport.h"
+#include "ns3/server-routing-transport.h"
 #include "ns3/shared-buffer-mmu.h"
 #include "ns3/trace-json.h"
 #include "ns3/training-report.h"

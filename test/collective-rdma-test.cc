@@ -8,7 +8,7 @@
 #include "ns3/collective-hierarchical.h"
 #include "ns3/ideal-transport.h"
 #include "ns3/rdma-transport.h"
-#include "ns3/server-aware-transport.h"
+#include "ns3/server-routing-transport.h"
 
 using namespace aifabric;
 
@@ -141,8 +141,8 @@ AllReduceAcrossServers(bool hierarchical,
     nvlink->SetAttribute("DataRate", DataRateValue(DataRate("3600Gbps")));
     nvlink->SetAttribute("Latency", TimeValue(MicroSeconds(1)));
     CommGroup group = CommGroup::Uniform(servers, gpus);
-    Ptr<ServerAwareTransport> transport = CreateObject<ServerAwareTransport>();
-    transport->Setup(group, nvlink, rdma);
+    Ptr<ServerRoutingTransport> transport = CreateObject<ServerRoutingTransport>();
+    transport->SetupShared(group, nvlink, rdma);
     Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
     engine->SetTransport(transport);
     CommPlan plan =

@@ -60,7 +60,7 @@ TEST_F(GpuClusterTest, RailAlignedRingGivesPublishedBusBwPerNic)
 {
     // NCCL's multi-node ring: 8 channels, each snaking through both servers so that its
     // two inter-server hops stay on one rail; together they use all 8 NICs both ways.
-    // Published: 46–48 GB/s of busbw per 400 Gb/s NIC (REFERENCE.md).
+    // Published: 46–48 GB/s of busbw per 400 Gb/s NIC (nccl-tests' published multi-node results).
     const uint32_t servers = 2;
     const uint32_t gpus = 8;
     const uint64_t bytes = 1ull << 30;

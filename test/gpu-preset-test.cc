@@ -119,8 +119,15 @@ TEST_F(NsTest, GpuPresetNvlsOnlyWhereTheSwitchHasIt)
     GpuCluster h100 = helper.Build(1, 8, "H100", DataRate("400Gbps"), 1, 1.0, MicroSeconds(1));
     EXPECT_FALSE(a100.transport->CanReduceInSwitch(all));
     EXPECT_TRUE(h100.transport->CanReduceInSwitch(all));
-    // The preset as defaults (what the simulation does before the user's settings).
-    ASSERT_TRUE(GpuClusterHelper::SetGpuDefaults("A100"));
+    // The preset as defaults, written by the program (what the simulation does before
+    // the user's settings).
+    GpuClusterHelper::AttributeList defaults;
+    ASSERT_TRUE(GpuClusterHelper::GetGpuDefaults("A100", &defaults));
+    ASSERT_EQ(defaults.size(), 5u); // LinkCount, PerLinkRate, CreditChunks, NvlsSupported, Gpu
+    for (const auto& [name, value] : defaults)
+    {
+        Config::SetDefault(name, *value);
+    }
     auto g = CreateObject<NvSwitchFabric>();
     g->SetAttribute("NGpus", UintegerValue(2));
     EXPECT_DOUBLE_EQ(g->GetPortRate().GetBitRate() / 8.0 / GBps, 300);
@@ -128,7 +135,33 @@ TEST_F(NsTest, GpuPresetNvlsOnlyWhereTheSwitchHasIt)
     auto gen = CreateObject<TransformerTraceGenerator>();
     EXPECT_DOUBLE_EQ(gen->GetPeakFlops(), 312e12);
     EXPECT_DOUBLE_EQ(gen->GetMemoryBandwidth(), 2.039e12);
-    EXPECT_FALSE(GpuClusterHelper::SetGpuDefaults("V100"));
+    EXPECT_FALSE(GpuClusterHelper::GetGpuDefaults("V100", &defaults));
+    EXPECT_EQ(defaults.size(), 5u); // untouched
+}
+
+// The helper's preset and attributes go to the fabrics it builds, in the order given, and
+// nowhere else: no global default changes.
+TEST_F(NsTest, GpuPresetOnTheHelperChangesNoDefault)
+{
+    RoceHelper roce;
+    GpuClusterHelper helper(roce);
+    EXPECT_FALSE(helper.SetNvSwitchPreset("V100"));
+    ASSERT_TRUE(helper.SetNvSwitchPreset("A100"));
+    helper.SetNvSwitchAttribute("LinkCount", UintegerValue(6)); // wins over the preset
+    GpuCluster c = helper.Build(2, 4, "", DataRate("200Gbps"), 1, 1.0, MicroSeconds(1));
+    ASSERT_EQ(c.nvSwitches.size(), 2u);
+    for (const auto& sw : c.nvSwitches)
+    {
+        EXPECT_EQ(sw->GetPortRate(), DataRate("1200Gbps")); // 6 x 25 GB/s
+        EXPECT_FALSE(sw->CanReduceInSwitch({0, 1}));        // A100: no NVLS
+    }
+    // A preset given to Build wins over the helper's attributes.
+    GpuCluster h = helper.Build(1, 4, "H100", DataRate("200Gbps"), 1, 1.0, MicroSeconds(1));
+    EXPECT_EQ(h.nvSwitches[0]->GetPortRate(), DataRate("3600Gbps"));
+    auto fresh = CreateObject<NvSwitchFabric>();
+    EXPECT_EQ(fresh->GetPortRate(), DataRate("3600Gbps")); // the TypeId default, 18 x 200G
+    EXPECT_TRUE(fresh->CanReduceInSwitch({0, 1}));
+    EXPECT_EQ(CreateObject<TransformerTraceGenerator>()->GetPeakFlops(), 989e12); // H100
 }
 
 // An explicit nvls on an A100 cluster is refused before the run, naming the preset; the

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // NVLink / NVSwitch fabric at chunk granularity: calibration against the published
-// 8 x H100 nccl-tests figures of REFERENCE.md, credits, presets.
+// 8 x H100 nccl-tests figures (see the References section of doc/ai-fabric.rst),
+// credits, presets.
 #include "ns3/collective-algorithms.h"
 #include "ns3/collective-engine.h"
 #include "ns3/double.h"
@@ -33,6 +34,21 @@ Bps(const DataRate& r)
     return static_cast<double>(r.GetBitRate()) / 8.0;
 }
 
+/// Time one point-to-point chunk of bytes takes on a port of line rate rate, computed as
+/// NvLinkPort does (payload at rate x ProtocolEfficiency 0.82, rounded to the simulator's
+/// nanosecond once per chunk), so closed forms built from it are exact.
+Time
+ChunkTime(const DataRate& rate, uint64_t bytes)
+{
+    return Seconds(static_cast<double>(bytes) * 8.0 /
+                   (static_cast<double>(rate.GetBitRate()) * 0.82));
+}
+
+/// What closed forms on the chunk path are allowed: events happen at whole nanoseconds and
+/// the closed forms add the same rounded chunk times as the fabric, so they agree to the
+/// nanosecond; 2 ns covers a rounding at the start and at the end.
+const Time EXACT = NanoSeconds(2);
+
 CollectiveResult
 RunPlan(Ptr<NvSwitchFabric> f, const CommPlan& plan)
 {
@@ -58,7 +74,7 @@ RunNvls(Ptr<NvSwitchFabric> f, uint64_t bytes)
 }
 } // namespace
 
-// (a) Ring all-reduce through the engine. Calibration: ProtocolEfficiency 0.82 (REFERENCE:
+// (a) Ring all-reduce through the engine. Calibration: ProtocolEfficiency 0.82 (NCCL maintainers:
 // 450 GB/s line rate, ~20% protocol overhead -> ~370 GB/s). Every rank sends 2(n-1)/n S
 // on its uplink, so busbw tends to 450 x 0.82 = 369 GB/s.
 TEST(NvSwitchFabric, H100RingAllReduceBusBw)
@@ -206,24 +222,30 @@ TEST(NvSwitchFabric, CreditsIncast)
         EXPECT_EQ(done, 2);
         EXPECT_EQ(f->GetBytesDelivered(), 2 * S);
         EXPECT_LE(f->GetMaxEgressOccupancy(), credits);
-        const double chunk = 64 * 1024;
-        const double ser = chunk / Bps(f->GetPayloadRate());
+        const uint64_t chunk = 64 * 1024;
+        const int64_t chunks = 2 * S / chunk;
+        const Time ser = ChunkTime(f->GetPortRate(), chunk);
+        const Time hop = NanoSeconds(500);
         const double downlinkBound = 2.0 * S / Bps(f->GetPayloadRate());
-        const double t = last.GetSeconds();
-        std::cout << "incast credits=" << credits << ": " << t * 1e6 << " us, downlink bound "
-                  << downlinkBound * 1e6 << " us" << std::endl;
-        EXPECT_GE(t, downlinkBound);
+        std::cout << "incast credits=" << credits << ": " << last.As(Time::US)
+                  << ", downlink bound " << downlinkBound * 1e6 << " us" << std::endl;
+        EXPECT_GE(last.GetSeconds(), downlinkBound);
         if (credits == 1)
         {
             // One chunk in the system toward the receiver at a time: each credit cycle is
-            // uplink + hop + downlink + credit hop back.
-            const double cycle = 2 * ser + 2 * 500e-9;
-            EXPECT_NEAR(t, 2.0 * S / chunk * cycle, 2.0 * S / chunk * cycle * 0.01);
+            // uplink + hop + downlink + credit hop back, and the last chunk ends a cycle.
+            const Time cycle = 2 * ser + 2 * hop;
+            EXPECT_NEAR(last.GetNanoSeconds(),
+                        (chunks * cycle).GetNanoSeconds(),
+                        EXACT.GetNanoSeconds());
         }
         else
         {
-            // Enough credits to cover the round trip: the receiver's downlink binds.
-            EXPECT_NEAR(t, downlinkBound, downlinkBound * 0.01);
+            // Enough credits to cover the round trip: the receiver's downlink binds; it
+            // starts once the first chunk has crossed the uplink and a hop, and the last
+            // chunk reaches the GPU a hop after leaving it.
+            const Time expected = ser + hop + chunks * ser + hop;
+            EXPECT_NEAR(last.GetNanoSeconds(), expected.GetNanoSeconds(), EXACT.GetNanoSeconds());
         }
     }
 }
@@ -247,7 +269,14 @@ TEST(NvSwitchFabric, Presets)
         const double measured = S / end.GetSeconds() / GBps;
         std::cout << name << ": port " << gbps << " GB/s, point-to-point " << measured << " GB/s"
                   << std::endl;
-        EXPECT_NEAR(measured, gbps * 0.82, gbps * 0.82 * 0.01) << name;
+        EXPECT_NEAR(measured, gbps * 0.82, gbps * 0.82 * 0.01) << name; // the calibration
+        // Exactly: the uplink streams the chunks back to back (the credits cover the
+        // loop), the downlink follows one chunk and a hop behind, then a hop to the GPU.
+        const uint64_t chunk = 64 * 1024;
+        const Time ser = ChunkTime(f->GetPortRate(), chunk);
+        const Time expected = (static_cast<int64_t>(S / chunk) + 1) * ser + 2 * NanoSeconds(500);
+        EXPECT_NEAR(end.GetNanoSeconds(), expected.GetNanoSeconds(), EXACT.GetNanoSeconds())
+            << name;
     }
     // The credit window bounds a flow at credits x chunk / (2 chunk times + 2 hops):
     // B200 with H100's 8 credits would get only ~445 GB/s, hence 16 in its preset.
@@ -259,9 +288,16 @@ TEST(NvSwitchFabric, Presets)
         b->Send(0, 1, S, 0, CollectiveTransport::DoneCallback([&]() { end = Simulator::Now(); }));
         Simulator::Run();
         Simulator::Destroy();
-        const double chunk = 64 * 1024;
-        const double window = 8 * chunk / (2 * chunk / Bps(b->GetPayloadRate()) + 1e-6);
-        EXPECT_NEAR(S / end.GetSeconds(), window, window * 0.01);
+        const uint64_t chunk = 64 * 1024;
+        const double window = 8.0 * chunk / (2.0 * chunk / Bps(b->GetPayloadRate()) + 1e-6);
+        EXPECT_NEAR(S / end.GetSeconds(), window, window * 0.01); // the window bound
+        // Exactly: chunk k starts when the credit of chunk k - 8 is back, so chunks leave
+        // in bursts of 8, one burst per credit loop (2 chunk times + 2 hops); the last
+        // burst's eighth chunk ends its own loop.
+        const Time ser = ChunkTime(b->GetPortRate(), chunk);
+        const Time loop = 2 * ser + 2 * NanoSeconds(500);
+        const Time expected = static_cast<int64_t>(S / chunk / 8) * loop + 7 * ser;
+        EXPECT_NEAR(end.GetNanoSeconds(), expected.GetNanoSeconds(), EXACT.GetNanoSeconds());
     }
 }
 
@@ -307,6 +343,19 @@ TEST(NvSwitchFabric, PortsAndSwitchAreObjects)
     Simulator::Run();
     Simulator::Destroy();
     EXPECT_NEAR(toSlow.GetSeconds() / toFast.GetSeconds(), 2.0, 0.02);
+    // Exactly: the fast pair streams at the uplink's pace; the slow pair at GPU 3's
+    // downlink, busy from the first chunk's arrival (the 8 credits cover its loop).
+    const uint64_t chunk = 64 * 1024;
+    const int64_t chunks = S / chunk;
+    const Time ser = ChunkTime(f->GetPortRate(), chunk);
+    const Time serSlow = ChunkTime(f->GetPort(3)->GetRate(), chunk);
+    const Time hop = NanoSeconds(500);
+    EXPECT_NEAR(toFast.GetNanoSeconds(),
+                ((chunks + 1) * ser + 2 * hop).GetNanoSeconds(),
+                EXACT.GetNanoSeconds());
+    EXPECT_NEAR(toSlow.GetNanoSeconds(),
+                (ser + chunks * serSlow + 2 * hop).GetNanoSeconds(),
+                EXACT.GetNanoSeconds());
     EXPECT_EQ(f->GetPort(3)->GetBytesReceived(), S);
     EXPECT_EQ(f->GetPort(0)->GetBytesSent(), S);
     EXPECT_LE(f->GetSwitch()->GetMaxEgressOccupancy(), 8u);
@@ -326,18 +375,30 @@ TEST(NvSwitchFabric, PerPartSettingsAndLatencies)
     // A receiver behind a long link: delivery waits, but the sender's credits come back
     // over its own short link, so the throughput stays near the short-link figure.
     const uint64_t S = 256 * MiB;
+    Time end;
     auto rate = [&](Time senderLatency, Time receiverLatency) {
         auto g = MakeFabric("H100", 2);
         g->GetPort(0)->SetAttribute("Latency", TimeValue(senderLatency));
         g->GetPort(1)->SetAttribute("Latency", TimeValue(receiverLatency));
-        Time end;
         g->Send(0, 1, S, 0, CollectiveTransport::DoneCallback([&]() { end = Simulator::Now(); }));
         Simulator::Run();
         Simulator::Destroy();
         return S / end.GetSeconds() / GBps;
     };
+    // The uplink streams back to back either way (credits cross the short link), so the
+    // long receiver link adds its latency once: one chunk and the two hops after the
+    // stream.
+    const uint64_t chunk = 64 * 1024;
+    const Time ser = ChunkTime(f->GetPortRate(), chunk);
+    const Time stream = (static_cast<int64_t>(S / chunk) + 1) * ser;
     const double both = rate(NanoSeconds(500), NanoSeconds(500));
+    EXPECT_NEAR(end.GetNanoSeconds(),
+                (stream + NanoSeconds(1000)).GetNanoSeconds(),
+                EXACT.GetNanoSeconds());
     const double farReceiver = rate(NanoSeconds(500), MicroSeconds(5));
+    EXPECT_NEAR(end.GetNanoSeconds(),
+                (stream + NanoSeconds(5500)).GetNanoSeconds(),
+                EXACT.GetNanoSeconds());
     const double farSender = rate(MicroSeconds(5), NanoSeconds(500));
     std::cout << "p2p GB/s: both 0.5 us " << both << ", receiver 5 us " << farReceiver
               << ", sender 5 us " << farSender << std::endl;

@@ -3,11 +3,11 @@
 #define COLLECTIVE_ENGINE_H
 
 #include "collective-selection.h"
-#include "collective-transport.h"
-#include "comm-group.h"
 #include "comm-plan.h"
 
 #include "ns3/callback.h"
+#include "ns3/collective-transport.h"
+#include "ns3/comm-group.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/ptr.h"

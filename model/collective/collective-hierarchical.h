@@ -2,8 +2,9 @@
 #ifndef COLLECTIVE_HIERARCHICAL_H
 #define COLLECTIVE_HIERARCHICAL_H
 
-#include "comm-group.h"
 #include "comm-plan.h"
+
+#include "ns3/comm-group.h"
 
 #include <cstdint>
 

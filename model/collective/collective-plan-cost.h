@@ -2,9 +2,9 @@
 #ifndef COLLECTIVE_PLAN_COST_H
 #define COLLECTIVE_PLAN_COST_H
 
-#include "collective-transport.h"
 #include "comm-plan.h"
 
+#include "ns3/collective-transport.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Ring and chain generators: all-reduce, reduce-scatter, all-gather, broadcast, reduce.
 #include "collective-algorithms.h"
-#include "comm-group.h"
 
 #include "ns3/abort.h"
+#include "ns3/comm-group.h"
 
 #include <algorithm>
 #include <limits>

@@ -3,9 +3,9 @@
 #define COLLECTIVE_SELECTION_H
 
 #include "collective-algorithms.h"
-#include "collective-transport.h"
-#include "comm-group.h"
 
+#include "ns3/collective-transport.h"
+#include "ns3/comm-group.h"
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
 

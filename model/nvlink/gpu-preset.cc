@@ -8,7 +8,8 @@ const std::vector<GpuPreset>&
 GpuPreset::GetAll()
 {
     // Sources (doc/ai-fabric.rst, "GPU presets"): NVIDIA's A100, H100, H200 and HGX B200
-    // datasheets; NVLink figures also REFERENCE.md ("NVLink, NVSwitch, NCCL"). Credits:
+    // datasheets and architecture whitepapers (see the References section of
+    // doc/ai-fabric.rst). Credits:
     // 8 x 64 KiB cover the credit loop up to ~390 GB/s of payload with 0.5 us hops; a
     // 900 GB/s port needs 16 (nvlink test, Presets).
     static const std::vector<GpuPreset> table{

@@ -2,6 +2,7 @@
 #include "nv-switch.h"
 
 #include "ns3/abort.h"
+#include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -9,6 +10,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("NvSwitch");
 
 NS_OBJECT_ENSURE_REGISTERED(NvSwitch);
 
@@ -35,11 +38,15 @@ NvSwitch::GetTypeId()
     return tid;
 }
 
-NvSwitch::NvSwitch() = default;
+NvSwitch::NvSwitch()
+{
+    NS_LOG_FUNCTION(this);
+}
 
 void
 NvSwitch::SetNPorts(uint32_t n)
 {
+    NS_LOG_FUNCTION(this << n);
     m_creditsUsed.assign(n, 0);
     m_slotsUsed.assign(n, 0);
 }
@@ -59,13 +66,19 @@ NvSwitch::HasCredit(uint32_t port) const
 void
 NvSwitch::TakeCredit(uint32_t port)
 {
+    NS_LOG_FUNCTION(this << port);
     ++m_creditsUsed[port];
     m_maxOccupancy = std::max(m_maxOccupancy, m_creditsUsed[port]);
+    if (m_creditsUsed[port] == m_creditChunks)
+    {
+        NS_LOG_LOGIC("port " << port << ": egress buffer full (" << m_creditChunks << " credits)");
+    }
 }
 
 void
 NvSwitch::ReturnCredit(uint32_t port)
 {
+    NS_LOG_FUNCTION(this << port);
     NS_ABORT_MSG_IF(m_creditsUsed[port] == 0, "NvSwitch: credit returned twice at port " << port);
     --m_creditsUsed[port];
 }
@@ -85,12 +98,18 @@ NvSwitch::HasReductionSlot(uint32_t gpu) const
 void
 NvSwitch::TakeReductionSlot(uint32_t gpu)
 {
+    NS_LOG_FUNCTION(this << gpu);
     ++m_slotsUsed[gpu];
+    if (m_slotsUsed[gpu] == m_creditChunks)
+    {
+        NS_LOG_LOGIC("GPU " << gpu << ": every reduction slot in use");
+    }
 }
 
 void
 NvSwitch::ReleaseReductionSlot(uint32_t gpu)
 {
+    NS_LOG_FUNCTION(this << gpu);
     NS_ABORT_MSG_IF(m_slotsUsed[gpu] == 0,
                     "NvSwitch: reduction slot released twice by GPU " << gpu);
     --m_slotsUsed[gpu];
@@ -105,7 +124,9 @@ NvSwitch::Reduce(uint64_t bytes)
     const Time now = Simulator::Now();
     const Time service = Seconds(static_cast<double>(bytes) * 8.0 /
                                  static_cast<double>(m_nvlsThroughput.GetBitRate()));
+    NS_LOG_FUNCTION(this << bytes);
     m_reduceFree = std::max(now, m_reduceFree) + service;
+    NS_LOG_LOGIC("reduction engine busy until " << m_reduceFree.As(Time::US));
     return m_reduceFree - now;
 }
 

@@ -28,33 +28,59 @@ namespace ns3
 class NvSwitch : public Object
 {
   public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
     static TypeId GetTypeId();
 
     NvSwitch();
 
-    /// Set the number of GPU ports (forgets all credits and slots in use).
+    /**
+     * Set the number of GPU ports (forgets all credits and slots in use).
+     * \param n GPU ports
+     */
     void SetNPorts(uint32_t n);
     /// \return the number of GPU ports
     uint32_t GetNPorts() const;
 
-    /// \return true if port's egress buffer has a free credit
+    /**
+     * \param port a GPU port
+     * \return true if port's egress buffer has a free credit
+     */
     bool HasCredit(uint32_t port) const;
-    /// Take one of port's credits (a chunk toward it left its GPU).
+    /**
+     * Take one of port's credits (a chunk toward it left its GPU).
+     * \param port a GPU port
+     */
     void TakeCredit(uint32_t port);
-    /// Give one of port's credits back (the chunk left, the credit crossed the link).
+    /**
+     * Give one of port's credits back (the chunk left, the credit crossed the link).
+     * \param port a GPU port
+     */
     void ReturnCredit(uint32_t port);
     /// \return the most credits ever in use at one port (never above CreditChunks)
     uint32_t GetMaxEgressOccupancy() const;
 
-    /// \return true if gpu may issue another reduction chunk
+    /**
+     * \param gpu a GPU of the switch
+     * \return true if gpu may issue another reduction chunk
+     */
     bool HasReductionSlot(uint32_t gpu) const;
-    /// gpu issues a reduction chunk
+    /**
+     * gpu issues a reduction chunk: it holds one more slot.
+     * \param gpu a GPU of the switch
+     */
     void TakeReductionSlot(uint32_t gpu);
-    /// gpu has received a reduced chunk
+    /**
+     * gpu has received a reduced chunk: its slot is free again.
+     * \param gpu a GPU of the switch
+     */
     void ReleaseReductionSlot(uint32_t gpu);
 
     /**
      * All contributions of a chunk of bytes are in: queue it on the reduction engine.
+     * \param bytes the chunk's payload (one copy)
      * \return the delay until the reduced chunk is ready to go down
      */
     Time Reduce(uint64_t bytes);

@@ -2,6 +2,7 @@
 #include "nvlink-port.h"
 
 #include "ns3/abort.h"
+#include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -9,6 +10,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("NvLinkPort");
 
 NS_OBJECT_ENSURE_REGISTERED(NvLinkPort);
 
@@ -38,7 +41,10 @@ NvLinkPort::GetTypeId()
     return tid;
 }
 
-NvLinkPort::NvLinkPort() = default;
+NvLinkPort::NvLinkPort()
+{
+    NS_LOG_FUNCTION(this);
+}
 
 DataRate
 NvLinkPort::GetRate() const
@@ -70,6 +76,7 @@ NvLinkPort::IsUplinkBusy() const
 Time
 NvLinkPort::StartUplink(uint64_t bytes, double efficiency)
 {
+    NS_LOG_FUNCTION(this << bytes << efficiency);
     NS_ABORT_MSG_IF(m_uplinkBusy, "NvLinkPort: uplink started while busy");
     m_uplinkBusy = true;
     m_bytesSent += bytes;
@@ -79,13 +86,20 @@ NvLinkPort::StartUplink(uint64_t bytes, double efficiency)
 void
 NvLinkPort::EndUplink()
 {
+    NS_LOG_FUNCTION(this);
     m_uplinkBusy = false;
 }
 
 Time
 NvLinkPort::QueueDownlink(uint64_t bytes, double efficiency)
 {
+    NS_LOG_FUNCTION(this << bytes << efficiency);
     const Time now = Simulator::Now();
+    if (m_downlinkFree > now)
+    {
+        NS_LOG_LOGIC("downlink busy for " << (m_downlinkFree - now).As(Time::NS)
+                                          << ": the chunk queues");
+    }
     m_downlinkFree = std::max(now, m_downlinkFree) + GetTransmissionTime(bytes, efficiency);
     m_bytesReceived += bytes;
     return m_downlinkFree - now;

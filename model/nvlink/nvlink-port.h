@@ -27,6 +27,10 @@ namespace ns3
 class NvLinkPort : public Object
 {
   public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
     static TypeId GetTypeId();
 
     NvLinkPort();
@@ -35,13 +39,19 @@ class NvLinkPort : public Object
     DataRate GetRate() const;
     /// \return the per-hop latency
     Time GetLatency() const;
-    /// \return time to serialize bytes at rate x efficiency
+    /**
+     * \param bytes chunk payload
+     * \param efficiency fraction of the line rate the payload gets (0..1]
+     * \return time to serialize bytes at rate x efficiency
+     */
     Time GetTransmissionTime(uint64_t bytes, double efficiency) const;
 
     /// \return true while a chunk is being serialized toward the switch
     bool IsUplinkBusy() const;
     /**
      * Start serializing a chunk toward the switch.
+     * \param bytes chunk payload
+     * \param efficiency fraction of the line rate the payload gets (0..1]
      * \return its serialization time; the chunk reaches the switch GetLatency() later
      */
     Time StartUplink(uint64_t bytes, double efficiency);
@@ -50,13 +60,16 @@ class NvLinkPort : public Object
 
     /**
      * Queue a chunk on the downlink now (FIFO behind what is queued).
+     * \param bytes chunk payload
+     * \param efficiency fraction of the line rate the payload gets (0..1]
      * \return the delay until its last bit has left the switch (queueing and
      *         serialization); the GPU has it GetLatency() later
      */
     Time QueueDownlink(uint64_t bytes, double efficiency);
 
-    /// \return payload bytes sent up / received down so far
+    /// \return payload bytes sent up toward the switch so far
     uint64_t GetBytesSent() const;
+    /// \return payload bytes received down from the switch so far
     uint64_t GetBytesReceived() const;
 
   private:

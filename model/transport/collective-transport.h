@@ -14,17 +14,6 @@ namespace ns3
 
 /**
  * \ingroup ai-fabric
- * What the collective engine asks of a carrier: move bytes between two ranks.
- *
- * Carriers: an ideal one (fixed rate and latency, no packets), RDMA queue pairs over the
- * RoCE fabric, NVLink through an NVSwitch. The engine knows nothing of packets; the
- * carrier knows nothing of collectives.
- *
- * Carriers with a switch that computes (NVSwitch SHARP, "NVLS") also reduce and multicast
- * in the switch; the others say so through CanReduceInSwitch and abort if asked anyway.
- */
-/**
- * \ingroup ai-fabric
  * What a carrier charges one point-to-point transfer, in the terms of the cost model that
  * lets "auto" pick the fastest plan (CollectivePlanCost). A transfer of b bytes that
  * starts at t leaves through txPort during b / rate, its first byte reaches the receiver
@@ -63,12 +52,27 @@ struct CarrierSwitchPath
     uint64_t forwardUnit{0};       //!< bytes the switch holds before forwarding
 };
 
+/**
+ * \ingroup ai-fabric
+ * What the collective engine asks of a carrier: move bytes between two ranks.
+ *
+ * Carriers: an ideal one (fixed rate and latency, no packets), RDMA queue pairs over the
+ * RoCE fabric, NVLink through an NVSwitch. The engine knows nothing of packets; the
+ * carrier knows nothing of collectives.
+ *
+ * Carriers with a switch that computes (NVSwitch SHARP, "NVLS") also reduce and multicast
+ * in the switch; the others say so through CanReduceInSwitch and abort if asked anyway.
+ */
 class CollectiveTransport : public Object
 {
   public:
     /// Called once the last byte of a transfer has arrived at its destination.
     typedef Callback<void> DoneCallback;
 
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
     static TypeId GetTypeId();
 
     /**
@@ -87,7 +91,7 @@ class CollectiveTransport : public Object
                       uint32_t channel,
                       DoneCallback done) = 0;
 
-    /// Number of ranks this carrier connects.
+    /// \return the number of ranks this carrier connects (ranks 0..GetNRanks()-1)
     virtual uint32_t GetNRanks() const = 0;
 
     /**

@@ -2,12 +2,12 @@
 #ifndef NVLINK_FABRIC_H
 #define NVLINK_FABRIC_H
 
-#include "nv-switch.h"
-#include "nvlink-port.h"
-
 #include "ns3/collective-transport.h"
 #include "ns3/data-rate.h"
+#include "ns3/gpu-preset.h"
 #include "ns3/nstime.h"
+#include "ns3/nv-switch.h"
+#include "ns3/nvlink-port.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
@@ -16,6 +16,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -69,6 +70,10 @@ namespace ns3
 class NvSwitchFabric : public CollectiveTransport
 {
   public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
     static TypeId GetTypeId();
 
     NvSwitchFabric();
@@ -83,24 +88,51 @@ class NvSwitchFabric : public CollectiveTransport
     /**
      * Ports are the GPUs' uplinks and downlinks; a transfer gets the slower port's payload
      * rate, both ports' latency, and one chunk stored in the switch.
+     * \param src sending GPU
+     * \param dst receiving GPU
+     * \return the path's figures
      */
     CarrierPath DescribePath(uint32_t src, uint32_t dst) const override;
-    /// The members' ports at the NVLS payload rate (or the reduction engine's, if lower).
+    /**
+     * The members' ports at the NVLS payload rate (or the reduction engine's share, if
+     * lower).
+     * \param members GPUs of the multicast group
+     * \return the figures, ports in the order of members
+     */
     CarrierSwitchPath DescribeSwitchPath(const std::vector<uint32_t>& members) const override;
 
-    /// Set the number of GPUs (also NGpus). Only while nothing is in flight.
+    /**
+     * Set the number of GPUs (also NGpus). Only while nothing is in flight.
+     * \param n GPUs on the switch, 1..1024
+     */
     void SetNGpus(uint32_t n);
 
     /**
-     * Apply a GPU preset (GpuPreset, the module's one GPU table) to this fabric: its
-     * LinkCount, PerLinkRate, CreditChunks and NvlsSupported. Efficiencies are not
-     * changed (they are calibrated on H100). Aborts, listing the names, on an unknown
-     * name: programs check names first (GpuPreset::Find).
+     * Apply a GPU preset (GpuPreset, the module's one GPU table) to this fabric: the
+     * attributes of GetPresetAttributes. Efficiencies are not changed (they are
+     * calibrated on H100). Aborts, listing the names, on an unknown name: programs check
+     * names first (GpuPreset::Find).
      * \param name "A100", "H100", "H200" or "B200"
      */
     void ApplyPreset(const std::string& name);
 
-    /// \return GPU gpu's NVLink port
+    /// Attribute settings: (attribute name, value) pairs.
+    typedef std::vector<std::pair<std::string, Ptr<const AttributeValue>>> AttributeList;
+
+    /**
+     * What a GPU preset means to this class, the one mapping from GpuPreset to fabric
+     * attributes: LinkCount, PerLinkRate, CreditChunks and NvlsSupported. ApplyPreset
+     * sets them on one fabric; GpuClusterHelper on the fabrics it builds (or as defaults
+     * a program makes with Config::SetDefault).
+     * \param preset the GPU
+     * \return the attributes' names (as this class's TypeId spells them) and values
+     */
+    static AttributeList GetPresetAttributes(const GpuPreset& preset);
+
+    /**
+     * \param gpu a GPU of the switch (aborts if out of range)
+     * \return GPU gpu's NVLink port
+     */
     Ptr<NvLinkPort> GetPort(uint32_t gpu) const;
     /// \return the switch
     Ptr<NvSwitch> GetSwitch() const;
@@ -113,8 +145,12 @@ class NvSwitchFabric : public CollectiveTransport
     /// \return port rate x ProtocolEfficiency x NvlsEfficiency: what NVLS payload gets
     DataRate GetNvlsRate() const;
 
-    /// False when NvlsSupported is false (A100: no NVLink SHARP), so "auto" never picks
-    /// NVLS there; otherwise true for two or more distinct GPUs of this switch.
+    /**
+     * False when NvlsSupported is false (A100: no NVLink SHARP), so "auto" never picks
+     * NVLS there; otherwise true for two or more distinct GPUs of this switch.
+     * \param members GPUs of a would-be multicast group
+     * \return whether SwitchReduce and SwitchMulticast work over them
+     */
     bool CanReduceInSwitch(const std::vector<uint32_t>& members) const override;
     void SwitchReduce(const std::vector<uint32_t>& members,
                       uint32_t dst,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // NvSwitchFabric's NVLS operations: switch reductions and multicasts (the chunk path they
-// share with point-to-point transfers is in nvlink-fabric.cc).
+// share with point-to-point transfers is in nvlink-fabric.cc). The class has one log
+// component, "NvSwitchFabric", defined in nvlink-fabric.cc; functions here that log reach
+// it through NS_LOG_STATIC_TEMPLATE_DEFINE (a name can be defined only once).
 #include "nvlink-fabric.h"
 
 #include "ns3/abort.h"
@@ -12,8 +14,6 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("AiFabricNvSwitchFabricNvls");
-
 void
 NvSwitchFabric::FinishSwitchChunk(uint64_t opId)
 {
@@ -22,6 +22,9 @@ NvSwitchFabric::FinishSwitchChunk(uint64_t opId)
     {
         return;
     }
+    NS_LOG_STATIC_TEMPLATE_DEFINE("NvSwitchFabric");
+    NS_LOG_DEBUG("switch operation " << opId << " of GPU " << it->second.owner << ", "
+                                     << it->second.bytes << " B: complete");
     DoneCallback done = std::move(it->second.done);
     m_ops.erase(it);
     ++m_switchOpsDone;
@@ -78,6 +81,7 @@ NvSwitchFabric::CheckMembers(const char* what, const std::vector<uint32_t>& memb
 bool
 NvSwitchFabric::CanReduceInSwitch(const std::vector<uint32_t>& members) const
 {
+    NS_LOG_STATIC_TEMPLATE_DEFINE("NvSwitchFabric");
     if (!m_nvlsSupported)
     {
         NS_LOG_LOGIC("no NVLS on this switch (NvlsSupported false)");
@@ -133,7 +137,8 @@ NvSwitchFabric::SwitchReduce(const std::vector<uint32_t>& members,
                              uint32_t channel,
                              DoneCallback done)
 {
-    NS_LOG_FUNCTION(this << dst << bytes << channel);
+    NS_LOG_STATIC_TEMPLATE_DEFINE("NvSwitchFabric");
+    NS_LOG_FUNCTION(this << members.size() << dst << bytes << channel);
     CheckMembers("SwitchReduce", members);
     NS_ABORT_MSG_IF(dst >= m_nGpus,
                     "NvSwitchFabric::SwitchReduce: GPU " << dst << " is out of range (NGpus is "
@@ -148,6 +153,8 @@ NvSwitchFabric::SwitchReduce(const std::vector<uint32_t>& members,
         return;
     }
     const uint64_t id = NewSwitchOp(Kind::CONTRIB, members, dst, bytes, std::move(done));
+    NS_LOG_LOGIC("NVLS reduction " << id << ": " << members.size() << " GPUs into GPU " << dst
+                                   << ", " << ChunkCount(bytes) << " chunks");
     m_reduceQueue[dst].push_back(id);
     IssueReductions(dst);
     KickUplinks();
@@ -160,7 +167,8 @@ NvSwitchFabric::SwitchMulticast(uint32_t src,
                                 uint32_t channel,
                                 DoneCallback done)
 {
-    NS_LOG_FUNCTION(this << src << bytes << channel);
+    NS_LOG_STATIC_TEMPLATE_DEFINE("NvSwitchFabric");
+    NS_LOG_FUNCTION(this << src << members.size() << bytes << channel);
     CheckMembers("SwitchMulticast", members);
     NS_ABORT_MSG_IF(src >= m_nGpus,
                     "NvSwitchFabric::SwitchMulticast: GPU " << src << " is out of range (NGpus is "
@@ -180,6 +188,8 @@ NvSwitchFabric::SwitchMulticast(uint32_t src,
         return;
     }
     const uint64_t id = NewSwitchOp(Kind::MCAST, members, src, bytes, std::move(done));
+    NS_LOG_LOGIC("NVLS multicast " << id << ": GPU " << src << " to " << members.size() << " GPUs, "
+                                   << ChunkCount(bytes) << " chunks");
     // One multicast flow per source: its multicasts leave in the order they were posted.
     AddJob(src, FlowKey{KEY_MCAST, 0, 0}, Job{Kind::MCAST, ANY, bytes, id, 0, DoneCallback()});
     TryStartUplink(src);

@@ -12,7 +12,7 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("AiFabricIdealTransport");
+NS_LOG_COMPONENT_DEFINE("IdealTransport");
 
 NS_OBJECT_ENSURE_REGISTERED(IdealTransport);
 
@@ -142,6 +142,7 @@ IdealTransport::Send(uint32_t src,
     const Time now = Simulator::Now();
     const Time leave = std::max(now, m_egressFree[src]) + GetMessageTime(bytes);
     m_egressFree[src] = leave;
+    NS_LOG_LOGIC("rank " << src << " -> " << dst << ": leaves its port at " << leave.As(Time::US));
     Simulator::Schedule(leave - now,
                         &IdealTransport::LeaveSender,
                         Ptr<IdealTransport>(this),
@@ -166,6 +167,7 @@ IdealTransport::LeaveSender(Message msg)
     const Time now = Simulator::Now();
     const Time deliver = std::max(now, m_ingressFree[msg.dst] + SerializationTime(msg.bytes));
     m_ingressFree[msg.dst] = deliver;
+    NS_LOG_LOGIC("rank " << msg.dst << ": ingress busy until " << deliver.As(Time::US));
     if (deliver == now)
     {
         Deliver(std::move(msg));
@@ -187,6 +189,8 @@ IdealTransport::Deliver(Message msg)
     {
         return;
     }
+    NS_LOG_DEBUG("rank " << msg.src << " -> " << msg.dst << ", " << msg.bytes
+                         << " B: message delivered");
     ++m_delivered;
     m_bytesDelivered += msg.bytes;
     m_deliveredTrace(msg.src, msg.dst, msg.bytes, msg.channel);

@@ -27,11 +27,18 @@ namespace ns3
 class RdmaTransport : public CollectiveTransport
 {
   public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
     static TypeId GetTypeId();
     RdmaTransport();
     ~RdmaTransport() override;
 
-    /// NIC of each rank, rank 0 first. Ranks may share a NIC.
+    /**
+     * Set the NIC of each rank.
+     * \param nics NIC of each rank, rank 0 first; ranks may share a NIC
+     */
     void SetNics(const std::vector<Ptr<RdmaNic>>& nics);
 
     void Send(uint32_t src,
@@ -45,9 +52,12 @@ class RdmaTransport : public CollectiveTransport
      * payload rate (MTU payload over its wire frame); the latency is the cable delays of
      * the shortest path of links between the two NICs' nodes (the path ECMP routes take),
      * with one packet stored and forwarded at every switch on it.
+     * \param src sending rank
+     * \param dst receiving rank
+     * \return the path's figures
      */
     CarrierPath DescribePath(uint32_t src, uint32_t dst) const override;
-    /// Connections (queue pair pairs) opened so far.
+    /// \return connections (queue pair pairs) opened so far
     uint32_t GetNConnections() const;
 
   protected:
@@ -62,6 +72,8 @@ class RdmaTransport : public CollectiveTransport
     };
 
     Connection& GetConnection(uint32_t src, uint32_t dst, uint32_t channel);
+    /// Unhook every connection's receive callback and forget the connections.
+    void CloseConnections();
     static void Invoke(DoneCallback done);
     static void MessageReceived(Connection* connection, Ptr<RdmaQueuePair>, uint64_t, uint64_t);
 

@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "nvlink-fabric.h"
 
-#include "gpu-preset.h"
-#include "nv-switch.h"
-#include "nvlink-port.h"
-
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
-#include "ns3/comm-plan.h"
 #include "ns3/double.h"
+#include "ns3/gpu-preset.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -18,7 +14,7 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("AiFabricNvSwitchFabric");
+NS_LOG_COMPONENT_DEFINE("NvSwitchFabric");
 
 NS_OBJECT_ENSURE_REGISTERED(NvSwitchFabric);
 
@@ -58,7 +54,7 @@ NvSwitchFabric::GetTypeId()
             .AddAttribute(
                 "Latency",
                 "Per hop (GPU->switch, switch->GPU, and a credit going back). "
-                "Not in REFERENCE.md: 0.5 us is the order of an NVLink + NVSwitch "
+                "No published figure: 0.5 us is the order of an NVLink + NVSwitch "
                 "hop; NCCL's 0.6-4 us per-step figures are software costs and are "
                 "not charged here.",
                 TimeValue(NanoSeconds(500)),
@@ -78,15 +74,15 @@ NvSwitchFabric::GetTypeId()
                                                &NvSwitchFabric::GetCreditChunks),
                           MakeUintegerChecker<uint32_t>(1, 1u << 16))
             .AddAttribute("ProtocolEfficiency",
-                          "Fraction of line rate NCCL payload gets. REFERENCE.md (NCCL "
-                          "maintainers): 450 GB/s line rate, ~20% protocol overhead -> "
-                          "~370 GB/s effective, i.e. 370/450 = 0.82.",
+                          "Fraction of line rate NCCL payload gets. NCCL maintainers on 8 x "
+                          "H100 (nccl-tests issue 212): 450 GB/s line rate, ~20% protocol "
+                          "overhead -> ~370 GB/s effective, i.e. 370/450 = 0.82.",
                           DoubleValue(0.82),
                           MakeDoubleAccessor(&NvSwitchFabric::m_protocolEfficiency),
                           MakeDoubleChecker<double>(0.01, 1.0))
             .AddAttribute("NvlsEfficiency",
-                          "Further factor on NVLS traffic (REFERENCE.md: NCCL's NVLS "
-                          "efficiency factor on Hopper, 0.85).",
+                          "Further factor on NVLS traffic (NCCL's NVLS efficiency factor on "
+                          "Hopper, 0.85, in NCCL's source).",
                           DoubleValue(0.85),
                           MakeDoubleAccessor(&NvSwitchFabric::m_nvlsEfficiency),
                           MakeDoubleChecker<double>(0.01, 1.0))
@@ -99,7 +95,7 @@ NvSwitchFabric::GetTypeId()
                           MakeBooleanChecker())
             .AddAttribute("NvlsThroughput",
                           "Reduction engine of the switch, in reduced (output) bytes per "
-                          "second over all ports. Not in REFERENCE.md; the default (8 x "
+                          "second over all ports. No published figure; the default (8 x "
                           "450 GB/s) keeps the links the bottleneck, as the measured NVLS "
                           "trend (busbw rising with n) implies.",
                           DataRateValue(DataRate("28800Gbps")),
@@ -283,6 +279,17 @@ NvSwitchFabric::GetNRanks() const
     return m_nGpus;
 }
 
+NvSwitchFabric::AttributeList
+NvSwitchFabric::GetPresetAttributes(const GpuPreset& preset)
+{
+    return {
+        {"LinkCount", Create<UintegerValue>(preset.nvlinkCount)},
+        {"PerLinkRate", Create<DataRateValue>(preset.nvlinkRate)},
+        {"CreditChunks", Create<UintegerValue>(preset.creditChunks)},
+        {"NvlsSupported", Create<BooleanValue>(preset.nvls)},
+    };
+}
+
 void
 NvSwitchFabric::ApplyPreset(const std::string& name)
 {
@@ -291,10 +298,10 @@ NvSwitchFabric::ApplyPreset(const std::string& name)
     NS_ABORT_MSG_IF(!p,
                     "NvSwitchFabric: unknown GPU preset \"" << name << "\" ("
                                                             << GpuPreset::GetNameList() << ")");
-    SetLinkCount(p->nvlinkCount);
-    SetPerLinkRate(p->nvlinkRate);
-    SetCreditChunks(p->creditChunks);
-    m_nvlsSupported = p->nvls;
+    for (const auto& [attribute, value] : GetPresetAttributes(*p))
+    {
+        SetAttribute(attribute, *value);
+    }
     NS_LOG_INFO(name << ": " << p->nvlinkCount << " x " << p->nvlinkRate << " per direction, "
                      << p->creditChunks << " credits, NVLS " << (p->nvls ? "yes" : "no"));
 }
@@ -337,6 +344,8 @@ NvSwitchFabric::Send(uint32_t src,
                     "NvSwitchFabric::Send: GPU "
                         << std::max(src, dst) << " is out of range (NGpus is " << m_nGpus << ")");
     NS_ABORT_MSG_IF(src == dst, "NvSwitchFabric::Send: GPU " << src << " sends to itself");
+    NS_LOG_LOGIC("GPU " << src << " -> " << dst << ": " << ChunkCount(bytes)
+                        << " chunks on channel " << channel);
     ++m_transfersSent;
     AddJob(src, FlowKey{KEY_P2P, dst, channel}, Job{Kind::P2P, dst, bytes, 0, 0, done});
     TryStartUplink(src);
@@ -447,6 +456,11 @@ NvSwitchFabric::TryStartUplink(uint32_t gpu)
         return;
     }
     // Nothing eligible: the uplink idles until a credit returns (KickUplinks).
+    if (!up.ring.empty())
+    {
+        NS_LOG_LOGIC("GPU " << gpu << ": " << up.ring.size()
+                            << " flows wait for egress credits (credit stall)");
+    }
 }
 
 uint64_t
@@ -571,6 +585,7 @@ NvSwitchFabric::CreditBack(uint32_t port)
     {
         return;
     }
+    NS_LOG_LOGIC("credit of port " << port << " back at its senders");
     m_switch->ReturnCredit(port);
     KickUplinks();
 }
@@ -594,6 +609,7 @@ NvSwitchFabric::AfterDown(uint32_t port, Chunk chunk, bool returnCredit)
         m_bytesDelivered += chunk.bytes;
         if (chunk.last)
         {
+            NS_LOG_DEBUG("GPU " << chunk.src << " -> " << port << ": transfer complete");
             ++m_transfersDone;
             if (!chunk.done.IsNull())
             {

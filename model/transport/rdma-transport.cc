@@ -15,7 +15,7 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("AiFabricRdmaTransport");
+NS_LOG_COMPONENT_DEFINE("RdmaTransport");
 NS_OBJECT_ENSURE_REGISTERED(RdmaTransport);
 
 TypeId
@@ -28,11 +28,20 @@ RdmaTransport::GetTypeId()
     return tid;
 }
 
-RdmaTransport::RdmaTransport() = default;
-RdmaTransport::~RdmaTransport() = default;
+RdmaTransport::RdmaTransport()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+RdmaTransport::~RdmaTransport()
+{
+    NS_LOG_FUNCTION(this);
+    // Dropped without Dispose: the queue pairs must still not call into freed connections.
+    CloseConnections();
+}
 
 void
-RdmaTransport::DoDispose()
+RdmaTransport::CloseConnections()
 {
     // The queue pairs belong to the NICs and outlive this transport: unhook them before
     // their connections (bound into the callbacks) go away.
@@ -41,6 +50,13 @@ RdmaTransport::DoDispose()
         connection->receiver->SetReceiveCompleteCallback(RdmaQueuePair::MessageCallback());
     }
     m_connections.clear();
+}
+
+void
+RdmaTransport::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    CloseConnections();
     m_nics.clear();
     CollectiveTransport::DoDispose();
 }
@@ -48,6 +64,7 @@ RdmaTransport::DoDispose()
 void
 RdmaTransport::SetNics(const std::vector<Ptr<RdmaNic>>& nics)
 {
+    NS_LOG_FUNCTION(this << nics.size());
     for (std::size_t r = 0; r < nics.size(); ++r)
     {
         NS_ABORT_MSG_IF(!nics[r], "RdmaTransport::SetNics: rank " << r << " has no NIC");
@@ -76,6 +93,8 @@ RdmaTransport::GetConnection(uint32_t src, uint32_t dst, uint32_t channel)
     {
         return *it->second;
     }
+    NS_LOG_LOGIC("rank " << src << " -> " << dst << ", channel " << channel
+                         << ": opens a connection (" << m_connections.size() + 1 << " in all)");
     auto connection = std::make_unique<Connection>();
     auto qps = RoceHelper::Connect(m_nics[src], m_nics[dst]);
     connection->sender = qps.first;
@@ -90,6 +109,7 @@ RdmaTransport::GetConnection(uint32_t src, uint32_t dst, uint32_t channel)
 void
 RdmaTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done)
 {
+    NS_LOG_FUNCTION(this << src << dst << bytes << channel);
     NS_ABORT_MSG_IF(src >= m_nics.size() || dst >= m_nics.size(),
                     "RdmaTransport::Send: rank " << (src >= m_nics.size() ? src : dst)
                                                  << " outside the " << m_nics.size()
@@ -102,6 +122,7 @@ RdmaTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel
     if (bytes == 0 || src == dst)
     {
         // Nothing crosses the fabric: an empty message, or data already in place.
+        NS_LOG_LOGIC("rank " << src << " -> " << dst << ": nothing crosses the fabric");
         Simulator::ScheduleNow(&RdmaTransport::Invoke, done);
         return;
     }
@@ -122,6 +143,8 @@ RdmaTransport::MessageReceived(Connection* connection, Ptr<RdmaQueuePair>, uint6
     NS_ABORT_MSG_IF(connection->pending.empty(),
                     "RdmaTransport: a message arrived on QP "
                         << connection->receiver->GetQpn() << " that this transport did not send");
+    NS_LOG_DEBUG("QP " << connection->receiver->GetQpn() << ": transfer complete, "
+                       << connection->pending.size() - 1 << " more in flight");
     DoneCallback done = connection->pending.front();
     connection->pending.pop_front();
     done();

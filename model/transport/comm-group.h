@@ -66,24 +66,43 @@ class CommGroup
 
     /// \return the number of ranks
     uint32_t GetSize() const;
-    /// \return the GPU rank runs on (aborts if rank is out of range)
+    /**
+     * \param rank a rank of the group (aborts if out of range)
+     * \return the GPU rank runs on
+     */
     Gpu GetGpu(uint32_t rank) const;
-    /// \return the cluster-wide server index of rank
+    /**
+     * \param rank a rank of the group
+     * \return the cluster-wide server index of rank
+     */
     uint32_t GetServer(uint32_t rank) const;
-    /// \return the local GPU index (rail) of rank
+    /**
+     * \param rank a rank of the group
+     * \return the local GPU index (rail) of rank
+     */
     uint32_t GetLocalIndex(uint32_t rank) const;
-    /// \return true if ranks a and b run on the same server
+    /**
+     * \param a a rank of the group
+     * \param b another
+     * \return true if ranks a and b run on the same server
+     */
     bool SameServer(uint32_t a, uint32_t b) const;
 
     /// \return the servers the group spans, ascending
     std::vector<uint32_t> GetServers() const;
     /// \return the number of distinct servers the group spans
     uint32_t GetNServers() const;
-    /// \return the ranks on server (ascending; empty if the group has none there)
+    /**
+     * \param server a cluster-wide server index
+     * \return the ranks on server (ascending; empty if the group has none there)
+     */
     std::vector<uint32_t> GetRanksOnServer(uint32_t server) const;
     /// \return the local indices (rails) the group uses, ascending
     std::vector<uint32_t> GetRails() const;
-    /// \return the ranks whose local index is localIndex, ascending (possibly empty)
+    /**
+     * \param localIndex a local GPU index (rail)
+     * \return the ranks whose local index is localIndex, ascending (possibly empty)
+     */
     std::vector<uint32_t> GetRail(uint32_t localIndex) const;
 
     /**
@@ -102,7 +121,10 @@ class CommGroup
      */
     bool IsUniform() const;
 
-    /// Write one line per server: "server s: rank(local) ...".
+    /**
+     * Write one line per server: "server s: rank(local) ...".
+     * \param os the stream
+     */
     void Print(std::ostream& os) const;
 
   private:

@@ -20,8 +20,8 @@ namespace ns3
  * fixed latency plus its serialization time. Used by unit tests (closed forms) and for
  * quick analytical what-ifs.
  *
- * Timing model, chosen so that the textbook alpha-beta formulas (REFERENCE.md) come out
- * exactly:
+ * Timing model, chosen so that the textbook alpha-beta formulas (Thakur et al., IJHPCA 2005) come
+ * out exactly:
  * - Each rank's egress port serves its messages one at a time, first come first served
  *   (in the order Send was called; all channels share the port).
  * - A message occupies the egress port for Latency + bytes / DataRate, and is delivered at
@@ -47,6 +47,10 @@ namespace ns3
 class IdealTransport : public CollectiveTransport
 {
   public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
     static TypeId GetTypeId();
 
     IdealTransport();
@@ -58,7 +62,12 @@ class IdealTransport : public CollectiveTransport
               uint32_t channel,
               DoneCallback done) override;
     uint32_t GetNRanks() const override;
-    /// One port per rank and direction at DataRate; Latency held at the sender's port.
+    /**
+     * One port per rank and direction at DataRate; Latency held at the sender's port.
+     * \param src sending rank
+     * \param dst receiving rank
+     * \return the path's figures
+     */
     CarrierPath DescribePath(uint32_t src, uint32_t dst) const override;
 
     /**
@@ -68,7 +77,10 @@ class IdealTransport : public CollectiveTransport
      */
     void SetNRanks(uint32_t nRanks);
 
-    /// \return time one message of bytes occupies an idle egress port (Latency + bytes/rate)
+    /**
+     * \param bytes message payload
+     * \return time one message of bytes occupies an idle egress port (Latency + bytes/rate)
+     */
     Time GetMessageTime(uint64_t bytes) const;
 
     /// \return messages sent so far
