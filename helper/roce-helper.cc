@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "roce-helper.h"
 
+#include "../model/fabric/ai-fabric-compat.h"
+
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
@@ -318,7 +320,7 @@ RoceHelper::EnablePcapInternal(std::string prefix,
     Ptr<PcapFileWrapper> file = factory.Create<PcapFileWrapper>();
     file->Open(filename, std::ios::out);
     NS_ABORT_MSG_IF(file->Fail(), "RoceHelper: cannot write pcap file '" << filename << "'");
-    file->Init(PcapHelper::DLT_EN10MB);
+    file->Init(aifabric::PCAP_LINKTYPE_ETHERNET);
     NS_ABORT_MSG_IF(file->Fail(), "RoceHelper: cannot write pcap file '" << filename << "'");
     NS_LOG_INFO("capturing node " << dev->GetNode()->GetId() << " device " << dev->GetIfIndex()
                                   << " into " << filename);

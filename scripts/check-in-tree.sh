@@ -3,8 +3,11 @@
 #
 # On-demand check of the in-tree (contrib) mode: fetch Debian's ns-3.37 source package,
 # put this repository's working tree at contrib/ai-fabric, configure with only the
-# modules ai-fabric needs, build, run the "ai-fabric-smoke" TestSuite with test.py and
-# run the roce-incast example. Takes about 10 minutes on two cores; not part of CI.
+# modules ai-fabric needs (examples and tests on), build, run every ai-fabric TestSuite
+# with test.py (the "ai-fabric-smoke" suite and one "ai-fabric-<suite>" per GoogleTest
+# suite), print how many ns-3 TestSuites and GoogleTests ran, and run the roce-incast
+# example. Fails if no test ran or any failed. Takes about 10 minutes on two cores the
+# first time (an already-built tree only rebuilds the module); not part of CI.
 #
 # Environment:
 #   WORKDIR        where the source package is fetched and unpacked
@@ -137,8 +140,44 @@ section "Configuring: ./ns3 configure --enable-examples --enable-tests --enable-
 section "Building: ./ns3 build -j $JOBS"
 ./ns3 build -j "$JOBS"
 
-section "Testing: ./test.py -s ai-fabric-smoke"
-./test.py --no-build -s ai-fabric-smoke
+section "Testing: ./test.py --no-build -s 'ai-fabric-*'"
+# The GoogleTest suites write their XML reports here (test/gtest-suite-adapter.cc).
+GTEST_XML_DIR=$WORKDIR/gtest-xml
+rm -rf "$GTEST_XML_DIR"
+mkdir -p "$GTEST_XML_DIR"
+testpy_log=$WORKDIR/test-py.log
+testpy_status=0
+AI_FABRIC_GTEST_OUTPUT_DIR=$GTEST_XML_DIR ./test.py --no-build -s 'ai-fabric-*' 2>&1 |
+    tee "$testpy_log" || testpy_status=$? # pipefail: test.py's own status
+
+section "Test count"
+# test.py's summary: "N of M tests passed (N passed, S skipped, F failed, C crashed, ...)".
+summary=$(grep -E '^[0-9]+ of [0-9]+ tests passed' "$testpy_log" | tail -n1 || true)
+[[ -n "$summary" ]] || die "test.py printed no summary (see $testpy_log)"
+read -r ns3_passed ns3_total < <(sed -E 's/^([0-9]+) of ([0-9]+) .*/\1 \2/' <<<"$summary")
+# Every GoogleTest report: tests run, skipped and failed.
+read -r gtest_total gtest_skipped gtest_failed gtest_files < <(python3 - "$GTEST_XML_DIR" <<'PY'
+import glob, sys
+import xml.etree.ElementTree as ET
+total = skipped = failed = files = 0
+for path in sorted(glob.glob(sys.argv[1] + "/*.xml")):
+    files += 1
+    for case in ET.parse(path).getroot().iter("testcase"):
+        if case.get("status", "run") != "run":
+            continue
+        total += 1
+        if case.get("result") == "skipped" or case.find("skipped") is not None:
+            skipped += 1
+        elif case.find("failure") is not None or case.find("error") is not None:
+            failed += 1
+print(total, skipped, failed, files)
+PY
+)
+echo "ns-3 TestSuites: $ns3_passed of $ns3_total passed ($summary)"
+echo "GoogleTests: $gtest_total ran in $gtest_files suites ($gtest_skipped skipped, $gtest_failed failed)"
+((ns3_total > 0 && gtest_total > 0)) || die "no tests ran"
+((testpy_status == 0 && ns3_passed == ns3_total && gtest_failed == 0)) ||
+    die "in-tree tests failed (test.py exit status $testpy_status; log $testpy_log)"
 
 section "Running: ./ns3 run roce-incast"
 ./ns3 run roce-incast </dev/null

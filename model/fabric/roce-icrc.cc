@@ -2,6 +2,8 @@
 
 #include "roce-icrc.h"
 
+#include "ai-fabric-compat.h"
+
 #include "ns3/abort.h"
 #include "ns3/crc32.h"
 
@@ -100,7 +102,7 @@ IcrcTrailer::Serialize(Buffer::Iterator start) const
 {
     Buffer::Iterator i = start;
     i.Prev(SIZE);
-    i.WriteHtolsbU32(m_icrc); // least-significant byte first, like WriteRoceIcrc
+    aifabric::WriteU32LsbFirst(i, m_icrc); // like WriteRoceIcrc
 }
 
 uint32_t
@@ -108,7 +110,7 @@ IcrcTrailer::Deserialize(Buffer::Iterator end)
 {
     Buffer::Iterator i = end;
     i.Prev(SIZE);
-    m_icrc = i.ReadLsbtohU32();
+    m_icrc = aifabric::ReadU32LsbFirst(i);
     return SIZE;
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "dcqcn.h"
 
-#include "ns3/ai-fabric-compat.h"
+#include "../fabric/ai-fabric-compat.h"
+
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
