@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Chakra execution traces: the shared samples decode to the collectives they describe,
-// hand-encoded traces exercise every mapping rule, and malformed files stop with a
+// Chakra execution traces: collective microbenchmarks written as ASTRA-sim's generator
+// lays them out decode to the collectives they describe, hand-encoded traces exercise
+// every mapping rule, and malformed files stop with a
 // message naming the file, the record and the reason (never a crash or a hang).
+#include "trace-encoders.h"
+
 #include "ns3/chakra-reader.h"
 
 #include <filesystem>
@@ -13,100 +16,12 @@
 #include <vector>
 
 using namespace ns3;
+using namespace ns3::tracetest;
 
 namespace
 {
 
-const std::string SAMPLES = AI_FABRIC_SHARED_DIR "/samples/chakra/";
-
-// ------------------------------------------------ a minimal protobuf encoder for inputs
-
-std::string
-Varint(uint64_t v)
-{
-    std::string s;
-    while (v >= 0x80)
-    {
-        s += static_cast<char>((v & 0x7f) | 0x80);
-        v >>= 7;
-    }
-    return s + static_cast<char>(v);
-}
-
-std::string
-Tag(uint32_t field, uint32_t wire)
-{
-    return Varint((static_cast<uint64_t>(field) << 3) | wire);
-}
-
-/// A varint field.
-std::string
-Var(uint32_t field, uint64_t v)
-{
-    return Tag(field, 0) + Varint(v);
-}
-
-/// A length-delimited field.
-std::string
-Len(uint32_t field, const std::string& payload)
-{
-    return Tag(field, 2) + Varint(payload.size()) + payload;
-}
-
-/// A little-endian fixed field (wire type 1 if width 8, else 5).
-std::string
-Fixed(uint32_t field, uint64_t v, size_t width)
-{
-    std::string s = Tag(field, width == 8 ? 1 : 5);
-    for (size_t i = 0; i < width; ++i)
-    {
-        s += static_cast<char>((v >> (8 * i)) & 0xff);
-    }
-    return s;
-}
-
-/// Node.attr entry whose value is the already encoded field.
-std::string
-Attr(const std::string& name, const std::string& valueField)
-{
-    return Len(10, Len(1, name) + valueField);
-}
-
-/// Node fields id, name, type.
-std::string
-NodeHead(uint64_t id, const std::string& name, uint64_t type)
-{
-    return (id != 0 ? Var(1, id) : "") + Len(2, name) + Var(3, type);
-}
-
-/// Packed data_deps.
-std::string
-PackedDeps(const std::vector<uint64_t>& deps)
-{
-    std::string payload;
-    for (uint64_t d : deps)
-    {
-        payload += Varint(d);
-    }
-    return Len(5, payload);
-}
-
-/// A length-prefixed message.
-std::string
-Message(const std::string& m)
-{
-    return Varint(m.size()) + m;
-}
-
-const std::string METADATA = Message(Len(1, "0.0.4"));
-
-/// A collective node of comm_type / comm_size as int64.
-std::string
-Collective(uint64_t id, uint64_t commType, uint64_t bytes, const std::string& extra = "")
-{
-    return Message(NodeHead(id, "coll", 7) + Attr("comm_type", Var(9, commType)) +
-                   Attr("comm_size", Var(9, bytes)) + extra);
-}
+const std::string METADATA = ChakraMetadata();
 
 std::string
 ReadWhole(const std::string& path)
@@ -182,29 +97,26 @@ ExpectSampleCollective(const TrainingTrace& trace, CollectiveType type, const st
     EXPECT_TRUE(trace.Validate());
 }
 
-TEST_F(ChakraReader, AllReduceSample)
+TEST_F(ChakraReader, AllReduceMicrobenchmark)
 {
+    const std::string prefix = (m_dir / "all_reduce").string();
+    std::vector<std::string> files =
+        WriteChakraCollective(prefix, 8, CHAKRA_ALL_REDUCE, 1048576, "all_reduce_8npus_1MB");
     std::string error = "unset";
-    TrainingTrace trace =
-        ChakraTraceReader::ReadPrefix(SAMPLES + "all_reduce/8npus_1MB/all_reduce", 8, &error);
+    TrainingTrace trace = ChakraTraceReader::ReadPrefix(prefix, 8, &error);
     EXPECT_EQ(error, "");
     ExpectSampleCollective(trace, CollectiveType::ALL_REDUCE, "all_reduce_8npus_1MB");
-
-    std::vector<std::string> files;
-    for (int r = 0; r < 8; ++r)
-    {
-        files.push_back(SAMPLES + "all_reduce/8npus_1MB/all_reduce." + std::to_string(r) + ".et");
-    }
     ExpectSampleCollective(ChakraTraceReader::ReadFiles(files, &error),
                            CollectiveType::ALL_REDUCE,
                            "all_reduce_8npus_1MB");
 }
 
-TEST_F(ChakraReader, AllToAllSample)
+TEST_F(ChakraReader, AllToAllMicrobenchmark)
 {
+    const std::string prefix = (m_dir / "all_to_all").string();
+    WriteChakraCollective(prefix, 8, CHAKRA_ALL_TO_ALL, 1048576, "all_to_all_8npus_1MB");
     std::string error;
-    TrainingTrace trace =
-        ChakraTraceReader::ReadPrefix(SAMPLES + "all_to_all/8npus_1MB/all_to_all", 8, &error);
+    TrainingTrace trace = ChakraTraceReader::ReadPrefix(prefix, 8, &error);
     EXPECT_EQ(error, "");
     ExpectSampleCollective(trace, CollectiveType::ALL_TO_ALL, "all_to_all_8npus_1MB");
 }
@@ -214,21 +126,23 @@ TEST_F(ChakraReader, AllToAllSample)
 TEST_F(ChakraReader, MappingRules)
 {
     std::string rank0 =
-        METADATA + Message(NodeHead(40, "after-gemm", 4) + Var(7, 2) + PackedDeps({10})) +
-        Message(NodeHead(10, "gemm", 4) + Var(7, 5) + Attr("num_ops", Var(13, 1000))) +
-        Message(NodeHead(20, "send", 5) + PackedDeps({10}) + Attr("comm_dst", Var(11, 1)) +
-                Attr("comm_size", Fixed(21, 4096, 8)) + Attr("comm_tag", Var(17, 14))) +
-        Message(NodeHead(30, "gather", 7) + Var(4, 20) + Var(5, 10) +
-                Attr("comm_type", Var(15, 4)) + Attr("comm_size", Var(7, 65536)) +
-                Attr("pg_name", Len(29, "pg0"))) +
-        Message(NodeHead(50, "meta", 1));
+        METADATA +
+        Message(ChakraNodeHead(40, "after-gemm", 4) + Var(7, 2) + ChakraPackedDeps({10})) +
+        Message(ChakraNodeHead(10, "gemm", 4) + Var(7, 5) + ChakraAttr("num_ops", Var(13, 1000))) +
+        Message(ChakraNodeHead(20, "send", 5) + ChakraPackedDeps({10}) +
+                ChakraAttr("comm_dst", Var(11, 1)) + ChakraAttr("comm_size", Fixed(21, 4096, 8)) +
+                ChakraAttr("comm_tag", Var(17, 14))) +
+        Message(ChakraNodeHead(30, "gather", 7) + Var(4, 20) + Var(5, 10) +
+                ChakraAttr("comm_type", Var(15, 4)) + ChakraAttr("comm_size", Var(7, 65536)) +
+                ChakraAttr("pg_name", Len(29, "pg0"))) +
+        Message(ChakraNodeHead(50, "meta", 1));
     std::string rank1 =
         METADATA +
-        Message(NodeHead(0, "recv", 6) + Attr("comm_src", Fixed(23, 0, 4)) +
-                Attr("comm_size", Var(13, 4096)) + Attr("comm_tag", Var(7, 7))) +
-        Message(NodeHead(1, "gather", 7) + PackedDeps({0}) + Attr("comm_type", Var(13, 2)) +
-                Attr("comm_size", Fixed(19, 65536, 4)) + Attr("pg_name", Len(29, "pg0")) +
-                Attr("is_cpu_op", Var(27, 0)));
+        Message(ChakraNodeHead(0, "recv", 6) + ChakraAttr("comm_src", Fixed(23, 0, 4)) +
+                ChakraAttr("comm_size", Var(13, 4096)) + ChakraAttr("comm_tag", Var(7, 7))) +
+        Message(ChakraNodeHead(1, "gather", 7) + ChakraPackedDeps({0}) +
+                ChakraAttr("comm_type", Var(13, 2)) + ChakraAttr("comm_size", Fixed(19, 65536, 4)) +
+                ChakraAttr("pg_name", Len(29, "pg0")) + ChakraAttr("is_cpu_op", Var(27, 0)));
     std::string error = "unset";
     TrainingTrace trace =
         ChakraTraceReader::ReadFiles({Write("r.0.et", rank0), Write("r.1.et", rank1)}, &error);
@@ -269,8 +183,9 @@ TEST_F(ChakraReader, MappingRules)
 
 TEST_F(ChakraReader, ProcessGroupMembers)
 {
-    std::string pair = METADATA + Collective(1, 0, 1024, Attr("pg_name", Len(29, "pair")));
-    std::string alone = METADATA + Message(NodeHead(1, "c", 4) + Var(7, 3));
+    std::string pair =
+        METADATA + ChakraCollective(1, 0, 1024, ChakraAttr("pg_name", Len(29, "pair")));
+    std::string alone = METADATA + Message(ChakraNodeHead(1, "c", 4) + Var(7, 3));
     std::string error;
     TrainingTrace trace = ChakraTraceReader::ReadFiles(
         {Write("p.0.et", pair), Write("p.1.et", alone), Write("p.2.et", pair)},
@@ -312,8 +227,9 @@ TEST_F(ChakraReader, JsonForms)
 
 TEST_F(ChakraReader, TruncatedFile)
 {
-    std::string sample = ReadWhole(SAMPLES + "all_reduce/8npus_1MB/all_reduce.0.et");
-    ASSERT_EQ(sample.size(), 81u);
+    std::string sample = ReadWhole(
+        WriteChakraCollective((m_dir / "ar").string(), 1, CHAKRA_ALL_REDUCE, 1048576, "ar")[0]);
+    ASSERT_EQ(sample.size(), 63u);                           // metadata 8, node length 1, node 54
     std::string f = Write("cut.0.et", sample.substr(0, 40)); // inside the node message
     ExpectError({f}, f, {"message #1 at byte offset 8", "runs past the end", "truncated"});
     f = Write("cut-varint.0.et", METADATA + Message(Var(1, 5) + "\x80"));
@@ -340,38 +256,38 @@ TEST_F(ChakraReader, WrongWireType)
     ExpectError({f}, f, {"message #1", "field 3 (type) has wire type 2, expected 0"});
     f = Write("wire7.0.et", METADATA + Message(Var(1, 3) + Tag(9, 7) + "xxxx"));
     ExpectError({f}, f, {"message #1", "unsupported wire type 7"});
-    f = Write("wire3.0.et", METADATA + Message(NodeHead(1, "c", 4) + Len(10, Tag(5, 3))));
+    f = Write("wire3.0.et", METADATA + Message(ChakraNodeHead(1, "c", 4) + Len(10, Tag(5, 3))));
     ExpectError({f}, f, {"message #1", "unsupported wire type 3"});
 }
 
 TEST_F(ChakraReader, UnsupportedCommType)
 {
-    std::string f = Write("ct42.0.et", METADATA + Collective(3, 42, 1024));
+    std::string f = Write("ct42.0.et", METADATA + ChakraCollective(3, 42, 1024));
     ExpectError({f}, f, {"node id 3", "unknown comm_type 42"});
-    f = Write("barrier.0.et", METADATA + Collective(3, 9, 1024));
+    f = Write("barrier.0.et", METADATA + ChakraCollective(3, 9, 1024));
     ExpectError({f}, f, {"node id 3", "comm_type 9 (BARRIER) is not supported"});
     f = Write("nosize.0.et",
-              METADATA + Message(NodeHead(4, "c", 7) + Attr("comm_type", Var(9, 0))));
+              METADATA + Message(ChakraNodeHead(4, "c", 7) + ChakraAttr("comm_type", Var(9, 0))));
     ExpectError({f}, f, {"node id 4", "COMM_COLL_NODE without attribute comm_size"});
     f = Write("negsize.0.et",
-              METADATA + Message(NodeHead(4, "c", 7) + Attr("comm_type", Var(9, 0)) +
-                                 Attr("comm_size", Var(17, 9))));
+              METADATA + Message(ChakraNodeHead(4, "c", 7) + ChakraAttr("comm_type", Var(9, 0)) +
+                                 ChakraAttr("comm_size", Var(17, 9))));
     ExpectError({f}, f, {"node id 4", "attribute comm_size is not an integer", "(-5)"});
 }
 
 TEST_F(ChakraReader, DependencyOnMissingNode)
 {
-    std::string f =
-        Write("missing.0.et", METADATA + Message(NodeHead(5, "c", 4) + PackedDeps({99})));
+    std::string f = Write("missing.0.et",
+                          METADATA + Message(ChakraNodeHead(5, "c", 4) + ChakraPackedDeps({99})));
     ExpectError({f}, f, {"node id 5", "depends on node id 99, which is not in the file"});
 }
 
 TEST_F(ChakraReader, DependencyCycle)
 {
     std::string f = Write("cycle.0.et",
-                          METADATA + Message(NodeHead(9, "start", 4)) +
-                              Message(NodeHead(1, "a", 4) + Var(5, 2) + Var(5, 9)) +
-                              Message(NodeHead(2, "b", 4) + Var(4, 1)));
+                          METADATA + Message(ChakraNodeHead(9, "start", 4)) +
+                              Message(ChakraNodeHead(1, "a", 4) + Var(5, 2) + Var(5, 9)) +
+                              Message(ChakraNodeHead(2, "b", 4) + Var(4, 1)));
     ExpectError({f}, f, {"dependency cycle", "node id 1 -> 2 -> 1"});
 }
 
@@ -383,13 +299,15 @@ TEST_F(ChakraReader, OtherBadInput)
     ExpectError({f}, f, {"gzip-compressed; gunzip it first"});
     f = Write("empty.0.et", "");
     ExpectError({f}, f, {"empty file"});
-    f = Write("dup.0.et", METADATA + Message(NodeHead(1, "a", 4)) + Message(NodeHead(1, "b", 4)));
+    f = Write("dup.0.et",
+              METADATA + Message(ChakraNodeHead(1, "a", 4)) + Message(ChakraNodeHead(1, "b", 4)));
     ExpectError({f}, f, {"node id 1", "duplicate node id"});
-    f = Write("type.0.et", METADATA + Message(NodeHead(1, "a", 12)));
+    f = Write("type.0.et", METADATA + Message(ChakraNodeHead(1, "a", 12)));
     ExpectError({f}, f, {"node id 1", "unknown node type 12"});
-    std::string self = Write("self.0.et",
-                             METADATA + Message(NodeHead(1, "s", 5) + Attr("comm_dst", Var(9, 0)) +
-                                                Attr("comm_size", Var(9, 8))));
+    std::string self =
+        Write("self.0.et",
+              METADATA + Message(ChakraNodeHead(1, "s", 5) + ChakraAttr("comm_dst", Var(9, 0)) +
+                                 ChakraAttr("comm_size", Var(9, 8))));
     ExpectError({self}, self, {"node id 1", "comm_dst 0 is the rank itself"});
     std::string j = Write("bad.0.json", "[{\"id\": 1,");
     ExpectError({j}, j, {"not valid JSON"}, true);
@@ -404,15 +322,19 @@ TEST_F(ChakraReader, OtherBadInput)
 // the file set.
 TEST_F(ChakraReader, CrossRankMismatch)
 {
-    std::string a = Write("m.0.et", METADATA + Collective(1, 0, 1024));
-    std::string b = Write("m.1.et", METADATA + Collective(1, 0, 2048));
+    std::string a = Write("m.0.et", METADATA + ChakraCollective(1, 0, 1024));
+    std::string b = Write("m.1.et", METADATA + ChakraCollective(1, 0, 2048));
     ExpectError({a, b}, a, {"chakra trace", b, "differs"});
 }
 
-// Every cut and every single-byte change of a sample either reads or fails cleanly.
-TEST_F(ChakraReader, NoCrashOnDamagedSample)
+// Every cut and every single-byte change of a trace either reads or fails cleanly.
+TEST_F(ChakraReader, NoCrashOnDamagedTrace)
 {
-    std::string sample = ReadWhole(SAMPLES + "all_to_all/8npus_1MB/all_to_all.3.et");
+    std::string sample = ReadWhole(WriteChakraCollective((m_dir / "a2a").string(),
+                                                         4,
+                                                         CHAKRA_ALL_TO_ALL,
+                                                         1048576,
+                                                         "all_to_all_8npus_1MB")[3]);
     ASSERT_FALSE(sample.empty());
     std::string error;
     for (size_t n = 0; n < sample.size(); ++n)

@@ -2,11 +2,14 @@
 // The main program's machinery: scenario files (good and bad), the built-in default
 // scenario end to end with its reports (Perfetto timeline with the expected tracks,
 // identical results for the same seed), and a deadlocking workload reported as stuck.
+#include "trace-encoders.h"
+
 #include "ns3/trace-json.h"
 #include "ns3/training-report.h"
 #include "ns3/training-scenario.h"
 #include "ns3/training-simulation.h"
 
+#include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <map>
@@ -221,23 +224,30 @@ TEST(TrainingSimulation, DeadlockingWorkloadIsReportedStuck)
 
 TEST(TrainingSimulation, ChakraAndAicbWorkloadsRun)
 {
-    // The shipped Chakra sample (an all-reduce of 1 MiB on 8 NPUs) and the AICB GPT-13B
-    // TP 8 file, each on one 8-GPU H100 server.
-    const std::string shared = AI_FABRIC_SHARED_DIR;
+    // A Chakra all-reduce microbenchmark (1 MiB on 8 NPUs, as ASTRA-sim's generator
+    // writes it) and an AICB TP 8 workload written here, each on one 8-GPU H100 server.
     std::string error;
     {
+        const std::string dir = OutDir("chakra-input");
+        std::filesystem::create_directories(dir);
+        tracetest::WriteChakraCollective(dir + "/all_reduce",
+                                         8,
+                                         tracetest::CHAKRA_ALL_REDUCE,
+                                         1048576,
+                                         "all_reduce_8npus_1MB");
         TrainingScenario s;
         ASSERT_TRUE(TrainingScenario::Parse(
             R"({"cluster": {"servers": 1, "gpusPerServer": 8, "spines": 1},
                 "workload": {"format": "chakra", "file": ")" +
-                shared +
-                R"(/samples/chakra/all_reduce/8npus_1MB/all_reduce", "ranks": 8},
+                dir +
+                R"(/all_reduce", "ranks": 8},
                 "outputs": {"plots": false}})",
             "chakra.json",
             s,
             &error))
             << error;
         const nlohmann::json r = RunScenario(s, OutDir("chakra"));
+        std::filesystem::remove_all(dir);
         EXPECT_TRUE(r["finished"].get<bool>());
         ASSERT_EQ(r["communication"].size(), 1u);
         EXPECT_EQ(r["communication"][0]["collective"], "all-reduce");
@@ -245,23 +255,43 @@ TEST(TrainingSimulation, ChakraAndAicbWorkloadsRun)
         EXPECT_EQ(r["communication"][0]["algorithm"], "nvls"); // one NVSwitch, 1 MiB
     }
     {
+        // 24 layers, each 752 us forward, input-grad and weight-grad, with a TP all-reduce
+        // of 20 MiB in forward and input-grad, and a 100 ns update.
+        std::vector<tracetest::AicbLayer> layers(24,
+                                                 {"attention_layer",
+                                                  752000,
+                                                  "ALLREDUCE",
+                                                  20971520,
+                                                  752000,
+                                                  "ALLREDUCE",
+                                                  20971520,
+                                                  752000,
+                                                  "NONE",
+                                                  0,
+                                                  100});
+        const std::string file = tracetest::WriteFile(
+            OutDir("aicb-input.txt"),
+            tracetest::AicbWorkload("HYBRID_TRANSFORMER_FWD_IN_BCKWD\tmodel_parallel_NPU_group: 8",
+                                    layers));
         TrainingScenario s;
         ASSERT_TRUE(TrainingScenario::Parse(
             R"({"cluster": {"servers": 1, "gpusPerServer": 8, "spines": 1},
                 "workload": {"format": "aicb", "file": ")" +
-                shared +
-                R"(/samples/aicb/G13B-M1-C01_GPT13B_megatron_tp8_pp1_mbs1_A100.txt"},
+                file +
+                R"("},
                 "outputs": {"plots": false}})",
             "aicb.json",
             s,
             &error))
             << error;
         const nlohmann::json r = RunScenario(s, OutDir("aicb"));
+        std::filesystem::remove(file);
         EXPECT_TRUE(r["finished"].get<bool>());
         const auto& rank0 = r["iterations"][0]["ranks"][0];
-        // 40 layers of ~750 us three times over, plus the rest: well above 90 ms of compute.
-        EXPECT_GT(rank0["compute_s"].get<double>(), 0.09);
-        EXPECT_GE(rank0["total_s"].get<double>(), rank0["compute_s"].get<double>());
+        // Compute is the sum of the op times: 24 x 3 x 752 us + 24 x 100 ns.
+        EXPECT_NEAR(rank0["compute_s"].get<double>(), 24 * 3 * 752e-6 + 24 * 100e-9, 1e-12);
+        // 48 all-reduces of 20 MiB over NVLink cannot be free.
+        EXPECT_GT(rank0["total_s"].get<double>(), rank0["compute_s"].get<double>());
     }
 }
 
