@@ -10,6 +10,7 @@ struct Outcome
 {
     uint64_t events{0};
     std::vector<int64_t> completions; // ps
+    std::vector<uint64_t> delivered;  // bytes per flow
     std::vector<uint64_t> spineBytes;
     std::vector<uint64_t> salts;
 };
@@ -45,6 +46,7 @@ RunOnce(uint32_t seed)
     for (const auto& f : flows)
     {
         o.completions.push_back(f.LastReceive().GetTimeStep());
+        o.delivered.push_back(f.BytesReceived());
     }
     for (uint32_t s = 0; s < spines; ++s)
     {
@@ -67,6 +69,15 @@ TEST_F(Determinism, SameSeedSameEventsAndCompletions)
 {
     Outcome a = RunOnce(1);
     Outcome b = RunOnce(1);
+    // Every flow delivered its whole message (16 x 512 KiB), so the runs compared are
+    // complete runs, not two empty ones.
+    EXPECT_EQ(a.delivered, std::vector<uint64_t>(16, 512u << 10));
+    EXPECT_EQ(a.delivered, b.delivered);
+    for (int64_t t : a.completions)
+    {
+        EXPECT_GT(t, 0);
+    }
+    EXPECT_GT(a.events, 16u * (512u << 10) / 4096u); // at least one event per packet
     EXPECT_EQ(a.events, b.events);
     EXPECT_EQ(a.completions, b.completions);
     EXPECT_EQ(a.spineBytes, b.spineBytes);

@@ -122,8 +122,9 @@ TEST(TrainingSimulation, DefaultScenarioEndToEnd)
     EXPECT_EQ(first["fabric"]["drops"], 0);
     const double iteration = first["iterations"][0]["time_s"].get<double>();
     std::cout << "[ measured ] default scenario iteration: " << iteration * 1e3 << " ms\n";
-    EXPECT_GT(iteration, 0.010);
-    EXPECT_LT(iteration, 0.100);
+    // The figure doc/ai-fabric.rst and the README print (36.39 ms), to the picosecond the
+    // simulation resolves: the run is deterministic, so any change is a model change.
+    EXPECT_NEAR(iteration, 0.036390397, 1e-12);
 
     // Same seed, same results: everything but the wall-clock figures.
     nlohmann::json a = first;

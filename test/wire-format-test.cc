@@ -58,8 +58,10 @@ class WireFormat : public NsTest
   protected:
     static void SetUpTestSuite()
     {
-        ASSERT_EQ(std::system("command -v tshark >/dev/null 2>&1"), 0)
-            << "tshark is needed to decode the captures (apt-get install tshark)";
+        if (std::system("command -v tshark >/dev/null 2>&1") != 0)
+        {
+            return; // SetUp skips every test
+        }
         // One folder per process: ctest runs each test of this suite as its own process,
         // in parallel, and each captures its own run.
         dir = std::filesystem::temp_directory_path() /
@@ -97,7 +99,20 @@ class WireFormat : public NsTest
 
     static void TearDownTestSuite()
     {
-        std::filesystem::remove_all(dir);
+        if (!dir.empty())
+        {
+            std::filesystem::remove_all(dir);
+        }
+    }
+
+    void SetUp() override
+    {
+        NsTest::SetUp();
+        if (capture.empty())
+        {
+            GTEST_SKIP() << "tshark not installed (apt-get install tshark): the captures "
+                            "cannot be decoded, wire format not checked";
+        }
     }
 
     static std::filesystem::path dir;
