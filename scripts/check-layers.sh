@@ -44,10 +44,13 @@ for layer in "${layers[@]}"; do
         [[ -e $file ]] || continue
         files=$((files + 1))
         while IFS=: read -r line text; do
-            include=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]+)".*/\1/' <<<"$text")
+            [[ $text =~ include[[:space:]]*\"([^\"]+)\" ]] || continue
+            include=${BASH_REMATCH[1]}
             target=
             if [[ $include == ns3/* ]]; then
                 target=${layerOf[${include#ns3/}]:-} # empty: one of ns-3's own headers
+            elif [[ $include != */* && -e $folder/$include ]]; then
+                target=$layer
             elif [[ -e $folder/$include ]]; then
                 resolved=$(realpath --relative-to=. "$folder/$include")
                 case $resolved in
@@ -67,7 +70,8 @@ for layer in "${layers[@]}"; do
 done
 
 if ((violations > 0)); then
-    echo "check-layers: $violations violation(s) (layers, lowest first: ${layers[*]})" >&2
+    echo "check-layers: $violations violation(s); layers, lowest first: ${layers[*]}" >&2
     exit 1
 fi
-echo "check-layers: $files files, every include points down (${layers[*]// / < })"
+order=$(printf ' < %s' "${layers[@]}")
+echo "check-layers: $files files, every include points down (${order:3})"

@@ -6,7 +6,6 @@
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-frame.h"
-#include "ns3/roce-helper.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/simulator.h"
 
@@ -96,9 +95,16 @@ RdmaTransport::GetConnection(uint32_t src, uint32_t dst, uint32_t channel)
     NS_LOG_LOGIC("rank " << src << " -> " << dst << ", channel " << channel
                          << ": opens a connection (" << m_connections.size() + 1 << " in all)");
     auto connection = std::make_unique<Connection>();
-    auto qps = RoceHelper::Connect(m_nics[src], m_nics[dst]);
-    connection->sender = qps.first;
-    connection->receiver = qps.second;
+    // A reliable connection: a queue pair on each NIC, each told the other's address,
+    // QPN and first PSN.
+    connection->sender = m_nics[src]->CreateQueuePair();
+    connection->receiver = m_nics[dst]->CreateQueuePair();
+    connection->sender->Connect(m_nics[dst]->GetAddress(),
+                                connection->receiver->GetQpn(),
+                                connection->receiver->GetInitialPsn());
+    connection->receiver->Connect(m_nics[src]->GetAddress(),
+                                  connection->sender->GetQpn(),
+                                  connection->sender->GetInitialPsn());
     connection->receiver->SetReceiveCompleteCallback(
         MakeBoundCallback(&RdmaTransport::MessageReceived, connection.get()));
     Connection& ref = *connection;
