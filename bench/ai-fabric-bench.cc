@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// Whole-program benchmark of the packet path. Default scenario (issue #2): 128 hosts at
+// Whole-program benchmark of the packet path. Default scenario: 128 hosts at
 // 400 Gb/s on a non-blocking leaf-spine (2 leaves × 64 hosts, 64 spines, 1 µs links);
 // host i writes one 64 MiB message to host (i + 64) mod 128, so every byte crosses a
 // spine; DCQCN; 4096 B MTU. Prints wall time, simulated time, scheduler events, data

@@ -131,9 +131,11 @@ main(int argc, char* argv[])
                   << scenario.outputDir << ": expected a writable folder (" << outError << ")\n";
         return 1;
     }
+    // The program owns process-wide state: the scenario's attribute defaults and seed
+    // here, Simulator::Destroy() once the reports are written.
     TrainingSimulation sim(scenario);
     std::string error;
-    if (!sim.Build(&error))
+    if (!sim.ApplyGlobalSettings(&error) || !sim.Build(&error))
     {
         std::cerr << "ai-fabric-sim: " << error << "\n";
         return 1;
@@ -148,6 +150,9 @@ main(int argc, char* argv[])
     report.PrintSummary(std::cout);
     std::string writeError;
     const auto files = report.Write(scenario.outputDir, scenario.plots, &writeError);
+    const bool stuck = sim.GetRunner()->IsStuck();
+    const std::string stuckReport = stuck ? sim.GetRunner()->GetStuckReport() : "";
+    Simulator::Destroy();
     if (files.empty())
     {
         std::cerr << "ai-fabric-sim: " << writeError << "\n";
@@ -163,10 +168,10 @@ main(int argc, char* argv[])
         std::cout << (k ? ", " : "") << files[k].substr(files[k].find_last_of('/') + 1);
     }
     std::cout << ")\n";
-    if (sim.GetRunner()->IsStuck())
+    if (stuck)
     {
         std::cerr << "ai-fabric-sim: the simulation made no progress and was stopped:\n"
-                  << sim.GetRunner()->GetStuckReport();
+                  << stuckReport;
         return 2;
     }
     return 0;

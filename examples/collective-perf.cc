@@ -131,9 +131,14 @@ main(int argc, char* argv[])
     // dgx: the GPU preset becomes the NvSwitchFabric defaults before --ns3:: arguments
     // are applied, so --ns3::NvSwitchFabric::... wins over --nvlink's figures.
     cmd.SetBeforeAttributes([&]() {
-        if (transportName == "dgx" && !GpuClusterHelper::SetGpuDefaults(nvlinkPreset))
+        GpuClusterHelper::AttributeList defaults;
+        if (transportName == "dgx" && !GpuClusterHelper::GetGpuDefaults(nvlinkPreset, &defaults))
         {
             return cmd.Fail("nvlink", "expected a GPU preset: " + GpuPreset::GetNameList()) == 0;
+        }
+        for (const auto& [name, value] : defaults)
+        {
+            Config::SetDefault(name, *value);
         }
         return true;
     });

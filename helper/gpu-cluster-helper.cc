@@ -31,21 +31,6 @@ GpuClusterHelper::GetGpuDefaults(const std::string& gpu, AttributeList* defaults
     return true;
 }
 
-bool
-GpuClusterHelper::SetGpuDefaults(const std::string& gpu)
-{
-    AttributeList defaults;
-    if (!GetGpuDefaults(gpu, &defaults))
-    {
-        return false;
-    }
-    for (const auto& [name, value] : defaults)
-    {
-        Config::SetDefault(name, *value);
-    }
-    return true;
-}
-
 GpuClusterHelper::GpuClusterHelper(RoceHelper& roce)
     : m_roce(roce)
 {

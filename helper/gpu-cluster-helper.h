@@ -112,16 +112,6 @@ class GpuClusterHelper
      */
     static bool GetGpuDefaults(const std::string& gpu, AttributeList* defaults);
 
-    /**
-     * Config::SetDefault over GetGpuDefaults.
-     * \deprecated Global defaults belong to the program: programs call Config::SetDefault
-     * over GetGpuDefaults themselves (collective-perf, and TrainingSimulation's callers);
-     * to be removed once no caller is left.
-     * \param gpu a GpuPreset name
-     * \return false, changing nothing, if gpu is not one
-     */
-    static bool SetGpuDefaults(const std::string& gpu);
-
   private:
     RoceHelper& m_roce;              //!< builds the scale-out fabric
     ObjectFactory m_nvSwitchFactory; //!< makes each server's NvSwitchFabric

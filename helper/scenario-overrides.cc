@@ -23,7 +23,7 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("AiFabricScenarioOverrides");
+NS_LOG_COMPONENT_DEFINE("ScenarioOverrides");
 
 namespace
 {

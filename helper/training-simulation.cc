@@ -47,7 +47,6 @@ TrainingSimulation::~TrainingSimulation()
     {
         m_monitor->Dispose();
     }
-    Simulator::Destroy();
 }
 
 bool
@@ -73,7 +72,8 @@ TrainingSimulation::LoadTrace(std::string* error)
     if (s.traceFormat == "generator")
     {
         // Compute follows the cluster's GPU: the generator's Gpu default is the preset's
-        // (GpuClusterHelper::SetGpuDefaults), unless the user's settings say otherwise.
+        // (GpuClusterHelper::GetGpuDefaults, applied by ApplyGlobalSettings), unless the user's
+        // settings say otherwise.
         auto gen = CreateObject<TransformerTraceGenerator>();
         m_trace = gen->Generate(s.generator, error);
         m_workloadNote = s.traceFile.empty() ? "generated from the scenario's model"
@@ -288,17 +288,22 @@ TrainingSimulation::CheckAlgorithms(std::string* error) const
 }
 
 bool
-TrainingSimulation::Build(std::string* error)
+TrainingSimulation::ApplyGlobalSettings(std::string* error)
 {
     const TrainingScenario& s = m_scenario;
     // Defaults first, then the user's settings over them: the GPU preset, the scenario's
     // run settings, then fabric/config (and the command line, which the program passes
     // in the same list).
-    if (!GpuClusterHelper::SetGpuDefaults(s.gpu))
+    GpuClusterHelper::AttributeList gpuDefaults;
+    if (!GpuClusterHelper::GetGpuDefaults(s.gpu, &gpuDefaults))
     {
         *error = s.source + ": /cluster/gpu: expected " + GpuPreset::GetNameList() + ", got \"" +
                  s.gpu + "\"";
         return false;
+    }
+    for (const auto& [name, value] : gpuDefaults)
+    {
+        Config::SetDefault(name, *value);
     }
     Config::SetDefault("ns3::WorkloadRunner::Iterations", UintegerValue(s.iterations));
     Config::SetDefault("ns3::WorkloadRunner::HangTimeout", TimeValue(s.hangTimeout));
@@ -314,6 +319,22 @@ TrainingSimulation::Build(std::string* error)
         {
             return false;
         }
+    }
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(s.seed);
+    m_globalsApplied = true;
+    return true;
+}
+
+bool
+TrainingSimulation::Build(std::string* error)
+{
+    const TrainingScenario& s = m_scenario;
+    if (!m_globalsApplied)
+    {
+        *error = s.source + ": TrainingSimulation::ApplyGlobalSettings was not called before "
+                            "Build: the scenario's settings would be ignored";
+        return false;
     }
     // fabric.config and --ns3:: may have changed the runner's algorithm and chunk: check
     // what the run will use, not what the scenario said.
@@ -340,8 +361,6 @@ TrainingSimulation::Build(std::string* error)
                  "\" is not a congestion control (e.g. ns3::Dcqcn, ns3::NoCongestionControl)";
         return false;
     }
-    RngSeedManager::SetSeed(1);
-    RngSeedManager::SetRun(s.seed);
     if (s.topology == "file")
     {
         // The file says how many servers and GPUs there are. A malformed file is an error

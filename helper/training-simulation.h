@@ -38,10 +38,24 @@ class TrainingSimulation
     };
 
     explicit TrainingSimulation(const TrainingScenario& scenario);
+    /// Disposes the runner and the monitor; the program calls Simulator::Destroy().
     ~TrainingSimulation();
 
     /**
-     * Apply the scenario's settings, build the cluster and the workload.
+     * Write the scenario's process-wide settings, as the program's own step (like
+     * CommandLine::Parse): attribute defaults in layers (the GPU preset, the scenario's
+     * run settings, then fabric/config and the command line's --ns3:: options, which the
+     * program passes in the same list) and the random seed (RngSeedManager seed 1, run =
+     * the scenario's seed). Called once by the program before Build; the class itself
+     * never writes global state.
+     * \param error set (naming the file, place and problem) when a setting is invalid
+     *
+eturn true on success
+     */
+    bool ApplyGlobalSettings(std::string* error);
+
+    /**
+     * Build the cluster and the workload from the scenario (after ApplyGlobalSettings).
      * \param error set (naming the file, place and problem) when the trace or scenario
      *        cannot be used
      * \return true on success
@@ -105,7 +119,8 @@ class TrainingSimulation
     void Progress();
 
     TrainingScenario m_scenario;
-    RoceTopology m_fileNetwork; //!< "file" topology, read before the workload
+    bool m_globalsApplied{false}; //!< ApplyGlobalSettings succeeded
+    RoceTopology m_fileNetwork;   //!< "file" topology, read before the workload
     TrainingTrace m_trace;
     std::string m_workloadNote;
     std::vector<std::string> m_warnings; //!< see GetWarnings

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Collective data layer: CommGroup, CommPlan and the plan generators. The checker must
 // accept every generated plan (broken plans: plan-checker-test.cc), and the plans must
-// match the closed forms the analytic models (REFERENCE.md) rest on.
+// match the closed forms the analytic models (doc/ai-fabric.rst, References) rest on.
 #include "plan-test-util.h"
 
 #include "ns3/collective-algorithms.h"

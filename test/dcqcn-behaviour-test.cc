@@ -71,8 +71,8 @@ IncastPauses(std::string cc)
 
 TEST_F(DcqcnBehaviour, TwoFlowsShareABottleneckFairly)
 {
-    // The HPCC simulator's 100G DCQCN settings (REFERENCE.md). With the ConnectX firmware
-    // defaults (byte counter 32767 B, AI 5 Mb/s) the same run measures 40.9 / 51.6 Gb/s,
+    // The HPCC simulator's 100G DCQCN settings (Li et al., SIGCOMM 2019). With the ConnectX
+    // firmware defaults (byte counter 32767 B, AI 5 Mb/s) the same run measures 40.9 / 51.6 Gb/s,
     // 92.5% utilisation: see doc/ai-fabric.rst, Validation.
     Config::SetDefault("ns3::Dcqcn::ByteCounter", UintegerValue(0));
     Config::SetDefault("ns3::Dcqcn::RateAi", DataRateValue(DataRate("20Mbps")));

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// DCQCN reaction point against the deterministic oracle of REFERENCE.md and against
-// exact values derived from the update rules. Every expectation is an exact number, so a
-// wrong cut, a wrong stage order or a wrong grid alignment fails.
+// DCQCN reaction point against the deterministic oracle (derived in doc/ai-fabric.rst, section
+// Dcqcn) and against exact values derived from the update rules. Every expectation is an exact
+// number, so a wrong cut, a wrong stage order or a wrong grid alignment fails.
 
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"

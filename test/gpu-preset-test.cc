@@ -176,7 +176,7 @@ TEST_F(NsTest, GpuPresetNvlsOnA100IsRefusedByName)
     {
         TrainingSimulation sim(Scenario(base + R"(, "collectives": {"algorithm": "nvls"}})"));
         std::string error;
-        EXPECT_FALSE(sim.Build(&error));
+        EXPECT_FALSE(sim.ApplyGlobalSettings(&error) && sim.Build(&error));
         EXPECT_NE(
             error.find(
                 "scn.json: algorithm nvls (collectives.algorithm or --algorithm): the A100 GPU "
@@ -187,7 +187,7 @@ TEST_F(NsTest, GpuPresetNvlsOnA100IsRefusedByName)
     {
         TrainingSimulation sim(Scenario(base + "}"));
         std::string error;
-        EXPECT_TRUE(sim.Build(&error)) << error;
+        EXPECT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
     }
     {
         // H100: the same request is accepted.
@@ -195,7 +195,7 @@ TEST_F(NsTest, GpuPresetNvlsOnA100IsRefusedByName)
         h100.replace(h100.find("A100"), 4, "H100");
         TrainingSimulation sim(Scenario(h100 + R"(, "collectives": {"algorithm": "nvls"}})"));
         std::string error;
-        EXPECT_TRUE(sim.Build(&error)) << error;
+        EXPECT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
     }
 }
 
@@ -268,7 +268,7 @@ TEST_F(NsTest, GpuPresetScenarioGeneratesForTheClusterGpu)
             Scenario(std::string(R"({"cluster": {"topology": "ideal", "gpu": ")") + gpu +
                      R"("}, "workload": {"format": "generator", "model": )" + SMALL_MODEL + "}}"));
         std::string error;
-        ASSERT_TRUE(sim.Build(&error)) << error;
+        ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
         auto gen = CreateObject<TransformerTraceGenerator>();
         gen->SetAttribute("Gpu", StringValue(gpu));
         const TrainingTrace expected = gen->Generate(SmallModel(), &error);
@@ -283,7 +283,7 @@ TEST_F(NsTest, GpuPresetScenarioGeneratesForTheClusterGpu)
                                   SMALL_MODEL + "}}");
     TrainingSimulation sim(s);
     std::string error;
-    ASSERT_TRUE(sim.Build(&error)) << error;
+    ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
     EXPECT_EQ(sim.GetTrace().GetGpu(), ""); // figures of its own: no GPU recorded
 }
 
@@ -307,7 +307,7 @@ TEST_F(NsTest, GpuPresetFixedTraceOnAnotherGpuWarnsAndScales)
             << R"({"cluster": {"topology": "ideal", "gpu": "A100"}, "workload": {"format": "json", "file": ")"
             << file << R"(", "computeScale": )" << scale << "}}";
         TrainingSimulation sim(Scenario(json.str()));
-        ASSERT_TRUE(sim.Build(&error)) << error;
+        ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
         ASSERT_EQ(sim.GetWarnings().size(), 1u);
         const std::string& w = sim.GetWarnings()[0];
         EXPECT_NE(w.find("compute durations are for H100 but the cluster's GPU is A100"),
@@ -335,7 +335,7 @@ TEST_F(NsTest, GpuPresetFixedTraceOnAnotherGpuWarnsAndScales)
     // Same GPU: nothing to say.
     TrainingSimulation same(
         Scenario(R"({"cluster": {"topology": "ideal"}, "workload": {"file": ")" + file + "\"}}"));
-    ASSERT_TRUE(same.Build(&error)) << error;
+    ASSERT_TRUE(same.ApplyGlobalSettings(&error) && same.Build(&error)) << error;
     EXPECT_TRUE(same.GetWarnings().empty());
 }
 

@@ -432,7 +432,7 @@ TEST_F(Pcap, MainProgramCapturesTheNamedNodes)
     double bitsPerNs = 0;
     {
         TrainingSimulation sim(s);
-        ASSERT_TRUE(sim.Build(&error)) << error;
+        ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
         sim.Run(false);
         ASSERT_TRUE(sim.GetRunner()->IsFinished());
         endNs = Simulator::Now().GetNanoSeconds();
@@ -453,7 +453,8 @@ TEST_F(Pcap, MainProgramCapturesTheNamedNodes)
             }
         }
         sw0Ports = sim.GetMonitor()->GetSwitches().at(0).second->GetNPorts();
-    } // the simulation's end destroys the simulator: the files are complete
+        Simulator::Destroy(); // as the program does: the capture files are complete
+    }
     ASSERT_GT(nicTx, 0u);
     ASSERT_GT(portTx, 0u);
     std::set<std::string> expected{"run-nic0.pcap"};
@@ -489,7 +490,7 @@ TEST_F(Pcap, MainProgramRefusesBadCaptureSettings)
                                             &error))
             << error;
         TrainingSimulation sim(s);
-        EXPECT_FALSE(sim.Build(&error));
+        EXPECT_FALSE(sim.ApplyGlobalSettings(&error) && sim.Build(&error));
         EXPECT_NE(error.find(expect), std::string::npos)
             << "expected '" << expect << "' in: " << error;
     };
@@ -515,7 +516,7 @@ TEST_F(Pcap, MainProgramRefusesBadCaptureSettings)
         &error))
         << error;
     TrainingSimulation sim(s);
-    EXPECT_FALSE(sim.Build(&error));
+    EXPECT_FALSE(sim.ApplyGlobalSettings(&error) && sim.Build(&error));
     EXPECT_NE(
         error.find("--pcap (/outputs/pcap of ideal.json): the ideal topology sends no packets"),
         std::string::npos)

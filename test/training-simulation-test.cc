@@ -42,7 +42,7 @@ RunScenario(const TrainingScenario& scenario, const std::string& dir, bool* stuc
 {
     TrainingSimulation sim(scenario);
     std::string error;
-    EXPECT_TRUE(sim.Build(&error)) << error;
+    EXPECT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
     sim.Run(false);
     if (stuck)
     {
@@ -54,6 +54,7 @@ RunScenario(const TrainingScenario& scenario, const std::string& dir, bool* stuc
     EXPECT_NE(summary.str().find("iteration   time (ms)"), std::string::npos);
     const auto files = report.Write(dir, scenario.plots, &error);
     EXPECT_FALSE(files.empty()) << error;
+    Simulator::Destroy();
     return nlohmann::json::parse(Slurp(dir + "/results.json"));
 }
 } // namespace
@@ -95,7 +96,7 @@ TEST(TrainingScenario, BadScenariosAreNamed)
     EXPECT_EQ(s.traceFile, "/tmp/dir/missing.json"); // relative to the scenario file
     {
         TrainingSimulation sim(s);
-        EXPECT_FALSE(sim.Build(&error));
+        EXPECT_FALSE(sim.ApplyGlobalSettings(&error) && sim.Build(&error));
         EXPECT_NE(error.find("/tmp/dir/missing.json: cannot open"), std::string::npos) << error;
     }
     TrainingScenario t;
@@ -105,7 +106,7 @@ TEST(TrainingScenario, BadScenariosAreNamed)
                                 t,
                                 &error));
     TrainingSimulation sim(t);
-    EXPECT_FALSE(sim.Build(&error));
+    EXPECT_FALSE(sim.ApplyGlobalSettings(&error) && sim.Build(&error));
     EXPECT_NE(error.find("/fabric/config/ns3::Dcqcn::NoSuchThing"), std::string::npos) << error;
 }
 
@@ -304,7 +305,7 @@ TEST(TrainingScenario, ImpossibleSettingsAreNamedNotAborted)
         ASSERT_TRUE(TrainingScenario::Parse(text, "scn.json", s, &error)) << error;
         s.plots = false;
         TrainingSimulation sim(s);
-        EXPECT_FALSE(sim.Build(&error));
+        EXPECT_FALSE(sim.ApplyGlobalSettings(&error) && sim.Build(&error));
         EXPECT_NE(error.find(expect), std::string::npos)
             << "expected '" << expect << "' in: " << error;
     };
@@ -441,7 +442,7 @@ TEST(TrainingSimulation, ClusterFromATopologyFile)
                                 s,
                                 &error));
     TrainingSimulation sim(s);
-    EXPECT_FALSE(sim.Build(&error));
+    EXPECT_FALSE(sim.ApplyGlobalSettings(&error) && sim.Build(&error));
     EXPECT_NE(error.find("/tmp/missing.json: cannot open"), std::string::npos) << error;
 }
 

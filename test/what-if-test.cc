@@ -117,7 +117,7 @@ TEST_F(NsTest, WhatIfOptionsOverrideTheScenario)
         "--oversubscription=2 --cc=none --algorithm=ring --channels=2 --computeScale=1.5)");
 
     TrainingSimulation sim(s);
-    ASSERT_TRUE(sim.Build(&error)) << error;
+    ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
     const GpuCluster& c = sim.GetCluster();
     EXPECT_EQ(sim.GetWorld().GetSize(), 16u);
     ASSERT_EQ(c.network.nics.size(), 16u);
@@ -333,7 +333,7 @@ TEST_F(NsTest, WhatIfGeneratedWorkloadNamesItsSource)
     std::string error;
     ASSERT_TRUE(o.Apply(s, &error)) << error;
     TrainingSimulation fromFile(s);
-    ASSERT_TRUE(fromFile.Build(&error)) << error;
+    ASSERT_TRUE(fromFile.ApplyGlobalSettings(&error) && fromFile.Build(&error)) << error;
     EXPECT_EQ(fromFile.GetWorkloadNote(), "generated from " + config);
 
     TrainingScenario t = TrainingScenario::Default("/nowhere");
@@ -346,7 +346,7 @@ TEST_F(NsTest, WhatIfGeneratedWorkloadNamesItsSource)
         << error;
     EXPECT_EQ(t.traceFile, "");
     TrainingSimulation fromScenario(t);
-    ASSERT_TRUE(fromScenario.Build(&error)) << error;
+    ASSERT_TRUE(fromScenario.ApplyGlobalSettings(&error) && fromScenario.Build(&error)) << error;
     EXPECT_EQ(fromScenario.GetWorkloadNote(), "generated from the scenario's model");
 }
 
@@ -365,7 +365,7 @@ TEST_F(NsTest, WhatIfIdleGpusAreReported)
     o.servers = "4";
     ASSERT_TRUE(o.Apply(s, &error)) << error;
     TrainingSimulation sim(s);
-    ASSERT_TRUE(sim.Build(&error)) << error;
+    ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
     ASSERT_EQ(sim.GetWarnings().size(), 1u);
     EXPECT_EQ(sim.GetWarnings()[0],
               "the workload has 16 ranks but the cluster 32 GPUs: 16 GPUs (half the "
@@ -374,6 +374,6 @@ TEST_F(NsTest, WhatIfIdleGpusAreReported)
     o.servers = "2";
     ASSERT_TRUE(o.Apply(s, &error)) << error;
     TrainingSimulation fits(s);
-    ASSERT_TRUE(fits.Build(&error)) << error;
+    ASSERT_TRUE(fits.ApplyGlobalSettings(&error) && fits.Build(&error)) << error;
     EXPECT_TRUE(fits.GetWarnings().empty());
 }

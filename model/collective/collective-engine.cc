@@ -17,7 +17,7 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("AiFabricCollectiveEngine");
+NS_LOG_COMPONENT_DEFINE("CollectiveEngine");
 
 NS_OBJECT_ENSURE_REGISTERED(CollectiveEngine);
 

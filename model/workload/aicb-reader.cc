@@ -17,7 +17,7 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("AiFabricAicbTraceReader");
+NS_LOG_COMPONENT_DEFINE("AicbTraceReader");
 
 namespace
 {

@@ -14,7 +14,7 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("AiFabricTransformerTraceGenerator");
+NS_LOG_COMPONENT_DEFINE("TransformerTraceGenerator");
 
 NS_OBJECT_ENSURE_REGISTERED(TransformerTraceGenerator);
 

@@ -17,7 +17,7 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("AiFabricWorkloadRunner");
+NS_LOG_COMPONENT_DEFINE("WorkloadRunner");
 
 NS_OBJECT_ENSURE_REGISTERED(WorkloadRunner);
 
