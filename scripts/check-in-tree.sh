@@ -134,6 +134,14 @@ echo "copied $(find "$MODULE_DIR" -type f | wc -l) files from $REPO_ROOT"
 
 cd "$NS3_DIR"
 
+# ns-3 forwards each module header from build/include/ns3/ to its source; a header the
+# module has since moved or made private would leave a stale one behind.
+stale=$(grep -lF "$MODULE_DIR/" build/include/ns3/*.h 2>/dev/null || true)
+if [[ -n "$stale" ]]; then
+    rm -f $stale
+    echo "removed $(wc -w <<<"$stale") forwarding headers of the previous copy"
+fi
+
 section "Configuring: ./ns3 configure --enable-examples --enable-tests --enable-modules ai-fabric"
 ./ns3 configure --enable-examples --enable-tests --enable-modules "ai-fabric"
 

@@ -13,6 +13,7 @@
 #include "ns3/reth-header.h"
 #include "ns3/roce-icrc.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <gtest/gtest.h>
@@ -594,8 +595,8 @@ TEST(RoceIcrcTest, EqualsCrcOverMaskedPseudoPacket)
     // Build the masked input by hand: 8 x 0xFF, then the frame with the variant
     // fields set to ones.
     const auto base = MakeRoceFrame();
-    std::vector<uint8_t> masked(8, 0xFF);
-    masked.insert(masked.end(), base.begin(), base.end());
+    std::vector<uint8_t> masked(8 + base.size(), 0xFF);
+    std::copy(base.begin(), base.end(), masked.begin() + 8);
     masked[8 + kIpOff + 1] = 0xFF;
     masked[8 + kIpOff + 8] = 0xFF;
     masked[8 + kIpOff + 10] = 0xFF;
