@@ -8,6 +8,7 @@
 #include "ns3/ethernet-header.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
+#include "ns3/node.h"
 #include "ns3/object-factory.h"
 #include "ns3/roce-channel.h"
 #include "ns3/simulator.h"
@@ -108,6 +109,12 @@ RdmaNic::DoDispose()
         qp->Dispose();
     }
     m_qps.clear();
+    if (m_device)
+    {
+        // The device's callbacks hold this NIC: release them with the device.
+        m_device->SetRoceReceiveCallback(RoceNetDevice::RxCallback());
+        m_device->SetPullCallback(RoceNetDevice::PullCallback());
+    }
     m_device = nullptr;
     Object::DoDispose();
 }
@@ -123,8 +130,22 @@ RdmaNic::SetDevice(Ptr<RoceNetDevice> device)
                                     << "immediate + ICRC), but the port's Mtu is "
                                     << device->GetMtu() << " B");
     m_device = device;
-    m_device->SetRoceReceiveCallback(MakeCallback(&RdmaNic::Receive, this));
-    m_device->SetPullCallback(MakeCallback(&RdmaNic::PullData, this));
+    m_device->SetRoceReceiveCallback(MakeCallback(&RdmaNic::Receive, Ptr<RdmaNic>(this)));
+    m_device->SetPullCallback(MakeCallback(&RdmaNic::PullData, Ptr<RdmaNic>(this)));
+    // The NIC lives on its host: Simulator::Destroy() disposes the node and with it the
+    // NIC, which releases its queue pairs and the device's callbacks. A second NIC on the
+    // same node (a multi-port host) is disposed by the simulator's end directly.
+    Ptr<Node> node = device->GetNode();
+    if (node && !node->GetObject<RdmaNic>())
+    {
+        NS_LOG_LOGIC("NIC " << m_address << " aggregated to node " << node->GetId());
+        node->AggregateObject(this);
+    }
+    else
+    {
+        NS_LOG_LOGIC("NIC " << m_address << " disposed at Simulator::Destroy");
+        Simulator::ScheduleDestroy(&RdmaNic::Dispose, Ptr<RdmaNic>(this));
+    }
 }
 
 Ptr<RoceNetDevice>

@@ -107,6 +107,14 @@ WorkloadRunner::Setup(const TrainingTrace& trace,
     m_engine->TraceConnectWithoutContext(
         "TransferDone",
         MakeCallback(&WorkloadRunner::OnTransferDone, Ptr<WorkloadRunner>(this)));
+    // The runner, its engine and their callbacks point at each other while the run lasts;
+    // Simulator::Destroy() disposes the runner, which breaks those links, as it disposes
+    // the models living on the nodes.
+    if (!m_disposeScheduled)
+    {
+        Simulator::ScheduleDestroy(&WorkloadRunner::Dispose, Ptr<WorkloadRunner>(this));
+        m_disposeScheduled = true;
+    }
     const uint32_t n = trace.GetNRanks();
     m_traceIterations = std::max(1u, trace.GetNIterations());
     m_traceStreams = trace.GetNStreams();

@@ -229,6 +229,7 @@ class WorkloadRunner : public Object
     bool m_stuck{false};
     std::string m_stuckReport;
     EventId m_watchdog;
+    bool m_disposeScheduled{false}; //!< Simulator::ScheduleDestroy(Dispose) was called
     Time m_start;
     Time m_end;
 
