@@ -77,10 +77,15 @@ void
 WorkloadRunner::DoDispose()
 {
     m_watchdog.Cancel();
+    m_watchdog = EventId(); // its event holds this runner
     if (m_engine)
     {
+        // The engine's trace holds this runner: whoever else keeps the engine (a carrier's
+        // pending callbacks) must not keep the runner.
+        m_engine->TraceDisconnectWithoutContext("TransferDone", m_transferDone);
         m_engine->Dispose();
     }
+    m_transferDone = Callback<void, uint64_t, uint32_t>();
     m_engine = nullptr;
     m_transport = nullptr;
     m_selections.clear();
@@ -104,9 +109,8 @@ WorkloadRunner::Setup(const TrainingTrace& trace,
     m_world = world;
     m_transport = transport;
     m_engine->SetTransport(transport);
-    m_engine->TraceConnectWithoutContext(
-        "TransferDone",
-        MakeCallback(&WorkloadRunner::OnTransferDone, Ptr<WorkloadRunner>(this)));
+    m_transferDone = MakeCallback(&WorkloadRunner::OnTransferDone, Ptr<WorkloadRunner>(this));
+    m_engine->TraceConnectWithoutContext("TransferDone", m_transferDone);
     // The runner, its engine and their callbacks point at each other while the run lasts;
     // Simulator::Destroy() disposes the runner, which breaks those links, as it disposes
     // the models living on the nodes.

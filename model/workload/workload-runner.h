@@ -230,6 +230,7 @@ class WorkloadRunner : public Object
     std::string m_stuckReport;
     EventId m_watchdog;
     bool m_disposeScheduled{false}; //!< Simulator::ScheduleDestroy(Dispose) was called
+    Callback<void, uint64_t, uint32_t> m_transferDone; //!< connected to the engine's trace
     Time m_start;
     Time m_end;
 
