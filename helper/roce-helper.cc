@@ -24,7 +24,7 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("AiFabricRoceHelper");
+NS_LOG_COMPONENT_DEFINE("RoceHelper");
 
 namespace
 {

@@ -26,6 +26,8 @@ class AethHeader : public Header
     static constexpr uint32_t SIZE = 4;                              //!< Serialized size in bytes
     static constexpr uint8_t SYNDROME_ACK = 0x1F;                    //!< ACK, credit field invalid
     static constexpr uint8_t SYNDROME_NAK_PSN_SEQUENCE_ERROR = 0x60; //!< NAK: PSN sequence error
+    static constexpr uint8_t SYNDROME_TYPE_MASK = 0xE0; //!< Syndrome bits 7:5: ACK, RNR NAK or NAK
+    static constexpr uint8_t SYNDROME_TYPE_NAK = 0x60;  //!< Syndrome type bits of a NAK
 
     AethHeader();
 

@@ -11,7 +11,7 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("AiFabricRoceChannel");
+NS_LOG_COMPONENT_DEFINE("RoceChannel");
 NS_OBJECT_ENSURE_REGISTERED(RoceChannel);
 
 TypeId

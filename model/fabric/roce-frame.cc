@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "roce-frame.h"
 
+#include "bth-header.h"
+
 #include "ns3/ethernet-header.h"
 #include "ns3/ipv4-header.h"
 
@@ -34,7 +36,8 @@ constexpr uint32_t PARSE_WINDOW = roce::DATA_HEADER_BYTES + roce::RETH_BYTES + 8
 bool
 OpcodeHasReth(uint8_t opcode)
 {
-    return opcode == 0x06 || opcode == 0x0A || opcode == 0x0B;
+    return opcode == BthHeader::RC_RDMA_WRITE_FIRST || opcode == BthHeader::RC_RDMA_WRITE_ONLY ||
+           opcode == BthHeader::RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE;
 }
 
 bool
@@ -46,7 +49,10 @@ OpcodeHasImmediate(uint8_t opcode)
 bool
 OpcodeEndsMessage(uint8_t opcode)
 {
-    return opcode == 0x08 || opcode == 0x09 || opcode == 0x0A || opcode == 0x0B;
+    return opcode == BthHeader::RC_RDMA_WRITE_LAST ||
+           opcode == BthHeader::RC_RDMA_WRITE_LAST_WITH_IMMEDIATE ||
+           opcode == BthHeader::RC_RDMA_WRITE_ONLY ||
+           opcode == BthHeader::RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE;
 }
 
 bool
@@ -103,7 +109,7 @@ ParseRoceFrame(const Ptr<const Packet>& packet, RoceFrameInfo& info)
     info.aethMsn = 0;
     info.immediate = 0;
     info.rethLength = 0;
-    if (info.opcode == 0x11)
+    if (info.opcode == BthHeader::RC_ACKNOWLEDGE)
     {
         if (ext + roce::AETH_BYTES <= buf + n)
         {
@@ -113,7 +119,7 @@ ParseRoceFrame(const Ptr<const Packet>& packet, RoceFrameInfo& info)
         info.payloadBytes = 0;
         return true;
     }
-    if (info.opcode == 0x81)
+    if (info.opcode == BthHeader::CNP)
     {
         info.payloadBytes = 0;
         return true;

@@ -21,7 +21,7 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("AiFabricRoceNetDevice");
+NS_LOG_COMPONENT_DEFINE("RoceNetDevice");
 NS_OBJECT_ENSURE_REGISTERED(RoceNetDevice);
 
 TypeId
@@ -234,6 +234,7 @@ RoceNetDevice::EnqueueControl(Ptr<Packet> packet, uint8_t priority)
 void
 RoceNetDevice::SendPfc(uint8_t priority, uint16_t quanta)
 {
+    NS_LOG_FUNCTION(this << int(priority) << quanta);
     PfcHeader pfc;
     pfc.SetPauseTime(priority, quanta);
     Ptr<Packet> frame = Create<Packet>();
@@ -446,8 +447,10 @@ RoceNetDevice::TransmitComplete()
 void
 RoceNetDevice::Receive(Ptr<Packet> packet)
 {
+    NS_LOG_FUNCTION(this << packet);
     if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(packet))
     {
+        NS_LOG_DEBUG("drop: frame of " << packet->GetSize() << " B corrupted on the link");
         ++m_rxErrorDrops;
         m_phyRxDropTrace(packet);
         return;
@@ -476,6 +479,7 @@ RoceNetDevice::HandlePfc(Ptr<Packet> packet)
     packet->RemoveHeader(pfc);
     if (!pfc.IsValid())
     {
+        NS_LOG_LOGIC("MAC control frame that is not PFC: ignored");
         return; // another MAC-control opcode (e.g. 802.3x): not ours to act on
     }
     const Time now = Simulator::Now();
@@ -489,6 +493,9 @@ RoceNetDevice::HandlePfc(Ptr<Packet> packet)
         ++m_pfcReceived;
         m_pfcReceivedTrace(p, quanta);
         m_pausedUntil[p] = quanta == 0 ? now : now + QuantaToTime(quanta);
+        NS_LOG_LOGIC((quanta == 0 ? "XON honoured: priority " : "XOFF honoured: priority ")
+                     << int(p) << (quanta == 0 ? " resumes" : " paused for ") << quanta
+                     << " quanta (until " << m_pausedUntil[p].As(Time::NS) << ")");
     }
     m_pauseExpiryEvent.Cancel();
     OnPauseExpired();

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "roce-switch.h"
 
+#include "bth-header.h"
 #include "roce-channel.h"
 
 #include "ns3/abort.h"
 #include "ns3/double.h"
+#include "ns3/ipv4-address.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
@@ -13,7 +15,7 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("AiFabricRoceSwitch");
+NS_LOG_COMPONENT_DEFINE("RoceSwitch");
 NS_OBJECT_ENSURE_REGISTERED(RoceSwitch);
 
 TypeId
@@ -132,21 +134,29 @@ RoceSwitch::ReceiveFromPort(Ptr<RoceNetDevice> device,
                             Ptr<Packet> packet,
                             const RoceFrameInfo& info)
 {
+    NS_LOG_FUNCTION(this << device << packet);
     uint32_t inPort = device->GetIfIndex();
     if (info.kind != RoceFrameInfo::ROCE && info.kind != RoceFrameInfo::IPV4)
     {
+        NS_LOG_LOGIC("port " << inPort << ": frame kind " << int(info.kind)
+                             << " is not routed, dropped silently");
         return; // not routable here
     }
     uint32_t outPort = m_routes.SelectPort(info.dstIp, info.FlowKey(), m_salt);
+    NS_LOG_LOGIC("ECMP: flow " << Ipv4Address(info.srcIp) << ":" << info.srcPort << " -> "
+                               << Ipv4Address(info.dstIp) << " qp " << info.destQp << " from port "
+                               << inPort << " to port " << outPort << " (salt " << m_salt << ")");
     if (outPort == UINT32_MAX)
     {
+        NS_LOG_DEBUG("drop: no route to " << Ipv4Address(info.dstIp));
         ++m_drops[DROP_NO_ROUTE];
         m_dropTrace(packet, DROP_NO_ROUTE);
         return;
     }
     uint8_t priority = info.dscp >> 3;
     Ptr<RoceNetDevice> egress = m_ports[outPort];
-    if (info.kind == RoceFrameInfo::ROCE && (info.opcode == 0x11 || info.opcode == 0x81))
+    if (info.kind == RoceFrameInfo::ROCE &&
+        (info.opcode == BthHeader::RC_ACKNOWLEDGE || info.opcode == BthHeader::CNP))
     {
         egress->EnqueueControl(packet, priority);
         return;
@@ -158,6 +168,8 @@ RoceSwitch::ReceiveFromPort(Ptr<RoceNetDevice> device,
         DropReason reason = verdict == SharedBufferMmu::DROP_HEADROOM_FULL ? DROP_HEADROOM_FULL
                             : verdict == SharedBufferMmu::DROP_THRESHOLD   ? DROP_THRESHOLD
                                                                            : DROP_BUFFER_FULL;
+        NS_LOG_DEBUG("drop: " << bytes << " B from port " << inPort << " priority " << int(priority)
+                              << " refused by the MMU (reason " << reason << ")");
         ++m_drops[reason];
         m_dropTrace(packet, reason);
         return;
@@ -181,6 +193,9 @@ RoceSwitch::OnDequeue(Ptr<RoceNetDevice> device, RoceQueueItem& item)
     m_mmu->Release(item.ingressPort, item.priority, item.bytes);
     if (m_mmu->ShouldSendXon(item.ingressPort, item.priority))
     {
+        NS_LOG_LOGIC("XON sent on port " << item.ingressPort << " priority " << int(item.priority)
+                                         << ": ingress below the resume "
+                                         << "threshold");
         m_mmu->SetPaused(item.ingressPort, item.priority, false);
         m_refreshEvents[item.ingressPort][item.priority].Cancel();
         m_ports[item.ingressPort]->SendPfc(item.priority, 0);
@@ -193,6 +208,10 @@ RoceSwitch::OnDequeue(Ptr<RoceNetDevice> device, RoceQueueItem& item)
         ParseRoceFrame(item.packet, info);
         if (info.ecn == 1 || info.ecn == 2)
         {
+            NS_LOG_LOGIC("ECN: CE marked on port "
+                         << port << " priority " << int(item.priority) << ", egress queue "
+                         << device->GetQueueBytes(item.priority) << " B (Kmin "
+                         << m_mmu->GetKmin(port) << " B)");
             MarkCongestionExperienced(item.packet);
             ++m_ecnMarks;
             ++m_ecnMarksPerPort[port];
@@ -204,6 +223,9 @@ RoceSwitch::OnDequeue(Ptr<RoceNetDevice> device, RoceQueueItem& item)
 void
 RoceSwitch::SendPause(uint32_t port, uint8_t priority)
 {
+    NS_LOG_LOGIC("XOFF sent on port " << port << " priority " << int(priority) << ", "
+                                      << m_pauseQuanta << " quanta (ingress "
+                                      << m_mmu->GetIngressBytes(port, priority) << " B)");
     m_mmu->SetPaused(port, priority, true);
     m_ports[port]->SendPfc(priority, m_pauseQuanta);
     ++m_pausesSent;
@@ -224,6 +246,8 @@ RoceSwitch::RefreshPause(uint32_t port, uint8_t priority)
     {
         // The cause cleared without a dequeue from this ingress noticing it (the shared
         // pool freed up elsewhere): resume now.
+        NS_LOG_LOGIC("XON sent on port " << port << " priority " << int(priority)
+                                         << " at the pause refresh");
         m_mmu->SetPaused(port, priority, false);
         m_ports[port]->SendPfc(priority, 0);
         m_pfcSentTrace(port, priority, 0);

@@ -14,7 +14,7 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("AiFabricSharedBufferMmu");
+NS_LOG_COMPONENT_DEFINE("SharedBufferMmu");
 NS_OBJECT_ENSURE_REGISTERED(SharedBufferMmu);
 
 TypeId
@@ -176,10 +176,19 @@ SharedBufferMmu::Admit(uint32_t port, uint8_t priority, uint32_t bytes)
         if (q.headroomUsed + bytes <= m_ports[port].headroom)
         {
             q.headroomUsed += bytes;
+            NS_LOG_LOGIC("port " << port << " priority " << int(priority) << ": " << bytes
+                                 << " B admitted into headroom (" << q.headroomUsed << " of "
+                                 << m_ports[port].headroom << " B)");
             return ADMIT;
         }
+        NS_LOG_DEBUG("port " << port << " priority " << int(priority) << ": headroom full ("
+                             << q.headroomUsed << " + " << bytes << " > " << m_ports[port].headroom
+                             << " B)");
         return DROP_HEADROOM_FULL;
     }
+    NS_LOG_DEBUG("port " << port << " priority " << int(priority) << ": lossy drop, queue "
+                         << q.sharedUsed << " B, threshold " << GetDynamicThreshold()
+                         << " B, shared pool " << m_sharedUsed << " of " << m_sharedSize << " B");
     return sharedFits ? DROP_THRESHOLD : DROP_BUFFER_FULL;
 }
 
@@ -262,7 +271,11 @@ SharedBufferMmu::ShouldMarkEcn(uint32_t port, uint32_t egressQueueBytes)
         return false;
     }
     double prob = GetMarkingProbability(port, egressQueueBytes);
-    return prob >= 1.0 || m_uniform->GetValue() < prob;
+    bool mark = prob >= 1.0 || m_uniform->GetValue() < prob;
+    NS_LOG_LOGIC("port " << port << ": egress queue " << egressQueueBytes << " B (Kmin "
+                         << m_ports[port].kmin << " B), marking probability " << prob
+                         << (mark ? ": mark" : ": no mark"));
+    return mark;
 }
 
 uint32_t

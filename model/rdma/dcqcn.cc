@@ -17,7 +17,7 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("AiFabricDcqcn");
+NS_LOG_COMPONENT_DEFINE("Dcqcn");
 NS_OBJECT_ENSURE_REGISTERED(Dcqcn);
 
 namespace

@@ -6,7 +6,7 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("AiFabricNoCongestionControl");
+NS_LOG_COMPONENT_DEFINE("NoCongestionControl");
 NS_OBJECT_ENSURE_REGISTERED(NoCongestionControl);
 
 TypeId

@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/bth-header.h"
 #include "ns3/ethernet-header.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
@@ -19,7 +20,7 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("AiFabricRdmaNic");
+NS_LOG_COMPONENT_DEFINE("RdmaNic");
 NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
 
 TypeId
@@ -383,10 +384,10 @@ RdmaNic::Receive(Ptr<RoceNetDevice>, Ptr<Packet>, const RoceFrameInfo& info)
     Ptr<RdmaQueuePair>& qp = m_qps[index];
     switch (info.opcode)
     {
-    case 0x11:
+    case BthHeader::RC_ACKNOWLEDGE:
         qp->ReceiveAck(info);
         break;
-    case 0x81:
+    case BthHeader::CNP:
         qp->ReceiveCnp();
         break;
     default:

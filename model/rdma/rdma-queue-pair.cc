@@ -18,7 +18,7 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("AiFabricRdmaQueuePair");
+NS_LOG_COMPONENT_DEFINE("RdmaQueuePair");
 NS_OBJECT_ENSURE_REGISTERED(RdmaQueuePair);
 
 TypeId
@@ -281,6 +281,9 @@ RdmaQueuePair::OnRetransmitTimer()
             Simulator::Schedule(m_rtoDeadline - now, &RdmaQueuePair::OnRetransmitTimer, this);
         return;
     }
+    NS_LOG_INFO("QP " << m_qpn << ": RTO fired, go back to PSN " << m_sndUna << " ("
+                      << m_sndMax - m_sndUna << " packets outstanding), next RTO "
+                      << std::min(m_rto * 2, m_nic->GetMaxRetransmitTimeout()).As(Time::US));
     ++m_timeouts;
     m_sndNxt = m_sndUna;
     m_rttProbeActive = false;
@@ -313,7 +316,8 @@ RdmaQueuePair::CompleteAckedMessages()
 void
 RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info)
 {
-    bool isNak = (info.aethSyndrome & 0xE0) == 0x60;
+    bool isNak =
+        (info.aethSyndrome & AethHeader::SYNDROME_TYPE_MASK) == AethHeader::SYNDROME_TYPE_NAK;
     uint64_t newUna;
     if (isNak)
     {
@@ -362,6 +366,8 @@ RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info)
     if (isNak)
     {
         // Go back to the first missing packet.
+        NS_LOG_INFO("QP " << m_qpn << ": NAK received, go-back-N from PSN " << m_sndUna
+                          << " (was sending " << m_sndNxt << ")");
         m_sndNxt = m_sndUna;
         m_rttProbeActive = false;
         m_cc->OnNak();
@@ -384,6 +390,7 @@ RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info)
 void
 RdmaQueuePair::ReceiveCnp()
 {
+    NS_LOG_LOGIC("QP " << m_qpn << ": CNP received");
     ++m_cnpsReceived;
     m_cc->OnCnp();
 }
@@ -405,6 +412,7 @@ RdmaQueuePair::ReceiveData(const RoceFrameInfo& info)
     if (info.ecn == 3 &&
         (!m_cnpEverSent || Simulator::Now() - m_lastCnpTime >= m_nic->GetCnpInterval()))
     {
+        NS_LOG_LOGIC("QP " << m_qpn << ": CE-marked PSN " << psn << ", CNP sent to " << m_peer);
         SendCnp();
     }
     if (psn != m_rcvExpected)
@@ -412,6 +420,8 @@ RdmaQueuePair::ReceiveData(const RoceFrameInfo& info)
         NS_LOG_DEBUG("QP " << m_qpn << " expected PSN " << m_rcvExpected << " got " << psn);
         if (!m_nakOutstanding)
         {
+            NS_LOG_INFO("QP " << m_qpn << ": NAK sent (PSN sequence error, expected "
+                              << m_rcvExpected << ", got " << psn << ")");
             m_nakOutstanding = true;
             SendAck(m_rcvExpected, AethHeader::SYNDROME_NAK_PSN_SEQUENCE_ERROR);
         }

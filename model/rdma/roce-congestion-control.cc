@@ -8,7 +8,7 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("AiFabricRoceCongestionControl");
+NS_LOG_COMPONENT_DEFINE("RoceCongestionControl");
 NS_OBJECT_ENSURE_REGISTERED(RoceCongestionControl);
 
 TypeId
