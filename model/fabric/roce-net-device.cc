@@ -493,9 +493,16 @@ RoceNetDevice::HandlePfc(Ptr<Packet> packet)
         ++m_pfcReceived;
         m_pfcReceivedTrace(p, quanta);
         m_pausedUntil[p] = quanta == 0 ? now : now + QuantaToTime(quanta);
-        NS_LOG_LOGIC((quanta == 0 ? "XON honoured: priority " : "XOFF honoured: priority ")
-                     << int(p) << (quanta == 0 ? " resumes" : " paused for ") << quanta
-                     << " quanta (until " << m_pausedUntil[p].As(Time::NS) << ")");
+        if (quanta == 0)
+        {
+            NS_LOG_LOGIC("XON honoured: priority " << int(p) << " resumes");
+        }
+        else
+        {
+            NS_LOG_LOGIC("XOFF honoured: priority " << int(p) << " paused for " << quanta
+                                                    << " quanta (until "
+                                                    << m_pausedUntil[p].As(Time::NS) << ")");
+        }
     }
     m_pauseExpiryEvent.Cancel();
     OnPauseExpired();
