@@ -158,11 +158,7 @@ RoceHelper::InstallSwitch(Ptr<Node> node)
 std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>
 RoceHelper::Connect(Ptr<RdmaNic> a, Ptr<RdmaNic> b)
 {
-    Ptr<RdmaQueuePair> qa = a->CreateQueuePair();
-    Ptr<RdmaQueuePair> qb = b->CreateQueuePair();
-    qa->Connect(b->GetAddress(), qb->GetQpn(), qb->GetInitialPsn());
-    qb->Connect(a->GetAddress(), qa->GetQpn(), qa->GetInitialPsn());
-    return {qa, qb};
+    return RdmaNic::Connect(a, b);
 }
 
 void

@@ -19,7 +19,9 @@ inputs=$(find "${folders[@]}" -name '*.h' ! -name 'ai-fabric-compat.h' | sort | 
 {
     echo "INPUT = $inputs"
     echo "OUTPUT_DIRECTORY = $out"
-    echo "GENERATE_HTML = NO"
+    # doxygen 1.9 checks \param and \return only while generating output.
+    echo "GENERATE_HTML = YES"
+    echo "HAVE_DOT = NO"
     echo "GENERATE_LATEX = NO"
     echo "EXTRACT_ALL = NO"
     echo "EXTRACT_PRIVATE = NO"

@@ -149,6 +149,19 @@ RdmaNic::SetDevice(Ptr<RoceNetDevice> device)
     }
 }
 
+std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>
+RdmaNic::Connect(Ptr<RdmaNic> a, Ptr<RdmaNic> b)
+{
+    NS_LOG_FUNCTION(a << b);
+    Ptr<RdmaQueuePair> qa = a->CreateQueuePair();
+    Ptr<RdmaQueuePair> qb = b->CreateQueuePair();
+    qa->Connect(b->GetAddress(), qb->GetQpn(), qb->GetInitialPsn());
+    qb->Connect(a->GetAddress(), qa->GetQpn(), qa->GetInitialPsn());
+    NS_LOG_LOGIC("connected " << a->GetAddress() << " QP " << qa->GetQpn() << " <-> "
+                              << b->GetAddress() << " QP " << qb->GetQpn());
+    return {qa, qb};
+}
+
 Ptr<RoceNetDevice>
 RdmaNic::GetDevice() const
 {

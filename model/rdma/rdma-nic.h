@@ -13,6 +13,7 @@
 #include "ns3/roce-net-device.h"
 #include "ns3/traced-callback.h"
 
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -44,8 +45,19 @@ class RdmaNic : public Object
     void SetAddress(Ipv4Address address);
     Ipv4Address GetAddress() const;
 
-    /// Create a queue pair; connect it with RdmaQueuePair::Connect (RoceHelper::Connect).
+    /// Create a queue pair; connect it with RdmaQueuePair::Connect (or open both ends with
+    /// RdmaNic::Connect).
     Ptr<RdmaQueuePair> CreateQueuePair();
+
+    /**
+     * Open a reliable connection: a queue pair on each NIC, each told the other's address,
+     * QPN and first PSN (a's queue pair is created first).
+     * \param a one end
+     * \param b the other end
+     * \return the queue pairs on a and on b
+     */
+    static std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>> Connect(Ptr<RdmaNic> a,
+                                                                     Ptr<RdmaNic> b);
     uint32_t GetNQueuePairs() const;
     Ptr<RdmaQueuePair> GetQueuePair(uint32_t index) const;
 

@@ -10,6 +10,7 @@
 #include "ns3/simulator.h"
 
 #include <deque>
+#include <tuple>
 
 namespace ns3
 {
@@ -95,16 +96,7 @@ RdmaTransport::GetConnection(uint32_t src, uint32_t dst, uint32_t channel)
     NS_LOG_LOGIC("rank " << src << " -> " << dst << ", channel " << channel
                          << ": opens a connection (" << m_connections.size() + 1 << " in all)");
     auto connection = std::make_unique<Connection>();
-    // A reliable connection: a queue pair on each NIC, each told the other's address,
-    // QPN and first PSN.
-    connection->sender = m_nics[src]->CreateQueuePair();
-    connection->receiver = m_nics[dst]->CreateQueuePair();
-    connection->sender->Connect(m_nics[dst]->GetAddress(),
-                                connection->receiver->GetQpn(),
-                                connection->receiver->GetInitialPsn());
-    connection->receiver->Connect(m_nics[src]->GetAddress(),
-                                  connection->sender->GetQpn(),
-                                  connection->sender->GetInitialPsn());
+    std::tie(connection->sender, connection->receiver) = RdmaNic::Connect(m_nics[src], m_nics[dst]);
     connection->receiver->SetReceiveCompleteCallback(
         MakeBoundCallback(&RdmaTransport::MessageReceived, connection.get()));
     Connection& ref = *connection;
