@@ -40,6 +40,10 @@ class Dcqcn : public RoceCongestionControl
         HAI_LINEAR,   //!< Rt += i * R_HAI at the i-th hyper step (DCQCN paper)
     };
 
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
     static TypeId GetTypeId();
     Dcqcn();
     ~Dcqcn() override;

@@ -18,6 +18,10 @@ namespace ns3
 class NoCongestionControl : public RoceCongestionControl
 {
   public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
     static TypeId GetTypeId();
     NoCongestionControl();
     ~NoCongestionControl() override;

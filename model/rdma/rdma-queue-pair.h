@@ -42,16 +42,21 @@ class RdmaQueuePair : public Object
     /// Message completion: queue pair, message id, message bytes.
     typedef Callback<void, Ptr<RdmaQueuePair>, uint64_t, uint64_t> MessageCallback;
 
-    static constexpr uint32_t PSN_MASK = 0xFFFFFF;
+    static constexpr uint32_t PSN_MASK = 0xFFFFFF; //!< PSNs are 24 bits on the wire
     /// Largest WRITE operation: RETH's DMA length is 32 bits; NICs cap it at 2^31.
     static constexpr uint64_t MAX_WRITE_BYTES = uint64_t(1) << 31;
 
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
     static TypeId GetTypeId();
     RdmaQueuePair();
     ~RdmaQueuePair() override;
 
     /**
      * Post an RDMA WRITE of bytes to the peer.
+     * \param bytes message length (1 to MAX_WRITE_BYTES)
      * \return the message id (also carried as immediate data)
      */
     uint64_t PostWrite(uint64_t bytes);
@@ -60,22 +65,22 @@ class RdmaQueuePair : public Object
     /// Called at the receiver when the last byte of a message has arrived in order.
     void SetReceiveCompleteCallback(MessageCallback cb);
 
-    uint32_t GetQpn() const;
-    uint32_t GetPeerQpn() const;
-    Ipv4Address GetPeerAddress() const;
-    uint16_t GetUdpSourcePort() const;
-    Ptr<RoceCongestionControl> GetCongestionControl() const;
-    Ptr<RdmaNic> GetNic() const;
+    uint32_t GetQpn() const;            //!< \return this queue pair's number
+    uint32_t GetPeerQpn() const;        //!< \return the peer's QP number
+    Ipv4Address GetPeerAddress() const; //!< \return the peer NIC's address
+    uint16_t GetUdpSourcePort() const;  //!< \return the UDP source port (ECMP entropy)
+    Ptr<RoceCongestionControl> GetCongestionControl() const; //!< \return the sender's CC
+    Ptr<RdmaNic> GetNic() const; //!< \return the NIC (null once disposed)
 
     uint64_t GetBytesPosted() const;          //!< payload bytes posted
     uint64_t GetBytesAcked() const;           //!< payload bytes acknowledged
     uint64_t GetBytesReceived() const;        //!< payload bytes delivered in order
     uint64_t GetPacketsSent() const;          //!< data packets, retransmissions included
     uint64_t GetPacketsRetransmitted() const; //!< data packets sent more than once
-    uint64_t GetTimeouts() const;
-    uint64_t GetNaksReceived() const;
-    uint64_t GetCnpsReceived() const;
-    uint64_t GetCnpsSent() const;
+    uint64_t GetTimeouts() const;             //!< \return retransmission timeouts fired
+    uint64_t GetNaksReceived() const;         //!< \return NAKs (PSN sequence errors) received
+    uint64_t GetCnpsReceived() const;         //!< \return CNPs received (as the sender)
+    uint64_t GetCnpsSent() const;             //!< \return CNPs sent (as the receiver)
     /// True when every posted byte has been acknowledged.
     bool IsIdle() const;
 
@@ -89,7 +94,7 @@ class RdmaQueuePair : public Object
     void Connect(Ipv4Address peer, uint32_t peerQpn, uint32_t peerInitialPsn);
     /// First PSN this side sends (RC connections start at a random PSN); before any post.
     void SetInitialPsn(uint32_t psn);
-    uint32_t GetInitialPsn() const;
+    uint32_t GetInitialPsn() const; //!< \return the first PSN this side sends
     /// Data is waiting and the window allows sending (pacing aside).
     bool HasDataToSend() const;
     /// Earliest time the pacer allows the next packet.

@@ -35,7 +35,7 @@ struct RoceAckSignal
     Time rtt;                        //!< RTT sample; zero when this ACK carries none
     bool ecnEcho{false};             //!< the acknowledged data was CE-marked
     const RoceIntHop* hops{nullptr}; //!< telemetry, nHops entries
-    uint32_t nHops{0};
+    uint32_t nHops{0};               //!< entries in hops
 };
 
 /**
@@ -50,6 +50,10 @@ struct RoceAckSignal
 class RoceCongestionControl : public Object
 {
   public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
     static TypeId GetTypeId();
     RoceCongestionControl();
     ~RoceCongestionControl() override;
@@ -79,7 +83,7 @@ class RoceCongestionControl : public Object
     double GetRateBps() const;
     /// Window in payload bytes, or 0 when the algorithm imposes none.
     uint64_t GetWindowBytes() const;
-    uint64_t GetLineRateBps() const;
+    uint64_t GetLineRateBps() const; //!< \return the NIC's line rate in bit/s (set by Start)
 
     /// Signature of the RateChange trace: old and new rate in bit/s.
     typedef void (*RateTracedCallback)(double oldBps, double newBps);
@@ -87,7 +91,7 @@ class RoceCongestionControl : public Object
   protected:
     /// Set the rate, clamped to [1 bit/s, line rate]; fires RateChange.
     void SetRateBps(double bps);
-    void SetWindowBytes(uint64_t bytes);
+    void SetWindowBytes(uint64_t bytes); //!< \param bytes window in payload bytes (0: none)
 
   private:
     uint64_t m_lineRateBps{0};
