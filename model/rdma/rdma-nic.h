@@ -35,18 +35,30 @@ class RdmaNic : public Object
     /// QP numbers start here (0 and 1 are special in InfiniBand).
     static constexpr uint32_t FIRST_QPN = 0x100;
 
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
     static TypeId GetTypeId();
     RdmaNic();
     ~RdmaNic() override;
 
-    /// Attach the port. Checks that the port's MTU can carry a full data packet.
+    /**
+     * Attach the port: checks that its MTU carries a full data packet, takes its receive
+     * and pull callbacks, and puts the NIC on the port's node.
+     * \param device the host's port
+     */
     void SetDevice(Ptr<RoceNetDevice> device);
-    Ptr<RoceNetDevice> GetDevice() const;
+    Ptr<RoceNetDevice> GetDevice() const; //!< \return the port (null once disposed)
+    /// \param address this NIC's IPv4 address (source of its packets)
     void SetAddress(Ipv4Address address);
-    Ipv4Address GetAddress() const;
+    Ipv4Address GetAddress() const; //!< \return this NIC's IPv4 address
 
-    /// Create a queue pair; connect it with RdmaQueuePair::Connect (or open both ends with
-    /// RdmaNic::Connect).
+    /**
+     * Create a queue pair with the next QPN, a random first PSN and a UDP source port;
+     * connect it with RdmaQueuePair::Connect (or open both ends with RdmaNic::Connect).
+     * \return the new queue pair
+     */
     Ptr<RdmaQueuePair> CreateQueuePair();
 
     /**
@@ -58,28 +70,40 @@ class RdmaNic : public Object
      */
     static std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>> Connect(Ptr<RdmaNic> a,
                                                                      Ptr<RdmaNic> b);
-    uint32_t GetNQueuePairs() const;
+    uint32_t GetNQueuePairs() const; //!< \return how many queue pairs the NIC holds
+    /// \param index 0 to GetNQueuePairs() - 1 \return that queue pair
     Ptr<RdmaQueuePair> GetQueuePair(uint32_t index) const;
 
-    uint32_t GetPayloadMtu() const;
-    uint32_t GetAckInterval() const;
-    Time GetAckCoalescingTime() const;
-    Time GetCnpInterval() const;
-    Time GetRetransmitTimeout() const;
-    Time GetMaxRetransmitTimeout() const;
+    uint32_t GetPayloadMtu() const;       //!< \return RDMA payload bytes per packet (Mtu)
+    uint32_t GetAckInterval() const;      //!< \return in-order packets per ACK
+    Time GetAckCoalescingTime() const;    //!< \return the ACK coalescing timer
+    Time GetCnpInterval() const;          //!< \return least time between CNPs of one QP
+    Time GetRetransmitTimeout() const;    //!< \return the initial RTO
+    Time GetMaxRetransmitTimeout() const; //!< \return the RTO's upper bound after backoff
+    uint64_t GetRxUnknownQpDrops() const; //!< \return packets dropped for an unknown QPN
+    uint64_t GetDataPacketsSent() const;  //!< \return data packets sent by all QPs
 
-    uint64_t GetRxUnknownQpDrops() const;
-    uint64_t GetDataPacketsSent() const;
-
+    /**
+     * Fix the random streams (first PSNs, UDP source ports).
+     * \param stream first stream number
+     * \return the number of streams used
+     */
     int64_t AssignStreams(int64_t stream);
 
     // ------------------------------------------------------- used by RdmaQueuePair
     /// Put Ethernet, IPv4 and UDP headers in front of a BTH-headed packet.
     void AddIpHeaders(Ptr<Packet> packet, Ipv4Address dst, uint16_t srcPort, bool control);
+    /// \param packet an ACK, NAK or CNP to send ahead of data (control priority)
     void SendControl(Ptr<Packet> packet);
+    /// \param qp a queue pair that has data to send (the NIC schedules it)
     void NotifyHasData(Ptr<RdmaQueuePair> qp);
+    /// \param qp the queue pair that sent a CNP (fires the CnpSent trace)
     void NotifyCnpSent(Ptr<RdmaQueuePair> qp);
 
+    /**
+     * Signature of the queue-pair traces.
+     * \param qp the queue pair concerned
+     */
     typedef void (*QueuePairTracedCallback)(Ptr<RdmaQueuePair> qp);
 
   protected:
