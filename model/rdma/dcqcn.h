@@ -54,11 +54,11 @@ class Dcqcn : public RoceCongestionControl
     void OnIdle() override;
     void OnActive() override;
 
-    /// α as the always-running α timer would have it now; does not change any state.
+    /// \return α as the always-running α timer would have it now (changes no state)
     double GetAlpha() const;
-    /// Target rate Rt in bit/s.
+    /// \return the target rate Rt in bit/s
     double GetTargetRateBps() const;
-    /// Current rate Rc in bit/s (the same as GetRateBps()).
+    /// \return the current rate Rc in bit/s (the same as GetRateBps())
     double GetCurrentRateBps() const;
 
     /// Signature of the Alpha trace: α used by a rate decrease.

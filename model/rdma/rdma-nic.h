@@ -91,7 +91,13 @@ class RdmaNic : public Object
     int64_t AssignStreams(int64_t stream);
 
     // ------------------------------------------------------- used by RdmaQueuePair
-    /// Put Ethernet, IPv4 and UDP headers in front of a BTH-headed packet.
+    /**
+     * Put Ethernet, IPv4 and UDP headers in front of a BTH-headed packet.
+     * \param packet the packet
+     * \param dst destination NIC address
+     * \param srcPort UDP source port
+     * \param control true for ACK/NAK/CNP (control priority), false for data
+     */
     void AddIpHeaders(Ptr<Packet> packet, Ipv4Address dst, uint16_t srcPort, bool control);
     /// \param packet an ACK, NAK or CNP to send ahead of data (control priority)
     void SendControl(Ptr<Packet> packet);

@@ -60,9 +60,9 @@ class RdmaQueuePair : public Object
      * \return the message id (also carried as immediate data)
      */
     uint64_t PostWrite(uint64_t bytes);
-    /// Called at the sender when the last byte of a message is acknowledged.
+    /// \param cb called at the sender when the last byte of a message is acknowledged
     void SetSendCompleteCallback(MessageCallback cb);
-    /// Called at the receiver when the last byte of a message has arrived in order.
+    /// \param cb called at the receiver when the last byte of a message arrived in order
     void SetReceiveCompleteCallback(MessageCallback cb);
 
     uint32_t GetQpn() const;            //!< \return this queue pair's number
@@ -72,38 +72,49 @@ class RdmaQueuePair : public Object
     Ptr<RoceCongestionControl> GetCongestionControl() const; //!< \return the sender's CC
     Ptr<RdmaNic> GetNic() const; //!< \return the NIC (null once disposed)
 
-    uint64_t GetBytesPosted() const;          //!< payload bytes posted
-    uint64_t GetBytesAcked() const;           //!< payload bytes acknowledged
-    uint64_t GetBytesReceived() const;        //!< payload bytes delivered in order
-    uint64_t GetPacketsSent() const;          //!< data packets, retransmissions included
-    uint64_t GetPacketsRetransmitted() const; //!< data packets sent more than once
+    uint64_t GetBytesPosted() const;          //!< \return payload bytes posted
+    uint64_t GetBytesAcked() const;           //!< \return payload bytes acknowledged
+    uint64_t GetBytesReceived() const;        //!< \return payload bytes delivered in order
+    uint64_t GetPacketsSent() const;          //!< \return data packets, retransmissions included
+    uint64_t GetPacketsRetransmitted() const; //!< \return data packets sent more than once
     uint64_t GetTimeouts() const;             //!< \return retransmission timeouts fired
     uint64_t GetNaksReceived() const;         //!< \return NAKs (PSN sequence errors) received
     uint64_t GetCnpsReceived() const;         //!< \return CNPs received (as the sender)
     uint64_t GetCnpsSent() const;             //!< \return CNPs sent (as the receiver)
-    /// True when every posted byte has been acknowledged.
+    /// \return true when every posted byte has been acknowledged
     bool IsIdle() const;
 
     // ------------------------------------------------------- used by RdmaNic
-    /// Bind to a NIC with a local QPN and congestion control.
+    /**
+     * Bind to a NIC with a local QPN and congestion control.
+     * \param nic the NIC
+     * \param qpn this queue pair's number
+     * \param udpSourcePort UDP source port of its packets (ECMP entropy)
+     * \param cc the sender's congestion control
+     */
     void Bind(Ptr<RdmaNic> nic,
               uint32_t qpn,
               uint16_t udpSourcePort,
               Ptr<RoceCongestionControl> cc);
-    /// Set the remote end: its address, QP number and the first PSN it will send.
+    /**
+     * Set the remote end.
+     * \param peer its address
+     * \param peerQpn its QP number
+     * \param peerInitialPsn the first PSN it will send
+     */
     void Connect(Ipv4Address peer, uint32_t peerQpn, uint32_t peerInitialPsn);
-    /// First PSN this side sends (RC connections start at a random PSN); before any post.
+    /// \param psn first PSN this side sends (RC starts at a random PSN); before any post
     void SetInitialPsn(uint32_t psn);
     uint32_t GetInitialPsn() const; //!< \return the first PSN this side sends
-    /// Data is waiting and the window allows sending (pacing aside).
+    /// \return true when data is waiting and the window allows sending (pacing aside)
     bool HasDataToSend() const;
-    /// Earliest time the pacer allows the next packet.
+    /// \return the earliest time the pacer allows the next packet
     Time GetNextSendTime() const;
-    /// Build the next data frame (Ethernet included) and advance; also paces and arms the timer.
+    /// Build the next data frame and advance; paces and arms the timer. \return the frame
     Ptr<Packet> BuildNextDataPacket();
-    /// A data frame for this QP arrived (receiver role).
+    /// \param info a data frame for this QP arrived (receiver role), as parsed
     void ReceiveData(const RoceFrameInfo& info);
-    /// An ACK or NAK for this QP arrived (sender role).
+    /// \param info an ACK or NAK for this QP arrived (sender role), as parsed
     void ReceiveAck(const RoceFrameInfo& info);
     /// A CNP for this QP arrived (sender role).
     void ReceiveCnp();

@@ -58,9 +58,15 @@ class RoceCongestionControl : public Object
     RoceCongestionControl();
     ~RoceCongestionControl() override;
 
-    /// Called once before the first packet; starts sending at line rate.
+    /**
+     * Called once before the first packet; starts sending at line rate.
+     * \param lineRateBps the NIC's line rate in bit/s
+     */
     virtual void Start(uint64_t lineRateBps);
-    /// An ACK arrived.
+    /**
+     * An ACK arrived.
+     * \param signal what it acknowledged, its ECN echo and any telemetry
+     */
     virtual void OnAck(const RoceAckSignal& signal);
     /// A congestion notification packet arrived for this queue pair.
     virtual void OnCnp();
@@ -68,7 +74,10 @@ class RoceCongestionControl : public Object
     virtual void OnNak();
     /// The retransmission timer fired.
     virtual void OnTimeout();
-    /// A data packet of wireBytes (whole frame on the wire) was sent.
+    /**
+     * A data packet was sent.
+     * \param wireBytes the whole frame on the wire, in bytes
+     */
     virtual void OnSend(uint32_t wireBytes);
     /**
      * The queue pair has nothing left to send or acknowledge. Algorithms may stop their
@@ -79,9 +88,9 @@ class RoceCongestionControl : public Object
     /// The queue pair has data again after OnIdle.
     virtual void OnActive();
 
-    /// Current sending rate in bit/s (never above line rate, never zero).
+    /// \return the current sending rate in bit/s (never above line rate, never zero)
     double GetRateBps() const;
-    /// Window in payload bytes, or 0 when the algorithm imposes none.
+    /// \return the window in payload bytes, or 0 when the algorithm imposes none
     uint64_t GetWindowBytes() const;
     uint64_t GetLineRateBps() const; //!< \return the NIC's line rate in bit/s (set by Start)
 
@@ -89,7 +98,7 @@ class RoceCongestionControl : public Object
     typedef void (*RateTracedCallback)(double oldBps, double newBps);
 
   protected:
-    /// Set the rate, clamped to [1 bit/s, line rate]; fires RateChange.
+    /// Set the rate, clamped to [1 bit/s, line rate]; fires RateChange. \param bps bit/s
     void SetRateBps(double bps);
     void SetWindowBytes(uint64_t bytes); //!< \param bytes window in payload bytes (0: none)
 
