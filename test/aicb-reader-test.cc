@@ -257,79 +257,44 @@ GptLikeLayers(int blocks)
 const std::string GPT_HEADER = "HYBRID_TRANSFORMER_FWD_IN_BCKWD\tmodel_parallel_NPU_group: 8 "
                                "checkpoints: 0 checkpoint_initiates: 0";
 
+/// The facts of GptLikeLayers(4): 12 layer lines, 11 forward and 9 input-grad comms.
+tracetest::GptTp8Facts
+GptLikeFacts()
+{
+    tracetest::GptTp8Facts f;
+    f.layers = 12;
+    f.collectivesPerRank = 11 + 9;
+    f.attentionBytes = 20971520;
+    f.gradNormFwdNs = 14000000;
+    f.allGatherBytes = 3000000000;
+    f.igLayernormBytes = 3000000000;
+    f.updateNs = 12 * 100;
+    f.reduceScatterBytes = 6000000000;
+    return f;
+}
+
 TEST_F(AicbReader, GptLikeTp8)
 {
-    const auto layers = GptLikeLayers(4); // 12 layer lines
+    const auto layers = GptLikeLayers(4);
     std::string file = Write("gpt.txt", tracetest::AicbWorkload(GPT_HEADER, layers));
     std::string error = "unset";
     TrainingTrace trace = AicbTraceReader::Read(file, 8, &error);
     ASSERT_EQ(error, "");
-    ASSERT_EQ(trace.GetNRanks(), 8u);
-    // tp0 plus one single-rank DP group per TP index.
-    EXPECT_EQ(trace.GetGroups().size(), 9u);
-    EXPECT_EQ(trace.GetGroup("tp0").ranks, (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
-    EXPECT_EQ(trace.GetGroup("dp3").ranks, (std::vector<uint32_t>{3}));
-    size_t fwdComms = 0;
-    size_t igComms = 0;
-    uint64_t update = 0;
+    // The facts follow from the layer lines written.
+    const tracetest::GptTp8Facts f = GptLikeFacts();
+    size_t comms = 0;
+    int64_t update = 0;
     for (const auto& l : layers)
     {
-        fwdComms += l.fwdComm != "NONE" ? 1 : 0;
-        igComms += l.igComm != "NONE" ? 1 : 0;
+        comms += (l.fwdComm != "NONE" ? 1 : 0) + (l.igComm != "NONE" ? 1 : 0);
         update += l.updateNs;
     }
-    ASSERT_EQ(fwdComms, 11u);
-    ASSERT_EQ(igComms, 9u);
-    for (uint32_t r = 0; r < 8; ++r)
-    {
-        // 12 layers x (fwd, input-grad, weight-grad) computes + the update; grad_norm's
-        // weight-grad REDUCESCATTER is dropped: its DP group has one rank.
-        EXPECT_EQ(Count(trace, r, TraceOpKind::COMPUTE), 3 * layers.size() + 1);
-        EXPECT_EQ(Count(trace, r, TraceOpKind::COLLECTIVE), fwdComms + igComms);
-        EXPECT_EQ(trace.GetOps(r).size(), 3 * layers.size() + 1 + fwdComms + igComms);
-    }
-    EXPECT_EQ(trace.GetNOps(), 8u * 57u);
-    EXPECT_EQ(trace.GetNStreams(), 2u);
-    EXPECT_EQ(trace.GetNIterations(), 1u);
-
-    // Layer 4 (attention): norm 2 ops, grad_norm 2, layernorm 1, embedding 2 before it.
-    const auto& ops = trace.GetOps(5);
-    const TraceOp& attention = FindOp(trace, 5, "fwd.l4.attention_layer");
-    EXPECT_EQ(attention.id, 7u);
-    EXPECT_EQ(attention.duration, NanoSeconds(752000));
-    EXPECT_EQ(attention.stream, 0u);
-    EXPECT_EQ(attention.deps, (std::vector<uint32_t>{6})); // embedding's forward all-reduce
-    const TraceOp& comm = ops[8];
-    EXPECT_EQ(comm.name, "fwd.l4.attention_layer.comm");
-    EXPECT_EQ(comm.kind, TraceOpKind::COLLECTIVE);
-    EXPECT_EQ(comm.collective, CollectiveType::ALL_REDUCE);
-    EXPECT_EQ(comm.bytes, 20971520u);
-    EXPECT_EQ(comm.group, "tp0");
-    EXPECT_EQ(comm.stream, 1u);
-    EXPECT_EQ(comm.deps, (std::vector<uint32_t>{7}));
-    EXPECT_EQ(ops[9].name, "fwd.l5.mlp_layer");
-    EXPECT_EQ(ops[9].duration, NanoSeconds(750000));
-    EXPECT_EQ(ops[9].deps, (std::vector<uint32_t>{8})); // blocked by the TP all-reduce
-
-    // norm: forward BROADCAST of 16384 B from TP rank 0 after a 0 ns compute.
-    EXPECT_EQ(ops[0].duration, Seconds(0));
-    EXPECT_EQ(ops[1].collective, CollectiveType::BROADCAST);
-    EXPECT_EQ(ops[1].bytes, 16384u);
-    EXPECT_EQ(ops[1].root, 0u);
-    // grad_norm: forward ALLGATHER, 14 ms of compute before it.
-    EXPECT_EQ(ops[2].duration, NanoSeconds(14000000));
-    EXPECT_EQ(ops[3].collective, CollectiveType::ALL_GATHER);
-    EXPECT_EQ(ops[3].bytes, 3000000000u);
-    // layernorm has no forward comm, so the next compute follows it directly.
-    EXPECT_EQ(ops[4].name, "fwd.l2.layernorm");
-    EXPECT_EQ(ops[5].name, "fwd.l3.embedding_layer");
-    EXPECT_TRUE(ops[5].deps.empty());
-    // Backward runs the layers in reverse; the update sums the update times.
+    ASSERT_EQ(layers.size(), f.layers);
+    ASSERT_EQ(comms, f.collectivesPerRank);
+    ASSERT_EQ(update, f.updateNs);
+    tracetest::ExpectGptTp8(trace, f);
+    // Backward starts with the last layer line.
     EXPECT_EQ(FindOp(trace, 5, "ig.l11.mlp_layer").duration, NanoSeconds(750000));
-    EXPECT_EQ(FindOp(trace, 5, "ig.l2.layernorm.comm").bytes, 3000000000u);
-    EXPECT_EQ(ops.back().name, "update");
-    EXPECT_EQ(ops.back().duration, NanoSeconds(update));
-    EXPECT_TRUE(trace.Validate());
 }
 
 TEST_F(AicbReader, GptLikeTp8Dp2)
@@ -338,27 +303,7 @@ TEST_F(AicbReader, GptLikeTp8Dp2)
     std::string error;
     TrainingTrace trace = AicbTraceReader::Read(file, 16, &error);
     ASSERT_EQ(error, "");
-    ASSERT_EQ(trace.GetNRanks(), 16u);
-    EXPECT_EQ(trace.GetGroups().size(), 10u); // tp0, tp1, dp0..dp7
-    EXPECT_EQ(trace.GetGroup("tp1").ranks.front(), 8u);
-    EXPECT_EQ(trace.GetGroup("dp3").ranks, (std::vector<uint32_t>{3, 11}));
-    EXPECT_EQ(trace.GetNOps(), 16u * 58u); // the DP reduce-scatter joins every rank
-    EXPECT_EQ(trace.GetNStreams(), 3u);
-
-    const auto& ops = trace.GetOps(11);
-    const TraceOp& wgComm = FindOp(trace, 11, "wg.l1.grad_norm.comm");
-    EXPECT_EQ(wgComm.collective, CollectiveType::REDUCE_SCATTER);
-    EXPECT_EQ(wgComm.bytes, 6000000000u);
-    EXPECT_EQ(wgComm.group, "dp3");
-    EXPECT_EQ(wgComm.stream, 2u);
-    ASSERT_EQ(wgComm.deps.size(), 1u);
-    EXPECT_EQ(ops[wgComm.deps[0]].name, "wg.l1.grad_norm");
-    // The next backward compute does not wait for it; the update does.
-    const TraceOp& next = ops[wgComm.id + 1];
-    EXPECT_EQ(next.name, "ig.l0.norm");
-    EXPECT_FALSE(Contains(next.deps, wgComm.id));
-    EXPECT_TRUE(Contains(ops.back().deps, wgComm.id));
-    EXPECT_TRUE(trace.Validate());
+    tracetest::ExpectGptTp8Dp2(trace, GptLikeFacts());
 }
 
 TEST_F(AicbReader, ExpertParallelGroups)

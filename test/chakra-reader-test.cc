@@ -75,28 +75,6 @@ class ChakraReader : public ::testing::Test
     std::filesystem::path m_dir;
 };
 
-void
-ExpectSampleCollective(const TrainingTrace& trace, CollectiveType type, const std::string& name)
-{
-    ASSERT_EQ(trace.GetNRanks(), 8u);
-    EXPECT_EQ(trace.GetNOps(), 8u);
-    ASSERT_EQ(trace.GetGroups().size(), 1u);
-    EXPECT_EQ(trace.GetGroup("world").ranks, (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
-    for (uint32_t r = 0; r < 8; ++r)
-    {
-        ASSERT_EQ(trace.GetOps(r).size(), 1u);
-        const TraceOp& op = trace.GetOps(r)[0];
-        EXPECT_EQ(op.kind, TraceOpKind::COLLECTIVE);
-        EXPECT_EQ(op.collective, type);
-        EXPECT_EQ(op.bytes, 1048576u); // comm_size: int64 varint 80 80 40
-        EXPECT_EQ(op.group, "world");
-        EXPECT_EQ(op.stream, 1u);
-        EXPECT_TRUE(op.deps.empty());
-        EXPECT_EQ(op.name, name);
-    }
-    EXPECT_TRUE(trace.Validate());
-}
-
 TEST_F(ChakraReader, AllReduceMicrobenchmark)
 {
     const std::string prefix = (m_dir / "all_reduce").string();
@@ -105,10 +83,10 @@ TEST_F(ChakraReader, AllReduceMicrobenchmark)
     std::string error = "unset";
     TrainingTrace trace = ChakraTraceReader::ReadPrefix(prefix, 8, &error);
     EXPECT_EQ(error, "");
-    ExpectSampleCollective(trace, CollectiveType::ALL_REDUCE, "all_reduce_8npus_1MB");
-    ExpectSampleCollective(ChakraTraceReader::ReadFiles(files, &error),
-                           CollectiveType::ALL_REDUCE,
-                           "all_reduce_8npus_1MB");
+    ExpectMicrobenchmark(trace, CollectiveType::ALL_REDUCE, "all_reduce_8npus_1MB");
+    ExpectMicrobenchmark(ChakraTraceReader::ReadFiles(files, &error),
+                         CollectiveType::ALL_REDUCE,
+                         "all_reduce_8npus_1MB");
 }
 
 TEST_F(ChakraReader, AllToAllMicrobenchmark)
@@ -118,7 +96,7 @@ TEST_F(ChakraReader, AllToAllMicrobenchmark)
     std::string error;
     TrainingTrace trace = ChakraTraceReader::ReadPrefix(prefix, 8, &error);
     EXPECT_EQ(error, "");
-    ExpectSampleCollective(trace, CollectiveType::ALL_TO_ALL, "all_to_all_8npus_1MB");
+    ExpectMicrobenchmark(trace, CollectiveType::ALL_TO_ALL, "all_to_all_8npus_1MB");
 }
 
 // Compute, metadata, send, recv and collective nodes; most integer kinds; packed and

@@ -33,18 +33,8 @@ TEST_F(PacketPathLog, IncastLogsEveryDecision)
     // A 2:1 incast at line rate through one switch with a 1 MB buffer and low ECN
     // thresholds: the receiver's port queues, ECN marks, the ingresses pause.
     RoceHelper roce;
-    roce.SetCongestionControl("ns3::NoCongestionControl");
-    roce.SetMmuAttribute("BufferSize", UintegerValue(1 << 20));
-    roce.SetMmuAttribute("EcnKmin", UintegerValue(20000));
-    roce.SetMmuAttribute("EcnKmax", UintegerValue(80000));
-    RoceTopologyHelper topoHelper(roce);
-    RoceTopology topo = topoHelper.Star(3, DataRate("100Gbps"), MicroSeconds(1));
-    roce.AssignStreams(1);
-    for (uint32_t i = 0; i < 2; ++i)
-    {
-        auto qps = RoceHelper::Connect(topo.nics[i], topo.nics[2]);
-        Simulator::Schedule(Seconds(0), &RdmaQueuePair::PostWrite, qps.first, 2 << 20);
-    }
+    RoceTopology topo = SmallBufferStar(roce);
+    StartTwoToOneIncast(topo);
     Simulator::Run();
     LogComponentDisable("RoceSwitch", LOG_LEVEL_ALL);
     LogComponentDisable("RoceNetDevice", LOG_LEVEL_ALL);

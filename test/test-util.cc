@@ -77,6 +77,34 @@ StoreResult(CollectiveResult* out, const CollectiveResult& result)
     *out = result;
 }
 
+RoceTopology
+SmallBufferStar(RoceHelper& roce)
+{
+    roce.SetCongestionControl("ns3::NoCongestionControl");
+    roce.SetMmuAttribute("BufferSize", UintegerValue(1 << 20));
+    roce.SetMmuAttribute("EcnKmin", UintegerValue(20000));
+    roce.SetMmuAttribute("EcnKmax", UintegerValue(80000));
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.Star(3, DataRate("100Gbps"), MicroSeconds(1));
+    roce.AssignStreams(1);
+    return topo;
+}
+
+std::vector<std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>>
+StartTwoToOneIncast(const RoceTopology& topo)
+{
+    std::vector<std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>> connections;
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        connections.push_back(RoceHelper::Connect(topo.nics[i], topo.nics[2]));
+        Simulator::Schedule(Seconds(0),
+                            &RdmaQueuePair::PostWrite,
+                            connections.back().first,
+                            2 << 20);
+    }
+    return connections;
+}
+
 uint64_t
 TotalPauses(const RoceTopology& topo)
 {

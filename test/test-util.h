@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <gtest/gtest.h>
+#include <utility>
 #include <vector>
 
 namespace aifabric
@@ -58,6 +59,20 @@ std::pair<Ptr<RdmaNic>, Ptr<RdmaNic>> BackToBack(RoceHelper& roce, DataRate rate
 
 /// Callback target that keeps a collective's result (bind the destination).
 void StoreResult(CollectiveResult* out, const CollectiveResult& result);
+
+/**
+ * Three hosts on one switch (100 Gb/s, 1 us cables) whose MMU has a 1 MB buffer and marks
+ * ECN from 20 kB to 80 kB, the hosts without congestion control (their receivers still
+ * answer CE marks with CNPs), random streams fixed: the incast of StartTwoToOneIncast
+ * makes the switch mark and pause. Configures roce for it.
+ * \param roce the helper to configure and build with
+ * \return the topology
+ */
+RoceTopology SmallBufferStar(RoceHelper& roce);
+/// Hosts 0 and 1 of a SmallBufferStar each post a 2 MiB write to host 2 at t = 0.
+/// \param topo the topology \return the two connections, {sender QP, receiver QP}
+std::vector<std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>> StartTwoToOneIncast(
+    const RoceTopology& topo);
 
 /// Sum of PFC pauses (XOFF) sent by all switches of a topology.
 uint64_t TotalPauses(const RoceTopology& topo);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "trace-encoders.h"
 
+#include <algorithm>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
@@ -156,6 +157,117 @@ Count(const TrainingTrace& trace, uint32_t rank, TraceOpKind kind)
         n += op.kind == kind ? 1 : 0;
     }
     return n;
+}
+
+void
+ExpectMicrobenchmark(const TrainingTrace& trace, CollectiveType type, const std::string& name)
+{
+    ASSERT_EQ(trace.GetNRanks(), 8u);
+    EXPECT_EQ(trace.GetNOps(), 8u);
+    ASSERT_EQ(trace.GetGroups().size(), 1u);
+    EXPECT_EQ(trace.GetGroup("world").ranks, (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+    for (uint32_t r = 0; r < 8; ++r)
+    {
+        ASSERT_EQ(trace.GetOps(r).size(), 1u);
+        const TraceOp& op = trace.GetOps(r)[0];
+        EXPECT_EQ(op.kind, TraceOpKind::COLLECTIVE);
+        EXPECT_EQ(op.collective, type);
+        EXPECT_EQ(op.bytes, 1048576u); // comm_size: int64 varint 80 80 40
+        EXPECT_EQ(op.group, "world");
+        EXPECT_EQ(op.stream, 1u);
+        EXPECT_TRUE(op.deps.empty());
+        EXPECT_EQ(op.name, name);
+    }
+    EXPECT_TRUE(trace.Validate());
+}
+
+void
+ExpectGptTp8(const TrainingTrace& trace, const GptTp8Facts& f)
+{
+    ASSERT_EQ(trace.GetNRanks(), 8u);
+    // tp0 plus one single-rank DP group per TP index.
+    EXPECT_EQ(trace.GetGroups().size(), 9u);
+    EXPECT_EQ(trace.GetGroup("tp0").ranks, (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+    EXPECT_EQ(trace.GetGroup("dp3").ranks, (std::vector<uint32_t>{3}));
+    const size_t computes = 3 * f.layers + 1; // fwd, input-grad, weight-grad + the update
+    for (uint32_t r = 0; r < 8; ++r)
+    {
+        // grad_norm's weight-grad REDUCESCATTER is dropped: its DP group has one rank.
+        EXPECT_EQ(Count(trace, r, TraceOpKind::COMPUTE), computes);
+        EXPECT_EQ(Count(trace, r, TraceOpKind::COLLECTIVE), f.collectivesPerRank);
+        EXPECT_EQ(trace.GetOps(r).size(), computes + f.collectivesPerRank);
+    }
+    EXPECT_EQ(trace.GetNOps(), 8 * (computes + f.collectivesPerRank));
+    EXPECT_EQ(trace.GetNStreams(), 2u);
+    EXPECT_EQ(trace.GetNIterations(), 1u);
+
+    // Layer 4 (attention): norm 2 ops, grad_norm 2, layernorm 1, embedding 2 before it.
+    const auto& ops = trace.GetOps(5);
+    const TraceOp& attention = FindOp(trace, 5, "fwd.l4.attention_layer");
+    EXPECT_EQ(attention.id, 7u);
+    EXPECT_EQ(attention.duration, NanoSeconds(752000));
+    EXPECT_EQ(attention.stream, 0u);
+    EXPECT_EQ(attention.deps, (std::vector<uint32_t>{6})); // embedding's forward all-reduce
+    const TraceOp& comm = ops[8];
+    EXPECT_EQ(comm.name, "fwd.l4.attention_layer.comm");
+    EXPECT_EQ(comm.kind, TraceOpKind::COLLECTIVE);
+    EXPECT_EQ(comm.collective, CollectiveType::ALL_REDUCE);
+    EXPECT_EQ(comm.bytes, f.attentionBytes);
+    EXPECT_EQ(comm.group, "tp0");
+    EXPECT_EQ(comm.stream, 1u);
+    EXPECT_EQ(comm.deps, (std::vector<uint32_t>{7}));
+    EXPECT_EQ(ops[9].name, "fwd.l5.mlp_layer");
+    EXPECT_EQ(ops[9].duration, NanoSeconds(750000));
+    EXPECT_EQ(ops[9].deps, (std::vector<uint32_t>{8})); // blocked by the TP all-reduce
+
+    // norm: forward BROADCAST of 16384 B from TP rank 0 after a 0 ns compute.
+    EXPECT_EQ(ops[0].duration, Seconds(0));
+    EXPECT_EQ(ops[1].collective, CollectiveType::BROADCAST);
+    EXPECT_EQ(ops[1].bytes, 16384u);
+    EXPECT_EQ(ops[1].root, 0u);
+    // grad_norm: forward ALLGATHER after its compute.
+    EXPECT_EQ(ops[2].duration, NanoSeconds(f.gradNormFwdNs));
+    EXPECT_EQ(ops[3].collective, CollectiveType::ALL_GATHER);
+    EXPECT_EQ(ops[3].bytes, f.allGatherBytes);
+    // layernorm has no forward comm, so the next compute follows it directly.
+    EXPECT_EQ(ops[4].name, "fwd.l2.layernorm");
+    EXPECT_EQ(ops[5].name, "fwd.l3.embedding_layer");
+    EXPECT_TRUE(ops[5].deps.empty());
+    // Backward runs the layers in reverse; the update sums the update times.
+    EXPECT_EQ(FindOp(trace, 5, "ig.l2.layernorm.comm").bytes, f.igLayernormBytes);
+    EXPECT_EQ(ops.back().name, "update");
+    EXPECT_EQ(ops.back().duration, NanoSeconds(f.updateNs));
+    EXPECT_TRUE(trace.Validate());
+}
+
+void
+ExpectGptTp8Dp2(const TrainingTrace& trace, const GptTp8Facts& f)
+{
+    auto contains = [](const std::vector<uint32_t>& v, uint32_t x) {
+        return std::find(v.begin(), v.end(), x) != v.end();
+    };
+    ASSERT_EQ(trace.GetNRanks(), 16u);
+    EXPECT_EQ(trace.GetGroups().size(), 10u); // tp0, tp1, dp0..dp7
+    EXPECT_EQ(trace.GetGroup("tp1").ranks.front(), 8u);
+    EXPECT_EQ(trace.GetGroup("dp3").ranks, (std::vector<uint32_t>{3, 11}));
+    // The DP reduce-scatter joins every rank's ops.
+    EXPECT_EQ(trace.GetNOps(), 16 * (3 * f.layers + 1 + f.collectivesPerRank + 1));
+    EXPECT_EQ(trace.GetNStreams(), 3u);
+
+    const auto& ops = trace.GetOps(11);
+    const TraceOp& wgComm = FindOp(trace, 11, "wg.l1.grad_norm.comm");
+    EXPECT_EQ(wgComm.collective, CollectiveType::REDUCE_SCATTER);
+    EXPECT_EQ(wgComm.bytes, f.reduceScatterBytes);
+    EXPECT_EQ(wgComm.group, "dp3");
+    EXPECT_EQ(wgComm.stream, 2u);
+    ASSERT_EQ(wgComm.deps.size(), 1u);
+    EXPECT_EQ(ops[wgComm.deps[0]].name, "wg.l1.grad_norm");
+    // The next backward compute does not wait for it; the update does.
+    const TraceOp& next = ops[wgComm.id + 1];
+    EXPECT_EQ(next.name, "ig.l0.norm");
+    EXPECT_FALSE(contains(next.deps, wgComm.id));
+    EXPECT_TRUE(contains(ops.back().deps, wgComm.id));
+    EXPECT_TRUE(trace.Validate());
 }
 
 std::string

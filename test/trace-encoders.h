@@ -121,6 +121,38 @@ const TraceOp& FindOp(const TrainingTrace& trace, uint32_t rank, const std::stri
 /// \return how many ops of rank are of kind.
 size_t Count(const TrainingTrace& trace, uint32_t rank, TraceOpKind kind);
 
+/**
+ * Expect a Chakra collective microbenchmark on 8 ranks: one collective of 1 MiB per
+ * rank, in the group "world", on stream 1, without dependencies.
+ * \param trace the trace read
+ * \param type its collective
+ * \param name the node name
+ */
+void ExpectMicrobenchmark(const TrainingTrace& trace, CollectiveType type, const std::string& name);
+
+/// What a Megatron GPT workload in AICB's layout reads as: norm (forward BROADCAST of
+/// 16384 B), grad_norm (forward ALLGATHER, weight-grad REDUCESCATTER), layernorm
+/// (input-grad ALLREDUCE), embedding (forward ALLREDUCE), then attention (752 us) and
+/// MLP (750 us) layers with TP all-reduces.
+struct GptTp8Facts
+{
+    size_t layers{0};               ///< layer lines
+    size_t collectivesPerRank{0};   ///< forward + input-grad comms of a TP-only rank
+    uint64_t attentionBytes{0};     ///< TP all-reduce of layer 4 (attention)
+    int64_t gradNormFwdNs{0};       ///< grad_norm forward compute
+    uint64_t allGatherBytes{0};     ///< grad_norm forward ALLGATHER
+    uint64_t igLayernormBytes{0};   ///< layernorm input-grad ALLREDUCE
+    int64_t updateNs{0};            ///< sum of the update times
+    uint64_t reduceScatterBytes{0}; ///< grad_norm weight-grad REDUCESCATTER (DP)
+};
+
+/// Expect facts read on 8 GPUs (TP 8, DP 1: the DP reduce-scatter is dropped).
+/// \param trace the trace read \param f the workload's facts
+void ExpectGptTp8(const TrainingTrace& trace, const GptTp8Facts& f);
+/// Expect facts read on 16 GPUs (TP 8, DP 2: the DP reduce-scatter joins every rank).
+/// \param trace the trace read \param f the workload's facts
+void ExpectGptTp8Dp2(const TrainingTrace& trace, const GptTp8Facts& f);
+
 /// Write text to path (binary, truncating). \return path.
 std::string WriteFile(const std::string& path, const std::string& text);
 

@@ -69,29 +69,15 @@ class WireFormat : public NsTest
         std::filesystem::remove_all(dir);
         std::filesystem::create_directories(dir);
         Config::Reset();
-        // A 2:1 incast with a small buffer and low ECN thresholds: data, ACKs, CNPs and
-        // PFC all appear on the first sender's cable.
+        // A 2:1 incast with a small buffer and low ECN thresholds, no congestion control
+        // (the senders keep line rate, so PFC must act): data, ACKs, CNPs and PFC all
+        // appear on the first sender's cable.
         RoceHelper roce;
-        // No congestion control: the senders keep line rate, so PFC must act; the receiver
-        // still answers CE marks with CNPs.
-        roce.SetCongestionControl("ns3::NoCongestionControl");
-        roce.SetMmuAttribute("BufferSize", UintegerValue(1 << 20));
-        roce.SetMmuAttribute("EcnKmin", UintegerValue(20000));
-        roce.SetMmuAttribute("EcnKmax", UintegerValue(80000));
-        RoceTopologyHelper topoHelper(roce);
-        RoceTopology topo = topoHelper.Star(3, DataRate("100Gbps"), MicroSeconds(1));
-        roce.AssignStreams(1);
+        RoceTopology topo = SmallBufferStar(roce);
         roce.EnablePcap((dir / "sender").string(), topo.nics[0]->GetDevice(), false, true);
-        for (uint32_t i = 0; i < 2; ++i)
-        {
-            auto qps = RoceHelper::Connect(topo.nics[i], topo.nics[2]);
-            if (i == 0)
-            {
-                senderQpn = qps.first->GetQpn();
-                receiverQpn = qps.second->GetQpn();
-            }
-            Simulator::Schedule(Seconds(0), &RdmaQueuePair::PostWrite, qps.first, 2 << 20);
-        }
+        const auto connections = StartTwoToOneIncast(topo);
+        senderQpn = connections[0].first->GetQpn();
+        receiverQpn = connections[0].second->GetQpn();
         Simulator::Run();
         Simulator::Destroy();
         capture = (dir / "sender").string();
