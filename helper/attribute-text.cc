@@ -3,6 +3,7 @@
 
 #include "quantity-text.h"
 
+#include "ns3/attribute-container.h"
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
@@ -10,6 +11,7 @@
 #include "ns3/string.h"
 
 #include <algorithm>
+#include <sstream>
 
 namespace ns3
 {
@@ -80,6 +82,25 @@ AttributeValueFromText(Ptr<const AttributeChecker> checker,
     {
         *expected = type == "EnumValue" ? "one of " + info : "text";
         v = checker->CreateValidValue(StringValue(text));
+    }
+    else if (type.rfind("AttributeContainerValue<", 0) == 0)
+    {
+        // ns-3 parses the items with their own checker (aborting on "x" for an integer):
+        // each item is checked here first, by its kind.
+        *expected = info;
+        auto list = DynamicCast<const AttributeContainerChecker>(checker);
+        std::istringstream items(text);
+        std::string item;
+        bool ok = list != nullptr;
+        while (ok && std::getline(items, item, ','))
+        {
+            std::string itemExpected;
+            ok = AttributeValueFromText(list->GetItemChecker(), item, &itemExpected) != nullptr;
+        }
+        if (ok)
+        {
+            v = checker->CreateValidValue(StringValue(text));
+        }
     }
     else if (type == "TypeIdValue" || type == "ObjectFactoryValue")
     {

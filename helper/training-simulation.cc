@@ -200,6 +200,10 @@ TrainingSimulation::ApplyConfig(const std::string& path,
     {
         type = type.substr(5);
     }
+    if (type.rfind("AttributeContainerValue<", 0) == 0)
+    {
+        type = "list"; // the rest is a compiler's name for the item type
+    }
     std::string expected;
     Ptr<AttributeValue> v = AttributeValueFromText(info.checker, value, &expected);
     if (!v || !Config::SetDefaultFailSafe(path, *v))
@@ -307,11 +311,16 @@ TrainingSimulation::ApplyGlobalSettings(std::string* error)
     }
     Config::SetDefault("ns3::WorkloadRunner::Iterations", UintegerValue(s.iterations));
     Config::SetDefault("ns3::WorkloadRunner::HangTimeout", TimeValue(s.hangTimeout));
-    Config::SetDefault("ns3::WorkloadRunner::Algorithm", StringValue(s.algorithm));
+    if (!Config::SetDefaultFailSafe("ns3::CollectiveEngine::Algorithm", StringValue(s.algorithm)))
+    {
+        *error = s.source + ": unknown collective algorithm \"" + s.algorithm + "\" (" +
+                 GetCollectiveAlgorithmNameList() + ")";
+        return false;
+    }
     Config::SetDefault(
-        "ns3::WorkloadRunner::Channels",
+        "ns3::CollectiveEngine::Channels",
         UintegerValue(s.channels ? s.channels : CollectiveDefaultChannels(s.gpusPerServer)));
-    Config::SetDefault("ns3::WorkloadRunner::ChunkBytes", UintegerValue(s.chunkBytes));
+    Config::SetDefault("ns3::CollectiveEngine::ChunkBytes", UintegerValue(s.chunkBytes));
     Config::SetDefault("ns3::FabricMonitor::SampleInterval", TimeValue(s.sampleInterval));
     for (const auto& [path, value] : s.config)
     {
@@ -336,19 +345,19 @@ TrainingSimulation::Build(std::string* error)
                             "Build: the scenario's settings would be ignored";
         return false;
     }
-    // fabric.config and --ns3:: may have changed the runner's algorithm and chunk: check
+    // fabric.config and --ns3:: may have changed the engine's algorithm and chunk: check
     // what the run will use, not what the scenario said.
-    auto runnerDefault = [](const std::string& name) {
+    auto engineDefault = [](const std::string& name) {
         TypeId::AttributeInformation info;
-        WorkloadRunner::GetTypeId().LookupAttributeByName(name, &info);
+        CollectiveEngine::GetTypeId().LookupAttributeByName(name, &info);
         return info.initialValue->SerializeToString(info.checker);
     };
-    m_runnerAlgorithm = runnerDefault("Algorithm");
-    const uint64_t chunk = std::stoull(runnerDefault("ChunkBytes"));
+    m_runnerAlgorithm = engineDefault("Algorithm");
+    const uint64_t chunk = std::stoull(engineDefault("ChunkBytes"));
     if (chunk != 0 && chunk < 4096)
     {
         *error = s.source +
-                 ": ns3::WorkloadRunner::ChunkBytes: must be 0 (each algorithm's "
+                 ": ns3::CollectiveEngine::ChunkBytes: must be 0 (each algorithm's "
                  "default chunk) or at least 4096, got " +
                  std::to_string(chunk);
         return false;

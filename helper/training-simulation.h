@@ -124,7 +124,7 @@ eturn true on success
     TrainingTrace m_trace;
     std::string m_workloadNote;
     std::vector<std::string> m_warnings; //!< see GetWarnings
-    std::string m_runnerAlgorithm;       //!< WorkloadRunner::Algorithm as the run uses it
+    std::string m_runnerAlgorithm;       //!< CollectiveEngine::Algorithm as the run uses it
     RoceHelper m_roce;
     GpuCluster m_cluster;
     CommGroup m_world;

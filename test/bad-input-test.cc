@@ -104,7 +104,16 @@ TEST_F(BadInput, DwrrWeightsMalformed)
             Ptr<RoceNetDevice> dev = CreateObject<RoceNetDevice>();
             dev->SetAttribute("DwrrWeights", StringValue("1,2,x,1,1,1,1,1"));
         },
-        "weight 'x' is not an integer");
+        "Attribute value \"x\" is not properly formatted");
+    // Seven weights, or one out of [1, 1000], are refused by the attribute's checker.
+    Ptr<RoceNetDevice> dev = CreateObject<RoceNetDevice>();
+    EXPECT_FALSE(dev->SetAttributeFailSafe("DwrrWeights", StringValue("1,1,1,1,1,1,1")));
+    EXPECT_FALSE(dev->SetAttributeFailSafe("DwrrWeights", StringValue("1,1,1,1,1,1,1,0")));
+    EXPECT_FALSE(dev->SetAttributeFailSafe("DwrrWeights", StringValue("1,1,1,1,1,1,1,1001")));
+    ASSERT_TRUE(dev->SetAttributeFailSafe("DwrrWeights", StringValue("1,2,3,4,5,6,7,1000")));
+    StringValue back;
+    dev->GetAttribute("DwrrWeights", back);
+    EXPECT_EQ(back.Get(), "1,2,3,4,5,6,7,1000");
 }
 
 TEST_F(BadInput, NonPositiveOversubscription)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The "auto" algorithm choice follows its documented rules, and what it builds is correct.
+#include "ns3/collective-algorithms.h"
 #include "ns3/collective-engine.h"
 #include "ns3/collective-hierarchical.h"
 #include "ns3/collective-plan-cost.h"
@@ -171,6 +172,31 @@ TEST(CollectiveSelection, HierarchicalPipelinesByChunk)
     const double tPiped = CollectivePlanCost(*ideal).Estimate(piped).GetSeconds();
     EXPECT_LE(tPiped, tWhole * 1.05);
     Simulator::Destroy();
+}
+
+TEST(CollectiveSelection, AlgorithmAttributeIsTheNameTable)
+{
+    // The engine's Algorithm is an enum attribute: auto and every algorithm by its name,
+    // nothing else (a name added to the table and not to the checker fails here).
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    EXPECT_EQ(engine->GetAlgorithmName(), AUTO_ALGORITHM_NAME);
+    for (CollectiveAlgorithm a : GetCollectiveAlgorithms())
+    {
+        const std::string name = CollectiveAlgorithmToString(a);
+        ASSERT_TRUE(engine->SetAttributeFailSafe("Algorithm", StringValue(name))) << name;
+        EXPECT_EQ(engine->GetAlgorithmName(), name);
+        StringValue back;
+        engine->GetAttribute("Algorithm", back);
+        EXPECT_EQ(back.Get(), name);
+    }
+    EXPECT_TRUE(engine->SetAttributeFailSafe("Algorithm", StringValue(AUTO_ALGORITHM_NAME)));
+    EXPECT_EQ(engine->GetAlgorithmName(), AUTO_ALGORITHM_NAME);
+    EXPECT_FALSE(engine->SetAttributeFailSafe("Algorithm", StringValue("bogus")));
+    EXPECT_FALSE(engine->SetAttributeFailSafe("Algorithm", StringValue("Ring")));
+    TypeId::AttributeInformation info;
+    ASSERT_TRUE(CollectiveEngine::GetTypeId().LookupAttributeByName("Algorithm", &info));
+    EXPECT_EQ(info.checker->GetUnderlyingTypeInformation(),
+              "auto|ring|rail-ring|tree|halving-doubling|direct|hierarchical|nvls");
 }
 
 TEST(CollectiveSelection, EngineChoosesByAttribute)

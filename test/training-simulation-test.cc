@@ -321,8 +321,15 @@ TEST(TrainingScenario, ImpossibleSettingsAreNamedNotAborted)
     buildFails("{" + small +
                    R"(, "fabric": {"config": {"ns3::NvSwitchFabric::LinkCount": "18 links"}}})",
                "\"18 links\" is not a valid UintegerValue");
-    buildFails("{" + small + R"(, "fabric": {"config": {"ns3::WorkloadRunner::Channels": 1.5}}})",
+    buildFails("{" + small + R"(, "fabric": {"config": {"ns3::CollectiveEngine::Channels": 1.5}}})",
                "\"1.5\" is not a valid UintegerValue");
+    buildFails(
+        "{" + small + R"(, "fabric": {"config": {"ns3::RoceNetDevice::DwrrWeights": "1,2,3"}}})",
+        "\"1,2,3\" is not a valid list (expected 8 comma-separated integers (uint32_t 1:1000))");
+    buildFails(
+        "{" + small +
+            R"(, "fabric": {"config": {"ns3::RoceNetDevice::DwrrWeights": "1,x,1,1,1,1,1,1"}}})",
+        "\"1,x,1,1,1,1,1,1\" is not a valid list (expected 8 comma-separated");
     buildFails("{" + small + R"(, "fabric": {"config": {"ns3::RoceSwitch::Mmu": "0"}}})",
                "attributes of type PointerValue cannot be set from a scenario file");
     buildFails("{" + small +
@@ -334,11 +341,12 @@ TEST(TrainingScenario, ImpossibleSettingsAreNamedNotAborted)
                "unknown collective algorithm \"bogus\"");
     // The same through fabric.config (where --ns3:: arguments go): checked as the run uses it.
     buildFails("{" + small +
-                   R"(, "fabric": {"config": {"ns3::WorkloadRunner::Algorithm": "bogus"}}})",
-               "unknown collective algorithm \"bogus\"");
-    buildFails("{" + small + R"(, "fabric": {"config": {"ns3::WorkloadRunner::ChunkBytes": "1"}}})",
-               "ns3::WorkloadRunner::ChunkBytes: must be 0 (each algorithm's default chunk) or at "
-               "least 4096");
+                   R"(, "fabric": {"config": {"ns3::CollectiveEngine::Algorithm": "bogus"}}})",
+               "\"bogus\" is not a valid EnumValue (expected one of auto|ring|rail-ring|tree|");
+    buildFails(
+        "{" + small + R"(, "fabric": {"config": {"ns3::CollectiveEngine::ChunkBytes": "1"}}})",
+        "ns3::CollectiveEngine::ChunkBytes: must be 0 (each algorithm's default chunk) or at "
+        "least 4096");
     // The DP groups span servers: NVLS cannot serve them.
     buildFails("{" + small + R"(, "collectives": {"algorithm": "nvls"}})",
                "no nvls all-reduce on group 'dp0' of 2 ranks");

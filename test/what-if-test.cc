@@ -129,8 +129,8 @@ TEST_F(NsTest, WhatIfOptionsOverrideTheScenario)
     EXPECT_EQ(sim.GetTrace().GetGpu(), "A100");
     UintegerValue channels;
     StringValue algorithm;
-    sim.GetRunner()->GetAttribute("Channels", channels);
-    sim.GetRunner()->GetAttribute("Algorithm", algorithm);
+    sim.GetRunner()->GetEngine()->GetAttribute("Channels", channels);
+    sim.GetRunner()->GetEngine()->GetAttribute("Algorithm", algorithm);
     EXPECT_EQ(channels.Get(), 2u);
     EXPECT_EQ(algorithm.Get(), "ring");
 }

@@ -2,6 +2,8 @@
 // Shared helpers of the plan generators and the by-name dispatcher.
 #include "collective-algorithms.h"
 
+#include "../fabric/ai-fabric-compat.h"
+
 #include "ns3/abort.h"
 
 #include <algorithm>
@@ -71,7 +73,32 @@ Entry(CollectiveAlgorithm algorithm)
 std::string
 CollectiveAlgorithmToString(CollectiveAlgorithm algorithm)
 {
-    return Entry(algorithm).name;
+    return algorithm == CollectiveAlgorithm::AUTO ? AUTO_ALGORITHM_NAME : Entry(algorithm).name;
+}
+
+Ptr<const AttributeChecker>
+MakeCollectiveAlgorithmChecker()
+{
+    // An EnumChecker takes its pairs at once; the names come from the one table.
+    auto name = [](CollectiveAlgorithm a) { return CollectiveAlgorithmToString(a); };
+    static_assert(static_cast<int>(CollectiveAlgorithm::AUTO) == 7,
+                  "a new algorithm must be added to this checker");
+    return aifabric::MakeEnumCheckerCompat(CollectiveAlgorithm::AUTO,
+                                           AUTO_ALGORITHM_NAME,
+                                           CollectiveAlgorithm::RING,
+                                           name(CollectiveAlgorithm::RING),
+                                           CollectiveAlgorithm::RAIL_RING,
+                                           name(CollectiveAlgorithm::RAIL_RING),
+                                           CollectiveAlgorithm::TREE,
+                                           name(CollectiveAlgorithm::TREE),
+                                           CollectiveAlgorithm::HALVING_DOUBLING,
+                                           name(CollectiveAlgorithm::HALVING_DOUBLING),
+                                           CollectiveAlgorithm::DIRECT,
+                                           name(CollectiveAlgorithm::DIRECT),
+                                           CollectiveAlgorithm::HIERARCHICAL,
+                                           name(CollectiveAlgorithm::HIERARCHICAL),
+                                           CollectiveAlgorithm::NVLS,
+                                           name(CollectiveAlgorithm::NVLS));
 }
 
 bool
@@ -181,6 +208,8 @@ IsCollectiveAlgorithmSupported(CollectiveType type, CollectiveAlgorithm algorith
     case CollectiveAlgorithm::NVLS:
         return type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE_SCATTER ||
                type == CollectiveType::ALL_GATHER;
+    case CollectiveAlgorithm::AUTO:
+        return false; // a choice among algorithms, made by CollectiveSelection
     }
     return false;
 }
@@ -259,7 +288,8 @@ MakeCollectivePlan(CollectiveType type,
         }
     case CollectiveAlgorithm::RAIL_RING:
     case CollectiveAlgorithm::HIERARCHICAL:
-        break;
+    case CollectiveAlgorithm::AUTO:
+        break; // refused above
     }
     NS_ABORT_MSG("MakeCollectivePlan: unknown algorithm");
     return CommPlan();

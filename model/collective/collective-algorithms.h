@@ -4,6 +4,9 @@
 
 #include "comm-plan.h"
 
+#include "ns3/attribute.h"
+#include "ns3/ptr.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -279,12 +282,24 @@ enum class CollectiveAlgorithm
                       //!< servers (collective-hierarchical.h); needs the group's servers
     NVLS,             //!< "nvls": in-switch reduction and multicast (needs a carrier
                       //!< that reduces in a switch)
+    AUTO,             //!< "auto": not an algorithm but the choice of one per call by
+                      //!< estimated time (CollectiveSelection); what Algorithm attributes
+                      //!< hold by default. No plan generator takes it.
 };
 
 /// The name that picks the algorithm per call by estimated time (CollectiveSelection).
 constexpr const char* AUTO_ALGORITHM_NAME = "auto";
 
-/// \return a lower-case name such as "halving-doubling"
+/**
+ * The checker of an EnumValue attribute naming a collective algorithm: accepts
+ * CollectiveAlgorithm::AUTO ("auto") and every algorithm of GetCollectiveAlgorithms by
+ * its name.
+ *
+eturn the checker
+ */
+Ptr<const AttributeChecker> MakeCollectiveAlgorithmChecker();
+
+/// \return a lower-case name such as "halving-doubling" ("auto" for AUTO)
 std::string CollectiveAlgorithmToString(CollectiveAlgorithm algorithm);
 
 /**
@@ -294,7 +309,7 @@ std::string CollectiveAlgorithmToString(CollectiveAlgorithm algorithm);
  */
 bool CollectiveAlgorithmFromString(const std::string& name, CollectiveAlgorithm& algorithm);
 
-/// \return every algorithm, in the order of the name table (simplest first)
+/// \return every algorithm (AUTO is none), in the order of the name table (simplest first)
 const std::vector<CollectiveAlgorithm>& GetCollectiveAlgorithms();
 
 /// \return "auto, ring, rail-ring, ...": every accepted name, for messages and help texts

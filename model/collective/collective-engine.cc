@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "collective-engine.h"
 
+#include "../fabric/ai-fabric-compat.h"
 #include "collective-selection.h"
 
 #include "ns3/abort.h"
@@ -50,19 +51,21 @@ CollectiveEngine::GetTypeId()
                                               &CollectiveEngine::GetTransport),
                           MakePointerChecker<CollectiveTransport>())
             .AddAttribute("Algorithm",
-                          "Algorithm of RunCollective: " + GetCollectiveAlgorithmNameList() +
+                          "Algorithm of collective calls that name none: " +
+                              GetCollectiveAlgorithmNameList() +
                               " (auto: the fastest by CollectiveSelection's estimates).",
-                          StringValue("auto"),
-                          MakeStringAccessor(&CollectiveEngine::m_algorithm),
-                          MakeStringChecker())
+                          aifabric::MakeEnumValueCompat(CollectiveAlgorithm::AUTO),
+                          aifabric::MakeEnumMemberAccessor(&CollectiveEngine::m_algorithm),
+                          MakeCollectiveAlgorithmChecker())
             .AddAttribute("Channels",
-                          "RunCollective: ring channels.",
+                          "Ring channels (and send/recv connections) per call.",
                           UintegerValue(1),
                           MakeUintegerAccessor(&CollectiveEngine::m_channels),
                           MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("ChunkBytes",
-                          "RunCollective: pipelining chunk (0 = the algorithm's default, "
-                          "CollectiveDefaultChunkBytes).",
+                          "Pipelining chunk of the plans (0: each algorithm's default, "
+                          "CollectiveDefaultChunkBytes: tree and hierarchical 512 KiB, NVLS "
+                          "128 KiB, others none).",
                           UintegerValue(0),
                           MakeUintegerAccessor(&CollectiveEngine::m_chunkBytes),
                           MakeUintegerChecker<uint64_t>())
@@ -105,7 +108,7 @@ CollectiveEngine::DoDispose()
     m_ready.clear();
     m_readyHead = 0;
     m_transport = nullptr;
-    m_selection = CollectiveSelection();
+    m_selections.clear();
     Object::DoDispose();
 }
 
@@ -114,7 +117,7 @@ CollectiveEngine::SetTransport(Ptr<CollectiveTransport> transport)
 {
     NS_LOG_FUNCTION(this << transport);
     m_transport = transport;
-    m_selection = CollectiveSelection(transport);
+    m_selections.clear(); // their estimates were for the previous carrier
 }
 
 Ptr<CollectiveTransport>
@@ -437,10 +440,44 @@ CollectiveEngine::RunCollective(CollectiveType type,
 {
     NS_ABORT_MSG_IF(!m_transport,
                     "CollectiveEngine::RunCollective: no transport; call SetTransport first");
+    return Run(MakeCollectivePlan(type, group, bytes), done);
+}
+
+CommPlan
+CollectiveEngine::MakeCollectivePlan(CollectiveType type,
+                                     const CommGroup& group,
+                                     uint64_t bytes,
+                                     const std::vector<uint32_t>& rankMap,
+                                     uint32_t root,
+                                     const std::string& algorithm) const
+{
+    NS_LOG_FUNCTION(this << type << bytes << root << algorithm);
+    auto sel = m_selections.find(rankMap);
+    if (sel == m_selections.end())
+    {
+        sel = m_selections.emplace(rankMap, CollectiveSelection(m_transport, rankMap)).first;
+    }
     CollectivePlanOptions options;
     options.channels = m_channels;
     options.chunkBytes = m_chunkBytes;
-    return Run(m_selection.MakePlan(type, m_algorithm, group, bytes, options), done);
+    options.root = root;
+    const std::string name = algorithm.empty() ? GetAlgorithmName() : algorithm;
+    CommPlan plan = sel->second.MakePlan(type, name, group, bytes, options);
+    NS_LOG_LOGIC("CollectiveEngine: " << type << " of " << bytes << " B over " << group.GetSize()
+                                      << " ranks: " << name << " -> " << plan.GetAlgorithm());
+    return plan;
+}
+
+CommPlan
+CollectiveEngine::MakeSendRecvPlan(uint64_t bytes) const
+{
+    return SendRecv(2, 0, 1, bytes, m_channels);
+}
+
+std::string
+CollectiveEngine::GetAlgorithmName() const
+{
+    return CollectiveAlgorithmToString(m_algorithm);
 }
 
 } // namespace ns3

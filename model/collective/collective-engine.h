@@ -14,6 +14,7 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <map>
 #include <ostream>
 #include <string>
 #include <unordered_map>
@@ -128,6 +129,40 @@ class CollectiveEngine : public Object
                            DoneCallback done = DoneCallback());
 
     /**
+     * The plan of a collective call as this engine's attributes make it: algorithm (the
+     * Algorithm attribute unless the call names one; "auto": the fastest by
+     * CollectiveSelection's estimates on this carrier), Channels and ChunkBytes. Calls
+     * with the same rankMap share one CollectiveSelection, so auto's choices are kept
+     * across them. Aborts as CollectiveSelection::MakePlan does for an unsupported pair.
+     * \param type the collective
+     * \param group the call's group (its servers and rails)
+     * \param bytes call size
+     * \param rankMap carrier rank of each group rank (empty: group rank r = carrier rank r)
+     * \param root root rank of broadcast and reduce
+     * \param algorithm an algorithm name; empty for the Algorithm attribute
+     *
+eturn the plan (GetAlgorithm names the algorithm taken)
+     */
+    CommPlan MakeCollectivePlan(CollectiveType type,
+                                const CommGroup& group,
+                                uint64_t bytes,
+                                const std::vector<uint32_t>& rankMap = {},
+                                uint32_t root = 0,
+                                const std::string& algorithm = "") const;
+
+    /**
+     * The plan of a send/recv of bytes from plan rank 0 to plan rank 1 over the Channels
+     * attribute's channels.
+     * \param bytes message size
+     *
+eturn the plan
+     */
+    CommPlan MakeSendRecvPlan(uint64_t bytes) const;
+
+    /// \return the Algorithm attribute's name ("auto" or an algorithm)
+    std::string GetAlgorithmName() const;
+
+    /**
      * Start a collective call now on some of the transport's ranks: plan rank r is
      * transport rank rankMap[r] (e.g. the data-parallel peers of one tensor slice).
      * Aborts as Run above, and if rankMap has not one entry per plan rank, names a rank
@@ -213,14 +248,14 @@ class CollectiveEngine : public Object
     /// Report and forget a finished run.
     void Finish(uint64_t runId);
 
-    Ptr<CollectiveTransport> m_transport; //!< the carrier
-    std::string m_algorithm;              //!< RunCollective's algorithm
-    CollectiveSelection m_selection;      //!< RunCollective's plans on m_transport (keeps auto's
-                                          //!< choices across calls)
-    uint32_t m_channels{1};               //!< RunCollective: ring channels
-    uint64_t m_chunkBytes{0};             //!< RunCollective: chunk size
-    uint64_t m_nextId{1};                 //!< id of the next Run
-    std::unordered_map<uint64_t, RunState> m_runs;      //!< running calls
+    Ptr<CollectiveTransport> m_transport;                       //!< the carrier
+    CollectiveAlgorithm m_algorithm{CollectiveAlgorithm::AUTO}; //!< Algorithm attribute
+    /// Plans on m_transport by rank map (keeps auto's choices across calls)
+    mutable std::map<std::vector<uint32_t>, CollectiveSelection> m_selections;
+    uint32_t m_channels{1};                        //!< ring channels
+    uint64_t m_chunkBytes{0};                      //!< chunk size (0: each algorithm's default)
+    uint64_t m_nextId{1};                          //!< id of the next Run
+    std::unordered_map<uint64_t, RunState> m_runs; //!< running calls
     std::vector<std::pair<uint64_t, uint32_t>> m_ready; //!< released, not yet sent
     size_t m_readyHead{0};                              //!< next entry of m_ready to send
     bool m_sending{false};                              //!< SendReleased is on the stack

@@ -9,8 +9,11 @@
 
 #include "ns3/buffer.h"
 #include "ns3/enum.h"
+#include "ns3/object-base.h"
 
 #include <cstdint>
+#include <string>
+#include <type_traits>
 
 namespace ns3
 {
@@ -40,6 +43,163 @@ auto
 MakeEnumAccessorCompat(T member)
 {
     return detail::EnumAccessor<E>(member, 0);
+}
+
+namespace detail
+{
+// Up to ns-3.40 EnumValue holds an int (an enum class does not convert to it); from
+// ns-3.41 it is the class template EnumValue<T>, deduced from its argument.
+template <typename E>
+auto
+EnumValueOf(E value, int) -> decltype(EnumValue(value))
+{
+    return EnumValue(value);
+}
+
+template <typename E>
+auto
+EnumValueOf(E value, long)
+{
+    return EnumValue(static_cast<int>(value));
+}
+
+// Whether MakeEnumChecker takes the enum itself (ns-3.41+, or a plain enum anywhere).
+template <typename E>
+auto EnumCheckerTakes(E value, int)
+    -> decltype(MakeEnumChecker(value, std::string()), std::true_type{});
+
+template <typename E>
+std::false_type EnumCheckerTakes(E value, long);
+
+// An argument of MakeEnumChecker as ns-3 up to 3.40 takes it: enums as int.
+template <typename T>
+auto
+AsEnumCheckerArgument(T argument)
+{
+    if constexpr (std::is_enum_v<T>)
+    {
+        return static_cast<int>(argument);
+    }
+    else
+    {
+        return argument;
+    }
+}
+} // namespace detail
+
+/**
+ * An EnumValue holding value, on every supported ns-3 release (enum classes included).
+ * \param value the enumerator
+ * \return EnumValue (up to 3.40) or EnumValue<E> (3.41 and later)
+ */
+template <typename E>
+auto
+MakeEnumValueCompat(E value)
+{
+    return detail::EnumValueOf(value, 0);
+}
+
+/**
+ * MakeEnumChecker that takes the enumerators of an enum class on every supported ns-3
+ * release: (value, name) pairs, the first the default.
+ * \param value the first enumerator
+ * \param name its name
+ * \param rest further enumerator, name pairs
+ * \return the checker
+ */
+template <typename E, typename... Ts>
+Ptr<const AttributeChecker>
+MakeEnumCheckerCompat(E value, std::string name, Ts... rest)
+{
+    if constexpr (decltype(detail::EnumCheckerTakes(value, 0))::value)
+    {
+        return MakeEnumChecker(value, name, rest...);
+    }
+    else
+    {
+        return MakeEnumChecker(static_cast<int>(value),
+                               name,
+                               detail::AsEnumCheckerArgument(rest)...);
+    }
+}
+
+/**
+ * Accessor of a data member of enum (class) type E through the EnumValue of the running
+ * ns-3 release (ns-3 up to 3.40 cannot store an enum class through its own accessor).
+ * \tparam E the enum
+ * \tparam T the class holding the member
+ */
+template <typename E, typename T>
+class EnumMemberAccessor : public AttributeAccessor
+{
+  public:
+    /// \param member the data member
+    explicit EnumMemberAccessor(E T::*member)
+        : m_member(member)
+    {
+    }
+
+    /**
+     * \param object the object
+     * \param value an EnumValue
+     * \return whether value was stored
+     */
+    bool Set(ObjectBase* object, const AttributeValue& value) const override
+    {
+        auto* obj = dynamic_cast<T*>(object);
+        const auto* v = dynamic_cast<const Value*>(&value);
+        if (!obj || !v)
+        {
+            return false;
+        }
+        obj->*m_member = static_cast<E>(v->Get());
+        return true;
+    }
+
+    /**
+     * \param object the object
+     * \param value set to the member's value (an EnumValue)
+     * \return whether value is an EnumValue
+     */
+    bool Get(const ObjectBase* object, AttributeValue& value) const override
+    {
+        const auto* obj = dynamic_cast<const T*>(object);
+        auto* v = dynamic_cast<Value*>(&value);
+        if (!obj || !v)
+        {
+            return false;
+        }
+        v->Set(MakeEnumValueCompat(obj->*m_member).Get());
+        return true;
+    }
+
+    /// \return true
+    bool HasGetter() const override
+    {
+        return true;
+    }
+
+    /// \return true
+    bool HasSetter() const override
+    {
+        return true;
+    }
+
+  private:
+    /// The EnumValue type of this release for E.
+    using Value = decltype(MakeEnumValueCompat(E{}));
+    E T::*m_member; //!< the member
+};
+
+/**
+ * \param member a data member of enum (class) type
+ * \return its accessor for an EnumValue attribute
+ */
+template <typename E, typename T>
+Ptr<const AttributeAccessor>
+MakeEnumMemberAccessor(E T::*member)
+{
+    return Ptr<const AttributeAccessor>(new EnumMemberAccessor<E, T>(member), false);
 }
 
 /**

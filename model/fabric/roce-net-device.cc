@@ -6,6 +6,7 @@
 #include "roce-channel.h"
 
 #include "ns3/abort.h"
+#include "ns3/attribute-container.h"
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/ethernet-header.h"
@@ -16,13 +17,81 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
-#include <sstream>
+#include <algorithm>
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("RoceNetDevice");
 NS_OBJECT_ENSURE_REGISTERED(RoceNetDevice);
+
+namespace
+{
+/// The DwrrWeights attribute's value: integers separated by commas.
+using WeightList = AttributeContainerValue<UintegerValue>;
+
+/**
+ * Accepts a WeightList of exactly N_PRIORITIES weights, each within the item checker's
+ * bounds: a wrong count is refused where the attribute is set (Config, SetAttribute, a
+ * scenario file), like any out-of-range value, instead of when a device is built.
+ * Everything else is the container checker's.
+ */
+class WeightListChecker : public AttributeContainerChecker
+{
+  public:
+    /// \param items checker of one weight
+    explicit WeightListChecker(Ptr<const AttributeChecker> items)
+        : m_list(DynamicCast<const AttributeContainerChecker>(
+              MakeAttributeContainerChecker<UintegerValue>(items)))
+    {
+    }
+
+    bool Check(const AttributeValue& value) const override
+    {
+        const auto* list = dynamic_cast<const WeightList*>(&value);
+        return m_list->Check(value) && list && list->GetN() == RoceNetDevice::N_PRIORITIES;
+    }
+
+    std::string GetValueTypeName() const override
+    {
+        return m_list->GetValueTypeName();
+    }
+
+    bool HasUnderlyingTypeInformation() const override
+    {
+        return true;
+    }
+
+    std::string GetUnderlyingTypeInformation() const override
+    {
+        return std::to_string(RoceNetDevice::N_PRIORITIES) + " comma-separated integers (" +
+               GetItemChecker()->GetUnderlyingTypeInformation() + ")";
+    }
+
+    Ptr<AttributeValue> Create() const override
+    {
+        return m_list->Create();
+    }
+
+    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
+    {
+        return m_list->Copy(source, destination);
+    }
+
+    void SetItemChecker(Ptr<const AttributeChecker> /* items */) override
+    {
+        NS_ABORT_MSG("WeightListChecker: the item checker is fixed at construction");
+    }
+
+    Ptr<const AttributeChecker> GetItemChecker() const override
+    {
+        return m_list->GetItemChecker();
+    }
+
+  private:
+    Ptr<const AttributeContainerChecker> m_list; //!< checks the items
+};
+} // namespace
 
 TypeId
 RoceNetDevice::GetTypeId()
@@ -64,10 +133,11 @@ RoceNetDevice::GetTypeId()
                           MakeUintegerChecker<uint32_t>(64, 1u << 24))
             .AddAttribute(
                 "DwrrWeights",
-                "Eight comma-separated DWRR weights, priority 0 first.",
+                "Eight comma-separated DWRR weights in [1, 1000], priority 0 first.",
                 StringValue("1,1,1,1,1,1,1,1"),
-                MakeStringAccessor(&RoceNetDevice::SetDwrrWeights, &RoceNetDevice::GetDwrrWeights),
-                MakeStringChecker())
+                MakeAttributeContainerAccessor<UintegerValue>(&RoceNetDevice::SetDwrrWeights,
+                                                              &RoceNetDevice::GetDwrrWeights),
+                Create<WeightListChecker>(MakeUintegerChecker<uint32_t>(1, 1000)))
             .AddAttribute("ReceiveErrorModel",
                           "Error model deciding which received frames are corrupted (dropped).",
                           PointerValue(),
@@ -129,37 +199,19 @@ RoceNetDevice::DoDispose()
 }
 
 void
-RoceNetDevice::SetDwrrWeights(std::string weights)
+RoceNetDevice::SetDwrrWeights(const std::vector<uint32_t>& weights)
 {
-    std::istringstream in(weights);
-    std::string item;
-    uint32_t i = 0;
-    while (std::getline(in, item, ','))
-    {
-        NS_ABORT_MSG_IF(i >= N_PRIORITIES,
-                        "RoceNetDevice::DwrrWeights: expected 8 weights, got more in '" << weights
-                                                                                        << "'");
-        char* end = nullptr;
-        unsigned long w = std::strtoul(item.c_str(), &end, 10);
-        NS_ABORT_MSG_IF(end == item.c_str() || *end != '\0' || w == 0 || w > 1000,
-                        "RoceNetDevice::DwrrWeights: weight '"
-                            << item << "' is not an integer in [1, 1000] (in '" << weights << "')");
-        m_dwrrWeight[i++] = static_cast<uint32_t>(w);
-    }
-    NS_ABORT_MSG_IF(i != N_PRIORITIES,
-                    "RoceNetDevice::DwrrWeights: expected 8 weights, got " << i << " in '"
-                                                                           << weights << "'");
+    // The checker has already refused any other count.
+    NS_ABORT_MSG_IF(weights.size() != N_PRIORITIES,
+                    "RoceNetDevice::DwrrWeights: expected " << +N_PRIORITIES << " weights, got "
+                                                            << weights.size());
+    std::copy(weights.begin(), weights.end(), m_dwrrWeight.begin());
 }
 
-std::string
+std::vector<uint32_t>
 RoceNetDevice::GetDwrrWeights() const
 {
-    std::ostringstream out;
-    for (uint32_t i = 0; i < N_PRIORITIES; ++i)
-    {
-        out << (i ? "," : "") << m_dwrrWeight[i];
-    }
-    return out.str();
+    return {m_dwrrWeight.begin(), m_dwrrWeight.end()};
 }
 
 // ------------------------------------------------------------------ wiring

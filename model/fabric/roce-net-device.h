@@ -157,8 +157,10 @@ class RoceNetDevice : public NetDevice
     bool DequeueData(RoceQueueItem& item);
     void HandlePfc(Ptr<Packet> packet);
     void OnPauseExpired();
-    void SetDwrrWeights(std::string weights);
-    std::string GetDwrrWeights() const;
+    /// \param weights one DWRR weight per priority (the DwrrWeights attribute)
+    void SetDwrrWeights(const std::vector<uint32_t>& weights);
+    /// \return the DWRR weight of each priority
+    std::vector<uint32_t> GetDwrrWeights() const;
 
     Ptr<Node> m_node;
     Ptr<RoceChannel> m_channel;

@@ -3,7 +3,6 @@
 
 #include "ns3/abort.h"
 #include "ns3/collective-algorithms.h"
-#include "ns3/collective-selection.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/simulator.h"
@@ -40,25 +39,6 @@ WorkloadRunner::GetTypeId()
                           TimeValue(Seconds(1)),
                           MakeTimeAccessor(&WorkloadRunner::m_hangTimeout),
                           MakeTimeChecker(MicroSeconds(1), Seconds(3600)))
-            .AddAttribute("Algorithm",
-                          "Algorithm of collectives whose op names none: " +
-                              GetCollectiveAlgorithmNameList() +
-                              " (auto: the fastest by CollectiveSelection's estimates).",
-                          StringValue("auto"),
-                          MakeStringAccessor(&WorkloadRunner::m_algorithm),
-                          MakeStringChecker())
-            .AddAttribute("Channels",
-                          "Ring channels (and send/recv connections) per call.",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&WorkloadRunner::m_channels),
-                          MakeUintegerChecker<uint32_t>(1, 64))
-            .AddAttribute("ChunkBytes",
-                          "Pipelining chunk of the plans (0: each algorithm's default, "
-                          "CollectiveDefaultChunkBytes: tree and hierarchical 512 KiB, NVLS "
-                          "128 KiB, others none).",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&WorkloadRunner::m_chunkBytes),
-                          MakeUintegerChecker<uint64_t>())
             .AddTraceSource("OpFinished",
                             "An op finished on its rank.",
                             MakeTraceSourceAccessor(&WorkloadRunner::m_opFinishedTrace),
@@ -88,7 +68,6 @@ WorkloadRunner::DoDispose()
     m_transferDone = Callback<void, uint64_t, uint32_t>();
     m_engine = nullptr;
     m_transport = nullptr;
-    m_selections.clear();
     Object::DoDispose();
 }
 
@@ -311,28 +290,16 @@ WorkloadRunner::Launch(const std::string& key)
     rec.iteration = m_ranks[rank0].repetition * m_traceIterations + first.iteration;
     CommPlan plan;
     std::vector<uint32_t> rankMap;
-    CollectivePlanOptions options;
-    options.channels = m_channels;
-    options.chunkBytes = m_chunkBytes;
     if (first.kind == TraceOpKind::COLLECTIVE)
     {
         const TraceGroup& g = m_trace.GetGroup(first.group);
-        auto sel = m_selections.find(first.group);
-        if (sel == m_selections.end())
-        {
-            // One selection per group keeps auto's choices cached across its calls.
-            sel =
-                m_selections.emplace(first.group, CollectiveSelection(m_transport, g.ranks)).first;
-        }
-        const CollectiveSelection& selection = sel->second;
-        options.root = first.root;
-        const std::string algorithm = first.algorithm.empty() ? m_algorithm : first.algorithm;
-        rec.requested = algorithm;
-        plan = selection.MakePlan(first.collective,
-                                  algorithm,
-                                  m_world.SubGroup(g.ranks),
-                                  first.bytes,
-                                  options);
+        rec.requested = first.algorithm.empty() ? m_engine->GetAlgorithmName() : first.algorithm;
+        plan = m_engine->MakeCollectivePlan(first.collective,
+                                            m_world.SubGroup(g.ranks),
+                                            first.bytes,
+                                            g.ranks,
+                                            first.root,
+                                            first.algorithm);
         rankMap = g.ranks;
         rec.group = g.name;
         rec.type = first.collective;
@@ -343,7 +310,7 @@ WorkloadRunner::Launch(const std::string& key)
         // The sender's op says how much moves; plan rank 0 sends to plan rank 1.
         const auto [sr, so] = first.kind == TraceOpKind::SEND ? members[0] : members[1];
         const TraceOp& send = m_trace.GetOps(sr)[so];
-        plan = SendRecv(2, 0, 1, send.bytes, m_channels);
+        plan = m_engine->MakeSendRecvPlan(send.bytes);
         rankMap = {sr, send.peer};
         rec.type = CollectiveType::SEND_RECV;
         rec.bytes = send.bytes;

@@ -5,7 +5,6 @@
 #include "training-trace.h"
 
 #include "ns3/collective-engine.h"
-#include "ns3/collective-selection.h"
 #include "ns3/comm-group.h"
 #include "ns3/event-id.h"
 #include "ns3/object.h"
@@ -80,10 +79,12 @@ struct IterationBreakdown
  * op of its stream has finished (streams are FIFOs, like CUDA streams; stream 0 is
  * compute by convention, and communication streams overlap compute and each other).
  * COMPUTE ops take their duration. The k-th collective a rank issues on a group joins
- * the k-th call of that group: when the last member has arrived, the plan (the op's
- * algorithm, or the Algorithm attribute, via CollectiveSelection on the group's
- * sub-group of the world, so hierarchy and NVLS are known) runs on the CollectiveEngine
- * and every member's op finishes when it completes. SEND/RECV pairs meet the same way
+ * the k-th call of that group: when the last member has arrived, the engine plans it
+ * (CollectiveEngine::MakeCollectivePlan: the op's algorithm, or the engine's Algorithm
+ * attribute, on the group's sub-group of the world, so hierarchy and NVLS are known, with
+ * the engine's Channels and ChunkBytes), runs it, and every member's op finishes when it
+ * completes. The engine is created with the runner: set its attributes through
+ * ns3::CollectiveEngine defaults or GetEngine(). SEND/RECV pairs meet the same way
  * (rendezvous) and move bytes as a send/recv plan. The whole trace is repeated
  * Iterations times; a rank starts repetition q+1 when its ops of repetition q are done.
  *
@@ -216,10 +217,6 @@ class WorkloadRunner : public Object
 
     uint32_t m_iterations{1};
     Time m_hangTimeout;
-    std::string m_algorithm;
-    std::map<std::string, CollectiveSelection> m_selections; //!< per group: auto's choices
-    uint32_t m_channels{1};
-    uint64_t m_chunkBytes{0};
 
     uint64_t m_progress{0}; //!< ops and transfers finished
     uint64_t m_progressAtCheck{0};
