@@ -43,7 +43,8 @@ OpcodeHasReth(uint8_t opcode)
 bool
 OpcodeHasImmediate(uint8_t opcode)
 {
-    return opcode == 0x09 || opcode == 0x0B;
+    return opcode == BthHeader::RC_RDMA_WRITE_LAST_WITH_IMMEDIATE ||
+           opcode == BthHeader::RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE;
 }
 
 bool
@@ -86,7 +87,7 @@ ParseRoceFrame(const Ptr<const Packet>& packet, RoceFrameInfo& info)
     info.dstIp = Read32(ip + 16);
     uint32_t ipHeaderBytes = (ip[0] & 0xF) * 4u;
     const uint8_t* udp = ip + ipHeaderBytes;
-    if (info.protocol != 17 || udp + roce::UDP_HEADER_BYTES > buf + n)
+    if (info.protocol != roce::IP_PROTOCOL_UDP || udp + roce::UDP_HEADER_BYTES > buf + n)
     {
         return true;
     }

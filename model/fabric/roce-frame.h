@@ -18,6 +18,8 @@ namespace roce
 constexpr uint16_t UDP_DEST_PORT = 4791;
 constexpr uint16_t ETHERTYPE_IPV4 = 0x0800;
 constexpr uint16_t ETHERTYPE_MAC_CONTROL = 0x8808;
+/// IPv4 protocol number of UDP (IANA "Assigned Internet Protocol Numbers").
+constexpr uint8_t IP_PROTOCOL_UDP = 17;
 constexpr uint32_t ETHERNET_HEADER_BYTES = 14;
 constexpr uint32_t IPV4_HEADER_BYTES = 20;
 constexpr uint32_t UDP_HEADER_BYTES = 8;

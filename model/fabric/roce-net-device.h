@@ -27,10 +27,10 @@ class RoceChannel;
  */
 struct RoceQueueItem
 {
-    Ptr<Packet> packet;
+    Ptr<Packet> packet;      //!< the frame (Ethernet header included, no FCS)
     uint32_t ingressPort{0}; //!< owner's bookkeeping (switch ingress port)
     uint32_t bytes{0};       //!< frame bytes (no FCS), cached
-    uint8_t priority{0};
+    uint8_t priority{0};     //!< the priority (queue) it waits in
 };
 
 /**
@@ -55,12 +55,14 @@ struct RoceQueueItem
 class RoceNetDevice : public NetDevice
 {
   public:
+    /// Priorities (and queues) per port: the eight of IEEE 802.1Qbb.
     static constexpr uint8_t N_PRIORITIES = 8;
 
+    /// How the data priorities share the port (the DataScheduler attribute).
     enum DataScheduler
     {
-        ROUND_ROBIN,
-        DWRR
+        ROUND_ROBIN, //!< one frame per backlogged, unpaused priority in turn
+        DWRR         //!< deficit-weighted round robin (DwrrQuantum, DwrrWeights)
     };
 
     /// Owner's receive hook: device, frame, decoded fields.
@@ -70,42 +72,97 @@ class RoceNetDevice : public NetDevice
     /// Pull source of data frames for a NIC: argument is the bitmask of paused priorities.
     typedef Callback<Ptr<Packet>, uint8_t> PullCallback;
 
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
     static TypeId GetTypeId();
     RoceNetDevice();
     ~RoceNetDevice() override;
 
     // ---------------------------------------------------------------- wiring
+    /**
+     * Connect this port to one end of a link. Aborts if DataRate is 0.
+     * \param channel the link
+     */
     void Attach(Ptr<RoceChannel> channel);
+    /// \return the link this port is attached to (null before Attach)
     Ptr<RoceChannel> GetRoceChannel() const;
+    /// \param cb where every frame received intact goes (PFC frames are handled here)
     void SetRoceReceiveCallback(RxCallback cb);
+    /// \param cb called as each queued data frame starts transmission
     void SetDequeueCallback(DequeueCallback cb);
+    /**
+     * Make the port pull data frames from its owner (a NIC) when its queues are empty.
+     * \param cb returns the next frame given the bitmask of paused priorities, or null
+     */
     void SetPullCallback(PullCallback cb);
 
     // ---------------------------------------------------------------- transmit
-    /// Queue a data frame (Ethernet header included) on a priority.
+    /**
+     * Queue a data frame on a priority.
+     * \param packet the frame (Ethernet header included, no FCS)
+     * \param priority 0 to 7
+     * \param ingressPort owner's bookkeeping, handed back in the dequeue callback
+     */
     void EnqueueData(Ptr<Packet> packet, uint8_t priority, uint32_t ingressPort);
-    /// Queue a control frame (ACK, NAK, CNP) ahead of data.
+    /**
+     * Queue a control frame (ACK, NAK, CNP) ahead of data (in its priority's queue when
+     * ControlFirst is false).
+     * \param packet the frame (Ethernet header included, no FCS)
+     * \param priority 0 to 7
+     */
     void EnqueueControl(Ptr<Packet> packet, uint8_t priority);
-    /// Send a PFC frame for one priority (quanta 0 = XON), ahead of everything queued.
+    /**
+     * Send a PFC frame for one priority, ahead of everything queued.
+     * \param priority the priority to pause or resume
+     * \param quanta pause time in units of 512 bit times (0 = XON)
+     */
     void SendPfc(uint8_t priority, uint16_t quanta);
     /// A pull source has data again: start transmitting if idle.
     void NotifyDataAvailable();
 
     // ---------------------------------------------------------------- state
+    /// \return the line rate (the DataRate attribute)
     DataRate GetDataRate() const;
-    /// Seconds to serialize a frame of this size (no FCS) on this port.
+    /**
+     * \param frameBytes frame size without FCS
+     * \return the time to serialize it on this port, FCS, preamble and gap included
+     */
     Time GetTransmissionTime(uint32_t frameBytes) const;
-    /// PFC pause duration of q quanta on this port.
+    /**
+     * \param quanta a PFC pause time in units of 512 bit times
+     * \return that time at this port's rate
+     */
     Time QuantaToTime(uint16_t quanta) const;
+    /**
+     * \param priority 0 to 7
+     * \return whether the peer's pause of that priority is in force now
+     */
     bool IsPaused(uint8_t priority) const;
+    /// \return the paused priorities now, bit p for priority p
     uint8_t GetPausedMask() const;
+    /// \return whether a frame is being serialized now
     bool IsTransmitting() const;
+    /**
+     * \param priority 0 to 7
+     * \return bytes of data frames queued on it (no FCS)
+     */
     uint32_t GetQueueBytes(uint8_t priority) const;
+    /**
+     * \param priority 0 to 7
+     * \return data frames queued on it
+     */
     uint32_t GetQueuePackets(uint8_t priority) const;
-    uint64_t GetTxBytes() const;  //!< frame bytes sent (no FCS)
-    uint64_t GetTxFrames() const; //!< frames sent, control included
+    /// \return frame bytes sent (no FCS)
+    uint64_t GetTxBytes() const;
+    /// \return frames sent, control and PFC included
+    uint64_t GetTxFrames() const;
+    /// \return PFC frames sent (XOFF and XON)
     uint64_t GetPfcPausesSent() const;
+    /// \return PFC frames received (XOFF and XON)
     uint64_t GetPfcPausesReceived() const;
+    /// \return frames dropped on receipt by the ReceiveErrorModel
     uint64_t GetRxErrorDrops() const;
 
     // ---------------------------------------------------------------- NetDevice
@@ -137,10 +194,17 @@ class RoceNetDevice : public NetDevice
     void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
     bool SupportsSendFrom() const override;
 
-    /// Called by the channel when a frame has fully arrived.
+    /**
+     * Called by the channel when a frame has fully arrived.
+     * \param packet the frame (no FCS)
+     */
     void Receive(Ptr<Packet> packet);
 
-    /// Signature of the PfcSent / PfcReceived traces.
+    /**
+     * Signature of the PfcSent / PfcReceived traces.
+     * \param priority the priority paused or resumed
+     * \param quanta pause time in units of 512 bit times (0 = XON)
+     */
     typedef void (*PfcTracedCallback)(uint8_t priority, uint16_t quanta);
 
   protected:

@@ -81,6 +81,11 @@ RoceSwitch::DoDispose()
             e.Cancel();
         }
     }
+    for (const auto& port : m_ports)
+    {
+        port->SetRoceReceiveCallback(RoceNetDevice::RxCallback());
+        port->SetDequeueCallback(RoceNetDevice::DequeueCallback());
+    }
     m_ports.clear();
     m_mmu = nullptr;
     Object::DoDispose();
@@ -116,8 +121,10 @@ RoceSwitch::Setup(Ptr<Node> node)
         rates.push_back(dev->GetDataRate().GetBitRate());
         delays.push_back(dev->GetRoceChannel()->GetDelay());
         maxFrame = std::max<uint32_t>(maxFrame, dev->GetMtu() + roce::ETHERNET_HEADER_BYTES);
-        dev->SetRoceReceiveCallback(MakeCallback(&RoceSwitch::ReceiveFromPort, this));
-        dev->SetDequeueCallback(MakeCallback(&RoceSwitch::OnDequeue, this));
+        // The ports hold the switch (released in DoDispose), never a raw pointer to it.
+        const Ptr<RoceSwitch> self(this);
+        dev->SetRoceReceiveCallback(MakeCallback(&RoceSwitch::ReceiveFromPort, self));
+        dev->SetDequeueCallback(MakeCallback(&RoceSwitch::OnDequeue, self));
     }
     m_refreshEvents.resize(m_ports.size());
     m_ecnMarksPerPort.assign(m_ports.size(), 0);

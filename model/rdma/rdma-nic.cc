@@ -279,7 +279,7 @@ RdmaNic::AddIpHeaders(Ptr<Packet> packet, Ipv4Address dst, uint16_t srcPort, boo
     Ipv4Header ip;
     ip.SetSource(m_address);
     ip.SetDestination(dst);
-    ip.SetProtocol(17);
+    ip.SetProtocol(roce::IP_PROTOCOL_UDP);
     ip.SetTtl(64);
     ip.SetPayloadSize(packet->GetSize());
     ip.SetIdentification(m_ipId++);
