@@ -181,7 +181,7 @@ CollectiveSelection::Rank(CollectiveType type,
     if (!carrier)
     {
         // No carrier: the default figures of CollectiveTransport, which gives none.
-        carrier = Create<FigurelessCarrier>();
+        carrier = CreateObject<FigurelessCarrier>();
     }
     const CollectivePlanCost cost(*carrier, m_rankMap);
     for (CollectiveAlgorithm a : GetCollectiveAlgorithms())
