@@ -9,7 +9,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 command -v doxygen >/dev/null || { echo "error: doxygen not found (apt-get install doxygen)" >&2; exit 1; }
 folders=("$@")
 if ((${#folders[@]} == 0)); then
-    for f in model/fabric model/rdma model/nvlink model/transport; do
+    for f in model/fabric model/rdma model/ina model/nvlink model/transport; do
         [[ -d $f ]] && folders+=("$f")
     done
 fi

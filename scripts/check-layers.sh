@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Checks that every include points down the module's layers, lowest first:
-#   fabric < rdma < nvlink < transport < collective < workload < helper
+#   fabric < rdma < ina < nvlink < transport < collective < workload < helper
 # (the folders model/<layer>/ and helper/). A file may include headers of its own layer
 # and of lower ones. Quoted includes are mapped back to the repository file they name:
 # "ns3/<name>.h" to the header of that name in model/<layer>/ or helper/ (headers are
@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-layers=(fabric rdma nvlink transport collective workload helper)
+layers=(fabric rdma ina nvlink transport collective workload helper)
 declare -A order   # layer -> position, lowest first
 declare -A layerOf # header file name -> layer
 folderOf() { [[ $1 == helper ]] && echo helper || echo "model/$1"; }

@@ -87,6 +87,7 @@ RoceSwitch::DoDispose()
         port->SetDequeueCallback(RoceNetDevice::DequeueCallback());
     }
     m_ports.clear();
+    m_localDelivery = LocalDeliveryCallback();
     m_mmu = nullptr;
     Object::DoDispose();
 }
@@ -149,24 +150,32 @@ RoceSwitch::ReceiveFromPort(Ptr<RoceNetDevice> device,
                              << " is not routed, dropped silently");
         return; // not routable here
     }
-    uint32_t outPort = m_routes.SelectPort(info.dstIp, info.FlowKey(), m_salt);
-    NS_LOG_LOGIC("ECMP: flow " << Ipv4Address(info.srcIp) << ":" << info.srcPort << " -> "
-                               << Ipv4Address(info.dstIp) << " qp " << info.destQp << " from port "
-                               << inPort << " to port " << outPort << " (salt " << m_salt << ")");
-    if (outPort == UINT32_MAX)
-    {
-        NS_LOG_DEBUG("drop: no route to " << Ipv4Address(info.dstIp));
-        ++m_drops[DROP_NO_ROUTE];
-        m_dropTrace(packet, DROP_NO_ROUTE);
-        return;
-    }
     uint8_t priority = info.dscp >> 3;
-    Ptr<RoceNetDevice> egress = m_ports[outPort];
-    if (info.kind == RoceFrameInfo::ROCE &&
-        (info.opcode == BthHeader::RC_ACKNOWLEDGE || info.opcode == BthHeader::CNP))
+    // A frame for the local engine is admitted like any other (its ingress buffer counts
+    // towards PFC until the engine releases it) but not routed.
+    const bool local = info.kind == RoceFrameInfo::IPV4 && info.dstPort == m_localUdpPort &&
+                       !m_localDelivery.IsNull();
+    uint32_t outPort = LOCAL_PORT;
+    if (!local)
     {
-        egress->EnqueueControl(packet, priority);
-        return;
+        outPort = m_routes.SelectPort(info.dstIp, info.FlowKey(), m_salt);
+        NS_LOG_LOGIC("ECMP: flow " << Ipv4Address(info.srcIp) << ":" << info.srcPort << " -> "
+                                   << Ipv4Address(info.dstIp) << " qp " << info.destQp
+                                   << " from port " << inPort << " to port " << outPort << " (salt "
+                                   << m_salt << ")");
+        if (outPort == UINT32_MAX)
+        {
+            NS_LOG_DEBUG("drop: no route to " << Ipv4Address(info.dstIp));
+            ++m_drops[DROP_NO_ROUTE];
+            m_dropTrace(packet, DROP_NO_ROUTE);
+            return;
+        }
+        if (info.kind == RoceFrameInfo::ROCE &&
+            (info.opcode == BthHeader::RC_ACKNOWLEDGE || info.opcode == BthHeader::CNP))
+        {
+            m_ports[outPort]->EnqueueControl(packet, priority);
+            return;
+        }
     }
     uint32_t bytes = packet->GetSize();
     SharedBufferMmu::Admission verdict = m_mmu->Admit(inPort, priority, bytes);
@@ -185,28 +194,76 @@ RoceSwitch::ReceiveFromPort(Ptr<RoceNetDevice> device,
     {
         SendPause(inPort, priority);
     }
+    if (local)
+    {
+        NS_LOG_LOGIC("port " << inPort << ": " << bytes << " B to UDP port " << info.dstPort
+                             << " taken by the local engine");
+        m_localDelivery(inPort, priority, packet, info);
+        return;
+    }
+    EnqueueOn(outPort, priority, packet, inPort);
+}
+
+void
+RoceSwitch::EnqueueOn(uint32_t port, uint8_t priority, Ptr<Packet> packet, uint32_t inPort)
+{
+    Ptr<RoceNetDevice> egress = m_ports[port];
     egress->EnqueueData(packet, priority, inPort);
     uint32_t queued = egress->GetQueueBytes(priority);
     if (queued > m_maxQueueBytes)
     {
         m_maxQueueBytes = queued;
     }
-    m_queueTrace(outPort, priority, queued);
+    m_queueTrace(port, priority, queued);
+}
+
+void
+RoceSwitch::SetLocalDelivery(uint16_t udpPort, LocalDeliveryCallback callback)
+{
+    NS_LOG_FUNCTION(this << udpPort);
+    m_localUdpPort = udpPort;
+    m_localDelivery = callback;
+}
+
+void
+RoceSwitch::ReleaseLocal(uint32_t inPort, uint8_t priority, uint32_t bytes)
+{
+    NS_LOG_FUNCTION(this << inPort << +priority << bytes);
+    ReleaseIngress(inPort, priority, bytes);
+}
+
+void
+RoceSwitch::SendLocal(uint32_t port, uint8_t priority, Ptr<Packet> frame)
+{
+    NS_LOG_FUNCTION(this << port << +priority << frame);
+    NS_ABORT_MSG_IF(port >= m_ports.size(),
+                    "RoceSwitch::SendLocal: no port " << port << " (" << m_ports.size()
+                                                      << " ports)");
+    EnqueueOn(port, priority, frame, LOCAL_PORT);
+}
+
+void
+RoceSwitch::ReleaseIngress(uint32_t inPort, uint8_t priority, uint32_t bytes)
+{
+    m_mmu->Release(inPort, priority, bytes);
+    if (m_mmu->ShouldSendXon(inPort, priority))
+    {
+        NS_LOG_LOGIC("XON sent on port " << inPort << " priority " << int(priority)
+                                         << ": ingress below the resume "
+                                         << "threshold");
+        m_mmu->SetPaused(inPort, priority, false);
+        m_refreshEvents[inPort][priority].Cancel();
+        m_ports[inPort]->SendPfc(priority, 0);
+        m_pfcSentTrace(inPort, priority, 0);
+    }
 }
 
 void
 RoceSwitch::OnDequeue(Ptr<RoceNetDevice> device, RoceQueueItem& item)
 {
-    m_mmu->Release(item.ingressPort, item.priority, item.bytes);
-    if (m_mmu->ShouldSendXon(item.ingressPort, item.priority))
+    if (item.ingressPort != LOCAL_PORT)
     {
-        NS_LOG_LOGIC("XON sent on port " << item.ingressPort << " priority " << int(item.priority)
-                                         << ": ingress below the resume "
-                                         << "threshold");
-        m_mmu->SetPaused(item.ingressPort, item.priority, false);
-        m_refreshEvents[item.ingressPort][item.priority].Cancel();
-        m_ports[item.ingressPort]->SendPfc(item.priority, 0);
-        m_pfcSentTrace(item.ingressPort, item.priority, 0);
+        ReleaseIngress(item.ingressPort, item.priority, item.bytes);
     }
     uint32_t port = device->GetIfIndex();
     if (m_mmu->ShouldMarkEcn(port, device->GetQueueBytes(item.priority)))

@@ -42,8 +42,51 @@ class RoceSwitch : public Object
         DROP_REASONS
     };
 
+    /**
+     * Ingress port recorded for frames the switch itself sends (SendLocal): they hold no
+     * ingress buffer, but are told to OnDequeue (ECN marking) like forwarded frames.
+     * (UINT32_MAX is the device's "no owner bookkeeping" value, used for control frames.)
+     */
+    static constexpr uint32_t LOCAL_PORT = UINT32_MAX - 1;
+
+    /**
+     * Receives the frames a local engine (an in-network aggregation engine) takes off the
+     * forwarding path: ingress port, priority, frame, decoded fields. The frame keeps its
+     * ingress buffer (and so its share in PFC decisions) until the engine calls
+     * ReleaseLocal.
+     */
+    typedef Callback<void, uint32_t, uint8_t, Ptr<Packet>, const RoceFrameInfo&>
+        LocalDeliveryCallback;
+
     static TypeId GetTypeId();
     RoceSwitch();
+
+    /**
+     * Take IPv4/UDP frames to udpPort off the forwarding path: after admission by the MMU
+     * (and an XOFF if it says so) they go to callback instead of an egress queue. Costs
+     * the forwarding path one comparison when unused.
+     * \param udpPort the UDP destination port
+     * \param callback the local engine (null to stop)
+     */
+    void SetLocalDelivery(uint16_t udpPort, LocalDeliveryCallback callback);
+
+    /**
+     * The local engine is done with a frame it was given: release its ingress buffer (and
+     * send XON if that ends a pause).
+     * \param inPort the frame's ingress port
+     * \param priority its priority
+     * \param bytes its size (no FCS)
+     */
+    void ReleaseLocal(uint32_t inPort, uint8_t priority, uint32_t bytes);
+
+    /**
+     * Queue a frame the switch itself built (an aggregate, a result) on an egress port.
+     * Aborts if the port does not exist.
+     * \param port the egress port
+     * \param priority its priority
+     * \param frame the frame (Ethernet header included, no FCS)
+     */
+    void SendLocal(uint32_t port, uint8_t priority, Ptr<Packet> frame);
 
     /**
      * Take over the RoceNetDevices of node as ports (port number = device index on the
@@ -77,6 +120,10 @@ class RoceSwitch : public Object
   private:
     void ReceiveFromPort(Ptr<RoceNetDevice> device, Ptr<Packet> packet, const RoceFrameInfo& info);
     void OnDequeue(Ptr<RoceNetDevice> device, RoceQueueItem& item);
+    /// Queue a data frame on an egress port and record the queue length.
+    void EnqueueOn(uint32_t port, uint8_t priority, Ptr<Packet> packet, uint32_t inPort);
+    /// Release ingress buffer and send XON if that ends a pause.
+    void ReleaseIngress(uint32_t inPort, uint8_t priority, uint32_t bytes);
     void SendPause(uint32_t port, uint8_t priority);
     void RefreshPause(uint32_t port, uint8_t priority);
     uint64_t DrawSalt();
@@ -91,6 +138,8 @@ class RoceSwitch : public Object
     std::vector<Ptr<RoceNetDevice>> m_ports;
     std::vector<std::array<EventId, RoceNetDevice::N_PRIORITIES>> m_refreshEvents;
     EcmpRoutingTable m_routes;
+    uint16_t m_localUdpPort{0};            //!< UDP port of SetLocalDelivery
+    LocalDeliveryCallback m_localDelivery; //!< the local engine, if any
 
     std::array<uint64_t, DROP_REASONS> m_drops{};
     uint64_t m_ecnMarks{0};

@@ -117,6 +117,7 @@ RdmaNic::DoDispose()
         m_device->SetPullCallback(RoceNetDevice::PullCallback());
     }
     m_device = nullptr;
+    m_udpReceive = UdpReceiveCallback();
     Object::DoDispose();
 }
 
@@ -381,10 +382,26 @@ RdmaNic::Wake()
 }
 
 void
-RdmaNic::Receive(Ptr<RoceNetDevice>, Ptr<Packet>, const RoceFrameInfo& info)
+RdmaNic::SetUdpReceiveCallback(uint16_t udpPort, UdpReceiveCallback callback)
+{
+    NS_LOG_FUNCTION(this << udpPort);
+    NS_ABORT_MSG_IF(udpPort == roce::UDP_DEST_PORT,
+                    "RdmaNic::SetUdpReceiveCallback: port " << udpPort << " is RoCEv2's");
+    m_udpPort = udpPort;
+    m_udpReceive = callback;
+}
+
+void
+RdmaNic::Receive(Ptr<RoceNetDevice>, Ptr<Packet> packet, const RoceFrameInfo& info)
 {
     if (info.kind != RoceFrameInfo::ROCE || info.dstIp != m_address.Get())
     {
+        if (info.kind == RoceFrameInfo::IPV4 && info.dstPort == m_udpPort &&
+            info.dstIp == m_address.Get() && !m_udpReceive.IsNull())
+        {
+            m_udpReceive(packet, info);
+            return;
+        }
         ++m_rxUnknownQp;
         return;
     }

@@ -74,6 +74,20 @@ class RdmaNic : public Object
     /// \param index 0 to GetNQueuePairs() - 1 \return that queue pair
     Ptr<RdmaQueuePair> GetQueuePair(uint32_t index) const;
 
+    /**
+     * Receives the IPv4/UDP frames to this NIC's address and to one UDP port that are not
+     * RoCE (another protocol sharing the port, e.g. in-network aggregation): frame,
+     * decoded fields.
+     */
+    typedef Callback<void, Ptr<Packet>, const RoceFrameInfo&> UdpReceiveCallback;
+
+    /**
+     * Hand the frames to udpPort to callback instead of dropping them.
+     * \param udpPort the UDP destination port (not 4791, RoCEv2's)
+     * \param callback the receiver (null to stop)
+     */
+    void SetUdpReceiveCallback(uint16_t udpPort, UdpReceiveCallback callback);
+
     uint32_t GetPayloadMtu() const;       //!< \return RDMA payload bytes per packet (Mtu)
     uint32_t GetAckInterval() const;      //!< \return in-order packets per ACK
     Time GetAckCoalescingTime() const;    //!< \return the ACK coalescing timer
@@ -119,6 +133,9 @@ class RdmaNic : public Object
     Ptr<Packet> PullData(uint8_t pausedMask);
     void Receive(Ptr<RoceNetDevice> device, Ptr<Packet> packet, const RoceFrameInfo& info);
     void Wake();
+
+    uint16_t m_udpPort{0};           //!< port of SetUdpReceiveCallback
+    UdpReceiveCallback m_udpReceive; //!< its receiver, if any
 
     // attributes
     uint32_t m_mtu;

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "ina-aggregation-engine.h"
+
+#include "ns3/abort.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/roce-channel.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <bitset>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("InaAggregationEngine");
+NS_OBJECT_ENSURE_REGISTERED(InaAggregationEngine);
+
+namespace
+{
+/// Children per switch: the bitmap has 64 bits.
+constexpr uint32_t MAX_CHILDREN = 64;
+} // namespace
+
+TypeId
+InaAggregationEngine::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::InaAggregationEngine")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<InaAggregationEngine>()
+            .AddAttribute("Slots",
+                          "Aggregator slots of the switch; a job's pool of k slots takes 2k "
+                          "(two copies).",
+                          UintegerValue(16384),
+                          MakeUintegerAccessor(&InaAggregationEngine::m_slots),
+                          MakeUintegerChecker<uint32_t>(2, 1u << 24))
+            .AddAttribute("SlotBytes",
+                          "Value bytes one slot aggregates (the payload of one INA packet).",
+                          UintegerValue(1024),
+                          MakeUintegerAccessor(&InaAggregationEngine::m_slotBytes),
+                          MakeUintegerChecker<uint32_t>(4, 8192))
+            .AddAttribute("ElementBytes",
+                          "Bytes of one value (4: int32 or float32, 2: float16).",
+                          UintegerValue(4),
+                          MakeUintegerAccessor(&InaAggregationEngine::m_elementBytes),
+                          MakeUintegerChecker<uint32_t>(1, 8))
+            .AddAttribute("MemoryBytes",
+                          "Aggregator memory of the switch: Slots x SlotBytes must fit.",
+                          UintegerValue(16 * 1024 * 1024),
+                          MakeUintegerAccessor(&InaAggregationEngine::m_memoryBytes),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("MaxJobs",
+                          "Jobs (aggregation trees) the switch serves at a time.",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&InaAggregationEngine::m_maxJobs),
+                          MakeUintegerChecker<uint32_t>(1, 65536))
+            .AddAttribute("AggregationRate",
+                          "Value bytes per second the engine reduces; 0 = as fast as "
+                          "packets arrive (line rate on every port).",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&InaAggregationEngine::m_aggregationRate),
+                          MakeDataRateChecker())
+            .AddTraceSource("SlotComplete",
+                            "Every child's contribution to a fragment arrived at this "
+                            "switch: job, sequence, workers summed.",
+                            MakeTraceSourceAccessor(&InaAggregationEngine::m_slotCompleteTrace),
+                            "ns3::InaAggregationEngine::SlotTracedCallback");
+    return tid;
+}
+
+InaAggregationEngine::InaAggregationEngine()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+InaAggregationEngine::~InaAggregationEngine() = default;
+
+void
+InaAggregationEngine::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    if (m_switch)
+    {
+        m_switch->SetLocalDelivery(ina::UDP_PORT, RoceSwitch::LocalDeliveryCallback());
+    }
+    m_switch = nullptr;
+    m_jobs.clear();
+    Object::DoDispose();
+}
+
+bool
+InaAggregationEngine::CheckConfiguration(std::string* error) const
+{
+    if (m_slotBytes % m_elementBytes != 0)
+    {
+        *error = "ns3::InaAggregationEngine::SlotBytes: " + std::to_string(m_slotBytes) +
+                 " is not a multiple of ElementBytes (" + std::to_string(m_elementBytes) + ")";
+        return false;
+    }
+    if (static_cast<uint64_t>(m_slots) * m_slotBytes > m_memoryBytes)
+    {
+        *error = "ns3::InaAggregationEngine::Slots: " + std::to_string(m_slots) + " slots of " +
+                 std::to_string(m_slotBytes) + " B need " +
+                 std::to_string(static_cast<uint64_t>(m_slots) * m_slotBytes) +
+                 " B, more than MemoryBytes (" + std::to_string(m_memoryBytes) + ")";
+        return false;
+    }
+    return true;
+}
+
+void
+InaAggregationEngine::Install(Ptr<RoceSwitch> sw)
+{
+    NS_LOG_FUNCTION(this << sw);
+    std::string error;
+    NS_ABORT_MSG_IF(!CheckConfiguration(&error), error);
+    NS_ABORT_MSG_IF(sw->GetNPorts() == 0,
+                    "InaAggregationEngine::Install: the switch has no ports (call "
+                    "RoceSwitch::Setup first)");
+    m_switch = sw;
+    m_freeSlots = m_slots;
+    // 10.254.x.y by node id: switches have no IP stack, but their packets need a source.
+    const uint32_t id = sw->GetPort(0)->GetNode()->GetId();
+    m_address = Ipv4Address((10u << 24) | (254u << 16) | (id & 0xFFFF));
+    sw->SetLocalDelivery(
+        ina::UDP_PORT,
+        MakeCallback(&InaAggregationEngine::Receive, Ptr<InaAggregationEngine>(this)));
+}
+
+bool
+InaAggregationEngine::AddJob(const InaJobConfig& config, std::string* why)
+{
+    NS_LOG_FUNCTION(this << config.job << config.poolSlots);
+    NS_ABORT_MSG_IF(!m_switch, "InaAggregationEngine::AddJob: call Install first");
+    const uint64_t need = 2ull * config.poolSlots;
+    if (m_jobs.count(config.job))
+    {
+        *why = "job " + std::to_string(config.job) + " is already on the switch";
+        return false;
+    }
+    if (config.childPorts.empty() || config.childPorts.size() > MAX_CHILDREN ||
+        config.childAddresses.size() != config.childPorts.size())
+    {
+        *why = "a switch aggregates 1 to " + std::to_string(MAX_CHILDREN) + " children, got " +
+               std::to_string(config.childPorts.size());
+        return false;
+    }
+    if (config.poolSlots == 0 || need > m_freeSlots)
+    {
+        *why = "job " + std::to_string(config.job) + " needs 2 x " +
+               std::to_string(config.poolSlots) + " slots, " + std::to_string(m_freeSlots) +
+               " are free";
+        return false;
+    }
+    if (m_jobs.size() >= m_maxJobs)
+    {
+        *why = "the switch serves MaxJobs (" + std::to_string(m_maxJobs) + ") jobs already";
+        return false;
+    }
+    Job job;
+    job.config = config;
+    job.slots.assign(need, Slot());
+    job.portChild.assign(m_switch->GetNPorts(), -1);
+    for (uint32_t c = 0; c < config.childPorts.size(); ++c)
+    {
+        NS_ABORT_MSG_IF(config.childPorts[c] >= m_switch->GetNPorts(),
+                        "InaAggregationEngine::AddJob: no port " << config.childPorts[c]);
+        job.portChild[config.childPorts[c]] = static_cast<int32_t>(c);
+    }
+    job.fullMask =
+        config.childPorts.size() == MAX_CHILDREN ? ~0ull : (1ull << config.childPorts.size()) - 1;
+    m_freeSlots -= static_cast<uint32_t>(need);
+    m_jobs.emplace(config.job, std::move(job));
+    NS_LOG_LOGIC("job " << config.job << ": " << config.childPorts.size() << " children, "
+                        << (config.parentPort == InaJobConfig::NO_PARENT
+                                ? std::string("root")
+                                : "parent on port " + std::to_string(config.parentPort))
+                        << ", " << need << " slots (" << m_freeSlots << " left)");
+    return true;
+}
+
+void
+InaAggregationEngine::RemoveJob(uint16_t job)
+{
+    NS_LOG_FUNCTION(this << job);
+    auto it = m_jobs.find(job);
+    if (it != m_jobs.end())
+    {
+        m_freeSlots += static_cast<uint32_t>(it->second.slots.size());
+        m_jobs.erase(it);
+    }
+}
+
+bool
+InaAggregationEngine::HasJob(uint16_t job) const
+{
+    return m_jobs.count(job) != 0;
+}
+
+uint32_t
+InaAggregationEngine::GetFreeSlots() const
+{
+    return m_freeSlots;
+}
+
+uint32_t
+InaAggregationEngine::GetNJobs() const
+{
+    return static_cast<uint32_t>(m_jobs.size());
+}
+
+uint32_t
+InaAggregationEngine::GetSlotBytes() const
+{
+    return m_slotBytes;
+}
+
+Ptr<RoceSwitch>
+InaAggregationEngine::GetSwitch() const
+{
+    return m_switch;
+}
+
+Ipv4Address
+InaAggregationEngine::GetAddress() const
+{
+    return m_address;
+}
+
+uint64_t
+InaAggregationEngine::GetContributions() const
+{
+    return m_contributions;
+}
+
+uint64_t
+InaAggregationEngine::GetDuplicates() const
+{
+    return m_duplicates;
+}
+
+uint64_t
+InaAggregationEngine::GetResultsSent() const
+{
+    return m_resultsSent;
+}
+
+uint64_t
+InaAggregationEngine::GetAggregatesSent() const
+{
+    return m_aggregatesSent;
+}
+
+uint64_t
+InaAggregationEngine::GetDiscarded() const
+{
+    return m_discarded;
+}
+
+void
+InaAggregationEngine::Receive(uint32_t inPort,
+                              uint8_t priority,
+                              Ptr<Packet> frame,
+                              const RoceFrameInfo& info)
+{
+    NS_LOG_FUNCTION(this << inPort << +priority << frame);
+    const bool ce = info.ecn == Ipv4Header::ECN_CE;
+    if (m_aggregationRate.GetBitRate() == 0)
+    {
+        Process(inPort, priority, frame, ce);
+        return;
+    }
+    // One reduction unit: frames wait for it in arrival order, holding their buffer.
+    InaHeader header;
+    const uint32_t values = ReadInaHeader(frame, header) ? header.length : 0;
+    const Time now = Simulator::Now();
+    const Time start = m_busyUntil > now ? m_busyUntil : now;
+    m_busyUntil = start + m_aggregationRate.CalculateBytesTxTime(values);
+    NS_LOG_LOGIC("reduction unit busy until " << m_busyUntil.As(Time::NS));
+    Simulator::Schedule(m_busyUntil - now,
+                        &InaAggregationEngine::Process,
+                        this,
+                        inPort,
+                        priority,
+                        frame,
+                        ce);
+}
+
+void
+InaAggregationEngine::Process(uint32_t inPort, uint8_t priority, Ptr<Packet> frame, bool ce)
+{
+    NS_LOG_FUNCTION(this << inPort << frame);
+    if (!m_switch)
+    {
+        return; // disposed while the frame waited
+    }
+    m_switch->ReleaseLocal(inPort, priority, frame->GetSize());
+    InaHeader header;
+    auto it = m_jobs.end();
+    if (ReadInaHeader(frame, header))
+    {
+        it = m_jobs.find(header.job);
+    }
+    if (it == m_jobs.end())
+    {
+        NS_LOG_DEBUG("discard: INA frame of unknown job " << header.job << " on port " << inPort);
+        ++m_discarded;
+        return;
+    }
+    Job& job = it->second;
+    if (header.slot >= job.config.poolSlots)
+    {
+        NS_LOG_DEBUG("discard: slot " << header.slot << " outside job " << header.job
+                                      << "'s pool of " << job.config.poolSlots);
+        ++m_discarded;
+        return;
+    }
+    if (header.type == InaHeader::DATA && job.portChild[inPort] >= 0)
+    {
+        HandleData(job, static_cast<uint32_t>(job.portChild[inPort]), header, ce);
+    }
+    else if (header.type == InaHeader::RESULT && inPort == job.config.parentPort)
+    {
+        HandleResult(job, header);
+    }
+    else
+    {
+        NS_LOG_DEBUG("discard: INA " << header << " from port " << inPort
+                                     << ", which is not its sender's place in the tree");
+        ++m_discarded;
+    }
+}
+
+void
+InaAggregationEngine::HandleData(Job& job, uint32_t child, const InaHeader& header, bool ce)
+{
+    Slot& slot = job.slots[2 * header.slot + (header.copy ? 1 : 0)];
+    if (!slot.used || slot.sequence != header.sequence)
+    {
+        if (slot.used && header.sequence < slot.sequence)
+        {
+            NS_LOG_DEBUG("discard: job " << header.job << " sequence " << header.sequence
+                                         << " is older than slot " << header.slot << "'s "
+                                         << slot.sequence);
+            ++m_discarded;
+            return;
+        }
+        slot = Slot();
+        slot.used = true;
+        slot.sequence = header.sequence;
+    }
+    const uint64_t bit = 1ull << child;
+    if (slot.bitmap & bit)
+    {
+        ++m_duplicates;
+        if (slot.complete)
+        {
+            NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": duplicate from "
+                                << "child " << child << ", result sent again to it");
+            SendResult(job, child, header, slot, true);
+        }
+        else if (slot.sentUp)
+        {
+            NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": duplicate from "
+                                << "child " << child << ", aggregate sent again to the parent");
+            SendAggregate(job, header, slot, true);
+        }
+        else
+        {
+            NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence
+                                << ": duplicate from child " << child << " ignored");
+        }
+        return;
+    }
+    ++m_contributions;
+    slot.bitmap |= bit;
+    slot.count = static_cast<uint16_t>(slot.count + header.count);
+    slot.length = std::max(slot.length, header.length);
+    slot.ecn = slot.ecn || ce || (header.flags & InaHeader::ECN_ECHO);
+    if (slot.bitmap != job.fullMask)
+    {
+        return;
+    }
+    m_slotCompleteTrace(header.job, header.sequence, slot.count);
+    if (job.config.parentPort == InaJobConfig::NO_PARENT)
+    {
+        slot.complete = true;
+        NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": " << slot.count
+                            << " workers summed, result to " << job.config.childPorts.size()
+                            << " children");
+        for (uint32_t c = 0; c < job.config.childPorts.size(); ++c)
+        {
+            SendResult(job, c, header, slot, false);
+        }
+    }
+    else
+    {
+        slot.sentUp = true;
+        NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": " << slot.count
+                            << " workers summed, aggregate to the parent");
+        SendAggregate(job, header, slot, false);
+    }
+}
+
+void
+InaAggregationEngine::HandleResult(Job& job, const InaHeader& header)
+{
+    Slot& slot = job.slots[2 * header.slot + (header.copy ? 1 : 0)];
+    if (!slot.used || slot.sequence != header.sequence)
+    {
+        NS_LOG_DEBUG("discard: result for job " << header.job << " sequence " << header.sequence
+                                                << " does not match slot " << header.slot);
+        ++m_discarded;
+        return;
+    }
+    slot.complete = true;
+    slot.count = header.count;
+    slot.length = header.length;
+    slot.ecn = slot.ecn || (header.flags & InaHeader::ECN_ECHO);
+    NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": result from the "
+                        << "parent (" << header.count << " workers), to "
+                        << job.config.childPorts.size() << " children");
+    for (uint32_t c = 0; c < job.config.childPorts.size(); ++c)
+    {
+        SendResult(job, c, header, slot, (header.flags & InaHeader::RETRANSMISSION) != 0);
+    }
+}
+
+void
+InaAggregationEngine::SendResult(Job& job,
+                                 uint32_t child,
+                                 const InaHeader& request,
+                                 const Slot& slot,
+                                 bool retransmission)
+{
+    InaHeader h;
+    h.type = InaHeader::RESULT;
+    h.flags = static_cast<uint8_t>((retransmission ? InaHeader::RETRANSMISSION : 0) |
+                                   (slot.ecn ? InaHeader::ECN_ECHO : 0));
+    h.job = request.job;
+    h.sequence = slot.sequence;
+    h.slot = request.slot;
+    h.copy = request.copy;
+    h.sender = 0;
+    h.count = slot.count;
+    h.bitmap = slot.bitmap;
+    h.length = slot.length;
+    h.element = request.element;
+    const uint32_t port = job.config.childPorts[child];
+    m_switch->SendLocal(
+        port,
+        job.config.priority,
+        MakeInaFrame(h, AddressOn(port, job.config.childAddresses[child], job.config.priority)));
+    ++m_resultsSent;
+}
+
+void
+InaAggregationEngine::SendAggregate(Job& job,
+                                    const InaHeader& request,
+                                    const Slot& slot,
+                                    bool retransmission)
+{
+    InaHeader h;
+    h.type = InaHeader::DATA;
+    h.flags = static_cast<uint8_t>((retransmission ? InaHeader::RETRANSMISSION : 0) |
+                                   (slot.ecn ? InaHeader::ECN_ECHO : 0));
+    h.job = request.job;
+    h.sequence = slot.sequence;
+    h.slot = request.slot;
+    h.copy = request.copy;
+    h.sender = job.config.indexAtParent;
+    h.count = slot.count;
+    h.bitmap = slot.bitmap;
+    h.length = slot.length;
+    h.element = request.element;
+    const uint32_t port = job.config.parentPort;
+    m_switch->SendLocal(
+        port,
+        job.config.priority,
+        MakeInaFrame(h, AddressOn(port, InaGroupAddress(request.job), job.config.priority)));
+    ++m_aggregatesSent;
+}
+
+InaFrameAddress
+InaAggregationEngine::AddressOn(uint32_t port, Ipv4Address dst, uint8_t priority) const
+{
+    Ptr<RoceNetDevice> device = m_switch->GetPort(port);
+    InaFrameAddress a;
+    a.srcMac = Mac48Address::ConvertFrom(device->GetAddress());
+    a.dstMac = Mac48Address::ConvertFrom(device->GetRoceChannel()->GetPeer(device)->GetAddress());
+    a.srcIp = m_address;
+    a.dstIp = dst;
+    a.priority = priority;
+    return a;
+}
+
+} // namespace ns3

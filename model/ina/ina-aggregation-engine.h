@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef INA_AGGREGATION_ENGINE_H
+#define INA_AGGREGATION_ENGINE_H
+
+#include "ina-frame.h"
+#include "ina-header.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/roce-switch.h"
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * One aggregation job's place in one switch of its tree, as the controller (InaHelper)
+ * sets it up: who the switch's children are, where its parent is, and how many slots the
+ * job's pool has.
+ */
+struct InaJobConfig
+{
+    /// parentPort of the tree's root.
+    static constexpr uint32_t NO_PARENT = UINT32_MAX;
+
+    uint16_t job{0};                         //!< job id (the INA header's job field)
+    std::vector<uint32_t> childPorts;        //!< port toward each child; child i is bit i
+    std::vector<Ipv4Address> childAddresses; //!< destination of RESULTs to each child
+    uint32_t parentPort{NO_PARENT};          //!< port toward the parent switch, if any
+    uint16_t indexAtParent{0};               //!< this switch's child index at its parent
+    uint32_t poolSlots{0};                   //!< slots of the job's pool (each has 2 copies)
+    uint8_t priority{3};                     //!< traffic class of the packets it sends
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief An in-network aggregation engine on a RoceSwitch (SwitchML-like slots).
+ *
+ * The engine takes INA packets (UDP port ina::UDP_PORT) off its switch's forwarding path
+ * (RoceSwitch::SetLocalDelivery): they are admitted by the switch's MMU like any frame, so
+ * they hold ingress buffer, count towards PFC and were queued, paused and ECN-marked on
+ * their way here like any frame. The engine reduces them at AggregationRate (0: as fast
+ * as they arrive, as line-rate switch pipelines do), then releases their buffer.
+ *
+ * Memory: Slots aggregators of SlotBytes each, which must fit in MemoryBytes. A job gets
+ * a pool of poolSlots slots in two copies (SwitchML's shadow copy: a slot's previous
+ * result stays available for retransmission while the next use fills the other copy),
+ * so it takes 2 × poolSlots slots; at most MaxJobs jobs at a time. AddJob refuses a job
+ * that does not fit, and the caller falls back to host-based algorithms.
+ *
+ * Protocol (per slot copy): a DATA packet from child c for sequence q into slot s
+ * (copy k) resets the slot if it held an older sequence, then adds c's contribution
+ * unless c's bit is set already (a duplicate: answered with the result if the slot is
+ * complete, or with the partial aggregate sent up again if it waits for the parent).
+ * When every child has contributed, the root multicasts the RESULT to its children and
+ * an inner switch sends the aggregate (DATA, count = workers summed) to its parent; a
+ * RESULT from the parent completes the slot and is multicast to the children. The
+ * RESULT doubles as the acknowledgement: workers retransmit on timeout. A contribution
+ * that arrived marked CE sets ECN_ECHO in the result.
+ */
+class InaAggregationEngine : public Object
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    InaAggregationEngine();
+    ~InaAggregationEngine() override;
+
+    /**
+     * Check the memory attributes: SlotBytes a multiple of ElementBytes, Slots × SlotBytes
+     * within MemoryBytes.
+     * \param error set to a one-line reason when they are not
+     * \return true if they are consistent
+     */
+    bool CheckConfiguration(std::string* error) const;
+
+    /**
+     * Put the engine on a switch (after RoceSwitch::Setup): it takes the INA packets
+     * arriving there. Aborts, with CheckConfiguration's reason, on inconsistent
+     * attributes.
+     * \param sw the switch
+     */
+    void Install(Ptr<RoceSwitch> sw);
+
+    /**
+     * Give a job its place on this switch and a pool of 2 × config.poolSlots slots.
+     * \param config the job's children, parent and pool size
+     * \param why set to the reason when the job does not fit (no slots, too many jobs,
+     *        more than 64 children, a job id in use)
+     * \return true if the job was added
+     */
+    bool AddJob(const InaJobConfig& config, std::string* why);
+
+    /**
+     * Free a job's slots.
+     * \param job the job id
+     */
+    void RemoveJob(uint16_t job);
+
+    /**
+     * \param job a job id
+     * \return whether the job has a place on this switch
+     */
+    bool HasJob(uint16_t job) const;
+    /// \return slots not given to any job
+    uint32_t GetFreeSlots() const;
+    /// \return jobs with a place on this switch
+    uint32_t GetNJobs() const;
+    /// \return payload bytes one slot (one packet) aggregates
+    uint32_t GetSlotBytes() const;
+    /// \return the switch the engine is on (null before Install)
+    Ptr<RoceSwitch> GetSwitch() const;
+    /// \return the IPv4 source address of the packets the engine sends
+    Ipv4Address GetAddress() const;
+
+    /// \return DATA packets whose contribution was added to a slot
+    uint64_t GetContributions() const;
+    /// \return duplicate DATA packets (their sender's bit was set already)
+    uint64_t GetDuplicates() const;
+    /// \return RESULT packets sent
+    uint64_t GetResultsSent() const;
+    /// \return aggregates sent to the parent (DATA), retransmissions included
+    uint64_t GetAggregatesSent() const;
+    /// \return packets dropped: unknown job, slot out of the pool, a sequence older than
+    ///         the slot's
+    uint64_t GetDiscarded() const;
+
+    /**
+     * Signature of the SlotComplete trace.
+     * \param job the job
+     * \param sequence the fragment whose aggregate is complete at this switch
+     * \param count workers summed into it
+     */
+    typedef void (*SlotTracedCallback)(uint16_t job, uint32_t sequence, uint16_t count);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// One copy of one slot.
+    struct Slot
+    {
+        uint32_t sequence{0}; //!< fragment it holds
+        uint64_t bitmap{0};   //!< children that contributed
+        uint16_t count{0};    //!< workers summed
+        uint16_t length{0};   //!< value bytes
+        bool used{false};     //!< ever used
+        bool sentUp{false};   //!< aggregate sent to the parent, waiting for the result
+        bool complete{false}; //!< result known
+        bool ecn{false};      //!< some contribution arrived marked CE
+    };
+
+    /// A job's state on this switch.
+    struct Job
+    {
+        InaJobConfig config;            //!< as AddJob got it
+        std::vector<Slot> slots;        //!< 2 × poolSlots: copy k of slot s at 2s + k
+        std::vector<int32_t> portChild; //!< child index by port, -1 for none
+        uint64_t fullMask{0};           //!< every child's bit
+    };
+
+    /// RoceSwitch's local delivery: queue the frame for the engine.
+    void Receive(uint32_t inPort, uint8_t priority, Ptr<Packet> frame, const RoceFrameInfo& info);
+    /// Reduce one frame and release its buffer.
+    void Process(uint32_t inPort, uint8_t priority, Ptr<Packet> frame, bool ce);
+    /// A contribution from a child.
+    void HandleData(Job& job, uint32_t child, const InaHeader& header, bool ce);
+    /// The aggregate from the parent.
+    void HandleResult(Job& job, const InaHeader& header);
+    /// Send the slot's RESULT to one child.
+    void SendResult(Job& job,
+                    uint32_t child,
+                    const InaHeader& request,
+                    const Slot& slot,
+                    bool retransmission);
+    /// Send the slot's aggregate up to the parent.
+    void SendAggregate(Job& job, const InaHeader& request, const Slot& slot, bool retransmission);
+    /// Frame addresses for a packet leaving on port to dst.
+    InaFrameAddress AddressOn(uint32_t port, Ipv4Address dst, uint8_t priority) const;
+
+    // attributes
+    uint32_t m_slots;           //!< aggregator slots
+    uint32_t m_slotBytes;       //!< bytes per slot
+    uint32_t m_elementBytes;    //!< bytes per value
+    uint64_t m_memoryBytes;     //!< aggregator memory
+    uint32_t m_maxJobs;         //!< concurrent jobs
+    DataRate m_aggregationRate; //!< reduction throughput (0: unlimited)
+
+    Ptr<RoceSwitch> m_switch;       //!< where the engine is
+    Ipv4Address m_address;          //!< source of its packets
+    std::map<uint16_t, Job> m_jobs; //!< by job id
+    uint32_t m_freeSlots{0};        //!< slots not given to a job
+    Time m_busyUntil;               //!< when the reduction unit is free
+
+    uint64_t m_contributions{0};  //!< see GetContributions
+    uint64_t m_duplicates{0};     //!< see GetDuplicates
+    uint64_t m_resultsSent{0};    //!< see GetResultsSent
+    uint64_t m_aggregatesSent{0}; //!< see GetAggregatesSent
+    uint64_t m_discarded{0};      //!< see GetDiscarded
+
+    TracedCallback<uint16_t, uint32_t, uint16_t> m_slotCompleteTrace; //!< SlotComplete
+};
+
+} // namespace ns3
+
+#endif /* INA_AGGREGATION_ENGINE_H */

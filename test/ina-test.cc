@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// In-network aggregation: the INA header, the switch engine and the workers (SwitchML-like
+// slots), against closed forms of the time an all-reduce takes.
+#include "test-util.h"
+
+#include "ns3/error-model.h"
+
+#include <algorithm>
+
+using namespace ns3;
+using namespace aifabric;
+
+namespace
+{
+class Ina : public NsTest
+{
+};
+
+/// Every worker's reduction, as its callback reports it.
+struct Reductions
+{
+    std::vector<InaReduction> done;
+
+    void Record(const InaReduction& r)
+    {
+        done.push_back(r);
+    }
+};
+
+/// Start a reduction of bytes on every worker of job now; collect the results.
+void
+ReduceAll(const InaJob& job, uint64_t bytes, Reductions& out)
+{
+    for (const auto& worker : job.workers)
+    {
+        worker->Reduce(job.info.job, bytes, MakeCallback(&Reductions::Record, &out));
+    }
+}
+
+/// Wire time of one INA frame of payload bytes at rate.
+double
+FrameSeconds(uint32_t payload, double rateBps)
+{
+    const uint32_t frame = roce::ETHERNET_HEADER_BYTES + roce::IPV4_HEADER_BYTES +
+                           roce::UDP_HEADER_BYTES + ina::HEADER_BYTES + payload;
+    return roce::WireBytes(frame) * 8.0 / rateBps;
+}
+
+/// Seconds from the first send to the last result over all workers.
+double
+Span(const Reductions& r)
+{
+    Time start = r.done.front().start;
+    Time end = r.done.front().end;
+    for (const auto& x : r.done)
+    {
+        start = std::min(start, x.start);
+        end = std::max(end, x.end);
+    }
+    return (end - start).GetSeconds();
+}
+} // namespace
+
+TEST_F(Ina, HeaderRoundTripsEveryField)
+{
+    InaHeader h;
+    h.type = InaHeader::RESULT;
+    h.flags = InaHeader::RETRANSMISSION | InaHeader::ECN_ECHO;
+    h.job = 0xBEEF;
+    h.sequence = 0x12345678;
+    h.slot = 0x7FFFFFFE;
+    h.copy = true;
+    h.sender = 63;
+    h.count = 4096;
+    h.bitmap = 0x8000000000000001ull;
+    h.length = 1024;
+    h.element = InaHeader::FLOAT16;
+    Ptr<Packet> p = Create<Packet>(h.length);
+    p->AddHeader(h);
+    EXPECT_EQ(p->GetSize(), ina::HEADER_BYTES + 1024u);
+    EXPECT_EQ(h.GetSerializedSize(), 28u);
+    // Version 1 in the high nibble, type 2 in the low one; job big-endian.
+    uint8_t bytes[4];
+    p->CopyData(bytes, 4);
+    EXPECT_EQ(bytes[0], 0x12);
+    EXPECT_EQ(bytes[1], 0x03);
+    EXPECT_EQ(bytes[2], 0xBE);
+    EXPECT_EQ(bytes[3], 0xEF);
+    InaHeader r;
+    p->RemoveHeader(r);
+    EXPECT_EQ(r.type, InaHeader::RESULT);
+    EXPECT_EQ(r.flags, h.flags);
+    EXPECT_EQ(r.job, h.job);
+    EXPECT_EQ(r.sequence, h.sequence);
+    EXPECT_EQ(r.slot, h.slot);
+    EXPECT_TRUE(r.copy);
+    EXPECT_EQ(r.sender, 63);
+    EXPECT_EQ(r.count, 4096);
+    EXPECT_EQ(r.bitmap, h.bitmap);
+    EXPECT_EQ(r.length, 1024);
+    EXPECT_EQ(r.element, InaHeader::FLOAT16);
+    EXPECT_EQ(InaHeader::GetElementBytes(InaHeader::FLOAT16), 2u);
+    EXPECT_EQ(InaGroupAddress(0x0102), Ipv4Address("239.255.1.2"));
+}
+
+TEST_F(Ina, AllReduceOnOneSwitchTakesOneCrossingOfTheLink)
+{
+    // 8 workers on one switch, 100 Gb/s, 1 us cables, 4 MiB: every worker streams its
+    // 4096 fragments of 1 KiB back to back while the results stream back, so the
+    // reduction takes F frame times plus one frame's trip up and the result's trip down:
+    // T = (F + 1) x frame + 2 x delay (no queueing: all workers are in step).
+    const uint32_t n = 8;
+    const uint64_t bytes = 4ull << 20;
+    const double rate = 100e9;
+    const Time delay = MicroSeconds(1);
+    RoceHelper roce;
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.Star(n, DataRate("100Gbps"), delay);
+    InaHelper ina;
+    std::vector<Ptr<InaAggregationEngine>> engines = ina.Install(topo.switchObjects);
+    InaJob job = ina.CreateJob(1, topo.nics);
+    ASSERT_TRUE(job.inNetwork) << job.reason;
+    EXPECT_EQ(job.levels, 1u);
+    EXPECT_EQ(job.switches.size(), 1u);
+    EXPECT_EQ(job.info.fragmentBytes, 1024u);
+    EXPECT_EQ(engines[0]->GetFreeSlots(), 16384u - 2 * 512);
+    Reductions r;
+    ReduceAll(job, bytes, r);
+    Simulator::Run();
+
+    ASSERT_EQ(r.done.size(), n);
+    const uint32_t fragments = bytes / 1024;
+    for (const auto& x : r.done)
+    {
+        EXPECT_EQ(x.fragments, fragments);
+        EXPECT_EQ(x.wrongCounts, 0u);
+        EXPECT_EQ(x.retransmissions, 0u);
+        EXPECT_EQ(x.duplicateResults, 0u);
+    }
+    EXPECT_EQ(engines[0]->GetContributions(), uint64_t(n) * fragments);
+    EXPECT_EQ(engines[0]->GetResultsSent(), uint64_t(n) * fragments);
+    EXPECT_EQ(engines[0]->GetDuplicates(), 0u);
+    EXPECT_EQ(engines[0]->GetDiscarded(), 0u);
+    const double frame = FrameSeconds(1024, rate);
+    const double expected = (fragments + 1) * frame + 2 * delay.GetSeconds();
+    const double measured = Span(r);
+    EXPECT_NEAR(measured, expected, 1e-9); // picosecond rounding of 2 x 4097 frames
+    // Against ring all-reduce's 2(n-1)/n crossings of S at the same line rate.
+    const double ring = 2.0 * (n - 1) / n * bytes * 8 / rate;
+    EXPECT_LT(measured, ring / 1.5);
+    std::cout << "[ measured ] INA all-reduce of " << bytes << " B over " << n
+              << " workers at 100 Gb/s: " << measured * 1e6 << " us (closed form " << expected * 1e6
+              << " us; ring's bandwidth term alone " << ring * 1e6 << " us)\n";
+}
+
+TEST_F(Ina, TimeIsFlatInTheNumberOfWorkersOnALeafSpine)
+{
+    // Two-tier leaf-spine, 4 workers per leaf, 2 spines: the leaves sum their workers
+    // and a spine sums the leaves. The time is S/B x frame overhead plus a path latency
+    // that does not depend on n; ring's bandwidth term grows as 2(n-1)/n.
+    const uint64_t bytes = 1ull << 20;
+    const double rate = 100e9;
+    const Time delay = MicroSeconds(1);
+    std::vector<double> times;
+    for (uint32_t n : {8u, 16u, 32u, 64u})
+    {
+        RoceHelper roce;
+        RoceTopologyHelper topoHelper(roce);
+        RoceTopology topo = topoHelper.LeafSpine(n / 4, 2, 4, DataRate("100Gbps"), 1.0, delay);
+        InaHelper ina;
+        ina.Install(topo.switchObjects);
+        InaJob job = ina.CreateJob(7, topo.nics);
+        ASSERT_TRUE(job.inNetwork) << job.reason;
+        EXPECT_EQ(job.levels, 2u);
+        EXPECT_EQ(job.switches.size(), n / 4 + 1); // every leaf and one spine
+        Reductions r;
+        ReduceAll(job, bytes, r);
+        Simulator::Run();
+        ASSERT_EQ(r.done.size(), n);
+        for (const auto& x : r.done)
+        {
+            EXPECT_EQ(x.wrongCounts, 0u);
+            EXPECT_EQ(x.retransmissions, 0u);
+        }
+        times.push_back(Span(r));
+        // The last fragment leaves its worker after F frame times and crosses four
+        // cables: up to the leaf, its aggregate up to the spine, the result down to the
+        // leaf and to the worker, each switch sending once the whole frame is in. The
+        // leaf-spine cables run at 4 x 100G / 2 spines = 200 Gb/s.
+        const uint32_t fragments = bytes / 1024;
+        const double expected = (fragments + 1) * FrameSeconds(1024, rate) +
+                                2 * FrameSeconds(1024, 2 * rate) + 4 * delay.GetSeconds();
+        EXPECT_NEAR(times.back(), expected, 1e-9) << n << " workers";
+        std::cout << "[ measured ] INA all-reduce of " << bytes << " B over " << n
+                  << " workers (leaf-spine): " << times.back() * 1e6 << " us, closed form "
+                  << expected * 1e6 << " us; ring bandwidth term "
+                  << 2.0 * (n - 1) / n * bytes * 8 / rate * 1e6 << " us\n";
+        Simulator::Destroy();
+    }
+    const auto [lo, hi] = std::minmax_element(times.begin(), times.end());
+    EXPECT_LT(*hi / *lo, 1.10);
+}
+
+TEST_F(Ina, FewSlotsBindAsPoolTimesFragmentPerRoundTrip)
+{
+    // With a pool of k slots a worker has k fragments in flight: one round trip (a
+    // frame up, a frame down, two cables) per k fragments, far below line rate here.
+    const uint32_t n = 4;
+    const uint32_t k = 4;
+    const uint64_t bytes = 256 * 1024;
+    const double rate = 100e9;
+    const Time delay = MicroSeconds(5);
+    RoceHelper roce;
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.Star(n, DataRate("100Gbps"), delay);
+    InaHelper ina;
+    ina.SetPoolSlots(k);
+    ina.Install(topo.switchObjects);
+    InaJob job = ina.CreateJob(3, topo.nics);
+    ASSERT_TRUE(job.inNetwork) << job.reason;
+    Reductions r;
+    ReduceAll(job, bytes, r);
+    Simulator::Run();
+    ASSERT_EQ(r.done.size(), n);
+    const double rtt = 2 * FrameSeconds(1024, rate) + 2 * delay.GetSeconds();
+    const double fragments = bytes / 1024.0;
+    const double predicted = fragments / k * rtt; // throughput k x 1 KiB per RTT
+    const double measured = Span(r);
+    EXPECT_NEAR(measured, predicted, 0.10 * predicted);
+    std::cout << "[ measured ] pool of " << k << " slots, RTT " << rtt * 1e6
+              << " us: " << bytes / measured * 8 / 1e9
+              << " Gb/s (k x slot / RTT = " << k * 1024 * 8 / rtt / 1e9 << " Gb/s)\n";
+}
+
+TEST_F(Ina, OnePercentLossCompletesWithExactContributorCounts)
+{
+    // 1 % of frames lost on every worker's link, both directions: lost contributions and
+    // lost results are recovered by the workers' timeouts; the switch ignores duplicate
+    // contributions by its bitmap, so every result sums each worker exactly once.
+    const uint32_t n = 8;
+    const uint64_t bytes = 1ull << 20;
+    RoceHelper roce;
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.Star(n, DataRate("100Gbps"), MicroSeconds(1));
+    InaHelper ina;
+    ina.SetWorkerAttribute("RetransmitTimeout", TimeValue(MicroSeconds(20)));
+    std::vector<Ptr<InaAggregationEngine>> engines = ina.Install(topo.switchObjects);
+    int64_t stream = 100;
+    for (uint32_t h = 0; h < n; ++h)
+    {
+        for (Ptr<RoceNetDevice> device :
+             {topo.nics[h]->GetDevice(), topo.switchObjects[0]->GetPort(h)})
+        {
+            Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+            em->SetAttribute("ErrorRate", DoubleValue(0.01));
+            em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
+            em->AssignStreams(stream++);
+            device->SetAttribute("ReceiveErrorModel", PointerValue(em));
+        }
+    }
+    InaJob job = ina.CreateJob(2, topo.nics);
+    ASSERT_TRUE(job.inNetwork) << job.reason;
+    Reductions r;
+    ReduceAll(job, bytes, r);
+    Simulator::Run();
+    ASSERT_EQ(r.done.size(), n);
+    uint64_t retransmissions = 0;
+    for (const auto& x : r.done)
+    {
+        EXPECT_EQ(x.wrongCounts, 0u);
+        retransmissions += x.retransmissions;
+    }
+    EXPECT_GT(retransmissions, 0u);
+    EXPECT_GT(engines[0]->GetDuplicates(), 0u);
+    // Each fragment's contribution was added once per worker, however often it was sent.
+    EXPECT_EQ(engines[0]->GetContributions(), uint64_t(n) * (bytes / 1024));
+    std::cout << "[ measured ] 1% loss on " << n << " worker links: " << retransmissions
+              << " retransmissions, " << engines[0]->GetDuplicates()
+              << " duplicate contributions ignored, time " << Span(r) * 1e6 << " us\n";
+}
+
+TEST_F(Ina, LossOnEveryCableOfATwoLevelTreeCompletes)
+{
+    // 1 % loss on every port of a leaf-spine: lost aggregates between the switches are
+    // recovered too (a leaf answers a duplicate with its aggregate sent up again, the
+    // spine a duplicate aggregate with the result).
+    const uint32_t n = 8;
+    const uint64_t bytes = 256 * 1024;
+    RoceHelper roce;
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.LeafSpine(2, 1, 4, DataRate("100Gbps"), 1.0, MicroSeconds(1));
+    InaHelper ina;
+    ina.SetWorkerAttribute("RetransmitTimeout", TimeValue(MicroSeconds(30)));
+    std::vector<Ptr<InaAggregationEngine>> engines = ina.Install(topo.switchObjects);
+    int64_t stream = 200;
+    for (uint32_t i = 0; i < NodeList::GetNNodes(); ++i)
+    {
+        Ptr<Node> node = NodeList::GetNode(i);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+            em->SetAttribute("ErrorRate", DoubleValue(0.01));
+            em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
+            em->AssignStreams(stream++);
+            node->GetDevice(d)->SetAttribute("ReceiveErrorModel", PointerValue(em));
+        }
+    }
+    InaJob job = ina.CreateJob(4, topo.nics);
+    ASSERT_TRUE(job.inNetwork) << job.reason;
+    ASSERT_EQ(job.levels, 2u);
+    Reductions r;
+    ReduceAll(job, bytes, r);
+    Simulator::Run();
+    ASSERT_EQ(r.done.size(), n);
+    for (const auto& x : r.done)
+    {
+        EXPECT_FALSE(x.failed);
+        EXPECT_EQ(x.wrongCounts, 0u);
+    }
+    uint64_t resentUp = 0;
+    for (const auto& e : job.switches)
+    {
+        resentUp += e->GetAggregatesSent();
+    }
+    // Each leaf sends one aggregate per fragment, more only to recover losses.
+    EXPECT_GT(resentUp, 2u * (bytes / 1024));
+}
+
+TEST_F(Ina, AReductionWithoutItsTreeFailsInsteadOfRetryingForever)
+{
+    RoceHelper roce;
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.Star(2, DataRate("100Gbps"), MicroSeconds(1));
+    InaHelper ina;
+    ina.SetWorkerAttribute("MaxRetransmissions", UintegerValue(3));
+    std::vector<Ptr<InaAggregationEngine>> engines = ina.Install(topo.switchObjects);
+    InaJob job = ina.CreateJob(5, topo.nics);
+    ASSERT_TRUE(job.inNetwork) << job.reason;
+    InaHelper::RemoveJob(job); // the switch no longer knows the job
+    Reductions r;
+    ReduceAll(job, 4096, r);
+    Simulator::Run();
+    ASSERT_EQ(r.done.size(), 2u);
+    for (const auto& x : r.done)
+    {
+        EXPECT_TRUE(x.failed);
+        EXPECT_EQ(x.retransmissions, 4u * 3); // 4 fragments, 3 times each
+    }
+    EXPECT_EQ(engines[0]->GetDiscarded(), 2u * 4 * 4);
+}
+
+TEST_F(Ina, JobsThatDoNotFitAreRefusedWithTheReason)
+{
+    RoceHelper roce;
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.Star(4, DataRate("100Gbps"), MicroSeconds(1));
+    InaHelper ina;
+    ina.SetEngineAttribute("Slots", UintegerValue(3000));
+    std::vector<Ptr<InaAggregationEngine>> engines = ina.Install(topo.switchObjects);
+    ina.SetPoolSlots(1000);
+    InaJob first = ina.CreateJob(1, {topo.nics[0], topo.nics[1]});
+    ASSERT_TRUE(first.inNetwork) << first.reason;
+    InaJob second = ina.CreateJob(2, {topo.nics[2], topo.nics[3]});
+    EXPECT_FALSE(second.inNetwork);
+    EXPECT_EQ(second.reason, "job 2 needs 2 x 1000 slots, 1000 are free");
+    EXPECT_EQ(engines[0]->GetNJobs(), 1u);
+    InaHelper::RemoveJob(first);
+    EXPECT_EQ(engines[0]->GetFreeSlots(), 3000u);
+    InaJob again = ina.CreateJob(2, {topo.nics[2], topo.nics[3]});
+    EXPECT_TRUE(again.inNetwork) << again.reason;
+}
+
+TEST_F(Ina, InconsistentEngineAttributesAreNamed)
+{
+    Ptr<InaAggregationEngine> engine = CreateObject<InaAggregationEngine>();
+    std::string error;
+    EXPECT_TRUE(engine->CheckConfiguration(&error));
+    engine->SetAttribute("SlotBytes", UintegerValue(1022));
+    EXPECT_FALSE(engine->CheckConfiguration(&error));
+    EXPECT_EQ(error,
+              "ns3::InaAggregationEngine::SlotBytes: 1022 is not a multiple of ElementBytes (4)");
+    engine->SetAttribute("SlotBytes", UintegerValue(1024));
+    engine->SetAttribute("MemoryBytes", UintegerValue(1 << 20));
+    EXPECT_FALSE(engine->CheckConfiguration(&error));
+    EXPECT_EQ(error,
+              "ns3::InaAggregationEngine::Slots: 16384 slots of 1024 B need 16777216 B, more "
+              "than MemoryBytes (1048576)");
+    EXPECT_FALSE(engine->SetAttributeFailSafe("Slots", UintegerValue(0)));
+}
