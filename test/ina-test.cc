@@ -6,6 +6,8 @@
 #include "ns3/error-model.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <unistd.h>
 
 using namespace ns3;
 using namespace aifabric;
@@ -386,4 +388,69 @@ TEST_F(Ina, InconsistentEngineAttributesAreNamed)
               "ns3::InaAggregationEngine::Slots: 16384 slots of 1024 B need 16777216 B, more "
               "than MemoryBytes (1048576)");
     EXPECT_FALSE(engine->SetAttributeFailSafe("Slots", UintegerValue(0)));
+}
+
+TEST_F(Ina, TheLuaDissectorDecodesACapture)
+{
+    if (!HaveTshark())
+    {
+        GTEST_SKIP() << "tshark not installed (apt-get install tshark): the dissector "
+                        "doc/wireshark/ai-fabric-ina.lua is not checked";
+    }
+    // Two workers reduce 4 KiB (four fragments of 1 KiB) as job 9; worker 0's cable is
+    // captured: its four DATA packets up and the four RESULTs down.
+    const std::string file = (std::filesystem::temp_directory_path() /
+                              ("ai-fabric-ina-" + std::to_string(::getpid()) + ".pcap"))
+                                 .string();
+    RoceHelper roce;
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.Star(2, DataRate("100Gbps"), MicroSeconds(1));
+    roce.EnablePcap(file, topo.nics[0]->GetDevice(), false, true);
+    InaHelper ina;
+    ina.Install(topo.switchObjects);
+    InaJob job = ina.CreateJob(9, topo.nics);
+    ASSERT_TRUE(job.inNetwork) << job.reason;
+    Reductions r;
+    ReduceAll(job, 4096, r);
+    Simulator::Run();
+    Simulator::Destroy(); // closes the capture
+    const std::string lua = std::string(AI_FABRIC_SOURCE_DIR) + "/doc/wireshark/ai-fabric-ina.lua";
+    const auto rows = Tshark(file,
+                             "ai_fabric_ina",
+                             {"ai_fabric_ina.type",
+                              "ai_fabric_ina.job",
+                              "ai_fabric_ina.sequence",
+                              "ai_fabric_ina.slot",
+                              "ai_fabric_ina.count",
+                              "ai_fabric_ina.length",
+                              "ip.dst",
+                              "udp.dstport"},
+                             "-X lua_script:" + lua);
+    ASSERT_EQ(rows.size(), 8u);
+    uint32_t data = 0;
+    uint32_t results = 0;
+    for (const auto& row : rows)
+    {
+        ASSERT_EQ(row.size(), 8u);
+        EXPECT_EQ(row[1], "9");
+        EXPECT_EQ(row[3], row[2]); // slot = sequence while it is below the pool size
+        EXPECT_EQ(row[5], "1024");
+        EXPECT_EQ(row[7], "49568");
+        if (row[0] == "1")
+        {
+            EXPECT_EQ(row[4], "1");
+            EXPECT_EQ(row[6], "239.255.0.9");
+            EXPECT_EQ(row[2], std::to_string(data++));
+        }
+        else
+        {
+            EXPECT_EQ(row[0], "2");
+            EXPECT_EQ(row[4], "2");
+            EXPECT_EQ(row[6], "10.0.0.1"); // worker 0 (RoceTopologyHelper::HostAddress)
+            ++results;
+        }
+    }
+    EXPECT_EQ(data, 4u);
+    EXPECT_EQ(results, 4u);
+    std::filesystem::remove(file);
 }

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "test-util.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
 namespace aifabric
 {
 
@@ -125,6 +129,51 @@ TotalDrops(const RoceTopology& topo)
         total += sw->GetTotalDrops();
     }
     return total;
+}
+
+std::vector<std::vector<std::string>>
+Tshark(const std::string& file,
+       const std::string& filter,
+       const std::vector<std::string>& fields,
+       const std::string& options)
+{
+    std::string cmd = "tshark -n " + options + " -r '" + file + "' -Y '" + filter + "' -T fields";
+    for (const auto& f : fields)
+    {
+        cmd += " -e " + f;
+    }
+    cmd += " 2>/dev/null";
+    std::vector<std::vector<std::string>> rows;
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (!pipe)
+    {
+        return rows;
+    }
+    char line[4096];
+    while (fgets(line, sizeof(line), pipe))
+    {
+        std::string s(line);
+        if (!s.empty() && s.back() == '\n')
+        {
+            s.pop_back();
+        }
+        std::vector<std::string> cols;
+        std::stringstream ss(s);
+        std::string col;
+        while (std::getline(ss, col, '\t'))
+        {
+            cols.push_back(col);
+        }
+        rows.push_back(cols);
+    }
+    pclose(pipe);
+    return rows;
+}
+
+bool
+HaveTshark()
+{
+    return std::system("command -v tshark >/dev/null 2>&1") == 0;
 }
 
 } // namespace aifabric

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <gtest/gtest.h>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -73,6 +74,22 @@ RoceTopology SmallBufferStar(RoceHelper& roce);
 /// \param topo the topology \return the two connections, {sender QP, receiver QP}
 std::vector<std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>> StartTwoToOneIncast(
     const RoceTopology& topo);
+
+/**
+ * Run tshark on a capture and keep the fields of the frames that pass a display filter.
+ * \param file the capture
+ * \param filter a display filter
+ * \param fields field names
+ * \param options more tshark options (e.g. "-X lua_script:FILE")
+ * \return one row per frame, its fields in order
+ */
+std::vector<std::vector<std::string>> Tshark(const std::string& file,
+                                             const std::string& filter,
+                                             const std::vector<std::string>& fields,
+                                             const std::string& options = "");
+
+/// \return whether tshark can be run
+bool HaveTshark();
 
 /// Sum of PFC pauses (XOFF) sent by all switches of a topology.
 uint64_t TotalPauses(const RoceTopology& topo);

@@ -16,49 +16,12 @@ using namespace aifabric;
 
 namespace
 {
-/// Run tshark on a capture; one output line per matching frame, fields tab-separated.
-std::vector<std::vector<std::string>>
-Tshark(const std::string& file, const std::string& filter, const std::vector<std::string>& fields)
-{
-    std::string cmd = "tshark -n -r '" + file + "' -Y '" + filter + "' -T fields";
-    for (const auto& f : fields)
-    {
-        cmd += " -e " + f;
-    }
-    cmd += " 2>/dev/null";
-    std::vector<std::vector<std::string>> rows;
-    FILE* pipe = popen(cmd.c_str(), "r");
-    if (!pipe)
-    {
-        return rows;
-    }
-    char line[4096];
-    while (fgets(line, sizeof(line), pipe))
-    {
-        std::string s(line);
-        if (!s.empty() && s.back() == '\n')
-        {
-            s.pop_back();
-        }
-        std::vector<std::string> cols;
-        std::stringstream ss(s);
-        std::string col;
-        while (std::getline(ss, col, '\t'))
-        {
-            cols.push_back(col);
-        }
-        rows.push_back(cols);
-    }
-    pclose(pipe);
-    return rows;
-}
-
 class WireFormat : public NsTest
 {
   protected:
     static void SetUpTestSuite()
     {
-        if (std::system("command -v tshark >/dev/null 2>&1") != 0)
+        if (!HaveTshark())
         {
             return; // SetUp skips every test
         }
