@@ -12,8 +12,8 @@ AI_FABRIC_PACKAGES=(
     nlohmann-json3-dev libboost-dev libgtest-dev
     # toolchain
     cmake g++ make python3
-    # tools: pcap decoding in tests, plots
-    tshark gnuplot-nox
+    # tools: pcap decoding in tests, plots, the API documentation check
+    tshark gnuplot-nox doxygen
 )
 
 # Prints the packages of AI_FABRIC_PACKAGES that are not installed, one a line.

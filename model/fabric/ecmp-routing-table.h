@@ -20,20 +20,35 @@ namespace ns3
 class EcmpRoutingTable
 {
   public:
-    /// Add an egress port to the set for dstIp (duplicates ignored).
+    /**
+     * Add an egress port to the set for a destination (duplicates ignored).
+     * \param dstIp destination host address
+     * \param port egress port
+     */
     void AddRoute(uint32_t dstIp, uint32_t port);
+    /// Remove every route.
     void Clear();
-    /// Equal-cost ports towards dstIp, or nullptr if there is no route.
+    /**
+     * \param dstIp destination host address
+     * \return the equal-cost ports towards it, or nullptr if there is no route
+     */
     const std::vector<uint32_t>* Lookup(uint32_t dstIp) const;
     /**
      * Egress port for a flow, or UINT32_MAX without a route.
      * \param dstIp destination host
      * \param flowKey 5-tuple key (RoceFrameInfo::FlowKey)
      * \param salt per-switch hash salt
+     * \return the port
      */
     uint32_t SelectPort(uint32_t dstIp, uint64_t flowKey, uint64_t salt) const;
+    /// \return destinations with a route
     std::size_t GetNRoutes() const;
-    /// The hash used for ECMP (a 64-bit finalizer, good avalanche on nearby keys).
+    /**
+     * The hash used for ECMP (a 64-bit finalizer, good avalanche on nearby keys).
+     * \param key the flow key
+     * \param salt the switch's salt
+     * \return the hash
+     */
     static uint64_t Hash(uint64_t key, uint64_t salt);
 
   private:

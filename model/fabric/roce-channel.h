@@ -22,10 +22,17 @@ class RoceNetDevice;
 class RoceChannel : public Channel
 {
   public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
     static TypeId GetTypeId();
     RoceChannel();
 
-    /// Attach a device; a channel takes exactly two.
+    /**
+     * Attach a device; a channel takes exactly two (aborts on a third).
+     * \param device one end of the cable
+     */
     void Attach(Ptr<RoceNetDevice> device);
     /**
      * Carry a frame from src to the other end: it arrives after txTime + delay.
@@ -37,9 +44,14 @@ class RoceChannel : public Channel
 
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
+    /// \param i 0 or 1 \return that end of the cable
     Ptr<RoceNetDevice> GetRoceDevice(std::size_t i) const;
-    /// The device at the other end of the cable from device.
+    /**
+     * \param device one end of the cable
+     * \return the device at the other end
+     */
     Ptr<RoceNetDevice> GetPeer(Ptr<const RoceNetDevice> device) const;
+    /// \return the one-way propagation delay (the Delay attribute)
     Time GetDelay() const;
 
   protected:

@@ -15,21 +15,21 @@ namespace ns3
  */
 namespace roce
 {
-constexpr uint16_t UDP_DEST_PORT = 4791;
-constexpr uint16_t ETHERTYPE_IPV4 = 0x0800;
-constexpr uint16_t ETHERTYPE_MAC_CONTROL = 0x8808;
+constexpr uint16_t UDP_DEST_PORT = 4791;           //!< RoCEv2's UDP destination port (IANA)
+constexpr uint16_t ETHERTYPE_IPV4 = 0x0800;        //!< EtherType of IPv4
+constexpr uint16_t ETHERTYPE_MAC_CONTROL = 0x8808; //!< EtherType of MAC control (PFC)
 /// IPv4 protocol number of UDP (IANA "Assigned Internet Protocol Numbers").
 constexpr uint8_t IP_PROTOCOL_UDP = 17;
-constexpr uint32_t ETHERNET_HEADER_BYTES = 14;
-constexpr uint32_t IPV4_HEADER_BYTES = 20;
-constexpr uint32_t UDP_HEADER_BYTES = 8;
-constexpr uint32_t BTH_BYTES = 12;
-constexpr uint32_t RETH_BYTES = 16;
-constexpr uint32_t AETH_BYTES = 4;
-constexpr uint32_t IMMEDIATE_BYTES = 4;
-constexpr uint32_t CNP_RESERVED_BYTES = 16;
-constexpr uint32_t ICRC_BYTES = 4;
-constexpr uint32_t FCS_BYTES = 4;
+constexpr uint32_t ETHERNET_HEADER_BYTES = 14; //!< Ethernet II header, no VLAN tag
+constexpr uint32_t IPV4_HEADER_BYTES = 20;     //!< IPv4 header without options
+constexpr uint32_t UDP_HEADER_BYTES = 8;       //!< UDP header
+constexpr uint32_t BTH_BYTES = 12;             //!< InfiniBand Base Transport Header
+constexpr uint32_t RETH_BYTES = 16;            //!< RDMA Extended Transport Header
+constexpr uint32_t AETH_BYTES = 4;             //!< ACK Extended Transport Header
+constexpr uint32_t IMMEDIATE_BYTES = 4;        //!< immediate data
+constexpr uint32_t CNP_RESERVED_BYTES = 16;    //!< reserved bytes after a CNP's BTH
+constexpr uint32_t ICRC_BYTES = 4;             //!< invariant CRC trailer of RoCEv2
+constexpr uint32_t FCS_BYTES = 4;              //!< Ethernet frame check sequence
 /// Preamble + start-of-frame delimiter (8) + minimum inter-frame gap (12).
 constexpr uint32_t PREAMBLE_AND_IFG_BYTES = 20;
 /// Ethernet frames are padded to 60 bytes before the FCS.
@@ -38,7 +38,11 @@ constexpr uint32_t MIN_FRAME_BYTES_WITHOUT_FCS = 60;
 constexpr uint32_t DATA_HEADER_BYTES =
     ETHERNET_HEADER_BYTES + IPV4_HEADER_BYTES + UDP_HEADER_BYTES + BTH_BYTES;
 
-/// Bytes a frame of this captured size (no FCS) occupies on the wire.
+/**
+ * \param frameBytesWithoutFcs a frame's size as captured (no FCS)
+ * \return the bytes it occupies on the wire: padded to the minimum, FCS, preamble, SFD
+ *         and inter-frame gap
+ */
 inline uint32_t
 WireBytes(uint32_t frameBytesWithoutFcs)
 {
@@ -58,6 +62,7 @@ WireBytes(uint32_t frameBytesWithoutFcs)
  */
 struct RoceFrameInfo
 {
+    /// What the frame is.
     enum Kind : uint8_t
     {
         OTHER, //!< not something this module understands
@@ -66,30 +71,30 @@ struct RoceFrameInfo
         IPV4   //!< IPv4, not RoCE
     };
 
-    Kind kind{OTHER};
+    Kind kind{OTHER}; //!< what the frame is; the fields below are valid as far as it goes
     // IPv4 / UDP
-    uint32_t srcIp{0};
-    uint32_t dstIp{0};
-    uint8_t dscp{0};
-    uint8_t ecn{0};
-    uint8_t protocol{0};
-    uint16_t srcPort{0};
-    uint16_t dstPort{0};
+    uint32_t srcIp{0};   //!< IPv4 source address
+    uint32_t dstIp{0};   //!< IPv4 destination address
+    uint8_t dscp{0};     //!< DSCP (priority = DSCP >> 3)
+    uint8_t ecn{0};      //!< ECN field (0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE)
+    uint8_t protocol{0}; //!< IPv4 protocol number
+    uint16_t srcPort{0}; //!< UDP source port
+    uint16_t dstPort{0}; //!< UDP destination port
     // BTH
-    uint8_t opcode{0};
-    bool becn{false};
-    bool ackRequest{false};
-    uint32_t destQp{0};
-    uint32_t psn{0};
+    uint8_t opcode{0};      //!< BTH opcode
+    bool becn{false};       //!< BTH BECN bit (set in CNPs)
+    bool ackRequest{false}; //!< BTH AckReq bit
+    uint32_t destQp{0};     //!< BTH destination QP (24 bits)
+    uint32_t psn{0};        //!< BTH packet sequence number (24 bits)
     // extended transport headers, valid per opcode
-    uint8_t aethSyndrome{0};
-    uint32_t aethMsn{0};
-    uint32_t immediate{0};
-    uint32_t rethLength{0};
+    uint8_t aethSyndrome{0}; //!< AETH syndrome (ACK, NAK) of an acknowledgement
+    uint32_t aethMsn{0};     //!< AETH message sequence number
+    uint32_t immediate{0};   //!< immediate data, for the WITH_IMMEDIATE opcodes
+    uint32_t rethLength{0};  //!< RETH DMA length, for the opcodes that carry a RETH
     /// Bytes of RDMA payload (zero for ACK, NAK and CNP).
     uint32_t payloadBytes{0};
 
-    /// 5-tuple hash input for ECMP.
+    /// \return the 5-tuple hash input for ECMP
     uint64_t FlowKey() const
     {
         return (static_cast<uint64_t>(srcIp) << 32 | dstIp) ^

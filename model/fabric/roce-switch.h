@@ -35,11 +35,11 @@ class RoceSwitch : public Object
     /// Why a frame was dropped.
     enum DropReason
     {
-        DROP_NO_ROUTE,
-        DROP_HEADROOM_FULL,
-        DROP_THRESHOLD,
-        DROP_BUFFER_FULL,
-        DROP_REASONS
+        DROP_NO_ROUTE,      //!< no route to the destination address
+        DROP_HEADROOM_FULL, //!< a lossless queue overran its headroom
+        DROP_THRESHOLD,     //!< a lossy queue above its dynamic threshold
+        DROP_BUFFER_FULL,   //!< a lossy queue and no shared buffer left
+        DROP_REASONS        //!< the number of reasons
     };
 
     /**
@@ -58,6 +58,10 @@ class RoceSwitch : public Object
     typedef Callback<void, uint32_t, uint8_t, Ptr<Packet>, const RoceFrameInfo&>
         LocalDeliveryCallback;
 
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
     static TypeId GetTypeId();
     RoceSwitch();
 
@@ -91,27 +95,61 @@ class RoceSwitch : public Object
     /**
      * Take over the RoceNetDevices of node as ports (port number = device index on the
      * node) and size the MMU from their links. Call once the devices are attached.
+     * Aborts if a device is not an attached RoceNetDevice.
+     * \param node the switch's node
      */
     void Setup(Ptr<Node> node);
 
+    /// \return the routing table (filled by the helpers)
     EcmpRoutingTable& GetRoutingTable();
+    /// \return the MMU
     Ptr<SharedBufferMmu> GetMmu() const;
+    /// \param port a port number \return that port
     Ptr<RoceNetDevice> GetPort(uint32_t port) const;
+    /// \return the number of ports
     uint32_t GetNPorts() const;
+    /// \return the ECMP hash salt in use
     uint64_t GetEcmpSalt() const;
 
+    /// \param reason a drop reason \return frames dropped for it
     uint64_t GetDrops(DropReason reason) const;
+    /// \return frames dropped for any reason
     uint64_t GetTotalDrops() const;
+    /// \return frames marked CE as they left
     uint64_t GetEcnMarks() const;
-    /// \return ECN marks made on packets leaving port
+    /// \param port egress port \return ECN marks made on frames leaving it
     uint64_t GetEcnMarks(uint32_t port) const;
+    /// \return XOFF frames sent (refreshes included, XON not)
     uint64_t GetPfcPausesSent() const;
+    /// \return the longest egress queue seen after an enqueue, in bytes
     uint32_t GetMaxQueueBytes() const;
 
+    /**
+     * Fix the random streams (the ECMP salt when drawn, the MMU's ECN marking).
+     * \param stream first stream number
+     * \return the number of streams used
+     */
     int64_t AssignStreams(int64_t stream);
 
+    /**
+     * Signature of the Drop trace.
+     * \param packet the frame dropped
+     * \param reason a DropReason
+     */
     typedef void (*DropTracedCallback)(Ptr<const Packet> packet, uint32_t reason);
+    /**
+     * Signature of the QueueLength trace.
+     * \param port egress port
+     * \param priority queue
+     * \param bytes its length after the enqueue
+     */
     typedef void (*QueueTracedCallback)(uint32_t port, uint8_t priority, uint32_t bytes);
+    /**
+     * Signature of the PfcSent trace.
+     * \param port the ingress port whose peer is paused or resumed
+     * \param priority the priority
+     * \param quanta pause time in 512-bit-time quanta (0 = XON)
+     */
     typedef void (*PfcTracedCallback)(uint32_t port, uint8_t priority, uint16_t quanta);
 
   protected:

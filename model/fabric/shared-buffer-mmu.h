@@ -32,17 +32,22 @@ namespace ns3
 class SharedBufferMmu : public Object
 {
   public:
+    /// Priorities (queues) per port, as IEEE 802.1Qbb has.
     static constexpr uint8_t N_PRIORITIES = 8;
 
     /// Outcome of Admit().
     enum Admission
     {
-        ADMIT,
+        ADMIT,              //!< charged to the queue: forward the frame
         DROP_HEADROOM_FULL, //!< lossless queue overran its headroom
         DROP_THRESHOLD,     //!< lossy queue above its dynamic threshold
         DROP_BUFFER_FULL    //!< lossy queue and no shared buffer left
     };
 
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
     static TypeId GetTypeId();
     SharedBufferMmu();
 
@@ -57,35 +62,99 @@ class SharedBufferMmu : public Object
                    const std::vector<Time>& linkDelays,
                    uint32_t maxFrameBytes);
 
-    /// Headroom a lossless queue needs on a link: 2 × delay × rate + 2 frames + a PFC frame,
-    /// frames counted as they occupy the wire (maxFrameBytes is without FCS).
+    /**
+     * Headroom a lossless queue needs on a link: 2 × delay × rate + 2 frames + a PFC frame,
+     * frames counted as they occupy the wire.
+     * \param rateBps the link's rate in bit/s
+     * \param delay its one-way propagation delay
+     * \param maxFrameBytes largest frame, without FCS
+     * \return the headroom in bytes
+     */
     static uint32_t ComputeHeadroom(uint64_t rateBps, Time delay, uint32_t maxFrameBytes);
 
+    /**
+     * \param priority 0 to 7
+     * \return whether the priority is lossless (paused with PFC instead of dropped)
+     */
     bool IsLossless(uint8_t priority) const;
-    /// Charge an arriving frame to (port, priority), or say why it must be dropped.
+    /**
+     * Charge an arriving frame to (port, priority), or say why it must be dropped.
+     * \param port ingress port
+     * \param priority the frame's priority
+     * \param bytes its size (no FCS)
+     * \return ADMIT, or the reason for the drop (nothing is charged then)
+     */
     Admission Admit(uint32_t port, uint8_t priority, uint32_t bytes);
-    /// Give back a frame's bytes when it leaves the switch.
+    /**
+     * Give back a frame's bytes when it leaves the switch.
+     * \param port its ingress port
+     * \param priority its priority
+     * \param bytes its size as admitted
+     */
     void Release(uint32_t port, uint8_t priority, uint32_t bytes);
-    /// True when (port, priority) should be paused now and is not.
+    /**
+     * \param port ingress port
+     * \param priority priority
+     * \return true when (port, priority) should be paused now and is not
+     */
     bool ShouldSendXoff(uint32_t port, uint8_t priority) const;
-    /// True when (port, priority) is paused and may resume.
+    /**
+     * \param port ingress port
+     * \param priority priority
+     * \return true when (port, priority) is paused and may resume
+     */
     bool ShouldSendXon(uint32_t port, uint8_t priority) const;
+    /**
+     * Record that the switch paused (or resumed) the peer of an ingress queue.
+     * \param port ingress port
+     * \param priority priority
+     * \param paused true after an XOFF, false after an XON
+     */
     void SetPaused(uint32_t port, uint8_t priority, bool paused);
+    /**
+     * \param port ingress port
+     * \param priority priority
+     * \return whether the switch holds the peer of (port, priority) paused
+     */
     bool IsPaused(uint32_t port, uint8_t priority) const;
-    /// RED decision for a frame leaving port with egressQueueBytes still queued behind it.
+    /**
+     * RED decision (random, from the MMU's stream) for a frame leaving port.
+     * \param port egress port
+     * \param egressQueueBytes bytes still queued behind the frame
+     * \return whether to mark it CE
+     */
     bool ShouldMarkEcn(uint32_t port, uint32_t egressQueueBytes);
-    /// Marking probability for a queue length on a port (no randomness).
+    /**
+     * \param port egress port
+     * \param egressQueueBytes an egress queue length
+     * \return the RED marking probability at that length (0 below Kmin, 1 above Kmax)
+     */
     double GetMarkingProbability(uint32_t port, uint32_t egressQueueBytes) const;
 
+    /// \param port a port \return its lossless headroom per priority, in bytes
     uint32_t GetHeadroom(uint32_t port) const;
+    /// \return bytes of the shared pool (buffer minus reserves and headroom)
     uint64_t GetSharedBufferSize() const;
+    /// \return bytes of the shared pool in use now
     uint64_t GetSharedBufferUsed() const;
+    /**
+     * \param port ingress port
+     * \param priority priority
+     * \return bytes charged to that ingress queue now (reserve, shared and headroom)
+     */
     uint32_t GetIngressBytes(uint32_t port, uint8_t priority) const;
+    /// \param port egress port \return its ECN Kmin in bytes
     uint32_t GetKmin(uint32_t port) const;
+    /// \param port egress port \return its ECN Kmax in bytes
     uint32_t GetKmax(uint32_t port) const;
-    /// Dynamic threshold on shared-buffer use of one queue, now.
+    /// \return the dynamic threshold on one queue's shared-buffer use now, in bytes
     double GetDynamicThreshold() const;
 
+    /**
+     * Fix the random stream of ECN marking.
+     * \param stream first stream number
+     * \return the number of streams used (1)
+     */
     int64_t AssignStreams(int64_t stream);
 
   private:
