@@ -155,6 +155,44 @@ TEST_F(Ina, AllReduceOnOneSwitchTakesOneCrossingOfTheLink)
               << " us; ring's bandwidth term alone " << ring * 1e6 << " us)\n";
 }
 
+TEST_F(Ina, ConsecutiveReductionsOfAJobReuseItsSlots)
+{
+    // Three reductions asked for at once (sizes not multiples of the pool) run one after
+    // another; fragment numbers continue, so the slots' previous results are never taken
+    // for the new fragments' (each result must sum every worker).
+    const uint32_t n = 4;
+    RoceHelper roce;
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.Star(n, DataRate("100Gbps"), MicroSeconds(1));
+    InaHelper ina;
+    ina.SetPoolSlots(8);
+    std::vector<Ptr<InaAggregationEngine>> engines = ina.Install(topo.switchObjects);
+    InaJob job = ina.CreateJob(6, topo.nics);
+    ASSERT_TRUE(job.inNetwork) << job.reason;
+    Reductions r;
+    for (uint64_t bytes : {20 * 1024ull, 5 * 1024ull + 7, 33 * 1024ull})
+    {
+        ReduceAll(job, bytes, r);
+    }
+    EXPECT_TRUE(job.workers[0]->IsBusy(6));
+    Simulator::Run();
+    ASSERT_EQ(r.done.size(), 3u * n);
+    for (const auto& x : r.done)
+    {
+        EXPECT_EQ(x.wrongCounts, 0u);
+        EXPECT_EQ(x.duplicateResults, 0u);
+        EXPECT_FALSE(x.failed);
+    }
+    // In call order on every worker: 20, 6 and 33 fragments.
+    for (uint32_t i = 0; i < r.done.size(); ++i)
+    {
+        EXPECT_EQ(r.done[i].fragments, (i / n == 0 ? 20u : i / n == 1 ? 6u : 33u));
+    }
+    EXPECT_EQ(engines[0]->GetContributions(), uint64_t(n) * (20 + 6 + 33));
+    EXPECT_EQ(engines[0]->GetDuplicates(), 0u);
+    EXPECT_FALSE(job.workers[0]->IsBusy(6));
+}
+
 TEST_F(Ina, TimeIsFlatInTheNumberOfWorkersOnALeafSpine)
 {
     // Two-tier leaf-spine, 4 workers per leaf, 2 spines: the leaves sum their workers

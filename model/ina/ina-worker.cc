@@ -100,6 +100,7 @@ InaWorker::AddJob(const InaJobInfo& info)
                                               << "of 1 to 65535 B");
     Run run;
     run.info = info;
+    run.slots.assign(info.poolSlots, PoolSlot());
     m_runs[info.job] = std::move(run);
 }
 
@@ -133,25 +134,39 @@ InaWorker::Reduce(uint16_t job, uint64_t bytes, DoneCallback done)
     auto it = m_runs.find(job);
     NS_ABORT_MSG_IF(it == m_runs.end(), "InaWorker::Reduce: job " << job << " was not added");
     Run& run = it->second;
-    NS_ABORT_MSG_IF(run.active, "InaWorker::Reduce: job " << job << " is already reducing");
     NS_ABORT_MSG_IF(bytes == 0, "InaWorker::Reduce: nothing to reduce");
     const uint64_t fragments = (bytes + run.info.fragmentBytes - 1) / run.info.fragmentBytes;
-    NS_ABORT_MSG_IF(fragments > UINT32_MAX,
-                    "InaWorker::Reduce: " << bytes << " B is more than 2^32 fragments");
+    NS_ABORT_MSG_IF(fragments > UINT32_MAX / 2,
+                    "InaWorker::Reduce: " << bytes << " B is more than 2^31 fragments");
+    if (run.active)
+    {
+        NS_LOG_LOGIC("job " << job << ": " << bytes << " B queued behind the running reduction");
+        run.queue.emplace_back(bytes, done);
+        return;
+    }
+    Start(run, bytes, done);
+}
+
+void
+InaWorker::Start(Run& run, uint64_t bytes, DoneCallback done)
+{
+    const uint16_t job = run.info.job;
+    const uint64_t fragments = (bytes + run.info.fragmentBytes - 1) / run.info.fragmentBytes;
     run.result = InaReduction();
     run.result.job = job;
     run.result.bytes = bytes;
     run.result.fragments = static_cast<uint32_t>(fragments);
     run.result.start = Simulator::Now();
     run.done = 0;
-    run.slots.assign(run.info.poolSlots, PoolSlot());
+    run.base = run.nextBase;
+    run.nextBase += run.result.fragments;
     run.timeouts.clear();
     run.callback = done;
     run.active = true;
     const uint32_t window = std::min<uint32_t>(run.info.poolSlots, run.result.fragments);
     for (uint32_t q = 0; q < window; ++q)
     {
-        SendFragment(run, q, false);
+        SendFragment(run, run.base + q, false);
     }
     ArmTimer(job);
 }
@@ -169,7 +184,7 @@ InaWorker::SendFragment(Run& run, uint32_t q, bool retransmission)
     h.sender = 0;
     h.count = 1;
     h.bitmap = 0;
-    h.length = FragmentLength(run, q);
+    h.length = FragmentLength(run, q - run.base);
     InaFrameAddress address = m_address;
     address.dstIp = InaGroupAddress(run.info.job);
     address.priority = run.info.priority;
@@ -205,7 +220,8 @@ InaWorker::Receive(Ptr<Packet> frame, const RoceFrameInfo&)
         return;
     }
     auto it = m_runs.find(h.job);
-    if (it == m_runs.end() || !it->second.active || h.sequence >= it->second.result.fragments)
+    if (it == m_runs.end() || !it->second.active || h.sequence < it->second.base ||
+        h.sequence - it->second.base >= it->second.result.fragments)
     {
         NS_LOG_DEBUG("result of job " << h.job << " sequence " << h.sequence
                                       << " matches no running reduction");
@@ -233,7 +249,7 @@ InaWorker::Receive(Ptr<Packet> frame, const RoceFrameInfo&)
     // The result frees the slot: its next use is the fragment a window later (results
     // may come out of order, each slot's in order).
     const uint64_t next = uint64_t(h.sequence) + run.info.poolSlots;
-    if (next < run.result.fragments)
+    if (next < uint64_t(run.base) + run.result.fragments)
     {
         SendFragment(run, static_cast<uint32_t>(next), false);
     }
@@ -264,6 +280,14 @@ InaWorker::Finish(Run& run)
     if (!callback.IsNull())
     {
         callback(result);
+    }
+    // The next queued reduction of the job, if any (the callback may have queued one).
+    auto it = m_runs.find(result.job);
+    if (it != m_runs.end() && !it->second.active && !it->second.queue.empty())
+    {
+        auto [bytes, next] = it->second.queue.front();
+        it->second.queue.pop_front();
+        Start(it->second, bytes, next);
     }
 }
 

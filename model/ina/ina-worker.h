@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -99,8 +100,10 @@ class InaWorker : public Object
     void AddJob(const InaJobInfo& info);
 
     /**
-     * Reduce bytes of values with the other workers of job, starting now. One reduction
-     * per job at a time; aborts if the job is unknown or busy.
+     * Reduce bytes of values with the other workers of job: now, or after the job's
+     * reductions already asked for (they run one after another, in call order, and their
+     * fragments are numbered on from one to the next, so every worker's n-th fragment
+     * meets the others' in the same slot). Aborts if the job is unknown.
      * \param job the job
      * \param bytes value bytes (at least 1)
      * \param done called when every result has arrived (may be null)
@@ -109,7 +112,7 @@ class InaWorker : public Object
 
     /**
      * \param job a job id
-     * \return whether a reduction of the job is running
+     * \return whether a reduction of the job is running (others may be queued)
      */
     bool IsBusy(uint16_t job) const;
 
@@ -135,10 +138,13 @@ class InaWorker : public Object
     /// A reduction in progress (memory: one PoolSlot per slot, not per fragment).
     struct Run
     {
-        InaJobInfo info;               //!< the job
-        InaReduction result;           //!< filled in as it goes
-        uint32_t done{0};              //!< fragments whose result arrived
-        std::vector<PoolSlot> slots;   //!< by slot index
+        InaJobInfo info;      //!< the job
+        InaReduction result;  //!< filled in as it goes
+        uint32_t base{0};     //!< job sequence of the reduction's first fragment
+        uint32_t nextBase{0}; //!< job sequence of the next reduction's first
+        std::deque<std::pair<uint64_t, DoneCallback>> queue; //!< reductions waiting
+        uint32_t done{0};                                    //!< fragments whose result arrived
+        std::vector<PoolSlot> slots;                         //!< by slot index
         std::deque<uint32_t> timeouts; //!< fragments by send time (stale entries skipped)
         DoneCallback callback;         //!< the caller's
         bool active{false};            //!< a reduction is running
@@ -147,7 +153,9 @@ class InaWorker : public Object
     /// \return whether fragment q of run is outstanding (sent, result not arrived)
     static bool Outstanding(const Run& run, uint32_t q);
 
-    /// Send fragment q of run (first time or again).
+    /// Start a reduction of bytes on run's job now.
+    void Start(Run& run, uint64_t bytes, DoneCallback done);
+    /// Send fragment q (job sequence) of run (first time or again).
     void SendFragment(Run& run, uint32_t q, bool retransmission);
     /// End run (done or failed): report it.
     void Finish(Run& run);
@@ -157,7 +165,7 @@ class InaWorker : public Object
     void ArmTimer(uint16_t job);
     /// The timer of job fired.
     void OnTimeout(uint16_t job);
-    /// \return bytes of fragment q
+    /// \return bytes of the reduction's fragment q (0 = its first)
     static uint16_t FragmentLength(const Run& run, uint32_t q);
 
     Time m_rto;                           //!< RetransmitTimeout attribute
