@@ -1,69 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "ina-helper.h"
 
-#include "ns3/abort.h"
-#include "ns3/log.h"
 #include "ns3/node.h"
-#include "ns3/roce-channel.h"
-#include "ns3/simulator.h"
-
-#include <algorithm>
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/breadth_first_search.hpp>
-#include <limits>
-#include <set>
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("InaHelper");
-
-namespace
-{
-/// The switch graph: a vertex per switch, an edge per cable (its ports at both ends).
-struct Cable
-{
-    uint32_t portAtSource{0}; //!< port of the edge's source switch
-};
-
-using SwitchGraph =
-    boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, Cable>;
-
-/// The node at the other end of a port's link.
-Ptr<Node>
-PeerNode(Ptr<RoceNetDevice> device)
-{
-    Ptr<RoceChannel> channel = device->GetRoceChannel();
-    return channel ? channel->GetPeer(device)->GetNode() : nullptr;
-}
-
-/// Hop counts from source to every vertex (max for unreachable).
-std::vector<uint32_t>
-HopCounts(const SwitchGraph& graph, uint32_t source, std::vector<uint32_t>* parent)
-{
-    const auto n = boost::num_vertices(graph);
-    std::vector<uint32_t> hops(n, std::numeric_limits<uint32_t>::max());
-    std::vector<uint32_t> pred(n, std::numeric_limits<uint32_t>::max());
-    hops[source] = 0;
-    pred[source] = source;
-    boost::breadth_first_search(
-        graph,
-        boost::vertex(source, graph),
-        boost::visitor(boost::make_bfs_visitor(
-            std::make_pair(boost::record_distances(hops.data(), boost::on_tree_edge()),
-                           boost::record_predecessors(pred.data(), boost::on_tree_edge())))));
-    if (parent)
-    {
-        *parent = std::move(pred);
-    }
-    return hops;
-}
-} // namespace
-
 InaHelper::InaHelper()
+    : m_controller(CreateObject<InaController>())
 {
     m_engineFactory.SetTypeId("ns3::InaAggregationEngine");
-    m_workerFactory.SetTypeId("ns3::InaWorker");
 }
 
 void
@@ -75,21 +22,19 @@ InaHelper::SetEngineAttribute(const std::string& name, const AttributeValue& val
 void
 InaHelper::SetWorkerAttribute(const std::string& name, const AttributeValue& value)
 {
-    m_workerFactory.Set(name, value);
+    m_controller->SetWorkerAttribute(name, value);
 }
 
 void
 InaHelper::SetPoolSlots(uint32_t slots)
 {
-    NS_ABORT_MSG_IF(slots == 0, "InaHelper::SetPoolSlots: a pool needs a slot");
-    m_poolSlots = slots;
+    m_controller->SetAttribute("PoolSlots", UintegerValue(slots));
 }
 
 void
 InaHelper::SetPriority(uint8_t priority)
 {
-    NS_ABORT_MSG_IF(priority > 7, "InaHelper::SetPriority: priorities are 0 to 7");
-    m_priority = priority;
+    m_controller->SetAttribute("Priority", UintegerValue(priority));
 }
 
 std::vector<Ptr<InaAggregationEngine>>
@@ -107,233 +52,22 @@ InaHelper::Install(const std::vector<Ptr<RoceSwitch>>& switches)
     return engines;
 }
 
-Ptr<InaWorker>
-InaHelper::WorkerOf(Ptr<RdmaNic> nic)
-{
-    auto it = m_workers.find(nic);
-    if (it != m_workers.end())
-    {
-        return it->second;
-    }
-    Ptr<InaWorker> worker = m_workerFactory.Create<InaWorker>();
-    worker->SetNic(nic);
-    Ptr<Node> node = nic->GetDevice()->GetNode();
-    if (node && !node->GetObject<InaWorker>())
-    {
-        node->AggregateObject(worker);
-    }
-    else
-    {
-        Simulator::ScheduleDestroy(&InaWorker::Dispose, worker);
-    }
-    m_workers.emplace(nic, worker);
-    return worker;
-}
-
 InaJob
-InaHelper::CreateJob(uint16_t jobId, const std::vector<Ptr<RdmaNic>>& nics)
+InaHelper::CreateJob(uint16_t job, const std::vector<Ptr<RdmaNic>>& nics)
 {
-    NS_LOG_FUNCTION(this << jobId << nics.size());
-    InaJob job;
-    job.info.job = jobId;
-    job.info.workers = static_cast<uint16_t>(nics.size());
-    job.info.poolSlots = m_poolSlots;
-    job.info.priority = m_priority;
-    NS_ABORT_MSG_IF(nics.size() < 2 || nics.size() > UINT16_MAX,
-                    "InaHelper::CreateJob: a job has 2 to 65535 workers, got " << nics.size());
-
-    // The switch graph reachable from the workers' first switches.
-    std::map<Ptr<Node>, uint32_t> vertexOf;
-    std::vector<Ptr<RoceSwitch>> switchOf;
-    SwitchGraph graph;
-    auto vertex = [&](Ptr<Node> node) {
-        auto it = vertexOf.find(node);
-        if (it != vertexOf.end())
-        {
-            return it->second;
-        }
-        const auto v = static_cast<uint32_t>(boost::add_vertex(graph));
-        vertexOf.emplace(node, v);
-        switchOf.push_back(node->GetObject<RoceSwitch>());
-        return v;
-    };
-    std::vector<uint32_t> leafOf(nics.size());
-    std::vector<uint32_t> leafPort(nics.size());
-    std::set<Ptr<RdmaNic>> seen;
-    for (uint32_t w = 0; w < nics.size(); ++w)
-    {
-        NS_ABORT_MSG_IF(!seen.insert(nics[w]).second,
-                        "InaHelper::CreateJob: NIC " << nics[w]->GetAddress() << " given twice");
-        Ptr<RoceNetDevice> device = nics[w]->GetDevice();
-        Ptr<Node> peer = PeerNode(device);
-        NS_ABORT_MSG_IF(!peer || !peer->GetObject<RoceSwitch>(),
-                        "InaHelper::CreateJob: NIC " << nics[w]->GetAddress()
-                                                     << " is not cabled to a RoceSwitch");
-        leafOf[w] = vertex(peer);
-        leafPort[w] = device->GetRoceChannel()->GetPeer(device)->GetIfIndex();
-    }
-    for (uint32_t v = 0; v < switchOf.size(); ++v) // grows as switches are found
-    {
-        Ptr<RoceSwitch> sw = switchOf[v];
-        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
-        {
-            Ptr<Node> peer = PeerNode(sw->GetPort(p));
-            if (peer && peer->GetObject<RoceSwitch>())
-            {
-                const uint32_t u = vertex(peer);
-                boost::add_edge(v, u, Cable{p}, graph);
-            }
-        }
-    }
-    const std::set<uint32_t> leaves(leafOf.begin(), leafOf.end());
-
-    // Root: an aggregation-capable switch with the least largest hop count to the leaves.
-    std::vector<uint32_t> candidates;
-    uint32_t best = std::numeric_limits<uint32_t>::max();
-    for (uint32_t v = 0; v < switchOf.size(); ++v)
-    {
-        if (!switchOf[v]->GetPort(0)->GetNode()->GetObject<InaAggregationEngine>())
-        {
-            continue;
-        }
-        const std::vector<uint32_t> hops = HopCounts(graph, v, nullptr);
-        uint32_t worst = 0;
-        for (uint32_t leaf : leaves)
-        {
-            worst = std::max(worst, hops[leaf]);
-        }
-        if (worst < best)
-        {
-            best = worst;
-            candidates.clear();
-        }
-        if (worst == best)
-        {
-            candidates.push_back(v);
-        }
-    }
-    if (candidates.empty() || best == std::numeric_limits<uint32_t>::max())
-    {
-        job.reason = "no aggregation-capable switch reaches every worker";
-        return job;
-    }
-    const uint32_t root = candidates[jobId % candidates.size()];
-    std::vector<uint32_t> parent;
-    HopCounts(graph, root, &parent);
-
-    // The tree: the paths from the leaves up to the root.
-    struct Place
-    {
-        InaJobConfig config;
-    };
-
-    std::map<uint32_t, Place> places;
-    std::vector<uint32_t> order; // root first
-    auto placeOf = [&](uint32_t v) -> Place& {
-        auto [it, added] = places.emplace(v, Place());
-        if (added)
-        {
-            order.push_back(v);
-        }
-        return it->second;
-    };
-    placeOf(root);
-    for (uint32_t leaf : leaves)
-    {
-        for (uint32_t v = leaf; v != root; v = parent[v])
-        {
-            const uint32_t up = parent[v];
-            if (places.count(v) && places.at(v).config.parentPort != InaJobConfig::NO_PARENT)
-            {
-                break; // the rest of the path is in the tree already
-            }
-            // Ports of the cable between v and up, at both ends.
-            uint32_t portUp = 0;
-            uint32_t portDown = 0;
-            for (auto [e, end] = boost::out_edges(v, graph); e != end; ++e)
-            {
-                if (boost::target(*e, graph) == up)
-                {
-                    portUp = graph[*e].portAtSource;
-                    break;
-                }
-            }
-            for (auto [e, end] = boost::out_edges(up, graph); e != end; ++e)
-            {
-                if (boost::target(*e, graph) == v)
-                {
-                    portDown = graph[*e].portAtSource;
-                    break;
-                }
-            }
-            Place& child = placeOf(v);
-            child.config.parentPort = portUp;
-            Place& above = placeOf(up);
-            child.config.indexAtParent = static_cast<uint16_t>(above.config.childPorts.size());
-            above.config.childPorts.push_back(portDown);
-            above.config.childAddresses.push_back(InaGroupAddress(jobId));
-        }
-    }
-    for (uint32_t w = 0; w < nics.size(); ++w)
-    {
-        Place& leaf = placeOf(leafOf[w]);
-        leaf.config.childPorts.push_back(leafPort[w]);
-        leaf.config.childAddresses.push_back(nics[w]->GetAddress());
-    }
-
-    // Place the job on every switch of the tree, or on none.
-    std::vector<Ptr<InaAggregationEngine>> placed;
-    for (uint32_t v : order)
-    {
-        Place& place = places.at(v);
-        place.config.job = jobId;
-        place.config.poolSlots = m_poolSlots;
-        place.config.priority = m_priority;
-        Ptr<InaAggregationEngine> engine =
-            switchOf[v]->GetPort(0)->GetNode()->GetObject<InaAggregationEngine>();
-        std::string why;
-        if (!engine)
-        {
-            why = "a switch of the tree has no aggregation engine";
-        }
-        if (!engine || !engine->AddJob(place.config, &why))
-        {
-            for (const auto& e : placed)
-            {
-                e->RemoveJob(jobId);
-            }
-            job.reason = why;
-            NS_LOG_LOGIC("job " << jobId << " not in-network: " << why);
-            return job;
-        }
-        placed.push_back(engine);
-    }
-    job.inNetwork = true;
-    job.switches = placed;
-    job.levels = best + 1;
-    job.info.fragmentBytes = placed.front()->GetSlotBytes();
-    for (const auto& e : placed)
-    {
-        job.info.fragmentBytes = std::min(job.info.fragmentBytes, e->GetSlotBytes());
-    }
-    for (const auto& nic : nics)
-    {
-        Ptr<InaWorker> worker = WorkerOf(nic);
-        worker->AddJob(job.info);
-        job.workers.push_back(worker);
-    }
-    NS_LOG_LOGIC("job " << jobId << ": " << nics.size() << " workers, " << placed.size()
-                        << " switches in " << job.levels << " levels");
-    return job;
+    return m_controller->CreateJob(job, nics);
 }
 
 void
 InaHelper::RemoveJob(const InaJob& job)
 {
-    for (const auto& engine : job.switches)
-    {
-        engine->RemoveJob(job.info.job);
-    }
+    InaController::RemoveJob(job);
+}
+
+Ptr<InaController>
+InaHelper::GetController() const
+{
+    return m_controller;
 }
 
 } // namespace ns3

@@ -3,12 +3,10 @@
 #define INA_HELPER_H
 
 #include "ns3/ina-aggregation-engine.h"
-#include "ns3/ina-worker.h"
+#include "ns3/ina-controller.h"
 #include "ns3/object-factory.h"
-#include "ns3/rdma-nic.h"
 #include "ns3/roce-switch.h"
 
-#include <map>
 #include <string>
 #include <vector>
 
@@ -17,31 +15,9 @@ namespace ns3
 
 /**
  * \ingroup ai-fabric
- * An aggregation job as InaHelper::CreateJob set it up.
- */
-struct InaJob
-{
-    InaJobInfo info;                                 //!< what its workers know
-    bool inNetwork{false};                           //!< its tree is on the switches
-    std::string reason;                              //!< why not, when not
-    std::vector<Ptr<InaWorker>> workers;             //!< one per NIC, in the order given
-    std::vector<Ptr<InaAggregationEngine>> switches; //!< engines of its tree, root first
-    uint32_t levels{0};                              //!< switch levels of the tree (1: one switch)
-};
-
-/**
- * \ingroup ai-fabric
- * Makes RoCE switches aggregation-capable and sets up aggregation jobs over them, as a
- * fabric manager does for SHARP trees.
- *
- * CreateJob finds each worker's first switch (the other end of its NIC's link), picks as
- * root the aggregation-capable switch nearest to all of them (the least largest hop count;
- * among equals, the job id picks, so jobs spread over the spines), and builds the tree of
- * shortest paths from the root to those switches (a breadth-first search of the switch
- * graph, Boost.Graph). Every switch of the tree gets the job (children, parent, a pool of
- * PoolSlots slots); every worker gets an InaWorker on its NIC. If some switch of the tree
- * has no engine or no room, nothing is kept and the job is not in-network (reason says
- * why): the caller falls back to host-based collectives.
+ * Makes RoCE switches aggregation-capable (an InaAggregationEngine each, built with the
+ * helper's engine attributes) and sets up aggregation jobs over them through its
+ * InaController.
  */
 class InaHelper
 {
@@ -58,13 +34,9 @@ class InaHelper
      * \param value its value for the workers CreateJob creates
      */
     void SetWorkerAttribute(const std::string& name, const AttributeValue& value);
-
-    /**
-     * \param slots slots of each new job's pool (its workers' window); each job takes
-     *        2 × slots on every switch of its tree
-     */
+    /// \param slots slots of each new job's pool (the controller's PoolSlots)
     void SetPoolSlots(uint32_t slots);
-    /// \param priority traffic class of the jobs' packets (0 to 7)
+    /// \param priority traffic class of the jobs' packets (the controller's Priority)
     void SetPriority(uint8_t priority);
 
     /**
@@ -76,28 +48,25 @@ class InaHelper
     std::vector<Ptr<InaAggregationEngine>> Install(const std::vector<Ptr<RoceSwitch>>& switches);
 
     /**
-     * Set up an aggregation job over workers' NICs.
+     * Set up an aggregation job (InaController::CreateJob).
      * \param job the job id (distinct per fabric)
-     * \param nics the workers' NICs (at least 2, distinct)
-     * \return the job (inNetwork false, with the reason, if it could not be placed)
+     * \param nics the workers' NICs
+     * \return the job
      */
     InaJob CreateJob(uint16_t job, const std::vector<Ptr<RdmaNic>>& nics);
 
     /**
-     * Take a job off its switches (its slots become free).
-     * \param job the job as CreateJob returned it
+     * Take a job off its switches (InaController::RemoveJob).
+     * \param job the job
      */
     static void RemoveJob(const InaJob& job);
 
-  private:
-    /// \return the worker of nic, created on first use
-    Ptr<InaWorker> WorkerOf(Ptr<RdmaNic> nic);
+    /// \return the controller that places the jobs
+    Ptr<InaController> GetController() const;
 
-    ObjectFactory m_engineFactory;                    //!< makes engines
-    ObjectFactory m_workerFactory;                    //!< makes workers
-    uint32_t m_poolSlots{512};                        //!< pool per job
-    uint8_t m_priority{3};                            //!< traffic class
-    std::map<Ptr<RdmaNic>, Ptr<InaWorker>> m_workers; //!< by NIC
+  private:
+    ObjectFactory m_engineFactory;   //!< makes engines
+    Ptr<InaController> m_controller; //!< places jobs
 };
 
 } // namespace ns3

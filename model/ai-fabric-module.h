@@ -37,6 +37,7 @@
 #include "ns3/ideal-transport.h"
 #include "ns3/immediate-data-header.h"
 #include "ns3/ina-aggregation-engine.h"
+#include "ns3/ina-controller.h"
 #include "ns3/ina-frame.h"
 #include "ns3/ina-header.h"
 #include "ns3/ina-helper.h"
