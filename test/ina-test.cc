@@ -272,6 +272,45 @@ TEST_F(Ina, FewSlotsBindAsPoolTimesFragmentPerRoundTrip)
               << " Gb/s (k x slot / RTT = " << k * 1024 * 8 / rtt / 1e9 << " Gb/s)\n";
 }
 
+TEST_F(Ina, ASlowEngineBindsAndPausesItsInputsWithPfc)
+{
+    // An engine that reduces 200 Gb/s of values serves 8 workers sending at 100 Gb/s
+    // each, with windows (up to 4096 fragments of 1 KiB) larger than the switch's 4 MB
+    // buffer allows: the frames wait for the engine in the switch's buffer, the MMU pauses the
+    // workers' links with PFC (no frame is dropped, none times out), and the reduction
+    // takes as long as the engine needs for n x S bytes.
+    const uint32_t n = 8;
+    const uint64_t bytes = 2ull << 20;
+    const double engineRate = 200e9;
+    RoceHelper roce;
+    roce.SetMmuAttribute("BufferSize", UintegerValue(4 * 1000 * 1000));
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.Star(n, DataRate("100Gbps"), MicroSeconds(1));
+    InaHelper ina;
+    ina.SetEngineAttribute("AggregationRate", DataRateValue(DataRate(engineRate)));
+    ina.SetPoolSlots(4096);
+    ina.SetWorkerAttribute("RetransmitTimeout", TimeValue(MilliSeconds(10)));
+    std::vector<Ptr<InaAggregationEngine>> engines = ina.Install(topo.switchObjects);
+    InaJob job = ina.CreateJob(8, topo.nics);
+    ASSERT_TRUE(job.inNetwork) << job.reason;
+    Reductions r;
+    ReduceAll(job, bytes, r);
+    Simulator::Run();
+    ASSERT_EQ(r.done.size(), n);
+    for (const auto& x : r.done)
+    {
+        EXPECT_EQ(x.wrongCounts, 0u);
+        EXPECT_EQ(x.retransmissions, 0u);
+    }
+    const double predicted = double(n) * bytes * 8 / engineRate;
+    EXPECT_NEAR(Span(r), predicted, 0.02 * predicted);
+    EXPECT_GT(topo.switchObjects[0]->GetPfcPausesSent(), 0u);
+    EXPECT_EQ(topo.switchObjects[0]->GetTotalDrops(), 0u);
+    std::cout << "[ measured ] engine at 200 Gb/s, 8 workers at 100 Gb/s, " << bytes
+              << " B: " << Span(r) * 1e6 << " us (n S / rate = " << predicted * 1e6 << " us), "
+              << topo.switchObjects[0]->GetPfcPausesSent() << " PFC pauses\n";
+}
+
 TEST_F(Ina, OnePercentLossCompletesWithExactContributorCounts)
 {
     // 1 % of frames lost on every worker's link, both directions: lost contributions and

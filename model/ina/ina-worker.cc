@@ -25,9 +25,11 @@ InaWorker::GetTypeId()
             .SetGroupName("AiFabric")
             .AddConstructor<InaWorker>()
             .AddAttribute("RetransmitTimeout",
-                          "A fragment whose result has not arrived this long after it was "
-                          "sent is sent again.",
-                          TimeValue(MicroSeconds(100)),
+                          "A fragment whose result has not arrived this long after it left "
+                          "is sent again. It must exceed the round trip with the switches' "
+                          "queues full: a window of PoolSlots fragments from every worker "
+                          "waiting for a slow engine, or for PFC, is not lost.",
+                          TimeValue(MilliSeconds(1)),
                           MakeTimeAccessor(&InaWorker::m_rto),
                           MakeTimeChecker(NanoSeconds(100), Seconds(10)))
             .AddAttribute("MaxRetransmissions",
