@@ -358,6 +358,61 @@ TEST_F(Ina, OnePercentLossCompletesWithExactContributorCounts)
               << " duplicate contributions ignored, time " << Span(r) * 1e6 << " us\n";
 }
 
+namespace
+{
+/// One lossy all-reduce (1 % on every worker link); the workers' results in order.
+std::vector<InaReduction>
+LossyRun(uint32_t run)
+{
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(run);
+    RoceHelper roce;
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.Star(4, DataRate("100Gbps"), MicroSeconds(1));
+    const int64_t used = roce.AssignStreams(100);
+    InaHelper ina;
+    ina.SetWorkerAttribute("RetransmitTimeout", TimeValue(MicroSeconds(20)));
+    ina.Install(topo.switchObjects);
+    int64_t stream = 100 + used;
+    for (const auto& nic : topo.nics)
+    {
+        Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+        em->SetAttribute("ErrorRate", DoubleValue(0.01));
+        em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
+        em->AssignStreams(stream++); // streams fixed: runs in one process repeat
+        nic->GetDevice()->SetAttribute("ReceiveErrorModel", PointerValue(em));
+    }
+    InaJob job = ina.CreateJob(1, topo.nics);
+    Reductions r;
+    ReduceAll(job, 512 * 1024, r);
+    Simulator::Run();
+    Simulator::Destroy();
+    return r.done;
+}
+} // namespace
+
+TEST_F(Ina, SameSeedSameRunBitForBit)
+{
+    const auto a = LossyRun(1);
+    const auto b = LossyRun(1);
+    const auto c = LossyRun(2);
+    ASSERT_EQ(a.size(), 4u);
+    ASSERT_EQ(b.size(), a.size());
+    uint64_t retransmissionsA = 0;
+    uint64_t retransmissionsC = 0;
+    for (uint32_t i = 0; i < a.size(); ++i)
+    {
+        EXPECT_EQ(a[i].end, b[i].end);
+        EXPECT_EQ(a[i].retransmissions, b[i].retransmissions);
+        EXPECT_EQ(a[i].duplicateResults, b[i].duplicateResults);
+        retransmissionsA += a[i].retransmissions;
+        retransmissionsC += c[i].retransmissions;
+    }
+    EXPECT_GT(retransmissionsA, 0u);
+    // Another run number draws other losses.
+    EXPECT_NE(retransmissionsA, retransmissionsC);
+}
+
 TEST_F(Ina, LossOnEveryCableOfATwoLevelTreeCompletes)
 {
     // 1 % loss on every port of a leaf-spine: lost aggregates between the switches are
