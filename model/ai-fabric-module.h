@@ -41,6 +41,7 @@
 #include "ns3/ina-frame.h"
 #include "ns3/ina-header.h"
 #include "ns3/ina-helper.h"
+#include "ns3/ina-transport.h"
 #include "ns3/ina-worker.h"
 #include "ns3/no-congestion-control.h"
 #include "ns3/nv-switch.h"

@@ -196,7 +196,7 @@ TEST(CollectiveSelection, AlgorithmAttributeIsTheNameTable)
     TypeId::AttributeInformation info;
     ASSERT_TRUE(CollectiveEngine::GetTypeId().LookupAttributeByName("Algorithm", &info));
     EXPECT_EQ(info.checker->GetUnderlyingTypeInformation(),
-              "auto|ring|rail-ring|tree|halving-doubling|direct|hierarchical|nvls");
+              "auto|ring|rail-ring|tree|halving-doubling|direct|hierarchical|nvls|ina");
 }
 
 TEST(CollectiveSelection, EngineChoosesByAttribute)

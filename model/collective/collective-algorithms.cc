@@ -53,6 +53,7 @@ const AlgorithmEntry ALGORITHMS[] = {
     {CollectiveAlgorithm::DIRECT, "direct", 0},
     {CollectiveAlgorithm::HIERARCHICAL, "hierarchical", NCCL_SIMPLE_STEP_BYTES},
     {CollectiveAlgorithm::NVLS, "nvls", NVLS_DEFAULT_CHUNK_BYTES},
+    {CollectiveAlgorithm::INA, "ina", 0}, // the workers pipeline by their own window
 };
 
 const AlgorithmEntry&
@@ -81,7 +82,7 @@ MakeCollectiveAlgorithmChecker()
 {
     // An EnumChecker takes its pairs at once; the names come from the one table.
     auto name = [](CollectiveAlgorithm a) { return CollectiveAlgorithmToString(a); };
-    static_assert(static_cast<int>(CollectiveAlgorithm::AUTO) == 7,
+    static_assert(static_cast<int>(CollectiveAlgorithm::AUTO) == 8,
                   "a new algorithm must be added to this checker");
     return aifabric::MakeEnumCheckerCompat(CollectiveAlgorithm::AUTO,
                                            AUTO_ALGORITHM_NAME,
@@ -98,7 +99,9 @@ MakeCollectiveAlgorithmChecker()
                                            CollectiveAlgorithm::HIERARCHICAL,
                                            name(CollectiveAlgorithm::HIERARCHICAL),
                                            CollectiveAlgorithm::NVLS,
-                                           name(CollectiveAlgorithm::NVLS));
+                                           name(CollectiveAlgorithm::NVLS),
+                                           CollectiveAlgorithm::INA,
+                                           name(CollectiveAlgorithm::INA));
 }
 
 bool
@@ -208,6 +211,8 @@ IsCollectiveAlgorithmSupported(CollectiveType type, CollectiveAlgorithm algorith
     case CollectiveAlgorithm::NVLS:
         return type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE_SCATTER ||
                type == CollectiveType::ALL_GATHER;
+    case CollectiveAlgorithm::INA:
+        return type == CollectiveType::ALL_REDUCE;
     case CollectiveAlgorithm::AUTO:
         return false; // a choice among algorithms, made by CollectiveSelection
     }
@@ -286,6 +291,8 @@ MakeCollectivePlan(CollectiveType type,
         default:
             return NvlsAllGather(n, bytes, chunk);
         }
+    case CollectiveAlgorithm::INA:
+        return InaAllReduce(n, bytes, ch, chunk);
     case CollectiveAlgorithm::RAIL_RING:
     case CollectiveAlgorithm::HIERARCHICAL:
     case CollectiveAlgorithm::AUTO:

@@ -249,6 +249,20 @@ CommPlan NvlsReduceScatter(uint32_t n, uint64_t bytes, uint64_t chunkBytes = 0);
  */
 CommPlan NvlsAllGather(uint32_t n, uint64_t bytes, uint64_t chunkBytes = 0);
 
+/**
+ * In-network all-reduce (SwitchML, SHARP): the call is cut into channels x rounds pieces
+ * (rounds so that a piece is at most chunkBytes; 0: one round), each one
+ * SWITCH_ALL_REDUCE transfer on its channel: every rank's copy goes up the channel's
+ * aggregation tree once and the sum comes back to every rank. Rounds of a channel are
+ * issued in order; channels may use separate trees.
+ * \param n ranks
+ * \param bytes call size
+ * \param channels aggregation channels (at least 1)
+ * \param chunkBytes largest piece, 0 for no pipelining
+ * \return the plan
+ */
+CommPlan InaAllReduce(uint32_t n, uint64_t bytes, uint32_t channels = 1, uint64_t chunkBytes = 0);
+
 /// The most pipeline rounds (and so pieces of a call cut by its chunk) a plan may have:
 /// no real chunk size needs more, and more would make the plan too large to hold.
 constexpr uint64_t MAX_PLAN_PIECES = uint64_t{1} << 20;
@@ -282,6 +296,8 @@ enum class CollectiveAlgorithm
                       //!< servers (collective-hierarchical.h); needs the group's servers
     NVLS,             //!< "nvls": in-switch reduction and multicast (needs a carrier
                       //!< that reduces in a switch)
+    INA,              //!< "ina": in-network aggregation on the scale-out fabric (needs a
+                      //!< carrier whose switches aggregate, InaTransport)
     AUTO,             //!< "auto": not an algorithm but the choice of one per call by
                       //!< estimated time (CollectiveSelection); what Algorithm attributes
                       //!< hold by default. No plan generator takes it.

@@ -163,7 +163,8 @@ CollectiveEngine::Run(const CommPlan& plan, const std::vector<uint32_t>& rankMap
 
     const bool needsSwitch =
         std::any_of(plan.GetTransfers().begin(), plan.GetTransfers().end(), [](const auto& t) {
-            return t.kind != CommPlan::Kind::POINT_TO_POINT;
+            return t.kind == CommPlan::Kind::SWITCH_REDUCE ||
+                   t.kind == CommPlan::Kind::SWITCH_MULTICAST;
         });
     NS_ABORT_MSG_IF(needsSwitch && !m_transport->CanReduceInSwitch(rankMap),
                     "CollectiveEngine::Run: plan '"
@@ -171,6 +172,16 @@ CollectiveEngine::Run(const CommPlan& plan, const std::vector<uint32_t>& rankMap
                         << m_transport->GetInstanceTypeId().GetName()
                         << " cannot do that over these " << n
                         << " ranks (NVLS needs ranks that share one NVSwitch)");
+    const bool needsNetwork =
+        std::any_of(plan.GetTransfers().begin(), plan.GetTransfers().end(), [](const auto& t) {
+            return t.kind == CommPlan::Kind::SWITCH_ALL_REDUCE;
+        });
+    NS_ABORT_MSG_IF(needsNetwork && !m_transport->CanAllReduceInNetwork(rankMap),
+                    "CollectiveEngine::Run: plan '"
+                        << plan.GetAlgorithm() << "' all-reduces in the network, but "
+                        << m_transport->GetInstanceTypeId().GetName()
+                        << " cannot do that over these " << n
+                        << " ranks (they need aggregation switches with room for a job)");
 
     const uint64_t id = m_nextId++;
     RunState& run = m_runs[id];
@@ -301,6 +312,9 @@ CollectiveEngine::SendReleased()
             break;
         case CommPlan::Kind::SWITCH_MULTICAST:
             m_transport->SwitchMulticast(src, it->second.members, bytes, channel, done);
+            break;
+        case CommPlan::Kind::SWITCH_ALL_REDUCE:
+            m_transport->SwitchAllReduce(it->second.members, bytes, channel, done);
             break;
         }
     }

@@ -163,15 +163,28 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
         const CarrierSwitchPath& s = switchPath();
         const double ser = serialization(t.bytes, s.bytesPerSecond);
         const double unit = serialization(std::min(t.bytes, s.forwardUnit), s.bytesPerSecond);
-        if (t.kind == CommPlan::Kind::SWITCH_REDUCE)
+        if (t.kind == CommPlan::Kind::SWITCH_REDUCE || t.kind == CommPlan::Kind::SWITCH_ALL_REDUCE)
         {
             lastContribution[id] = std::max(lastContribution[id], now);
             if (--contributionsLeft[id] == 0)
             {
                 const double first = lastContribution[id] + s.latency.GetSeconds() + unit;
-                double& rx = rxFree[s.rxPorts[t.dst]];
-                rx = std::max(first, rx) + ser;
-                arrive(id, rx);
+                if (t.kind == CommPlan::Kind::SWITCH_REDUCE)
+                {
+                    double& rx = rxFree[s.rxPorts[t.dst]];
+                    rx = std::max(first, rx) + ser;
+                    arrive(id, rx);
+                    return ser;
+                }
+                // In-network all-reduce: the sum comes back to every member.
+                double done = first;
+                for (uint64_t rxPort : s.rxPorts)
+                {
+                    double& rx = rxFree[rxPort];
+                    rx = std::max(first, rx) + ser;
+                    done = std::max(done, rx);
+                }
+                arrive(id, done);
             }
             return ser;
         }
@@ -290,7 +303,8 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
             serveNext(p.txPort, now);
             break;
         }
-        case CommPlan::Kind::SWITCH_REDUCE: {
+        case CommPlan::Kind::SWITCH_REDUCE:
+        case CommPlan::Kind::SWITCH_ALL_REDUCE: {
             const CarrierSwitchPath& s = switchPath();
             contributionsLeft[id] = static_cast<uint32_t>(s.txPorts.size());
             lastContribution[id] = now;

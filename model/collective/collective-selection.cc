@@ -60,13 +60,13 @@ CollectiveSelection::CollectiveSelection(Ptr<const CollectiveTransport> carrier,
 }
 
 bool
-CollectiveSelection::SwitchReduction(const CommGroup& group) const
+CollectiveSelection::CarrierMembers(const CommGroup& group, std::vector<uint32_t>& members) const
 {
     if (!m_carrier)
     {
         return false;
     }
-    std::vector<uint32_t> members(group.GetSize());
+    members.assign(group.GetSize(), 0);
     std::iota(members.begin(), members.end(), 0u);
     if (!m_rankMap.empty())
     {
@@ -76,7 +76,21 @@ CollectiveSelection::SwitchReduction(const CommGroup& group) const
         }
         members = m_rankMap;
     }
-    return m_carrier->CanReduceInSwitch(members);
+    return true;
+}
+
+bool
+CollectiveSelection::SwitchReduction(const CommGroup& group) const
+{
+    std::vector<uint32_t> members;
+    return CarrierMembers(group, members) && m_carrier->CanReduceInSwitch(members);
+}
+
+bool
+CollectiveSelection::NetworkReduction(const CommGroup& group) const
+{
+    std::vector<uint32_t> members;
+    return CarrierMembers(group, members) && m_carrier->CanAllReduceInNetwork(members);
 }
 
 bool
@@ -107,6 +121,12 @@ CollectiveSelection::Applies(CollectiveType type,
     {
         return no("nvls needs the whole group on one NVSwitch whose GPUs support NVLS "
                   "(Hopper or newer); this carrier cannot reduce in a switch over these " +
+                  std::to_string(group.GetSize()) + " ranks");
+    }
+    if (algorithm == CollectiveAlgorithm::INA && !NetworkReduction(group))
+    {
+        return no("ina needs switches that aggregate in the network (InaTransport) with room "
+                  "for these " +
                   std::to_string(group.GetSize()) + " ranks");
     }
     return true;

@@ -111,6 +111,10 @@ class CollectiveSelection
   private:
     /// \return whether the carrier reduces in a switch over all of group's ranks
     bool SwitchReduction(const CommGroup& group) const;
+    /// \return whether the carrier all-reduces in the network over all of group's ranks
+    bool NetworkReduction(const CommGroup& group) const;
+    /// \return false without a carrier; else sets members to group's carrier ranks
+    bool CarrierMembers(const CommGroup& group, std::vector<uint32_t>& members) const;
     /// \return whether algorithm applies to the call (reason set when not)
     bool Applies(CollectiveType type,
                  CollectiveAlgorithm algorithm,

@@ -296,7 +296,8 @@ CommPlan::GetBytesSent(uint32_t rank) const
     uint64_t bytes = 0;
     for (const auto& t : m_transfers)
     {
-        const bool sends = t.kind == Kind::SWITCH_REDUCE || t.src == rank;
+        const bool sends =
+            t.kind == Kind::SWITCH_REDUCE || t.kind == Kind::SWITCH_ALL_REDUCE || t.src == rank;
         bytes += sends ? t.bytes : 0;
     }
     return bytes;
@@ -308,7 +309,8 @@ CommPlan::GetBytesReceived(uint32_t rank) const
     uint64_t bytes = 0;
     for (const auto& t : m_transfers)
     {
-        const bool receives = t.kind == Kind::SWITCH_MULTICAST || t.dst == rank;
+        const bool receives =
+            t.kind == Kind::SWITCH_MULTICAST || t.kind == Kind::SWITCH_ALL_REDUCE || t.dst == rank;
         bytes += receives ? t.bytes : 0;
     }
     return bytes;
@@ -318,7 +320,7 @@ uint32_t
 CommPlan::GetTransfersSent(uint32_t rank) const
 {
     return std::count_if(m_transfers.begin(), m_transfers.end(), [rank](const Transfer& t) {
-        return t.kind == Kind::SWITCH_REDUCE || t.src == rank;
+        return t.kind == Kind::SWITCH_REDUCE || t.kind == Kind::SWITCH_ALL_REDUCE || t.src == rank;
     });
 }
 
@@ -328,7 +330,7 @@ CommPlan::GetStepsSent(uint32_t rank) const
     std::set<uint32_t> steps;
     for (const auto& t : m_transfers)
     {
-        if (t.kind == Kind::SWITCH_REDUCE || t.src == rank)
+        if (t.kind == Kind::SWITCH_REDUCE || t.kind == Kind::SWITCH_ALL_REDUCE || t.src == rank)
         {
             steps.insert(t.step);
         }
@@ -537,6 +539,9 @@ CommPlan::Print(std::ostream& os) const
             break;
         case Kind::SWITCH_MULTICAST:
             os << t.src << " -> switch-multicast";
+            break;
+        case Kind::SWITCH_ALL_REDUCE:
+            os << "switch-all-reduce";
             break;
         }
         os << " block " << t.chunk;

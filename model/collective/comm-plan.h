@@ -88,18 +88,24 @@ class CommPlan
     };
 
     /**
-     * How a transfer moves its blocks. The switch kinds are NVLS (NVSwitch SHARP): the
-     * multicast group is the whole plan group, as NCCL binds one multicast object per
-     * communicator, and the transfer is issued by one rank, so src == dst.
+     * How a transfer moves its blocks. The switch kinds act on the whole plan group (NCCL
+     * binds one multicast object, or one aggregation tree, per communicator) and are
+     * issued by one rank, so src == dst. SWITCH_REDUCE and SWITCH_MULTICAST are NVLS
+     * (NVSwitch SHARP); SWITCH_ALL_REDUCE is in-network aggregation on the scale-out
+     * fabric (SwitchML, SHARP): every rank's copy goes up a tree of switches once and
+     * the sum comes back to every rank.
      */
     enum class Kind : uint8_t
     {
-        POINT_TO_POINT,   //!< src sends its copy to dst (reduce: dst combines it into its own)
-        SWITCH_REDUCE,    //!< every rank sends its copy up, the switch reduces them and
-                          //!< delivers the result to dst, replacing dst's copy
-                          //!< (multimem.ld_reduce issued by dst)
-        SWITCH_MULTICAST, //!< src sends its copy up once and the switch writes it to
-                          //!< every rank, src included (multimem.st)
+        POINT_TO_POINT,    //!< src sends its copy to dst (reduce: dst combines it into its own)
+        SWITCH_REDUCE,     //!< every rank sends its copy up, the switch reduces them and
+                           //!< delivers the result to dst, replacing dst's copy
+                           //!< (multimem.ld_reduce issued by dst)
+        SWITCH_MULTICAST,  //!< src sends its copy up once and the switch writes it to
+                           //!< every rank, src included (multimem.st)
+        SWITCH_ALL_REDUCE, //!< every rank sends its copy up, the switches sum them and
+                           //!< the sum replaces every rank's copy (the transfer is done
+                           //!< when every rank has it)
     };
 
     /// One move of data: point to point, or through the switch (see Kind).
@@ -232,7 +238,7 @@ class CommPlan
     /**
      * Write a summary line and one line per transfer:
      * "#id step s ch c: src -> dst block b[..last] (B B) [reduce] [deps {...}]"; switch
-     * transfers read "switch-reduce -> dst" and "src -> switch-multicast".
+     * transfers read "switch-reduce -> dst", "src -> switch-multicast" and "switch-all-reduce".
      */
     void Print(std::ostream& os) const;
 

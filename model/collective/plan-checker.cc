@@ -382,6 +382,13 @@ PlanCheckRun::CheckRaces(PlanCheckResult& result)
                         {Location(r, b), m_pos[t.id], t.id, r == t.src ? READ : WRITE});
                 }
                 break;
+            case CommPlan::Kind::SWITCH_ALL_REDUCE:
+                // Reads every rank's copy and replaces it with the sum.
+                for (uint32_t r = 0; r < m_n; ++r)
+                {
+                    accesses.push_back({Location(r, b), m_pos[t.id], t.id, WRITE});
+                }
+                break;
             }
         }
     }
@@ -558,7 +565,7 @@ PlanCheckRun::SimulateSwitch(const CommPlan::Transfer& t, PlanCheckResult& resul
     for (uint32_t b = t.chunk; b < t.chunk + t.chunkCount; ++b)
     {
         std::ostringstream os;
-        if (t.kind == CommPlan::Kind::SWITCH_REDUCE)
+        if (t.kind == CommPlan::Kind::SWITCH_REDUCE || t.kind == CommPlan::Kind::SWITCH_ALL_REDUCE)
         {
             // The switch adds up every rank's copy; each contribution must be in exactly one.
             std::vector<uint64_t> sum(m_words, 0);
@@ -589,8 +596,22 @@ PlanCheckRun::SimulateSwitch(const CommPlan::Transfer& t, PlanCheckResult& resul
                     sum[w] |= m_pool[from + w];
                 }
             }
-            const uint64_t to = Hold(Location(t.dst, b));
-            std::copy(sum.begin(), sum.end(), m_pool.begin() + to);
+            if (t.kind == CommPlan::Kind::SWITCH_REDUCE)
+            {
+                const uint64_t to = Hold(Location(t.dst, b));
+                std::copy(sum.begin(), sum.end(), m_pool.begin() + to);
+                continue;
+            }
+            // In-network all-reduce: the sum replaces every rank's copy.
+            for (uint32_t r = 0; r < m_n; ++r)
+            {
+                const uint64_t to = Hold(Location(r, b)); // may grow the pool: offsets only
+                std::copy(sum.begin(), sum.end(), m_pool.begin() + to);
+                if (r == blocks[b].target)
+                {
+                    ++m_deliveries[b];
+                }
+            }
             continue;
         }
         const int64_t from = Held(Location(t.src, b));
@@ -731,7 +752,8 @@ PlanCheckRun::Check()
     {
         for (const auto& t : m_plan.GetTransfers())
         {
-            if (t.reduce || t.kind == CommPlan::Kind::SWITCH_REDUCE)
+            if (t.reduce || t.kind == CommPlan::Kind::SWITCH_REDUCE ||
+                t.kind == CommPlan::Kind::SWITCH_ALL_REDUCE)
             {
                 return Fail("transfer " + std::to_string(t.id) +
                                 " reduces, but this collective does not combine data",

@@ -48,6 +48,23 @@ CollectiveTransport::SwitchMulticast(uint32_t src,
                  << " ranks); NVLS plans need ranks that share an NVSwitch (NvSwitchFabric)");
 }
 
+bool
+CollectiveTransport::CanAllReduceInNetwork(const std::vector<uint32_t>& /* members */) const
+{
+    return false;
+}
+
+void
+CollectiveTransport::SwitchAllReduce(const std::vector<uint32_t>& members,
+                                     uint64_t /* bytes */,
+                                     uint32_t /* channel */,
+                                     DoneCallback /* done */)
+{
+    NS_ABORT_MSG(GetInstanceTypeId().GetName()
+                 << " cannot all-reduce in the network (asked for " << members.size()
+                 << " ranks); ina plans need a fabric with aggregation switches (InaTransport)");
+}
+
 CarrierPath
 CollectiveTransport::DescribePath(uint32_t src, uint32_t dst) const
 {

@@ -133,6 +133,27 @@ class CollectiveTransport : public Object
                                  DoneCallback done);
 
     /**
+     * \param members ranks of a would-be aggregation group
+     * \return true if SwitchAllReduce works over exactly these ranks (switches of the
+     * fabric aggregate them in the network). The default: false.
+     */
+    virtual bool CanAllReduceInNetwork(const std::vector<uint32_t>& members) const;
+
+    /**
+     * In-network all-reduce: every member sends its copy of bytes up a tree of
+     * aggregating switches, which sum them and send the sum back to every member. The
+     * default aborts, naming the carrier: its fabric does not aggregate.
+     * \param members contributing (and receiving) ranks
+     * \param bytes size of one copy
+     * \param channel NCCL-style channel (carriers may aggregate channels separately)
+     * \param done called when every member has the whole sum
+     */
+    virtual void SwitchAllReduce(const std::vector<uint32_t>& members,
+                                 uint64_t bytes,
+                                 uint32_t channel,
+                                 DoneCallback done);
+
+    /**
      * The carrier's own figures for a transfer from src to dst, for the cost model of
      * "auto" (see CarrierPath). The default describes a carrier that gives none: one
      * port per rank and direction, 100 Gb/s, 1 us; auto then ranks algorithms by steps
@@ -144,9 +165,8 @@ class CollectiveTransport : public Object
     virtual CarrierPath DescribePath(uint32_t src, uint32_t dst) const;
     /**
      * The carrier's figures for switch reductions and multicasts over members (only
-     * asked when CanReduceInSwitch(members)). The default: the members' DescribePath
-     * ports at their rate.
-     * \param members ranks of the multicast group
+     * asked when CanReduceInSwitch(members) or CanAllReduceInNetwork(members)). The default: the
+     * members' DescribePath ports at their rate. \param members ranks of the multicast group
      * \return the figures, ports in the order of members
      */
     virtual CarrierSwitchPath DescribeSwitchPath(const std::vector<uint32_t>& members) const;

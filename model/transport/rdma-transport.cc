@@ -72,6 +72,14 @@ RdmaTransport::SetNics(const std::vector<Ptr<RdmaNic>>& nics)
     m_nics = nics;
 }
 
+Ptr<RdmaNic>
+RdmaTransport::GetNic(uint32_t rank) const
+{
+    NS_ABORT_MSG_IF(rank >= m_nics.size(),
+                    "RdmaTransport::GetNic: rank " << rank << " of " << m_nics.size());
+    return m_nics[rank];
+}
+
 uint32_t
 RdmaTransport::GetNRanks() const
 {

@@ -59,6 +59,8 @@ class RdmaTransport : public CollectiveTransport
     CarrierPath DescribePath(uint32_t src, uint32_t dst) const override;
     /// \return connections (queue pair pairs) opened so far
     uint32_t GetNConnections() const;
+    /// \param rank a rank \return its NIC
+    Ptr<RdmaNic> GetNic(uint32_t rank) const;
 
   protected:
     void DoDispose() override;

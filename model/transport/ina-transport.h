@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef INA_TRANSPORT_H
+#define INA_TRANSPORT_H
+
+#include "rdma-transport.h"
+
+#include "ns3/ina-controller.h"
+
+#include <map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * The collective carrier over a RoCE fabric whose switches aggregate: point-to-point
+ * transfers are RDMA WRITEs (RdmaTransport), and in-network all-reduces (plan kind
+ * SWITCH_ALL_REDUCE, algorithm "ina") run on InaWorkers through aggregation trees.
+ *
+ * Each set of member ranks gets one aggregation job, placed by the InaController the
+ * first time it is asked for (CanAllReduceInNetwork): first come, first served, as
+ * switch memory allows. A set whose job could not be placed is refused from then on
+ * (GetJob says why), so "auto" and the named "ina" fall back to host algorithms. The
+ * channels of a call share its job: their reductions run in the order they are issued.
+ */
+class InaTransport : public RdmaTransport
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    InaTransport();
+    ~InaTransport() override;
+
+    /**
+     * \param controller places the jobs (its engines must be installed on the fabric)
+     */
+    void SetController(Ptr<InaController> controller);
+
+    bool CanAllReduceInNetwork(const std::vector<uint32_t>& members) const override;
+    void SwitchAllReduce(const std::vector<uint32_t>& members,
+                         uint64_t bytes,
+                         uint32_t channel,
+                         DoneCallback done) override;
+    /**
+     * Each member's NIC port up and down, at the INA payload rate (fragment over its wire
+     * frame), with the longest member-to-member path's latency.
+     * \param members the group
+     * \return the figures
+     */
+    CarrierSwitchPath DescribeSwitchPath(const std::vector<uint32_t>& members) const override;
+
+    /**
+     * \param members a member set, as the engine passes it
+     * \return its job (placed or refused, with the reason), or null if never asked for
+     */
+    const InaJob* GetJob(const std::vector<uint32_t>& members) const;
+
+    /// \return bytes all-reduced in the network so far (per member, summed over calls)
+    uint64_t GetBytesInNetwork() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// \return the job of members, placed on first use
+    InaJob& JobOf(const std::vector<uint32_t>& members) const;
+
+    Ptr<InaController> m_controller;                        //!< places jobs
+    uint32_t m_firstJob;                                    //!< FirstJobId attribute
+    mutable std::map<std::vector<uint32_t>, InaJob> m_jobs; //!< by sorted member set
+    uint64_t m_bytesInNetwork{0};                           //!< see GetBytesInNetwork
+};
+
+} // namespace ns3
+
+#endif /* INA_TRANSPORT_H */
