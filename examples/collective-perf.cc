@@ -55,6 +55,7 @@ main(int argc, char* argv[])
     std::string cc = "ns3::Dcqcn";
     std::string csv = "collective-perf.csv";
     std::string pcap;
+    bool ina = false;
 
     std::vector<std::string> collectiveNames;
     for (CollectiveType t : {CollectiveType::ALL_REDUCE,
@@ -123,6 +124,11 @@ main(int argc, char* argv[])
                  1000,
                  true);
     cmd.AddTypeId("cc", "Congestion control of the NICs", cc, RoceCongestionControl::GetTypeId());
+    cmd.AddValue("ina",
+                 "rdma: every switch aggregates in the network (InaAggregationEngine; its "
+                 "attributes: --ns3::InaAggregationEngine::Slots=... and the like), and "
+                 "all-reduces may run there (--algorithm=ina, or auto)",
+                 ina);
     cmd.AddOutputFile("csv", "CSV output file (\"none\": no CSV)", csv, "none");
     cmd.AddPcapPrefix("pcap",
                       "rdma, dgx: capture every port into PREFIX-<node>-<device>.pcap (nanosecond "
@@ -170,6 +176,7 @@ main(int argc, char* argv[])
         {"spines", {"rdma", "dgx"}},
         {"oversubscription", {"rdma", "dgx"}},
         {"cc", {"rdma", "dgx"}},
+        {"ina", {"rdma"}},
     };
     for (const auto& [option, transports] : usedBy)
     {
@@ -206,6 +213,20 @@ main(int argc, char* argv[])
         return cmd.Fail("spines",
                         "expected fewer spines or less oversubscription: leaf-spine links "
                         "would run below 1Mbps");
+    }
+    if (algorithmName == CollectiveAlgorithmToString(CollectiveAlgorithm::INA) && !ina)
+    {
+        return cmd.Fail("algorithm", "ina needs aggregation switches: add --ina");
+    }
+    if (ina)
+    {
+        // The engines' attributes (defaults and --ns3::) must fit together.
+        std::string why;
+        if (!CreateObject<InaAggregationEngine>()->CheckConfiguration(&why))
+        {
+            std::cerr << "collective-perf: " << why << '\n';
+            return 1;
+        }
     }
     if (!pcap.empty() && transportName == "ideal")
     {
@@ -267,8 +288,15 @@ main(int argc, char* argv[])
                                                  latency)
                           : topoHelper.Star(ranks, linkRate, latency);
         roce.AssignStreams(1);
-        Ptr<RdmaTransport> rdma = CreateObject<RdmaTransport>();
+        Ptr<RdmaTransport> rdma =
+            ina ? Ptr<RdmaTransport>(CreateObject<InaTransport>()) : CreateObject<RdmaTransport>();
         rdma->SetNics(topo.nics);
+        if (ina)
+        {
+            InaHelper inaHelper;
+            inaHelper.Install(topo.switchObjects);
+            DynamicCast<InaTransport>(rdma)->SetController(inaHelper.GetController());
+        }
         transport = rdma;
     }
     else
@@ -312,7 +340,10 @@ main(int argc, char* argv[])
                 transportName.c_str(),
                 rate.c_str(),
                 transportName == "ideal" ? "no packets" : cc.c_str());
-    std::printf("# %u channel(s), chunk %s\n", channels, chunkText.c_str());
+    std::printf("# %u channel(s), chunk %s%s\n",
+                channels,
+                chunkText.c_str(),
+                ina ? ", in-network aggregation on every switch" : "");
     std::printf("#\n# %12s %12s %8s %6s %6s %10s %8s %8s %6s  %s\n",
                 "size",
                 "count",
@@ -389,6 +420,16 @@ main(int argc, char* argv[])
                     static_cast<unsigned long long>(pauses),
                     static_cast<unsigned long long>(marks),
                     static_cast<unsigned long long>(drops));
+    }
+    if (Ptr<InaTransport> inaCarrier = DynamicCast<InaTransport>(transport))
+    {
+        std::vector<uint32_t> members(ranks);
+        std::iota(members.begin(), members.end(), 0u);
+        const InaJob* job = inaCarrier->GetJob(members);
+        std::printf("# In-network aggregation: %llu B per rank all-reduced in the network%s%s\n",
+                    static_cast<unsigned long long>(inaCarrier->GetBytesInNetwork()),
+                    job && !job->inNetwork ? "; job refused: " : "",
+                    job && !job->inNetwork ? job->reason.c_str() : "");
     }
     Simulator::Destroy();
     return 0;

@@ -331,6 +331,14 @@ TEST(ProgramBadInput, CollectivePerf)
                 {{"--transport=dgx", "--ranks=12", "--servers=5"},
                  "--servers=5: expected a divisor of --ranks=12"},
                 {{"--algorithm=nvls", "--transport=rdma"}, "--algorithm=nvls: "},
+                {{"--algorithm=ina"}, "--algorithm=ina: ina needs aggregation switches: add --ina"},
+                {{"--transport=ideal", "--ina"},
+                 "--ina=true: only used with --transport=rdma, not --transport=ideal"},
+                {{"--ina", "--ns3::InaAggregationEngine::SlotBytes=1022"},
+                 "ns3::InaAggregationEngine::SlotBytes: 1022 is not a multiple of ElementBytes "
+                 "(4)"},
+                {{"--ina", "--ns3::InaAggregationEngine::Slots=0"},
+                 "--ns3::InaAggregationEngine::Slots=0: expected an integer (uint32_t 2:16777216)"},
             }));
     ExpectHelp("collective-perf");
 }
@@ -450,4 +458,46 @@ TEST(ProgramBadInput, AiFabricSim)
                       "/results: expected a writable folder"},
              }));
     ExpectHelp("ai-fabric-sim");
+}
+
+// Programs' outputs that other tools read: collective-perf --ina writes captures that
+// the INA Wireshark dissector (doc/wireshark/ai-fabric-ina.lua) decodes.
+TEST(ProgramOutput, CollectivePerfInaCapturesDecodeInTshark)
+{
+    if (std::system("command -v tshark >/dev/null 2>&1") != 0)
+    {
+        GTEST_SKIP() << "tshark not installed (apt-get install tshark): the INA dissector is "
+                        "not checked on collective-perf's captures";
+    }
+    const std::string prefix = TempPath("ina");
+    const Outcome o = RunProgram("collective-perf",
+                                 {"--transport=rdma",
+                                  "--ranks=4",
+                                  "--ina",
+                                  "--algorithm=ina",
+                                  "--minBytes=8K",
+                                  "--maxBytes=8K",
+                                  "--csv=none",
+                                  "--pcap=" + prefix});
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_NE(o.out.find("# In-network aggregation: 8192 B per rank all-reduced in the network"),
+              std::string::npos)
+        << o.out;
+    // Host 0 is node 0: its 8 fragments of 1 KiB go up to job 1's group address and the 8
+    // results come back from the switch's engine with all 4 contributions.
+    const std::string lua = std::string(AI_FABRIC_SOURCE_DIR) + "/doc/wireshark/ai-fabric-ina.lua";
+    const std::string cmd = "tshark -n -X lua_script:" + lua + " -r '" + prefix +
+                            "-0-0.pcap' -Y ai_fabric_ina -T fields -e ai_fabric_ina.type -e "
+                            "ai_fabric_ina.count -e ip.dst 2>/dev/null | sort | uniq -c";
+    FILE* pipe = ::popen(cmd.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string text;
+    char buffer[256];
+    while (std::fgets(buffer, sizeof(buffer), pipe))
+    {
+        text += buffer;
+    }
+    ::pclose(pipe);
+    EXPECT_NE(text.find("8 1\t1\t239.255.0.1"), std::string::npos) << text;
+    EXPECT_NE(text.find("8 2\t4\t10.0.0.1"), std::string::npos) << text;
 }
