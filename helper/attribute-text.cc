@@ -16,16 +16,33 @@
 namespace ns3
 {
 
-Ptr<AttributeValue>
-AttributeValueFromText(Ptr<const AttributeChecker> checker,
-                       const std::string& text,
-                       std::string* expected)
+std::string
+AttributeKindName(Ptr<const AttributeChecker> checker)
 {
     std::string type = checker->GetValueTypeName();
     if (type.rfind("ns3::", 0) == 0)
     {
         type = type.substr(5);
     }
+    // From ns-3.41 enums are EnumValue<T>; containers are always templates whose item
+    // type the compiler names.
+    if (type.rfind("EnumValue<", 0) == 0)
+    {
+        return "EnumValue";
+    }
+    if (type.rfind("AttributeContainerValue<", 0) == 0)
+    {
+        return "list";
+    }
+    return type;
+}
+
+Ptr<AttributeValue>
+AttributeValueFromText(Ptr<const AttributeChecker> checker,
+                       const std::string& text,
+                       std::string* expected)
+{
+    const std::string type = AttributeKindName(checker);
     const std::string info = checker->GetUnderlyingTypeInformation();
     Ptr<AttributeValue> v;
     if (type == "TimeValue")
@@ -83,7 +100,7 @@ AttributeValueFromText(Ptr<const AttributeChecker> checker,
         *expected = type == "EnumValue" ? "one of " + info : "text";
         v = checker->CreateValidValue(StringValue(text));
     }
-    else if (type.rfind("AttributeContainerValue<", 0) == 0)
+    else if (type == "list")
     {
         // ns-3 parses the items with their own checker (aborting on "x" for an integer):
         // each item is checked here first, by its kind.

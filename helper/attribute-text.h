@@ -30,6 +30,15 @@ Ptr<AttributeValue> AttributeValueFromText(Ptr<const AttributeChecker> checker,
                                            std::string* expected);
 
 /**
+ * \ingroup ai-fabric
+ * The kind of an attribute as messages name it: its value type without "ns3::", with
+ * "EnumValue" for every enum (EnumValue<T> from ns-3.41) and "list" for containers.
+ * \param checker the attribute's checker
+ * \return the name
+ */
+std::string AttributeKindName(Ptr<const AttributeChecker> checker);
+
+/**
  * The registered TypeIds that are base or derive from it and can be created, by name.
  * \param base the base TypeId
  * \return their names, sorted

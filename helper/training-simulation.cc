@@ -195,15 +195,7 @@ TrainingSimulation::ApplyConfig(const std::string& path,
     // ns-3 aborts on many malformed values (times, rates, numbers with trailing text,
     // pointers): every value is checked first, by the kind of the attribute, as the
     // programs check --ns3:: options.
-    std::string type = info.checker->GetValueTypeName();
-    if (type.rfind("ns3::", 0) == 0)
-    {
-        type = type.substr(5);
-    }
-    if (type.rfind("AttributeContainerValue<", 0) == 0)
-    {
-        type = "list"; // the rest is a compiler's name for the item type
-    }
+    const std::string type = AttributeKindName(info.checker);
     std::string expected;
     Ptr<AttributeValue> v = AttributeValueFromText(info.checker, value, &expected);
     if (!v || !Config::SetDefaultFailSafe(path, *v))
