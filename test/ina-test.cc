@@ -671,3 +671,59 @@ TEST_F(Ina, TheInaAlgorithmRunsOnTheInaCarrierAndAutoPicksIt)
               << " ranks at 100 Gb/s: " << result.GetDuration().GetSeconds() * 1e6 << " us, busbw "
               << result.busBw / 1e9 << " GB/s\n";
 }
+
+TEST_F(Ina, TwoJobsShareTheSwitchFirstComeAndTheSecondFallsBack)
+{
+    // Two 4-rank groups on one switch whose aggregators hold one job's pool only: the
+    // first group's all-reduce runs in the network, the second's falls back to a host
+    // algorithm (auto picks among those left), both complete, and the bytes in the
+    // network plus the bytes that fell back are every byte asked for.
+    const uint64_t bytes = 1ull << 20;
+    RoceHelper roce;
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.Star(8, DataRate("100Gbps"), MicroSeconds(1));
+    InaHelper ina;
+    ina.SetEngineAttribute("Slots", UintegerValue(1024)); // one pool of 512, two copies
+    ina.Install(topo.switchObjects);
+    Ptr<InaTransport> carrier = CreateObject<InaTransport>();
+    carrier->SetNics(topo.nics);
+    carrier->SetController(ina.GetController());
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(carrier);
+    const CommGroup world = CommGroup::Uniform(8, 1);
+    const std::vector<std::vector<uint32_t>> groups{{0, 1, 2, 3}, {4, 5, 6, 7}};
+    std::vector<CollectiveResult> results(2);
+    uint64_t fellBack = 0;
+    for (uint32_t g = 0; g < 2; ++g)
+    {
+        const CommPlan plan = engine->MakeCollectivePlan(CollectiveType::ALL_REDUCE,
+                                                         world.SubGroup(groups[g]),
+                                                         bytes,
+                                                         groups[g]);
+        if (g == 0)
+        {
+            EXPECT_EQ(plan.GetAlgorithm(), "ina");
+        }
+        else
+        {
+            EXPECT_NE(plan.GetAlgorithm(), "ina"); // a host algorithm: auto's choice
+        }
+        if (plan.GetAlgorithm() != "ina")
+        {
+            fellBack += bytes;
+        }
+        engine->Run(plan, groups[g], MakeBoundCallback(&StoreResult, &results[g]));
+    }
+    Simulator::Run();
+    for (const auto& r : results)
+    {
+        EXPECT_EQ(r.bytes, bytes);
+        EXPECT_GT(r.end, r.start);
+    }
+    const InaJob* second = carrier->GetJob(groups[1]);
+    ASSERT_NE(second, nullptr);
+    EXPECT_FALSE(second->inNetwork);
+    EXPECT_EQ(second->reason, "job 2 needs 2 x 512 slots, 0 are free");
+    EXPECT_EQ(carrier->GetBytesInNetwork() + fellBack, 2 * bytes);
+    EXPECT_EQ(carrier->GetBytesInNetwork(), bytes);
+}
