@@ -49,6 +49,33 @@ FrameSeconds(uint32_t payload, double rateBps)
     return roce::WireBytes(frame) * 8.0 / rateBps;
 }
 
+/// Drop a fraction of the frames a port receives, from a fixed random stream.
+void
+AddLoss(Ptr<NetDevice> device, double rate, int64_t stream)
+{
+    Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+    em->SetAttribute("ErrorRate", DoubleValue(rate));
+    em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
+    em->AssignStreams(stream);
+    device->SetAttribute("ReceiveErrorModel", PointerValue(em));
+}
+
+/// Expect every reduction done, with exact counts and (if exact) no retransmission.
+void
+ExpectClean(const Reductions& r, uint32_t n, bool noRetransmissions = true)
+{
+    ASSERT_EQ(r.done.size(), n);
+    for (const auto& x : r.done)
+    {
+        EXPECT_FALSE(x.failed);
+        EXPECT_EQ(x.wrongCounts, 0u);
+        if (noRetransmissions)
+        {
+            EXPECT_EQ(x.retransmissions, 0u);
+        }
+    }
+}
+
 /// Seconds from the first send to the last result over all workers.
 double
 Span(const Reductions& r)
@@ -217,12 +244,7 @@ TEST_F(Ina, TimeIsFlatInTheNumberOfWorkersOnALeafSpine)
         Reductions r;
         ReduceAll(job, bytes, r);
         Simulator::Run();
-        ASSERT_EQ(r.done.size(), n);
-        for (const auto& x : r.done)
-        {
-            EXPECT_EQ(x.wrongCounts, 0u);
-            EXPECT_EQ(x.retransmissions, 0u);
-        }
+        ExpectClean(r, n);
         times.push_back(Span(r));
         // The last fragment leaves its worker after F frame times and crosses four
         // cables: up to the leaf, its aggregate up to the spine, the result down to the
@@ -297,12 +319,7 @@ TEST_F(Ina, ASlowEngineBindsAndPausesItsInputsWithPfc)
     Reductions r;
     ReduceAll(job, bytes, r);
     Simulator::Run();
-    ASSERT_EQ(r.done.size(), n);
-    for (const auto& x : r.done)
-    {
-        EXPECT_EQ(x.wrongCounts, 0u);
-        EXPECT_EQ(x.retransmissions, 0u);
-    }
+    ExpectClean(r, n);
     const double predicted = double(n) * bytes * 8 / engineRate;
     EXPECT_NEAR(Span(r), predicted, 0.02 * predicted);
     EXPECT_GT(topo.switchObjects[0]->GetPfcPausesSent(), 0u);
@@ -328,15 +345,8 @@ TEST_F(Ina, OnePercentLossCompletesWithExactContributorCounts)
     int64_t stream = 100;
     for (uint32_t h = 0; h < n; ++h)
     {
-        for (Ptr<RoceNetDevice> device :
-             {topo.nics[h]->GetDevice(), topo.switchObjects[0]->GetPort(h)})
-        {
-            Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
-            em->SetAttribute("ErrorRate", DoubleValue(0.01));
-            em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
-            em->AssignStreams(stream++);
-            device->SetAttribute("ReceiveErrorModel", PointerValue(em));
-        }
+        AddLoss(topo.nics[h]->GetDevice(), 0.01, stream++);
+        AddLoss(topo.switchObjects[0]->GetPort(h), 0.01, stream++);
     }
     InaJob job = ina.CreateJob(2, topo.nics);
     ASSERT_TRUE(job.inNetwork) << job.reason;
@@ -377,11 +387,7 @@ LossyRun(uint32_t run)
     int64_t stream = 100 + used;
     for (const auto& nic : topo.nics)
     {
-        Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
-        em->SetAttribute("ErrorRate", DoubleValue(0.01));
-        em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
-        em->AssignStreams(stream++); // streams fixed: runs in one process repeat
-        nic->GetDevice()->SetAttribute("ReceiveErrorModel", PointerValue(em));
+        AddLoss(nic->GetDevice(), 0.01, stream++); // streams fixed: runs in one process repeat
     }
     InaJob job = ina.CreateJob(1, topo.nics);
     Reductions r;
@@ -433,11 +439,7 @@ TEST_F(Ina, LossOnEveryCableOfATwoLevelTreeCompletes)
         Ptr<Node> node = NodeList::GetNode(i);
         for (uint32_t d = 0; d < node->GetNDevices(); ++d)
         {
-            Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
-            em->SetAttribute("ErrorRate", DoubleValue(0.01));
-            em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
-            em->AssignStreams(stream++);
-            node->GetDevice(d)->SetAttribute("ReceiveErrorModel", PointerValue(em));
+            AddLoss(node->GetDevice(d), 0.01, stream++);
         }
     }
     InaJob job = ina.CreateJob(4, topo.nics);

@@ -163,6 +163,17 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
         const CarrierSwitchPath& s = switchPath();
         const double ser = serialization(t.bytes, s.bytesPerSecond);
         const double unit = serialization(std::min(t.bytes, s.forwardUnit), s.bytesPerSecond);
+        // The switch's result leaves towards every member from first on.
+        auto toEveryMember = [&](double first) {
+            double done = first;
+            for (uint64_t rxPort : s.rxPorts)
+            {
+                double& rx = rxFree[rxPort];
+                rx = std::max(first, rx) + ser;
+                done = std::max(done, rx);
+            }
+            arrive(id, done);
+        };
         if (t.kind == CommPlan::Kind::SWITCH_REDUCE || t.kind == CommPlan::Kind::SWITCH_ALL_REDUCE)
         {
             lastContribution[id] = std::max(lastContribution[id], now);
@@ -176,27 +187,11 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
                     arrive(id, rx);
                     return ser;
                 }
-                // In-network all-reduce: the sum comes back to every member.
-                double done = first;
-                for (uint64_t rxPort : s.rxPorts)
-                {
-                    double& rx = rxFree[rxPort];
-                    rx = std::max(first, rx) + ser;
-                    done = std::max(done, rx);
-                }
-                arrive(id, done);
+                toEveryMember(first); // in-network all-reduce: the sum to every member
             }
             return ser;
         }
-        const double first = now + s.latency.GetSeconds() + unit;
-        double done = first;
-        for (uint64_t rxPort : s.rxPorts)
-        {
-            double& rx = rxFree[rxPort];
-            rx = std::max(first, rx) + ser;
-            done = std::max(done, rx);
-        }
-        arrive(id, done);
+        toEveryMember(now + s.latency.GetSeconds() + unit); // multicast
         return ser;
     };
     // One slice of a point-to-point transfer leaves at now: book its arrival.

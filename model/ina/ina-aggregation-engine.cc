@@ -429,6 +429,27 @@ InaAggregationEngine::HandleResult(Job& job, const InaHeader& header)
     }
 }
 
+InaHeader
+InaAggregationEngine::ReplyHeader(InaHeader::Type type,
+                                  const InaHeader& request,
+                                  const Slot& slot,
+                                  bool retransmission)
+{
+    InaHeader h;
+    h.type = type;
+    h.flags = static_cast<uint8_t>((retransmission ? InaHeader::RETRANSMISSION : 0) |
+                                   (slot.ecn ? InaHeader::ECN_ECHO : 0));
+    h.job = request.job;
+    h.sequence = slot.sequence;
+    h.slot = request.slot;
+    h.copy = request.copy;
+    h.count = slot.count;
+    h.bitmap = slot.bitmap;
+    h.length = slot.length;
+    h.element = request.element;
+    return h;
+}
+
 void
 InaAggregationEngine::SendResult(Job& job,
                                  uint32_t child,
@@ -436,19 +457,7 @@ InaAggregationEngine::SendResult(Job& job,
                                  const Slot& slot,
                                  bool retransmission)
 {
-    InaHeader h;
-    h.type = InaHeader::RESULT;
-    h.flags = static_cast<uint8_t>((retransmission ? InaHeader::RETRANSMISSION : 0) |
-                                   (slot.ecn ? InaHeader::ECN_ECHO : 0));
-    h.job = request.job;
-    h.sequence = slot.sequence;
-    h.slot = request.slot;
-    h.copy = request.copy;
-    h.sender = 0;
-    h.count = slot.count;
-    h.bitmap = slot.bitmap;
-    h.length = slot.length;
-    h.element = request.element;
+    const InaHeader h = ReplyHeader(InaHeader::RESULT, request, slot, retransmission);
     const uint32_t port = job.config.childPorts[child];
     m_switch->SendLocal(
         port,
@@ -463,19 +472,8 @@ InaAggregationEngine::SendAggregate(Job& job,
                                     const Slot& slot,
                                     bool retransmission)
 {
-    InaHeader h;
-    h.type = InaHeader::DATA;
-    h.flags = static_cast<uint8_t>((retransmission ? InaHeader::RETRANSMISSION : 0) |
-                                   (slot.ecn ? InaHeader::ECN_ECHO : 0));
-    h.job = request.job;
-    h.sequence = slot.sequence;
-    h.slot = request.slot;
-    h.copy = request.copy;
+    InaHeader h = ReplyHeader(InaHeader::DATA, request, slot, retransmission);
     h.sender = job.config.indexAtParent;
-    h.count = slot.count;
-    h.bitmap = slot.bitmap;
-    h.length = slot.length;
-    h.element = request.element;
     const uint32_t port = job.config.parentPort;
     m_switch->SendLocal(
         port,

@@ -178,6 +178,12 @@ class InaAggregationEngine : public Object
     void HandleData(Job& job, uint32_t child, const InaHeader& header, bool ce);
     /// The aggregate from the parent.
     void HandleResult(Job& job, const InaHeader& header);
+    /// \return the header of a packet the slot sends: type, the request's job, slot and
+    /// copy, the slot's sequence, count, bitmap, length and flags
+    static InaHeader ReplyHeader(InaHeader::Type type,
+                                 const InaHeader& request,
+                                 const Slot& slot,
+                                 bool retransmission);
     /// Send the slot's RESULT to one child.
     void SendResult(Job& job,
                     uint32_t child,
