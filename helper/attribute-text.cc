@@ -95,9 +95,25 @@ AttributeValueFromText(Ptr<const AttributeChecker> checker,
             v = checker->CreateValidValue(BooleanValue(b));
         }
     }
-    else if (type == "StringValue" || type == "EnumValue")
+    else if (type == "EnumValue")
     {
-        *expected = type == "EnumValue" ? "one of " + info : "text";
+        // ns-3 asserts (in builds with asserts) on a name its EnumChecker lacks: the
+        // names, '|'-separated in the checker's information, are compared here first.
+        *expected = "one of " + info;
+        std::istringstream names(info);
+        std::string name;
+        while (std::getline(names, name, '|'))
+        {
+            if (name == text)
+            {
+                v = checker->CreateValidValue(StringValue(text));
+                break;
+            }
+        }
+    }
+    else if (type == "StringValue")
+    {
+        *expected = "text";
         v = checker->CreateValidValue(StringValue(text));
     }
     else if (type == "list")
