@@ -303,7 +303,14 @@ TrainingSimulation::ApplyGlobalSettings(std::string* error)
     }
     Config::SetDefault("ns3::WorkloadRunner::Iterations", UintegerValue(s.iterations));
     Config::SetDefault("ns3::WorkloadRunner::HangTimeout", TimeValue(s.hangTimeout));
-    if (!Config::SetDefaultFailSafe("ns3::CollectiveEngine::Algorithm", StringValue(s.algorithm)))
+    // The name is checked against the attribute's list first: ns-3 asserts on an unknown
+    // enum name in builds with asserts.
+    TypeId::AttributeInformation algorithmInfo;
+    CollectiveEngine::GetTypeId().LookupAttributeByName("Algorithm", &algorithmInfo);
+    std::string expected;
+    const Ptr<AttributeValue> algorithm =
+        AttributeValueFromText(algorithmInfo.checker, s.algorithm, &expected);
+    if (!algorithm || !Config::SetDefaultFailSafe("ns3::CollectiveEngine::Algorithm", *algorithm))
     {
         *error = s.source + ": unknown collective algorithm \"" + s.algorithm + "\" (" +
                  GetCollectiveAlgorithmNameList() + ")";
