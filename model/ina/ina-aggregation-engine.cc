@@ -82,6 +82,8 @@ void
 InaAggregationEngine::DoDispose()
 {
     NS_LOG_FUNCTION(this);
+    m_unitEvent.Cancel();
+    m_waiting.clear();
     if (m_switch)
     {
         m_switch->SetLocalDelivery(ina::UDP_PORT, RoceSwitch::LocalDeliveryCallback());
@@ -274,29 +276,41 @@ InaAggregationEngine::Receive(uint32_t inPort,
         return;
     }
     // One reduction unit: frames wait for it in arrival order, holding their buffer.
+    m_waiting.push_back({inPort, priority, frame, ce});
+    if (!m_unitEvent.IsRunning())
+    {
+        StartNext();
+    }
+}
+
+void
+InaAggregationEngine::StartNext()
+{
+    if (m_waiting.empty())
+    {
+        return;
+    }
     InaHeader header;
-    const uint32_t values = ReadInaHeader(frame, header) ? header.length : 0;
-    const Time now = Simulator::Now();
-    const Time start = m_busyUntil > now ? m_busyUntil : now;
-    m_busyUntil = start + m_aggregationRate.CalculateBytesTxTime(values);
-    NS_LOG_LOGIC("reduction unit busy until " << m_busyUntil.As(Time::NS));
-    Simulator::Schedule(m_busyUntil - now,
-                        &InaAggregationEngine::Process,
-                        this,
-                        inPort,
-                        priority,
-                        frame,
-                        ce);
+    const uint32_t values = ReadInaHeader(m_waiting.front().frame, header) ? header.length : 0;
+    const Time busy = m_aggregationRate.CalculateBytesTxTime(values);
+    NS_LOG_LOGIC("reduction unit busy for " << busy.As(Time::NS) << ", " << m_waiting.size() - 1
+                                            << " frames waiting behind");
+    m_unitEvent = Simulator::Schedule(busy, &InaAggregationEngine::FinishReduction, this);
+}
+
+void
+InaAggregationEngine::FinishReduction()
+{
+    const Waiting w = m_waiting.front();
+    m_waiting.pop_front();
+    StartNext();
+    Process(w.inPort, w.priority, w.frame, w.ce);
 }
 
 void
 InaAggregationEngine::Process(uint32_t inPort, uint8_t priority, Ptr<Packet> frame, bool ce)
 {
     NS_LOG_FUNCTION(this << inPort << frame);
-    if (!m_switch)
-    {
-        return; // disposed while the frame waited
-    }
     m_switch->ReleaseLocal(inPort, priority, frame->GetSize());
     InaHeader header;
     auto it = m_jobs.end();

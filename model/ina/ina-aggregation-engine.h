@@ -6,6 +6,7 @@
 #include "ina-header.h"
 
 #include "ns3/data-rate.h"
+#include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -13,6 +14,7 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -172,6 +174,10 @@ class InaAggregationEngine : public Object
 
     /// RoceSwitch's local delivery: queue the frame for the engine.
     void Receive(uint32_t inPort, uint8_t priority, Ptr<Packet> frame, const RoceFrameInfo& info);
+    /// Start reducing the front waiting frame, if any (AggregationRate > 0).
+    void StartNext();
+    /// The unit has reduced the front frame: start the next, process this one.
+    void FinishReduction();
     /// Reduce one frame and release its buffer.
     void Process(uint32_t inPort, uint8_t priority, Ptr<Packet> frame, bool ce);
     /// A contribution from a child.
@@ -207,7 +213,18 @@ class InaAggregationEngine : public Object
     Ipv4Address m_address;          //!< source of its packets
     std::map<uint16_t, Job> m_jobs; //!< by job id
     uint32_t m_freeSlots{0};        //!< slots not given to a job
-    Time m_busyUntil;               //!< when the reduction unit is free
+
+    /// A frame waiting for the reduction unit.
+    struct Waiting
+    {
+        uint32_t inPort;   //!< its ingress port
+        uint8_t priority;  //!< its priority
+        Ptr<Packet> frame; //!< the frame
+        bool ce;           //!< it arrived marked CE
+    };
+
+    std::deque<Waiting> m_waiting; //!< frames in arrival order, the one in the unit first
+    EventId m_unitEvent;           //!< the unit finishes the front frame
 
     uint64_t m_contributions{0};  //!< see GetContributions
     uint64_t m_duplicates{0};     //!< see GetDuplicates
