@@ -21,7 +21,8 @@ class EcmpRoutingTable
 {
   public:
     /**
-     * Add an egress port to the set for a destination (duplicates ignored).
+     * Add an egress port to the set for a destination (duplicates ignored; the set is kept
+     * sorted, so the port a flow hashes to does not depend on the order of the calls).
      * \param dstIp destination host address
      * \param port egress port
      */
@@ -34,11 +35,12 @@ class EcmpRoutingTable
      */
     const std::vector<uint32_t>* Lookup(uint32_t dstIp) const;
     /**
-     * Egress port for a flow, or UINT32_MAX without a route.
+     * Egress port for a flow: the only port, or Hash(flowKey, salt) modulo the number of
+     * equal-cost ports.
      * \param dstIp destination host
      * \param flowKey 5-tuple key (RoceFrameInfo::FlowKey)
      * \param salt per-switch hash salt
-     * \return the port
+     * \return the port, or UINT32_MAX without a route
      */
     uint32_t SelectPort(uint32_t dstIp, uint64_t flowKey, uint64_t salt) const;
     /// \return destinations with a route

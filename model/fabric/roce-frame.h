@@ -11,7 +11,8 @@ namespace ns3
 
 /**
  * \ingroup ai-fabric
- * Sizes of what a RoCEv2 frame carries, in bytes.
+ * Constants of the RoCEv2 wire format: port and EtherType numbers, and the sizes of what a
+ * frame carries, in bytes.
  */
 namespace roce
 {
@@ -105,20 +106,42 @@ struct RoceFrameInfo
 
 /**
  * Decode the fields of an Ethernet II frame (no FCS) that this module acts on.
- * \return false when the packet is too short to be an Ethernet frame.
+ *
+ * Copies at most the first 78 bytes. Sets info.kind first and then only the fields that
+ * kind has (IPv4/UDP fields for IPV4, those and the BTH fields and extended headers for
+ * ROCE); the other fields keep their previous values. payloadBytes is the frame's size
+ * minus its headers (IPv4 options included) and the 4-byte ICRC.
+ * \param packet an Ethernet II frame without FCS
+ * \param info receives the decoded fields
+ * \return false when the packet is shorter than an Ethernet header (info.kind is OTHER
+ *         then); true otherwise, whatever the kind
  */
 bool ParseRoceFrame(const Ptr<const Packet>& packet, RoceFrameInfo& info);
 
-/// True for the RDMA WRITE opcodes that carry a RETH.
+/**
+ * \param opcode a BTH opcode
+ * \return true for the RDMA WRITE opcodes that carry a RETH (FIRST, ONLY, ONLY with
+ *         immediate)
+ */
 bool OpcodeHasReth(uint8_t opcode);
-/// True for the RDMA WRITE opcodes that carry immediate data.
+/**
+ * \param opcode a BTH opcode
+ * \return true for the RDMA WRITE opcodes that carry immediate data (LAST and ONLY with
+ *         immediate)
+ */
 bool OpcodeHasImmediate(uint8_t opcode);
-/// True for the RDMA WRITE opcodes that end a message.
+/**
+ * \param opcode a BTH opcode
+ * \return true for the RDMA WRITE opcodes that end a message (LAST and ONLY, with or
+ *         without immediate)
+ */
 bool OpcodeEndsMessage(uint8_t opcode);
 
 /**
  * Set the ECN field of the IPv4 header of a RoCE frame to CE (0b11) in place and fix the
  * IPv4 header checksum. Only called for frames that are marked, so it may rebuild headers.
+ * \param packet an Ethernet II frame (no FCS) carrying IPv4; the caller checks that its
+ *        ECN field is ECT(0) or ECT(1)
  */
 void MarkCongestionExperienced(const Ptr<Packet>& packet);
 

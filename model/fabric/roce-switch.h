@@ -104,7 +104,7 @@ class RoceSwitch : public Object
     EcmpRoutingTable& GetRoutingTable();
     /// \return the MMU
     Ptr<SharedBufferMmu> GetMmu() const;
-    /// \param port a port number \return that port
+    /// \param port a port number (std::out_of_range beyond GetNPorts()) \return that port
     Ptr<RoceNetDevice> GetPort(uint32_t port) const;
     /// \return the number of ports
     uint32_t GetNPorts() const;
@@ -117,7 +117,7 @@ class RoceSwitch : public Object
     uint64_t GetTotalDrops() const;
     /// \return frames marked CE as they left
     uint64_t GetEcnMarks() const;
-    /// \param port egress port \return ECN marks made on frames leaving it
+    /// \param port egress port \return ECN marks made on frames leaving it (0 for no such port)
     uint64_t GetEcnMarks(uint32_t port) const;
     /// \return XOFF frames sent (refreshes included, XON not)
     uint64_t GetPfcPausesSent() const;
@@ -125,23 +125,24 @@ class RoceSwitch : public Object
     uint32_t GetMaxQueueBytes() const;
 
     /**
-     * Fix the random streams (the ECMP salt when drawn, the MMU's ECN marking).
+     * Fix the random streams (the ECMP salt when drawn, the MMU's ECN marking). A salt
+     * drawn by Setup is drawn again from the new stream.
      * \param stream first stream number
-     * \return the number of streams used
+     * \return the number of streams used: 1, or 2 once the switch has its MMU
      */
     int64_t AssignStreams(int64_t stream);
 
     /**
      * Signature of the Drop trace.
      * \param packet the frame dropped
-     * \param reason a DropReason
+     * \param reason a DropReason, as an integer
      */
     typedef void (*DropTracedCallback)(Ptr<const Packet> packet, uint32_t reason);
     /**
      * Signature of the QueueLength trace.
      * \param port egress port
-     * \param priority queue
-     * \param bytes its length after the enqueue
+     * \param priority the egress queue's priority (0 to 7)
+     * \param bytes that queue's length in bytes after the enqueue
      */
     typedef void (*QueueTracedCallback)(uint32_t port, uint8_t priority, uint32_t bytes);
     /**

@@ -52,11 +52,13 @@ class SharedBufferMmu : public Object
     SharedBufferMmu();
 
     /**
-     * Size per-port state and derived thresholds. Aborts with a clear message when the
-     * configuration is impossible (Kmin > Kmax, reserves and headroom exceed the buffer).
-     * \param linkRatesBps rate of each port's link
-     * \param linkDelays one-way delay of each port's link
-     * \param maxFrameBytes largest frame, without FCS (for the headroom)
+     * Size per-port state and derived thresholds (headroom, Kmin, Kmax) and empty the
+     * shared pool. Aborts with a clear message when the configuration is impossible: not
+     * one delay per rate, a zero rate, Kmin > Kmax, or reserves and headroom that leave no
+     * shared buffer.
+     * \param linkRatesBps rate of each port's link in bit/s (index = port)
+     * \param linkDelays one-way propagation delay of each port's link
+     * \param maxFrameBytes largest frame in bytes, without FCS (for the headroom)
      */
     void Configure(const std::vector<uint64_t>& linkRatesBps,
                    const std::vector<Time>& linkDelays,
@@ -67,8 +69,8 @@ class SharedBufferMmu : public Object
      * frames counted as they occupy the wire.
      * \param rateBps the link's rate in bit/s
      * \param delay its one-way propagation delay
-     * \param maxFrameBytes largest frame, without FCS
-     * \return the headroom in bytes
+     * \param maxFrameBytes largest frame in bytes, without FCS
+     * \return the headroom in bytes (the delay term rounded up)
      */
     static uint32_t ComputeHeadroom(uint64_t rateBps, Time delay, uint32_t maxFrameBytes);
 
@@ -78,30 +80,36 @@ class SharedBufferMmu : public Object
      */
     bool IsLossless(uint8_t priority) const;
     /**
-     * Charge an arriving frame to (port, priority), or say why it must be dropped.
+     * Charge an arriving frame to (port, priority), or say why it must be dropped. The
+     * bytes go to the queue's reserve if they fit, else to the shared pool if the queue
+     * stays within the dynamic threshold and its headroom is empty, else (lossless
+     * priorities only) to its headroom.
      * \param port ingress port
-     * \param priority the frame's priority
-     * \param bytes its size (no FCS)
+     * \param priority the frame's priority (0 to 7)
+     * \param bytes its size in bytes (no FCS)
      * \return ADMIT, or the reason for the drop (nothing is charged then)
      */
     Admission Admit(uint32_t port, uint8_t priority, uint32_t bytes);
     /**
-     * Give back a frame's bytes when it leaves the switch.
+     * Give back a frame's bytes when it leaves the switch, from the headroom first, then
+     * the shared pool, then the reserve.
      * \param port its ingress port
      * \param priority its priority
-     * \param bytes its size as admitted
+     * \param bytes its size in bytes as admitted
      */
     void Release(uint32_t port, uint8_t priority, uint32_t bytes);
     /**
      * \param port ingress port
      * \param priority priority
-     * \return true when (port, priority) should be paused now and is not
+     * \return true when (port, priority) is lossless, not paused, and either holds bytes
+     *         in its headroom or holds at least the dynamic threshold of shared buffer
      */
     bool ShouldSendXoff(uint32_t port, uint8_t priority) const;
     /**
      * \param port ingress port
      * \param priority priority
-     * \return true when (port, priority) is paused and may resume
+     * \return true when (port, priority) is paused, its headroom is empty and its shared
+     *         use is zero or at least XonHysteresis bytes below the dynamic threshold
      */
     bool ShouldSendXon(uint32_t port, uint8_t priority) const;
     /**
@@ -118,16 +126,18 @@ class SharedBufferMmu : public Object
      */
     bool IsPaused(uint32_t port, uint8_t priority) const;
     /**
-     * RED decision (random, from the MMU's stream) for a frame leaving port.
+     * RED decision (random, from the MMU's stream) for a frame leaving port. Draws a
+     * random number only between Kmin and Kmax.
      * \param port egress port
-     * \param egressQueueBytes bytes still queued behind the frame
-     * \return whether to mark it CE
+     * \param egressQueueBytes bytes still queued in the frame's egress queue
+     * \return whether to mark it CE (always false when EcnEnabled is false)
      */
     bool ShouldMarkEcn(uint32_t port, uint32_t egressQueueBytes);
     /**
      * \param port egress port
-     * \param egressQueueBytes an egress queue length
-     * \return the RED marking probability at that length (0 below Kmin, 1 above Kmax)
+     * \param egressQueueBytes an egress queue length in bytes
+     * \return the RED marking probability at that length: 0 up to Kmin, rising linearly
+     *         to Pmax at Kmax, 1 above Kmax
      */
     double GetMarkingProbability(uint32_t port, uint32_t egressQueueBytes) const;
 
@@ -147,7 +157,8 @@ class SharedBufferMmu : public Object
     uint32_t GetKmin(uint32_t port) const;
     /// \param port egress port \return its ECN Kmax in bytes
     uint32_t GetKmax(uint32_t port) const;
-    /// \return the dynamic threshold on one queue's shared-buffer use now, in bytes
+    /// \return the dynamic threshold on one queue's shared-buffer use now, in bytes:
+    /// Alpha × (shared pool size − shared pool in use)
     double GetDynamicThreshold() const;
 
     /**
