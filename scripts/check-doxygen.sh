@@ -16,8 +16,10 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 inputs=$(find "${folders[@]}" -name '*.h' ! -name 'ai-fabric-compat.h' | sort | tr '\n' ' ')
+# doxygen checks free functions only in a documented namespace: document ns3 here.
+printf '/** \\namespace ns3\n * \\brief ns-3.\n */\nnamespace ns3 {}\n' >"$out/ns3-namespace.h"
 {
-    echo "INPUT = $inputs"
+    echo "INPUT = $inputs $out/ns3-namespace.h"
     echo "OUTPUT_DIRECTORY = $out"
     # doxygen 1.9 checks \param and \return only while generating output.
     echo "GENERATE_HTML = YES"

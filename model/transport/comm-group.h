@@ -131,6 +131,11 @@ class CommGroup
     std::vector<Gpu> m_gpus; //!< indexed by rank
 };
 
+/**
+ * \param os the stream
+ * \param group the group, written as CommGroup::Print writes it
+ * \return os
+ */
 std::ostream& operator<<(std::ostream& os, const CommGroup& group);
 
 } // namespace ns3
