@@ -2,6 +2,8 @@
 // Every program refuses bad input the same way: exit status 1 and ONE line on stderr,
 // "<program>: <option or file>: ... expected ...", before anything is built. Each program
 // runs here with a table of bad command lines and files; --help documents the rule.
+#include "test-util.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -464,7 +466,7 @@ TEST(ProgramBadInput, AiFabricSim)
 // the INA Wireshark dissector (doc/wireshark/ai-fabric-ina.lua) decodes.
 TEST(ProgramOutput, CollectivePerfInaCapturesDecodeInTshark)
 {
-    if (std::system("command -v tshark >/dev/null 2>&1") != 0)
+    if (!aifabric::HaveTshark())
     {
         GTEST_SKIP() << "tshark not installed (apt-get install tshark): the INA dissector is "
                         "not checked on collective-perf's captures";
@@ -486,18 +488,13 @@ TEST(ProgramOutput, CollectivePerfInaCapturesDecodeInTshark)
     // Host 0 is node 0: its 8 fragments of 1 KiB go up to job 1's group address and the 8
     // results come back from the switch's engine with all 4 contributions.
     const std::string lua = std::string(AI_FABRIC_SOURCE_DIR) + "/doc/wireshark/ai-fabric-ina.lua";
-    const std::string cmd = "tshark -n -X lua_script:" + lua + " -r '" + prefix +
-                            "-0-0.pcap' -Y ai_fabric_ina -T fields -e ai_fabric_ina.type -e "
-                            "ai_fabric_ina.count -e ip.dst 2>/dev/null | sort | uniq -c";
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    ASSERT_NE(pipe, nullptr);
-    std::string text;
-    char buffer[256];
-    while (std::fgets(buffer, sizeof(buffer), pipe))
-    {
-        text += buffer;
-    }
-    ::pclose(pipe);
-    EXPECT_NE(text.find("8 1\t1\t239.255.0.1"), std::string::npos) << text;
-    EXPECT_NE(text.find("8 2\t4\t10.0.0.1"), std::string::npos) << text;
+    const auto rows = aifabric::Tshark(prefix + "-0-0.pcap",
+                                       "ai_fabric_ina",
+                                       {"ai_fabric_ina.type", "ai_fabric_ina.count", "ip.dst"},
+                                       "-X lua_script:" + lua);
+    const std::vector<std::string> up{"1", "1", "239.255.0.1"};
+    const std::vector<std::string> down{"2", "4", "10.0.0.1"};
+    EXPECT_EQ(std::count(rows.begin(), rows.end(), up), 8);
+    EXPECT_EQ(std::count(rows.begin(), rows.end(), down), 8);
+    EXPECT_EQ(rows.size(), 16u);
 }

@@ -134,26 +134,22 @@ InaTransport::SwitchAllReduce(const std::vector<uint32_t>& members,
 CarrierSwitchPath
 InaTransport::DescribeSwitchPath(const std::vector<uint32_t>& members) const
 {
-    CarrierSwitchPath sw;
+    // The members' NIC ports, as the default describes them; INA's own rate, latency and
+    // forwarding unit.
+    CarrierSwitchPath sw = RdmaTransport::DescribeSwitchPath(members);
     const InaJob& job = JobOf(members);
     const uint32_t fragment = job.info.fragmentBytes ? job.info.fragmentBytes : 1024;
     const uint32_t frame = roce::ETHERNET_HEADER_BYTES + roce::IPV4_HEADER_BYTES +
                            roce::UDP_HEADER_BYTES + ina::HEADER_BYTES + fragment;
-    double rate = 0;
-    Time latency;
+    sw.latency = Time();
     for (size_t i = 0; i < members.size(); ++i)
     {
-        const CarrierPath p = DescribePath(members[i], members[(i + 1) % members.size()]);
-        sw.txPorts.push_back(p.txPort);
-        sw.rxPorts.push_back(
-            DescribePath(members[(i + members.size() - 1) % members.size()], members[i]).rxPort);
         const double line = GetNic(members[i])->GetDevice()->GetDataRate().GetBitRate() / 8.0;
         const double payload = line * fragment / roce::WireBytes(frame);
-        rate = i == 0 ? payload : std::min(rate, payload);
-        latency = std::max(latency, p.latency);
+        sw.bytesPerSecond = i == 0 ? payload : std::min(sw.bytesPerSecond, payload);
+        sw.latency = std::max(sw.latency,
+                              DescribePath(members[i], members[(i + 1) % members.size()]).latency);
     }
-    sw.bytesPerSecond = rate;
-    sw.latency = latency;
     sw.forwardUnit = fragment;
     return sw;
 }
