@@ -56,6 +56,13 @@ main(int argc, char* argv[])
     std::string csv = "collective-perf.csv";
     std::string pcap;
     bool ina = false;
+    std::string inaProtocolName = InaProtocolName(InaProtocol::STREAMING);
+    const std::vector<InaProtocol> inaProtocols{InaProtocol::STREAMING, InaProtocol::SWITCHML};
+    std::vector<std::string> inaProtocolNames;
+    for (InaProtocol p : inaProtocols)
+    {
+        inaProtocolNames.emplace_back(InaProtocolName(p));
+    }
 
     std::vector<std::string> collectiveNames;
     for (CollectiveType t : {CollectiveType::ALL_REDUCE,
@@ -129,6 +136,11 @@ main(int argc, char* argv[])
                  "attributes: --ns3::InaAggregationEngine::Slots=... and the like), and "
                  "all-reduces may run there (--algorithm=ina, or auto)",
                  ina);
+    cmd.AddChoice("inaProtocol",
+                  "with --ina: streaming (ATP/SHARP-like, full-MTU fragments, shared "
+                  "aggregators) or switchml (SwitchML slot pools, 1 KiB fragments)",
+                  inaProtocolName,
+                  inaProtocolNames);
     cmd.AddOutputFile("csv", "CSV output file (\"none\": no CSV)", csv, "none");
     cmd.AddPcapPrefix("pcap",
                       "rdma, dgx: capture every port into PREFIX-<node>-<device>.pcap (nanosecond "
@@ -294,6 +306,13 @@ main(int argc, char* argv[])
         if (ina)
         {
             InaHelper inaHelper;
+            for (InaProtocol p : inaProtocols)
+            {
+                if (inaProtocolName == InaProtocolName(p))
+                {
+                    inaHelper.SetProtocol(p);
+                }
+            }
             inaHelper.Install(topo.switchObjects);
             DynamicCast<InaTransport>(rdma)->SetController(inaHelper.GetController());
         }
@@ -343,7 +362,8 @@ main(int argc, char* argv[])
     std::printf("# %u channel(s), chunk %s%s\n",
                 channels,
                 chunkText.c_str(),
-                ina ? ", in-network aggregation on every switch" : "");
+                ina ? (", in-network aggregation on every switch (" + inaProtocolName + ")").c_str()
+                    : "");
     std::printf("#\n# %12s %12s %8s %6s %6s %10s %8s %8s %6s  %s\n",
                 "size",
                 "count",
@@ -426,8 +446,10 @@ main(int argc, char* argv[])
         std::vector<uint32_t> members(ranks);
         std::iota(members.begin(), members.end(), 0u);
         const InaJob* job = inaCarrier->GetJob(members);
-        std::printf("# In-network aggregation: %llu B per rank all-reduced in the network%s%s\n",
+        std::printf("# In-network aggregation: %llu B per rank all-reduced in the network (%llu B "
+                    "of it summed by fallback hosts)%s%s\n",
                     static_cast<unsigned long long>(inaCarrier->GetBytesInNetwork()),
+                    static_cast<unsigned long long>(inaCarrier->GetBytesViaFallbackHost()),
                     job && !job->inNetwork ? "; job refused: " : "",
                     job && !job->inNetwork ? job->reason.c_str() : "");
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "ina-helper.h"
 
+#include "../model/fabric/ai-fabric-compat.h"
+
 #include "ns3/node.h"
 #include "ns3/uinteger.h"
 
@@ -23,6 +25,12 @@ void
 InaHelper::SetWorkerAttribute(const std::string& name, const AttributeValue& value)
 {
     m_controller->SetWorkerAttribute(name, value);
+}
+
+void
+InaHelper::SetProtocol(InaProtocol protocol)
+{
+    m_controller->SetAttribute("Protocol", aifabric::MakeEnumValueCompat(protocol));
 }
 
 void

@@ -38,6 +38,8 @@ class InaHelper
     void SetPoolSlots(uint32_t slots);
     /// \param priority traffic class of the jobs' packets (the controller's Priority)
     void SetPriority(uint8_t priority);
+    /// \param protocol how new jobs aggregate (the controller's Protocol)
+    void SetProtocol(InaProtocol protocol);
 
     /**
      * Put an aggregation engine on each switch (aggregated to its node). Aborts on

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // In-network aggregation: the INA header, the switch engine and the workers (SwitchML-like
-// slots), against closed forms of the time an all-reduce takes.
+// slots and ATP/SHARP-like streaming), against closed forms of the time an all-reduce
+// takes.
 #include "test-util.h"
 
 #include "ns3/error-model.h"
@@ -147,6 +148,7 @@ TEST_F(Ina, AllReduceOnOneSwitchTakesOneCrossingOfTheLink)
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo = topoHelper.Star(n, DataRate("100Gbps"), delay);
     InaHelper ina;
+    ina.SetProtocol(InaProtocol::SWITCHML);
     std::vector<Ptr<InaAggregationEngine>> engines = ina.Install(topo.switchObjects);
     InaJob job = ina.CreateJob(1, topo.nics);
     ASSERT_TRUE(job.inNetwork) << job.reason;
@@ -193,6 +195,7 @@ TEST_F(Ina, ConsecutiveReductionsOfAJobReuseItsSlots)
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo = topoHelper.Star(n, DataRate("100Gbps"), MicroSeconds(1));
     InaHelper ina;
+    ina.SetProtocol(InaProtocol::SWITCHML);
     ina.SetPoolSlots(8);
     std::vector<Ptr<InaAggregationEngine>> engines = ina.Install(topo.switchObjects);
     InaJob job = ina.CreateJob(6, topo.nics);
@@ -236,6 +239,7 @@ TEST_F(Ina, TimeIsFlatInTheNumberOfWorkersOnALeafSpine)
         RoceTopologyHelper topoHelper(roce);
         RoceTopology topo = topoHelper.LeafSpine(n / 4, 2, 4, DataRate("100Gbps"), 1.0, delay);
         InaHelper ina;
+    ina.SetProtocol(InaProtocol::SWITCHML);
         ina.Install(topo.switchObjects);
         InaJob job = ina.CreateJob(7, topo.nics);
         ASSERT_TRUE(job.inNetwork) << job.reason;
@@ -277,6 +281,7 @@ TEST_F(Ina, FewSlotsBindAsPoolTimesFragmentPerRoundTrip)
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo = topoHelper.Star(n, DataRate("100Gbps"), delay);
     InaHelper ina;
+    ina.SetProtocol(InaProtocol::SWITCHML);
     ina.SetPoolSlots(k);
     ina.Install(topo.switchObjects);
     InaJob job = ina.CreateJob(3, topo.nics);
@@ -310,6 +315,7 @@ TEST_F(Ina, ASlowEngineBindsAndPausesItsInputsWithPfc)
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo = topoHelper.Star(n, DataRate("100Gbps"), MicroSeconds(1));
     InaHelper ina;
+    ina.SetProtocol(InaProtocol::SWITCHML);
     ina.SetEngineAttribute("AggregationRate", DataRateValue(DataRate(engineRate)));
     ina.SetPoolSlots(4096);
     ina.SetWorkerAttribute("RetransmitTimeout", TimeValue(MilliSeconds(10)));
@@ -340,6 +346,7 @@ TEST_F(Ina, OnePercentLossCompletesWithExactContributorCounts)
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo = topoHelper.Star(n, DataRate("100Gbps"), MicroSeconds(1));
     InaHelper ina;
+    ina.SetProtocol(InaProtocol::SWITCHML);
     ina.SetWorkerAttribute("RetransmitTimeout", TimeValue(MicroSeconds(20)));
     std::vector<Ptr<InaAggregationEngine>> engines = ina.Install(topo.switchObjects);
     int64_t stream = 100;
@@ -382,6 +389,7 @@ LossyRun(uint32_t run)
     RoceTopology topo = topoHelper.Star(4, DataRate("100Gbps"), MicroSeconds(1));
     const int64_t used = roce.AssignStreams(100);
     InaHelper ina;
+    ina.SetProtocol(InaProtocol::SWITCHML);
     ina.SetWorkerAttribute("RetransmitTimeout", TimeValue(MicroSeconds(20)));
     ina.Install(topo.switchObjects);
     int64_t stream = 100 + used;
@@ -431,6 +439,7 @@ TEST_F(Ina, LossOnEveryCableOfATwoLevelTreeCompletes)
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo = topoHelper.LeafSpine(2, 1, 4, DataRate("100Gbps"), 1.0, MicroSeconds(1));
     InaHelper ina;
+    ina.SetProtocol(InaProtocol::SWITCHML);
     ina.SetWorkerAttribute("RetransmitTimeout", TimeValue(MicroSeconds(30)));
     std::vector<Ptr<InaAggregationEngine>> engines = ina.Install(topo.switchObjects);
     int64_t stream = 200;
@@ -469,6 +478,7 @@ TEST_F(Ina, AReductionWithoutItsTreeFailsInsteadOfRetryingForever)
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo = topoHelper.Star(2, DataRate("100Gbps"), MicroSeconds(1));
     InaHelper ina;
+    ina.SetProtocol(InaProtocol::SWITCHML);
     ina.SetWorkerAttribute("MaxRetransmissions", UintegerValue(3));
     std::vector<Ptr<InaAggregationEngine>> engines = ina.Install(topo.switchObjects);
     InaJob job = ina.CreateJob(5, topo.nics);
@@ -492,6 +502,7 @@ TEST_F(Ina, JobsThatDoNotFitAreRefusedWithTheReason)
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo = topoHelper.Star(4, DataRate("100Gbps"), MicroSeconds(1));
     InaHelper ina;
+    ina.SetProtocol(InaProtocol::SWITCHML);
     ina.SetEngineAttribute("Slots", UintegerValue(3000));
     std::vector<Ptr<InaAggregationEngine>> engines = ina.Install(topo.switchObjects);
     ina.SetPoolSlots(1000);
@@ -520,8 +531,14 @@ TEST_F(Ina, InconsistentEngineAttributesAreNamed)
     engine->SetAttribute("MemoryBytes", UintegerValue(1 << 20));
     EXPECT_FALSE(engine->CheckConfiguration(&error));
     EXPECT_EQ(error,
-              "ns3::InaAggregationEngine::Slots: 16384 slots of 1024 B need 16777216 B, more "
-              "than MemoryBytes (1048576)");
+              "ns3::InaAggregationEngine::Slots: 16384 slots of 1024 B and 4096 streaming "
+              "aggregators of 4096 B need 33554432 B, more than MemoryBytes (1048576)");
+    engine->SetAttribute("MemoryBytes", UintegerValue(32 << 20));
+    engine->SetAttribute("StreamingBytes", UintegerValue(4094));
+    EXPECT_FALSE(engine->CheckConfiguration(&error));
+    EXPECT_EQ(error,
+              "ns3::InaAggregationEngine::StreamingBytes: 4094 is not a multiple of "
+              "ElementBytes (4)");
     EXPECT_FALSE(engine->SetAttributeFailSafe("Slots", UintegerValue(0)));
 }
 
@@ -542,6 +559,7 @@ TEST_F(Ina, TheLuaDissectorDecodesACapture)
     RoceTopology topo = topoHelper.Star(2, DataRate("100Gbps"), MicroSeconds(1));
     roce.EnablePcap(file, topo.nics[0]->GetDevice(), false, true);
     InaHelper ina;
+    ina.SetProtocol(InaProtocol::SWITCHML);
     ina.Install(topo.switchObjects);
     InaJob job = ina.CreateJob(9, topo.nics);
     ASSERT_TRUE(job.inNetwork) << job.reason;
@@ -634,6 +652,7 @@ TEST_F(Ina, TheInaAlgorithmRunsOnTheInaCarrierAndAutoPicksIt)
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo = topoHelper.Star(n, DataRate("100Gbps"), delay);
     InaHelper ina;
+    ina.SetProtocol(InaProtocol::SWITCHML);
     ina.Install(topo.switchObjects);
     Ptr<InaTransport> carrier = CreateObject<InaTransport>();
     carrier->SetNics(topo.nics);
@@ -685,6 +704,7 @@ TEST_F(Ina, TwoJobsShareTheSwitchFirstComeAndTheSecondFallsBack)
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo = topoHelper.Star(8, DataRate("100Gbps"), MicroSeconds(1));
     InaHelper ina;
+    ina.SetProtocol(InaProtocol::SWITCHML);
     ina.SetEngineAttribute("Slots", UintegerValue(1024)); // one pool of 512, two copies
     ina.Install(topo.switchObjects);
     Ptr<InaTransport> carrier = CreateObject<InaTransport>();

@@ -485,16 +485,18 @@ TEST(ProgramOutput, CollectivePerfInaCapturesDecodeInTshark)
     EXPECT_NE(o.out.find("# In-network aggregation: 8192 B per rank all-reduced in the network"),
               std::string::npos)
         << o.out;
-    // Host 0 is node 0: its 8 fragments of 1 KiB go up to job 1's group address and the 8
-    // results come back from the switch's engine with all 4 contributions.
+    // Host 0 is node 0: with the default protocol (streaming, full-MTU fragments) its 2
+    // fragments of 4 KiB go up to job 1's group address and the 2 results come back from
+    // the switch's engine with all 4 contributions.
     const std::string lua = std::string(AI_FABRIC_SOURCE_DIR) + "/doc/wireshark/ai-fabric-ina.lua";
-    const auto rows = aifabric::Tshark(prefix + "-0-0.pcap",
-                                       "ai_fabric_ina",
-                                       {"ai_fabric_ina.type", "ai_fabric_ina.count", "ip.dst"},
-                                       "-X lua_script:" + lua);
-    const std::vector<std::string> up{"1", "1", "239.255.0.1"};
-    const std::vector<std::string> down{"2", "4", "10.0.0.1"};
-    EXPECT_EQ(std::count(rows.begin(), rows.end(), up), 8);
-    EXPECT_EQ(std::count(rows.begin(), rows.end(), down), 8);
-    EXPECT_EQ(rows.size(), 16u);
+    const auto rows = aifabric::Tshark(
+        prefix + "-0-0.pcap",
+        "ai_fabric_ina",
+        {"ai_fabric_ina.type", "ai_fabric_ina.count", "ai_fabric_ina.length", "ip.dst"},
+        "-X lua_script:" + lua);
+    const std::vector<std::string> up{"1", "1", "4096", "239.255.0.1"};
+    const std::vector<std::string> down{"2", "4", "4096", "10.0.0.1"};
+    EXPECT_EQ(std::count(rows.begin(), rows.end(), up), 2);
+    EXPECT_EQ(std::count(rows.begin(), rows.end(), down), 2);
+    EXPECT_EQ(rows.size(), 4u);
 }

@@ -48,8 +48,9 @@ InaAggregationEngine::GetTypeId()
                           MakeUintegerAccessor(&InaAggregationEngine::m_elementBytes),
                           MakeUintegerChecker<uint32_t>(1, 8))
             .AddAttribute("MemoryBytes",
-                          "Aggregator memory of the switch: Slots x SlotBytes must fit.",
-                          UintegerValue(16 * 1024 * 1024),
+                          "Aggregator memory of the switch: Slots x SlotBytes + "
+                          "StreamingAggregators x StreamingBytes must fit.",
+                          UintegerValue(32 * 1024 * 1024),
                           MakeUintegerAccessor(&InaAggregationEngine::m_memoryBytes),
                           MakeUintegerChecker<uint64_t>(1))
             .AddAttribute("MaxJobs",
@@ -63,6 +64,18 @@ InaAggregationEngine::GetTypeId()
                           DataRateValue(DataRate(0)),
                           MakeDataRateAccessor(&InaAggregationEngine::m_aggregationRate),
                           MakeDataRateChecker())
+            .AddAttribute("StreamingAggregators",
+                          "Aggregators shared by the streaming jobs, addressed by the "
+                          "packets' slot field (job hash + sequence) modulo this number.",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&InaAggregationEngine::m_streamingAggregators),
+                          MakeUintegerChecker<uint32_t>(1, 1u << 24))
+            .AddAttribute("StreamingBytes",
+                          "Value bytes one streaming aggregator holds: the largest fragment "
+                          "of a streaming job (4096: a full RDMA MTU of values).",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&InaAggregationEngine::m_streamingBytes),
+                          MakeUintegerChecker<uint32_t>(4, 8192))
             .AddTraceSource("SlotComplete",
                             "Every child's contribution to a fragment arrived at this "
                             "switch: job, sequence, workers summed.",
@@ -102,12 +115,22 @@ InaAggregationEngine::CheckConfiguration(std::string* error) const
                  " is not a multiple of ElementBytes (" + std::to_string(m_elementBytes) + ")";
         return false;
     }
-    if (static_cast<uint64_t>(m_slots) * m_slotBytes > m_memoryBytes)
+    if (m_streamingBytes % m_elementBytes != 0)
+    {
+        *error = "ns3::InaAggregationEngine::StreamingBytes: " + std::to_string(m_streamingBytes) +
+                 " is not a multiple of ElementBytes (" + std::to_string(m_elementBytes) + ")";
+        return false;
+    }
+    const uint64_t slotMemory = static_cast<uint64_t>(m_slots) * m_slotBytes;
+    const uint64_t streamingMemory =
+        static_cast<uint64_t>(m_streamingAggregators) * m_streamingBytes;
+    if (slotMemory + streamingMemory > m_memoryBytes)
     {
         *error = "ns3::InaAggregationEngine::Slots: " + std::to_string(m_slots) + " slots of " +
-                 std::to_string(m_slotBytes) + " B need " +
-                 std::to_string(static_cast<uint64_t>(m_slots) * m_slotBytes) +
-                 " B, more than MemoryBytes (" + std::to_string(m_memoryBytes) + ")";
+                 std::to_string(m_slotBytes) + " B and " + std::to_string(m_streamingAggregators) +
+                 " streaming aggregators of " + std::to_string(m_streamingBytes) + " B need " +
+                 std::to_string(slotMemory + streamingMemory) + " B, more than MemoryBytes (" +
+                 std::to_string(m_memoryBytes) + ")";
         return false;
     }
     return true;
@@ -137,7 +160,8 @@ InaAggregationEngine::AddJob(const InaJobConfig& config, std::string* why)
 {
     NS_LOG_FUNCTION(this << config.job << config.poolSlots);
     NS_ABORT_MSG_IF(!m_switch, "InaAggregationEngine::AddJob: call Install first");
-    const uint64_t need = 2ull * config.poolSlots;
+    const bool streaming = config.protocol == InaProtocol::STREAMING;
+    const uint64_t need = streaming ? 0 : 2ull * config.poolSlots;
     if (m_jobs.count(config.job))
     {
         *why = "job " + std::to_string(config.job) + " is already on the switch";
@@ -150,7 +174,13 @@ InaAggregationEngine::AddJob(const InaJobConfig& config, std::string* why)
                std::to_string(config.childPorts.size());
         return false;
     }
-    if (config.poolSlots == 0 || need > m_freeSlots)
+    if (streaming && (config.workers.empty() || config.workers.size() > ina::MAX_STREAMING_WORKERS))
+    {
+        *why = "a streaming job has 1 to " + std::to_string(ina::MAX_STREAMING_WORKERS) +
+               " workers, got " + std::to_string(config.workers.size());
+        return false;
+    }
+    if (!streaming && (config.poolSlots == 0 || need > m_freeSlots))
     {
         *why = "job " + std::to_string(config.job) + " needs 2 x " +
                std::to_string(config.poolSlots) + " slots, " + std::to_string(m_freeSlots) +
@@ -175,12 +205,17 @@ InaAggregationEngine::AddJob(const InaJobConfig& config, std::string* why)
     job.fullMask =
         config.childPorts.size() == MAX_CHILDREN ? ~0ull : (1ull << config.childPorts.size()) - 1;
     m_freeSlots -= static_cast<uint32_t>(need);
+    if (streaming && m_aggregators.empty())
+    {
+        m_aggregators.assign(m_streamingAggregators, Aggregator());
+    }
     m_jobs.emplace(config.job, std::move(job));
     NS_LOG_LOGIC("job " << config.job << ": " << config.childPorts.size() << " children, "
                         << (config.parentPort == InaJobConfig::NO_PARENT
                                 ? std::string("root")
                                 : "parent on port " + std::to_string(config.parentPort))
-                        << ", " << need << " slots (" << m_freeSlots << " left)");
+                        << ", " << InaProtocolName(config.protocol) << ", " << need << " slots ("
+                        << m_freeSlots << " left)");
     return true;
 }
 
@@ -262,6 +297,30 @@ InaAggregationEngine::GetDiscarded() const
     return m_discarded;
 }
 
+uint64_t
+InaAggregationEngine::GetCollisions() const
+{
+    return m_collisions;
+}
+
+uint64_t
+InaAggregationEngine::GetFlushes() const
+{
+    return m_flushes;
+}
+
+uint64_t
+InaAggregationEngine::GetForwarded() const
+{
+    return m_forwarded;
+}
+
+uint32_t
+InaAggregationEngine::GetStreamingBytes() const
+{
+    return m_streamingBytes;
+}
+
 void
 InaAggregationEngine::Receive(uint32_t inPort,
                               uint8_t priority,
@@ -269,6 +328,11 @@ InaAggregationEngine::Receive(uint32_t inPort,
                               const RoceFrameInfo& info)
 {
     NS_LOG_FUNCTION(this << inPort << +priority << frame);
+    if (!IsInaGroupAddress(Ipv4Address(info.dstIp)))
+    {
+        Forward(inPort, priority, frame, info);
+        return;
+    }
     const bool ce = info.ecn == Ipv4Header::ECN_CE;
     if (m_aggregationRate.GetBitRate() == 0)
     {
@@ -325,6 +389,11 @@ InaAggregationEngine::Process(uint32_t inPort, uint8_t priority, Ptr<Packet> fra
         return;
     }
     Job& job = it->second;
+    if (job.config.protocol == InaProtocol::STREAMING)
+    {
+        ProcessStreaming(job, inPort, header, ce);
+        return;
+    }
     if (header.slot >= job.config.poolSlots)
     {
         NS_LOG_DEBUG("discard: slot " << header.slot << " outside job " << header.job
@@ -494,6 +563,192 @@ InaAggregationEngine::SendAggregate(Job& job,
         job.config.priority,
         MakeInaFrame(h, AddressOn(port, InaGroupAddress(request.job), job.config.priority)));
     ++m_aggregatesSent;
+}
+
+void
+InaAggregationEngine::Forward(uint32_t inPort,
+                              uint8_t priority,
+                              Ptr<Packet> frame,
+                              const RoceFrameInfo& info)
+{
+    m_switch->ReleaseLocal(inPort, priority, frame->GetSize());
+    const uint32_t port =
+        m_switch->GetRoutingTable().SelectPort(info.dstIp, info.FlowKey(), m_switch->GetEcmpSalt());
+    if (port == UINT32_MAX)
+    {
+        NS_LOG_DEBUG("discard: no route to " << Ipv4Address(info.dstIp));
+        ++m_discarded;
+        return;
+    }
+    NS_LOG_LOGIC("INA frame to host " << Ipv4Address(info.dstIp) << " forwarded on port " << port);
+    ++m_forwarded;
+    m_switch->SendLocal(port, priority, frame);
+}
+
+void
+InaAggregationEngine::ProcessStreaming(Job& job, uint32_t inPort, const InaHeader& header, bool ce)
+{
+    const int32_t child = job.portChild[inPort];
+    if (header.type == InaHeader::RESULT && (child >= 0 || inPort == job.config.parentPort))
+    {
+        ForwardStreamingResult(job, inPort, header);
+        return;
+    }
+    if (header.type != InaHeader::DATA || child < 0)
+    {
+        NS_LOG_DEBUG("discard: INA " << header << " from port " << inPort
+                                     << ", which is not its sender's place in the tree");
+        ++m_discarded;
+        return;
+    }
+    Aggregator& a = m_aggregators[header.slot % m_aggregators.size()];
+    const bool mine = a.used && a.job == header.job && a.sequence == header.sequence;
+    if (header.flags & InaHeader::RETRANSMISSION)
+    {
+        // Never aggregated: what this switch holds of the fragment may be waiting for it
+        // in vain (the first copy collided somewhere, or was lost), so the partial sum
+        // goes to the fallback host, and so does the retransmission, up the tree.
+        if (mine)
+        {
+            InaHeader partial = header;
+            partial.flags = InaHeader::FALLBACK | (a.ecn ? InaHeader::ECN_ECHO : 0);
+            partial.count = a.count;
+            partial.bitmap = a.workers;
+            partial.length = a.length;
+            NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": retransmission "
+                                << "takes the partial sum of " << a.count
+                                << " workers to the fallback host");
+            a = Aggregator();
+            ++m_flushes;
+            SendToFallbackHost(job, partial);
+        }
+        if (job.config.parentPort == InaJobConfig::NO_PARENT)
+        {
+            SendToFallbackHost(job, header);
+        }
+        else
+        {
+            SendAggregate(job,
+                          header,
+                          Slot{header.sequence,
+                               header.bitmap,
+                               header.count,
+                               header.length,
+                               true,
+                               true,
+                               false,
+                               false},
+                          true);
+        }
+        return;
+    }
+    if (a.used && !mine)
+    {
+        NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": aggregator "
+                            << header.slot % m_aggregators.size() << " holds job " << a.job
+                            << " seq " << a.sequence << "; to the fallback host");
+        ++m_collisions;
+        InaHeader fallback = header;
+        fallback.flags |= InaHeader::FALLBACK;
+        SendToFallbackHost(job, fallback);
+        return;
+    }
+    if (!a.used)
+    {
+        a = Aggregator();
+        a.used = true;
+        a.job = header.job;
+        a.sequence = header.sequence;
+    }
+    const uint64_t bit = 1ull << child;
+    if (a.children & bit)
+    {
+        NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": duplicate from child "
+                            << child << " ignored");
+        ++m_duplicates;
+        return;
+    }
+    ++m_contributions;
+    a.children |= bit;
+    a.workers |= header.bitmap;
+    a.count = static_cast<uint16_t>(a.count + header.count);
+    a.length = std::max(a.length, header.length);
+    a.ecn = a.ecn || ce || (header.flags & InaHeader::ECN_ECHO);
+    if (a.children != job.fullMask)
+    {
+        return;
+    }
+    m_slotCompleteTrace(header.job, header.sequence, a.count);
+    // The sum goes on and the aggregator is free for the next fragment.
+    const Slot sum{a.sequence, a.workers, a.count, a.length, true, false, true, a.ecn};
+    a = Aggregator();
+    if (job.config.parentPort == InaJobConfig::NO_PARENT)
+    {
+        NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": " << sum.count
+                            << " workers summed, result to " << job.config.childPorts.size()
+                            << " children");
+        for (uint32_t c = 0; c < job.config.childPorts.size(); ++c)
+        {
+            SendResult(job, c, header, sum, false);
+        }
+    }
+    else
+    {
+        NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": " << sum.count
+                            << " workers summed, aggregate to the parent");
+        SendAggregate(job, header, sum, false);
+    }
+}
+
+void
+InaAggregationEngine::ForwardStreamingResult(Job& job, uint32_t inPort, const InaHeader& header)
+{
+    Aggregator& a = m_aggregators[header.slot % m_aggregators.size()];
+    if (a.used && a.job == header.job && a.sequence == header.sequence)
+    {
+        NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence
+                            << ": the result frees a partial sum of " << a.count << " workers");
+        a = Aggregator();
+    }
+    NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": result from port "
+                        << inPort << " forwarded along the tree");
+    InaHeader h = header;
+    h.sender = 0;
+    auto sendOn = [&](uint32_t port, Ipv4Address dst) {
+        m_switch->SendLocal(port,
+                            job.config.priority,
+                            MakeInaFrame(h, AddressOn(port, dst, job.config.priority)));
+        ++m_resultsSent;
+    };
+    for (uint32_t c = 0; c < job.config.childPorts.size(); ++c)
+    {
+        if (job.config.childPorts[c] != inPort)
+        {
+            sendOn(job.config.childPorts[c], job.config.childAddresses[c]);
+        }
+    }
+    if (job.config.parentPort != InaJobConfig::NO_PARENT && inPort != job.config.parentPort)
+    {
+        sendOn(job.config.parentPort, InaGroupAddress(header.job));
+    }
+}
+
+void
+InaAggregationEngine::SendToFallbackHost(Job& job, const InaHeader& header)
+{
+    const Ipv4Address host = job.config.workers[header.sequence % job.config.workers.size()];
+    const uint64_t flow = (static_cast<uint64_t>(header.job) << 32) | header.sequence;
+    const uint32_t port =
+        m_switch->GetRoutingTable().SelectPort(host.Get(), flow, m_switch->GetEcmpSalt());
+    if (port == UINT32_MAX)
+    {
+        NS_LOG_DEBUG("discard: no route to fallback host " << host);
+        ++m_discarded;
+        return;
+    }
+    m_switch->SendLocal(port,
+                        job.config.priority,
+                        MakeInaFrame(header, AddressOn(port, host, job.config.priority)));
 }
 
 InaFrameAddress

@@ -33,13 +33,17 @@ struct InaJobConfig
     /// parentPort of the tree's root.
     static constexpr uint32_t NO_PARENT = UINT32_MAX;
 
-    uint16_t job{0};                         //!< job id (the INA header's job field)
-    std::vector<uint32_t> childPorts;        //!< port toward each child; child i is bit i
-    std::vector<Ipv4Address> childAddresses; //!< destination of RESULTs to each child
-    uint32_t parentPort{NO_PARENT};          //!< port toward the parent switch, if any
-    uint16_t indexAtParent{0};               //!< this switch's child index at its parent
-    uint32_t poolSlots{0};                   //!< slots of the job's pool (each has 2 copies)
-    uint8_t priority{3};                     //!< traffic class of the packets it sends
+    uint16_t job{0};                             //!< job id (the INA header's job field)
+    std::vector<uint32_t> childPorts;            //!< port toward each child; child i is bit i
+    std::vector<Ipv4Address> childAddresses;     //!< destination of RESULTs to each child
+    uint32_t parentPort{NO_PARENT};              //!< port toward the parent switch, if any
+    uint16_t indexAtParent{0};                   //!< this switch's child index at its parent
+    uint32_t poolSlots{0};                       //!< slots of the job's pool (each has 2 copies)
+    uint8_t priority{3};                         //!< traffic class of the packets it sends
+    InaProtocol protocol{InaProtocol::SWITCHML}; //!< how the job aggregates
+    /// Streaming: the workers' addresses by rank; fragment q's fallback host is worker
+    /// q mod workers.size().
+    std::vector<Ipv4Address> workers;
 };
 
 /**
@@ -52,7 +56,9 @@ struct InaJobConfig
  * their way here like any frame. The engine reduces them at AggregationRate (0: as fast
  * as they arrive, as line-rate switch pipelines do), then releases their buffer.
  *
- * Memory: Slots aggregators of SlotBytes each, which must fit in MemoryBytes. A job gets
+ * Memory: Slots aggregators of SlotBytes each for SwitchML pools and StreamingAggregators
+ * of StreamingBytes each for streaming jobs, which together must fit in MemoryBytes. A
+ * SwitchML job gets
  * a pool of poolSlots slots in two copies (SwitchML's shadow copy: a slot's previous
  * result stays available for retransmission while the next use fills the other copy),
  * so it takes 2 × poolSlots slots; at most MaxJobs jobs at a time. AddJob refuses a job
@@ -67,6 +73,21 @@ struct InaJobConfig
  * RESULT from the parent completes the slot and is multicast to the children. The
  * RESULT doubles as the acknowledgement: workers retransmit on timeout. A contribution
  * that arrived marked CE sets ECN_ECHO in the result.
+ *
+ * Streaming jobs (InaProtocol::STREAMING, ATP/SHARP-like) take no pool: they share the
+ * switch's StreamingAggregators, each holding up to StreamingBytes of values. A DATA
+ * packet names its aggregator (the slot field, job hash + sequence, as ATP's workers
+ * compute it); the first contribution to a free aggregator takes it for (job, sequence),
+ * and it is free again as soon as every child has contributed and the sum has gone on
+ * (up to the parent, or from the root down to every child). A contribution whose
+ * aggregator holds another fragment (of this job or another) is not aggregated: it goes,
+ * marked FALLBACK, to the fragment's fallback host (worker q mod n of the job), which sums
+ * what reaches it and multicasts the result down the tree when it has every worker. A
+ * retransmission is never aggregated: it takes the partial sum of its fragment off every
+ * switch on its way up (sent to the fallback host, FALLBACK) and goes on to the fallback
+ * host, which answers it with the result, or adds it. A RESULT is forwarded to every
+ * port of the job's tree but the one it came from, and frees its fragment's aggregator.
+ * INA packets addressed to a host (fallback traffic) are forwarded like any frame.
  */
 class InaAggregationEngine : public Object
 {
@@ -121,6 +142,8 @@ class InaAggregationEngine : public Object
     uint32_t GetNJobs() const;
     /// \return payload bytes one slot (one packet) aggregates
     uint32_t GetSlotBytes() const;
+    /// \return payload bytes one streaming aggregator (one packet) aggregates
+    uint32_t GetStreamingBytes() const;
     /// \return the switch the engine is on (null before Install)
     Ptr<RoceSwitch> GetSwitch() const;
     /// \return the IPv4 source address of the packets the engine sends
@@ -137,6 +160,14 @@ class InaAggregationEngine : public Object
     /// \return packets dropped: unknown job, slot out of the pool, a sequence older than
     ///         the slot's
     uint64_t GetDiscarded() const;
+    /// \return streaming contributions sent to the fallback host because their aggregator
+    ///         held another fragment
+    uint64_t GetCollisions() const;
+    /// \return streaming partial sums taken off an aggregator by a retransmission and sent
+    ///         to the fallback host
+    uint64_t GetFlushes() const;
+    /// \return INA packets addressed to a host, forwarded without aggregation
+    uint64_t GetForwarded() const;
 
     /**
      * Signature of the SlotComplete trace.
@@ -163,6 +194,19 @@ class InaAggregationEngine : public Object
         bool ecn{false};      //!< some contribution arrived marked CE
     };
 
+    /// A streaming aggregator: one fragment of one job while its children's sums arrive.
+    struct Aggregator
+    {
+        uint32_t sequence{0}; //!< the fragment
+        uint64_t children{0}; //!< children that contributed
+        uint64_t workers{0};  //!< workers summed (by rank)
+        uint16_t job{0};      //!< the job
+        uint16_t count{0};    //!< workers summed
+        uint16_t length{0};   //!< value bytes
+        bool used{false};     //!< held by (job, sequence)
+        bool ecn{false};      //!< some contribution arrived marked CE
+    };
+
     /// A job's state on this switch.
     struct Job
     {
@@ -172,6 +216,14 @@ class InaAggregationEngine : public Object
         uint64_t fullMask{0};           //!< every child's bit
     };
 
+    /// A streaming job's packet.
+    void ProcessStreaming(Job& job, uint32_t inPort, const InaHeader& header, bool ce);
+    /// A streaming RESULT: forward it along the tree, free its aggregator.
+    void ForwardStreamingResult(Job& job, uint32_t inPort, const InaHeader& header);
+    /// Send a streaming packet to its fragment's fallback host.
+    void SendToFallbackHost(Job& job, const InaHeader& header);
+    /// Forward an INA frame addressed to a host by the switch's routes.
+    void Forward(uint32_t inPort, uint8_t priority, Ptr<Packet> frame, const RoceFrameInfo& info);
     /// RoceSwitch's local delivery: queue the frame for the engine.
     void Receive(uint32_t inPort, uint8_t priority, Ptr<Packet> frame, const RoceFrameInfo& info);
     /// Start reducing the front waiting frame, if any (AggregationRate > 0).
@@ -202,17 +254,20 @@ class InaAggregationEngine : public Object
     InaFrameAddress AddressOn(uint32_t port, Ipv4Address dst, uint8_t priority) const;
 
     // attributes
-    uint32_t m_slots;           //!< aggregator slots
-    uint32_t m_slotBytes;       //!< bytes per slot
-    uint32_t m_elementBytes;    //!< bytes per value
-    uint64_t m_memoryBytes;     //!< aggregator memory
-    uint32_t m_maxJobs;         //!< concurrent jobs
-    DataRate m_aggregationRate; //!< reduction throughput (0: unlimited)
+    uint32_t m_slots;                //!< aggregator slots
+    uint32_t m_slotBytes;            //!< bytes per slot
+    uint32_t m_elementBytes;         //!< bytes per value
+    uint64_t m_memoryBytes;          //!< aggregator memory
+    uint32_t m_maxJobs;              //!< concurrent jobs
+    DataRate m_aggregationRate;      //!< reduction throughput (0: unlimited)
+    uint32_t m_streamingAggregators; //!< streaming aggregators
+    uint32_t m_streamingBytes;       //!< bytes per streaming aggregator
 
-    Ptr<RoceSwitch> m_switch;       //!< where the engine is
-    Ipv4Address m_address;          //!< source of its packets
-    std::map<uint16_t, Job> m_jobs; //!< by job id
-    uint32_t m_freeSlots{0};        //!< slots not given to a job
+    Ptr<RoceSwitch> m_switch;              //!< where the engine is
+    Ipv4Address m_address;                 //!< source of its packets
+    std::map<uint16_t, Job> m_jobs;        //!< by job id
+    uint32_t m_freeSlots{0};               //!< slots not given to a job
+    std::vector<Aggregator> m_aggregators; //!< streaming aggregators (sized on first use)
 
     /// A frame waiting for the reduction unit.
     struct Waiting
@@ -231,6 +286,9 @@ class InaAggregationEngine : public Object
     uint64_t m_resultsSent{0};    //!< see GetResultsSent
     uint64_t m_aggregatesSent{0}; //!< see GetAggregatesSent
     uint64_t m_discarded{0};      //!< see GetDiscarded
+    uint64_t m_collisions{0};     //!< see GetCollisions
+    uint64_t m_flushes{0};        //!< see GetFlushes
+    uint64_t m_forwarded{0};      //!< see GetForwarded
 
     TracedCallback<uint16_t, uint32_t, uint16_t> m_slotCompleteTrace; //!< SlotComplete
 };

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "ina-controller.h"
 
+#include "../fabric/ai-fabric-compat.h"
+
 #include "ns3/abort.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
+#include "ns3/roce-frame.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -81,7 +85,21 @@ InaController::GetTypeId()
                           "Traffic class of the jobs' packets (DSCP = 8 x priority).",
                           UintegerValue(3),
                           MakeUintegerAccessor(&InaController::m_priority),
-                          MakeUintegerChecker<uint8_t>(0, 7));
+                          MakeUintegerChecker<uint8_t>(0, 7))
+            .AddAttribute(
+                "Protocol",
+                std::string("How new jobs aggregate: ") + InaProtocolName(InaProtocol::STREAMING) +
+                    " (ATP/SHARP-like: shared hash-addressed aggregators, full-MTU fragments, "
+                    "a fallback host, an ECN-driven window; its window holds as many bytes "
+                    "as PoolSlots slots) or " +
+                    InaProtocolName(InaProtocol::SWITCHML) +
+                    " (SwitchML: a pool of PoolSlots slots per job, two copies each).",
+                aifabric::MakeEnumValueCompat(InaProtocol::STREAMING),
+                aifabric::MakeEnumMemberAccessor(&InaController::m_protocol),
+                aifabric::MakeEnumCheckerCompat(InaProtocol::STREAMING,
+                                                InaProtocolName(InaProtocol::STREAMING),
+                                                InaProtocol::SWITCHML,
+                                                InaProtocolName(InaProtocol::SWITCHML)));
     return tid;
 }
 
@@ -135,8 +153,16 @@ InaController::CreateJob(uint16_t jobId, const std::vector<Ptr<RdmaNic>>& nics)
     job.info.workers = static_cast<uint16_t>(nics.size());
     job.info.poolSlots = m_poolSlots;
     job.info.priority = m_priority;
+    job.info.protocol = m_protocol;
     NS_ABORT_MSG_IF(nics.size() < 2 || nics.size() > UINT16_MAX,
                     "InaController::CreateJob: a job has 2 to 65535 workers, got " << nics.size());
+    const bool streaming = m_protocol == InaProtocol::STREAMING;
+    if (streaming && nics.size() > ina::MAX_STREAMING_WORKERS)
+    {
+        job.reason = "a streaming job has at most " + std::to_string(ina::MAX_STREAMING_WORKERS) +
+                     " workers, this one " + std::to_string(nics.size());
+        return job;
+    }
 
     // The switch graph reachable from the workers' first switches.
     std::map<Ptr<Node>, uint32_t> vertexOf;
@@ -284,8 +310,16 @@ InaController::CreateJob(uint16_t jobId, const std::vector<Ptr<RdmaNic>>& nics)
     {
         Place& place = places.at(v);
         place.config.job = jobId;
-        place.config.poolSlots = m_poolSlots;
+        place.config.poolSlots = streaming ? 0 : m_poolSlots;
         place.config.priority = m_priority;
+        place.config.protocol = m_protocol;
+        if (streaming)
+        {
+            for (const auto& nic : nics)
+            {
+                place.config.workers.push_back(nic->GetAddress());
+            }
+        }
         Ptr<InaAggregationEngine> engine =
             switchOf[v]->GetPort(0)->GetNode()->GetObject<InaAggregationEngine>();
         std::string why;
@@ -308,19 +342,47 @@ InaController::CreateJob(uint16_t jobId, const std::vector<Ptr<RdmaNic>>& nics)
     job.inNetwork = true;
     job.switches = placed;
     job.levels = best + 1;
-    job.info.fragmentBytes = placed.front()->GetSlotBytes();
+    // Fragments: what every switch of the tree holds, and what every worker's port
+    // carries (IPv4 + UDP + INA header + values within its MTU).
+    uint32_t slotBytes = UINT32_MAX;
+    uint32_t fragmentBytes = UINT32_MAX;
     for (const auto& e : placed)
     {
-        job.info.fragmentBytes = std::min(job.info.fragmentBytes, e->GetSlotBytes());
+        slotBytes = std::min(slotBytes, e->GetSlotBytes());
+        fragmentBytes =
+            std::min(fragmentBytes, streaming ? e->GetStreamingBytes() : e->GetSlotBytes());
     }
     for (const auto& nic : nics)
     {
-        Ptr<InaWorker> worker = WorkerOf(nic);
-        worker->AddJob(job.info);
+        const uint32_t overhead =
+            roce::IPV4_HEADER_BYTES + roce::UDP_HEADER_BYTES + ina::HEADER_BYTES;
+        const uint32_t mtu = nic->GetDevice()->GetMtu();
+        fragmentBytes = std::min(fragmentBytes, mtu > overhead ? mtu - overhead : 1);
+    }
+    job.info.fragmentBytes = fragmentBytes;
+    if (streaming)
+    {
+        // The window holds the bytes of a SwitchML pool of PoolSlots slots.
+        const uint64_t bytes = static_cast<uint64_t>(m_poolSlots) * slotBytes;
+        job.info.poolSlots = static_cast<uint32_t>(
+            std::max<uint64_t>(1, (bytes + fragmentBytes - 1) / fragmentBytes));
+        for (const auto& nic : nics)
+        {
+            job.info.addresses.push_back(nic->GetAddress());
+        }
+    }
+    for (uint32_t w = 0; w < nics.size(); ++w)
+    {
+        Ptr<InaWorker> worker = WorkerOf(nics[w]);
+        InaJobInfo info = job.info;
+        info.rank = static_cast<uint16_t>(w);
+        worker->AddJob(info);
         job.workers.push_back(worker);
     }
     NS_LOG_LOGIC("job " << jobId << ": " << nics.size() << " workers, " << placed.size()
-                        << " switches in " << job.levels << " levels");
+                        << " switches in " << job.levels << " levels, "
+                        << InaProtocolName(m_protocol) << ", " << job.info.fragmentBytes
+                        << " B fragments, window " << job.info.poolSlots);
     return job;
 }
 

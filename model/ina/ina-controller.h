@@ -85,6 +85,7 @@ class InaController : public Object
     ObjectFactory m_workerFactory;                    //!< makes workers
     uint32_t m_poolSlots;                             //!< PoolSlots attribute
     uint8_t m_priority;                               //!< Priority attribute
+    InaProtocol m_protocol{InaProtocol::STREAMING};   //!< Protocol attribute
     std::map<Ptr<RdmaNic>, Ptr<InaWorker>> m_workers; //!< by NIC
 };
 

@@ -61,4 +61,10 @@ InaGroupAddress(uint16_t job)
     return Ipv4Address(ina::GROUP_PREFIX | job);
 }
 
+bool
+IsInaGroupAddress(Ipv4Address address)
+{
+    return (address.Get() & 0xFFFF0000u) == ina::GROUP_PREFIX;
+}
+
 } // namespace ns3

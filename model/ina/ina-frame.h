@@ -50,6 +50,13 @@ bool ReadInaHeader(const Ptr<const Packet>& frame, InaHeader& header);
  */
 Ipv4Address InaGroupAddress(uint16_t job);
 
+/**
+ * \param address an IPv4 address
+ * \return whether it is a job's group address (239.255.0.0/16): the packets switches
+ *         aggregate, rather than forward to a host
+ */
+bool IsInaGroupAddress(Ipv4Address address);
+
 } // namespace ns3
 
 #endif /* INA_FRAME_H */

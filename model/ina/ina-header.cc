@@ -4,6 +4,19 @@
 namespace ns3
 {
 
+const char*
+InaProtocolName(InaProtocol protocol)
+{
+    switch (protocol)
+    {
+    case InaProtocol::SWITCHML:
+        return "switchml";
+    case InaProtocol::STREAMING:
+        return "streaming";
+    }
+    return "unknown";
+}
+
 NS_OBJECT_ENSURE_REGISTERED(InaHeader);
 
 InaHeader::InaHeader()

@@ -26,7 +26,30 @@ constexpr uint8_t VERSION = 1;
 constexpr uint32_t GROUP_PREFIX = 0xEFFF0000;
 /// Header bytes after the UDP header.
 constexpr uint32_t HEADER_BYTES = 28;
+/// Workers of a streaming job: its packets name their contributors in the 64-bit bitmap.
+constexpr uint32_t MAX_STREAMING_WORKERS = 64;
 } // namespace ina
+
+/**
+ * \ingroup ai-fabric
+ * The aggregation protocols a job can run on its switches.
+ */
+enum class InaProtocol : uint8_t
+{
+    /// Synchronous slot pools (SwitchML): a job's fragment q goes into slot q mod k of its
+    /// pool, two copies per slot, the result is the acknowledgement.
+    SWITCHML = 0,
+    /// Streaming aggregation (ATP/SHARP): hash-addressed aggregators shared by the jobs,
+    /// full-MTU fragments, a fallback host for what collides, an ECN-driven window.
+    STREAMING = 1,
+};
+
+/**
+ * \param protocol an aggregation protocol
+ * \return its name: "switchml" or "streaming" (the names of the controller's Protocol
+ *         attribute and of collective-perf's --inaProtocol)
+ */
+const char* InaProtocolName(InaProtocol protocol);
 
 /**
  * \ingroup ai-fabric

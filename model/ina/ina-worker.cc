@@ -2,6 +2,7 @@
 #include "ina-worker.h"
 
 #include "ns3/abort.h"
+#include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
@@ -100,6 +101,13 @@ InaWorker::AddJob(const InaJobInfo& info)
                         info.fragmentBytes > UINT16_MAX,
                     "InaWorker::AddJob: job " << info.job << " needs a pool and a fragment size "
                                               << "of 1 to 65535 B");
+    NS_ABORT_MSG_IF(info.protocol == InaProtocol::STREAMING &&
+                        (info.addresses.size() != info.workers || info.rank >= info.workers ||
+                         info.workers > ina::MAX_STREAMING_WORKERS),
+                    "InaWorker::AddJob: streaming job " << info.job << " needs the address of "
+                                                        << "each of its 1 to "
+                                                        << ina::MAX_STREAMING_WORKERS
+                                                        << " workers and this worker's rank");
     Run run;
     run.info = info;
     run.slots.assign(info.poolSlots, PoolSlot());
@@ -165,6 +173,21 @@ InaWorker::Start(Run& run, uint64_t bytes, DoneCallback done)
     run.timeouts.clear();
     run.callback = done;
     run.active = true;
+    if (run.info.protocol == InaProtocol::STREAMING)
+    {
+        if (run.cwnd == 0)
+        {
+            run.cwnd = run.info.poolSlots;
+        }
+        run.result.minWindow = static_cast<uint32_t>(run.cwnd);
+        run.nextToSend = run.base;
+        run.lowest = run.base;
+        run.recover = run.base;
+        run.outstanding = 0;
+        SendWindow(run);
+        ArmTimer(job);
+        return;
+    }
     const uint32_t window = std::min<uint32_t>(run.info.poolSlots, run.result.fragments);
     for (uint32_t q = 0; q < window; ++q)
     {
@@ -187,21 +210,17 @@ InaWorker::SendFragment(Run& run, uint32_t q, bool retransmission)
     h.count = 1;
     h.bitmap = 0;
     h.length = FragmentLength(run, q - run.base);
-    InaFrameAddress address = m_address;
-    address.dstIp = InaGroupAddress(run.info.job);
-    address.priority = run.info.priority;
+    if (run.info.protocol == InaProtocol::STREAMING)
+    {
+        h.slot = AggregatorOf(run.info.job, q);
+        h.copy = false;
+        h.bitmap = 1ull << run.info.rank;
+    }
     NS_LOG_LOGIC("job " << h.job << ": fragment " << q << " (" << h.length << " B) into slot "
                         << h.slot << (h.copy ? "'" : "")
                         << (retransmission ? ", retransmission" : ""));
-    Ptr<Packet> frame = MakeInaFrame(h, address);
-    // The timeout runs from when the frame's last bit leaves, as far as the worker's own
-    // frames queued ahead of it tell: a window queued at once does not time out while it
-    // is still being serialized.
-    Ptr<RoceNetDevice> device = m_nic->GetDevice();
-    const Time now = Simulator::Now();
-    m_portFreeAt = std::max(m_portFreeAt, now) + device->GetTransmissionTime(frame->GetSize());
-    device->EnqueueData(frame, run.info.priority, UINT32_MAX);
-    PoolSlot& slot = run.slots[h.slot];
+    SendFrame(h, InaGroupAddress(run.info.job), run.info.priority);
+    PoolSlot& slot = run.slots[q % run.info.poolSlots];
     slot.retries = slot.sequence == q && !slot.done ? slot.retries + 1 : 0;
     slot.sequence = q;
     slot.sentAt = m_portFreeAt;
@@ -214,22 +233,174 @@ InaWorker::SendFragment(Run& run, uint32_t q, bool retransmission)
 }
 
 void
-InaWorker::Receive(Ptr<Packet> frame, const RoceFrameInfo&)
+InaWorker::SendFrame(const InaHeader& h, Ipv4Address dst, uint8_t priority)
+{
+    InaFrameAddress address = m_address;
+    address.dstIp = dst;
+    address.priority = priority;
+    Ptr<Packet> frame = MakeInaFrame(h, address);
+    // The timeout runs from when the frame's last bit leaves, as far as the worker's own
+    // frames queued ahead of it tell: a window queued at once does not time out while it
+    // is still being serialized.
+    Ptr<RoceNetDevice> device = m_nic->GetDevice();
+    const Time now = Simulator::Now();
+    m_portFreeAt = std::max(m_portFreeAt, now) + device->GetTransmissionTime(frame->GetSize());
+    device->EnqueueData(frame, priority, UINT32_MAX);
+}
+
+uint32_t
+InaWorker::AggregatorOf(uint16_t job, uint32_t q)
+{
+    // ATP's addressing: a job's consecutive fragments take consecutive aggregators from a
+    // base its id hashes to (Knuth's multiplicative hash), so a job never collides with
+    // itself within a window and jobs start far apart.
+    return (static_cast<uint32_t>(job) * 2654435761u + q) & 0x7FFFFFFFu;
+}
+
+bool
+InaWorker::HasResult(const Run& run, uint32_t q)
+{
+    if (q < run.base)
+    {
+        return true;
+    }
+    if (!run.active)
+    {
+        return q < run.nextBase;
+    }
+    return q < run.nextToSend && !Outstanding(run, q);
+}
+
+void
+InaWorker::SendWindow(Run& run)
+{
+    const uint32_t end = run.base + run.result.fragments;
+    while (run.lowest < run.nextToSend && !Outstanding(run, run.lowest))
+    {
+        ++run.lowest;
+    }
+    const auto window = static_cast<uint32_t>(std::max(1.0, run.cwnd));
+    while (run.nextToSend < end && run.outstanding < window &&
+           run.nextToSend - run.lowest < run.info.poolSlots)
+    {
+        SendFragment(run, run.nextToSend++, false);
+        ++run.outstanding;
+    }
+}
+
+void
+InaWorker::Receive(Ptr<Packet> frame, const RoceFrameInfo& info)
 {
     InaHeader h;
-    if (!ReadInaHeader(frame, h) || h.type != InaHeader::RESULT)
+    if (!ReadInaHeader(frame, h))
     {
         return;
     }
     auto it = m_runs.find(h.job);
-    if (it == m_runs.end() || !it->second.active || h.sequence < it->second.base ||
-        h.sequence - it->second.base >= it->second.result.fragments)
+    if (it == m_runs.end())
+    {
+        NS_LOG_DEBUG("INA frame of unknown job " << h.job);
+        return;
+    }
+    if (h.type == InaHeader::DATA && it->second.info.protocol == InaProtocol::STREAMING)
+    {
+        OnFallbackData(it->second, h);
+    }
+    else if (h.type == InaHeader::RESULT)
+    {
+        // A result marked CE on its way down echoes congestion as a contribution's does.
+        if (info.ecn == Ipv4Header::ECN_CE)
+        {
+            h.flags |= InaHeader::ECN_ECHO;
+        }
+        OnResult(it->second, h);
+    }
+}
+
+void
+InaWorker::OnFallbackData(Run& run, const InaHeader& h)
+{
+    const uint32_t q = h.sequence;
+    const uint32_t n = run.info.workers;
+    const bool single = h.bitmap != 0 && (h.bitmap & (h.bitmap - 1)) == 0;
+    const int32_t requester =
+        (h.flags & InaHeader::RETRANSMISSION) && single ? __builtin_ctzll(h.bitmap) : -1;
+    if (HasResult(run, q))
+    {
+        if (requester >= 0 && requester != run.info.rank)
+        {
+            NS_LOG_LOGIC("job " << h.job << " seq " << q << ": result sent to worker " << requester
+                                << ", which asked for it again");
+            InaHeader r = h;
+            r.type = InaHeader::RESULT;
+            r.flags = InaHeader::RETRANSMISSION;
+            r.count = static_cast<uint16_t>(n);
+            r.bitmap = n == 64 ? ~0ull : (1ull << n) - 1;
+            r.sender = 0;
+            SendFrame(r, run.info.addresses[requester], run.info.priority);
+        }
+        return;
+    }
+    if (q % n != run.info.rank)
+    {
+        return; // asked as a possible holder of the result, and it has none
+    }
+    Fallback& f = run.fallbacks[q];
+    if (requester >= 0)
+    {
+        f.requesters |= 1ull << requester;
+    }
+    if ((f.workers & h.bitmap) == 0)
+    {
+        f.workers |= h.bitmap;
+        f.count = static_cast<uint16_t>(f.count + h.count);
+        f.length = std::max(f.length, h.length);
+        NS_LOG_LOGIC("job " << h.job << " seq " << q << ": fallback host has " << f.count << " of "
+                            << n << " workers");
+    }
+    else
+    {
+        NS_LOG_LOGIC("job " << h.job << " seq " << q << ": fallback contribution of " << h.count
+                            << " workers overlaps what the host has; dropped (its workers "
+                            << "retransmit alone)");
+    }
+    const uint64_t all = n == 64 ? ~0ull : (1ull << n) - 1;
+    if (f.workers == all)
+    {
+        InaHeader r = h;
+        r.type = InaHeader::RESULT;
+        r.flags = InaHeader::FALLBACK;
+        r.sender = 0;
+        r.count = f.count;
+        r.bitmap = f.workers;
+        r.length = f.length;
+        r.slot = AggregatorOf(h.job, q);
+        NS_LOG_LOGIC("job " << h.job << " seq " << q << ": the fallback host has every worker; "
+                            << "result multicast down the tree");
+        run.fallbacks.erase(q);
+        SendFrame(r, InaGroupAddress(h.job), run.info.priority);
+        OnResult(run, r);
+        return;
+    }
+    if (requester == static_cast<int32_t>(run.info.rank) && n > 1)
+    {
+        // This host's own result is missing: the others may all have theirs.
+        const uint32_t target = (run.info.rank + 1 + f.asked++ % (n - 1)) % n;
+        NS_LOG_LOGIC("job " << h.job << " seq " << q << ": fallback host asks worker " << target
+                            << " for the result");
+        SendFrame(h, run.info.addresses[target], run.info.priority);
+    }
+}
+
+void
+InaWorker::OnResult(Run& run, const InaHeader& h)
+{
+    if (!run.active || h.sequence < run.base || h.sequence - run.base >= run.result.fragments)
     {
         NS_LOG_DEBUG("result of job " << h.job << " sequence " << h.sequence
                                       << " matches no running reduction");
         return;
     }
-    Run& run = it->second;
     PoolSlot& slot = run.slots[h.sequence % run.info.poolSlots];
     if (!Outstanding(run, h.sequence))
     {
@@ -244,16 +415,55 @@ InaWorker::Receive(Ptr<Packet> frame, const RoceFrameInfo&)
                            << " workers, the job has " << run.info.workers);
         ++run.result.wrongCounts;
     }
-    if (h.flags & InaHeader::ECN_ECHO)
+    const bool ecn = (h.flags & InaHeader::ECN_ECHO) != 0;
+    if (ecn)
     {
         ++run.result.ecnEchoes;
     }
-    // The result frees the slot: its next use is the fragment a window later (results
-    // may come out of order, each slot's in order).
-    const uint64_t next = uint64_t(h.sequence) + run.info.poolSlots;
-    if (next < uint64_t(run.base) + run.result.fragments)
+    if (run.info.protocol == InaProtocol::STREAMING)
     {
-        SendFragment(run, static_cast<uint32_t>(next), false);
+        --run.outstanding;
+        if (h.flags & InaHeader::FALLBACK)
+        {
+            run.result.fallbackBytes += FragmentLength(run, h.sequence - run.base);
+        }
+        if (ecn && h.sequence >= run.recover)
+        {
+            run.cwnd = std::max(1.0, run.cwnd / 2);
+            run.recover = run.nextToSend;
+            run.result.minWindow = std::min(run.result.minWindow, static_cast<uint32_t>(run.cwnd));
+            NS_LOG_LOGIC("job " << h.job << ": CE echoed, window " << run.cwnd);
+        }
+        else if (!ecn)
+        {
+            run.cwnd = std::min<double>(run.info.poolSlots, run.cwnd + 1.0 / run.cwnd);
+        }
+        auto f = run.fallbacks.find(h.sequence);
+        if (f != run.fallbacks.end())
+        {
+            // Workers asked this fallback host before it had the result.
+            for (uint32_t r = 0; r < run.info.workers; ++r)
+            {
+                if ((f->second.requesters >> r & 1) && r != run.info.rank)
+                {
+                    InaHeader reply = h;
+                    reply.flags = InaHeader::RETRANSMISSION;
+                    SendFrame(reply, run.info.addresses[r], run.info.priority);
+                }
+            }
+            run.fallbacks.erase(f);
+        }
+        SendWindow(run);
+    }
+    else
+    {
+        // The result frees the slot: its next use is the fragment a window later
+        // (results may come out of order, each slot's in order).
+        const uint64_t next = uint64_t(h.sequence) + run.info.poolSlots;
+        if (next < uint64_t(run.base) + run.result.fragments)
+        {
+            SendFragment(run, static_cast<uint32_t>(next), false);
+        }
     }
     if (run.done == run.result.fragments)
     {
@@ -352,6 +562,12 @@ InaWorker::OnTimeout(uint16_t job)
             return;
         }
         NS_LOG_LOGIC("job " << job << ": fragment " << q << " timed out");
+        if (run.info.protocol == InaProtocol::STREAMING && q >= run.recover)
+        {
+            run.cwnd = std::max(1.0, run.cwnd / 2);
+            run.recover = run.nextToSend;
+            run.result.minWindow = std::min(run.result.minWindow, static_cast<uint32_t>(run.cwnd));
+        }
         SendFragment(run, q, true);
     }
     ArmTimer(job);

@@ -33,6 +33,11 @@ struct InaJobInfo
     uint32_t poolSlots{0};     //!< slots of the job's pool: the worker's window
     uint32_t fragmentBytes{0}; //!< value bytes per packet (at most the slots' size)
     uint8_t priority{3};       //!< traffic class of the job's packets
+    InaProtocol protocol{InaProtocol::SWITCHML}; //!< how the switches aggregate
+    uint16_t rank{0};                            //!< this worker's rank in the job
+    /// Streaming: every worker's address by rank (fragment q's fallback host is worker
+    /// q mod workers).
+    std::vector<Ipv4Address> addresses;
 };
 
 /**
@@ -50,6 +55,8 @@ struct InaReduction
     uint64_t duplicateResults{0}; //!< results that arrived for a fragment already done
     uint64_t wrongCounts{0};      //!< results whose count was not the job's workers
     uint64_t ecnEchoes{0};        //!< results that echoed a CE mark
+    uint64_t fallbackBytes{0};    //!< streaming: value bytes summed by a fallback host
+    uint32_t minWindow{0};        //!< streaming: the smallest window reached, in fragments
     bool failed{false};           //!< gave up: a fragment was sent MaxRetransmissions times
 };
 
@@ -67,6 +74,16 @@ struct InaReduction
  * fragment's result has arrived; each result must carry the job's worker count. A
  * fragment sent MaxRetransmissions times without a result ends the reduction as failed
  * (a tree that lost a switch, a job set up on one side only) instead of retrying forever.
+ *
+ * Streaming jobs (InaProtocol::STREAMING) send fragments in order within a window of
+ * at most poolSlots fragments past the oldest outstanding one, and at most cwnd
+ * outstanding: cwnd starts at poolSlots, grows by 1/cwnd per result and halves when a
+ * result echoes CE (once per window) or a timeout fires, as ATP's workers do. A
+ * fragment's DATA names its aggregator (slot = job hash + sequence) and its sender (its
+ * rank's bit). The worker is also the fallback host of the fragments q with q mod n =
+ * rank: it sums the contributions the switches could not aggregate, multicasts the result
+ * when it has every worker's, and answers a retransmission with the result once it has
+ * it; a fallback host missing a result every other worker has asks them in turn.
  *
  * Frames are queued on the NIC's port ahead of the NIC's RDMA traffic and received
  * through RdmaNic::SetUdpReceiveCallback, so INA and RDMA share the link.
@@ -135,6 +152,16 @@ class InaWorker : public Object
         bool done{true};      //!< its result arrived
     };
 
+    /// What a streaming fallback host holds of one fragment.
+    struct Fallback
+    {
+        uint64_t workers{0};    //!< workers summed (by rank)
+        uint64_t requesters{0}; //!< workers that asked for the result
+        uint16_t count{0};      //!< workers summed
+        uint16_t length{0};     //!< value bytes
+        uint32_t asked{0};      //!< workers asked for a result this host lacks
+    };
+
     /// A reduction in progress (memory: one PoolSlot per slot, not per fragment).
     struct Run
     {
@@ -148,6 +175,13 @@ class InaWorker : public Object
         std::deque<uint32_t> timeouts; //!< fragments by send time (stale entries skipped)
         DoneCallback callback;         //!< the caller's
         bool active{false};            //!< a reduction is running
+        // streaming
+        double cwnd{0};                         //!< window, in fragments
+        uint32_t nextToSend{0};                 //!< job sequence of the next new fragment
+        uint32_t lowest{0};                     //!< oldest fragment not known done
+        uint32_t outstanding{0};                //!< fragments sent, result not arrived
+        uint32_t recover{0};                    //!< no window cut for results before this
+        std::map<uint32_t, Fallback> fallbacks; //!< as fallback host, by sequence
     };
 
     /// \return whether fragment q of run is outstanding (sent, result not arrived)
@@ -159,8 +193,20 @@ class InaWorker : public Object
     void SendFragment(Run& run, uint32_t q, bool retransmission);
     /// End run (done or failed): report it.
     void Finish(Run& run);
-    /// A RESULT frame arrived.
+    /// An INA frame arrived.
     void Receive(Ptr<Packet> frame, const RoceFrameInfo& info);
+    /// A RESULT for run's job arrived (or a fallback host made one).
+    void OnResult(Run& run, const InaHeader& h);
+    /// Streaming: send new fragments while the window allows.
+    void SendWindow(Run& run);
+    /// Streaming: a contribution or a request reached this worker as fallback host.
+    void OnFallbackData(Run& run, const InaHeader& h);
+    /// Queue an INA frame to dst on the NIC's port.
+    void SendFrame(const InaHeader& h, Ipv4Address dst, uint8_t priority);
+    /// \return whether the result of fragment q of run's job has arrived here
+    static bool HasResult(const Run& run, uint32_t q);
+    /// \return the aggregator a streaming fragment names
+    static uint32_t AggregatorOf(uint16_t job, uint32_t q);
     /// Arm the timer for the oldest outstanding fragment.
     void ArmTimer(uint16_t job);
     /// The timer of job fired.

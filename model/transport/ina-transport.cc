@@ -113,18 +113,24 @@ InaTransport::SwitchAllReduce(const std::vector<uint32_t>& members,
         return;
     }
     // Done when every member has the sum; workers follow the members' order in the job.
+    // Bytes a fallback host summed: every worker of a reduction counts the same
+    // fragments, so the largest count is the reduction's.
     auto left = std::make_shared<uint32_t>(static_cast<uint32_t>(job.workers.size()));
+    auto viaHost = std::make_shared<uint64_t>(0);
+    Ptr<InaTransport> self(this);
     for (const auto& worker : job.workers)
     {
         worker->Reduce(job.info.job,
                        bytes,
-                       InaWorker::DoneCallback([left, done](const InaReduction& r) {
+                       InaWorker::DoneCallback([left, viaHost, self, done](const InaReduction& r) {
                            NS_ABORT_MSG_IF(r.failed,
                                            "InaTransport: in-network all-reduce of job "
                                                << r.job << " failed (a fragment was never "
                                                << "answered)");
+                           *viaHost = std::max(*viaHost, r.fallbackBytes);
                            if (--*left == 0)
                            {
+                               self->m_bytesViaFallbackHost += *viaHost;
                                done();
                            }
                        }));
@@ -167,6 +173,12 @@ uint64_t
 InaTransport::GetBytesInNetwork() const
 {
     return m_bytesInNetwork;
+}
+
+uint64_t
+InaTransport::GetBytesViaFallbackHost() const
+{
+    return m_bytesViaFallbackHost;
 }
 
 } // namespace ns3

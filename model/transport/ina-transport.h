@@ -61,6 +61,11 @@ class InaTransport : public RdmaTransport
 
     /// \return bytes all-reduced in the network so far (per member, summed over calls)
     uint64_t GetBytesInNetwork() const;
+    /**
+     * \return value bytes per rank of those (GetBytesInNetwork) that fallback hosts summed
+     *         because a streaming job's aggregator was taken (collisions, retransmissions)
+     */
+    uint64_t GetBytesViaFallbackHost() const;
 
   protected:
     void DoDispose() override;
@@ -73,6 +78,7 @@ class InaTransport : public RdmaTransport
     uint32_t m_firstJob;                                    //!< FirstJobId attribute
     mutable std::map<std::vector<uint32_t>, InaJob> m_jobs; //!< by sorted member set
     uint64_t m_bytesInNetwork{0};                           //!< see GetBytesInNetwork
+    uint64_t m_bytesViaFallbackHost{0}; //!< see GetBytesViaFallbackHost
 };
 
 } // namespace ns3
