@@ -114,7 +114,7 @@ main(int argc, char* argv[])
                  64);
     cmd.AddSize("chunk",
                 "Pipelining chunk (K, M suffix); auto = each algorithm's default (tree and "
-                "hierarchical 512K, nvls 128K, others none)",
+                "hierarchical and nvls-ina 512K, nvls 128K, others none)",
                 chunkBytes,
                 4096,
                 uint64_t{1} << 40,
@@ -132,9 +132,10 @@ main(int argc, char* argv[])
                  true);
     cmd.AddTypeId("cc", "Congestion control of the NICs", cc, RoceCongestionControl::GetTypeId());
     cmd.AddValue("ina",
-                 "rdma: every switch aggregates in the network (InaAggregationEngine; its "
-                 "attributes: --ns3::InaAggregationEngine::Slots=... and the like), and "
-                 "all-reduces may run there (--algorithm=ina, or auto)",
+                 "rdma, dgx: every RoCE switch aggregates in the network "
+                 "(InaAggregationEngine; its attributes: "
+                 "--ns3::InaAggregationEngine::Slots=... and the like), and all-reduces may "
+                 "run there (--algorithm=ina on rdma, nvls-ina on dgx, or auto)",
                  ina);
     cmd.AddChoice("inaProtocol",
                   "with --ina: streaming (ATP/SHARP-like, full-MTU fragments, shared "
@@ -188,7 +189,8 @@ main(int argc, char* argv[])
         {"spines", {"rdma", "dgx"}},
         {"oversubscription", {"rdma", "dgx"}},
         {"cc", {"rdma", "dgx"}},
-        {"ina", {"rdma"}},
+        {"ina", {"rdma", "dgx"}},
+        {"inaProtocol", {"rdma", "dgx"}},
     };
     for (const auto& [option, transports] : usedBy)
     {
@@ -226,9 +228,12 @@ main(int argc, char* argv[])
                         "expected fewer spines or less oversubscription: leaf-spine links "
                         "would run below 1Mbps");
     }
-    if (algorithmName == CollectiveAlgorithmToString(CollectiveAlgorithm::INA) && !ina)
+    for (CollectiveAlgorithm a : {CollectiveAlgorithm::INA, CollectiveAlgorithm::NVLS_INA})
     {
-        return cmd.Fail("algorithm", "ina needs aggregation switches: add --ina");
+        if (algorithmName == CollectiveAlgorithmToString(a) && !ina)
+        {
+            return cmd.Fail("algorithm", algorithmName + " needs aggregation switches: add --ina");
+        }
     }
     if (ina)
     {
@@ -272,10 +277,23 @@ main(int argc, char* argv[])
     RoceHelper roce;
     RoceTopology topo;
     GpuCluster cluster;
+    InaHelper inaHelper;
+    for (InaProtocol p : inaProtocols)
+    {
+        if (inaProtocolName == InaProtocolName(p))
+        {
+            inaHelper.SetProtocol(p);
+        }
+    }
+    Ptr<InaTransport> inaCarrier; // the carrier that aggregates, with --ina
     if (dgx)
     {
         roce.SetCongestionControl(cc);
         GpuClusterHelper helper(roce);
+        if (ina)
+        {
+            helper.EnableInNetworkAggregation(inaHelper);
+        }
         // "": the fabrics take the NvSwitchFabric defaults (the preset, then --ns3::).
         cluster = helper.Build(servers,
                                ranks / servers,
@@ -287,6 +305,7 @@ main(int argc, char* argv[])
         roce.AssignStreams(1);
         topo = cluster.network;
         transport = cluster.transport;
+        inaCarrier = DynamicCast<InaTransport>(cluster.scaleOut);
     }
     else if (transportName == "rdma")
     {
@@ -305,16 +324,9 @@ main(int argc, char* argv[])
         rdma->SetNics(topo.nics);
         if (ina)
         {
-            InaHelper inaHelper;
-            for (InaProtocol p : inaProtocols)
-            {
-                if (inaProtocolName == InaProtocolName(p))
-                {
-                    inaHelper.SetProtocol(p);
-                }
-            }
             inaHelper.Install(topo.switchObjects);
-            DynamicCast<InaTransport>(rdma)->SetController(inaHelper.GetController());
+            inaCarrier = DynamicCast<InaTransport>(rdma);
+            inaCarrier->SetController(inaHelper.GetController());
         }
         transport = rdma;
     }
@@ -441,13 +453,13 @@ main(int argc, char* argv[])
                     static_cast<unsigned long long>(marks),
                     static_cast<unsigned long long>(drops));
     }
-    if (Ptr<InaTransport> inaCarrier = DynamicCast<InaTransport>(transport))
+    if (inaCarrier)
     {
         std::vector<uint32_t> members(ranks);
         std::iota(members.begin(), members.end(), 0u);
-        const InaJob* job = inaCarrier->GetJob(members);
-        std::printf("# In-network aggregation: %llu B per rank all-reduced in the network (%llu B "
-                    "of it summed by fallback hosts)%s%s\n",
+        const InaJob* job = dgx ? nullptr : inaCarrier->GetJob(members);
+        std::printf("# In-network aggregation: %llu B all-reduced in the network (per member, "
+                    "summed over jobs; %llu B of it summed by fallback hosts)%s%s\n",
                     static_cast<unsigned long long>(inaCarrier->GetBytesInNetwork()),
                     static_cast<unsigned long long>(inaCarrier->GetBytesViaFallbackHost()),
                     job && !job->inNetwork ? "; job refused: " : "",

@@ -4,6 +4,7 @@
 #include "ns3/abort.h"
 #include "ns3/config.h"
 #include "ns3/gpu-preset.h"
+#include "ns3/ina-transport.h"
 #include "ns3/log.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/string.h"
@@ -75,6 +76,12 @@ GpuClusterHelper::Build(uint32_t servers,
         nvlinkPreset);
 }
 
+void
+GpuClusterHelper::EnableInNetworkAggregation(InaHelper& ina)
+{
+    m_ina = &ina;
+}
+
 GpuCluster
 GpuClusterHelper::BuildOn(const RoceTopology& network,
                           uint32_t gpusPerServer,
@@ -100,8 +107,20 @@ GpuClusterHelper::BuildOn(const RoceTopology& network,
         cluster.nvSwitches.push_back(nvswitch);
         carriers.push_back(nvswitch);
     }
-    Ptr<RdmaTransport> scaleOut = CreateObject<RdmaTransport>();
+    Ptr<RdmaTransport> scaleOut;
+    if (m_ina)
+    {
+        m_ina->Install(cluster.network.switchObjects);
+        Ptr<InaTransport> ina = CreateObject<InaTransport>();
+        ina->SetController(m_ina->GetController());
+        scaleOut = ina;
+    }
+    else
+    {
+        scaleOut = CreateObject<RdmaTransport>();
+    }
     scaleOut->SetNics(cluster.network.nics);
+    cluster.scaleOut = scaleOut;
     cluster.transport = CreateObject<ServerRoutingTransport>();
     cluster.transport->Setup(cluster.world, carriers, scaleOut);
     NS_LOG_DEBUG(servers << " servers of " << gpusPerServer << " GPUs on "

@@ -5,8 +5,10 @@
 #include "roce-topology-helper.h"
 
 #include "ns3/comm-group.h"
+#include "ns3/ina-helper.h"
 #include "ns3/nvlink-fabric.h"
 #include "ns3/object-factory.h"
+#include "ns3/rdma-transport.h"
 #include "ns3/server-routing-transport.h"
 
 #include <string>
@@ -28,6 +30,8 @@ struct GpuCluster
     RoceTopology network;                        //!< scale-out: nics[rank]
     std::vector<Ptr<NvSwitchFabric>> nvSwitches; //!< scale-up: one per server
     Ptr<ServerRoutingTransport> transport;       //!< what a CollectiveEngine should use
+    Ptr<RdmaTransport> scaleOut; //!< between servers, numbering the ranks (an InaTransport
+                                 //!< when EnableInNetworkAggregation was called)
 };
 
 /**
@@ -112,8 +116,18 @@ class GpuClusterHelper
      */
     static bool GetGpuDefaults(const std::string& gpu, AttributeList* defaults);
 
+    /**
+     * Make the scale-out fabric of clusters built afterwards aggregation-capable: ina
+     * installs an engine on every RoCE switch, and the scale-out carrier is an
+     * InaTransport over ina's controller (so NCCL-style CollNet/NVLS+SHARP plans can run
+     * their inter-server phase in the network).
+     * \param ina the INA helper (kept by reference: it must outlive the builds)
+     */
+    void EnableInNetworkAggregation(InaHelper& ina);
+
   private:
     RoceHelper& m_roce;              //!< builds the scale-out fabric
+    InaHelper* m_ina{nullptr};       //!< see EnableInNetworkAggregation
     ObjectFactory m_nvSwitchFactory; //!< makes each server's NvSwitchFabric
 };
 

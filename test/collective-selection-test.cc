@@ -201,7 +201,7 @@ TEST(CollectiveSelection, AlgorithmAttributeIsTheNameTable)
     EXPECT_EQ(AttributeValueFromText(info.checker, "Ring", &expected), nullptr);
     EXPECT_NE(AttributeValueFromText(info.checker, "ina", &expected), nullptr);
     EXPECT_EQ(info.checker->GetUnderlyingTypeInformation(),
-              "auto|ring|rail-ring|tree|halving-doubling|direct|hierarchical|nvls|ina");
+              "auto|ring|rail-ring|tree|halving-doubling|direct|hierarchical|nvls|ina|nvls-ina");
 }
 
 TEST(CollectiveSelection, EngineChoosesByAttribute)

@@ -335,7 +335,7 @@ TEST(ProgramBadInput, CollectivePerf)
                 {{"--algorithm=nvls", "--transport=rdma"}, "--algorithm=nvls: "},
                 {{"--algorithm=ina"}, "--algorithm=ina: ina needs aggregation switches: add --ina"},
                 {{"--transport=ideal", "--ina"},
-                 "--ina=true: only used with --transport=rdma, not --transport=ideal"},
+                 "--ina=true: only used with --transport=rdma or --transport=dgx, not --transport=ideal"},
                 {{"--ina", "--ns3::InaAggregationEngine::SlotBytes=1022"},
                  "ns3::InaAggregationEngine::SlotBytes: 1022 is not a multiple of ElementBytes "
                  "(4)"},
@@ -482,7 +482,7 @@ TEST(ProgramOutput, CollectivePerfInaCapturesDecodeInTshark)
                                   "--csv=none",
                                   "--pcap=" + prefix});
     ASSERT_EQ(o.status, 0) << o.err;
-    EXPECT_NE(o.out.find("# In-network aggregation: 8192 B per rank all-reduced in the network"),
+    EXPECT_NE(o.out.find("# In-network aggregation: 8192 B all-reduced in the network"),
               std::string::npos)
         << o.out;
     // Host 0 is node 0: with the default protocol (streaming, full-MTU fragments) its 2

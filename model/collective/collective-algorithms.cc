@@ -54,6 +54,9 @@ const AlgorithmEntry ALGORITHMS[] = {
     {CollectiveAlgorithm::HIERARCHICAL, "hierarchical", NCCL_SIMPLE_STEP_BYTES},
     {CollectiveAlgorithm::NVLS, "nvls", NVLS_DEFAULT_CHUNK_BYTES},
     {CollectiveAlgorithm::INA, "ina", 0}, // the workers pipeline by their own window
+    // Pieces of a Simple-protocol step: each piece is one in-network reduction per rail,
+    // and a rail's reductions run one after another (a round trip between them).
+    {CollectiveAlgorithm::NVLS_INA, "nvls-ina", NCCL_SIMPLE_STEP_BYTES},
 };
 
 const AlgorithmEntry&
@@ -82,7 +85,7 @@ MakeCollectiveAlgorithmChecker()
 {
     // An EnumChecker takes its pairs at once; the names come from the one table.
     auto name = [](CollectiveAlgorithm a) { return CollectiveAlgorithmToString(a); };
-    static_assert(static_cast<int>(CollectiveAlgorithm::AUTO) == 8,
+    static_assert(static_cast<int>(CollectiveAlgorithm::AUTO) == 9,
                   "a new algorithm must be added to this checker");
     return aifabric::MakeEnumCheckerCompat(CollectiveAlgorithm::AUTO,
                                            AUTO_ALGORITHM_NAME,
@@ -101,7 +104,9 @@ MakeCollectiveAlgorithmChecker()
                                            CollectiveAlgorithm::NVLS,
                                            name(CollectiveAlgorithm::NVLS),
                                            CollectiveAlgorithm::INA,
-                                           name(CollectiveAlgorithm::INA));
+                                           name(CollectiveAlgorithm::INA),
+                                           CollectiveAlgorithm::NVLS_INA,
+                                           name(CollectiveAlgorithm::NVLS_INA));
 }
 
 bool
@@ -172,7 +177,8 @@ bool
 CollectiveAlgorithmNeedsServers(CollectiveAlgorithm algorithm)
 {
     return algorithm == CollectiveAlgorithm::RAIL_RING ||
-           algorithm == CollectiveAlgorithm::HIERARCHICAL;
+           algorithm == CollectiveAlgorithm::HIERARCHICAL ||
+           algorithm == CollectiveAlgorithm::NVLS_INA;
 }
 
 std::ostream&
@@ -212,6 +218,7 @@ IsCollectiveAlgorithmSupported(CollectiveType type, CollectiveAlgorithm algorith
         return type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE_SCATTER ||
                type == CollectiveType::ALL_GATHER;
     case CollectiveAlgorithm::INA:
+    case CollectiveAlgorithm::NVLS_INA:
         return type == CollectiveType::ALL_REDUCE;
     case CollectiveAlgorithm::AUTO:
         return false; // a choice among algorithms, made by CollectiveSelection
@@ -295,6 +302,7 @@ MakeCollectivePlan(CollectiveType type,
         return InaAllReduce(n, bytes, ch, chunk);
     case CollectiveAlgorithm::RAIL_RING:
     case CollectiveAlgorithm::HIERARCHICAL:
+    case CollectiveAlgorithm::NVLS_INA:
     case CollectiveAlgorithm::AUTO:
         break; // refused above
     }

@@ -298,6 +298,8 @@ enum class CollectiveAlgorithm
                       //!< that reduces in a switch)
     INA,              //!< "ina": in-network aggregation on the scale-out fabric (needs a
                       //!< carrier whose switches aggregate, InaTransport)
+    NVLS_INA,         //!< "nvls-ina": NVLS in each server, in-network aggregation per
+                      //!< rail across servers (NvlsInaAllReduce); needs the group's servers
     AUTO,             //!< "auto": not an algorithm but the choice of one per call by
                       //!< estimated time (CollectiveSelection); what Algorithm attributes
                       //!< hold by default. No plan generator takes it.

@@ -161,27 +161,43 @@ CollectiveEngine::Run(const CommPlan& plan, const std::vector<uint32_t>& rankMap
                         "CollectiveEngine::Run: the rank map names a transport rank twice");
     }
 
-    const bool needsSwitch =
-        std::any_of(plan.GetTransfers().begin(), plan.GetTransfers().end(), [](const auto& t) {
-            return t.kind == CommPlan::Kind::SWITCH_REDUCE ||
-                   t.kind == CommPlan::Kind::SWITCH_MULTICAST;
-        });
-    NS_ABORT_MSG_IF(needsSwitch && !m_transport->CanReduceInSwitch(rankMap),
-                    "CollectiveEngine::Run: plan '"
-                        << plan.GetAlgorithm() << "' reduces or multicasts in a switch, but "
-                        << m_transport->GetInstanceTypeId().GetName()
-                        << " cannot do that over these " << n
-                        << " ranks (NVLS needs ranks that share one NVSwitch)");
-    const bool needsNetwork =
-        std::any_of(plan.GetTransfers().begin(), plan.GetTransfers().end(), [](const auto& t) {
-            return t.kind == CommPlan::Kind::SWITCH_ALL_REDUCE;
-        });
-    NS_ABORT_MSG_IF(needsNetwork && !m_transport->CanAllReduceInNetwork(rankMap),
-                    "CollectiveEngine::Run: plan '"
-                        << plan.GetAlgorithm() << "' all-reduces in the network, but "
-                        << m_transport->GetInstanceTypeId().GetName()
-                        << " cannot do that over these " << n
-                        << " ranks (they need aggregation switches with room for a job)");
+    // Every member set a switch transfer uses must be one the carrier serves.
+    std::vector<std::vector<uint32_t>> memberSets(plan.GetNMemberSets());
+    for (uint32_t m = 0; m < plan.GetNMemberSets(); ++m)
+    {
+        for (uint32_t r : plan.GetMembers(m))
+        {
+            memberSets[m].push_back(rankMap[r]);
+        }
+    }
+    std::vector<uint8_t> checked(plan.GetNMemberSets(), 0); // bit 1: switch, bit 2: network
+    for (const auto& t : plan.GetTransfers())
+    {
+        if (t.kind == CommPlan::Kind::POINT_TO_POINT)
+        {
+            continue;
+        }
+        const bool network = t.kind == CommPlan::Kind::SWITCH_ALL_REDUCE;
+        const uint8_t bit = network ? 2 : 1;
+        if (checked[t.members] & bit)
+        {
+            continue;
+        }
+        checked[t.members] |= bit;
+        const std::vector<uint32_t>& members = memberSets[t.members];
+        NS_ABORT_MSG_IF(!network && !m_transport->CanReduceInSwitch(members),
+                        "CollectiveEngine::Run: plan '"
+                            << plan.GetAlgorithm() << "' reduces or multicasts in a switch, but "
+                            << m_transport->GetInstanceTypeId().GetName()
+                            << " cannot do that over these " << members.size()
+                            << " ranks (NVLS needs ranks that share one NVSwitch)");
+        NS_ABORT_MSG_IF(network && !m_transport->CanAllReduceInNetwork(members),
+                        "CollectiveEngine::Run: plan '"
+                            << plan.GetAlgorithm() << "' all-reduces in the network, but "
+                            << m_transport->GetInstanceTypeId().GetName()
+                            << " cannot do that over these " << members.size()
+                            << " ranks (they need aggregation switches with room for a job)");
+    }
 
     const uint64_t id = m_nextId++;
     RunState& run = m_runs[id];
@@ -194,7 +210,7 @@ CollectiveEngine::Run(const CommPlan& plan, const std::vector<uint32_t>& rankMap
     r.bytes = plan.GetTotalBytes();
     r.nTransfers = plan.GetNTransfers();
     r.start = Simulator::Now();
-    run.members = rankMap;
+    run.memberSets = std::move(memberSets);
 
     // Build, once, what each completion needs so that it costs O(1) plus its
     // dependents: a counter of missing deps per transfer and, in compressed-row form,
@@ -213,6 +229,7 @@ CollectiveEngine::Run(const CommPlan& plan, const std::vector<uint32_t>& rankMap
         ts.bytes = tr.bytes;
         ts.channel = tr.channel;
         ts.kind = tr.kind;
+        ts.members = tr.members;
         ts.missingDeps = static_cast<uint32_t>(tr.deps.size());
         ts.sent = false;
         ts.done = false;
@@ -308,13 +325,17 @@ CollectiveEngine::SendReleased()
             m_transport->Send(src, dst, bytes, channel, done);
             break;
         case CommPlan::Kind::SWITCH_REDUCE:
-            m_transport->SwitchReduce(it->second.members, dst, bytes, channel, done);
+            m_transport->SwitchReduce(it->second.memberSets[ts.members], dst, bytes, channel, done);
             break;
         case CommPlan::Kind::SWITCH_MULTICAST:
-            m_transport->SwitchMulticast(src, it->second.members, bytes, channel, done);
+            m_transport->SwitchMulticast(src,
+                                         it->second.memberSets[ts.members],
+                                         bytes,
+                                         channel,
+                                         done);
             break;
         case CommPlan::Kind::SWITCH_ALL_REDUCE:
-            m_transport->SwitchAllReduce(it->second.members, bytes, channel, done);
+            m_transport->SwitchAllReduce(it->second.memberSets[ts.members], bytes, channel, done);
             break;
         }
     }

@@ -220,6 +220,7 @@ eturn the plan
         uint64_t bytes;
         uint32_t channel;
         CommPlan::Kind kind;
+        uint32_t members;     //!< switch transfers: member set (RunState::memberSets)
         uint32_t missingDeps; //!< deps not yet done; the transfer is sent when it hits 0
         bool sent;            //!< handed to the transport
         bool done;            //!< reported done by the transport
@@ -229,14 +230,15 @@ eturn the plan
     /// Everything one Run needs.
     struct RunState
     {
-        CollectiveResult result;               //!< filled in as the call proceeds
-        std::vector<TransferState> transfers;  //!< indexed by transfer id
-        std::vector<uint32_t> dependentsBegin; //!< CSR offsets into dependents, size T+1
-        std::vector<uint32_t> dependents;      //!< transfers waiting on each transfer
-        uint32_t nDone{0};                     //!< transfers reported done
-        uint32_t nInFlight{0};                 //!< sent and not done
-        std::vector<uint32_t> members;         //!< transport ranks: the switch group
-        DoneCallback done;                     //!< the caller's callback
+        CollectiveResult result;                       //!< filled in as the call proceeds
+        std::vector<TransferState> transfers;          //!< indexed by transfer id
+        std::vector<uint32_t> dependentsBegin;         //!< CSR offsets into dependents, size T+1
+        std::vector<uint32_t> dependents;              //!< transfers waiting on each transfer
+        uint32_t nDone{0};                             //!< transfers reported done
+        uint32_t nInFlight{0};                         //!< sent and not done
+        std::vector<std::vector<uint32_t>> memberSets; //!< the plan's member sets, as
+                                                       //!< transport ranks
+        DoneCallback done;                             //!< the caller's callback
     };
 
     /// Queue a ready transfer for sending.

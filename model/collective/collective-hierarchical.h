@@ -107,6 +107,26 @@ CommPlan HierarchicalAllGather(const CommGroup& group,
                                uint64_t chunkBytes = 0);
 
 /**
+ * NVLS inside each server, in-network aggregation across servers: NCCL's NVLS algorithm
+ * across nodes with SHARP (its CollNet/NVLS+SHARP shape). Shard p (about bytes / g)
+ * belongs to the GPUs at position p, one per server (rail p); per piece of a shard:
+ * (1) each server's NVSwitch reduces the piece of its g GPUs into its GPU p
+ *     (SWITCH_REDUCE over the server's member set);
+ * (2) rail p's aggregation tree all-reduces the servers' partial sums in the network
+ *     (SWITCH_ALL_REDUCE over the rail's member set);
+ * (3) each server's NVSwitch multicasts the sum to its GPUs (SWITCH_MULTICAST).
+ * Bytes per GPU and direction: S + S/g on NVLink (as NVLS); S/g on the NIC, against
+ * the hierarchical ring's 2(s-1)/s x S/g: the same for 2 servers, (2 - 2/s) times less
+ * for s. Needs a carrier that reduces in every server's switch and aggregates every
+ * rail in the network.
+ * \param group ranks and where they run; same number of ranks on every server
+ * \param bytes buffer size
+ * \param chunkBytes piece size (0: CollectiveDefaultChunkBytes, 512 KiB)
+ * \return the plan (algorithm "nvls-ina")
+ */
+CommPlan NvlsInaAllReduce(const CommGroup& group, uint64_t bytes, uint64_t chunkBytes = 0);
+
+/**
  * \param group the group the plan was built for
  * \param transfer a transfer of that plan
  * \return true if the transfer stays inside one server (NVLink/NVSwitch), false if it

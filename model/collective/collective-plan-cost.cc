@@ -71,24 +71,24 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
         }
         return it->second;
     };
-    bool haveSwitch = false;
-    CarrierSwitchPath sw;
-    auto switchPath = [&]() -> const CarrierSwitchPath& {
-        if (!haveSwitch)
+    std::map<uint32_t, CarrierSwitchPath> switchPaths; // by member set
+    auto switchPath = [&](const CommPlan::Transfer& t) -> const CarrierSwitchPath& {
+        auto it = switchPaths.find(t.members);
+        if (it == switchPaths.end())
         {
             std::vector<uint32_t> members;
-            for (uint32_t r = 0; r < plan.GetGroupSize(); ++r)
+            for (uint32_t r : plan.GetMembers(t.members))
             {
                 members.push_back(CarrierRank(r));
             }
-            sw = m_carrier.DescribeSwitchPath(members);
+            CarrierSwitchPath sw = m_carrier.DescribeSwitchPath(members);
             NS_ABORT_MSG_IF(
                 sw.txPorts.size() != members.size() || sw.rxPorts.size() != members.size(),
                 "CollectivePlanCost: the carrier described "
                     << sw.txPorts.size() << " switch ports for " << members.size() << " members");
-            haveSwitch = true;
+            it = switchPaths.emplace(t.members, std::move(sw)).first;
         }
-        return sw;
+        return it->second;
     };
     auto serialization = [](uint64_t bytes, double rate) {
         return rate > 0 ? static_cast<double>(bytes) / rate : 0.0;
@@ -160,7 +160,7 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
     // One switch operation's bytes leave through port at now: book what follows.
     auto serveSwitch = [&](uint32_t id, double now) -> double {
         const CommPlan::Transfer& t = transfers[id];
-        const CarrierSwitchPath& s = switchPath();
+        const CarrierSwitchPath& s = switchPath(t);
         const double ser = serialization(t.bytes, s.bytesPerSecond);
         const double unit = serialization(std::min(t.bytes, s.forwardUnit), s.bytesPerSecond);
         // The switch's result leaves towards every member from first on.
@@ -182,7 +182,7 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
                 const double first = lastContribution[id] + s.latency.GetSeconds() + unit;
                 if (t.kind == CommPlan::Kind::SWITCH_REDUCE)
                 {
-                    double& rx = rxFree[s.rxPorts[t.dst]];
+                    double& rx = rxFree[s.rxPorts[plan.GetMemberIndex(t.members, t.dst)]];
                     rx = std::max(first, rx) + ser;
                     arrive(id, rx);
                     return ser;
@@ -300,7 +300,7 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
         }
         case CommPlan::Kind::SWITCH_REDUCE:
         case CommPlan::Kind::SWITCH_ALL_REDUCE: {
-            const CarrierSwitchPath& s = switchPath();
+            const CarrierSwitchPath& s = switchPath(t);
             contributionsLeft[id] = static_cast<uint32_t>(s.txPorts.size());
             lastContribution[id] = now;
             for (uint64_t port : s.txPorts)
@@ -310,7 +310,7 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
             break;
         }
         case CommPlan::Kind::SWITCH_MULTICAST:
-            offerSwitch(switchPath().txPorts[t.src], id, now);
+            offerSwitch(switchPath(t).txPorts[plan.GetMemberIndex(t.members, t.src)], id, now);
             break;
         }
     };

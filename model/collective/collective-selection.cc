@@ -8,6 +8,7 @@
 #include "ns3/log.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 namespace ns3
@@ -94,6 +95,46 @@ CollectiveSelection::NetworkReduction(const CommGroup& group) const
 }
 
 bool
+CollectiveSelection::ServerAndRailReduction(const CommGroup& group) const
+{
+    std::vector<uint32_t> members;
+    if (!CarrierMembers(group, members) || group.GetNServers() < 2 || !group.IsUniform())
+    {
+        return false;
+    }
+    // The plan's member sets, as the carrier numbers the ranks.
+    std::map<uint32_t, std::vector<uint32_t>> servers; // server -> members by local index
+    std::map<uint32_t, std::vector<uint32_t>> rails;   // local index -> members by server
+    std::vector<uint32_t> order(group.GetSize());
+    std::iota(order.begin(), order.end(), 0u);
+    std::sort(order.begin(), order.end(), [&group](uint32_t a, uint32_t b) {
+        const auto& x = group.GetGpu(a);
+        const auto& y = group.GetGpu(b);
+        return x.server != y.server ? x.server < y.server : x.local < y.local;
+    });
+    for (uint32_t r : order)
+    {
+        servers[group.GetGpu(r).server].push_back(members[r]);
+        rails[group.GetGpu(r).local].push_back(members[r]);
+    }
+    for (const auto& [server, set] : servers)
+    {
+        if (!m_carrier->CanReduceInSwitch(set))
+        {
+            return false;
+        }
+    }
+    for (const auto& [rail, set] : rails)
+    {
+        if (!m_carrier->CanAllReduceInNetwork(set))
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool
 CollectiveSelection::Applies(CollectiveType type,
                              CollectiveAlgorithm algorithm,
                              const CommGroup& group,
@@ -122,6 +163,12 @@ CollectiveSelection::Applies(CollectiveType type,
         return no("nvls needs the whole group on one NVSwitch whose GPUs support NVLS "
                   "(Hopper or newer); this carrier cannot reduce in a switch over these " +
                   std::to_string(group.GetSize()) + " ranks");
+    }
+    if (algorithm == CollectiveAlgorithm::NVLS_INA && !ServerAndRailReduction(group))
+    {
+        return no("nvls-ina needs every server's GPUs on an NVSwitch that reduces (NVLS: "
+                  "Hopper or newer) and every rail's NICs under switches that aggregate in the "
+                  "network (InaTransport) with room for them");
     }
     if (algorithm == CollectiveAlgorithm::INA && !NetworkReduction(group))
     {
@@ -184,6 +231,8 @@ CollectiveSelection::Build(CollectiveType type,
         plan.SetAlgorithm(CollectiveAlgorithmToString(algorithm));
         return plan;
     }
+    case CollectiveAlgorithm::NVLS_INA:
+        return NvlsInaAllReduce(group, bytes, chunk);
     default:
         return MakeCollectivePlan(type, algorithm, group.GetSize(), bytes, options);
     }

@@ -113,6 +113,9 @@ class CollectiveSelection
     bool SwitchReduction(const CommGroup& group) const;
     /// \return whether the carrier all-reduces in the network over all of group's ranks
     bool NetworkReduction(const CommGroup& group) const;
+    /// \return true if the group spans several servers, every server's ranks reduce in
+    ///         their switch and every rail's ranks aggregate in the network (nvls-ina)
+    bool ServerAndRailReduction(const CommGroup& group) const;
     /// \return false without a carrier; else sets members to group's carrier ranks
     bool CarrierMembers(const CommGroup& group, std::vector<uint32_t>& members) const;
     /// \return whether algorithm applies to the call (reason set when not)

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <numeric>
 #include <queue>
 #include <set>
 #include <sstream>
@@ -108,6 +109,65 @@ CommPlan::CommPlan(CollectiveType type, uint32_t groupSize, uint64_t totalBytes)
       m_totalBytes(totalBytes)
 {
     NS_ABORT_MSG_IF(groupSize == 0, "CommPlan: the group size must be at least 1");
+    std::vector<uint32_t> all(groupSize);
+    std::iota(all.begin(), all.end(), 0u);
+    m_memberSets.push_back(std::move(all));
+}
+
+uint32_t
+CommPlan::AddMemberSet(std::vector<uint32_t> ranks)
+{
+    NS_ABORT_MSG_IF(ranks.empty(), "CommPlan::AddMemberSet: the set is empty");
+    std::vector<uint32_t> sorted = ranks;
+    std::sort(sorted.begin(), sorted.end());
+    NS_ABORT_MSG_IF(sorted.back() >= m_groupSize,
+                    "CommPlan::AddMemberSet: rank " << sorted.back() << " is out of range (group "
+                                                    << "size " << m_groupSize << ")");
+    NS_ABORT_MSG_IF(std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end(),
+                    "CommPlan::AddMemberSet: a rank is named twice");
+    m_memberSets.push_back(std::move(ranks));
+    return static_cast<uint32_t>(m_memberSets.size() - 1);
+}
+
+const std::vector<uint32_t>&
+CommPlan::GetMembers(uint32_t set) const
+{
+    NS_ABORT_MSG_IF(set >= m_memberSets.size(),
+                    "CommPlan::GetMembers: no member set " << set << " (the plan has "
+                                                           << m_memberSets.size() << ")");
+    return m_memberSets[set];
+}
+
+uint32_t
+CommPlan::GetNMemberSets() const
+{
+    return static_cast<uint32_t>(m_memberSets.size());
+}
+
+uint32_t
+CommPlan::GetMemberIndex(uint32_t set, uint32_t rank) const
+{
+    if (set == ALL_MEMBERS)
+    {
+        return rank < m_groupSize ? rank : m_groupSize;
+    }
+    const std::vector<uint32_t>& members = GetMembers(set);
+    return static_cast<uint32_t>(std::find(members.begin(), members.end(), rank) - members.begin());
+}
+
+bool
+CommPlan::Involves(const Transfer& t, uint32_t rank) const
+{
+    switch (t.kind)
+    {
+    case Kind::POINT_TO_POINT:
+        return t.src == rank || t.dst == rank;
+    case Kind::SWITCH_REDUCE:
+    case Kind::SWITCH_MULTICAST:
+    case Kind::SWITCH_ALL_REDUCE:
+        return GetMemberIndex(t.members, rank) < GetMembers(t.members).size();
+    }
+    return false;
 }
 
 uint64_t
@@ -296,8 +356,9 @@ CommPlan::GetBytesSent(uint32_t rank) const
     uint64_t bytes = 0;
     for (const auto& t : m_transfers)
     {
-        const bool sends =
-            t.kind == Kind::SWITCH_REDUCE || t.kind == Kind::SWITCH_ALL_REDUCE || t.src == rank;
+        const bool sends = t.kind == Kind::SWITCH_REDUCE || t.kind == Kind::SWITCH_ALL_REDUCE
+                               ? GetMemberIndex(t.members, rank) < GetMembers(t.members).size()
+                               : t.src == rank;
         bytes += sends ? t.bytes : 0;
     }
     return bytes;
@@ -309,8 +370,9 @@ CommPlan::GetBytesReceived(uint32_t rank) const
     uint64_t bytes = 0;
     for (const auto& t : m_transfers)
     {
-        const bool receives =
-            t.kind == Kind::SWITCH_MULTICAST || t.kind == Kind::SWITCH_ALL_REDUCE || t.dst == rank;
+        const bool receives = t.kind == Kind::SWITCH_MULTICAST || t.kind == Kind::SWITCH_ALL_REDUCE
+                                  ? GetMemberIndex(t.members, rank) < GetMembers(t.members).size()
+                                  : t.dst == rank;
         bytes += receives ? t.bytes : 0;
     }
     return bytes;
@@ -319,8 +381,10 @@ CommPlan::GetBytesReceived(uint32_t rank) const
 uint32_t
 CommPlan::GetTransfersSent(uint32_t rank) const
 {
-    return std::count_if(m_transfers.begin(), m_transfers.end(), [rank](const Transfer& t) {
-        return t.kind == Kind::SWITCH_REDUCE || t.kind == Kind::SWITCH_ALL_REDUCE || t.src == rank;
+    return std::count_if(m_transfers.begin(), m_transfers.end(), [this, rank](const Transfer& t) {
+        return t.kind == Kind::SWITCH_REDUCE || t.kind == Kind::SWITCH_ALL_REDUCE
+                   ? Involves(t, rank)
+                   : t.src == rank;
     });
 }
 
@@ -330,7 +394,8 @@ CommPlan::GetStepsSent(uint32_t rank) const
     std::set<uint32_t> steps;
     for (const auto& t : m_transfers)
     {
-        if (t.kind == Kind::SWITCH_REDUCE || t.kind == Kind::SWITCH_ALL_REDUCE || t.src == rank)
+        if (t.kind == Kind::SWITCH_REDUCE || t.kind == Kind::SWITCH_ALL_REDUCE ? Involves(t, rank)
+                                                                               : t.src == rank)
         {
             steps.insert(t.step);
         }
@@ -450,6 +515,21 @@ CommPlan::Validate(std::string* reason) const
             why << "transfer " << i << " sends from rank " << t.src << " to itself";
             return fail();
         }
+        if (t.members >= m_memberSets.size() ||
+            (t.members != ALL_MEMBERS && t.kind == Kind::POINT_TO_POINT))
+        {
+            why << "transfer " << i << " names member set " << t.members
+                << (t.kind == Kind::POINT_TO_POINT ? " but goes point to point"
+                                                   : ", which does not exist");
+            return fail();
+        }
+        if (t.kind != Kind::POINT_TO_POINT &&
+            GetMemberIndex(t.members, t.src) >= GetMembers(t.members).size())
+        {
+            why << "transfer " << i << " is issued by rank " << t.src
+                << ", which is not in its member set " << t.members;
+            return fail();
+        }
         if (t.kind != Kind::POINT_TO_POINT && (t.src != t.dst || t.reduce))
         {
             why << "transfer " << i << " goes through the switch, so it needs src == dst (the "
@@ -543,6 +623,16 @@ CommPlan::Print(std::ostream& os) const
         case Kind::SWITCH_ALL_REDUCE:
             os << "switch-all-reduce";
             break;
+        }
+        if (t.members != ALL_MEMBERS)
+        {
+            os << " among {";
+            const auto& members = GetMembers(t.members);
+            for (size_t m = 0; m < members.size(); ++m)
+            {
+                os << (m ? "," : "") << members[m];
+            }
+            os << "}";
         }
         os << " block " << t.chunk;
         if (t.chunkCount > 1)

@@ -108,6 +108,9 @@ class CommPlan
                            //!< when every rank has it)
     };
 
+    /// Member set 0: every rank of the plan (what switch transfers involve by default).
+    static constexpr uint32_t ALL_MEMBERS = 0;
+
     /// One move of data: point to point, or through the switch (see Kind).
     struct Transfer
     {
@@ -124,6 +127,8 @@ class CommPlan
                                     //!< transports may map channels to separate queue pairs
         uint32_t step{0};           //!< algorithm step, for printing and closed-form checks
         Kind kind{Kind::POINT_TO_POINT}; //!< how the blocks move
+        uint32_t members{ALL_MEMBERS};   //!< switch transfers: the ranks taking part, a
+                                         //!< member set of the plan (AddMemberSet)
     };
 
     /// An empty all-reduce plan over one rank; assign a real one before use.
@@ -198,6 +203,33 @@ class CommPlan
     Transfer& GetTransfer(uint32_t id);
     /// \return all transfers, in id order
     const std::vector<Transfer>& GetTransfers() const;
+
+    /**
+     * Name the ranks of a switch transfer that involves only some of the plan's (the
+     * GPUs of one server under one NVSwitch, one rail's ranks under one aggregation tree).
+     * Aborts on an empty set, a rank out of range or a rank named twice.
+     * \param ranks the ranks, in the order the carrier numbers their ports
+     * \return the set's id for Transfer::members
+     */
+    uint32_t AddMemberSet(std::vector<uint32_t> ranks);
+    /// \param set a member set id \return its ranks (set ALL_MEMBERS: 0..n-1)
+    const std::vector<uint32_t>& GetMembers(uint32_t set) const;
+    /// \return the number of member sets, ALL_MEMBERS included
+    uint32_t GetNMemberSets() const;
+    /**
+     * \param t a transfer
+     * \param rank a rank
+     * \return whether rank takes part in t: src or dst of a point-to-point transfer, a
+     *         member of a switch transfer's set
+     */
+    bool Involves(const Transfer& t, uint32_t rank) const;
+    /**
+     * \param set a member set id
+     * \param rank one of its ranks
+     * \return rank's position in the set (the carrier's port index), the set's size if
+     *         rank is not in it
+     */
+    uint32_t GetMemberIndex(uint32_t set, uint32_t rank) const;
     /// Replace all transfers (ids must equal indices; see Validate).
     void SetTransfers(std::vector<Transfer> transfers);
 
@@ -243,15 +275,16 @@ class CommPlan
     void Print(std::ostream& os) const;
 
   private:
-    CollectiveType m_type;             //!< collective
-    uint32_t m_groupSize;              //!< ranks
-    uint64_t m_totalBytes;             //!< size of the call
-    std::string m_algorithm;           //!< producing algorithm, for printing
-    uint32_t m_root{0};                //!< broadcast/reduce root, send/recv sender
-    uint32_t m_peer{0};                //!< send/recv receiver
-    std::vector<uint64_t> m_pairBytes; //!< all-to-allv matrix, row = sender
-    std::vector<Block> m_blocks;       //!< data blocks
-    std::vector<Transfer> m_transfers; //!< DAG nodes, indexed by id
+    CollectiveType m_type;                           //!< collective
+    uint32_t m_groupSize;                            //!< ranks
+    uint64_t m_totalBytes;                           //!< size of the call
+    std::string m_algorithm;                         //!< producing algorithm, for printing
+    uint32_t m_root{0};                              //!< broadcast/reduce root, send/recv sender
+    uint32_t m_peer{0};                              //!< send/recv receiver
+    std::vector<uint64_t> m_pairBytes;               //!< all-to-allv matrix, row = sender
+    std::vector<Block> m_blocks;                     //!< data blocks
+    std::vector<Transfer> m_transfers;               //!< DAG nodes, indexed by id
+    std::vector<std::vector<uint32_t>> m_memberSets; //!< by id; 0 = every rank
 };
 
 std::ostream& operator<<(std::ostream& os, const CommPlan& plan);

@@ -367,24 +367,24 @@ PlanCheckRun::CheckRaces(PlanCheckResult& result)
                     {Location(t.dst, b), m_pos[t.id], t.id, t.reduce ? REDUCE : WRITE});
                 break;
             case CommPlan::Kind::SWITCH_REDUCE:
-                // Reads every rank's copy and replaces dst's (its read is in the write).
-                for (uint32_t r = 0; r < m_n; ++r)
+                // Reads every member's copy and replaces dst's (its read is in the write).
+                for (uint32_t r : m_plan.GetMembers(t.members))
                 {
                     accesses.push_back(
                         {Location(r, b), m_pos[t.id], t.id, r == t.dst ? WRITE : READ});
                 }
                 break;
             case CommPlan::Kind::SWITCH_MULTICAST:
-                // Reads src's copy and replaces every other rank's.
-                for (uint32_t r = 0; r < m_n; ++r)
+                // Reads src's copy and replaces every other member's.
+                for (uint32_t r : m_plan.GetMembers(t.members))
                 {
                     accesses.push_back(
                         {Location(r, b), m_pos[t.id], t.id, r == t.src ? READ : WRITE});
                 }
                 break;
             case CommPlan::Kind::SWITCH_ALL_REDUCE:
-                // Reads every rank's copy and replaces it with the sum.
-                for (uint32_t r = 0; r < m_n; ++r)
+                // Reads every member's copy and replaces it with the sum.
+                for (uint32_t r : m_plan.GetMembers(t.members))
                 {
                     accesses.push_back({Location(r, b), m_pos[t.id], t.id, WRITE});
                 }
@@ -567,9 +567,11 @@ PlanCheckRun::SimulateSwitch(const CommPlan::Transfer& t, PlanCheckResult& resul
         std::ostringstream os;
         if (t.kind == CommPlan::Kind::SWITCH_REDUCE || t.kind == CommPlan::Kind::SWITCH_ALL_REDUCE)
         {
-            // The switch adds up every rank's copy; each contribution must be in exactly one.
+            // The switch adds up every member's copy; each contribution must be in exactly
+            // one.
+            const std::vector<uint32_t>& members = m_plan.GetMembers(t.members);
             std::vector<uint64_t> sum(m_words, 0);
-            for (uint32_t r = 0; r < m_n; ++r)
+            for (uint32_t r : members)
             {
                 const int64_t from = Held(Location(r, b));
                 if (from < 0)
@@ -602,8 +604,8 @@ PlanCheckRun::SimulateSwitch(const CommPlan::Transfer& t, PlanCheckResult& resul
                 std::copy(sum.begin(), sum.end(), m_pool.begin() + to);
                 continue;
             }
-            // In-network all-reduce: the sum replaces every rank's copy.
-            for (uint32_t r = 0; r < m_n; ++r)
+            // In-network all-reduce: the sum replaces every member's copy.
+            for (uint32_t r : members)
             {
                 const uint64_t to = Hold(Location(r, b)); // may grow the pool: offsets only
                 std::copy(sum.begin(), sum.end(), m_pool.begin() + to);
@@ -622,7 +624,7 @@ PlanCheckRun::SimulateSwitch(const CommPlan::Transfer& t, PlanCheckResult& resul
             result = Fail(os.str(), t.id);
             return false;
         }
-        for (uint32_t r = 0; r < m_n; ++r)
+        for (uint32_t r : m_plan.GetMembers(t.members))
         {
             if (r == t.src)
             {

@@ -213,6 +213,29 @@ ServerRoutingTransport::SwitchMulticast(uint32_t src,
     hop.carrier->SwitchMulticast(CarrierRank(src), hop.ranks, bytes, channel, done);
 }
 
+bool
+ServerRoutingTransport::CanAllReduceInNetwork(const std::vector<uint32_t>& members) const
+{
+    const bool can = m_scaleOut && m_scaleOut->CanAllReduceInNetwork(members);
+    NS_LOG_LOGIC(members.size() << " ranks: " << (can ? "" : "no ") << "in-network all-reduce");
+    return can;
+}
+
+void
+ServerRoutingTransport::SwitchAllReduce(const std::vector<uint32_t>& members,
+                                        uint64_t bytes,
+                                        uint32_t channel,
+                                        DoneCallback done)
+{
+    NS_LOG_FUNCTION(this << members.size() << bytes << channel);
+    NS_ABORT_MSG_IF(!m_scaleOut || !m_scaleOut->CanAllReduceInNetwork(members),
+                    "ServerRoutingTransport::SwitchAllReduce: the scale-out carrier does not "
+                    "aggregate these "
+                        << members.size() << " ranks in the network");
+    m_interBytes += bytes * members.size();
+    m_scaleOut->SwitchAllReduce(members, bytes, channel, done);
+}
+
 uint32_t
 ServerRoutingTransport::GetNRanks() const
 {
@@ -271,9 +294,24 @@ CarrierSwitchPath
 ServerRoutingTransport::DescribeSwitchPath(const std::vector<uint32_t>& members) const
 {
     const ScaleUpHop hop = ScaleUp(members);
+    if (!hop.carrier && m_scaleOut && m_scaleOut->CanAllReduceInNetwork(members))
+    {
+        // An aggregation tree of the scale-out fabric: its NIC ports.
+        CarrierSwitchPath sw = m_scaleOut->DescribeSwitchPath(members);
+        for (auto* ports : {&sw.txPorts, &sw.rxPorts})
+        {
+            for (auto& p : *ports)
+            {
+                p = 2 * p + 1;
+            }
+        }
+        return sw;
+    }
     NS_ABORT_MSG_IF(!hop.carrier,
                     "ServerRoutingTransport::DescribeSwitchPath: the "
-                        << members.size() << " ranks are not all on one server");
+                        << members.size()
+                        << " ranks are not all on one server, and the scale-out carrier does "
+                           "not aggregate them");
     CarrierSwitchPath sw = hop.carrier->DescribeSwitchPath(hop.ranks);
     for (auto* ports : {&sw.txPorts, &sw.rxPorts})
     {

@@ -74,8 +74,9 @@ class ServerRoutingTransport : public CollectiveTransport
      */
     CarrierPath DescribePath(uint32_t src, uint32_t dst) const override;
     /**
-     * The scale-up carrier's figures (switch operations never leave a server).
-     * \param members ranks of the multicast group, all on one server
+     * The scale-up carrier's figures for members on one server; the scale-out carrier's
+     * for an in-network aggregation group across servers.
+     * \param members ranks of the multicast or aggregation group
      * \return the figures, ports in the order of members
      */
     CarrierSwitchPath DescribeSwitchPath(const std::vector<uint32_t>& members) const override;
@@ -92,6 +93,23 @@ class ServerRoutingTransport : public CollectiveTransport
                       DoneCallback done) override;
     void SwitchMulticast(uint32_t src,
                          const std::vector<uint32_t>& members,
+                         uint64_t bytes,
+                         uint32_t channel,
+                         DoneCallback done) override;
+    /**
+     * \param members ranks of a would-be aggregation group (on several servers)
+     * \return true when the scale-out carrier aggregates them in the network (an
+     *         InaTransport whose switches have room for their job)
+     */
+    bool CanAllReduceInNetwork(const std::vector<uint32_t>& members) const override;
+    /**
+     * In-network all-reduce over the scale-out carrier (which numbers the group's ranks).
+     * \param members contributing ranks
+     * \param bytes size of one copy
+     * \param channel NCCL-style channel
+     * \param done called when every member has the sum
+     */
+    void SwitchAllReduce(const std::vector<uint32_t>& members,
                          uint64_t bytes,
                          uint32_t channel,
                          DoneCallback done) override;
