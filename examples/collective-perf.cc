@@ -56,10 +56,9 @@ main(int argc, char* argv[])
     std::string csv = "collective-perf.csv";
     std::string pcap;
     bool ina = false;
-    std::string inaProtocolName = InaProtocolName(InaProtocol::STREAMING);
-    const std::vector<InaProtocol> inaProtocols{InaProtocol::STREAMING, InaProtocol::SWITCHML};
+    std::string inaProtocolName = InaProtocolName(InaHelper::GetProtocols().front());
     std::vector<std::string> inaProtocolNames;
-    for (InaProtocol p : inaProtocols)
+    for (InaProtocol p : InaHelper::GetProtocols())
     {
         inaProtocolNames.emplace_back(InaProtocolName(p));
     }
@@ -278,13 +277,9 @@ main(int argc, char* argv[])
     RoceTopology topo;
     GpuCluster cluster;
     InaHelper inaHelper;
-    for (InaProtocol p : inaProtocols)
-    {
-        if (inaProtocolName == InaProtocolName(p))
-        {
-            inaHelper.SetProtocol(p);
-        }
-    }
+    InaProtocol inaProtocol = InaHelper::GetProtocols().front();
+    InaHelper::ParseProtocol(inaProtocolName, &inaProtocol); // a choice: always one
+    inaHelper.SetProtocol(inaProtocol);
     Ptr<InaTransport> inaCarrier; // the carrier that aggregates, with --ina
     if (dgx)
     {

@@ -78,4 +78,38 @@ InaHelper::GetController() const
     return m_controller;
 }
 
+const std::vector<InaProtocol>&
+InaHelper::GetProtocols()
+{
+    static const std::vector<InaProtocol> protocols{InaProtocol::STREAMING, InaProtocol::SWITCHML};
+    return protocols;
+}
+
+bool
+InaHelper::ParseProtocol(const std::string& name, InaProtocol* protocol)
+{
+    for (InaProtocol p : GetProtocols())
+    {
+        if (name == InaProtocolName(p))
+        {
+            *protocol = p;
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string
+InaHelper::GetProtocolNameList()
+{
+    std::string list;
+    const auto& protocols = GetProtocols();
+    for (size_t i = 0; i < protocols.size(); ++i)
+    {
+        list += (i == 0 ? "" : i + 1 == protocols.size() ? " or " : ", ");
+        list += InaProtocolName(protocols[i]);
+    }
+    return list;
+}
+
 } // namespace ns3

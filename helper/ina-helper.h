@@ -66,6 +66,17 @@ class InaHelper
     /// \return the controller that places the jobs
     Ptr<InaController> GetController() const;
 
+    /**
+     * \param name a protocol name as InaProtocolName writes it
+     * \param protocol set to the protocol when name is one
+     * \return whether name is a protocol
+     */
+    static bool ParseProtocol(const std::string& name, InaProtocol* protocol);
+    /// \return every protocol, the default (the best the model offers) first
+    static const std::vector<InaProtocol>& GetProtocols();
+    /// \return "streaming or switchml": the protocol names, for messages and help texts
+    static std::string GetProtocolNameList();
+
   private:
     ObjectFactory m_engineFactory;   //!< makes engines
     Ptr<InaController> m_controller; //!< places jobs

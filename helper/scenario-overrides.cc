@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario-overrides.h"
 
+#include "ina-helper.h"
 #include "quantity-text.h"
 
 #include "ns3/collective-algorithms.h"
@@ -170,6 +171,10 @@ ScenarioOverrides::GetOptions()
          "rail-optimized, or ideal",
          &ScenarioOverrides::topology},
         {"cc", "Congestion control: a TypeId such as ns3::Dcqcn, or none", &ScenarioOverrides::cc},
+        {"ina",
+         "In-network aggregation on every RoCE switch: off, streaming (ATP/SHARP-like) or "
+         "switchml; all-reduces may then run as ina or nvls-ina",
+         &ScenarioOverrides::ina},
         {"algorithm",
          "Collective algorithm for every call (auto picks the fastest)",
          &ScenarioOverrides::algorithm},
@@ -303,6 +308,7 @@ ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
               !fromFile && !ideal,
               "only a rail-optimized cluster is oversubscribed here");
         needs("cc", cc, !ideal, "the ideal topology has no NICs");
+        needs("ina", ina, !ideal, "the ideal topology has no switches to aggregate in");
         if (!servers.empty())
         {
             s.servers = Integer("servers", servers, 1, TrainingScenario::MAX_SERVERS);
@@ -369,6 +375,15 @@ ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
                 Bad("cc", cc, "expected a congestion control TypeId (e.g. ns3::Dcqcn) or none");
             }
             s.congestionControl = name;
+        }
+        if (!ina.empty())
+        {
+            InaProtocol protocol;
+            if (ina != "off" && !InaHelper::ParseProtocol(ina, &protocol))
+            {
+                Bad("ina", ina, "expected off or " + InaHelper::GetProtocolNameList());
+            }
+            s.ina = ina;
         }
         if (!algorithm.empty())
         {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "training-report.h"
 
+#include "ns3/ina-transport.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -305,6 +307,37 @@ TrainingReport::PrintSummary(std::ostream& os) const
            << " us), PFC pauses " << m_sim.GetPfcPauses() << ", ECN marks " << m_sim.GetEcnMarks()
            << ", drops " << m_sim.GetDrops() << ", largest queue " << Bytes(maxQueue) << "\n";
     }
+    if (Ptr<InaTransport> ina = DynamicCast<InaTransport>(m_sim.GetCluster().scaleOut))
+    {
+        // Per aggregation job (a member set that asked for one): what it aggregated in
+        // the network, what fallback hosts summed, and the all-reduce bytes of its
+        // groups that ran on host algorithms because it was refused or slower.
+        os << "\n  in-network aggregation (" << s.ina << "): per job, bytes per member\n"
+           << "  job  members  switches  in network  aggregated  via fallback host\n";
+        for (const auto& u : ina->GetJobUsage())
+        {
+            os << "  " << std::setw(3) << u.job->info.job << std::setw(9) << u.members.size()
+               << std::setw(10) << u.job->switches.size() << std::setw(12)
+               << (u.job->inNetwork ? "yes" : "no") << std::setw(12) << Bytes(u.bytesInNetwork)
+               << std::setw(19) << Bytes(u.bytesViaFallbackHost)
+               << (u.job->inNetwork ? "" : "  (" + u.job->reason + ")") << "\n";
+        }
+        uint64_t inNetwork = 0;
+        uint64_t onHosts = 0;
+        for (const auto& c : runner->GetCalls())
+        {
+            if (c.type != CollectiveType::ALL_REDUCE || !c.finished)
+            {
+                continue;
+            }
+            const bool aggregated =
+                c.algorithm == CollectiveAlgorithmToString(CollectiveAlgorithm::INA) ||
+                c.algorithm == CollectiveAlgorithmToString(CollectiveAlgorithm::NVLS_INA);
+            (aggregated ? inNetwork : onHosts) += c.bytes;
+        }
+        os << "  all-reduce calls: " << Bytes(inNetwork) << " in the network (ina, nvls-ina), "
+           << Bytes(onHosts) << " on host algorithms (per call, summed)\n";
+    }
     os << std::defaultfloat;
 }
 
@@ -326,12 +359,28 @@ TrainingReport::WriteResults(std::ostream& os) const
                        {"pods", s.pods},
                        {"oversubscription", s.oversubscription},
                        {"congestionControl", s.congestionControl},
+                       {"ina", s.ina},
                        {"seed", s.seed},
                        {"iterations", s.iterations}};
     doc["workload"] = {{"name", m_sim.GetTrace().GetName()},
                        {"from", m_sim.GetWorkloadNote()},
                        {"ranks", m_sim.GetTrace().GetNRanks()},
                        {"ops", m_sim.GetTrace().GetNOps()}};
+    if (Ptr<InaTransport> ina = DynamicCast<InaTransport>(m_sim.GetCluster().scaleOut))
+    {
+        Json jobs = Json::array();
+        for (const auto& u : ina->GetJobUsage())
+        {
+            jobs.push_back({{"job", u.job->info.job},
+                            {"members", u.members},
+                            {"switches", u.job->switches.size()},
+                            {"in_network", u.job->inNetwork},
+                            {"reason", u.job->reason},
+                            {"bytes_in_network", u.bytesInNetwork},
+                            {"bytes_via_fallback_host", u.bytesViaFallbackHost}});
+        }
+        doc["ina_jobs"] = jobs;
+    }
     doc["finished"] = runner->IsFinished();
     doc["stuck"] = runner->IsStuck();
     if (runner->IsStuck())

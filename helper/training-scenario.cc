@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "training-scenario.h"
 
+#include "ina-helper.h"
 #include "quantity-text.h"
 
 #include "ns3/gpu-preset.h"
@@ -327,6 +328,18 @@ TrainingScenario::Parse(const std::string& text,
         {
             Section f(top.Get("fabric"), "/fabric");
             s.congestionControl = f.Text("congestionControl", s.congestionControl);
+            s.ina = f.Text("ina", s.ina);
+            InaProtocol protocol;
+            if (s.ina != "off" && !InaHelper::ParseProtocol(s.ina, &protocol))
+            {
+                Fail("/fabric/ina",
+                     "expected \"off\" or a protocol (" + InaHelper::GetProtocolNameList() +
+                         "), got \"" + s.ina + "\"");
+            }
+            if (s.ina != "off" && s.topology == "ideal")
+            {
+                Fail("/fabric/ina", "the ideal topology has no switches to aggregate in");
+            }
             if (f.Has("config"))
             {
                 Section cfg(f.Get("config"), "/fabric/config");

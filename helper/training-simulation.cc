@@ -369,6 +369,29 @@ TrainingSimulation::Build(std::string* error)
                  "\" is not a congestion control (e.g. ns3::Dcqcn, ns3::NoCongestionControl)";
         return false;
     }
+    InaProtocol inaProtocol = InaHelper::GetProtocols().front();
+    if (s.ina != "off")
+    {
+        if (s.topology == "ideal")
+        {
+            *error = s.source + ": /fabric/ina: the ideal topology has no switches to "
+                                "aggregate in";
+            return false;
+        }
+        if (!InaHelper::ParseProtocol(s.ina, &inaProtocol))
+        {
+            *error = s.source + ": /fabric/ina: expected \"off\" or " +
+                     InaHelper::GetProtocolNameList() + ", got \"" + s.ina + "\"";
+            return false;
+        }
+        std::string why;
+        if (!CreateObject<InaAggregationEngine>()->CheckConfiguration(&why))
+        {
+            *error = s.source + ": " + why;
+            return false;
+        }
+        m_ina.SetProtocol(inaProtocol);
+    }
     if (s.topology == "file")
     {
         // The file says how many servers and GPUs there are. A malformed file is an error
@@ -430,6 +453,10 @@ TrainingSimulation::Build(std::string* error)
     else if (s.topology == "file")
     {
         GpuClusterHelper helper(m_roce);
+        if (s.ina != "off")
+        {
+            helper.EnableInNetworkAggregation(m_ina);
+        }
         m_cluster = helper.BuildOn(m_fileNetwork, s.gpusPerServer, "");
         m_roce.AssignStreams(1);
         m_transport = m_cluster.transport;
@@ -440,6 +467,10 @@ TrainingSimulation::Build(std::string* error)
     {
         m_roce.SetCongestionControl(s.congestionControl);
         GpuClusterHelper helper(m_roce);
+        if (s.ina != "off")
+        {
+            helper.EnableInNetworkAggregation(m_ina);
+        }
         m_cluster = helper.Build(s.servers,
                                  s.gpusPerServer,
                                  "", // the preset and the user's changes are the defaults

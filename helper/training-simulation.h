@@ -4,6 +4,7 @@
 
 #include "fabric-monitor.h"
 #include "gpu-cluster-helper.h"
+#include "ina-helper.h"
 #include "roce-helper.h"
 #include "training-scenario.h"
 
@@ -126,6 +127,7 @@ eturn true on success
     std::vector<std::string> m_warnings; //!< see GetWarnings
     std::string m_runnerAlgorithm;       //!< CollectiveEngine::Algorithm as the run uses it
     RoceHelper m_roce;
+    InaHelper m_ina; //!< the aggregation engines and jobs, when the scenario has INA
     GpuCluster m_cluster;
     CommGroup m_world;
     Ptr<CollectiveTransport> m_transport;

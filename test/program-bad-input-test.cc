@@ -335,7 +335,8 @@ TEST(ProgramBadInput, CollectivePerf)
                 {{"--algorithm=nvls", "--transport=rdma"}, "--algorithm=nvls: "},
                 {{"--algorithm=ina"}, "--algorithm=ina: ina needs aggregation switches: add --ina"},
                 {{"--transport=ideal", "--ina"},
-                 "--ina=true: only used with --transport=rdma or --transport=dgx, not --transport=ideal"},
+                 "--ina=true: only used with --transport=rdma or --transport=dgx, not "
+                 "--transport=ideal"},
                 {{"--ina", "--ns3::InaAggregationEngine::SlotBytes=1022"},
                  "ns3::InaAggregationEngine::SlotBytes: 1022 is not a multiple of ElementBytes "
                  "(4)"},
@@ -437,6 +438,9 @@ TEST(ProgramBadInput, AiFabricSim)
     const std::string badOutputs =
         TempFile("scenario-outputs.json",
                  R"({"outputs": {"dir": ")" + NotAFolder() + R"(/results"}})");
+    const std::string badIna =
+        TempFile("scenario-ina.json",
+                 R"({"fabric": {"ina": "sharp"}, "outputs": {"plots": false}})");
     ExpectRefused(
         "ai-fabric-sim",
         Join(CommonCases(),
@@ -458,6 +462,15 @@ TEST(ProgramBadInput, AiFabricSim)
                  {{"--scenario=" + badOutputs},
                   badOutputs + ": /outputs/dir: " + NotAFolder() +
                       "/results: expected a writable folder"},
+                 {{"--ina=sharp"}, "--ina=sharp: expected off or streaming or switchml"},
+                 {{"--ina=streaming", "--topology=ideal"},
+                  "--ina=streaming: the ideal topology has no switches to aggregate in"},
+                 {{"--scenario=" + badIna},
+                  badIna + ": /fabric/ina: expected \"off\" or a protocol (streaming or "
+                           "switchml), got \"sharp\""},
+                 {{"--ina=streaming", "--ns3::InaAggregationEngine::StreamingBytes=4094"},
+                  "ns3::InaAggregationEngine::StreamingBytes: 4094 is not a multiple of "
+                  "ElementBytes (4)"},
              }));
     ExpectHelp("ai-fabric-sim");
 }

@@ -63,6 +63,7 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
                              "oversubscription",
                              "topology",
                              "cc",
+                             "ina",
                              "algorithm",
                              "channels",
                              "computeScale"})
@@ -70,7 +71,7 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
         ASSERT_EQ(cmd.help.count(name), 1u) << name;
         EXPECT_GT(cmd.help[name].size(), 10u) << name;
     }
-    EXPECT_EQ(cmd.help.size(), 13u);
+    EXPECT_EQ(cmd.help.size(), 14u);
     *cmd.fields["servers"] = "4";
     EXPECT_EQ(o.servers, "4");
 }
@@ -97,10 +98,12 @@ TEST_F(NsTest, WhatIfOptionsOverrideTheScenario)
     o.spines = "3";
     o.oversubscription = "2";
     o.cc = "none";
+    o.ina = "switchml";
     o.algorithm = "ring";
     o.channels = "2";
     o.computeScale = "1.5";
     ASSERT_TRUE(o.Apply(s, &error)) << error;
+    EXPECT_EQ(s.ina, "switchml");
     EXPECT_EQ(s.servers, 4u);
     EXPECT_EQ(s.gpusPerServer, 4u);
     EXPECT_EQ(s.gpu, "A100");
@@ -114,7 +117,8 @@ TEST_F(NsTest, WhatIfOptionsOverrideTheScenario)
     EXPECT_EQ(
         s.name,
         "default (what-if: --servers=4 --gpusPerServer=4 --gpu=A100 --nicRate=200Gbps --spines=3 "
-        "--oversubscription=2 --cc=none --algorithm=ring --channels=2 --computeScale=1.5)");
+        "--oversubscription=2 --cc=none --ina=switchml --algorithm=ring --channels=2 "
+        "--computeScale=1.5)");
 
     TrainingSimulation sim(s);
     ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
@@ -133,6 +137,15 @@ TEST_F(NsTest, WhatIfOptionsOverrideTheScenario)
     sim.GetRunner()->GetEngine()->GetAttribute("Algorithm", algorithm);
     EXPECT_EQ(channels.Get(), 2u);
     EXPECT_EQ(algorithm.Get(), "ring");
+    // --ina: an engine on every RoCE switch, the scale-out carrier aggregates.
+    for (const auto& sw : c.network.switchObjects)
+    {
+        EXPECT_NE(sw->GetPort(0)->GetNode()->GetObject<InaAggregationEngine>(), nullptr);
+    }
+    Ptr<InaTransport> ina = DynamicCast<InaTransport>(c.scaleOut);
+    ASSERT_NE(ina, nullptr);
+    EXPECT_TRUE(ina->CanAllReduceInNetwork({0, 4, 8, 12})); // rail 0 of the 4 servers
+    EXPECT_EQ(ina->GetJob({0, 4, 8, 12})->info.protocol, InaProtocol::SWITCHML);
 }
 
 TEST(WhatIf, BadValuesAreOneMessageNamingTheOption)

@@ -107,6 +107,10 @@ InaTransport::SwitchAllReduce(const std::vector<uint32_t>& members,
                         << members.size() << " ranks have no aggregation job (" << job.reason
                         << ")");
     m_bytesInNetwork += bytes;
+    std::vector<uint32_t> key = members;
+    std::sort(key.begin(), key.end());
+    auto& usage = m_usage[key];
+    usage.first += bytes;
     if (bytes == 0)
     {
         done();
@@ -118,22 +122,25 @@ InaTransport::SwitchAllReduce(const std::vector<uint32_t>& members,
     auto left = std::make_shared<uint32_t>(static_cast<uint32_t>(job.workers.size()));
     auto viaHost = std::make_shared<uint64_t>(0);
     Ptr<InaTransport> self(this);
+    uint64_t* usageViaHost = &usage.second; // map nodes stay put
     for (const auto& worker : job.workers)
     {
         worker->Reduce(job.info.job,
                        bytes,
-                       InaWorker::DoneCallback([left, viaHost, self, done](const InaReduction& r) {
-                           NS_ABORT_MSG_IF(r.failed,
-                                           "InaTransport: in-network all-reduce of job "
-                                               << r.job << " failed (a fragment was never "
-                                               << "answered)");
-                           *viaHost = std::max(*viaHost, r.fallbackBytes);
-                           if (--*left == 0)
-                           {
-                               self->m_bytesViaFallbackHost += *viaHost;
-                               done();
-                           }
-                       }));
+                       InaWorker::DoneCallback(
+                           [left, viaHost, self, usageViaHost, done](const InaReduction& r) {
+                               NS_ABORT_MSG_IF(r.failed,
+                                               "InaTransport: in-network all-reduce of job "
+                                                   << r.job << " failed (a fragment was never "
+                                                   << "answered)");
+                               *viaHost = std::max(*viaHost, r.fallbackBytes);
+                               if (--*left == 0)
+                               {
+                                   self->m_bytesViaFallbackHost += *viaHost;
+                                   *usageViaHost += *viaHost;
+                                   done();
+                               }
+                           }));
     }
 }
 
@@ -173,6 +180,29 @@ uint64_t
 InaTransport::GetBytesInNetwork() const
 {
     return m_bytesInNetwork;
+}
+
+std::vector<InaTransport::JobUsage>
+InaTransport::GetJobUsage() const
+{
+    std::vector<JobUsage> out;
+    for (const auto& [members, job] : m_jobs)
+    {
+        JobUsage u;
+        u.members = members;
+        u.job = &job;
+        auto it = m_usage.find(members);
+        if (it != m_usage.end())
+        {
+            u.bytesInNetwork = it->second.first;
+            u.bytesViaFallbackHost = it->second.second;
+        }
+        out.push_back(u);
+    }
+    std::sort(out.begin(), out.end(), [](const JobUsage& a, const JobUsage& b) {
+        return a.job->info.job < b.job->info.job;
+    });
+    return out;
 }
 
 uint64_t

@@ -59,6 +59,18 @@ class InaTransport : public RdmaTransport
      */
     const InaJob* GetJob(const std::vector<uint32_t>& members) const;
 
+    /// What one member set's job did.
+    struct JobUsage
+    {
+        std::vector<uint32_t> members;    //!< the member set (sorted)
+        const InaJob* job{nullptr};       //!< its job (placed or refused)
+        uint64_t bytesInNetwork{0};       //!< bytes per member all-reduced in the network
+        uint64_t bytesViaFallbackHost{0}; //!< of those, bytes fallback hosts summed
+    };
+
+    /// \return every member set asked for, in job id order, with what its job did
+    std::vector<JobUsage> GetJobUsage() const;
+
     /// \return bytes all-reduced in the network so far (per member, summed over calls)
     uint64_t GetBytesInNetwork() const;
     /**
@@ -78,7 +90,9 @@ class InaTransport : public RdmaTransport
     uint32_t m_firstJob;                                    //!< FirstJobId attribute
     mutable std::map<std::vector<uint32_t>, InaJob> m_jobs; //!< by sorted member set
     uint64_t m_bytesInNetwork{0};                           //!< see GetBytesInNetwork
-    uint64_t m_bytesViaFallbackHost{0}; //!< see GetBytesViaFallbackHost
+    uint64_t m_bytesViaFallbackHost{0};                     //!< see GetBytesViaFallbackHost
+    /// per member set (sorted): bytes in the network, bytes via fallback hosts
+    std::map<std::vector<uint32_t>, std::pair<uint64_t, uint64_t>> m_usage;
 };
 
 } // namespace ns3

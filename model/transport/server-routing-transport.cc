@@ -216,7 +216,10 @@ ServerRoutingTransport::SwitchMulticast(uint32_t src,
 bool
 ServerRoutingTransport::CanAllReduceInNetwork(const std::vector<uint32_t>& members) const
 {
-    const bool can = m_scaleOut && m_scaleOut->CanAllReduceInNetwork(members);
+    // Ranks that share a server have their NVSwitch: aggregation trees of the scale-out
+    // fabric are for groups across servers (as NCCL uses SHARP for inter-node only).
+    const bool can = !members.empty() && !ScaleUp(members).carrier && m_scaleOut &&
+                     m_scaleOut->CanAllReduceInNetwork(members);
     NS_LOG_LOGIC(members.size() << " ranks: " << (can ? "" : "no ") << "in-network all-reduce");
     return can;
 }
@@ -228,7 +231,7 @@ ServerRoutingTransport::SwitchAllReduce(const std::vector<uint32_t>& members,
                                         DoneCallback done)
 {
     NS_LOG_FUNCTION(this << members.size() << bytes << channel);
-    NS_ABORT_MSG_IF(!m_scaleOut || !m_scaleOut->CanAllReduceInNetwork(members),
+    NS_ABORT_MSG_IF(!CanAllReduceInNetwork(members),
                     "ServerRoutingTransport::SwitchAllReduce: the scale-out carrier does not "
                     "aggregate these "
                         << members.size() << " ranks in the network");
@@ -294,7 +297,7 @@ CarrierSwitchPath
 ServerRoutingTransport::DescribeSwitchPath(const std::vector<uint32_t>& members) const
 {
     const ScaleUpHop hop = ScaleUp(members);
-    if (!hop.carrier && m_scaleOut && m_scaleOut->CanAllReduceInNetwork(members))
+    if (!hop.carrier && CanAllReduceInNetwork(members))
     {
         // An aggregation tree of the scale-out fabric: its NIC ports.
         CarrierSwitchPath sw = m_scaleOut->DescribeSwitchPath(members);

@@ -97,9 +97,10 @@ class ServerRoutingTransport : public CollectiveTransport
                          uint32_t channel,
                          DoneCallback done) override;
     /**
-     * \param members ranks of a would-be aggregation group (on several servers)
-     * \return true when the scale-out carrier aggregates them in the network (an
-     *         InaTransport whose switches have room for their job)
+     * \param members ranks of a would-be aggregation group
+     * \return true when they are on several servers and the scale-out carrier aggregates
+     *         them in the network (an InaTransport whose switches have room for their
+     *         job); ranks on one server have their NVSwitch instead
      */
     bool CanAllReduceInNetwork(const std::vector<uint32_t>& members) const override;
     /**
