@@ -44,7 +44,8 @@ main(int argc, char* argv[])
               "the built-in default runs: 2 H100 servers x 8 GPUs, 400G rail-optimized RoCE "
               "fabric with DCQCN, replaying the shipped GPT-3 1.3B trace (TP 8, DP 2). The "
               "what-if options (--workload to --computeScale) each override one setting of "
-              "the scenario, or of that default.");
+              "the scenario, or of that default; e.g. --ina=streaming lets the switches "
+              "aggregate all-reduces in the network.");
     cmd.AddInputFile("scenario",
                      "Scenario JSON file (see doc/ai-fabric.rst, Scenario files)",
                      scenarioFile);

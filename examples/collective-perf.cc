@@ -86,7 +86,9 @@ main(int argc, char* argv[])
 
     ProgramOptions cmd("collective-perf", __FILE__);
     cmd.Usage("nccl-tests for the simulator: sweep message sizes for one collective and "
-              "algorithm on the RoCE fabric, the ideal transport or DGX servers.");
+              "algorithm on the RoCE fabric, the ideal transport or DGX servers. In-network "
+              "aggregation what-if: --transport=rdma --ranks=16 --rate=400Gbps --ina "
+              "(switches sum the gradients; compare with --algorithm=ring).");
     cmd.AddChoice("collective", "Collective", collectiveName, collectiveNames);
     cmd.AddChoice("algorithm",
                   GetCollectiveAlgorithmNameList() +

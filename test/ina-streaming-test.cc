@@ -353,3 +353,38 @@ TEST_F(InaStreaming, ResultsMarkedCeHalveTheWindow)
               << " CE echoes, smallest window " << smallest << " of " << job.info.poolSlots
               << " fragments, reduction " << Span(r) * 1e6 << " us\n";
 }
+
+TEST_F(InaStreaming, SameSeedSameRunBitForBit)
+{
+    // The lossy leaf-spine run twice with the same loss streams: the same times and
+    // counters to the picosecond; another stream gives another run.
+    auto run = [](int64_t stream) {
+        RoceHelper roce;
+        RoceTopologyHelper topoHelper(roce);
+        RoceTopology topo =
+            topoHelper.LeafSpine(2, 2, 4, DataRate("100Gbps"), 1.0, MicroSeconds(1));
+        roce.AssignStreams(1);
+        InaHelper ina;
+        ina.SetWorkerAttribute("RetransmitTimeout", TimeValue(MicroSeconds(100)));
+        ina.Install(topo.switchObjects);
+        InaJob job = ina.CreateJob(4, topo.nics);
+        Ptr<RoceNetDevice> port = topo.nics[0]->GetDevice();
+        AddLoss(port, 0.01, stream);
+        AddLoss(port->GetRoceChannel()->GetPeer(port), 0.01, stream + 1);
+        Reductions r;
+        ReduceAll(job, 1ull << 20, r);
+        Simulator::Run();
+        std::vector<int64_t> out;
+        for (const auto& x : r.done)
+        {
+            out.push_back(x.end.GetTimeStep());
+            out.push_back(static_cast<int64_t>(x.retransmissions));
+            out.push_back(static_cast<int64_t>(x.fallbackBytes));
+        }
+        Simulator::Destroy();
+        return out;
+    };
+    const auto a = run(11);
+    EXPECT_EQ(a, run(11));
+    EXPECT_NE(a, run(21));
+}
