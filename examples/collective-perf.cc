@@ -115,7 +115,7 @@ main(int argc, char* argv[])
                  64);
     cmd.AddSize("chunk",
                 "Pipelining chunk (K, M suffix); auto = each algorithm's default (tree and "
-                "hierarchical and nvls-ina 512K, nvls 128K, others none)",
+                "hierarchical 512K, nvls and nvls-ina 128K, others none)",
                 chunkBytes,
                 4096,
                 uint64_t{1} << 40,

@@ -54,9 +54,7 @@ const AlgorithmEntry ALGORITHMS[] = {
     {CollectiveAlgorithm::HIERARCHICAL, "hierarchical", NCCL_SIMPLE_STEP_BYTES},
     {CollectiveAlgorithm::NVLS, "nvls", NVLS_DEFAULT_CHUNK_BYTES},
     {CollectiveAlgorithm::INA, "ina", 0}, // the workers pipeline by their own window
-    // Pieces of a Simple-protocol step: each piece is one in-network reduction per rail,
-    // and a rail's reductions run one after another (a round trip between them).
-    {CollectiveAlgorithm::NVLS_INA, "nvls-ina", NCCL_SIMPLE_STEP_BYTES},
+    {CollectiveAlgorithm::NVLS_INA, "nvls-ina", NVLS_DEFAULT_CHUNK_BYTES},
 };
 
 const AlgorithmEntry&

@@ -121,7 +121,7 @@ CommPlan HierarchicalAllGather(const CommGroup& group,
  * rail in the network.
  * \param group ranks and where they run; same number of ranks on every server
  * \param bytes buffer size
- * \param chunkBytes piece size (0: CollectiveDefaultChunkBytes, 512 KiB)
+ * \param chunkBytes piece size (0: CollectiveDefaultChunkBytes, NVLS's 128 KiB)
  * \return the plan (algorithm "nvls-ina")
  */
 CommPlan NvlsInaAllReduce(const CommGroup& group, uint64_t bytes, uint64_t chunkBytes = 0);

@@ -118,7 +118,7 @@ bool
 InaWorker::IsBusy(uint16_t job) const
 {
     auto it = m_runs.find(job);
-    return it != m_runs.end() && it->second.active;
+    return it != m_runs.end() && !it->second.segments.empty();
 }
 
 bool
@@ -128,11 +128,24 @@ InaWorker::Outstanding(const Run& run, uint32_t q)
     return slot.sequence == q && !slot.done;
 }
 
-uint16_t
-InaWorker::FragmentLength(const Run& run, uint32_t q)
+InaWorker::Segment*
+InaWorker::SegmentOf(Run& run, uint32_t q)
 {
-    const uint64_t offset = static_cast<uint64_t>(q) * run.info.fragmentBytes;
-    const uint64_t left = run.result.bytes - offset;
+    for (auto& segment : run.segments)
+    {
+        if (q >= segment.base && q - segment.base < segment.result.fragments)
+        {
+            return &segment;
+        }
+    }
+    return nullptr;
+}
+
+uint16_t
+InaWorker::FragmentLength(const Run& run, const Segment& segment, uint32_t q) const
+{
+    const uint64_t offset = static_cast<uint64_t>(q - segment.base) * run.info.fragmentBytes;
+    const uint64_t left = segment.result.bytes - offset;
     return static_cast<uint16_t>(std::min<uint64_t>(left, run.info.fragmentBytes));
 }
 
@@ -146,52 +159,45 @@ InaWorker::Reduce(uint16_t job, uint64_t bytes, DoneCallback done)
     Run& run = it->second;
     NS_ABORT_MSG_IF(bytes == 0, "InaWorker::Reduce: nothing to reduce");
     const uint64_t fragments = (bytes + run.info.fragmentBytes - 1) / run.info.fragmentBytes;
-    NS_ABORT_MSG_IF(fragments > UINT32_MAX / 2,
-                    "InaWorker::Reduce: " << bytes << " B is more than 2^31 fragments");
-    if (run.active)
+    NS_ABORT_MSG_IF(fragments > UINT32_MAX / 2 - run.nextBase,
+                    "InaWorker::Reduce: job " << job << " would pass 2^31 fragments");
+    Segment segment;
+    segment.base = run.nextBase;
+    segment.callback = done;
+    segment.result.job = job;
+    segment.result.bytes = bytes;
+    segment.result.fragments = static_cast<uint32_t>(fragments);
+    segment.result.start = Simulator::Now();
+    if (run.cwnd == 0)
     {
-        NS_LOG_LOGIC("job " << job << ": " << bytes << " B queued behind the running reduction");
-        run.queue.emplace_back(bytes, done);
-        return;
+        run.cwnd = run.info.poolSlots;
     }
-    Start(run, bytes, done);
-}
-
-void
-InaWorker::Start(Run& run, uint64_t bytes, DoneCallback done)
-{
-    const uint16_t job = run.info.job;
-    const uint64_t fragments = (bytes + run.info.fragmentBytes - 1) / run.info.fragmentBytes;
-    run.result = InaReduction();
-    run.result.job = job;
-    run.result.bytes = bytes;
-    run.result.fragments = static_cast<uint32_t>(fragments);
-    run.result.start = Simulator::Now();
-    run.done = 0;
-    run.base = run.nextBase;
-    run.nextBase += run.result.fragments;
-    run.timeouts.clear();
-    run.callback = done;
-    run.active = true;
+    segment.result.minWindow = static_cast<uint32_t>(run.cwnd);
+    NS_LOG_LOGIC("job " << job << ": " << bytes << " B as fragments " << segment.base << " to "
+                        << segment.base + fragments - 1 << (run.segments.empty() ? "" : ", behind ")
+                        << (run.segments.empty() ? "" : std::to_string(run.segments.size()))
+                        << (run.segments.empty() ? "" : " reduction(s)"));
+    run.segments.push_back(std::move(segment));
+    const uint32_t first = run.nextBase;
+    run.nextBase += static_cast<uint32_t>(fragments);
     if (run.info.protocol == InaProtocol::STREAMING)
     {
-        if (run.cwnd == 0)
-        {
-            run.cwnd = run.info.poolSlots;
-        }
-        run.result.minWindow = static_cast<uint32_t>(run.cwnd);
-        run.nextToSend = run.base;
-        run.lowest = run.base;
-        run.recover = run.base;
-        run.outstanding = 0;
         SendWindow(run);
-        ArmTimer(job);
-        return;
     }
-    const uint32_t window = std::min<uint32_t>(run.info.poolSlots, run.result.fragments);
-    for (uint32_t q = 0; q < window; ++q)
+    else
     {
-        SendFragment(run, run.base + q, false);
+        // A slot's next fragment goes when its previous one's result is in (OnResult);
+        // the new fragments whose slot is free already go now.
+        const uint32_t k = run.info.poolSlots;
+        const uint32_t last = std::min<uint64_t>(run.nextBase, uint64_t(first) + k);
+        for (uint32_t q = first; q < last; ++q)
+        {
+            const PoolSlot& slot = run.slots[q % k];
+            if (q < k || (slot.sequence == q - k && slot.done))
+            {
+                SendFragment(run, q, false);
+            }
+        }
     }
     ArmTimer(job);
 }
@@ -209,7 +215,9 @@ InaWorker::SendFragment(Run& run, uint32_t q, bool retransmission)
     h.sender = 0;
     h.count = 1;
     h.bitmap = 0;
-    h.length = FragmentLength(run, q - run.base);
+    const Segment* segment = SegmentOf(run, q);
+    NS_ASSERT_MSG(segment, "fragment " << q << " belongs to no reduction");
+    h.length = FragmentLength(run, *segment, q);
     if (run.info.protocol == InaProtocol::STREAMING)
     {
         h.slot = AggregatorOf(run.info.job, q);
@@ -228,7 +236,7 @@ InaWorker::SendFragment(Run& run, uint32_t q, bool retransmission)
     run.timeouts.push_back(q);
     if (retransmission)
     {
-        ++run.result.retransmissions;
+        ++SegmentOf(run, q)->result.retransmissions;
     }
 }
 
@@ -260,21 +268,14 @@ InaWorker::AggregatorOf(uint16_t job, uint32_t q)
 bool
 InaWorker::HasResult(const Run& run, uint32_t q)
 {
-    if (q < run.base)
-    {
-        return true;
-    }
-    if (!run.active)
-    {
-        return q < run.nextBase;
-    }
+    // Fragments are sent in order and each slot is reused only once its result is in.
     return q < run.nextToSend && !Outstanding(run, q);
 }
 
 void
 InaWorker::SendWindow(Run& run)
 {
-    const uint32_t end = run.base + run.result.fragments;
+    const uint32_t end = run.nextBase;
     while (run.lowest < run.nextToSend && !Outstanding(run, run.lowest))
     {
         ++run.lowest;
@@ -395,43 +396,45 @@ InaWorker::OnFallbackData(Run& run, const InaHeader& h)
 void
 InaWorker::OnResult(Run& run, const InaHeader& h)
 {
-    if (!run.active || h.sequence < run.base || h.sequence - run.base >= run.result.fragments)
+    Segment* segment = SegmentOf(run, h.sequence);
+    if (!segment)
     {
         NS_LOG_DEBUG("result of job " << h.job << " sequence " << h.sequence
                                       << " matches no running reduction");
         return;
     }
+    InaReduction& result = segment->result;
     PoolSlot& slot = run.slots[h.sequence % run.info.poolSlots];
     if (!Outstanding(run, h.sequence))
     {
-        ++run.result.duplicateResults;
+        ++result.duplicateResults;
         return;
     }
     slot.done = true;
-    ++run.done;
+    ++segment->done;
     if (h.count != run.info.workers)
     {
         NS_LOG_WARN("job " << h.job << " sequence " << h.sequence << ": result sums " << h.count
                            << " workers, the job has " << run.info.workers);
-        ++run.result.wrongCounts;
+        ++result.wrongCounts;
     }
     const bool ecn = (h.flags & InaHeader::ECN_ECHO) != 0;
     if (ecn)
     {
-        ++run.result.ecnEchoes;
+        ++result.ecnEchoes;
     }
     if (run.info.protocol == InaProtocol::STREAMING)
     {
         --run.outstanding;
         if (h.flags & InaHeader::FALLBACK)
         {
-            run.result.fallbackBytes += FragmentLength(run, h.sequence - run.base);
+            result.fallbackBytes += FragmentLength(run, *segment, h.sequence);
         }
         if (ecn && h.sequence >= run.recover)
         {
             run.cwnd = std::max(1.0, run.cwnd / 2);
             run.recover = run.nextToSend;
-            run.result.minWindow = std::min(run.result.minWindow, static_cast<uint32_t>(run.cwnd));
+            result.minWindow = std::min(result.minWindow, static_cast<uint32_t>(run.cwnd));
             NS_LOG_LOGIC("job " << h.job << ": CE echoed, window " << run.cwnd);
         }
         else if (!ecn)
@@ -457,49 +460,75 @@ InaWorker::OnResult(Run& run, const InaHeader& h)
     }
     else
     {
-        // The result frees the slot: its next use is the fragment a window later
-        // (results may come out of order, each slot's in order).
+        // The result frees the slot: its next use is the fragment a window later, of
+        // this reduction or of one asked for since (results may come out of order, each
+        // slot's in order).
         const uint64_t next = uint64_t(h.sequence) + run.info.poolSlots;
-        if (next < uint64_t(run.base) + run.result.fragments)
+        if (next < run.nextBase)
         {
             SendFragment(run, static_cast<uint32_t>(next), false);
         }
     }
-    if (run.done == run.result.fragments)
+    FinishDone(run);
+}
+
+void
+InaWorker::FinishDone(Run& run)
+{
+    const uint16_t job = run.info.job;
+    while (!run.segments.empty() &&
+           run.segments.front().done == run.segments.front().result.fragments)
     {
-        NS_LOG_LOGIC("job " << h.job << ": reduction of " << run.result.bytes << " B done in "
-                            << (Simulator::Now() - run.result.start).As(Time::US) << ", "
-                            << run.result.retransmissions << " retransmissions");
-        Finish(run);
+        Segment segment = std::move(run.segments.front());
+        run.segments.pop_front();
+        segment.result.end = Simulator::Now();
+        NS_LOG_LOGIC("job " << job << ": reduction of " << segment.result.bytes << " B done in "
+                            << (segment.result.end - segment.result.start).As(Time::US) << ", "
+                            << segment.result.retransmissions << " retransmissions");
+        m_doneTrace(segment.result);
+        if (!segment.callback.IsNull())
+        {
+            segment.callback(segment.result); // may ask for more reductions
+        }
+    }
+    auto it = m_runs.find(job);
+    if (it != m_runs.end() && it->second.segments.empty())
+    {
+        it->second.timeouts.clear();
+        auto timer = m_timers.find(job);
+        if (timer != m_timers.end())
+        {
+            timer->second.Cancel();
+        }
     }
 }
 
 void
-InaWorker::Finish(Run& run)
+InaWorker::Fail(Run& run)
 {
-    run.active = false;
-    run.result.end = Simulator::Now();
+    // The stream is given up: its slots start afresh after the reductions asked for.
+    std::deque<Segment> failed;
+    failed.swap(run.segments);
     run.timeouts.clear();
-    auto timer = m_timers.find(run.info.job);
-    if (timer != m_timers.end())
+    run.nextToSend = run.nextBase;
+    run.lowest = run.nextBase;
+    run.outstanding = 0;
+    const uint32_t k = run.info.poolSlots;
+    for (uint64_t q = run.nextBase; q < uint64_t(run.nextBase) + k; ++q)
     {
-        timer->second.Cancel();
+        PoolSlot& slot = run.slots[q % k];
+        slot.done = true;
+        slot.sequence = q >= k ? static_cast<uint32_t>(q - k) : slot.sequence;
     }
-    const InaReduction result = run.result;
-    DoneCallback callback = run.callback;
-    run.callback = DoneCallback();
-    m_doneTrace(result);
-    if (!callback.IsNull())
+    for (auto& segment : failed)
     {
-        callback(result);
-    }
-    // The next queued reduction of the job, if any (the callback may have queued one).
-    auto it = m_runs.find(result.job);
-    if (it != m_runs.end() && !it->second.active && !it->second.queue.empty())
-    {
-        auto [bytes, next] = it->second.queue.front();
-        it->second.queue.pop_front();
-        Start(it->second, bytes, next);
+        segment.result.failed = true;
+        segment.result.end = Simulator::Now();
+        m_doneTrace(segment.result);
+        if (!segment.callback.IsNull())
+        {
+            segment.callback(segment.result);
+        }
     }
 }
 
@@ -520,7 +549,7 @@ InaWorker::ArmTimer(uint16_t job)
         }
         break;
     }
-    if (!run.active || run.timeouts.empty())
+    if (run.segments.empty() || run.timeouts.empty())
     {
         return;
     }
@@ -557,8 +586,7 @@ InaWorker::OnTimeout(uint16_t job)
         {
             NS_LOG_WARN("job " << job << ": fragment " << q << " sent " << m_maxRetransmissions + 1
                                << " times without a result; reduction failed");
-            run.result.failed = true;
-            Finish(run);
+            Fail(run);
             return;
         }
         NS_LOG_LOGIC("job " << job << ": fragment " << q << " timed out");
@@ -566,7 +594,9 @@ InaWorker::OnTimeout(uint16_t job)
         {
             run.cwnd = std::max(1.0, run.cwnd / 2);
             run.recover = run.nextToSend;
-            run.result.minWindow = std::min(run.result.minWindow, static_cast<uint32_t>(run.cwnd));
+            Segment* segment = SegmentOf(run, q);
+            segment->result.minWindow =
+                std::min(segment->result.minWindow, static_cast<uint32_t>(run.cwnd));
         }
         SendFragment(run, q, true);
     }

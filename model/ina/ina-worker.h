@@ -117,10 +117,12 @@ class InaWorker : public Object
     void AddJob(const InaJobInfo& info);
 
     /**
-     * Reduce bytes of values with the other workers of job: now, or after the job's
-     * reductions already asked for (they run one after another, in call order, and their
-     * fragments are numbered on from one to the next, so every worker's n-th fragment
-     * meets the others' in the same slot). Aborts if the job is unknown.
+     * Reduce bytes of values with the other workers of job. The job's reductions form
+     * one stream: their fragments are numbered on from one to the next (so every
+     * worker's n-th fragment meets the others' in the same slot), a reduction's
+     * fragments follow the previous one's as the window allows, without waiting for
+     * its results, and reductions are reported in call order. Aborts if the job is
+     * unknown.
      * \param job the job
      * \param bytes value bytes (at least 1)
      * \param done called when every result has arrived (may be null)
@@ -129,7 +131,7 @@ class InaWorker : public Object
 
     /**
      * \param job a job id
-     * \return whether a reduction of the job is running (others may be queued)
+     * \return whether a reduction of the job is not yet reported
      */
     bool IsBusy(uint16_t job) const;
 
@@ -162,22 +164,26 @@ class InaWorker : public Object
         uint32_t asked{0};      //!< workers asked for a result this host lacks
     };
 
-    /// A reduction in progress (memory: one PoolSlot per slot, not per fragment).
+    /// One reduction asked for: a run of consecutive job sequences.
+    struct Segment
+    {
+        uint32_t base{0};      //!< job sequence of its first fragment
+        uint32_t done{0};      //!< fragments whose result arrived
+        InaReduction result;   //!< filled in as it goes
+        DoneCallback callback; //!< the caller's
+    };
+
+    /// A job's stream of reductions (memory: one PoolSlot per slot, not per fragment).
     struct Run
     {
-        InaJobInfo info;      //!< the job
-        InaReduction result;  //!< filled in as it goes
-        uint32_t base{0};     //!< job sequence of the reduction's first fragment
-        uint32_t nextBase{0}; //!< job sequence of the next reduction's first
-        std::deque<std::pair<uint64_t, DoneCallback>> queue; //!< reductions waiting
-        uint32_t done{0};                                    //!< fragments whose result arrived
-        std::vector<PoolSlot> slots;                         //!< by slot index
+        InaJobInfo info;               //!< the job
+        std::deque<Segment> segments;  //!< reductions not yet reported, in call order
+        uint32_t nextBase{0};          //!< job sequence after the last one asked for
+        uint32_t nextToSend{0};        //!< job sequence of the next new fragment
+        std::vector<PoolSlot> slots;   //!< by slot index
         std::deque<uint32_t> timeouts; //!< fragments by send time (stale entries skipped)
-        DoneCallback callback;         //!< the caller's
-        bool active{false};            //!< a reduction is running
         // streaming
         double cwnd{0};                         //!< window, in fragments
-        uint32_t nextToSend{0};                 //!< job sequence of the next new fragment
         uint32_t lowest{0};                     //!< oldest fragment not known done
         uint32_t outstanding{0};                //!< fragments sent, result not arrived
         uint32_t recover{0};                    //!< no window cut for results before this
@@ -186,19 +192,22 @@ class InaWorker : public Object
 
     /// \return whether fragment q of run is outstanding (sent, result not arrived)
     static bool Outstanding(const Run& run, uint32_t q);
+    /// \return the segment of run that holds job sequence q (null if none)
+    static Segment* SegmentOf(Run& run, uint32_t q);
 
-    /// Start a reduction of bytes on run's job now.
-    void Start(Run& run, uint64_t bytes, DoneCallback done);
+    /// Send what the window allows: streaming, in order within cwnd and the pool;
+    /// switchml, every fragment whose slot is free.
+    void SendWindow(Run& run);
     /// Send fragment q (job sequence) of run (first time or again).
     void SendFragment(Run& run, uint32_t q, bool retransmission);
-    /// End run (done or failed): report it.
-    void Finish(Run& run);
+    /// Report the finished reductions at the front of run, in call order.
+    void FinishDone(Run& run);
+    /// Give up every reduction of run (a fragment was never answered).
+    void Fail(Run& run);
     /// An INA frame arrived.
     void Receive(Ptr<Packet> frame, const RoceFrameInfo& info);
     /// A RESULT for run's job arrived (or a fallback host made one).
     void OnResult(Run& run, const InaHeader& h);
-    /// Streaming: send new fragments while the window allows.
-    void SendWindow(Run& run);
     /// Streaming: a contribution or a request reached this worker as fallback host.
     void OnFallbackData(Run& run, const InaHeader& h);
     /// Queue an INA frame to dst on the NIC's port.
@@ -211,8 +220,8 @@ class InaWorker : public Object
     void ArmTimer(uint16_t job);
     /// The timer of job fired.
     void OnTimeout(uint16_t job);
-    /// \return bytes of the reduction's fragment q (0 = its first)
-    static uint16_t FragmentLength(const Run& run, uint32_t q);
+    /// \return bytes of segment's fragment q (a job sequence)
+    uint16_t FragmentLength(const Run& run, const Segment& segment, uint32_t q) const;
 
     Time m_rto;                           //!< RetransmitTimeout attribute
     uint32_t m_maxRetransmissions;        //!< MaxRetransmissions attribute
