@@ -2,7 +2,7 @@
 // NVLS inside each server, in-network aggregation across servers ("nvls-ina", NCCL's
 // NVLS + SHARP shape): the plan the PlanChecker proves, its routing over GpuClusters
 // whose scale-out switches aggregate, and its time against NVLS alone and the rings.
-#include "test-util.h"
+#include "ina-test-util.h"
 
 #include "ns3/collective-hierarchical.h"
 
@@ -15,25 +15,6 @@ class InaNvls : public NsTest
 {
 };
 
-/// An all-reduce of bytes with algorithm ("auto" too) on a carrier over group.
-CollectiveResult
-RunAllReduce(Ptr<CollectiveTransport> carrier,
-             const CommGroup& group,
-             uint64_t bytes,
-             const std::string& algorithm)
-{
-    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
-    engine->SetTransport(carrier);
-    engine->SetAttribute("Algorithm", StringValue(algorithm));
-    engine->SetAttribute("Channels", UintegerValue(8));
-    CollectiveResult result;
-    engine->RunCollective(CollectiveType::ALL_REDUCE,
-                          group,
-                          bytes,
-                          MakeBoundCallback(&StoreResult, &result));
-    Simulator::Run();
-    return result;
-}
 } // namespace
 
 TEST_F(InaNvls, PlanCheckerProvesTheHierarchicalInNetworkAllReduce)
@@ -84,7 +65,7 @@ TEST_F(InaNvls, TwoH100ServersRunAtTheNvlsRateAndAutoPicksIt)
         GpuClusterHelper helper(roce);
         GpuCluster one =
             helper.Build(1, gpus, "H100", DataRate("400Gbps"), 1, 1.0, MicroSeconds(1));
-        nvlsInServer = RunAllReduce(one.transport, one.world, bytes, "nvls");
+        nvlsInServer = RunAllReduce(one.transport, one.world, bytes, "nvls", 8);
         Simulator::Destroy();
     }
     CollectiveResult ring;
@@ -93,7 +74,7 @@ TEST_F(InaNvls, TwoH100ServersRunAtTheNvlsRateAndAutoPicksIt)
         GpuClusterHelper helper(roce);
         GpuCluster cluster =
             helper.Build(servers, gpus, "H100", DataRate("400Gbps"), 1, 1.0, MicroSeconds(1));
-        ring = RunAllReduce(cluster.transport, cluster.world, bytes, "rail-ring");
+        ring = RunAllReduce(cluster.transport, cluster.world, bytes, "rail-ring", 8);
         Simulator::Destroy();
     }
     RoceHelper roce;
@@ -107,7 +88,8 @@ TEST_F(InaNvls, TwoH100ServersRunAtTheNvlsRateAndAutoPicksIt)
     EXPECT_EQ(CollectiveSelection(cluster.transport)
                   .Choose(CollectiveType::ALL_REDUCE, cluster.world, bytes),
               "nvls-ina");
-    const CollectiveResult result = RunAllReduce(cluster.transport, cluster.world, bytes, "auto");
+    const CollectiveResult result =
+        RunAllReduce(cluster.transport, cluster.world, bytes, "auto", 8);
     EXPECT_EQ(result.algorithm, "nvls-ina");
     EXPECT_EQ(result.bytes, bytes);
     // Every byte crossed the scale-out fabric once per server, aggregated by the rails.

@@ -3,9 +3,7 @@
 // the closed form and against ring, hash-addressed aggregators that collide and fall back
 // to the fragment's fallback host with exact contributor sets, loss, and the ECN-driven
 // window.
-#include "test-util.h"
-
-#include "ns3/error-model.h"
+#include "ina-test-util.h"
 
 #include <algorithm>
 #include <numeric>
@@ -19,61 +17,6 @@ namespace
 class InaStreaming : public NsTest
 {
 };
-
-/// Every worker's reduction, as its callback reports it.
-struct Reductions
-{
-    std::vector<InaReduction> done;
-
-    void Record(const InaReduction& r)
-    {
-        done.push_back(r);
-    }
-};
-
-/// Start a reduction of bytes on every worker of job now; collect the results.
-void
-ReduceAll(const InaJob& job, uint64_t bytes, Reductions& out)
-{
-    for (const auto& worker : job.workers)
-    {
-        worker->Reduce(job.info.job, bytes, MakeCallback(&Reductions::Record, &out));
-    }
-}
-
-/// Wire time of one INA frame of payload bytes at rate.
-double
-FrameSeconds(uint32_t payload, double rateBps)
-{
-    const uint32_t frame = roce::ETHERNET_HEADER_BYTES + roce::IPV4_HEADER_BYTES +
-                           roce::UDP_HEADER_BYTES + ina::HEADER_BYTES + payload;
-    return roce::WireBytes(frame) * 8.0 / rateBps;
-}
-
-/// Seconds from the first send to the last result over all workers.
-double
-Span(const Reductions& r)
-{
-    Time start = r.done.front().start;
-    Time end = r.done.front().end;
-    for (const auto& x : r.done)
-    {
-        start = std::min(start, x.start);
-        end = std::max(end, x.end);
-    }
-    return (end - start).GetSeconds();
-}
-
-/// Drop a fraction of the frames a port receives, from a fixed random stream.
-void
-AddLoss(Ptr<NetDevice> device, double rate, int64_t stream)
-{
-    Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
-    em->SetAttribute("ErrorRate", DoubleValue(rate));
-    em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
-    em->AssignStreams(stream);
-    device->SetAttribute("ReceiveErrorModel", PointerValue(em));
-}
 
 /// Distinct (job, sequence) pairs an engine completed, from its SlotComplete trace.
 struct Completions
@@ -93,24 +36,6 @@ struct Completions
     }
 };
 
-/// busbw of an all-reduce of bytes over n ranks on a carrier, with algorithm.
-CollectiveResult
-RunAllReduce(Ptr<CollectiveTransport> carrier,
-             uint32_t n,
-             uint64_t bytes,
-             const std::string& algorithm)
-{
-    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
-    engine->SetTransport(carrier);
-    engine->SetAttribute("Algorithm", StringValue(algorithm));
-    CollectiveResult result;
-    engine->RunCollective(CollectiveType::ALL_REDUCE,
-                          CommGroup::Uniform(n, 1),
-                          bytes,
-                          MakeBoundCallback(&StoreResult, &result));
-    Simulator::Run();
-    return result;
-}
 } // namespace
 
 TEST_F(InaStreaming, FullMtuFragmentsTakeOneCrossingOfTheLink)
@@ -149,7 +74,7 @@ TEST_F(InaStreaming, FullMtuFragmentsTakeOneCrossingOfTheLink)
     EXPECT_EQ(engines[0]->GetContributions(), uint64_t(n) * fragments);
     EXPECT_EQ(engines[0]->GetResultsSent(), uint64_t(n) * fragments);
     EXPECT_EQ(engines[0]->GetCollisions(), 0u);
-    const double expected = (fragments + 1) * FrameSeconds(4096, 100e9) + 2 * delay.GetSeconds();
+    const double expected = (fragments + 1) * InaFrameSeconds(4096, 100e9) + 2 * delay.GetSeconds();
     EXPECT_NEAR(Span(r), expected, 1e-9);
     std::cout << "[ measured ] streaming INA all-reduce of " << bytes << " B over " << n
               << " workers at 100 Gb/s: " << Span(r) * 1e6 << " us (closed form " << expected * 1e6
@@ -179,13 +104,13 @@ TEST_F(InaStreaming, SixteenWorkersAt400GReachMoreThan1Point6TimesRingsBusBw)
             Ptr<InaTransport> carrier = CreateObject<InaTransport>();
             carrier->SetNics(topo.nics);
             carrier->SetController(ina.GetController());
-            result = RunAllReduce(carrier, n, bytes, "ina");
+            result = RunAllReduce(carrier, CommGroup::Uniform(n, 1), bytes, "ina");
         }
         else
         {
             Ptr<RdmaTransport> carrier = CreateObject<RdmaTransport>();
             carrier->SetNics(topo.nics);
-            result = RunAllReduce(carrier, n, bytes, "ring");
+            result = RunAllReduce(carrier, CommGroup::Uniform(n, 1), bytes, "ring");
         }
         Simulator::Destroy();
         return result;

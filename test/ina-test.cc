@@ -2,9 +2,7 @@
 // In-network aggregation: the INA header, the switch engine and the workers (SwitchML-like
 // slots and ATP/SHARP-like streaming), against closed forms of the time an all-reduce
 // takes.
-#include "test-util.h"
-
-#include "ns3/error-model.h"
+#include "ina-test-util.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -19,47 +17,6 @@ namespace
 class Ina : public NsTest
 {
 };
-
-/// Every worker's reduction, as its callback reports it.
-struct Reductions
-{
-    std::vector<InaReduction> done;
-
-    void Record(const InaReduction& r)
-    {
-        done.push_back(r);
-    }
-};
-
-/// Start a reduction of bytes on every worker of job now; collect the results.
-void
-ReduceAll(const InaJob& job, uint64_t bytes, Reductions& out)
-{
-    for (const auto& worker : job.workers)
-    {
-        worker->Reduce(job.info.job, bytes, MakeCallback(&Reductions::Record, &out));
-    }
-}
-
-/// Wire time of one INA frame of payload bytes at rate.
-double
-FrameSeconds(uint32_t payload, double rateBps)
-{
-    const uint32_t frame = roce::ETHERNET_HEADER_BYTES + roce::IPV4_HEADER_BYTES +
-                           roce::UDP_HEADER_BYTES + ina::HEADER_BYTES + payload;
-    return roce::WireBytes(frame) * 8.0 / rateBps;
-}
-
-/// Drop a fraction of the frames a port receives, from a fixed random stream.
-void
-AddLoss(Ptr<NetDevice> device, double rate, int64_t stream)
-{
-    Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
-    em->SetAttribute("ErrorRate", DoubleValue(rate));
-    em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
-    em->AssignStreams(stream);
-    device->SetAttribute("ReceiveErrorModel", PointerValue(em));
-}
 
 /// Expect every reduction done, with exact counts and (if exact) no retransmission.
 void
@@ -77,19 +34,6 @@ ExpectClean(const Reductions& r, uint32_t n, bool noRetransmissions = true)
     }
 }
 
-/// Seconds from the first send to the last result over all workers.
-double
-Span(const Reductions& r)
-{
-    Time start = r.done.front().start;
-    Time end = r.done.front().end;
-    for (const auto& x : r.done)
-    {
-        start = std::min(start, x.start);
-        end = std::max(end, x.end);
-    }
-    return (end - start).GetSeconds();
-}
 } // namespace
 
 TEST_F(Ina, HeaderRoundTripsEveryField)
@@ -173,7 +117,7 @@ TEST_F(Ina, AllReduceOnOneSwitchTakesOneCrossingOfTheLink)
     EXPECT_EQ(engines[0]->GetResultsSent(), uint64_t(n) * fragments);
     EXPECT_EQ(engines[0]->GetDuplicates(), 0u);
     EXPECT_EQ(engines[0]->GetDiscarded(), 0u);
-    const double frame = FrameSeconds(1024, rate);
+    const double frame = InaFrameSeconds(1024, rate);
     const double expected = (fragments + 1) * frame + 2 * delay.GetSeconds();
     const double measured = Span(r);
     EXPECT_NEAR(measured, expected, 1e-9); // picosecond rounding of 2 x 4097 frames
@@ -239,7 +183,7 @@ TEST_F(Ina, TimeIsFlatInTheNumberOfWorkersOnALeafSpine)
         RoceTopologyHelper topoHelper(roce);
         RoceTopology topo = topoHelper.LeafSpine(n / 4, 2, 4, DataRate("100Gbps"), 1.0, delay);
         InaHelper ina;
-    ina.SetProtocol(InaProtocol::SWITCHML);
+        ina.SetProtocol(InaProtocol::SWITCHML);
         ina.Install(topo.switchObjects);
         InaJob job = ina.CreateJob(7, topo.nics);
         ASSERT_TRUE(job.inNetwork) << job.reason;
@@ -255,8 +199,8 @@ TEST_F(Ina, TimeIsFlatInTheNumberOfWorkersOnALeafSpine)
         // leaf and to the worker, each switch sending once the whole frame is in. The
         // leaf-spine cables run at 4 x 100G / 2 spines = 200 Gb/s.
         const uint32_t fragments = bytes / 1024;
-        const double expected = (fragments + 1) * FrameSeconds(1024, rate) +
-                                2 * FrameSeconds(1024, 2 * rate) + 4 * delay.GetSeconds();
+        const double expected = (fragments + 1) * InaFrameSeconds(1024, rate) +
+                                2 * InaFrameSeconds(1024, 2 * rate) + 4 * delay.GetSeconds();
         EXPECT_NEAR(times.back(), expected, 1e-9) << n << " workers";
         std::cout << "[ measured ] INA all-reduce of " << bytes << " B over " << n
                   << " workers (leaf-spine): " << times.back() * 1e6 << " us, closed form "
@@ -290,7 +234,7 @@ TEST_F(Ina, FewSlotsBindAsPoolTimesFragmentPerRoundTrip)
     ReduceAll(job, bytes, r);
     Simulator::Run();
     ASSERT_EQ(r.done.size(), n);
-    const double rtt = 2 * FrameSeconds(1024, rate) + 2 * delay.GetSeconds();
+    const double rtt = 2 * InaFrameSeconds(1024, rate) + 2 * delay.GetSeconds();
     const double fragments = bytes / 1024.0;
     const double predicted = fragments / k * rtt; // throughput k x 1 KiB per RTT
     const double measured = Span(r);
@@ -670,18 +614,10 @@ TEST_F(Ina, TheInaAlgorithmRunsOnTheInaCarrierAndAutoPicksIt)
     EXPECT_TRUE(known);
     EXPECT_NE(why.find("ina needs switches that aggregate"), std::string::npos) << why;
 
-    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
-    engine->SetTransport(carrier);
-    engine->SetAttribute("Algorithm", StringValue("ina"));
-    CollectiveResult result;
-    engine->RunCollective(CollectiveType::ALL_REDUCE,
-                          group,
-                          bytes,
-                          MakeBoundCallback(&StoreResult, &result));
-    Simulator::Run();
+    const CollectiveResult result = RunAllReduce(carrier, group, bytes, "ina");
     EXPECT_EQ(result.algorithm, "ina");
     const uint32_t fragments = bytes / 1024;
-    const double expected = (fragments + 1) * FrameSeconds(1024, 100e9) + 2 * delay.GetSeconds();
+    const double expected = (fragments + 1) * InaFrameSeconds(1024, 100e9) + 2 * delay.GetSeconds();
     EXPECT_NEAR(result.GetDuration().GetSeconds(), expected, 1e-9);
     EXPECT_EQ(carrier->GetBytesInNetwork(), bytes);
     std::vector<uint32_t> members(n);

@@ -468,23 +468,30 @@ InaAggregationEngine::HandleData(Job& job, uint32_t child, const InaHeader& head
         return;
     }
     m_slotCompleteTrace(header.job, header.sequence, slot.count);
+    const bool root = job.config.parentPort == InaJobConfig::NO_PARENT;
+    slot.complete = root;
+    slot.sentUp = !root;
+    SendSum(job, header, slot);
+}
+
+void
+InaAggregationEngine::SendSum(Job& job, const InaHeader& request, const Slot& sum)
+{
     if (job.config.parentPort == InaJobConfig::NO_PARENT)
     {
-        slot.complete = true;
-        NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": " << slot.count
+        NS_LOG_LOGIC("job " << request.job << " seq " << request.sequence << ": " << sum.count
                             << " workers summed, result to " << job.config.childPorts.size()
                             << " children");
         for (uint32_t c = 0; c < job.config.childPorts.size(); ++c)
         {
-            SendResult(job, c, header, slot, false);
+            SendResult(job, c, request, sum, false);
         }
     }
     else
     {
-        slot.sentUp = true;
-        NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": " << slot.count
+        NS_LOG_LOGIC("job " << request.job << " seq " << request.sequence << ": " << sum.count
                             << " workers summed, aggregate to the parent");
-        SendAggregate(job, header, slot, false);
+        SendAggregate(job, request, sum, false);
     }
 }
 
@@ -682,22 +689,7 @@ InaAggregationEngine::ProcessStreaming(Job& job, uint32_t inPort, const InaHeade
     // The sum goes on and the aggregator is free for the next fragment.
     const Slot sum{a.sequence, a.workers, a.count, a.length, true, false, true, a.ecn};
     a = Aggregator();
-    if (job.config.parentPort == InaJobConfig::NO_PARENT)
-    {
-        NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": " << sum.count
-                            << " workers summed, result to " << job.config.childPorts.size()
-                            << " children");
-        for (uint32_t c = 0; c < job.config.childPorts.size(); ++c)
-        {
-            SendResult(job, c, header, sum, false);
-        }
-    }
-    else
-    {
-        NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": " << sum.count
-                            << " workers summed, aggregate to the parent");
-        SendAggregate(job, header, sum, false);
-    }
+    SendSum(job, header, sum);
 }
 
 void

@@ -242,6 +242,9 @@ class InaAggregationEngine : public Object
                                  const InaHeader& request,
                                  const Slot& slot,
                                  bool retransmission);
+    /// A complete sum: the root sends the RESULT to every child, another switch the
+    /// aggregate to its parent.
+    void SendSum(Job& job, const InaHeader& request, const Slot& sum);
     /// Send the slot's RESULT to one child.
     void SendResult(Job& job,
                     uint32_t child,
