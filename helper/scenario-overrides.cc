@@ -381,7 +381,7 @@ ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
             InaProtocol protocol;
             if (ina != "off" && !InaHelper::ParseProtocol(ina, &protocol))
             {
-                Bad("ina", ina, "expected off or " + InaHelper::GetProtocolNameList());
+                Bad("ina", ina, "expected off, " + InaHelper::GetProtocolNameList());
             }
             s.ina = ina;
         }

@@ -462,7 +462,7 @@ TEST(ProgramBadInput, AiFabricSim)
                  {{"--scenario=" + badOutputs},
                   badOutputs + ": /outputs/dir: " + NotAFolder() +
                       "/results: expected a writable folder"},
-                 {{"--ina=sharp"}, "--ina=sharp: expected off or streaming or switchml"},
+                 {{"--ina=sharp"}, "--ina=sharp: expected off, streaming or switchml"},
                  {{"--ina=streaming", "--topology=ideal"},
                   "--ina=streaming: the ideal topology has no switches to aggregate in"},
                  {{"--scenario=" + badIna},
