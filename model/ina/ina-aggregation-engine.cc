@@ -341,7 +341,7 @@ InaAggregationEngine::Receive(uint32_t inPort,
     }
     // One reduction unit: frames wait for it in arrival order, holding their buffer.
     m_waiting.push_back({inPort, priority, frame, ce});
-    if (!m_unitEvent.IsRunning())
+    if (m_unitEvent.IsExpired()) // IsRunning() is gone in newer ns-3
     {
         StartNext();
     }
