@@ -101,7 +101,9 @@ HierarchicalBuilder::HierarchicalBuilder(const char* who,
     m_s = servers.size();
     for (uint32_t server : servers)
     {
-        std::vector<uint32_t> ranks = group.GetRanksOnServer(server);
+        // Ordering by local index makes position p the same rail on every server when
+        // the group is uniform, so the phase-2 rings stay on their rail's leaf.
+        std::vector<uint32_t> ranks = group.GetRanksOnServerByLocalIndex(server);
         if (m_rank.empty())
         {
             m_g = ranks.size();
@@ -114,11 +116,6 @@ HierarchicalBuilder::HierarchicalBuilder(const char* who,
                             << m_g << " rank(s) on server " << servers.front() << " and "
                             << ranks.size() << " on server " << server
                             << "; use a flat algorithm or a uniform sub-group");
-        // Ordering by local index makes position p the same rail on every server when
-        // the group is uniform, so the phase-2 rings stay on their rail's leaf.
-        std::sort(ranks.begin(), ranks.end(), [&group](uint32_t a, uint32_t b) {
-            return group.GetLocalIndex(a) < group.GetLocalIndex(b);
-        });
         m_rank.push_back(std::move(ranks));
     }
     // Pipelining: each round is a whole hierarchical collective over its share of the

@@ -6,7 +6,6 @@
 
 #include "ns3/abort.h"
 
-#include <algorithm>
 #include <vector>
 
 namespace ns3
@@ -21,10 +20,7 @@ NvlsInaAllReduce(const CommGroup& group, uint64_t bytes, uint64_t chunkBytes)
     std::vector<std::vector<uint32_t>> rank;
     for (uint32_t server : group.GetServers())
     {
-        std::vector<uint32_t> ranks = group.GetRanksOnServer(server);
-        std::sort(ranks.begin(), ranks.end(), [&group](uint32_t a, uint32_t b) {
-            return group.GetLocalIndex(a) < group.GetLocalIndex(b);
-        });
+        std::vector<uint32_t> ranks = group.GetRanksOnServerByLocalIndex(server);
         NS_ABORT_MSG_IF(!rank.empty() && ranks.size() != rank.front().size(),
                         "nvls-ina all-reduce: needs the same number of GPUs on every server, "
                         "but server "

@@ -253,11 +253,9 @@ RailAlignedRingOrders(const CommGroup& group, uint32_t channels)
         std::vector<uint32_t> order;
         for (uint32_t s = 0; s < servers; ++s)
         {
-            std::vector<uint32_t> ranks = group.GetRanksOnServer(group.GetServers()[s]);
             // Index by GPU local index, not by rank number: the two orders may differ.
-            std::sort(ranks.begin(), ranks.end(), [&group](uint32_t x, uint32_t y) {
-                return group.GetLocalIndex(x) < group.GetLocalIndex(y);
-            });
+            const std::vector<uint32_t> ranks =
+                group.GetRanksOnServerByLocalIndex(group.GetServers()[s]);
             for (uint32_t k = 0; k < g; ++k)
             {
                 uint32_t local = (s % 2 == 0) ? (a + k) % g : (a + g - 1 - k) % g;

@@ -8,7 +8,6 @@
 #include "ns3/log.h"
 
 #include <algorithm>
-#include <map>
 #include <numeric>
 
 namespace ns3
@@ -102,31 +101,26 @@ CollectiveSelection::ServerAndRailReduction(const CommGroup& group) const
     {
         return false;
     }
-    // The plan's member sets, as the carrier numbers the ranks.
-    std::map<uint32_t, std::vector<uint32_t>> servers; // server -> members by local index
-    std::map<uint32_t, std::vector<uint32_t>> rails;   // local index -> members by server
-    std::vector<uint32_t> order(group.GetSize());
-    std::iota(order.begin(), order.end(), 0u);
-    std::sort(order.begin(), order.end(), [&group](uint32_t a, uint32_t b) {
-        const auto& x = group.GetGpu(a);
-        const auto& y = group.GetGpu(b);
-        return x.server != y.server ? x.server < y.server : x.local < y.local;
-    });
-    for (uint32_t r : order)
+    // The plan's member sets (every server's ranks, every rail's), as the carrier numbers
+    // the ranks; the carriers answer for a set whatever its order.
+    auto carrierSet = [&members](const std::vector<uint32_t>& ranks) {
+        std::vector<uint32_t> set;
+        for (uint32_t r : ranks)
+        {
+            set.push_back(members[r]);
+        }
+        return set;
+    };
+    for (uint32_t server : group.GetServers())
     {
-        servers[group.GetGpu(r).server].push_back(members[r]);
-        rails[group.GetGpu(r).local].push_back(members[r]);
-    }
-    for (const auto& [server, set] : servers)
-    {
-        if (!m_carrier->CanReduceInSwitch(set))
+        if (!m_carrier->CanReduceInSwitch(carrierSet(group.GetRanksOnServer(server))))
         {
             return false;
         }
     }
-    for (const auto& [rail, set] : rails)
+    for (uint32_t rail : group.GetRails())
     {
-        if (!m_carrier->CanAllReduceInNetwork(set))
+        if (!m_carrier->CanAllReduceInNetwork(carrierSet(group.GetRail(rail))))
         {
             return false;
         }

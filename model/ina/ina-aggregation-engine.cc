@@ -562,13 +562,18 @@ InaAggregationEngine::SendAggregate(Job& job,
                                     const Slot& slot,
                                     bool retransmission)
 {
-    InaHeader h = ReplyHeader(InaHeader::DATA, request, slot, retransmission);
+    SendUp(job, ReplyHeader(InaHeader::DATA, request, slot, retransmission));
+}
+
+void
+InaAggregationEngine::SendUp(Job& job, InaHeader h)
+{
     h.sender = job.config.indexAtParent;
     const uint32_t port = job.config.parentPort;
     m_switch->SendLocal(
         port,
         job.config.priority,
-        MakeInaFrame(h, AddressOn(port, InaGroupAddress(request.job), job.config.priority)));
+        MakeInaFrame(h, AddressOn(port, InaGroupAddress(h.job), job.config.priority)));
     ++m_aggregatesSent;
 }
 
@@ -579,12 +584,9 @@ InaAggregationEngine::Forward(uint32_t inPort,
                               const RoceFrameInfo& info)
 {
     m_switch->ReleaseLocal(inPort, priority, frame->GetSize());
-    const uint32_t port =
-        m_switch->GetRoutingTable().SelectPort(info.dstIp, info.FlowKey(), m_switch->GetEcmpSalt());
+    const uint32_t port = RouteTo(Ipv4Address(info.dstIp), info.FlowKey());
     if (port == UINT32_MAX)
     {
-        NS_LOG_DEBUG("discard: no route to " << Ipv4Address(info.dstIp));
-        ++m_discarded;
         return;
     }
     NS_LOG_LOGIC("INA frame to host " << Ipv4Address(info.dstIp) << " forwarded on port " << port);
@@ -635,17 +637,7 @@ InaAggregationEngine::ProcessStreaming(Job& job, uint32_t inPort, const InaHeade
         }
         else
         {
-            SendAggregate(job,
-                          header,
-                          Slot{header.sequence,
-                               header.bitmap,
-                               header.count,
-                               header.length,
-                               true,
-                               true,
-                               false,
-                               false},
-                          true);
+            SendUp(job, header);
         }
         return;
     }
@@ -730,17 +722,27 @@ InaAggregationEngine::SendToFallbackHost(Job& job, const InaHeader& header)
 {
     const Ipv4Address host = job.config.workers[header.sequence % job.config.workers.size()];
     const uint64_t flow = (static_cast<uint64_t>(header.job) << 32) | header.sequence;
-    const uint32_t port =
-        m_switch->GetRoutingTable().SelectPort(host.Get(), flow, m_switch->GetEcmpSalt());
+    const uint32_t port = RouteTo(host, flow);
     if (port == UINT32_MAX)
     {
-        NS_LOG_DEBUG("discard: no route to fallback host " << host);
-        ++m_discarded;
         return;
     }
     m_switch->SendLocal(port,
                         job.config.priority,
                         MakeInaFrame(header, AddressOn(port, host, job.config.priority)));
+}
+
+uint32_t
+InaAggregationEngine::RouteTo(Ipv4Address dst, uint64_t flow)
+{
+    const uint32_t port =
+        m_switch->GetRoutingTable().SelectPort(dst.Get(), flow, m_switch->GetEcmpSalt());
+    if (port == UINT32_MAX)
+    {
+        NS_LOG_DEBUG("discard: no route to host " << dst);
+        ++m_discarded;
+    }
+    return port;
 }
 
 InaFrameAddress

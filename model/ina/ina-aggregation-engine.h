@@ -220,6 +220,11 @@ class InaAggregationEngine : public Object
     void ProcessStreaming(Job& job, uint32_t inPort, const InaHeader& header, bool ce);
     /// A streaming RESULT: forward it along the tree, free its aggregator.
     void ForwardStreamingResult(Job& job, uint32_t inPort, const InaHeader& header);
+    /// Send a DATA packet to the job's parent switch, as this switch's child.
+    void SendUp(Job& job, InaHeader h);
+    /// \return the port toward host dst for flow by the switch's routes; UINT32_MAX
+    ///         (the frame counted as discarded) if there is none
+    uint32_t RouteTo(Ipv4Address dst, uint64_t flow);
     /// Send a streaming packet to its fragment's fallback host.
     void SendToFallbackHost(Job& job, const InaHeader& header);
     /// Forward an INA frame addressed to a host by the switch's routes.

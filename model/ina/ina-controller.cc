@@ -157,6 +157,11 @@ InaController::CreateJob(uint16_t jobId, const std::vector<Ptr<RdmaNic>>& nics)
     NS_ABORT_MSG_IF(nics.size() < 2 || nics.size() > UINT16_MAX,
                     "InaController::CreateJob: a job has 2 to 65535 workers, got " << nics.size());
     const bool streaming = m_protocol == InaProtocol::STREAMING;
+    std::vector<Ipv4Address> addresses; // the workers' by rank
+    for (const auto& nic : nics)
+    {
+        addresses.push_back(nic->GetAddress());
+    }
     if (streaming && nics.size() > ina::MAX_STREAMING_WORKERS)
     {
         job.reason = "a streaming job has at most " + std::to_string(ina::MAX_STREAMING_WORKERS) +
@@ -315,10 +320,7 @@ InaController::CreateJob(uint16_t jobId, const std::vector<Ptr<RdmaNic>>& nics)
         place.config.protocol = m_protocol;
         if (streaming)
         {
-            for (const auto& nic : nics)
-            {
-                place.config.workers.push_back(nic->GetAddress());
-            }
+            place.config.workers = addresses;
         }
         Ptr<InaAggregationEngine> engine =
             switchOf[v]->GetPort(0)->GetNode()->GetObject<InaAggregationEngine>();
@@ -366,10 +368,7 @@ InaController::CreateJob(uint16_t jobId, const std::vector<Ptr<RdmaNic>>& nics)
         const uint64_t bytes = static_cast<uint64_t>(m_poolSlots) * slotBytes;
         job.info.poolSlots = static_cast<uint32_t>(
             std::max<uint64_t>(1, (bytes + fragmentBytes - 1) / fragmentBytes));
-        for (const auto& nic : nics)
-        {
-            job.info.addresses.push_back(nic->GetAddress());
-        }
+        job.info.addresses = addresses;
     }
     for (uint32_t w = 0; w < nics.size(); ++w)
     {

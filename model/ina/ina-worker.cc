@@ -323,6 +323,7 @@ InaWorker::OnFallbackData(Run& run, const InaHeader& h)
 {
     const uint32_t q = h.sequence;
     const uint32_t n = run.info.workers;
+    const uint64_t all = n == 64 ? ~0ull : (1ull << n) - 1; // every worker's bit
     const bool single = h.bitmap != 0 && (h.bitmap & (h.bitmap - 1)) == 0;
     const int32_t requester =
         (h.flags & InaHeader::RETRANSMISSION) && single ? __builtin_ctzll(h.bitmap) : -1;
@@ -336,7 +337,7 @@ InaWorker::OnFallbackData(Run& run, const InaHeader& h)
             r.type = InaHeader::RESULT;
             r.flags = InaHeader::RETRANSMISSION;
             r.count = static_cast<uint16_t>(n);
-            r.bitmap = n == 64 ? ~0ull : (1ull << n) - 1;
+            r.bitmap = all;
             r.sender = 0;
             SendFrame(r, run.info.addresses[requester], run.info.priority);
         }
@@ -365,7 +366,6 @@ InaWorker::OnFallbackData(Run& run, const InaHeader& h)
                             << " workers overlaps what the host has; dropped (its workers "
                             << "retransmit alone)");
     }
-    const uint64_t all = n == 64 ? ~0ull : (1ull << n) - 1;
     if (f.workers == all)
     {
         InaHeader r = h;

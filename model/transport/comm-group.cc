@@ -133,6 +133,16 @@ CommGroup::GetRanksOnServer(uint32_t server) const
 }
 
 std::vector<uint32_t>
+CommGroup::GetRanksOnServerByLocalIndex(uint32_t server) const
+{
+    std::vector<uint32_t> ranks = GetRanksOnServer(server);
+    std::sort(ranks.begin(), ranks.end(), [this](uint32_t a, uint32_t b) {
+        return m_gpus[a].local < m_gpus[b].local;
+    });
+    return ranks;
+}
+
+std::vector<uint32_t>
 CommGroup::GetRails() const
 {
     std::set<uint32_t> rails;

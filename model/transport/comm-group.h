@@ -97,6 +97,12 @@ class CommGroup
      * \return the ranks on server (ascending; empty if the group has none there)
      */
     std::vector<uint32_t> GetRanksOnServer(uint32_t server) const;
+    /**
+     * \param server a cluster-wide server index
+     * \return the ranks on server in the order of their local index (so position p is
+     *         the same rail on every server of a uniform group)
+     */
+    std::vector<uint32_t> GetRanksOnServerByLocalIndex(uint32_t server) const;
     /// \return the local indices (rails) the group uses, ascending
     std::vector<uint32_t> GetRails() const;
     /**

@@ -53,11 +53,18 @@ InaTransport::SetController(Ptr<InaController> controller)
     m_controller = controller;
 }
 
-InaJob&
-InaTransport::JobOf(const std::vector<uint32_t>& members) const
+std::vector<uint32_t>
+InaTransport::Key(const std::vector<uint32_t>& members)
 {
     std::vector<uint32_t> key = members;
     std::sort(key.begin(), key.end());
+    return key;
+}
+
+InaTransport::JobState&
+InaTransport::JobOf(const std::vector<uint32_t>& members) const
+{
+    std::vector<uint32_t> key = Key(members);
     auto it = m_jobs.find(key);
     if (it != m_jobs.end())
     {
@@ -85,13 +92,15 @@ InaTransport::JobOf(const std::vector<uint32_t>& members) const
     NS_LOG_LOGIC("member set of " << members.size() << " ranks: job " << id
                                   << (job.inNetwork ? " in the network" : " refused: ")
                                   << job.reason);
-    return m_jobs.emplace(std::move(key), std::move(job)).first->second;
+    JobState state;
+    state.job = std::move(job);
+    return m_jobs.emplace(std::move(key), std::move(state)).first->second;
 }
 
 bool
 InaTransport::CanAllReduceInNetwork(const std::vector<uint32_t>& members) const
 {
-    return members.size() >= 2 && JobOf(members).inNetwork;
+    return members.size() >= 2 && JobOf(members).job.inNetwork;
 }
 
 void
@@ -101,16 +110,13 @@ InaTransport::SwitchAllReduce(const std::vector<uint32_t>& members,
                               DoneCallback done)
 {
     NS_LOG_FUNCTION(this << members.size() << bytes << channel);
-    InaJob& job = JobOf(members);
+    JobState& state = JobOf(members);
+    const InaJob& job = state.job;
     NS_ABORT_MSG_IF(!job.inNetwork,
                     "InaTransport::SwitchAllReduce: these "
                         << members.size() << " ranks have no aggregation job (" << job.reason
                         << ")");
-    m_bytesInNetwork += bytes;
-    std::vector<uint32_t> key = members;
-    std::sort(key.begin(), key.end());
-    auto& usage = m_usage[key];
-    usage.first += bytes;
+    state.bytesInNetwork += bytes;
     if (bytes == 0)
     {
         done();
@@ -121,26 +127,24 @@ InaTransport::SwitchAllReduce(const std::vector<uint32_t>& members,
     // fragments, so the largest count is the reduction's.
     auto left = std::make_shared<uint32_t>(static_cast<uint32_t>(job.workers.size()));
     auto viaHost = std::make_shared<uint64_t>(0);
-    Ptr<InaTransport> self(this);
-    uint64_t* usageViaHost = &usage.second; // map nodes stay put
+    uint64_t* stateViaHost = &state.bytesViaFallbackHost; // map nodes stay put
     for (const auto& worker : job.workers)
     {
-        worker->Reduce(job.info.job,
-                       bytes,
-                       InaWorker::DoneCallback(
-                           [left, viaHost, self, usageViaHost, done](const InaReduction& r) {
-                               NS_ABORT_MSG_IF(r.failed,
-                                               "InaTransport: in-network all-reduce of job "
-                                                   << r.job << " failed (a fragment was never "
-                                                   << "answered)");
-                               *viaHost = std::max(*viaHost, r.fallbackBytes);
-                               if (--*left == 0)
-                               {
-                                   self->m_bytesViaFallbackHost += *viaHost;
-                                   *usageViaHost += *viaHost;
-                                   done();
-                               }
-                           }));
+        worker->Reduce(
+            job.info.job,
+            bytes,
+            InaWorker::DoneCallback([left, viaHost, stateViaHost, done](const InaReduction& r) {
+                NS_ABORT_MSG_IF(r.failed,
+                                "InaTransport: in-network all-reduce of job "
+                                    << r.job << " failed (a fragment was never "
+                                    << "answered)");
+                *viaHost = std::max(*viaHost, r.fallbackBytes);
+                if (--*left == 0)
+                {
+                    *stateViaHost += *viaHost;
+                    done();
+                }
+            }));
     }
 }
 
@@ -150,7 +154,7 @@ InaTransport::DescribeSwitchPath(const std::vector<uint32_t>& members) const
     // The members' NIC ports, as the default describes them; INA's own rate, latency and
     // forwarding unit.
     CarrierSwitchPath sw = RdmaTransport::DescribeSwitchPath(members);
-    const InaJob& job = JobOf(members);
+    const InaJob& job = JobOf(members).job;
     const uint32_t fragment = job.info.fragmentBytes ? job.info.fragmentBytes : 1024;
     const uint32_t frame = roce::ETHERNET_HEADER_BYTES + roce::IPV4_HEADER_BYTES +
                            roce::UDP_HEADER_BYTES + ina::HEADER_BYTES + fragment;
@@ -170,34 +174,28 @@ InaTransport::DescribeSwitchPath(const std::vector<uint32_t>& members) const
 const InaJob*
 InaTransport::GetJob(const std::vector<uint32_t>& members) const
 {
-    std::vector<uint32_t> key = members;
-    std::sort(key.begin(), key.end());
-    auto it = m_jobs.find(key);
-    return it == m_jobs.end() ? nullptr : &it->second;
+    auto it = m_jobs.find(Key(members));
+    return it == m_jobs.end() ? nullptr : &it->second.job;
 }
 
 uint64_t
 InaTransport::GetBytesInNetwork() const
 {
-    return m_bytesInNetwork;
+    uint64_t bytes = 0;
+    for (const auto& [members, state] : m_jobs)
+    {
+        bytes += state.bytesInNetwork;
+    }
+    return bytes;
 }
 
 std::vector<InaTransport::JobUsage>
 InaTransport::GetJobUsage() const
 {
     std::vector<JobUsage> out;
-    for (const auto& [members, job] : m_jobs)
+    for (const auto& [members, state] : m_jobs)
     {
-        JobUsage u;
-        u.members = members;
-        u.job = &job;
-        auto it = m_usage.find(members);
-        if (it != m_usage.end())
-        {
-            u.bytesInNetwork = it->second.first;
-            u.bytesViaFallbackHost = it->second.second;
-        }
-        out.push_back(u);
+        out.push_back({members, &state.job, state.bytesInNetwork, state.bytesViaFallbackHost});
     }
     std::sort(out.begin(), out.end(), [](const JobUsage& a, const JobUsage& b) {
         return a.job->info.job < b.job->info.job;
@@ -208,7 +206,12 @@ InaTransport::GetJobUsage() const
 uint64_t
 InaTransport::GetBytesViaFallbackHost() const
 {
-    return m_bytesViaFallbackHost;
+    uint64_t bytes = 0;
+    for (const auto& [members, state] : m_jobs)
+    {
+        bytes += state.bytesViaFallbackHost;
+    }
+    return bytes;
 }
 
 } // namespace ns3

@@ -83,16 +83,22 @@ class InaTransport : public RdmaTransport
     void DoDispose() override;
 
   private:
-    /// \return the job of members, placed on first use
-    InaJob& JobOf(const std::vector<uint32_t>& members) const;
+    /// A member set's job and what it did.
+    struct JobState
+    {
+        InaJob job;                       //!< placed or refused
+        uint64_t bytesInNetwork{0};       //!< see JobUsage
+        uint64_t bytesViaFallbackHost{0}; //!< see JobUsage
+    };
 
-    Ptr<InaController> m_controller;                        //!< places jobs
-    uint32_t m_firstJob;                                    //!< FirstJobId attribute
-    mutable std::map<std::vector<uint32_t>, InaJob> m_jobs; //!< by sorted member set
-    uint64_t m_bytesInNetwork{0};                           //!< see GetBytesInNetwork
-    uint64_t m_bytesViaFallbackHost{0};                     //!< see GetBytesViaFallbackHost
-    /// per member set (sorted): bytes in the network, bytes via fallback hosts
-    std::map<std::vector<uint32_t>, std::pair<uint64_t, uint64_t>> m_usage;
+    /// \return members sorted: the key of their job
+    static std::vector<uint32_t> Key(const std::vector<uint32_t>& members);
+    /// \return the job of members, placed on first use
+    JobState& JobOf(const std::vector<uint32_t>& members) const;
+
+    Ptr<InaController> m_controller;                          //!< places jobs
+    uint32_t m_firstJob;                                      //!< FirstJobId attribute
+    mutable std::map<std::vector<uint32_t>, JobState> m_jobs; //!< by sorted member set
 };
 
 } // namespace ns3
