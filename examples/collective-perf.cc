@@ -135,8 +135,9 @@ main(int argc, char* argv[])
     cmd.AddValue("ina",
                  "rdma, dgx: every RoCE switch aggregates in the network "
                  "(InaAggregationEngine; its attributes: "
-                 "--ns3::InaAggregationEngine::Slots=... and the like), and all-reduces may "
-                 "run there (--algorithm=ina on rdma, nvls-ina on dgx, or auto)",
+                 "--ns3::InaAggregationEngine::Slots=... and the like), and collectives may "
+                 "run there (--algorithm=ina: all-reduce, reduce-scatter, all-gather, "
+                 "broadcast, reduce; nvls-ina: all-reduce on dgx; or auto)",
                  ina);
     cmd.AddChoice("inaProtocol",
                   "with --ina: streaming (ATP/SHARP-like, full-MTU fragments, shared "
@@ -455,12 +456,13 @@ main(int argc, char* argv[])
         std::vector<uint32_t> members(ranks);
         std::iota(members.begin(), members.end(), 0u);
         const InaJob* job = dgx ? nullptr : inaCarrier->GetJob(members);
-        std::printf("# In-network aggregation: %llu B all-reduced in the network (per member, "
-                    "summed over jobs; %llu B of it summed by fallback hosts)%s%s\n",
-                    static_cast<unsigned long long>(inaCarrier->GetBytesInNetwork()),
-                    static_cast<unsigned long long>(inaCarrier->GetBytesViaFallbackHost()),
-                    job && !job->inNetwork ? "; job refused: " : "",
-                    job && !job->inNetwork ? job->reason.c_str() : "");
+        std::printf(
+            "# In-network aggregation: %llu B reduced or multicast in the network (per member, "
+            "summed over jobs; %llu B of it summed by fallback hosts)%s%s\n",
+            static_cast<unsigned long long>(inaCarrier->GetBytesInNetwork()),
+            static_cast<unsigned long long>(inaCarrier->GetBytesViaFallbackHost()),
+            job && !job->inNetwork ? "; job refused: " : "",
+            job && !job->inNetwork ? job->reason.c_str() : "");
     }
     Simulator::Destroy();
     return 0;

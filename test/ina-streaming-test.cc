@@ -170,7 +170,8 @@ TEST_F(InaStreaming, CollidingJobsFallBackToTheHostWithExactContributorSets)
                                 jobs[j].workers[w],
                                 jobs[j].info.job,
                                 bytes,
-                                MakeCallback(&Reductions::Record, &r[j]));
+                                MakeCallback(&Reductions::Record, &r[j]),
+                                InaReductionRoles());
         }
     }
     Simulator::Run();

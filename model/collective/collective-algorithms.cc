@@ -216,6 +216,9 @@ IsCollectiveAlgorithmSupported(CollectiveType type, CollectiveAlgorithm algorith
         return type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE_SCATTER ||
                type == CollectiveType::ALL_GATHER;
     case CollectiveAlgorithm::INA:
+        return type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE_SCATTER ||
+               type == CollectiveType::ALL_GATHER || type == CollectiveType::BROADCAST ||
+               type == CollectiveType::REDUCE;
     case CollectiveAlgorithm::NVLS_INA:
         return type == CollectiveType::ALL_REDUCE;
     case CollectiveAlgorithm::AUTO:
@@ -297,7 +300,19 @@ MakeCollectivePlan(CollectiveType type,
             return NvlsAllGather(n, bytes, chunk);
         }
     case CollectiveAlgorithm::INA:
-        return InaAllReduce(n, bytes, ch, chunk);
+        switch (type)
+        {
+        case CollectiveType::ALL_REDUCE:
+            return InaAllReduce(n, bytes, ch, chunk);
+        case CollectiveType::REDUCE_SCATTER:
+            return InaReduceScatter(n, bytes, ch, chunk);
+        case CollectiveType::ALL_GATHER:
+            return InaAllGather(n, bytes, ch, chunk);
+        case CollectiveType::BROADCAST:
+            return InaBroadcast(n, bytes, options.root, ch, chunk);
+        default:
+            return InaReduce(n, bytes, options.root, ch, chunk);
+        }
     case CollectiveAlgorithm::RAIL_RING:
     case CollectiveAlgorithm::HIERARCHICAL:
     case CollectiveAlgorithm::NVLS_INA:

@@ -263,6 +263,69 @@ CommPlan NvlsAllGather(uint32_t n, uint64_t bytes, uint64_t chunkBytes = 0);
  */
 CommPlan InaAllReduce(uint32_t n, uint64_t bytes, uint32_t channels = 1, uint64_t chunkBytes = 0);
 
+/**
+ * In-network reduce-scatter (SHARP's reduce toward each owner): shard g (about bytes/n)
+ * is cut into channels x rounds pieces, each one NETWORK_REDUCE into rank g: every
+ * rank's copy goes up the aggregation tree and the switches send the sum's values down
+ * toward g only (the others get acknowledgements). Each NIC sends bytes and receives
+ * bytes/n, as the ring; what the network saves is the ring's n - 1 steps.
+ * \param n ranks
+ * \param bytes call size (the whole buffer; rank g ends with shard g)
+ * \param channels aggregation channels (at least 1)
+ * \param chunkBytes largest piece, 0 for one piece per shard and channel
+ * \return the plan
+ */
+CommPlan InaReduceScatter(uint32_t n,
+                          uint64_t bytes,
+                          uint32_t channels = 1,
+                          uint64_t chunkBytes = 0);
+
+/**
+ * In-network all-gather (multicast in the switches): shard g is cut as in
+ * InaReduceScatter, each piece one NETWORK_MULTICAST from rank g: g sends its values up
+ * once, the other ranks send value-less packets of the same sequence (their zeros), and
+ * the switches replicate the values down to every rank. Each NIC sends bytes/n of
+ * values and receives bytes.
+ * \param n ranks
+ * \param bytes call size (the gathered buffer)
+ * \param channels aggregation channels (at least 1)
+ * \param chunkBytes largest piece, 0 for one piece per shard and channel
+ * \return the plan
+ */
+CommPlan InaAllGather(uint32_t n, uint64_t bytes, uint32_t channels = 1, uint64_t chunkBytes = 0);
+
+/**
+ * In-network broadcast: the root's buffer cut into channels x rounds pieces, each one
+ * NETWORK_MULTICAST from root (see InaAllGather).
+ * \param n ranks
+ * \param bytes call size
+ * \param root sending rank
+ * \param channels aggregation channels (at least 1)
+ * \param chunkBytes largest piece, 0 for one piece per channel
+ * \return the plan
+ */
+CommPlan InaBroadcast(uint32_t n,
+                      uint64_t bytes,
+                      uint32_t root,
+                      uint32_t channels = 1,
+                      uint64_t chunkBytes = 0);
+
+/**
+ * In-network reduce: the buffer cut into channels x rounds pieces, each one
+ * NETWORK_REDUCE into root (see InaReduceScatter).
+ * \param n ranks
+ * \param bytes call size
+ * \param root receiving rank
+ * \param channels aggregation channels (at least 1)
+ * \param chunkBytes largest piece, 0 for one piece per channel
+ * \return the plan
+ */
+CommPlan InaReduce(uint32_t n,
+                   uint64_t bytes,
+                   uint32_t root,
+                   uint32_t channels = 1,
+                   uint64_t chunkBytes = 0);
+
 /// The most pipeline rounds (and so pieces of a call cut by its chunk) a plan may have:
 /// no real chunk size needs more, and more would make the plan too large to hold.
 constexpr uint64_t MAX_PLAN_PIECES = uint64_t{1} << 20;
@@ -385,7 +448,9 @@ uint64_t CollectiveChunkBytes(CollectiveAlgorithm algorithm,
  * all-reduce, broadcast, reduce. Halving-doubling: all-reduce, reduce-scatter,
  * all-gather with n a power of two. Direct: all-to-all, all-gather, send/recv. NVLS:
  * all-reduce, reduce-scatter, all-gather (whether the carrier can run it is the
- * engine's question). Rail-ring: as ring for all-reduce, reduce-scatter and all-gather;
+ * engine's question). INA: all-reduce, reduce-scatter, all-gather, broadcast, reduce
+ * (the carrier's question too); nvls-ina: all-reduce. Rail-ring: as ring for all-reduce,
+ * reduce-scatter and all-gather;
  * hierarchical: those three too (both also need the group's shape: see
  * CollectiveSelection::CanMakePlan).
  * All-to-allv needs its matrix: call DirectAllToAllV.

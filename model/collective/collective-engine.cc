@@ -170,15 +170,17 @@ CollectiveEngine::Run(const CommPlan& plan, const std::vector<uint32_t>& rankMap
             memberSets[m].push_back(rankMap[r]);
         }
     }
-    std::vector<uint8_t> checked(plan.GetNMemberSets(), 0); // bit 1: switch, bit 2: network
+    std::vector<uint8_t> checked(plan.GetNMemberSets(), 0);
     for (const auto& t : plan.GetTransfers())
     {
         if (t.kind == CommPlan::Kind::POINT_TO_POINT)
         {
             continue;
         }
-        const bool network = t.kind == CommPlan::Kind::SWITCH_ALL_REDUCE;
-        const uint8_t bit = network ? 2 : 1;
+        // bit 1: NVLS, bit 2: in-network all-reduce, bit 4: in-network reduce/multicast
+        const bool network = CommPlan::InNetwork(t.kind);
+        const bool directed = network && t.kind != CommPlan::Kind::SWITCH_ALL_REDUCE;
+        const uint8_t bit = directed ? 4 : (network ? 2 : 1);
         if (checked[t.members] & bit)
         {
             continue;
@@ -191,7 +193,13 @@ CollectiveEngine::Run(const CommPlan& plan, const std::vector<uint32_t>& rankMap
                             << m_transport->GetInstanceTypeId().GetName()
                             << " cannot do that over these " << members.size()
                             << " ranks (NVLS needs ranks that share one NVSwitch)");
-        NS_ABORT_MSG_IF(network && !m_transport->CanAllReduceInNetwork(members),
+        NS_ABORT_MSG_IF(directed && !m_transport->CanReduceInNetwork(members),
+                        "CollectiveEngine::Run: plan '"
+                            << plan.GetAlgorithm() << "' reduces or multicasts in the network, but "
+                            << m_transport->GetInstanceTypeId().GetName()
+                            << " cannot do that over these " << members.size()
+                            << " ranks (they need aggregation switches with room for a job)");
+        NS_ABORT_MSG_IF(network && !directed && !m_transport->CanAllReduceInNetwork(members),
                         "CollectiveEngine::Run: plan '"
                             << plan.GetAlgorithm() << "' all-reduces in the network, but "
                             << m_transport->GetInstanceTypeId().GetName()
@@ -336,6 +344,20 @@ CollectiveEngine::SendReleased()
             break;
         case CommPlan::Kind::SWITCH_ALL_REDUCE:
             m_transport->SwitchAllReduce(it->second.memberSets[ts.members], bytes, channel, done);
+            break;
+        case CommPlan::Kind::NETWORK_REDUCE:
+            m_transport->NetworkReduce(it->second.memberSets[ts.members],
+                                       dst,
+                                       bytes,
+                                       channel,
+                                       done);
+            break;
+        case CommPlan::Kind::NETWORK_MULTICAST:
+            m_transport->NetworkMulticast(src,
+                                          it->second.memberSets[ts.members],
+                                          bytes,
+                                          channel,
+                                          done);
             break;
         }
     }

@@ -174,13 +174,14 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
             }
             arrive(id, done);
         };
-        if (t.kind == CommPlan::Kind::SWITCH_REDUCE || t.kind == CommPlan::Kind::SWITCH_ALL_REDUCE)
+        const CommPlan::Kind effect = CommPlan::DataEffect(t.kind);
+        if (effect == CommPlan::Kind::SWITCH_REDUCE || effect == CommPlan::Kind::SWITCH_ALL_REDUCE)
         {
             lastContribution[id] = std::max(lastContribution[id], now);
             if (--contributionsLeft[id] == 0)
             {
                 const double first = lastContribution[id] + s.latency.GetSeconds() + unit;
-                if (t.kind == CommPlan::Kind::SWITCH_REDUCE)
+                if (effect == CommPlan::Kind::SWITCH_REDUCE)
                 {
                     double& rx = rxFree[s.rxPorts[plan.GetMemberIndex(t.members, t.dst)]];
                     rx = std::max(first, rx) + ser;
@@ -299,6 +300,7 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
             break;
         }
         case CommPlan::Kind::SWITCH_REDUCE:
+        case CommPlan::Kind::NETWORK_REDUCE:
         case CommPlan::Kind::SWITCH_ALL_REDUCE: {
             const CarrierSwitchPath& s = switchPath(t);
             contributionsLeft[id] = static_cast<uint32_t>(s.txPorts.size());
@@ -310,6 +312,7 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
             break;
         }
         case CommPlan::Kind::SWITCH_MULTICAST:
+        case CommPlan::Kind::NETWORK_MULTICAST:
             offerSwitch(switchPath(t).txPorts[plan.GetMemberIndex(t.members, t.src)], id, now);
             break;
         }

@@ -87,10 +87,15 @@ CollectiveSelection::SwitchReduction(const CommGroup& group) const
 }
 
 bool
-CollectiveSelection::NetworkReduction(const CommGroup& group) const
+CollectiveSelection::NetworkReduction(const CommGroup& group, CollectiveType type) const
 {
     std::vector<uint32_t> members;
-    return CarrierMembers(group, members) && m_carrier->CanAllReduceInNetwork(members);
+    if (!CarrierMembers(group, members))
+    {
+        return false;
+    }
+    return type == CollectiveType::ALL_REDUCE ? m_carrier->CanAllReduceInNetwork(members)
+                                              : m_carrier->CanReduceInNetwork(members);
 }
 
 bool
@@ -164,11 +169,14 @@ CollectiveSelection::Applies(CollectiveType type,
                   "Hopper or newer) and every rail's NICs under switches that aggregate in the "
                   "network (InaTransport) with room for them");
     }
-    if (algorithm == CollectiveAlgorithm::INA && !NetworkReduction(group))
+    if (algorithm == CollectiveAlgorithm::INA && !NetworkReduction(group, type))
     {
         return no("ina needs switches that aggregate in the network (InaTransport) with room "
                   "for these " +
-                  std::to_string(group.GetSize()) + " ranks");
+                  std::to_string(group.GetSize()) + " ranks" +
+                  (type == CollectiveType::ALL_REDUCE
+                       ? std::string()
+                       : " that reduces toward or multicasts from one of them"));
     }
     return true;
 }

@@ -111,8 +111,14 @@ class CollectiveSelection
   private:
     /// \return whether the carrier reduces in a switch over all of group's ranks
     bool SwitchReduction(const CommGroup& group) const;
-    /// \return whether the carrier all-reduces in the network over all of group's ranks
-    bool NetworkReduction(const CommGroup& group) const;
+    /**
+     * \param group the group
+     * \param type the collective
+     * \return whether the carrier runs type's in-network transfers over all of group's
+     *         ranks: all-reduces (CanAllReduceInNetwork) for all-reduce, reduces and
+     *         multicasts (CanReduceInNetwork) for the others
+     */
+    bool NetworkReduction(const CommGroup& group, CollectiveType type) const;
     /// \return true if the group spans several servers, every server's ranks reduce in
     ///         their switch and every rail's ranks aggregate in the network (nvls-ina)
     bool ServerAndRailReduction(const CommGroup& group) const;

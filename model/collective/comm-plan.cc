@@ -155,19 +155,35 @@ CommPlan::GetMemberIndex(uint32_t set, uint32_t rank) const
     return static_cast<uint32_t>(std::find(members.begin(), members.end(), rank) - members.begin());
 }
 
+CommPlan::Kind
+CommPlan::DataEffect(Kind kind)
+{
+    switch (kind)
+    {
+    case Kind::NETWORK_REDUCE:
+        return Kind::SWITCH_REDUCE;
+    case Kind::NETWORK_MULTICAST:
+        return Kind::SWITCH_MULTICAST;
+    default:
+        return kind;
+    }
+}
+
+bool
+CommPlan::InNetwork(Kind kind)
+{
+    return kind == Kind::SWITCH_ALL_REDUCE || kind == Kind::NETWORK_REDUCE ||
+           kind == Kind::NETWORK_MULTICAST;
+}
+
 bool
 CommPlan::Involves(const Transfer& t, uint32_t rank) const
 {
-    switch (t.kind)
+    if (t.kind == Kind::POINT_TO_POINT)
     {
-    case Kind::POINT_TO_POINT:
         return t.src == rank || t.dst == rank;
-    case Kind::SWITCH_REDUCE:
-    case Kind::SWITCH_MULTICAST:
-    case Kind::SWITCH_ALL_REDUCE:
-        return GetMemberIndex(t.members, rank) < GetMembers(t.members).size();
     }
-    return false;
+    return GetMemberIndex(t.members, rank) < GetMembers(t.members).size();
 }
 
 uint64_t
@@ -356,7 +372,8 @@ CommPlan::GetBytesSent(uint32_t rank) const
     uint64_t bytes = 0;
     for (const auto& t : m_transfers)
     {
-        const bool sends = t.kind == Kind::SWITCH_REDUCE || t.kind == Kind::SWITCH_ALL_REDUCE
+        const Kind effect = DataEffect(t.kind);
+        const bool sends = effect == Kind::SWITCH_REDUCE || effect == Kind::SWITCH_ALL_REDUCE
                                ? GetMemberIndex(t.members, rank) < GetMembers(t.members).size()
                                : t.src == rank;
         bytes += sends ? t.bytes : 0;
@@ -370,7 +387,8 @@ CommPlan::GetBytesReceived(uint32_t rank) const
     uint64_t bytes = 0;
     for (const auto& t : m_transfers)
     {
-        const bool receives = t.kind == Kind::SWITCH_MULTICAST || t.kind == Kind::SWITCH_ALL_REDUCE
+        const Kind effect = DataEffect(t.kind);
+        const bool receives = effect == Kind::SWITCH_MULTICAST || effect == Kind::SWITCH_ALL_REDUCE
                                   ? GetMemberIndex(t.members, rank) < GetMembers(t.members).size()
                                   : t.dst == rank;
         bytes += receives ? t.bytes : 0;
@@ -382,7 +400,8 @@ uint32_t
 CommPlan::GetTransfersSent(uint32_t rank) const
 {
     return std::count_if(m_transfers.begin(), m_transfers.end(), [this, rank](const Transfer& t) {
-        return t.kind == Kind::SWITCH_REDUCE || t.kind == Kind::SWITCH_ALL_REDUCE
+        const Kind effect = DataEffect(t.kind);
+        return effect == Kind::SWITCH_REDUCE || effect == Kind::SWITCH_ALL_REDUCE
                    ? Involves(t, rank)
                    : t.src == rank;
     });
@@ -394,7 +413,8 @@ CommPlan::GetStepsSent(uint32_t rank) const
     std::set<uint32_t> steps;
     for (const auto& t : m_transfers)
     {
-        if (t.kind == Kind::SWITCH_REDUCE || t.kind == Kind::SWITCH_ALL_REDUCE ? Involves(t, rank)
+        const Kind effect = DataEffect(t.kind);
+        if (effect == Kind::SWITCH_REDUCE || effect == Kind::SWITCH_ALL_REDUCE ? Involves(t, rank)
                                                                                : t.src == rank)
         {
             steps.insert(t.step);
@@ -622,6 +642,12 @@ CommPlan::Print(std::ostream& os) const
             break;
         case Kind::SWITCH_ALL_REDUCE:
             os << "switch-all-reduce";
+            break;
+        case Kind::NETWORK_REDUCE:
+            os << "network-reduce -> " << t.dst;
+            break;
+        case Kind::NETWORK_MULTICAST:
+            os << t.src << " -> network-multicast";
             break;
         }
         if (t.members != ALL_MEMBERS)

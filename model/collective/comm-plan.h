@@ -93,7 +93,9 @@ class CommPlan
      * issued by one rank, so src == dst. SWITCH_REDUCE and SWITCH_MULTICAST are NVLS
      * (NVSwitch SHARP); SWITCH_ALL_REDUCE is in-network aggregation on the scale-out
      * fabric (SwitchML, SHARP): every rank's copy goes up a tree of switches once and
-     * the sum comes back to every rank.
+     * the sum comes back to every rank. NETWORK_REDUCE and NETWORK_MULTICAST do to the
+     * data what SWITCH_REDUCE and SWITCH_MULTICAST do, in the scale-out fabric's
+     * aggregation switches (SHARP's reduce and multicast; see DataEffect).
      */
     enum class Kind : uint8_t
     {
@@ -106,7 +108,22 @@ class CommPlan
         SWITCH_ALL_REDUCE, //!< every rank sends its copy up, the switches sum them and
                            //!< the sum replaces every rank's copy (the transfer is done
                            //!< when every rank has it)
+        NETWORK_REDUCE,    //!< SWITCH_REDUCE in the aggregation switches of the network
+        NETWORK_MULTICAST, //!< SWITCH_MULTICAST in the aggregation switches of the network
     };
+
+    /**
+     * \param kind a transfer kind
+     * \return what it does to the data: SWITCH_REDUCE for NETWORK_REDUCE,
+     *         SWITCH_MULTICAST for NETWORK_MULTICAST, the kind itself otherwise
+     */
+    static Kind DataEffect(Kind kind);
+    /**
+     * \param kind a transfer kind
+     * \return whether it runs in the scale-out fabric's aggregation switches
+     *         (SWITCH_ALL_REDUCE, NETWORK_REDUCE, NETWORK_MULTICAST)
+     */
+    static bool InNetwork(Kind kind);
 
     /// Member set 0: every rank of the plan (what switch transfers involve by default).
     static constexpr uint32_t ALL_MEMBERS = 0;
@@ -270,7 +287,8 @@ class CommPlan
     /**
      * Write a summary line and one line per transfer:
      * "#id step s ch c: src -> dst block b[..last] (B B) [reduce] [deps {...}]"; switch
-     * transfers read "switch-reduce -> dst", "src -> switch-multicast" and "switch-all-reduce".
+     * transfers read "switch-reduce -> dst", "src -> switch-multicast" and "switch-all-reduce"
+     * ("network-reduce -> dst" and "src -> network-multicast" in the network).
      */
     void Print(std::ostream& os) const;
 

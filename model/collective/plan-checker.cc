@@ -359,7 +359,7 @@ PlanCheckRun::CheckRaces(PlanCheckResult& result)
     {
         for (uint32_t b = t.chunk; b < t.chunk + t.chunkCount; ++b)
         {
-            switch (t.kind)
+            switch (CommPlan::DataEffect(t.kind))
             {
             case CommPlan::Kind::POINT_TO_POINT:
                 accesses.push_back({Location(t.src, b), m_pos[t.id], t.id, READ});
@@ -388,6 +388,8 @@ PlanCheckRun::CheckRaces(PlanCheckResult& result)
                 {
                     accesses.push_back({Location(r, b), m_pos[t.id], t.id, WRITE});
                 }
+                break;
+            default: // DataEffect leaves no other kind
                 break;
             }
         }
@@ -562,10 +564,11 @@ bool
 PlanCheckRun::SimulateSwitch(const CommPlan::Transfer& t, PlanCheckResult& result)
 {
     const auto& blocks = m_plan.GetBlocks();
+    const CommPlan::Kind effect = CommPlan::DataEffect(t.kind);
     for (uint32_t b = t.chunk; b < t.chunk + t.chunkCount; ++b)
     {
         std::ostringstream os;
-        if (t.kind == CommPlan::Kind::SWITCH_REDUCE || t.kind == CommPlan::Kind::SWITCH_ALL_REDUCE)
+        if (effect == CommPlan::Kind::SWITCH_REDUCE || effect == CommPlan::Kind::SWITCH_ALL_REDUCE)
         {
             // The switch adds up every member's copy; each contribution must be in exactly
             // one.
@@ -598,7 +601,7 @@ PlanCheckRun::SimulateSwitch(const CommPlan::Transfer& t, PlanCheckResult& resul
                     sum[w] |= m_pool[from + w];
                 }
             }
-            if (t.kind == CommPlan::Kind::SWITCH_REDUCE)
+            if (effect == CommPlan::Kind::SWITCH_REDUCE)
             {
                 const uint64_t to = Hold(Location(t.dst, b));
                 std::copy(sum.begin(), sum.end(), m_pool.begin() + to);
@@ -754,8 +757,9 @@ PlanCheckRun::Check()
     {
         for (const auto& t : m_plan.GetTransfers())
         {
-            if (t.reduce || t.kind == CommPlan::Kind::SWITCH_REDUCE ||
-                t.kind == CommPlan::Kind::SWITCH_ALL_REDUCE)
+            const CommPlan::Kind effect = CommPlan::DataEffect(t.kind);
+            if (t.reduce || effect == CommPlan::Kind::SWITCH_REDUCE ||
+                effect == CommPlan::Kind::SWITCH_ALL_REDUCE)
             {
                 return Fail("transfer " + std::to_string(t.id) +
                                 " reduces, but this collective does not combine data",

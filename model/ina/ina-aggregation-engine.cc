@@ -355,7 +355,8 @@ InaAggregationEngine::StartNext()
         return;
     }
     InaHeader header;
-    const uint32_t values = ReadInaHeader(m_waiting.front().frame, header) ? header.length : 0;
+    const uint32_t values =
+        ReadInaHeader(m_waiting.front().frame, header) ? header.GetValueBytes() : 0;
     const Time busy = m_aggregationRate.CalculateBytesTxTime(values);
     NS_LOG_LOGIC("reduction unit busy for " << busy.As(Time::NS) << ", " << m_waiting.size() - 1
                                             << " frames waiting behind");
@@ -463,6 +464,7 @@ InaAggregationEngine::HandleData(Job& job, uint32_t child, const InaHeader& head
     slot.count = static_cast<uint16_t>(slot.count + header.count);
     slot.length = std::max(slot.length, header.length);
     slot.ecn = slot.ecn || ce || (header.flags & InaHeader::ECN_ECHO);
+    slot.values = slot.values || !(header.flags & InaHeader::NO_VALUES);
     if (slot.bitmap != job.fullMask)
     {
         return;
@@ -510,6 +512,7 @@ InaAggregationEngine::HandleResult(Job& job, const InaHeader& header)
     slot.count = header.count;
     slot.length = header.length;
     slot.ecn = slot.ecn || (header.flags & InaHeader::ECN_ECHO);
+    slot.values = !(header.flags & InaHeader::NO_VALUES);
     NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": result from the "
                         << "parent (" << header.count << " workers), to "
                         << job.config.childPorts.size() << " children");
@@ -527,8 +530,10 @@ InaAggregationEngine::ReplyHeader(InaHeader::Type type,
 {
     InaHeader h;
     h.type = type;
-    h.flags = static_cast<uint8_t>((retransmission ? InaHeader::RETRANSMISSION : 0) |
-                                   (slot.ecn ? InaHeader::ECN_ECHO : 0));
+    h.flags = static_cast<uint8_t>(
+        (retransmission ? InaHeader::RETRANSMISSION : 0) | (slot.ecn ? InaHeader::ECN_ECHO : 0) |
+        (slot.values ? 0 : InaHeader::NO_VALUES) | (request.flags & InaHeader::DIRECTED));
+    h.destination = request.destination;
     h.job = request.job;
     h.sequence = slot.sequence;
     h.slot = request.slot;
@@ -547,7 +552,11 @@ InaAggregationEngine::SendResult(Job& job,
                                  const Slot& slot,
                                  bool retransmission)
 {
-    const InaHeader h = ReplyHeader(InaHeader::RESULT, request, slot, retransmission);
+    InaHeader h = ReplyHeader(InaHeader::RESULT, request, slot, retransmission);
+    if (!ValuesToward(job, static_cast<int32_t>(child), h))
+    {
+        h.SetValues(false);
+    }
     const uint32_t port = job.config.childPorts[child];
     m_switch->SendLocal(
         port,
@@ -624,6 +633,8 @@ InaAggregationEngine::ProcessStreaming(Job& job, uint32_t inPort, const InaHeade
             partial.count = a.count;
             partial.bitmap = a.workers;
             partial.length = a.length;
+            partial.SetValues(a.values);
+            partial.flags |= header.flags & InaHeader::DIRECTED;
             NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": retransmission "
                                 << "takes the partial sum of " << a.count
                                 << " workers to the fallback host");
@@ -673,13 +684,14 @@ InaAggregationEngine::ProcessStreaming(Job& job, uint32_t inPort, const InaHeade
     a.count = static_cast<uint16_t>(a.count + header.count);
     a.length = std::max(a.length, header.length);
     a.ecn = a.ecn || ce || (header.flags & InaHeader::ECN_ECHO);
+    a.values = a.values || !(header.flags & InaHeader::NO_VALUES);
     if (a.children != job.fullMask)
     {
         return;
     }
     m_slotCompleteTrace(header.job, header.sequence, a.count);
     // The sum goes on and the aggregator is free for the next fragment.
-    const Slot sum{a.sequence, a.workers, a.count, a.length, true, false, true, a.ecn};
+    const Slot sum{a.sequence, a.workers, a.count, a.length, true, false, true, a.ecn, a.values};
     a = Aggregator();
     SendSum(job, header, sum);
 }
@@ -696,9 +708,14 @@ InaAggregationEngine::ForwardStreamingResult(Job& job, uint32_t inPort, const In
     }
     NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": result from port "
                         << inPort << " forwarded along the tree");
-    InaHeader h = header;
-    h.sender = 0;
-    auto sendOn = [&](uint32_t port, Ipv4Address dst) {
+    // Values go on only where they came with the result and the destination lies.
+    auto sendOn = [&](uint32_t port, Ipv4Address dst, int32_t child) {
+        InaHeader h = header;
+        h.sender = 0;
+        if (!ValuesToward(job, child, h))
+        {
+            h.SetValues(false);
+        }
         m_switch->SendLocal(port,
                             job.config.priority,
                             MakeInaFrame(h, AddressOn(port, dst, job.config.priority)));
@@ -708,12 +725,12 @@ InaAggregationEngine::ForwardStreamingResult(Job& job, uint32_t inPort, const In
     {
         if (job.config.childPorts[c] != inPort)
         {
-            sendOn(job.config.childPorts[c], job.config.childAddresses[c]);
+            sendOn(job.config.childPorts[c], job.config.childAddresses[c], static_cast<int32_t>(c));
         }
     }
     if (job.config.parentPort != InaJobConfig::NO_PARENT && inPort != job.config.parentPort)
     {
-        sendOn(job.config.parentPort, InaGroupAddress(header.job));
+        sendOn(job.config.parentPort, InaGroupAddress(header.job), -1);
     }
 }
 
@@ -743,6 +760,18 @@ InaAggregationEngine::RouteTo(Ipv4Address dst, uint64_t flow)
         ++m_discarded;
     }
     return port;
+}
+
+bool
+InaAggregationEngine::ValuesToward(const Job& job, int32_t child, const InaHeader& h)
+{
+    if (!(h.flags & InaHeader::DIRECTED))
+    {
+        return true;
+    }
+    const std::vector<int32_t>& rankChild = job.config.rankChild;
+    const int32_t toward = h.destination < rankChild.size() ? rankChild[h.destination] : -1;
+    return toward == child;
 }
 
 InaFrameAddress

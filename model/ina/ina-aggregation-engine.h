@@ -44,6 +44,9 @@ struct InaJobConfig
     /// Streaming: the workers' addresses by rank; fragment q's fallback host is worker
     /// q mod workers.size().
     std::vector<Ipv4Address> workers;
+    /// By worker rank: the child whose subtree holds the worker, or -1 if it is not below
+    /// this switch. A DIRECTED result's values go toward its destination only.
+    std::vector<int32_t> rankChild;
 };
 
 /**
@@ -192,6 +195,7 @@ class InaAggregationEngine : public Object
         bool sentUp{false};   //!< aggregate sent to the parent, waiting for the result
         bool complete{false}; //!< result known
         bool ecn{false};      //!< some contribution arrived marked CE
+        bool values{false};   //!< some contribution carried values (not NO_VALUES)
     };
 
     /// A streaming aggregator: one fragment of one job while its children's sums arrive.
@@ -205,6 +209,7 @@ class InaAggregationEngine : public Object
         uint16_t length{0};   //!< value bytes
         bool used{false};     //!< held by (job, sequence)
         bool ecn{false};      //!< some contribution arrived marked CE
+        bool values{false};   //!< some contribution carried values (not NO_VALUES)
     };
 
     /// A job's state on this switch.
@@ -258,6 +263,14 @@ class InaAggregationEngine : public Object
                     bool retransmission);
     /// Send the slot's aggregate up to the parent.
     void SendAggregate(Job& job, const InaHeader& request, const Slot& slot, bool retransmission);
+    /**
+     * \param job the job
+     * \param child a child index, or -1 for the parent
+     * \param h a packet of the job
+     * \return whether the values of h's sum go toward child: always, unless h is
+     *         DIRECTED and its destination is not that way
+     */
+    static bool ValuesToward(const Job& job, int32_t child, const InaHeader& h);
     /// Frame addresses for a packet leaving on port to dst.
     InaFrameAddress AddressOn(uint32_t port, Ipv4Address dst, uint8_t priority) const;
 

@@ -302,11 +302,21 @@ InaController::CreateJob(uint16_t jobId, const std::vector<Ptr<RdmaNic>>& nics)
             above.config.childAddresses.push_back(InaGroupAddress(jobId));
         }
     }
+    for (auto& [v, place] : places)
+    {
+        place.config.rankChild.assign(nics.size(), -1);
+    }
     for (uint32_t w = 0; w < nics.size(); ++w)
     {
+        // The worker is a child of its leaf, and below every switch on the way to the root.
         Place& leaf = placeOf(leafOf[w]);
+        leaf.config.rankChild[w] = static_cast<int32_t>(leaf.config.childPorts.size());
         leaf.config.childPorts.push_back(leafPort[w]);
         leaf.config.childAddresses.push_back(nics[w]->GetAddress());
+        for (uint32_t v = leafOf[w]; v != root; v = parent[v])
+        {
+            places.at(parent[v]).config.rankChild[w] = places.at(v).config.indexAtParent;
+        }
     }
 
     // Place the job on every switch of the tree, or on none.

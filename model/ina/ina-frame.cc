@@ -12,7 +12,7 @@ namespace ns3
 Ptr<Packet>
 MakeInaFrame(const InaHeader& header, const InaFrameAddress& address)
 {
-    Ptr<Packet> packet = Create<Packet>(header.length);
+    Ptr<Packet> packet = Create<Packet>(header.GetValueBytes());
     packet->AddHeader(header);
     UdpHeader udp;
     udp.SetSourcePort(ina::UDP_PORT);

@@ -28,7 +28,8 @@ struct InaFrameAddress
 
 /**
  * Build an INA frame: Ethernet, IPv4, UDP (both ports ina::UDP_PORT), the INA header and
- * header.length bytes of values (zero-filled: the simulation carries their size only).
+ * header.GetValueBytes() bytes of values (zero-filled: the simulation carries their size
+ * only).
  * \param header the INA header
  * \param address the Ethernet and IPv4 fields
  * \return the frame, without FCS

@@ -58,7 +58,7 @@ InaHeader::Serialize(Buffer::Iterator start) const
     start.WriteHtonU64(bitmap);
     start.WriteHtonU16(length);
     start.WriteU8(element);
-    start.WriteU8(0);
+    start.WriteU8(destination);
 }
 
 uint32_t
@@ -77,7 +77,7 @@ InaHeader::Deserialize(Buffer::Iterator start)
     bitmap = start.ReadNtohU64();
     length = start.ReadNtohU16();
     element = static_cast<ElementType>(start.ReadU8());
-    start.ReadU8();
+    destination = start.ReadU8();
     return ina::HEADER_BYTES;
 }
 
@@ -103,6 +103,26 @@ InaHeader::Print(std::ostream& os) const
     {
         os << " fallback";
     }
+    if (flags & NO_VALUES)
+    {
+        os << " no-values";
+    }
+    if (flags & DIRECTED)
+    {
+        os << " to=" << +destination;
+    }
+}
+
+uint32_t
+InaHeader::GetValueBytes() const
+{
+    return (flags & NO_VALUES) ? 0 : length;
+}
+
+void
+InaHeader::SetValues(bool values)
+{
+    flags = static_cast<uint8_t>(values ? flags & ~NO_VALUES : flags | NO_VALUES);
 }
 
 uint32_t

@@ -28,6 +28,9 @@ constexpr uint32_t GROUP_PREFIX = 0xEFFF0000;
 constexpr uint32_t HEADER_BYTES = 28;
 /// Workers of a streaming job: its packets name their contributors in the 64-bit bitmap.
 constexpr uint32_t MAX_STREAMING_WORKERS = 64;
+/// Workers of a job whose reductions deliver to one worker (reduce, reduce-scatter): the
+/// destination field has 8 bits.
+constexpr uint32_t MAX_DIRECTED_WORKERS = 256;
 } // namespace ina
 
 /**
@@ -70,7 +73,7 @@ const char* InaProtocolName(InaProtocol protocol);
    |                 contributor bitmap (64 bits)                  |
    |                                                               |
    +-------------------------------+---------------+---------------+
-   |        fragment length        | element type  |   reserved    |
+   |        fragment length        | element type  |  destination  |
    +-------------------------------+---------------+---------------+
    |                values (fragment length bytes) ...
    \endverbatim
@@ -81,6 +84,13 @@ const char* InaProtocolName(InaProtocol protocol);
  * bitmap names the sender's contributors at the level it was formed (the children of
  * the switch that summed them); c selects one of the two copies of a slot (SwitchML's
  * shadow copy). The values follow the header; the simulation sends their length only.
+ *
+ * Fragment length is the fragment's size whether or not its values follow: a packet
+ * flagged NO_VALUES carries none (a worker that is not a multicast's source contributes
+ * zeros, which need no bytes; a result toward a worker that does not need the sum is
+ * only an acknowledgement). A packet flagged DIRECTED belongs to a reduction whose sum
+ * only the worker of rank destination needs (reduce, reduce-scatter): switches send the
+ * result's values toward that worker only.
  */
 class InaHeader : public Header
 {
@@ -98,6 +108,8 @@ class InaHeader : public Header
         RETRANSMISSION = 0x01, //!< sent again after a timeout
         ECN_ECHO = 0x02,       //!< a contribution arrived marked CE
         FALLBACK = 0x04,       //!< not aggregated in the network (no aggregator)
+        NO_VALUES = 0x08,      //!< no values follow (zeros, or an acknowledgement)
+        DIRECTED = 0x10,       //!< only worker destination needs the sum's values
     };
 
     /// Element types of the values.
@@ -127,6 +139,11 @@ class InaHeader : public Header
      */
     static uint32_t GetElementBytes(ElementType element);
 
+    /// \return bytes of values following the header: length, or 0 if NO_VALUES is set
+    uint32_t GetValueBytes() const;
+    /// \param values whether values follow the header (clears or sets NO_VALUES)
+    void SetValues(bool values);
+
     Type type{DATA};              //!< DATA or RESULT
     uint8_t flags{0};             //!< Flag bits
     uint16_t job{0};              //!< aggregation job
@@ -138,6 +155,7 @@ class InaHeader : public Header
     uint64_t bitmap{0};           //!< contributors at the level the packet was formed
     uint16_t length{0};           //!< bytes of values following the header
     ElementType element{FLOAT32}; //!< element type of the values
+    uint8_t destination{0};       //!< with DIRECTED: the rank that needs the sum
 };
 
 } // namespace ns3

@@ -150,20 +150,31 @@ InaWorker::FragmentLength(const Run& run, const Segment& segment, uint32_t q) co
 }
 
 void
-InaWorker::Reduce(uint16_t job, uint64_t bytes, DoneCallback done)
+InaWorker::Reduce(uint16_t job, uint64_t bytes, DoneCallback done, InaReductionRoles roles)
 {
-    NS_LOG_FUNCTION(this << job << bytes);
+    NS_LOG_FUNCTION(this << job << bytes << roles.source << roles.destination);
     NS_ABORT_MSG_IF(!m_nic, "InaWorker::Reduce: call SetNic first");
     auto it = m_runs.find(job);
     NS_ABORT_MSG_IF(it == m_runs.end(), "InaWorker::Reduce: job " << job << " was not added");
     Run& run = it->second;
     NS_ABORT_MSG_IF(bytes == 0, "InaWorker::Reduce: nothing to reduce");
+    const uint32_t n = run.info.workers;
+    NS_ABORT_MSG_IF(roles.source != InaReductionRoles::EVERY && roles.source >= n,
+                    "InaWorker::Reduce: source rank " << roles.source << " is not in job " << job
+                                                      << " of " << n << " workers");
+    NS_ABORT_MSG_IF(roles.destination != InaReductionRoles::EVERY &&
+                        (roles.destination >= n || n > ina::MAX_DIRECTED_WORKERS),
+                    "InaWorker::Reduce: destination rank "
+                        << roles.destination << " is not in job " << job << " of " << n
+                        << " workers (a reduction to one worker needs at most "
+                        << ina::MAX_DIRECTED_WORKERS << ")");
     const uint64_t fragments = (bytes + run.info.fragmentBytes - 1) / run.info.fragmentBytes;
     NS_ABORT_MSG_IF(fragments > UINT32_MAX / 2 - run.nextBase,
                     "InaWorker::Reduce: job " << job << " would pass 2^31 fragments");
     Segment segment;
     segment.base = run.nextBase;
     segment.callback = done;
+    segment.roles = roles;
     segment.result.job = job;
     segment.result.bytes = bytes;
     segment.result.fragments = static_cast<uint32_t>(fragments);
@@ -218,6 +229,13 @@ InaWorker::SendFragment(Run& run, uint32_t q, bool retransmission)
     const Segment* segment = SegmentOf(run, q);
     NS_ASSERT_MSG(segment, "fragment " << q << " belongs to no reduction");
     h.length = FragmentLength(run, *segment, q);
+    const InaReductionRoles& roles = segment->roles;
+    h.SetValues(roles.source == InaReductionRoles::EVERY || roles.source == run.info.rank);
+    if (roles.destination != InaReductionRoles::EVERY)
+    {
+        h.flags |= InaHeader::DIRECTED;
+        h.destination = static_cast<uint8_t>(roles.destination);
+    }
     if (run.info.protocol == InaProtocol::STREAMING)
     {
         h.slot = AggregatorOf(run.info.job, q);
@@ -238,6 +256,16 @@ InaWorker::SendFragment(Run& run, uint32_t q, bool retransmission)
     {
         ++SegmentOf(run, q)->result.retransmissions;
     }
+    else
+    {
+        SegmentOf(run, q)->result.valuesSent += h.GetValueBytes();
+    }
+}
+
+bool
+InaWorker::NeedsValues(const InaHeader& h, uint32_t rank)
+{
+    return !(h.flags & InaHeader::DIRECTED) || h.destination == rank;
 }
 
 void
@@ -335,7 +363,8 @@ InaWorker::OnFallbackData(Run& run, const InaHeader& h)
                                 << ", which asked for it again");
             InaHeader r = h;
             r.type = InaHeader::RESULT;
-            r.flags = InaHeader::RETRANSMISSION;
+            r.flags = InaHeader::RETRANSMISSION | (h.flags & InaHeader::DIRECTED);
+            r.SetValues(NeedsValues(h, requester));
             r.count = static_cast<uint16_t>(n);
             r.bitmap = all;
             r.sender = 0;
@@ -357,6 +386,7 @@ InaWorker::OnFallbackData(Run& run, const InaHeader& h)
         f.workers |= h.bitmap;
         f.count = static_cast<uint16_t>(f.count + h.count);
         f.length = std::max(f.length, h.length);
+        f.values = f.values || !(h.flags & InaHeader::NO_VALUES);
         NS_LOG_LOGIC("job " << h.job << " seq " << q << ": fallback host has " << f.count << " of "
                             << n << " workers");
     }
@@ -370,7 +400,7 @@ InaWorker::OnFallbackData(Run& run, const InaHeader& h)
     {
         InaHeader r = h;
         r.type = InaHeader::RESULT;
-        r.flags = InaHeader::FALLBACK;
+        r.flags = InaHeader::FALLBACK | (h.flags & InaHeader::DIRECTED);
         r.sender = 0;
         r.count = f.count;
         r.bitmap = f.workers;
@@ -379,7 +409,12 @@ InaWorker::OnFallbackData(Run& run, const InaHeader& h)
         NS_LOG_LOGIC("job " << h.job << " seq " << q << ": the fallback host has every worker; "
                             << "result multicast down the tree");
         run.fallbacks.erase(q);
-        SendFrame(r, InaGroupAddress(h.job), run.info.priority);
+        // The tree carries the values on only if some other worker needs them.
+        const bool directedHere = (r.flags & InaHeader::DIRECTED) && r.destination == run.info.rank;
+        InaHeader down = r;
+        down.SetValues(f.values && !directedHere);
+        SendFrame(down, InaGroupAddress(h.job), run.info.priority);
+        r.SetValues(f.values && NeedsValues(r, run.info.rank));
         OnResult(run, r);
         return;
     }
@@ -412,6 +447,7 @@ InaWorker::OnResult(Run& run, const InaHeader& h)
     }
     slot.done = true;
     ++segment->done;
+    result.valuesReceived += h.GetValueBytes();
     if (h.count != run.info.workers)
     {
         NS_LOG_WARN("job " << h.job << " sequence " << h.sequence << ": result sums " << h.count
@@ -450,7 +486,8 @@ InaWorker::OnResult(Run& run, const InaHeader& h)
                 if ((f->second.requesters >> r & 1) && r != run.info.rank)
                 {
                     InaHeader reply = h;
-                    reply.flags = InaHeader::RETRANSMISSION;
+                    reply.flags = InaHeader::RETRANSMISSION | (h.flags & InaHeader::DIRECTED);
+                    reply.SetValues(NeedsValues(h, r));
                     SendFrame(reply, run.info.addresses[r], run.info.priority);
                 }
             }

@@ -42,6 +42,24 @@ struct InaJobInfo
 
 /**
  * \ingroup ai-fabric
+ * Who gives values to an in-network reduction and who needs its sum. The default, every
+ * worker for both, is an all-reduce. A single source is a multicast (broadcast,
+ * all-gather): the other workers contribute zeros, which take no bytes (their DATA
+ * packets are NO_VALUES). A single destination is a reduce (reduce, reduce-scatter): the
+ * switches send the sum's values toward that worker only and acknowledge the others
+ * (DIRECTED; jobs of at most ina::MAX_DIRECTED_WORKERS workers).
+ */
+struct InaReductionRoles
+{
+    /// Every worker (the default of both fields).
+    static constexpr uint16_t EVERY = UINT16_MAX;
+
+    uint16_t source{EVERY};      //!< rank of the only worker whose values count
+    uint16_t destination{EVERY}; //!< rank of the only worker that needs the sum
+};
+
+/**
+ * \ingroup ai-fabric
  * Result of one in-network reduction at one worker.
  */
 struct InaReduction
@@ -56,6 +74,8 @@ struct InaReduction
     uint64_t wrongCounts{0};      //!< results whose count was not the job's workers
     uint64_t ecnEchoes{0};        //!< results that echoed a CE mark
     uint64_t fallbackBytes{0};    //!< streaming: value bytes summed by a fallback host
+    uint64_t valuesSent{0};       //!< value bytes this worker sent (first transmissions)
+    uint64_t valuesReceived{0};   //!< value bytes in the results of its fragments
     uint32_t minWindow{0};        //!< streaming: the smallest window reached, in fragments
     bool failed{false};           //!< gave up: a fragment was sent MaxRetransmissions times
 };
@@ -121,13 +141,18 @@ class InaWorker : public Object
      * one stream: their fragments are numbered on from one to the next (so every
      * worker's n-th fragment meets the others' in the same slot), a reduction's
      * fragments follow the previous one's as the window allows, without waiting for
-     * its results, and reductions are reported in call order. Aborts if the job is
-     * unknown.
+     * its results, and reductions are reported in call order. Every worker of the job
+     * must ask for the same reductions (sizes and roles) in the same order. Aborts if
+     * the job is unknown or the roles name a rank outside it.
      * \param job the job
      * \param bytes value bytes (at least 1)
      * \param done called when every result has arrived (may be null)
+     * \param roles who gives values and who needs the sum (default: all-reduce)
      */
-    void Reduce(uint16_t job, uint64_t bytes, DoneCallback done);
+    void Reduce(uint16_t job,
+                uint64_t bytes,
+                DoneCallback done,
+                InaReductionRoles roles = InaReductionRoles());
 
     /**
      * \param job a job id
@@ -162,15 +187,17 @@ class InaWorker : public Object
         uint16_t count{0};      //!< workers summed
         uint16_t length{0};     //!< value bytes
         uint32_t asked{0};      //!< workers asked for a result this host lacks
+        bool values{false};     //!< some contribution carried values
     };
 
     /// One reduction asked for: a run of consecutive job sequences.
     struct Segment
     {
-        uint32_t base{0};      //!< job sequence of its first fragment
-        uint32_t done{0};      //!< fragments whose result arrived
-        InaReduction result;   //!< filled in as it goes
-        DoneCallback callback; //!< the caller's
+        uint32_t base{0};        //!< job sequence of its first fragment
+        uint32_t done{0};        //!< fragments whose result arrived
+        InaReduction result;     //!< filled in as it goes
+        DoneCallback callback;   //!< the caller's
+        InaReductionRoles roles; //!< who gives values, who needs the sum
     };
 
     /// A job's stream of reductions (memory: one PoolSlot per slot, not per fragment).
@@ -210,6 +237,13 @@ class InaWorker : public Object
     void OnResult(Run& run, const InaHeader& h);
     /// Streaming: a contribution or a request reached this worker as fallback host.
     void OnFallbackData(Run& run, const InaHeader& h);
+    /**
+     * \param h a packet of the job
+     * \param rank a worker
+     * \return whether the worker needs the values of h's sum (h is not DIRECTED, or is
+     *         to that worker)
+     */
+    static bool NeedsValues(const InaHeader& h, uint32_t rank);
     /// Queue an INA frame to dst on the NIC's port.
     void SendFrame(const InaHeader& h, Ipv4Address dst, uint8_t priority);
     /// \return whether the result of fragment q of run's job has arrived here

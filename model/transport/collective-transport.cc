@@ -65,6 +65,38 @@ CollectiveTransport::SwitchAllReduce(const std::vector<uint32_t>& members,
                  << " ranks); ina plans need a fabric with aggregation switches (InaTransport)");
 }
 
+bool
+CollectiveTransport::CanReduceInNetwork(const std::vector<uint32_t>& /* members */) const
+{
+    return false;
+}
+
+void
+CollectiveTransport::NetworkReduce(const std::vector<uint32_t>& members,
+                                   uint32_t dst,
+                                   uint64_t /* bytes */,
+                                   uint32_t /* channel */,
+                                   DoneCallback /* done */)
+{
+    NS_ABORT_MSG(GetInstanceTypeId().GetName()
+                 << " cannot reduce in the network (asked for " << members.size()
+                 << " ranks into rank " << dst
+                 << "); ina plans need a fabric with aggregation switches (InaTransport)");
+}
+
+void
+CollectiveTransport::NetworkMulticast(uint32_t src,
+                                      const std::vector<uint32_t>& members,
+                                      uint64_t /* bytes */,
+                                      uint32_t /* channel */,
+                                      DoneCallback /* done */)
+{
+    NS_ABORT_MSG(GetInstanceTypeId().GetName()
+                 << " cannot multicast in the network (asked from rank " << src << " to "
+                 << members.size()
+                 << " ranks); ina plans need a fabric with aggregation switches (InaTransport)");
+}
+
 CarrierPath
 CollectiveTransport::DescribePath(uint32_t src, uint32_t dst) const
 {

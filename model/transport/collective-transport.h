@@ -154,6 +154,46 @@ class CollectiveTransport : public Object
                                  DoneCallback done);
 
     /**
+     * \param members ranks of a would-be aggregation group
+     * \return true if NetworkReduce and NetworkMulticast work over exactly these ranks
+     * (switches of the fabric reduce toward one member, or multicast from one member).
+     * The default: false.
+     */
+    virtual bool CanReduceInNetwork(const std::vector<uint32_t>& members) const;
+
+    /**
+     * In-network reduce: every member sends its copy of bytes up a tree of aggregating
+     * switches, which sum them and send the sum to dst only (the others get
+     * acknowledgements). The default aborts, as SwitchAllReduce.
+     * \param members contributing ranks (dst among them)
+     * \param dst rank that receives the sum
+     * \param bytes size of one copy
+     * \param channel NCCL-style channel
+     * \param done called when dst has the whole sum and every member its acknowledgements
+     */
+    virtual void NetworkReduce(const std::vector<uint32_t>& members,
+                               uint32_t dst,
+                               uint64_t bytes,
+                               uint32_t channel,
+                               DoneCallback done);
+
+    /**
+     * In-network multicast: src sends bytes up the aggregation tree of members once and
+     * the switches replicate them down to every member. The default aborts, as
+     * SwitchAllReduce.
+     * \param src sending rank (among members)
+     * \param members receiving ranks
+     * \param bytes payload
+     * \param channel NCCL-style channel
+     * \param done called when every member has the last byte
+     */
+    virtual void NetworkMulticast(uint32_t src,
+                                  const std::vector<uint32_t>& members,
+                                  uint64_t bytes,
+                                  uint32_t channel,
+                                  DoneCallback done);
+
+    /**
      * The carrier's own figures for a transfer from src to dst, for the cost model of
      * "auto" (see CarrierPath). The default describes a carrier that gives none: one
      * port per rank and direction, 100 Gb/s, 1 us; auto then ranks algorithms by steps
@@ -165,7 +205,8 @@ class CollectiveTransport : public Object
     virtual CarrierPath DescribePath(uint32_t src, uint32_t dst) const;
     /**
      * The carrier's figures for switch reductions and multicasts over members (only
-     * asked when CanReduceInSwitch(members) or CanAllReduceInNetwork(members)). The default: the
+     * asked when CanReduceInSwitch, CanAllReduceInNetwork or CanReduceInNetwork holds for
+     * members). The default: the
      * members' DescribePath ports at their rate. \param members ranks of the multicast group
      * \return the figures, ports in the order of members
      */

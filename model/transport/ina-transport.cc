@@ -110,41 +110,99 @@ InaTransport::SwitchAllReduce(const std::vector<uint32_t>& members,
                               DoneCallback done)
 {
     NS_LOG_FUNCTION(this << members.size() << bytes << channel);
+    RunReduction("SwitchAllReduce", members, bytes, InaReductionRoles(), done);
+}
+
+bool
+InaTransport::CanReduceInNetwork(const std::vector<uint32_t>& members) const
+{
+    return CanAllReduceInNetwork(members) && members.size() <= ina::MAX_DIRECTED_WORKERS;
+}
+
+void
+InaTransport::NetworkReduce(const std::vector<uint32_t>& members,
+                            uint32_t dst,
+                            uint64_t bytes,
+                            uint32_t channel,
+                            DoneCallback done)
+{
+    NS_LOG_FUNCTION(this << members.size() << dst << bytes << channel);
+    InaReductionRoles roles;
+    roles.destination = JobRank(JobOf(members).job, dst);
+    RunReduction("NetworkReduce", members, bytes, roles, done);
+}
+
+void
+InaTransport::NetworkMulticast(uint32_t src,
+                               const std::vector<uint32_t>& members,
+                               uint64_t bytes,
+                               uint32_t channel,
+                               DoneCallback done)
+{
+    NS_LOG_FUNCTION(this << src << members.size() << bytes << channel);
+    InaReductionRoles roles;
+    roles.source = JobRank(JobOf(members).job, src);
+    RunReduction("NetworkMulticast", members, bytes, roles, done);
+}
+
+uint16_t
+InaTransport::JobRank(const InaJob& job, uint32_t rank) const
+{
+    Ptr<RdmaNic> nic = GetNic(rank);
+    for (uint32_t w = 0; w < job.workers.size(); ++w)
+    {
+        if (job.workers[w]->GetNic() == nic)
+        {
+            return static_cast<uint16_t>(w);
+        }
+    }
+    NS_ABORT_MSG("InaTransport: rank " << rank << " is not a worker of job " << job.info.job);
+    return 0;
+}
+
+void
+InaTransport::RunReduction(const char* what,
+                           const std::vector<uint32_t>& members,
+                           uint64_t bytes,
+                           InaReductionRoles roles,
+                           DoneCallback done)
+{
     JobState& state = JobOf(members);
     const InaJob& job = state.job;
     NS_ABORT_MSG_IF(!job.inNetwork,
-                    "InaTransport::SwitchAllReduce: these "
-                        << members.size() << " ranks have no aggregation job (" << job.reason
-                        << ")");
+                    "InaTransport::" << what << ": these " << members.size()
+                                     << " ranks have no aggregation job (" << job.reason << ")");
     state.bytesInNetwork += bytes;
     if (bytes == 0)
     {
         done();
         return;
     }
-    // Done when every member has the sum; workers follow the members' order in the job.
-    // Bytes a fallback host summed: every worker of a reduction counts the same
-    // fragments, so the largest count is the reduction's.
+    // Done when every member has its result (the sum, or the acknowledgement of a reduce
+    // to another member). Bytes a fallback host summed: every worker of a reduction counts
+    // the same fragments, so the largest count is the reduction's.
     auto left = std::make_shared<uint32_t>(static_cast<uint32_t>(job.workers.size()));
     auto viaHost = std::make_shared<uint64_t>(0);
     uint64_t* stateViaHost = &state.bytesViaFallbackHost; // map nodes stay put
     for (const auto& worker : job.workers)
     {
-        worker->Reduce(
-            job.info.job,
-            bytes,
-            InaWorker::DoneCallback([left, viaHost, stateViaHost, done](const InaReduction& r) {
-                NS_ABORT_MSG_IF(r.failed,
-                                "InaTransport: in-network all-reduce of job "
-                                    << r.job << " failed (a fragment was never "
-                                    << "answered)");
-                *viaHost = std::max(*viaHost, r.fallbackBytes);
-                if (--*left == 0)
-                {
-                    *stateViaHost += *viaHost;
-                    done();
-                }
-            }));
+        worker->Reduce(job.info.job,
+                       bytes,
+                       InaWorker::DoneCallback(
+                           [left, viaHost, stateViaHost, done, what](const InaReduction& r) {
+                               NS_ABORT_MSG_IF(r.failed,
+                                               "InaTransport::"
+                                                   << what << ": in-network reduction of job "
+                                                   << r.job << " failed (a fragment was never "
+                                                   << "answered)");
+                               *viaHost = std::max(*viaHost, r.fallbackBytes);
+                               if (--*left == 0)
+                               {
+                                   *stateViaHost += *viaHost;
+                                   done();
+                               }
+                           }),
+                       roles);
     }
 }
 

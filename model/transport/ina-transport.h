@@ -15,8 +15,11 @@ namespace ns3
 /**
  * \ingroup ai-fabric
  * The collective carrier over a RoCE fabric whose switches aggregate: point-to-point
- * transfers are RDMA WRITEs (RdmaTransport), and in-network all-reduces (plan kind
- * SWITCH_ALL_REDUCE, algorithm "ina") run on InaWorkers through aggregation trees.
+ * transfers are RDMA WRITEs (RdmaTransport), and in-network all-reduces, reduces and
+ * multicasts (plan kinds SWITCH_ALL_REDUCE, NETWORK_REDUCE and NETWORK_MULTICAST,
+ * algorithm "ina") run on InaWorkers through aggregation trees: a reduce sends the sum's
+ * values to its destination only, a multicast takes values from its source only (see
+ * InaReductionRoles).
  *
  * Each set of member ranks gets one aggregation job, placed by the InaController the
  * first time it is asked for (CanAllReduceInNetwork): first come, first served, as
@@ -46,6 +49,22 @@ class InaTransport : public RdmaTransport
                          uint32_t channel,
                          DoneCallback done) override;
     /**
+     * \param members ranks of a would-be aggregation group
+     * \return whether their job is in the network and small enough for reductions to one
+     *         member (at most ina::MAX_DIRECTED_WORKERS)
+     */
+    bool CanReduceInNetwork(const std::vector<uint32_t>& members) const override;
+    void NetworkReduce(const std::vector<uint32_t>& members,
+                       uint32_t dst,
+                       uint64_t bytes,
+                       uint32_t channel,
+                       DoneCallback done) override;
+    void NetworkMulticast(uint32_t src,
+                          const std::vector<uint32_t>& members,
+                          uint64_t bytes,
+                          uint32_t channel,
+                          DoneCallback done) override;
+    /**
      * Each member's NIC port up and down, at the INA payload rate (fragment over its wire
      * frame), with the longest member-to-member path's latency.
      * \param members the group
@@ -64,14 +83,16 @@ class InaTransport : public RdmaTransport
     {
         std::vector<uint32_t> members;    //!< the member set (sorted)
         const InaJob* job{nullptr};       //!< its job (placed or refused)
-        uint64_t bytesInNetwork{0};       //!< bytes per member all-reduced in the network
+        uint64_t bytesInNetwork{0};       //!< bytes per member reduced (or multicast) in the
+                                          //!< network
         uint64_t bytesViaFallbackHost{0}; //!< of those, bytes fallback hosts summed
     };
 
     /// \return every member set asked for, in job id order, with what its job did
     std::vector<JobUsage> GetJobUsage() const;
 
-    /// \return bytes all-reduced in the network so far (per member, summed over calls)
+    /// \return bytes reduced or multicast in the network so far (per member, summed over
+    ///         calls)
     uint64_t GetBytesInNetwork() const;
     /**
      * \return value bytes per rank of those (GetBytesInNetwork) that fallback hosts summed
@@ -95,6 +116,21 @@ class InaTransport : public RdmaTransport
     static std::vector<uint32_t> Key(const std::vector<uint32_t>& members);
     /// \return the job of members, placed on first use
     JobState& JobOf(const std::vector<uint32_t>& members) const;
+    /// \return the rank in job of the worker on rank's NIC (aborts if it has none)
+    uint16_t JobRank(const InaJob& job, uint32_t rank) const;
+    /**
+     * Run one reduction of members' job on every worker.
+     * \param what the caller's name, for messages
+     * \param members the group
+     * \param bytes size of one copy
+     * \param roles source and destination as ranks in the job
+     * \param done called when every worker's reduction is done
+     */
+    void RunReduction(const char* what,
+                      const std::vector<uint32_t>& members,
+                      uint64_t bytes,
+                      InaReductionRoles roles,
+                      DoneCallback done);
 
     Ptr<InaController> m_controller;                          //!< places jobs
     uint32_t m_firstJob;                                      //!< FirstJobId attribute

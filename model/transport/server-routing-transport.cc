@@ -239,6 +239,49 @@ ServerRoutingTransport::SwitchAllReduce(const std::vector<uint32_t>& members,
     m_scaleOut->SwitchAllReduce(members, bytes, channel, done);
 }
 
+bool
+ServerRoutingTransport::CanReduceInNetwork(const std::vector<uint32_t>& members) const
+{
+    // As CanAllReduceInNetwork: trees of the scale-out fabric are for groups across servers.
+    const bool can = !members.empty() && !ScaleUp(members).carrier && m_scaleOut &&
+                     m_scaleOut->CanReduceInNetwork(members);
+    NS_LOG_LOGIC(members.size() << " ranks: " << (can ? "" : "no ")
+                                << "in-network reduce and multicast");
+    return can;
+}
+
+void
+ServerRoutingTransport::NetworkReduce(const std::vector<uint32_t>& members,
+                                      uint32_t dst,
+                                      uint64_t bytes,
+                                      uint32_t channel,
+                                      DoneCallback done)
+{
+    NS_LOG_FUNCTION(this << members.size() << dst << bytes << channel);
+    NS_ABORT_MSG_IF(!CanReduceInNetwork(members),
+                    "ServerRoutingTransport::NetworkReduce: the scale-out carrier does not "
+                    "reduce these "
+                        << members.size() << " ranks in the network");
+    m_interBytes += bytes * members.size();
+    m_scaleOut->NetworkReduce(members, dst, bytes, channel, done);
+}
+
+void
+ServerRoutingTransport::NetworkMulticast(uint32_t src,
+                                         const std::vector<uint32_t>& members,
+                                         uint64_t bytes,
+                                         uint32_t channel,
+                                         DoneCallback done)
+{
+    NS_LOG_FUNCTION(this << src << members.size() << bytes << channel);
+    NS_ABORT_MSG_IF(!CanReduceInNetwork(members),
+                    "ServerRoutingTransport::NetworkMulticast: the scale-out carrier does not "
+                    "multicast to these "
+                        << members.size() << " ranks in the network");
+    m_interBytes += bytes;
+    m_scaleOut->NetworkMulticast(src, members, bytes, channel, done);
+}
+
 uint32_t
 ServerRoutingTransport::GetNRanks() const
 {
@@ -297,7 +340,7 @@ CarrierSwitchPath
 ServerRoutingTransport::DescribeSwitchPath(const std::vector<uint32_t>& members) const
 {
     const ScaleUpHop hop = ScaleUp(members);
-    if (!hop.carrier && CanAllReduceInNetwork(members))
+    if (!hop.carrier && (CanAllReduceInNetwork(members) || CanReduceInNetwork(members)))
     {
         // An aggregation tree of the scale-out fabric: its NIC ports.
         CarrierSwitchPath sw = m_scaleOut->DescribeSwitchPath(members);

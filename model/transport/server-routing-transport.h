@@ -114,6 +114,38 @@ class ServerRoutingTransport : public CollectiveTransport
                          uint64_t bytes,
                          uint32_t channel,
                          DoneCallback done) override;
+    /**
+     * \param members ranks of a would-be aggregation group
+     * \return true when they are on several servers and the scale-out carrier reduces
+     *         and multicasts them in the network
+     */
+    bool CanReduceInNetwork(const std::vector<uint32_t>& members) const override;
+    /**
+     * In-network reduce over the scale-out carrier (which numbers the group's ranks).
+     * \param members contributing ranks
+     * \param dst rank that receives the sum
+     * \param bytes size of one copy
+     * \param channel NCCL-style channel
+     * \param done called when dst has the sum
+     */
+    void NetworkReduce(const std::vector<uint32_t>& members,
+                       uint32_t dst,
+                       uint64_t bytes,
+                       uint32_t channel,
+                       DoneCallback done) override;
+    /**
+     * In-network multicast over the scale-out carrier.
+     * \param src sending rank
+     * \param members receiving ranks
+     * \param bytes payload
+     * \param channel NCCL-style channel
+     * \param done called when every member has the last byte
+     */
+    void NetworkMulticast(uint32_t src,
+                          const std::vector<uint32_t>& members,
+                          uint64_t bytes,
+                          uint32_t channel,
+                          DoneCallback done) override;
 
     /// \return bytes handed to scale-up carriers so far (a switch reduction counts each
     ///         member's copy)
