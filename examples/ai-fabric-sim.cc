@@ -45,7 +45,7 @@ main(int argc, char* argv[])
               "fabric with DCQCN, replaying the shipped GPT-3 1.3B trace (TP 8, DP 2). The "
               "what-if options (--workload to --computeScale) each override one setting of "
               "the scenario, or of that default; e.g. --ina=streaming lets the switches "
-              "aggregate all-reduces in the network.");
+              "aggregate collectives in the network.");
     cmd.AddInputFile("scenario",
                      "Scenario JSON file (see doc/ai-fabric.rst, Scenario files)",
                      scenarioFile);

@@ -310,8 +310,8 @@ TrainingReport::PrintSummary(std::ostream& os) const
     if (Ptr<InaTransport> ina = DynamicCast<InaTransport>(m_sim.GetCluster().scaleOut))
     {
         // Per aggregation job (a member set that asked for one): what it aggregated in
-        // the network, what fallback hosts summed, and the all-reduce bytes of its
-        // groups that ran on host algorithms because it was refused or slower.
+        // the network, what fallback hosts summed, and the bytes of the collectives that
+        // could have run in the network but ran on host algorithms (refused or slower).
         os << "\n  in-network aggregation (" << s.ina << "): per job, bytes per member\n"
            << "  job  members  switches  in network  aggregated  via fallback host\n";
         for (const auto& u : ina->GetJobUsage())
@@ -326,7 +326,7 @@ TrainingReport::PrintSummary(std::ostream& os) const
         uint64_t onHosts = 0;
         for (const auto& c : runner->GetCalls())
         {
-            if (c.type != CollectiveType::ALL_REDUCE || !c.finished)
+            if (!IsCollectiveAlgorithmSupported(c.type, CollectiveAlgorithm::INA, 2) || !c.finished)
             {
                 continue;
             }
@@ -335,8 +335,9 @@ TrainingReport::PrintSummary(std::ostream& os) const
                 c.algorithm == CollectiveAlgorithmToString(CollectiveAlgorithm::NVLS_INA);
             (aggregated ? inNetwork : onHosts) += c.bytes;
         }
-        os << "  all-reduce calls: " << Bytes(inNetwork) << " in the network (ina, nvls-ina), "
-           << Bytes(onHosts) << " on host algorithms (per call, summed)\n";
+        os << "  reducing and gathering calls: " << Bytes(inNetwork)
+           << " in the network (ina, nvls-ina), " << Bytes(onHosts)
+           << " on other algorithms (hosts, NVLS; per call, summed)\n";
     }
     os << std::defaultfloat;
 }

@@ -406,15 +406,16 @@ InaWorker::OnFallbackData(Run& run, const InaHeader& h)
         r.bitmap = f.workers;
         r.length = f.length;
         r.slot = AggregatorOf(h.job, q);
+        const bool values = f.values;
         NS_LOG_LOGIC("job " << h.job << " seq " << q << ": the fallback host has every worker; "
                             << "result multicast down the tree");
-        run.fallbacks.erase(q);
+        run.fallbacks.erase(q); // f is gone
         // The tree carries the values on only if some other worker needs them.
         const bool directedHere = (r.flags & InaHeader::DIRECTED) && r.destination == run.info.rank;
         InaHeader down = r;
-        down.SetValues(f.values && !directedHere);
+        down.SetValues(values && !directedHere);
         SendFrame(down, InaGroupAddress(h.job), run.info.priority);
-        r.SetValues(f.values && NeedsValues(r, run.info.rank));
+        r.SetValues(values && NeedsValues(r, run.info.rank));
         OnResult(run, r);
         return;
     }
