@@ -173,7 +173,8 @@ ScenarioOverrides::GetOptions()
         {"cc", "Congestion control: a TypeId such as ns3::Dcqcn, or none", &ScenarioOverrides::cc},
         {"ina",
          "In-network aggregation on every RoCE switch: off, streaming (ATP/SHARP-like) or "
-         "switchml; all-reduces may then run as ina or nvls-ina",
+         "switchml; collectives may then run as ina (all-reduce, reduce-scatter, all-gather, "
+         "broadcast, reduce) or nvls-ina (all-reduce)",
          &ScenarioOverrides::ina},
         {"algorithm",
          "Collective algorithm for every call (auto picks the fastest)",

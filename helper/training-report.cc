@@ -310,8 +310,9 @@ TrainingReport::PrintSummary(std::ostream& os) const
     if (Ptr<InaTransport> ina = DynamicCast<InaTransport>(m_sim.GetCluster().scaleOut))
     {
         // Per aggregation job (a member set that asked for one): what it aggregated in
-        // the network, what fallback hosts summed, and the bytes of the collectives that
-        // could have run in the network but ran on host algorithms (refused or slower).
+        // the network, what fallback hosts summed, and the bytes of the collectives of
+        // the kinds INA runs that ran elsewhere (on hosts or an NVSwitch: refused, slower,
+        // or within one server).
         os << "\n  in-network aggregation (" << s.ina << "): per job, bytes per member\n"
            << "  job  members  switches  in network  aggregated  via fallback host\n";
         for (const auto& u : ina->GetJobUsage())

@@ -42,7 +42,7 @@ struct TrainingScenario
     // Fabric settings
     std::string congestionControl{"ns3::Dcqcn"};
     /// In-network aggregation: "off", or the protocol of the aggregation engines on every
-    /// RoCE switch (InaHelper::GetProtocolNameList), so all-reduces may run as ina or
+    /// RoCE switch (InaHelper::GetProtocolNameList), so collectives may run as ina or
     /// nvls-ina.
     std::string ina{"off"};
     std::vector<std::pair<std::string, std::string>> config; //!< Config::SetDefault pairs

@@ -5,6 +5,7 @@
 #include "collective-plan-cost.h"
 
 #include "ns3/abort.h"
+#include "ns3/ina-header.h"
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -176,7 +177,9 @@ CollectiveSelection::Applies(CollectiveType type,
                   std::to_string(group.GetSize()) + " ranks" +
                   (type == CollectiveType::ALL_REDUCE
                        ? std::string()
-                       : " that reduces toward or multicasts from one of them"));
+                       : ", reducing toward or multicasting from one of them (jobs of at "
+                         "most " +
+                             std::to_string(ina::MAX_DIRECTED_WORKERS) + " ranks)"));
     }
     return true;
 }

@@ -769,9 +769,13 @@ InaAggregationEngine::ValuesToward(const Job& job, int32_t child, const InaHeade
     {
         return true;
     }
+    // Toward the destination, and (streaming) toward the fragment's fallback host.
     const std::vector<int32_t>& rankChild = job.config.rankChild;
-    const int32_t toward = h.destination < rankChild.size() ? rankChild[h.destination] : -1;
-    return toward == child;
+    auto toward = [&rankChild](uint32_t rank) {
+        return rank < rankChild.size() ? rankChild[rank] : -1;
+    };
+    const auto workers = static_cast<uint32_t>(job.config.workers.size());
+    return toward(h.destination) == child || (workers > 0 && toward(h.sequence % workers) == child);
 }
 
 InaFrameAddress

@@ -77,6 +77,11 @@ struct InaJobConfig
  * RESULT doubles as the acknowledgement: workers retransmit on timeout. A contribution
  * that arrived marked CE sets ECN_ECHO in the result.
  *
+ * Values: a NO_VALUES contribution (zeros: a multicast's non-source) adds none; a sum
+ * has values when some contribution had. A DIRECTED result's values go only toward its
+ * destination (and, streaming, toward the fragment's fallback host: InaNeedsValues),
+ * NO_VALUES results (acknowledgements) to the other children (InaJobConfig::rankChild).
+ *
  * Streaming jobs (InaProtocol::STREAMING, ATP/SHARP-like) take no pool: they share the
  * switch's StreamingAggregators, each holding up to StreamingBytes of values. A DATA
  * packet names its aggregator (the slot field, job hash + sequence, as ATP's workers
@@ -195,7 +200,8 @@ class InaAggregationEngine : public Object
         bool sentUp{false};   //!< aggregate sent to the parent, waiting for the result
         bool complete{false}; //!< result known
         bool ecn{false};      //!< some contribution arrived marked CE
-        bool values{false};   //!< some contribution carried values (not NO_VALUES)
+        bool values{false};   //!< the sum here has values: some contribution carried
+                              //!< them, or the parent's result did
     };
 
     /// A streaming aggregator: one fragment of one job while its children's sums arrive.
@@ -268,7 +274,8 @@ class InaAggregationEngine : public Object
      * \param child a child index, or -1 for the parent
      * \param h a packet of the job
      * \return whether the values of h's sum go toward child: always, unless h is
-     *         DIRECTED and its destination is not that way
+     *         DIRECTED and neither its destination nor (streaming) its fragment's
+     *         fallback host is that way (InaNeedsValues)
      */
     static bool ValuesToward(const Job& job, int32_t child, const InaHeader& h);
     /// Frame addresses for a packet leaving on port to dst.

@@ -119,6 +119,16 @@ InaHeader::GetValueBytes() const
     return (flags & NO_VALUES) ? 0 : length;
 }
 
+bool
+InaNeedsValues(const InaHeader& h, uint32_t rank, uint32_t workers)
+{
+    if (!(h.flags & InaHeader::DIRECTED) || h.destination == rank)
+    {
+        return true;
+    }
+    return workers > 0 && h.sequence % workers == rank;
+}
+
 void
 InaHeader::SetValues(bool values)
 {

@@ -158,6 +158,18 @@ class InaHeader : public Header
     uint8_t destination{0};       //!< with DIRECTED: the rank that needs the sum
 };
 
+/**
+ * Who holds the values of the sum a packet belongs to, once its result is out: every
+ * worker, unless the packet is DIRECTED; then its destination, and for streaming jobs
+ * also the fragment's fallback host (worker sequence mod workers), which keeps every
+ * result it hosts, as ATP's parameter server does, to answer retransmissions.
+ * \param h a packet of the job
+ * \param rank a worker's rank
+ * \param workers the job's workers (streaming), or 0 (switchml: no fallback host)
+ * \return whether that worker needs (and gets) the sum's values
+ */
+bool InaNeedsValues(const InaHeader& h, uint32_t rank, uint32_t workers);
+
 } // namespace ns3
 
 #endif /* INA_HEADER_H */

@@ -263,9 +263,10 @@ InaWorker::SendFragment(Run& run, uint32_t q, bool retransmission)
 }
 
 bool
-InaWorker::NeedsValues(const InaHeader& h, uint32_t rank)
+InaWorker::NeedsValues(const Run& run, const InaHeader& h, uint32_t rank)
 {
-    return !(h.flags & InaHeader::DIRECTED) || h.destination == rank;
+    const bool streaming = run.info.protocol == InaProtocol::STREAMING;
+    return InaNeedsValues(h, rank, streaming ? run.info.workers : 0);
 }
 
 void
@@ -357,14 +358,17 @@ InaWorker::OnFallbackData(Run& run, const InaHeader& h)
         (h.flags & InaHeader::RETRANSMISSION) && single ? __builtin_ctzll(h.bitmap) : -1;
     if (HasResult(run, q))
     {
-        if (requester >= 0 && requester != run.info.rank)
+        if (requester >= 0 && requester != run.info.rank &&
+            (NeedsValues(run, h, run.info.rank) || !NeedsValues(run, h, requester)))
         {
+            // Answered only with what this worker holds: a worker that got an
+            // acknowledgement cannot give the values to one that needs them.
             NS_LOG_LOGIC("job " << h.job << " seq " << q << ": result sent to worker " << requester
                                 << ", which asked for it again");
             InaHeader r = h;
             r.type = InaHeader::RESULT;
             r.flags = InaHeader::RETRANSMISSION | (h.flags & InaHeader::DIRECTED);
-            r.SetValues(NeedsValues(h, requester));
+            r.SetValues(NeedsValues(run, h, requester));
             r.count = static_cast<uint16_t>(n);
             r.bitmap = all;
             r.sender = 0;
@@ -415,7 +419,7 @@ InaWorker::OnFallbackData(Run& run, const InaHeader& h)
         InaHeader down = r;
         down.SetValues(values && !directedHere);
         SendFrame(down, InaGroupAddress(h.job), run.info.priority);
-        r.SetValues(values && NeedsValues(r, run.info.rank));
+        r.SetValues(values && NeedsValues(run, r, run.info.rank));
         OnResult(run, r);
         return;
     }
@@ -488,7 +492,7 @@ InaWorker::OnResult(Run& run, const InaHeader& h)
                 {
                     InaHeader reply = h;
                     reply.flags = InaHeader::RETRANSMISSION | (h.flags & InaHeader::DIRECTED);
-                    reply.SetValues(NeedsValues(h, r));
+                    reply.SetValues(NeedsValues(run, h, r));
                     SendFrame(reply, run.info.addresses[r], run.info.priority);
                 }
             }

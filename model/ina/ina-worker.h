@@ -238,12 +238,13 @@ class InaWorker : public Object
     /// Streaming: a contribution or a request reached this worker as fallback host.
     void OnFallbackData(Run& run, const InaHeader& h);
     /**
+     * \param run the job
      * \param h a packet of the job
      * \param rank a worker
-     * \return whether the worker needs the values of h's sum (h is not DIRECTED, or is
-     *         to that worker)
+     * \return whether the worker needs (and, once it has the result, holds) the values of
+     *         h's sum (InaNeedsValues)
      */
-    static bool NeedsValues(const InaHeader& h, uint32_t rank);
+    static bool NeedsValues(const Run& run, const InaHeader& h, uint32_t rank);
     /// Queue an INA frame to dst on the NIC's port.
     void SendFrame(const InaHeader& h, Ipv4Address dst, uint8_t priority);
     /// \return whether the result of fragment q of run's job has arrived here

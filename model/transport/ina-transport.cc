@@ -128,7 +128,7 @@ InaTransport::NetworkReduce(const std::vector<uint32_t>& members,
 {
     NS_LOG_FUNCTION(this << members.size() << dst << bytes << channel);
     InaReductionRoles roles;
-    roles.destination = JobRank(JobOf(members).job, dst);
+    roles.destination = JobRank(PlacedJob("NetworkReduce", members), dst);
     RunReduction("NetworkReduce", members, bytes, roles, done);
 }
 
@@ -141,8 +141,18 @@ InaTransport::NetworkMulticast(uint32_t src,
 {
     NS_LOG_FUNCTION(this << src << members.size() << bytes << channel);
     InaReductionRoles roles;
-    roles.source = JobRank(JobOf(members).job, src);
+    roles.source = JobRank(PlacedJob("NetworkMulticast", members), src);
     RunReduction("NetworkMulticast", members, bytes, roles, done);
+}
+
+const InaJob&
+InaTransport::PlacedJob(const char* what, const std::vector<uint32_t>& members) const
+{
+    const InaJob& job = JobOf(members).job;
+    NS_ABORT_MSG_IF(!job.inNetwork,
+                    "InaTransport::" << what << ": these " << members.size()
+                                     << " ranks have no aggregation job (" << job.reason << ")");
+    return job;
 }
 
 uint16_t
@@ -167,11 +177,8 @@ InaTransport::RunReduction(const char* what,
                            InaReductionRoles roles,
                            DoneCallback done)
 {
+    const InaJob& job = PlacedJob(what, members);
     JobState& state = JobOf(members);
-    const InaJob& job = state.job;
-    NS_ABORT_MSG_IF(!job.inNetwork,
-                    "InaTransport::" << what << ": these " << members.size()
-                                     << " ranks have no aggregation job (" << job.reason << ")");
     state.bytesInNetwork += bytes;
     if (bytes == 0)
     {

@@ -22,7 +22,8 @@ namespace ns3
  * InaReductionRoles).
  *
  * Each set of member ranks gets one aggregation job, placed by the InaController the
- * first time it is asked for (CanAllReduceInNetwork): first come, first served, as
+ * first time it is asked for (CanAllReduceInNetwork, CanReduceInNetwork,
+ * DescribeSwitchPath or a transfer): first come, first served, as
  * switch memory allows. A set whose job could not be placed is refused from then on
  * (GetJob says why), so "auto" and the named "ina" fall back to host algorithms. The
  * channels of a call share its job: their reductions run in the order they are issued.
@@ -116,6 +117,8 @@ class InaTransport : public RdmaTransport
     static std::vector<uint32_t> Key(const std::vector<uint32_t>& members);
     /// \return the job of members, placed on first use
     JobState& JobOf(const std::vector<uint32_t>& members) const;
+    /// \return the job of members; aborts, naming what and the reason, if it was refused
+    const InaJob& PlacedJob(const char* what, const std::vector<uint32_t>& members) const;
     /// \return the rank in job of the worker on rank's NIC (aborts if it has none)
     uint16_t JobRank(const InaJob& job, uint32_t rank) const;
     /**
