@@ -76,6 +76,12 @@ main(int argc, char* argv[])
     StringValue scheduler;
     GlobalValue::GetValueByName("SchedulerType", scheduler);
 
+    std::string why;
+    if (!RoceHelper::CheckCongestionControl(cc, &why))
+    {
+        std::cerr << "ai-fabric-bench: " << why << '\n';
+        return 1;
+    }
     auto wallStart = std::chrono::steady_clock::now();
     RoceHelper roce;
     roce.SetCongestionControl(cc);

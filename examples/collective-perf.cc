@@ -237,6 +237,15 @@ main(int argc, char* argv[])
             return cmd.Fail("algorithm", algorithmName + " needs aggregation switches: add --ina");
         }
     }
+    if (transportName != "ideal")
+    {
+        std::string why;
+        if (!RoceHelper::CheckCongestionControl(cc, &why))
+        {
+            std::cerr << "collective-perf: " << why << '\n';
+            return 1;
+        }
+    }
     if (ina)
     {
         // The engines' attributes (defaults and --ns3::) must fit together.

@@ -59,6 +59,12 @@ main(int argc, char* argv[])
         return 1;
     }
 
+    std::string why;
+    if (!RoceHelper::CheckCongestionControl(cc, &why))
+    {
+        std::cerr << "roce-incast: " << why << '\n';
+        return 1;
+    }
     RoceHelper roce;
     roce.SetCongestionControl(cc);
     roce.SetMmuAttribute("LosslessPriorities", UintegerValue(pfc ? (1u << 3) : 0u));

@@ -97,6 +97,21 @@ RoceHelper::SetCongestionControl(std::string typeName)
     m_nicFactory.Set("CongestionControl", TypeIdValue(tid));
 }
 
+bool
+RoceHelper::CheckCongestionControl(const std::string& typeName, std::string* error)
+{
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(typeName, &tid) ||
+        !tid.IsChildOf(RoceCongestionControl::GetTypeId()))
+    {
+        *error = typeName + " is not a congestion control (a TypeId derived from "
+                            "ns3::RoceCongestionControl)";
+        return false;
+    }
+    ObjectFactory factory(typeName);
+    return factory.Create<RoceCongestionControl>()->CheckConfiguration(error);
+}
+
 NetDeviceContainer
 RoceHelper::Link(Ptr<Node> a, Ptr<Node> b)
 {

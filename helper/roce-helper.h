@@ -46,6 +46,15 @@ class RoceHelper : public PcapHelperForDevice
     void SetMmuAttribute(std::string name, const AttributeValue& value);
     /// Congestion control for NICs installed from now on, e.g. "ns3::Dcqcn".
     void SetCongestionControl(std::string typeName);
+    /**
+     * Check that the attributes of a congestion control (its defaults, as
+     * Config::SetDefault and --ns3:: options left them) fit together
+     * (RoceCongestionControl::CheckConfiguration).
+     * \param typeName a TypeId derived from ns3::RoceCongestionControl
+     * \param error set to a one-line reason when they do not
+     * \return true if they fit
+     */
+    static bool CheckCongestionControl(const std::string& typeName, std::string* error);
 
     /// Cable a and b; returns {device on a, device on b}.
     NetDeviceContainer Link(Ptr<Node> a, Ptr<Node> b);

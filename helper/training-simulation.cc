@@ -369,6 +369,12 @@ TrainingSimulation::Build(std::string* error)
                  "\" is not a congestion control (e.g. ns3::Dcqcn, ns3::NoCongestionControl)";
         return false;
     }
+    std::string ccWhy;
+    if (s.topology != "ideal" && !RoceHelper::CheckCongestionControl(s.congestionControl, &ccWhy))
+    {
+        *error = s.source + ": " + ccWhy;
+        return false;
+    }
     InaProtocol inaProtocol = InaHelper::GetProtocols().front();
     if (s.ina != "off")
     {

@@ -214,10 +214,17 @@ TEST(ProgramBadInput, RoceIncast)
                   "--delay=2h: expected a non-negative duration like 1us or 2ms (s, ms, us, ns, "
                   "ps; at most an hour): unknown unit \"h\""},
                  {{"--cc=ns3::Cubic"},
-                  "--cc=ns3::Cubic: expected one of ns3::Dcqcn or ns3::NoCongestionControl "
+                  "--cc=ns3::Cubic: expected one of ns3::Dcqcn, ns3::Dctcp, "
+                  "ns3::NoCongestionControl or ns3::Timely "
                   "(TypeIds derived from ns3::RoceCongestionControl)"},
                  {{"--cc=ns3::RdmaNic"},
-                  "--cc=ns3::RdmaNic: expected one of ns3::Dcqcn or ns3::NoCongestionControl"},
+                  "--cc=ns3::RdmaNic: expected one of ns3::Dcqcn, ns3::Dctcp, "
+                  "ns3::NoCongestionControl or ns3::Timely"},
+                 {{"--cc=ns3::Timely", "--ns3::Timely::THigh=10us"},
+                  "ns3::Timely::THigh: +10us must exceed TLow (+50us)"},
+                 {{"--cc=ns3::Dctcp", "--ns3::Dctcp::G=0"}, "--ns3::Dctcp::G=0: expected a number"},
+                 {{"--cc=ns3::Dctcp", "--ns3::Dctcp::Mode=Both"},
+                  "--ns3::Dctcp::Mode=Both: expected one of Rate|Window"},
                  {{"--bytes=-1"},
                   "--bytes=-1: expected a size from 1 B to 1T B like 4096, 64K, 16M or 1G"},
                  {{"--bytes=0"}, "--bytes=0: expected a size from 1 B"},
@@ -327,7 +334,8 @@ TEST(ProgramBadInput, CollectivePerf)
                 {{"--oversubscription=two"},
                  "--oversubscription=two: expected a number above 0 to 1000"},
                 {{"--cc=ns3::Cubic"},
-                 "--cc=ns3::Cubic: expected one of ns3::Dcqcn or ns3::NoCongestionControl"},
+                 "--cc=ns3::Cubic: expected one of ns3::Dcqcn, ns3::Dctcp, "
+                 "ns3::NoCongestionControl or ns3::Timely"},
                 {{"--csv=" + NotAFolder() + "/perf.csv"}, "expected a file in a writable folder"},
                 {{"--ranks=6", "--leaves=4"}, "--leaves=4: expected a divisor of --ranks=6"},
                 {{"--transport=dgx", "--ranks=12", "--servers=5"},
@@ -409,7 +417,8 @@ TEST(ProgramBadInput, Bench)
                  {{"--bytes=-64M"}, "--bytes=-64M: expected a size from 1 B"},
                  {{"--rate=400"}, "--rate=400: expected a rate"},
                  {{"--cc=none"},
-                  "--cc=none: expected one of ns3::Dcqcn or ns3::NoCongestionControl"},
+                  "--cc=none: expected one of ns3::Dcqcn, ns3::Dctcp, ns3::NoCongestionControl or "
+                  "ns3::Timely"},
                  {{"--rate=1Mbps", "--hostsPerLeaf=1", "--spines=64"},
                   "--spines=64: expected at most 1 spines"},
              }));

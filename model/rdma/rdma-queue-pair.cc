@@ -8,6 +8,7 @@
 #include "ns3/bth-header.h"
 #include "ns3/cnp-header.h"
 #include "ns3/immediate-data-header.h"
+#include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/reth-header.h"
 #include "ns3/roce-frame.h"
@@ -57,6 +58,7 @@ RdmaQueuePair::Bind(Ptr<RdmaNic> nic,
     m_cc = cc;
     m_cc->TraceConnectWithoutContext("RateChange",
                                      MakeCallback(&RdmaQueuePair::OnRateChange, this));
+    m_needs = m_cc->GetSignalNeeds();
     m_rto = nic->GetRetransmitTimeout();
 }
 
@@ -217,6 +219,19 @@ RdmaQueuePair::BuildNextDataPacket()
     p->AddHeader(bth);
     m_nic->AddIpHeaders(p, m_peer, m_udpSourcePort, false);
 
+    if (m_needs.rttPerAck)
+    {
+        // Sender-side timestamp of this PSN (a retransmission restamps it).
+        const uint64_t index = m_sndNxt - m_sendTimesBase;
+        if (index < m_sendTimes.size())
+        {
+            m_sendTimes[index] = Simulator::Now();
+        }
+        else
+        {
+            m_sendTimes.push_back(Simulator::Now());
+        }
+    }
     if (m_sndNxt < m_sndMax)
     {
         ++m_packetsRetransmitted;
@@ -358,7 +373,24 @@ RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info)
     CompleteAckedMessages();
     RoceAckSignal signal;
     signal.newlyAckedBytes = m_bytesAcked - ackedBytesBefore;
-    if (m_rttProbeActive && m_rttProbePsn < m_sndUna)
+    signal.ackedPackets = static_cast<uint32_t>(ackedPackets);
+    signal.ackedBytes = ackedPackets * m_nic->GetPayloadMtu();
+    signal.ecnEcho = info.becn;
+    if (m_needs.rttPerAck)
+    {
+        // The sample of the newest packet this ACK covers; the older ones leave.
+        if (ackedPackets > 0 && m_sndUna - 1 - m_sendTimesBase < m_sendTimes.size())
+        {
+            signal.rtt = Simulator::Now() - m_sendTimes[m_sndUna - 1 - m_sendTimesBase];
+        }
+        while (m_sendTimesBase < m_sndUna && !m_sendTimes.empty())
+        {
+            m_sendTimes.pop_front();
+            ++m_sendTimesBase;
+        }
+        m_sendTimesBase = std::max(m_sendTimesBase, m_sndUna);
+    }
+    else if (m_rttProbeActive && m_rttProbePsn < m_sndUna)
     {
         signal.rtt = Simulator::Now() - m_rttProbeSent;
         m_rttProbeActive = false;
@@ -409,8 +441,8 @@ RdmaQueuePair::ReceiveData(const RoceFrameInfo& info)
         }
         return;
     }
-    if (info.ecn == 3 &&
-        (!m_cnpEverSent || Simulator::Now() - m_lastCnpTime >= m_nic->GetCnpInterval()))
+    const bool ce = info.ecn == Ipv4Header::ECN_CE;
+    if (ce && (!m_cnpEverSent || Simulator::Now() - m_lastCnpTime >= m_nic->GetCnpInterval()))
     {
         NS_LOG_LOGIC("QP " << m_qpn << ": CE-marked PSN " << psn << ", CNP sent to " << m_peer);
         SendCnp();
@@ -427,6 +459,13 @@ RdmaQueuePair::ReceiveData(const RoceFrameInfo& info)
         }
         return;
     }
+    if (m_needs.exactEcnEcho && m_unackedPackets > 0 && ce != m_ceUnacked)
+    {
+        // DCTCP's receiver: the packets so far share a CE state; acknowledge them now,
+        // so the echo of the next ACK covers the new state only.
+        SendAck(m_rcvExpected - 1, AethHeader::SYNDROME_ACK);
+    }
+    m_ceUnacked = m_ceUnacked || ce;
     ++m_rcvExpected;
     m_nakOutstanding = false;
     m_bytesReceived += info.payloadBytes;
@@ -458,7 +497,9 @@ RdmaQueuePair::ReceiveData(const RoceFrameInfo& info)
 void
 RdmaQueuePair::SendAck(uint64_t psn, uint8_t syndrome)
 {
+    const bool echo = m_ceUnacked && syndrome == AethHeader::SYNDROME_ACK;
     m_unackedPackets = 0;
+    m_ceUnacked = false;
     m_lastAckTime = Simulator::Now();
     Ptr<Packet> p = Create<Packet>(roce::ICRC_BYTES);
     AethHeader aeth;
@@ -467,6 +508,7 @@ RdmaQueuePair::SendAck(uint64_t psn, uint8_t syndrome)
     p->AddHeader(aeth);
     BthHeader bth;
     bth.SetOpcode(BthHeader::RC_ACKNOWLEDGE);
+    bth.SetBecn(echo); // ECN echo: some packet it acknowledges arrived CE-marked
     bth.SetDestQp(m_peerQpn);
     bth.SetPsn(static_cast<uint32_t>((psn + m_peerInitialPsn) & PSN_MASK));
     p->AddHeader(bth);

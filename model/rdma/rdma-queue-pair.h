@@ -170,6 +170,9 @@ class RdmaQueuePair : public Object
     bool m_rttProbeActive{false};
     uint64_t m_rttProbePsn{0};
     Time m_rttProbeSent;
+    RoceSignalNeeds m_needs;      //!< what the algorithm asked for (at Bind)
+    std::deque<Time> m_sendTimes; //!< rttPerAck: send time of PSNs m_sendTimesBase...
+    uint64_t m_sendTimesBase{0};  //!< PSN of m_sendTimes.front()
     uint64_t m_bytesPosted{0};
     uint64_t m_bytesAcked{0};
     uint64_t m_packetsSent{0};
@@ -184,6 +187,7 @@ class RdmaQueuePair : public Object
     uint64_t m_bytesReceived{0};
     uint32_t m_rcvMsn{0};
     uint32_t m_unackedPackets{0};
+    bool m_ceUnacked{false}; //!< some packet not yet acknowledged arrived CE-marked
     Time m_lastAckTime;
     bool m_nakOutstanding{false};
     bool m_cnpEverSent{false};

@@ -2,6 +2,7 @@
 #include "roce-congestion-control.h"
 
 #include "ns3/log.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 
@@ -18,6 +19,12 @@ RoceCongestionControl::GetTypeId()
         TypeId("ns3::RoceCongestionControl")
             .SetParent<Object>()
             .SetGroupName("AiFabric")
+            .AddAttribute("WindowLimit",
+                          "Cap on the bytes in flight, whatever the algorithm (HPCC's and "
+                          "IRN's bandwidth-delay-product window); 0: none.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceCongestionControl::m_windowLimit),
+                          MakeUintegerChecker<uint64_t>(0, uint64_t{1} << 40))
             .AddTraceSource("RateChange",
                             "The sending rate of the queue pair changed (bit/s).",
                             MakeTraceSourceAccessor(&RoceCongestionControl::m_rateTrace),
@@ -76,10 +83,26 @@ RoceCongestionControl::GetRateBps() const
     return m_rateBps;
 }
 
+RoceSignalNeeds
+RoceCongestionControl::GetSignalNeeds() const
+{
+    return RoceSignalNeeds();
+}
+
+bool
+RoceCongestionControl::CheckConfiguration(std::string* /* error */) const
+{
+    return true;
+}
+
 uint64_t
 RoceCongestionControl::GetWindowBytes() const
 {
-    return m_windowBytes;
+    if (m_windowLimit == 0 || (m_windowBytes != 0 && m_windowBytes < m_windowLimit))
+    {
+        return m_windowBytes;
+    }
+    return m_windowLimit;
 }
 
 uint64_t

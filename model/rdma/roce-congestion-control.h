@@ -7,6 +7,7 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <string>
 
 namespace ns3
 {
@@ -30,12 +31,36 @@ struct RoceIntHop
  */
 struct RoceAckSignal
 {
-    uint64_t newlyAckedBytes{0};     //!< payload bytes acknowledged for the first time
+    uint64_t newlyAckedBytes{0};     //!< bytes of the messages this ACK completed
     uint64_t inflightBytes{0};       //!< payload bytes sent but not acknowledged, after this ACK
-    Time rtt;                        //!< RTT sample; zero when this ACK carries none
-    bool ecnEcho{false};             //!< the acknowledged data was CE-marked
+    uint32_t ackedPackets{0};        //!< packets acknowledged for the first time
+    uint64_t ackedBytes{0};          //!< their payload, counted as inflightBytes counts it
+                                     //!< (packets x payload MTU)
+    Time rtt;                        //!< RTT sample; zero when this ACK carries none (one sample
+                                     //!< per round trip, or one per ACK: RoceSignalNeeds)
+    bool ecnEcho{false};             //!< some packet this ACK acknowledges arrived CE-marked
+                                     //!< (the BTH BECN bit of the ACK)
     const RoceIntHop* hops{nullptr}; //!< telemetry, nHops entries
     uint32_t nHops{0};               //!< entries in hops
+};
+
+/**
+ * \ingroup ai-fabric
+ * What an algorithm needs the NICs to measure or echo beyond what every ACK carries. Each
+ * costs per-packet work, so the queue pair does it only for algorithms that ask
+ * (RoceCongestionControl::GetSignalNeeds); both ends of a connection run the same
+ * algorithm, so the receiver asks its own.
+ */
+struct RoceSignalNeeds
+{
+    /// The receiver acknowledges at once when the CE mark of the in-order packets it
+    /// receives changes, so every ACK's ECN echo covers packets of one state (DCTCP's
+    /// receiver state machine, Alizadeh et al. 2010, 3.1).
+    bool exactEcnEcho{false};
+    /// An RTT sample with every ACK: the sender keeps the send time of every packet in
+    /// flight (sender-side timestamps, as NICs take them) instead of one probe per round
+    /// trip.
+    bool rttPerAck{false};
 };
 
 /**
@@ -88,9 +113,23 @@ class RoceCongestionControl : public Object
     /// The queue pair has data again after OnIdle.
     virtual void OnActive();
 
+    /// \return the signals this algorithm needs beyond the default (none here)
+    virtual RoceSignalNeeds GetSignalNeeds() const;
+
+    /**
+     * Check what the attribute checkers cannot: attributes that must fit together.
+     * Programs call it (through RoceHelper::CheckCongestionControl) before they build.
+     * \param error set to a one-line reason, naming the attribute, when they do not fit
+     * \return true if they fit (the default: always)
+     */
+    virtual bool CheckConfiguration(std::string* error) const;
+
     /// \return the current sending rate in bit/s (never above line rate, never zero)
     double GetRateBps() const;
-    /// \return the window in payload bytes, or 0 when the algorithm imposes none
+    /**
+     * \return the window in payload bytes: the algorithm's, capped by WindowLimit; 0 when
+     *         neither imposes one
+     */
     uint64_t GetWindowBytes() const;
     uint64_t GetLineRateBps() const; //!< \return the NIC's line rate in bit/s (set by Start)
 
@@ -103,6 +142,7 @@ class RoceCongestionControl : public Object
     void SetWindowBytes(uint64_t bytes); //!< \param bytes window in payload bytes (0: none)
 
   private:
+    uint64_t m_windowLimit{0}; //!< WindowLimit attribute
     uint64_t m_lineRateBps{0};
     double m_rateBps{0};
     uint64_t m_windowBytes{0};

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "cc-test-util.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace aifabric
+{
+
+using namespace ns3;
+
+double
+DumbbellRun::Utilisation() const
+{
+    double sum = 0;
+    for (double r : rates)
+    {
+        sum += r;
+    }
+    return sum / payloadRate;
+}
+
+namespace
+{
+
+/// Samples a port's priority-3 egress queue every microsecond.
+struct QueueStats
+{
+    Ptr<RoceNetDevice> port;
+    double min{std::numeric_limits<double>::max()};
+    double max{0};
+    double sum{0};
+    uint64_t samples{0};
+
+    void Sample()
+    {
+        const double q = port->GetQueueBytes(3);
+        min = std::min(min, q);
+        max = std::max(max, q);
+        sum += q;
+        ++samples;
+        Simulator::Schedule(MicroSeconds(1), &QueueStats::Sample, this);
+    }
+};
+
+void
+Snapshot(std::vector<uint64_t>* out, std::vector<Ptr<RdmaQueuePair>> receivers)
+{
+    for (const auto& qp : receivers)
+    {
+        out->push_back(qp->GetBytesReceived());
+    }
+}
+
+} // namespace
+
+DumbbellRun
+RunDumbbell(const std::string& cc,
+            uint32_t n,
+            Time stagger,
+            Time from,
+            Time to,
+            uint32_t kmin,
+            uint32_t kmax,
+            double pmax)
+{
+    RoceHelper roce;
+    roce.SetCongestionControl(cc);
+    if (kmin > 0)
+    {
+        roce.SetMmuAttribute("EcnKmin", UintegerValue(kmin));
+        roce.SetMmuAttribute("EcnKmax", UintegerValue(kmax));
+    }
+    roce.SetMmuAttribute("EcnPmax", DoubleValue(pmax));
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo =
+        topoHelper.Dumbbell(n, n, DataRate("100Gbps"), DataRate("100Gbps"), MicroSeconds(1));
+    roce.AssignStreams(1);
+    std::vector<Ptr<RdmaQueuePair>> receivers;
+    std::vector<Ptr<RdmaQueuePair>> senders;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        auto qps = RoceHelper::Connect(topo.nics[i], topo.nics[n + i]);
+        receivers.push_back(qps.second);
+        senders.push_back(qps.first);
+        Simulator::Schedule(stagger * i, &RdmaQueuePair::PostWrite, qps.first, 1ull << 36);
+    }
+    Ptr<RoceSwitch> left = topo.switchObjects[0];
+    QueueStats queue;
+    queue.port = left->GetPort(left->GetNPorts() - 1); // the bottleneck
+    Simulator::Schedule(from, &QueueStats::Sample, &queue);
+    std::vector<uint64_t> start;
+    std::vector<uint64_t> end;
+    Simulator::Schedule(from, &Snapshot, &start, receivers);
+    Simulator::Schedule(to - NanoSeconds(1), &Snapshot, &end, receivers);
+    Simulator::Stop(to);
+    Simulator::Run();
+    DumbbellRun run;
+    const double window = (to - NanoSeconds(1) - from).GetSeconds();
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        run.rates.push_back((end[i] - start[i]) * 8.0 / window);
+    }
+    run.queueMin = queue.min;
+    run.queueMax = queue.max;
+    run.queueMean = queue.samples ? queue.sum / queue.samples : 0;
+    run.payloadRate = PayloadRate(100e9);
+    run.drops = TotalDrops(topo);
+    run.pauses = TotalPauses(topo);
+    for (const auto& qp : senders)
+    {
+        if (Ptr<Dctcp> d = DynamicCast<Dctcp>(qp->GetCongestionControl()))
+        {
+            run.alphas.push_back(d->GetAlpha());
+        }
+    }
+    Simulator::Destroy();
+    return run;
+}
+
+} // namespace aifabric

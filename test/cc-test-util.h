@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// What the congestion-control suites (dctcp, timely) share: long flows over a dumbbell.
+#ifndef AI_FABRIC_CC_TEST_UTIL_H
+#define AI_FABRIC_CC_TEST_UTIL_H
+
+#include "test-util.h"
+
+#include <string>
+#include <vector>
+
+namespace aifabric
+{
+
+/// What a dumbbell run measured over its measurement window.
+struct DumbbellRun
+{
+    std::vector<double> rates;  //!< each flow's goodput, bit/s
+    double queueMin{0};         //!< bottleneck egress queue (priority 3), bytes
+    double queueMax{0};         //!< largest sample
+    double queueMean{0};        //!< mean of the 1 us samples
+    double payloadRate{0};      //!< the bottleneck's payload capacity, bit/s
+    uint64_t drops{0};          //!< frames dropped anywhere
+    uint64_t pauses{0};         //!< PFC pauses sent anywhere
+    std::vector<double> alphas; //!< the senders' Dctcp alpha at the end (if Dctcp)
+
+    /// \return the sum of the flows' rates over the payload capacity
+    double Utilisation() const;
+};
+
+/**
+ * Run n long flows, host i to host n + i, over a dumbbell of 100 Gb/s links (1 us cables)
+ * whose switches mark ECN as the caller set them, under congestion control cc
+ * (attributes set with Config::SetDefault beforehand). Flow i starts at i x stagger.
+ * \param cc a TypeId name
+ * \param n flows
+ * \param stagger time between flow starts
+ * \param from start of the measurement window
+ * \param to its end (the run stops there)
+ * \param kmin, kmax, pmax the switches' ECN marking (0 kmin: the MMU's default)
+ * \return the measurements
+ */
+DumbbellRun RunDumbbell(const std::string& cc,
+                        uint32_t n,
+                        ns3::Time stagger,
+                        ns3::Time from,
+                        ns3::Time to,
+                        uint32_t kmin = 0,
+                        uint32_t kmax = 0,
+                        double pmax = 0.2);
+
+} // namespace aifabric
+
+#endif
