@@ -12,6 +12,7 @@
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
 #include "ns3/roce-channel.h"
+#include "ns3/shared-buffer-mmu.h"
 #include "ns3/simulator.h"
 #include "ns3/type-id.h"
 #include "ns3/udp-header.h"
@@ -83,6 +84,27 @@ RdmaNic::GetTypeId()
                           TypeIdValue(Dcqcn::GetTypeId()),
                           MakeTypeIdAccessor(&RdmaNic::m_ccTypeId),
                           MakeTypeIdChecker())
+            .AddAttribute("ReceiveRate",
+                          "Rate at which the host takes received frames out of the NIC's "
+                          "receive buffer (PCIe, host memory); 0: as fast as they arrive, "
+                          "no buffer, never a pause.",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&RdmaNic::m_rxRate),
+                          MakeDataRateChecker())
+            .AddAttribute("ReceiveBufferSize",
+                          "Bytes the receive buffer holds (with ReceiveRate > 0). The NIC "
+                          "pauses its switch port (PFC XOFF) when the buffer would leave less "
+                          "than the headroom a pause needs to take effect (two cable delays "
+                          "and two frames at line rate), and resumes two frames below that.",
+                          UintegerValue(1 << 20),
+                          MakeUintegerAccessor(&RdmaNic::m_rxBufferSize),
+                          MakeUintegerChecker<uint32_t>(1, 1u << 30))
+            .AddAttribute("ReceivePauseQuanta",
+                          "Pause time of the NIC's XOFF frames in quanta of 512 bit times; "
+                          "re-sent at half of it while the buffer stays full.",
+                          UintegerValue(65535),
+                          MakeUintegerAccessor(&RdmaNic::m_rxPauseQuanta),
+                          MakeUintegerChecker<uint16_t>(1, 65535))
             .AddTraceSource("DataTx",
                             "A data packet left for the port.",
                             MakeTraceSourceAccessor(&RdmaNic::m_dataTxTrace),
@@ -105,6 +127,9 @@ void
 RdmaNic::DoDispose()
 {
     m_wakeEvent.Cancel();
+    m_rxEvent.Cancel();
+    m_rxRefreshEvent.Cancel();
+    m_rxQueue.clear();
     for (auto& qp : m_qps)
     {
         qp->Dispose();
@@ -393,6 +418,125 @@ RdmaNic::SetUdpReceiveCallback(uint16_t udpPort, UdpReceiveCallback callback)
 
 void
 RdmaNic::Receive(Ptr<RoceNetDevice>, Ptr<Packet> packet, const RoceFrameInfo& info)
+{
+    if (m_rxRate.GetBitRate() == 0)
+    {
+        Dispatch(packet, info); // the host keeps up: no buffer
+        return;
+    }
+    const uint32_t bytes = packet->GetSize();
+    if (m_rxBytes + bytes > m_rxBufferSize)
+    {
+        NS_LOG_DEBUG("receive buffer full (" << m_rxBytes << " of " << m_rxBufferSize
+                                             << " B): frame of " << bytes << " B dropped");
+        ++m_rxDrops;
+        return;
+    }
+    m_rxQueue.push_back({packet, info});
+    m_rxBytes += bytes;
+    m_rxPeak = std::max(m_rxPeak, m_rxBytes);
+    const uint8_t priority = info.dscp >> 3;
+    if (m_rxBytes > RxXoff() && !(m_rxPausedMask & (1u << priority)))
+    {
+        NS_LOG_LOGIC("receive buffer at " << m_rxBytes << " B: XOFF on priority " << +priority);
+        m_rxPausedMask |= 1u << priority;
+        m_device->SendPfc(priority, m_rxPauseQuanta);
+        ScheduleRxRefresh();
+    }
+    if (m_rxEvent.IsExpired())
+    {
+        m_rxEvent =
+            Simulator::Schedule(m_rxRate.CalculateBytesTxTime(m_rxQueue.front().packet->GetSize()),
+                                &RdmaNic::DrainOne,
+                                this);
+    }
+}
+
+uint32_t
+RdmaNic::RxXoff() const
+{
+    // What still arrives after the XOFF leaves: the cable there and back, the frame the
+    // switch is sending and the XOFF's own wait behind the frame this port is sending.
+    const uint32_t headroom =
+        SharedBufferMmu::ComputeHeadroom(m_device->GetDataRate().GetBitRate(),
+                                         m_device->GetRoceChannel()->GetDelay(),
+                                         m_device->GetMtu() + roce::ETHERNET_HEADER_BYTES);
+    return m_rxBufferSize > headroom ? m_rxBufferSize - headroom : 0;
+}
+
+void
+RdmaNic::ScheduleRxRefresh()
+{
+    m_rxRefreshEvent.Cancel();
+    m_rxRefreshEvent = Simulator::Schedule(m_device->QuantaToTime(m_rxPauseQuanta) / 2,
+                                           &RdmaNic::RefreshRxPause,
+                                           this);
+}
+
+void
+RdmaNic::RefreshRxPause()
+{
+    for (uint8_t p = 0; p < 8; ++p)
+    {
+        if (m_rxPausedMask & (1u << p))
+        {
+            NS_LOG_LOGIC("receive buffer still at " << m_rxBytes
+                                                    << " B: XOFF refreshed on priority " << +p);
+            m_device->SendPfc(p, m_rxPauseQuanta);
+        }
+    }
+    if (m_rxPausedMask)
+    {
+        ScheduleRxRefresh();
+    }
+}
+
+void
+RdmaNic::DrainOne()
+{
+    RxFrame frame = m_rxQueue.front();
+    m_rxQueue.pop_front();
+    m_rxBytes -= frame.packet->GetSize();
+    const uint32_t maxFrame = m_device->GetMtu() + roce::ETHERNET_HEADER_BYTES;
+    const uint32_t xoff = RxXoff();
+    if (m_rxPausedMask && m_rxBytes + 2 * maxFrame <= xoff)
+    {
+        for (uint8_t p = 0; p < 8; ++p)
+        {
+            if (m_rxPausedMask & (1u << p))
+            {
+                NS_LOG_LOGIC("receive buffer down to " << m_rxBytes << " B: XON on priority "
+                                                       << +p);
+                m_device->SendPfc(p, 0);
+            }
+        }
+        m_rxPausedMask = 0;
+        m_rxRefreshEvent.Cancel();
+    }
+    if (!m_rxQueue.empty())
+    {
+        m_rxEvent =
+            Simulator::Schedule(m_rxRate.CalculateBytesTxTime(m_rxQueue.front().packet->GetSize()),
+                                &RdmaNic::DrainOne,
+                                this);
+    }
+    Dispatch(frame.packet, frame.info);
+}
+
+uint64_t
+RdmaNic::GetReceiveDrops() const
+{
+    return m_rxDrops;
+}
+
+uint32_t
+RdmaNic::GetReceiveBufferPeak() const
+{
+    return m_rxPeak;
+}
+
+void
+RdmaNic::Dispatch(Ptr<Packet> packet, const RoceFrameInfo& info)
 {
     if (info.kind != RoceFrameInfo::ROCE || info.dstIp != m_address.Get())
     {

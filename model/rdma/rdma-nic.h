@@ -4,6 +4,7 @@
 
 #include "rdma-queue-pair.h"
 
+#include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/mac48-address.h"
@@ -13,6 +14,7 @@
 #include "ns3/roce-net-device.h"
 #include "ns3/traced-callback.h"
 
+#include <deque>
 #include <utility>
 #include <vector>
 
@@ -95,7 +97,11 @@ class RdmaNic : public Object
     Time GetRetransmitTimeout() const;    //!< \return the initial RTO
     Time GetMaxRetransmitTimeout() const; //!< \return the RTO's upper bound after backoff
     uint64_t GetRxUnknownQpDrops() const; //!< \return packets dropped for an unknown QPN
-    uint64_t GetDataPacketsSent() const;  //!< \return data packets sent by all QPs
+    /// \return frames dropped because the receive buffer was full (ReceiveRate > 0)
+    uint64_t GetReceiveDrops() const;
+    /// \return the most bytes the receive buffer held (ReceiveRate > 0)
+    uint32_t GetReceiveBufferPeak() const;
+    uint64_t GetDataPacketsSent() const; //!< \return data packets sent by all QPs
 
     /**
      * Fix the random streams (first PSNs, UDP source ports).
@@ -132,6 +138,16 @@ class RdmaNic : public Object
   private:
     Ptr<Packet> PullData(uint8_t pausedMask);
     void Receive(Ptr<RoceNetDevice> device, Ptr<Packet> packet, const RoceFrameInfo& info);
+    /// Hand a received frame to its queue pair (or the UDP hook).
+    void Dispatch(Ptr<Packet> packet, const RoceFrameInfo& info);
+    /// The host has taken the front frame of the receive buffer.
+    void DrainOne();
+    /// \return the buffer level above which the NIC pauses its switch port
+    uint32_t RxXoff() const;
+    /// Re-send the pause at half its time while it lasts.
+    void ScheduleRxRefresh();
+    /// The refresh timer fired.
+    void RefreshRxPause();
     void Wake();
 
     uint16_t m_udpPort{0};           //!< port of SetUdpReceiveCallback
@@ -148,6 +164,24 @@ class RdmaNic : public Object
     uint8_t m_controlPriority;
     bool m_ecnCapable;
     TypeId m_ccTypeId;
+    DataRate m_rxRate;        //!< ReceiveRate (0: no receive buffer)
+    uint32_t m_rxBufferSize;  //!< ReceiveBufferSize
+    uint16_t m_rxPauseQuanta; //!< ReceivePauseQuanta
+
+    /// A frame in the receive buffer.
+    struct RxFrame
+    {
+        Ptr<Packet> packet; //!< the frame
+        RoceFrameInfo info; //!< its decoded fields
+    };
+
+    std::deque<RxFrame> m_rxQueue; //!< frames the host has not taken yet
+    uint32_t m_rxBytes{0};         //!< their bytes
+    uint32_t m_rxPeak{0};          //!< see GetReceiveBufferPeak
+    uint64_t m_rxDrops{0};         //!< see GetReceiveDrops
+    uint8_t m_rxPausedMask{0};     //!< priorities the NIC has paused
+    EventId m_rxEvent;             //!< the host takes the front frame
+    EventId m_rxRefreshEvent;      //!< the pause is re-sent
 
     Ptr<RoceNetDevice> m_device;
     Ipv4Address m_address;
