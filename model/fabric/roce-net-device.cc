@@ -254,6 +254,16 @@ RoceNetDevice::SetPullCallback(PullCallback cb)
 void
 RoceNetDevice::EnqueueData(Ptr<Packet> packet, uint8_t priority, uint32_t ingressPort)
 {
+    if (m_dropArrivalsMask & (1u << priority))
+    {
+        RoceQueueItem dropped;
+        dropped.bytes = packet->GetSize();
+        dropped.packet = std::move(packet);
+        dropped.ingressPort = ingressPort;
+        dropped.priority = priority;
+        DropItem(dropped);
+        return;
+    }
     RoceQueueItem item;
     item.bytes = packet->GetSize();
     item.packet = std::move(packet);
@@ -280,32 +290,6 @@ RoceNetDevice::EnqueueControl(Ptr<Packet> packet, uint8_t priority)
     item.ingressPort = UINT32_MAX;
     item.priority = priority;
     m_control.push_back(std::move(item));
-    Kick();
-}
-
-void
-RoceNetDevice::SendPfc(uint8_t priority, uint16_t quanta)
-{
-    NS_LOG_FUNCTION(this << int(priority) << quanta);
-    PfcHeader pfc;
-    pfc.SetPauseTime(priority, quanta);
-    Ptr<Packet> frame = Create<Packet>();
-    frame->AddHeader(pfc);
-    EthernetHeader eth(false);
-    eth.SetSource(m_address);
-    eth.SetDestination(PfcHeader::GetMulticastAddress());
-    eth.SetLengthType(PfcHeader::ETHERTYPE);
-    frame->AddHeader(eth);
-    RoceQueueItem item;
-    item.bytes = frame->GetSize();
-    item.packet = frame;
-    item.ingressPort = UINT32_MAX;
-    item.priority = priority;
-    // A pause must not wait behind ACKs, and PFC frames must keep their order among
-    // themselves (an XON overtaken by the next XOFF would leave the peer running).
-    m_pfc.push_back(std::move(item));
-    ++m_pfcSent;
-    m_pfcSentTrace(priority, quanta);
     Kick();
 }
 
@@ -522,64 +506,6 @@ RoceNetDevice::Receive(Ptr<Packet> packet)
     }
 }
 
-void
-RoceNetDevice::HandlePfc(Ptr<Packet> packet)
-{
-    EthernetHeader eth(false);
-    packet->RemoveHeader(eth);
-    PfcHeader pfc;
-    packet->RemoveHeader(pfc);
-    if (!pfc.IsValid())
-    {
-        NS_LOG_LOGIC("MAC control frame that is not PFC: ignored");
-        return; // another MAC-control opcode (e.g. 802.3x): not ours to act on
-    }
-    const Time now = Simulator::Now();
-    for (uint8_t p = 0; p < N_PRIORITIES; ++p)
-    {
-        if (!pfc.IsEnabled(p))
-        {
-            continue;
-        }
-        uint16_t quanta = pfc.GetPauseTime(p);
-        ++m_pfcReceived;
-        m_pfcReceivedTrace(p, quanta);
-        m_pausedUntil[p] = quanta == 0 ? now : now + QuantaToTime(quanta);
-        if (quanta == 0)
-        {
-            NS_LOG_LOGIC("XON honoured: priority " << int(p) << " resumes");
-        }
-        else
-        {
-            NS_LOG_LOGIC("XOFF honoured: priority " << int(p) << " paused for " << quanta
-                                                    << " quanta (until "
-                                                    << m_pausedUntil[p].As(Time::NS) << ")");
-        }
-    }
-    m_pauseExpiryEvent.Cancel();
-    OnPauseExpired();
-}
-
-void
-RoceNetDevice::OnPauseExpired()
-{
-    // One pending event per port: wake at the earliest expiry still in the future.
-    const Time now = Simulator::Now();
-    Time next = Time::Max();
-    for (const Time& t : m_pausedUntil)
-    {
-        if (t > now && t < next)
-        {
-            next = t;
-        }
-    }
-    if (next != Time::Max())
-    {
-        m_pauseExpiryEvent = Simulator::Schedule(next - now, &RoceNetDevice::OnPauseExpired, this);
-    }
-    Kick();
-}
-
 // ------------------------------------------------------------------ state
 
 DataRate
@@ -592,33 +518,6 @@ Time
 RoceNetDevice::GetTransmissionTime(uint32_t frameBytes) const
 {
     return m_rate.CalculateBytesTxTime(roce::WireBytes(frameBytes));
-}
-
-Time
-RoceNetDevice::QuantaToTime(uint16_t quanta) const
-{
-    return m_rate.CalculateBytesTxTime(static_cast<uint32_t>(quanta) * 64u);
-}
-
-bool
-RoceNetDevice::IsPaused(uint8_t priority) const
-{
-    return m_pausedUntil[priority] > Simulator::Now();
-}
-
-uint8_t
-RoceNetDevice::GetPausedMask() const
-{
-    const Time now = Simulator::Now();
-    uint8_t mask = 0;
-    for (uint8_t p = 0; p < N_PRIORITIES; ++p)
-    {
-        if (m_pausedUntil[p] > now)
-        {
-            mask |= static_cast<uint8_t>(1u << p);
-        }
-    }
-    return mask;
 }
 
 bool

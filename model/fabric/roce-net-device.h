@@ -165,6 +165,35 @@ class RoceNetDevice : public NetDevice
     /// \return frames dropped on receipt by the ReceiveErrorModel
     uint64_t GetRxErrorDrops() const;
 
+    // ------------------------------------------------ PFC pathologies (PfcWatchdog)
+    /**
+     * \param priority 0 to 7
+     * \return since when the peer has paused it without a break (valid while IsPaused)
+     */
+    Time GetPausedSince(uint8_t priority) const;
+    /**
+     * Ignore (or honour again) the peer's pauses of a priority; ignoring ends a pause in
+     * force at once.
+     * \param priority 0 to 7
+     * \param ignored true to ignore
+     */
+    void SetPauseIgnored(uint8_t priority, bool ignored);
+    /**
+     * Drop (or queue again) the data frames the owner queues on a priority; each is
+     * handed to the dequeue callback first, so the owner releases its buffer.
+     * \param priority 0 to 7
+     * \param drop true to drop
+     */
+    void SetDropArrivals(uint8_t priority, bool drop);
+    /**
+     * Drop every data frame queued on a priority, handing each to the dequeue callback.
+     * \param priority 0 to 7
+     * \return frames dropped
+     */
+    uint32_t DropQueued(uint8_t priority);
+    /// \return data frames dropped by DropQueued and SetDropArrivals
+    uint64_t GetStormDrops() const;
+
     // ---------------------------------------------------------------- NetDevice
     void SetIfIndex(const uint32_t index) override;
     uint32_t GetIfIndex() const override;
@@ -255,7 +284,14 @@ class RoceNetDevice : public NetDevice
     EventId m_txCompleteEvent;
 
     std::array<Time, N_PRIORITIES> m_pausedUntil{};
+    std::array<Time, N_PRIORITIES> m_pausedSince{}; //!< start of the unbroken pause
+    uint8_t m_pauseIgnoredMask{0};                  //!< SetPauseIgnored
+    uint8_t m_dropArrivalsMask{0};                  //!< SetDropArrivals
+    uint64_t m_stormDrops{0};                       //!< GetStormDrops
     EventId m_pauseExpiryEvent;
+
+    /// Drop a frame for the watchdog, telling the owner through the dequeue callback.
+    void DropItem(RoceQueueItem& item);
 
     RxCallback m_rxCallback;
     DequeueCallback m_dequeueCallback;

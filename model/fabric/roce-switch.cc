@@ -5,6 +5,7 @@
 #include "roce-channel.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/log.h"
@@ -41,6 +42,12 @@ RoceSwitch::GetTypeId()
                           UintegerValue(65535),
                           MakeUintegerAccessor(&RoceSwitch::m_pauseQuanta),
                           MakeUintegerChecker<uint16_t>(1, 65535))
+            .AddAttribute("PfcWatchdog",
+                          "Put a PfcWatchdog on every port (its attributes: "
+                          "ns3::PfcWatchdog::DetectionTime, RecoveryTime, Action).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RoceSwitch::m_watchdogEnabled),
+                          MakeBooleanChecker())
             .AddAttribute("PfcRefreshFraction",
                           "While the cause lasts, the pause is re-sent after this fraction "
                           "of its duration, so it never lapses.",
@@ -86,6 +93,11 @@ RoceSwitch::DoDispose()
         port->SetRoceReceiveCallback(RoceNetDevice::RxCallback());
         port->SetDequeueCallback(RoceNetDevice::DequeueCallback());
     }
+    for (const auto& watchdog : m_watchdogs)
+    {
+        watchdog->Dispose();
+    }
+    m_watchdogs.clear();
     m_ports.clear();
     m_localDelivery = LocalDeliveryCallback();
     m_mmu = nullptr;
@@ -129,6 +141,15 @@ RoceSwitch::Setup(Ptr<Node> node)
     }
     m_refreshEvents.resize(m_ports.size());
     m_ecnMarksPerPort.assign(m_ports.size(), 0);
+    if (m_watchdogEnabled)
+    {
+        for (const auto& port : m_ports)
+        {
+            Ptr<PfcWatchdog> watchdog = CreateObject<PfcWatchdog>();
+            watchdog->Install(port);
+            m_watchdogs.push_back(watchdog);
+        }
+    }
     m_mmu->Configure(rates, delays, maxFrame);
     if (m_salt == 0)
     {
@@ -371,6 +392,12 @@ uint64_t
 RoceSwitch::GetEcnMarks() const
 {
     return m_ecnMarks;
+}
+
+const std::vector<Ptr<PfcWatchdog>>&
+RoceSwitch::GetPfcWatchdogs() const
+{
+    return m_watchdogs;
 }
 
 uint64_t

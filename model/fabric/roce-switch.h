@@ -3,6 +3,7 @@
 #define ROCE_SWITCH_H
 
 #include "ecmp-routing-table.h"
+#include "pfc-watchdog.h"
 #include "roce-net-device.h"
 #include "shared-buffer-mmu.h"
 
@@ -119,6 +120,8 @@ class RoceSwitch : public Object
     uint64_t GetEcnMarks() const;
     /// \param port egress port \return ECN marks made on frames leaving it (0 for no such port)
     uint64_t GetEcnMarks(uint32_t port) const;
+    /// \return the port watchdogs (PfcWatchdog attribute), by port; empty without
+    const std::vector<Ptr<PfcWatchdog>>& GetPfcWatchdogs() const;
     /// \return XOFF frames sent (refreshes included, XON not)
     uint64_t GetPfcPausesSent() const;
     /// \return the longest egress queue seen after an enqueue, in bytes
@@ -172,6 +175,8 @@ class RoceSwitch : public Object
     bool m_saltAutomatic{false};
     uint16_t m_pauseQuanta;
     double m_refreshFraction;
+    bool m_watchdogEnabled{false};             //!< PfcWatchdog attribute
+    std::vector<Ptr<PfcWatchdog>> m_watchdogs; //!< one per port, if enabled
     Ptr<UniformRandomVariable> m_saltRng;
 
     std::vector<Ptr<RoceNetDevice>> m_ports;

@@ -147,7 +147,8 @@ Timely::OnAck(const RoceAckSignal& signal)
         m_lastRtt = rtt;
         return;
     }
-    const double newDiff = (rtt - m_lastRtt).GetSeconds();
+    // Differences of seconds, not of Times: a negative Time converts with a signed shift.
+    const double newDiff = rtt.GetSeconds() - m_lastRtt.GetSeconds();
     m_lastRtt = rtt;
     m_rttDiff = (1 - m_alpha) * m_rttDiff + m_alpha * newDiff;
     const double gradient = m_rttDiff / m_minRtt.GetSeconds();
