@@ -306,6 +306,11 @@ TrainingReport::PrintSummary(std::ostream& os) const
            << std::setprecision(0) << peak * 100 << "% (per " << Us(s.sampleInterval)
            << " us), PFC pauses " << m_sim.GetPfcPauses() << ", ECN marks " << m_sim.GetEcnMarks()
            << ", drops " << m_sim.GetDrops() << ", largest queue " << Bytes(maxQueue) << "\n";
+        for (const auto& d : m_sim.GetPfcDeadlocks())
+        {
+            os << "  PFC DEADLOCK: formed by " << Us(d.formedAt) << " us, found at "
+               << Us(d.detectedAt) << " us: " << d.Describe() << "\n";
+        }
     }
     if (Ptr<InaTransport> ina = DynamicCast<InaTransport>(m_sim.GetCluster().scaleOut))
     {
@@ -424,9 +429,22 @@ TrainingReport::WriteResults(std::ostream& os) const
                          {"mean_busbw_Bps", c.busBwSum / c.calls}});
     }
     doc["communication"] = calls;
+    Json deadlocks = Json::array();
+    for (const auto& d : m_sim.GetPfcDeadlocks())
+    {
+        Json cycle = Json::array();
+        for (const auto& q : d.cycle)
+        {
+            cycle.push_back({{"node", q.node}, {"port", q.port}, {"priority", q.priority}});
+        }
+        deadlocks.push_back({{"formed_s", d.formedAt.GetSeconds()},
+                             {"detected_s", d.detectedAt.GetSeconds()},
+                             {"cycle", cycle}});
+    }
     Json fabric = {{"pfc_pauses", m_sim.GetPfcPauses()},
                    {"ecn_marks", m_sim.GetEcnMarks()},
                    {"drops", m_sim.GetDrops()},
+                   {"pfc_deadlocks", deadlocks},
                    {"inter_server_flows", m_sim.GetFlows().size()}};
     if (Ptr<FabricMonitor> mon = m_sim.GetMonitor())
     {

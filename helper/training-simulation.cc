@@ -468,6 +468,8 @@ TrainingSimulation::Build(std::string* error)
         m_transport = m_cluster.transport;
         m_monitor = CreateObject<FabricMonitor>();
         m_monitor->Attach(m_cluster.network);
+        m_deadlocks = CreateObject<PfcDeadlockDetector>();
+        m_deadlocks->Install(m_cluster.network.switchObjects);
     }
     else
     {
@@ -489,6 +491,8 @@ TrainingSimulation::Build(std::string* error)
         m_transport = m_cluster.transport;
         m_monitor = CreateObject<FabricMonitor>();
         m_monitor->Attach(m_cluster.network);
+        m_deadlocks = CreateObject<PfcDeadlockDetector>();
+        m_deadlocks->Install(m_cluster.network.switchObjects);
     }
     if (!CheckAlgorithms(error))
     {
@@ -755,6 +759,12 @@ TrainingSimulation::GetPfcPauses() const
         n += sw->GetPfcPausesSent();
     }
     return n;
+}
+
+std::vector<PfcDeadlock>
+TrainingSimulation::GetPfcDeadlocks() const
+{
+    return m_deadlocks ? m_deadlocks->GetDeadlocks() : std::vector<PfcDeadlock>();
 }
 
 uint64_t

@@ -8,6 +8,7 @@
 #include "roce-helper.h"
 #include "training-scenario.h"
 
+#include "ns3/pfc-deadlock-detector.h"
 #include "ns3/workload-runner.h"
 
 #include <chrono>
@@ -99,6 +100,8 @@ eturn true on success
     uint64_t GetDrops() const;
     uint64_t GetPfcPauses() const;
     uint64_t GetEcnMarks() const;
+    /// \return the PFC deadlocks the detector on the RoCE switches found (none without)
+    std::vector<PfcDeadlock> GetPfcDeadlocks() const;
 
   private:
     bool LoadTrace(std::string* error);
@@ -133,6 +136,7 @@ eturn true on success
     Ptr<CollectiveTransport> m_transport;
     Ptr<WorkloadRunner> m_runner;
     Ptr<FabricMonitor> m_monitor;
+    Ptr<PfcDeadlockDetector> m_deadlocks; //!< on the RoCE switches
     std::vector<Flow> m_flows;
     double m_wallSeconds{0};
     uint64_t m_events{0};

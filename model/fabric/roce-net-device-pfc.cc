@@ -12,7 +12,10 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("RoceNetDevicePfc");
+// The class's log component ("RoceNetDevice"), defined in roce-net-device.cc: NS_LOG
+// finds it under this name.
+LogComponent& RoceNetDeviceLogComponent();
+static LogComponent& g_log = RoceNetDeviceLogComponent();
 
 void
 RoceNetDevice::HandlePfc(Ptr<Packet> packet)

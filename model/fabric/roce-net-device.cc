@@ -23,6 +23,14 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("RoceNetDevice");
+
+/// The RoceNetDevice log component, for the class's other source file (its PFC code).
+LogComponent&
+RoceNetDeviceLogComponent()
+{
+    return g_log;
+}
+
 NS_OBJECT_ENSURE_REGISTERED(RoceNetDevice);
 
 namespace
