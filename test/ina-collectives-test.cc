@@ -345,36 +345,17 @@ TEST_F(InaCollectives, TheDissectorShowsDirectedResults)
     // Two workers reduce 2 KiB to worker 1 (SwitchML, 1 KiB fragments); worker 0's cable
     // is captured: its two DATA packets carry values up, the two RESULTs come down
     // without values (NO_VALUES | DIRECTED = 0x18) naming destination 1.
-    const std::string file = (std::filesystem::temp_directory_path() /
-                              ("ai-fabric-ina-directed-" + std::to_string(::getpid()) + ".pcap"))
-                                 .string();
-    RoceHelper roce;
-    RoceTopologyHelper topoHelper(roce);
-    RoceTopology topo = topoHelper.Star(2, DataRate("100Gbps"), MicroSeconds(1));
-    roce.EnablePcap(file, topo.nics[0]->GetDevice(), false, true);
-    InaHelper ina;
-    ina.SetProtocol(InaProtocol::SWITCHML);
-    ina.Install(topo.switchObjects);
-    InaJob job = ina.CreateJob(9, topo.nics);
-    ASSERT_TRUE(job.inNetwork) << job.reason;
     InaReductionRoles roles;
     roles.destination = 1;
-    Reductions r;
-    for (const auto& worker : job.workers)
-    {
-        worker->Reduce(job.info.job, 2048, MakeCallback(&Reductions::Record, &r), roles);
-    }
-    Simulator::Run();
-    Simulator::Destroy(); // closes the capture
-    const std::string lua = std::string(AI_FABRIC_SOURCE_DIR) + "/doc/wireshark/ai-fabric-ina.lua";
-    const auto rows = Tshark(file,
-                             "ai_fabric_ina",
-                             {"ai_fabric_ina.type",
-                              "ai_fabric_ina.flags",
-                              "ai_fabric_ina.destination",
-                              "ai_fabric_ina.length",
-                              "frame.len"},
-                             "-X lua_script:" + lua);
+    const auto rows = CaptureTwoWorkerReduction("ina-directed",
+                                                2048,
+                                                roles,
+                                                {"ai_fabric_ina.type",
+                                                 "ai_fabric_ina.flags",
+                                                 "ai_fabric_ina.destination",
+                                                 "ai_fabric_ina.length",
+                                                 "frame.len"},
+                                                AI_FABRIC_SOURCE_DIR);
     ASSERT_EQ(rows.size(), 4u);
     for (const auto& row : rows)
     {
@@ -392,7 +373,6 @@ TEST_F(InaCollectives, TheDissectorShowsDirectedResults)
             EXPECT_EQ(row[4], "70");
         }
     }
-    std::filesystem::remove(file);
 }
 
 TEST_F(InaCollectives, SelectionOffersInaWhereTheCarrierAggregates)

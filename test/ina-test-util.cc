@@ -4,6 +4,8 @@
 #include "ns3/error-model.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <unistd.h>
 
 namespace aifabric
 {
@@ -54,6 +56,38 @@ AddLoss(Ptr<NetDevice> device, double rate, int64_t stream)
     em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
     em->AssignStreams(stream);
     device->SetAttribute("ReceiveErrorModel", PointerValue(em));
+}
+
+std::vector<std::vector<std::string>>
+CaptureTwoWorkerReduction(const std::string& tag,
+                          uint64_t bytes,
+                          InaReductionRoles roles,
+                          const std::vector<std::string>& fields,
+                          const std::string& sourceDir)
+{
+    const std::string file = (std::filesystem::temp_directory_path() /
+                              ("ai-fabric-" + tag + "-" + std::to_string(::getpid()) + ".pcap"))
+                                 .string();
+    RoceHelper roce;
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.Star(2, DataRate("100Gbps"), MicroSeconds(1));
+    roce.EnablePcap(file, topo.nics[0]->GetDevice(), false, true);
+    InaHelper ina;
+    ina.SetProtocol(InaProtocol::SWITCHML);
+    ina.Install(topo.switchObjects);
+    InaJob job = ina.CreateJob(9, topo.nics);
+    EXPECT_TRUE(job.inNetwork) << job.reason;
+    Reductions r;
+    for (const auto& worker : job.workers)
+    {
+        worker->Reduce(job.info.job, bytes, MakeCallback(&Reductions::Record, &r), roles);
+    }
+    Simulator::Run();
+    Simulator::Destroy(); // closes the capture
+    const std::string lua = sourceDir + "/doc/wireshark/ai-fabric-ina.lua";
+    auto rows = Tshark(file, "ai_fabric_ina", fields, "-X lua_script:" + lua);
+    std::filesystem::remove(file);
+    return rows;
 }
 
 CollectiveResult

@@ -33,6 +33,24 @@ double Span(const Reductions& r);
 void AddLoss(ns3::Ptr<ns3::NetDevice> device, double rate, int64_t stream);
 
 /**
+ * Two workers on one switch (SwitchML, 100 Gb/s, 1 us cables) reduce bytes as job 9 with
+ * roles; worker 0's cable is captured and read back with tshark and the INA Lua
+ * dissector (doc/wireshark/ai-fabric-ina.lua). Call only where HaveTshark().
+ * \param tag names the capture file
+ * \param bytes value bytes to reduce
+ * \param roles source and destination
+ * \param fields the tshark fields to read
+ * \param sourceDir the repository (AI_FABRIC_SOURCE_DIR of the suite), for the dissector
+ * \return one row per INA frame of the capture
+ */
+std::vector<std::vector<std::string>> CaptureTwoWorkerReduction(
+    const std::string& tag,
+    uint64_t bytes,
+    ns3::InaReductionRoles roles,
+    const std::vector<std::string>& fields,
+    const std::string& sourceDir);
+
+/**
  * Run one all-reduce on a carrier with a CollectiveEngine until the simulation ends.
  * \param carrier the carrier
  * \param group the ranks

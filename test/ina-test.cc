@@ -495,34 +495,18 @@ TEST_F(Ina, TheLuaDissectorDecodesACapture)
     }
     // Two workers reduce 4 KiB (four fragments of 1 KiB) as job 9; worker 0's cable is
     // captured: its four DATA packets up and the four RESULTs down.
-    const std::string file = (std::filesystem::temp_directory_path() /
-                              ("ai-fabric-ina-" + std::to_string(::getpid()) + ".pcap"))
-                                 .string();
-    RoceHelper roce;
-    RoceTopologyHelper topoHelper(roce);
-    RoceTopology topo = topoHelper.Star(2, DataRate("100Gbps"), MicroSeconds(1));
-    roce.EnablePcap(file, topo.nics[0]->GetDevice(), false, true);
-    InaHelper ina;
-    ina.SetProtocol(InaProtocol::SWITCHML);
-    ina.Install(topo.switchObjects);
-    InaJob job = ina.CreateJob(9, topo.nics);
-    ASSERT_TRUE(job.inNetwork) << job.reason;
-    Reductions r;
-    ReduceAll(job, 4096, r);
-    Simulator::Run();
-    Simulator::Destroy(); // closes the capture
-    const std::string lua = std::string(AI_FABRIC_SOURCE_DIR) + "/doc/wireshark/ai-fabric-ina.lua";
-    const auto rows = Tshark(file,
-                             "ai_fabric_ina",
-                             {"ai_fabric_ina.type",
-                              "ai_fabric_ina.job",
-                              "ai_fabric_ina.sequence",
-                              "ai_fabric_ina.slot",
-                              "ai_fabric_ina.count",
-                              "ai_fabric_ina.length",
-                              "ip.dst",
-                              "udp.dstport"},
-                             "-X lua_script:" + lua);
+    const auto rows = CaptureTwoWorkerReduction("ina",
+                                                4096,
+                                                InaReductionRoles(),
+                                                {"ai_fabric_ina.type",
+                                                 "ai_fabric_ina.job",
+                                                 "ai_fabric_ina.sequence",
+                                                 "ai_fabric_ina.slot",
+                                                 "ai_fabric_ina.count",
+                                                 "ai_fabric_ina.length",
+                                                 "ip.dst",
+                                                 "udp.dstport"},
+                                                AI_FABRIC_SOURCE_DIR);
     ASSERT_EQ(rows.size(), 8u);
     uint32_t data = 0;
     uint32_t results = 0;
@@ -549,7 +533,6 @@ TEST_F(Ina, TheLuaDissectorDecodesACapture)
     }
     EXPECT_EQ(data, 4u);
     EXPECT_EQ(results, 4u);
-    std::filesystem::remove(file);
 }
 
 TEST_F(Ina, PlanCheckerProvesTheInNetworkAllReduce)
