@@ -179,10 +179,18 @@ RoceHelper::Connect(Ptr<RdmaNic> a, Ptr<RdmaNic> b)
 void
 RoceHelper::PopulateRoutes()
 {
-    // Graph over nodes; an edge per cable, remembered as (neighbour, local port).
+    ComputeRoutes(m_switches, m_nics);
+}
+
+void
+RoceHelper::ComputeRoutes(const std::vector<Ptr<RoceSwitch>>& switches,
+                          const std::vector<Ptr<RdmaNic>>& nics)
+{
+    // Graph over nodes; an edge per cable that is up, remembered as (neighbour, local
+    // port).
     std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> adjacency;
     std::map<uint32_t, Ptr<RoceSwitch>> switchOf;
-    for (const auto& sw : m_switches)
+    for (const auto& sw : switches)
     {
         Ptr<Node> node = sw->GetObject<Node>();
         switchOf[node->GetId()] = sw;
@@ -194,24 +202,24 @@ RoceHelper::PopulateRoutes()
         for (uint32_t i = 0; i < node->GetNDevices(); ++i)
         {
             Ptr<RoceNetDevice> dev = DynamicCast<RoceNetDevice>(node->GetDevice(i));
-            if (dev && dev->GetRoceChannel())
+            if (dev && dev->GetRoceChannel() && dev->GetRoceChannel()->IsUp())
             {
                 Ptr<RoceNetDevice> peer = dev->GetRoceChannel()->GetPeer(dev);
                 edges.emplace_back(peer->GetNode()->GetId(), i);
             }
         }
     };
-    for (const auto& sw : m_switches)
+    for (const auto& sw : switches)
     {
         addEdges(sw->GetObject<Node>());
     }
-    for (const auto& nic : m_nics)
+    for (const auto& nic : nics)
     {
         addEdges(nic->GetDevice()->GetNode());
     }
     // Breadth-first search from each NIC's host; a switch routes towards the host on
     // every port whose neighbour is one hop closer. Paths only transit switches.
-    for (const auto& nic : m_nics)
+    for (const auto& nic : nics)
     {
         uint32_t hostId = nic->GetDevice()->GetNode()->GetId();
         uint32_t dst = nic->GetAddress().Get();
@@ -253,6 +261,53 @@ RoceHelper::PopulateRoutes()
             }
         }
     }
+}
+
+Ptr<RoceChannel>
+RoceHelper::FindLink(Ptr<Node> a, Ptr<Node> b)
+{
+    for (uint32_t i = 0; i < a->GetNDevices(); ++i)
+    {
+        Ptr<RoceNetDevice> dev = DynamicCast<RoceNetDevice>(a->GetDevice(i));
+        if (dev && dev->GetRoceChannel() && dev->GetRoceChannel()->GetPeer(dev)->GetNode() == b)
+        {
+            return dev->GetRoceChannel();
+        }
+    }
+    return nullptr;
+}
+
+void
+RoceHelper::ScheduleLinkState(Ptr<RoceChannel> link, bool up, Time at, Time convergence)
+{
+    NS_ABORT_MSG_IF(!link, "RoceHelper::ScheduleLinkState: no such link");
+    auto apply = [link, up]() {
+        NS_LOG_INFO("link between nodes " << link->GetRoceDevice(0)->GetNode()->GetId() << " and "
+                                          << link->GetRoceDevice(1)->GetNode()->GetId()
+                                          << (up ? " restored" : " failed"));
+        link->SetUp(up);
+        for (std::size_t end = 0; end < 2; ++end)
+        {
+            // A port whose cable is cut flushes its queues and drops what arrives for it
+            // until the routes move away (its owner releases the buffer).
+            Ptr<RoceNetDevice> dev = link->GetRoceDevice(end);
+            for (uint8_t p = 0; p < RoceNetDevice::N_PRIORITIES; ++p)
+            {
+                if (!up)
+                {
+                    dev->DropQueued(p);
+                }
+                dev->SetDropArrivals(p, !up);
+            }
+        }
+    };
+    Simulator::Schedule(at - Simulator::Now(), apply);
+    // The fabric's routing converges later: until then switches keep sending into the cut.
+    Simulator::Schedule(at + convergence - Simulator::Now(),
+                        [switches = m_switches, nics = m_nics]() {
+                            NS_LOG_INFO("routes recomputed");
+                            ComputeRoutes(switches, nics);
+                        });
 }
 
 const std::vector<Ptr<RdmaNic>>&

@@ -7,6 +7,7 @@
 #include "ns3/node-container.h"
 #include "ns3/object-factory.h"
 #include "ns3/rdma-nic.h"
+#include "ns3/roce-channel.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
 #include "ns3/trace-helper.h"
@@ -72,6 +73,33 @@ class RoceHelper : public PcapHelperForDevice
      * (hop count; ties become ECMP sets). Call after the whole topology is cabled.
      */
     void PopulateRoutes();
+    /**
+     * Shortest-path ECMP routes over the cables that are up (RoceChannel::IsUp) for
+     * these switches towards these NICs' hosts (what PopulateRoutes does for the
+     * helper's own).
+     * \param switches the switches whose tables are rebuilt
+     * \param nics the destinations
+     */
+    static void ComputeRoutes(const std::vector<Ptr<RoceSwitch>>& switches,
+                              const std::vector<Ptr<RdmaNic>>& nics);
+
+    /**
+     * \param a a node
+     * \param b another node
+     * \return the cable between them (the first, if parallel), or null
+     */
+    static Ptr<RoceChannel> FindLink(Ptr<Node> a, Ptr<Node> b);
+    /**
+     * Cut (up = false) or mend a cable at a given time, and recompute the routes of this
+     * helper's switches convergence later (until then they keep using it). A cut loses
+     * the frames on the cable, and both ports flush their queues and drop what is queued
+     * for them while it is down; the transports recover the frames (go-back-N, RTO).
+     * \param link the cable (FindLink)
+     * \param up false to cut, true to mend
+     * \param at when (absolute simulation time, not in the past)
+     * \param convergence how long routing takes to react
+     */
+    void ScheduleLinkState(Ptr<RoceChannel> link, bool up, Time at, Time convergence);
 
     const std::vector<Ptr<RdmaNic>>& GetNics() const;
     const std::vector<Ptr<RoceSwitch>>& GetSwitches() const;

@@ -42,11 +42,52 @@ void
 RoceChannel::TransmitStart(Ptr<Packet> packet, Ptr<RoceNetDevice> src, Time txTime)
 {
     Ptr<RoceNetDevice> dst = (m_devices[0] == src) ? m_devices[1] : m_devices[0];
+    if (!m_up)
+    {
+        ++m_lost;
+        return;
+    }
     Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
                                    txTime + m_delay,
-                                   &RoceNetDevice::Receive,
+                                   &RoceChannel::Deliver,
+                                   this,
                                    dst,
-                                   packet);
+                                   packet,
+                                   m_epoch);
+}
+
+void
+RoceChannel::Deliver(Ptr<RoceNetDevice> dst, Ptr<Packet> packet, uint32_t epoch)
+{
+    if (epoch != m_epoch)
+    {
+        ++m_lost; // the cable was cut while the frame was on it
+        return;
+    }
+    dst->Receive(packet);
+}
+
+void
+RoceChannel::SetUp(bool up)
+{
+    NS_LOG_FUNCTION(this << up);
+    if (up != m_up)
+    {
+        m_up = up;
+        ++m_epoch;
+    }
+}
+
+bool
+RoceChannel::IsUp() const
+{
+    return m_up;
+}
+
+uint64_t
+RoceChannel::GetLostFrames() const
+{
+    return m_lost;
 }
 
 std::size_t
