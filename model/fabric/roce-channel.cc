@@ -47,35 +47,25 @@ RoceChannel::TransmitStart(Ptr<Packet> packet, Ptr<RoceNetDevice> src, Time txTi
         ++m_lost;
         return;
     }
+    // The receiver drops it if the cable is cut by the time it arrives (IsUp).
     Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
                                    txTime + m_delay,
-                                   &RoceChannel::Deliver,
-                                   this,
+                                   &RoceNetDevice::Receive,
                                    dst,
-                                   packet,
-                                   m_epoch);
+                                   packet);
 }
 
 void
-RoceChannel::Deliver(Ptr<RoceNetDevice> dst, Ptr<Packet> packet, uint32_t epoch)
+RoceChannel::CountLostFrame()
 {
-    if (epoch != m_epoch)
-    {
-        ++m_lost; // the cable was cut while the frame was on it
-        return;
-    }
-    dst->Receive(packet);
+    ++m_lost;
 }
 
 void
 RoceChannel::SetUp(bool up)
 {
     NS_LOG_FUNCTION(this << up);
-    if (up != m_up)
-    {
-        m_up = up;
-        ++m_epoch;
-    }
+    m_up = up;
 }
 
 bool

@@ -55,8 +55,8 @@ class RoceChannel : public Channel
     Time GetDelay() const;
 
     /**
-     * Cut or mend the cable. A cut loses the frames on it (they never arrive) and every
-     * frame sent while it is down.
+     * Cut or mend the cable. A cut loses the frames on it (the receiver drops what
+     * arrives while the cable is cut) and every frame sent while it is down.
      * \param up false to cut, true to mend
      */
     void SetUp(bool up);
@@ -64,20 +64,18 @@ class RoceChannel : public Channel
     bool IsUp() const;
     /// \return frames lost because the cable was cut (in flight, or sent while down)
     uint64_t GetLostFrames() const;
+    /// A device received a frame while the cable was cut: count it lost.
+    void CountLostFrame();
 
   protected:
     void DoDispose() override;
 
   private:
-    /// A frame reaches dst, unless the cable was cut or mended since it was sent.
-    void Deliver(Ptr<RoceNetDevice> dst, Ptr<Packet> packet, uint32_t epoch);
-
     Time m_delay;
     Ptr<RoceNetDevice> m_devices[2];
     uint32_t m_nDevices{0};
-    bool m_up{true};     //!< IsUp
-    uint32_t m_epoch{0}; //!< changes at every cut and mend
-    uint64_t m_lost{0};  //!< GetLostFrames
+    bool m_up{true};    //!< IsUp
+    uint64_t m_lost{0}; //!< GetLostFrames
 };
 
 } // namespace ns3

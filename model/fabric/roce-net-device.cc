@@ -492,6 +492,12 @@ void
 RoceNetDevice::Receive(Ptr<Packet> packet)
 {
     NS_LOG_FUNCTION(this << packet);
+    if (!m_channel->IsUp())
+    {
+        NS_LOG_DEBUG("drop: frame of " << packet->GetSize() << " B on a cut cable");
+        m_channel->CountLostFrame();
+        return;
+    }
     if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(packet))
     {
         NS_LOG_DEBUG("drop: frame of " << packet->GetSize() << " B corrupted on the link");
