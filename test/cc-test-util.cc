@@ -20,6 +20,25 @@ DumbbellRun::Utilisation() const
     return sum / payloadRate;
 }
 
+void
+DumbbellRun::ExpectFairAndFull(const std::string& label) const
+{
+    const double mtu = 4096;
+    std::cout << "[ measured ] " << label << ":";
+    for (double r : rates)
+    {
+        std::cout << " " << r / 1e9;
+    }
+    std::cout << " Gb/s, utilisation " << Utilisation() << ", queue " << queueMin / mtu << " .. "
+              << queueMax / mtu << " packets (mean " << queueMean / mtu << ")\n";
+    const double fair = payloadRate / rates.size();
+    for (double r : rates)
+    {
+        EXPECT_NEAR(r, fair, 0.10 * fair) << label;
+    }
+    EXPECT_GE(Utilisation(), 0.95) << label;
+}
+
 namespace
 {
 

@@ -25,6 +25,13 @@ struct DumbbellRun
 
     /// \return the sum of the flows' rates over the payload capacity
     double Utilisation() const;
+    /**
+     * Print "[ measured ] label: rates, utilisation, queue range" and expect each flow
+     * within 10 % of its fair share of the payload rate and a utilisation of at least
+     * 95 %.
+     * \param label names the run
+     */
+    void ExpectFairAndFull(const std::string& label) const;
 };
 
 /**

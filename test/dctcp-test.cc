@@ -26,14 +26,7 @@ TEST_F(DctcpBehaviour, WindowModeSharesFairlyWithTheQueueAtK)
     const uint32_t k = 65 * mtu;
     const DumbbellRun run =
         RunDumbbell("ns3::Dctcp", 2, MilliSeconds(1), MilliSeconds(5), MilliSeconds(15), k, k, 1.0);
-    const double fair = run.payloadRate / 2;
-    std::cout << "[ measured ] DCTCP window: " << run.rates[0] / 1e9 << " and "
-              << run.rates[1] / 1e9 << " Gb/s, utilisation " << run.Utilisation() << ", queue "
-              << run.queueMin / mtu << " .. " << run.queueMax / mtu << " packets (mean "
-              << run.queueMean / mtu << ")\n";
-    EXPECT_NEAR(run.rates[0], fair, 0.10 * fair);
-    EXPECT_NEAR(run.rates[1], fair, 0.10 * fair);
-    EXPECT_GE(run.Utilisation(), 0.95);
+    run.ExpectFairAndFull("DCTCP window");
     EXPECT_EQ(run.drops, 0u);
     // The analysis: RTT = 6 us of cables + 3 frame times ~ 7 us, C RTT ~ 21 packets; with
     // N = 2: Q_max = 67 packets, A = 9.3 packets. Tolerances: Q_max within 3 packets
@@ -75,11 +68,5 @@ TEST_F(DctcpBehaviour, RateModeSharesFairly)
                                         k,
                                         k,
                                         1.0);
-    const double fair = run.payloadRate / 2;
-    std::cout << "[ measured ] DCTCP rate: " << run.rates[0] / 1e9 << " and " << run.rates[1] / 1e9
-              << " Gb/s, utilisation " << run.Utilisation() << ", queue " << run.queueMin / mtu
-              << " .. " << run.queueMax / mtu << " packets (mean " << run.queueMean / mtu << ")\n";
-    EXPECT_NEAR(run.rates[0], fair, 0.10 * fair);
-    EXPECT_NEAR(run.rates[1], fair, 0.10 * fair);
-    EXPECT_GE(run.Utilisation(), 0.95);
+    run.ExpectFairAndFull("DCTCP rate");
 }

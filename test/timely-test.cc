@@ -18,14 +18,7 @@ TEST_F(TimelyBehaviour, TwoFlowsShareFairly)
     // parameters. The first contention cuts both rates deep (the RTT gradient is steep
     // while two line-rate flows fill the queue); they climb back by delta = 10 Mb/s per
     // update, so the fair share is reached only some 40 ms later, where it is measured.
-    const uint32_t mtu = 4096;
     const DumbbellRun run =
         RunDumbbell("ns3::Timely", 2, MilliSeconds(1), MilliSeconds(40), MilliSeconds(60));
-    const double fair = run.payloadRate / 2;
-    std::cout << "[ measured ] TIMELY: " << run.rates[0] / 1e9 << " and " << run.rates[1] / 1e9
-              << " Gb/s, utilisation " << run.Utilisation() << ", queue " << run.queueMin / mtu
-              << " .. " << run.queueMax / mtu << " packets (mean " << run.queueMean / mtu << ")\n";
-    EXPECT_NEAR(run.rates[0], fair, 0.10 * fair);
-    EXPECT_NEAR(run.rates[1], fair, 0.10 * fair);
-    EXPECT_GE(run.Utilisation(), 0.95);
+    run.ExpectFairAndFull("TIMELY");
 }
