@@ -435,8 +435,12 @@ RdmaNic::Receive(Ptr<RoceNetDevice>, Ptr<Packet> packet, const RoceFrameInfo& in
     m_rxQueue.push_back({packet, info});
     m_rxBytes += bytes;
     m_rxPeak = std::max(m_rxPeak, m_rxBytes);
+    if (m_rxXoff == 0)
+    {
+        SetRxThresholds();
+    }
     const uint8_t priority = info.dscp >> 3;
-    if (m_rxBytes > RxXoff() && !(m_rxPausedMask & (1u << priority)))
+    if (m_rxBytes > m_rxXoff && !(m_rxPausedMask & (1u << priority)))
     {
         NS_LOG_LOGIC("receive buffer at " << m_rxBytes << " B: XOFF on priority " << +priority);
         m_rxPausedMask |= 1u << priority;
@@ -445,23 +449,47 @@ RdmaNic::Receive(Ptr<RoceNetDevice>, Ptr<Packet> packet, const RoceFrameInfo& in
     }
     if (m_rxEvent.IsExpired())
     {
-        m_rxEvent =
-            Simulator::Schedule(m_rxRate.CalculateBytesTxTime(m_rxQueue.front().packet->GetSize()),
-                                &RdmaNic::DrainOne,
-                                this);
+        ScheduleDrain();
     }
 }
 
-uint32_t
-RdmaNic::RxXoff() const
+void
+RdmaNic::SetRxThresholds()
 {
     // What still arrives after the XOFF leaves: the cable there and back, the frame the
     // switch is sending and the XOFF's own wait behind the frame this port is sending.
+    const uint32_t maxFrame = m_device->GetMtu() + roce::ETHERNET_HEADER_BYTES;
     const uint32_t headroom =
         SharedBufferMmu::ComputeHeadroom(m_device->GetDataRate().GetBitRate(),
                                          m_device->GetRoceChannel()->GetDelay(),
-                                         m_device->GetMtu() + roce::ETHERNET_HEADER_BYTES);
-    return m_rxBufferSize > headroom ? m_rxBufferSize - headroom : 0;
+                                         maxFrame);
+    // At least one byte, so 0 means "not set yet"; XON two frames lower, or when empty.
+    m_rxXoff = m_rxBufferSize > headroom ? m_rxBufferSize - headroom : 1;
+    m_rxXon = m_rxXoff > 2 * maxFrame ? m_rxXoff - 2 * maxFrame : 0;
+}
+
+void
+RdmaNic::ScheduleDrain()
+{
+    m_rxEvent =
+        Simulator::Schedule(m_rxRate.CalculateBytesTxTime(m_rxQueue.front().packet->GetSize()),
+                            &RdmaNic::DrainOne,
+                            this);
+}
+
+void
+RdmaNic::SendRxPfc(uint16_t quanta)
+{
+    for (uint8_t p = 0; p < RoceNetDevice::N_PRIORITIES; ++p)
+    {
+        if (m_rxPausedMask & (1u << p))
+        {
+            NS_LOG_LOGIC("receive buffer at " << m_rxBytes
+                                              << " B: " << (quanta ? "XOFF refreshed" : "XON")
+                                              << " on priority " << +p);
+            m_device->SendPfc(p, quanta);
+        }
+    }
 }
 
 void
@@ -476,15 +504,7 @@ RdmaNic::ScheduleRxRefresh()
 void
 RdmaNic::RefreshRxPause()
 {
-    for (uint8_t p = 0; p < 8; ++p)
-    {
-        if (m_rxPausedMask & (1u << p))
-        {
-            NS_LOG_LOGIC("receive buffer still at " << m_rxBytes
-                                                    << " B: XOFF refreshed on priority " << +p);
-            m_device->SendPfc(p, m_rxPauseQuanta);
-        }
-    }
+    SendRxPfc(m_rxPauseQuanta);
     if (m_rxPausedMask)
     {
         ScheduleRxRefresh();
@@ -497,28 +517,15 @@ RdmaNic::DrainOne()
     RxFrame frame = m_rxQueue.front();
     m_rxQueue.pop_front();
     m_rxBytes -= frame.packet->GetSize();
-    const uint32_t maxFrame = m_device->GetMtu() + roce::ETHERNET_HEADER_BYTES;
-    const uint32_t xoff = RxXoff();
-    if (m_rxPausedMask && m_rxBytes + 2 * maxFrame <= xoff)
+    if (m_rxPausedMask && m_rxBytes <= m_rxXon)
     {
-        for (uint8_t p = 0; p < 8; ++p)
-        {
-            if (m_rxPausedMask & (1u << p))
-            {
-                NS_LOG_LOGIC("receive buffer down to " << m_rxBytes << " B: XON on priority "
-                                                       << +p);
-                m_device->SendPfc(p, 0);
-            }
-        }
+        SendRxPfc(0);
         m_rxPausedMask = 0;
         m_rxRefreshEvent.Cancel();
     }
     if (!m_rxQueue.empty())
     {
-        m_rxEvent =
-            Simulator::Schedule(m_rxRate.CalculateBytesTxTime(m_rxQueue.front().packet->GetSize()),
-                                &RdmaNic::DrainOne,
-                                this);
+        ScheduleDrain();
     }
     Dispatch(frame.packet, frame.info);
 }

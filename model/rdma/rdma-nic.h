@@ -142,8 +142,13 @@ class RdmaNic : public Object
     void Dispatch(Ptr<Packet> packet, const RoceFrameInfo& info);
     /// The host has taken the front frame of the receive buffer.
     void DrainOne();
-    /// \return the buffer level above which the NIC pauses its switch port
-    uint32_t RxXoff() const;
+    /// Set the levels at which the NIC pauses (m_rxXoff) and resumes (m_rxXon) its
+    /// switch port, from the port's rate, cable and MTU (on the first buffered frame).
+    void SetRxThresholds();
+    /// The host takes the front frame of the receive buffer after its time at ReceiveRate.
+    void ScheduleDrain();
+    /// Send PFC with quanta (0: XON) for every priority the NIC has paused.
+    void SendRxPfc(uint16_t quanta);
     /// Re-send the pause at half its time while it lasts.
     void ScheduleRxRefresh();
     /// The refresh timer fired.
@@ -180,6 +185,8 @@ class RdmaNic : public Object
     uint32_t m_rxPeak{0};          //!< see GetReceiveBufferPeak
     uint64_t m_rxDrops{0};         //!< see GetReceiveDrops
     uint8_t m_rxPausedMask{0};     //!< priorities the NIC has paused
+    uint32_t m_rxXoff{0};          //!< pause above this many bytes (0: not set yet)
+    uint32_t m_rxXon{0};           //!< resume at or below this many bytes
     EventId m_rxEvent;             //!< the host takes the front frame
     EventId m_rxRefreshEvent;      //!< the pause is re-sent
 

@@ -110,7 +110,7 @@ InaTransport::SwitchAllReduce(const std::vector<uint32_t>& members,
                               DoneCallback done)
 {
     NS_LOG_FUNCTION(this << members.size() << bytes << channel);
-    RunReduction("SwitchAllReduce", members, bytes, InaReductionRoles(), done);
+    RunReduction("SwitchAllReduce", PlacedJob("SwitchAllReduce", members), bytes, {}, done);
 }
 
 bool
@@ -127,9 +127,10 @@ InaTransport::NetworkReduce(const std::vector<uint32_t>& members,
                             DoneCallback done)
 {
     NS_LOG_FUNCTION(this << members.size() << dst << bytes << channel);
+    JobState& state = PlacedJob("NetworkReduce", members);
     InaReductionRoles roles;
-    roles.destination = JobRank(PlacedJob("NetworkReduce", members), dst);
-    RunReduction("NetworkReduce", members, bytes, roles, done);
+    roles.destination = JobRank(state.job, dst);
+    RunReduction("NetworkReduce", state, bytes, roles, done);
 }
 
 void
@@ -140,19 +141,21 @@ InaTransport::NetworkMulticast(uint32_t src,
                                DoneCallback done)
 {
     NS_LOG_FUNCTION(this << src << members.size() << bytes << channel);
+    JobState& state = PlacedJob("NetworkMulticast", members);
     InaReductionRoles roles;
-    roles.source = JobRank(PlacedJob("NetworkMulticast", members), src);
-    RunReduction("NetworkMulticast", members, bytes, roles, done);
+    roles.source = JobRank(state.job, src);
+    RunReduction("NetworkMulticast", state, bytes, roles, done);
 }
 
-const InaJob&
+InaTransport::JobState&
 InaTransport::PlacedJob(const char* what, const std::vector<uint32_t>& members) const
 {
-    const InaJob& job = JobOf(members).job;
-    NS_ABORT_MSG_IF(!job.inNetwork,
+    JobState& state = JobOf(members);
+    NS_ABORT_MSG_IF(!state.job.inNetwork,
                     "InaTransport::" << what << ": these " << members.size()
-                                     << " ranks have no aggregation job (" << job.reason << ")");
-    return job;
+                                     << " ranks have no aggregation job (" << state.job.reason
+                                     << ")");
+    return state;
 }
 
 uint16_t
@@ -172,13 +175,12 @@ InaTransport::JobRank(const InaJob& job, uint32_t rank) const
 
 void
 InaTransport::RunReduction(const char* what,
-                           const std::vector<uint32_t>& members,
+                           JobState& state,
                            uint64_t bytes,
                            InaReductionRoles roles,
                            DoneCallback done)
 {
-    const InaJob& job = PlacedJob(what, members);
-    JobState& state = JobOf(members);
+    const InaJob& job = state.job;
     state.bytesInNetwork += bytes;
     if (bytes == 0)
     {

@@ -118,19 +118,19 @@ class InaTransport : public RdmaTransport
     /// \return the job of members, placed on first use
     JobState& JobOf(const std::vector<uint32_t>& members) const;
     /// \return the job of members; aborts, naming what and the reason, if it was refused
-    const InaJob& PlacedJob(const char* what, const std::vector<uint32_t>& members) const;
+    JobState& PlacedJob(const char* what, const std::vector<uint32_t>& members) const;
     /// \return the rank in job of the worker on rank's NIC (aborts if it has none)
     uint16_t JobRank(const InaJob& job, uint32_t rank) const;
     /**
-     * Run one reduction of members' job on every worker.
+     * Run one reduction of a placed job on every worker.
      * \param what the caller's name, for messages
-     * \param members the group
+     * \param state the job (PlacedJob)
      * \param bytes size of one copy
      * \param roles source and destination as ranks in the job
      * \param done called when every worker's reduction is done
      */
     void RunReduction(const char* what,
-                      const std::vector<uint32_t>& members,
+                      JobState& state,
                       uint64_t bytes,
                       InaReductionRoles roles,
                       DoneCallback done);

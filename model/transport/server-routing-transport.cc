@@ -216,10 +216,7 @@ ServerRoutingTransport::SwitchMulticast(uint32_t src,
 bool
 ServerRoutingTransport::CanAllReduceInNetwork(const std::vector<uint32_t>& members) const
 {
-    // Ranks that share a server have their NVSwitch: aggregation trees of the scale-out
-    // fabric are for groups across servers (as NCCL uses SHARP for inter-node only).
-    const bool can = !members.empty() && !ScaleUp(members).carrier && m_scaleOut &&
-                     m_scaleOut->CanAllReduceInNetwork(members);
+    const bool can = AcrossServers(members) && m_scaleOut->CanAllReduceInNetwork(members);
     NS_LOG_LOGIC(members.size() << " ranks: " << (can ? "" : "no ") << "in-network all-reduce");
     return can;
 }
@@ -240,11 +237,17 @@ ServerRoutingTransport::SwitchAllReduce(const std::vector<uint32_t>& members,
 }
 
 bool
+ServerRoutingTransport::AcrossServers(const std::vector<uint32_t>& members) const
+{
+    // Ranks that share a server have their NVSwitch: aggregation trees of the scale-out
+    // fabric are for groups across servers (as NCCL uses SHARP for inter-node only).
+    return !members.empty() && !ScaleUp(members).carrier && m_scaleOut;
+}
+
+bool
 ServerRoutingTransport::CanReduceInNetwork(const std::vector<uint32_t>& members) const
 {
-    // As CanAllReduceInNetwork: trees of the scale-out fabric are for groups across servers.
-    const bool can = !members.empty() && !ScaleUp(members).carrier && m_scaleOut &&
-                     m_scaleOut->CanReduceInNetwork(members);
+    const bool can = AcrossServers(members) && m_scaleOut->CanReduceInNetwork(members);
     NS_LOG_LOGIC(members.size() << " ranks: " << (can ? "" : "no ")
                                 << "in-network reduce and multicast");
     return can;

@@ -157,6 +157,9 @@ class ServerRoutingTransport : public CollectiveTransport
     void DoDispose() override;
 
   private:
+    /// \return whether members span servers and a scale-out carrier could aggregate them
+    bool AcrossServers(const std::vector<uint32_t>& members) const;
+
     /// Where the ranks of one server go on the scale-up side.
     struct ScaleUpHop
     {
