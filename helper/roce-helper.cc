@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/int-header.h"
 #include "ns3/log.h"
 #include "ns3/pcap-file-wrapper.h"
 #include "ns3/pointer.h"
@@ -43,7 +44,36 @@ WriteFrameWithIcrc(Ptr<PcapFileWrapper> file, Ptr<const Packet> packet)
     {
         const uint8_t* ip = buf.data() + roce::ETHERNET_HEADER_BYTES;
         uint32_t covered = size - roce::ETHERNET_HEADER_BYTES - roce::ICRC_BYTES;
-        WriteRoceIcrc(ComputeRoceIcrc(ip, covered), buf.data() + size - roce::ICRC_BYTES);
+        uint32_t icrc;
+        if (info.intOffset == 0)
+        {
+            icrc = ComputeRoceIcrc(ip, covered);
+        }
+        else
+        {
+            // Telemetry is a transit header: the ICRC covers the RoCEv2 packet without it
+            // (what the receiving transport checks), so lengths and port are restored.
+            static std::vector<uint8_t> plain;
+            const uint32_t intBytes =
+                int_telemetry::FIXED_BYTES + info.intRoom * int_telemetry::HOP_BYTES;
+            const uint32_t udpStart = info.intOffset - roce::UDP_HEADER_BYTES;
+            plain.assign(buf.begin() + roce::ETHERNET_HEADER_BYTES, buf.begin() + info.intOffset);
+            plain.insert(plain.end(), buf.begin() + info.intOffset + intBytes, buf.end());
+            auto put16 = [](uint8_t* p, uint32_t v) {
+                p[0] = static_cast<uint8_t>(v >> 8);
+                p[1] = static_cast<uint8_t>(v);
+            };
+            const uint32_t ipTotal =
+                (buf[roce::ETHERNET_HEADER_BYTES + 2] << 8 | buf[roce::ETHERNET_HEADER_BYTES + 3]) -
+                intBytes;
+            const uint32_t udpOffset = udpStart - roce::ETHERNET_HEADER_BYTES;
+            put16(plain.data() + 2, ipTotal);
+            put16(plain.data() + udpOffset + 2, roce::UDP_DEST_PORT);
+            put16(plain.data() + udpOffset + 4,
+                  (buf[udpStart + 4] << 8 | buf[udpStart + 5]) - intBytes);
+            icrc = ComputeRoceIcrc(plain.data(), covered - intBytes);
+        }
+        WriteRoceIcrc(icrc, buf.data() + size - roce::ICRC_BYTES);
     }
     file->Write(Simulator::Now(), buf.data(), size);
 }

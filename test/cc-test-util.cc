@@ -63,12 +63,17 @@ struct QueueStats
 };
 
 void
-Snapshot(std::vector<uint64_t>* out, std::vector<Ptr<RdmaQueuePair>> receivers)
+Snapshot(std::vector<uint64_t>* out,
+         std::vector<Ptr<RdmaQueuePair>> receivers,
+         Ptr<RoceNetDevice> bottleneck)
 {
     for (const auto& qp : receivers)
     {
         out->push_back(qp->GetBytesReceived());
     }
+    // Last: the bottleneck's wire bytes.
+    out->push_back(bottleneck->GetTxBytes() +
+                   (roce::FCS_BYTES + roce::PREAMBLE_AND_IFG_BYTES) * bottleneck->GetTxFrames());
 }
 
 } // namespace
@@ -110,8 +115,8 @@ RunDumbbell(const std::string& cc,
     Simulator::Schedule(from, &QueueStats::Sample, &queue);
     std::vector<uint64_t> start;
     std::vector<uint64_t> end;
-    Simulator::Schedule(from, &Snapshot, &start, receivers);
-    Simulator::Schedule(to - NanoSeconds(1), &Snapshot, &end, receivers);
+    Simulator::Schedule(from, &Snapshot, &start, receivers, queue.port);
+    Simulator::Schedule(to - NanoSeconds(1), &Snapshot, &end, receivers, queue.port);
     Simulator::Stop(to);
     Simulator::Run();
     DumbbellRun run;
@@ -124,6 +129,7 @@ RunDumbbell(const std::string& cc,
     run.queueMax = queue.max;
     run.queueMean = queue.samples ? queue.sum / queue.samples : 0;
     run.payloadRate = PayloadRate(100e9);
+    run.linkUtilisation = (end[n] - start[n]) * 8.0 / window / 100e9;
     run.drops = TotalDrops(topo);
     run.pauses = TotalPauses(topo);
     for (const auto& qp : senders)
@@ -131,6 +137,10 @@ RunDumbbell(const std::string& cc,
         if (Ptr<Dctcp> d = DynamicCast<Dctcp>(qp->GetCongestionControl()))
         {
             run.alphas.push_back(d->GetAlpha());
+        }
+        if (Ptr<Hpcc> h = DynamicCast<Hpcc>(qp->GetCongestionControl()))
+        {
+            run.baseRtt = h->GetBaseRtt().GetSeconds();
         }
     }
     Simulator::Destroy();

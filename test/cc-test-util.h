@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// What the congestion-control suites (dctcp, timely) share: long flows over a dumbbell.
+// What the congestion-control suites (dctcp, timely, hpcc) share: long flows over a dumbbell.
 #ifndef AI_FABRIC_CC_TEST_UTIL_H
 #define AI_FABRIC_CC_TEST_UTIL_H
 
@@ -19,9 +19,12 @@ struct DumbbellRun
     double queueMax{0};         //!< largest sample
     double queueMean{0};        //!< mean of the 1 us samples
     double payloadRate{0};      //!< the bottleneck's payload capacity, bit/s
+    double linkUtilisation{0};  //!< the bottleneck's wire bytes (frames, FCS, preamble,
+                                //!< gap) over its capacity
     uint64_t drops{0};          //!< frames dropped anywhere
     uint64_t pauses{0};         //!< PFC pauses sent anywhere
     std::vector<double> alphas; //!< the senders' Dctcp alpha at the end (if Dctcp)
+    double baseRtt{0};          //!< the senders' Hpcc T, seconds (if Hpcc)
 
     /// \return the sum of the flows' rates over the payload capacity
     double Utilisation() const;

@@ -215,11 +215,11 @@ TEST(ProgramBadInput, RoceIncast)
                   "ps; at most an hour): unknown unit \"h\""},
                  {{"--cc=ns3::Cubic"},
                   "--cc=ns3::Cubic: expected one of ns3::Dcqcn, ns3::Dctcp, "
-                  "ns3::NoCongestionControl or ns3::Timely "
+                  "ns3::Hpcc, ns3::NoCongestionControl or ns3::Timely "
                   "(TypeIds derived from ns3::RoceCongestionControl)"},
                  {{"--cc=ns3::RdmaNic"},
                   "--cc=ns3::RdmaNic: expected one of ns3::Dcqcn, ns3::Dctcp, "
-                  "ns3::NoCongestionControl or ns3::Timely"},
+                  "ns3::Hpcc, ns3::NoCongestionControl or ns3::Timely"},
                  {{"--cc=ns3::Timely", "--ns3::Timely::THigh=10us"},
                   "ns3::Timely::THigh: +10us must exceed TLow (+50us)"},
                  {{"--cc=ns3::Dctcp", "--ns3::Dctcp::G=0"}, "--ns3::Dctcp::G=0: expected a number"},
@@ -335,7 +335,7 @@ TEST(ProgramBadInput, CollectivePerf)
                  "--oversubscription=two: expected a number above 0 to 1000"},
                 {{"--cc=ns3::Cubic"},
                  "--cc=ns3::Cubic: expected one of ns3::Dcqcn, ns3::Dctcp, "
-                 "ns3::NoCongestionControl or ns3::Timely"},
+                 "ns3::Hpcc, ns3::NoCongestionControl or ns3::Timely"},
                 {{"--csv=" + NotAFolder() + "/perf.csv"}, "expected a file in a writable folder"},
                 {{"--ranks=6", "--leaves=4"}, "--leaves=4: expected a divisor of --ranks=6"},
                 {{"--transport=dgx", "--ranks=12", "--servers=5"},
@@ -417,7 +417,7 @@ TEST(ProgramBadInput, Bench)
                  {{"--bytes=-64M"}, "--bytes=-64M: expected a size from 1 B"},
                  {{"--rate=400"}, "--rate=400: expected a rate"},
                  {{"--cc=none"},
-                  "--cc=none: expected one of ns3::Dcqcn, ns3::Dctcp, ns3::NoCongestionControl or "
+                  "--cc=none: expected one of ns3::Dcqcn, ns3::Dctcp, ns3::Hpcc, ns3::NoCongestionControl or "
                   "ns3::Timely"},
                  {{"--rate=1Mbps", "--hostsPerLeaf=1", "--spines=64"},
                   "--spines=64: expected at most 1 spines"},

@@ -335,8 +335,8 @@ TEST(TrainingScenario, ImpossibleSettingsAreNamedNotAborted)
     buildFails("{" + small +
                    R"(, "fabric": {"config": {"ns3::NvLinkPort::PerLinkRate": "1Gbps"}}})",
                "set the ns3::NvSwitchFabric attribute of the same name instead");
-    buildFails("{" + small + R"(, "fabric": {"congestionControl": "ns3::Hpcc"}})",
-               "/fabric/congestionControl: \"ns3::Hpcc\" is not a congestion control");
+    buildFails("{" + small + R"(, "fabric": {"congestionControl": "ns3::Cubic"}})",
+               "/fabric/congestionControl: \"ns3::Cubic\" is not a congestion control");
     buildFails("{" + small + R"(, "collectives": {"algorithm": "bogus"}})",
                "unknown collective algorithm \"bogus\"");
     // The same through fabric.config (where --ns3:: arguments go): checked as the run uses it.

@@ -2,9 +2,12 @@
 #include "roce-frame.h"
 
 #include "bth-header.h"
+#include "int-header.h"
 
 #include "ns3/ethernet-header.h"
 #include "ns3/ipv4-header.h"
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -31,6 +34,9 @@ Read32(const uint8_t* p)
 }
 
 constexpr uint32_t PARSE_WINDOW = roce::DATA_HEADER_BYTES + roce::RETH_BYTES + 8;
+/// The window past the largest INT header.
+constexpr uint32_t INT_PARSE_WINDOW =
+    PARSE_WINDOW + int_telemetry::FIXED_BYTES + int_telemetry::MAX_HOPS * int_telemetry::HOP_BYTES;
 } // namespace
 
 bool
@@ -59,7 +65,7 @@ OpcodeEndsMessage(uint8_t opcode)
 bool
 ParseRoceFrame(const Ptr<const Packet>& packet, RoceFrameInfo& info)
 {
-    uint8_t buf[PARSE_WINDOW];
+    uint8_t buf[INT_PARSE_WINDOW];
     uint32_t size = packet->GetSize();
     uint32_t n = packet->CopyData(buf, size < PARSE_WINDOW ? size : PARSE_WINDOW);
     info.kind = RoceFrameInfo::OTHER;
@@ -94,8 +100,37 @@ ParseRoceFrame(const Ptr<const Packet>& packet, RoceFrameInfo& info)
     info.srcPort = Read16(udp);
     info.dstPort = Read16(udp + 2);
     const uint8_t* bth = udp + roce::UDP_HEADER_BYTES;
-    if (info.dstPort != roce::UDP_DEST_PORT || bth + roce::BTH_BYTES > buf + n)
+    info.intOffset = 0;
+    if (info.dstPort == int_telemetry::UDP_PORT)
     {
+        // Telemetry between UDP and BTH: read past it (a second, longer copy).
+        const uint8_t* telemetry = bth;
+        if (telemetry + int_telemetry::FIXED_BYTES > buf + n ||
+            Read16(telemetry + 2) != roce::UDP_DEST_PORT ||
+            (telemetry[0] >> 4) != int_telemetry::VERSION)
+        {
+            return true;
+        }
+        const uint8_t room = telemetry[1] & 0x0F;
+        const uint32_t intBytes = int_telemetry::FIXED_BYTES + room * int_telemetry::HOP_BYTES;
+        if (room == 0 || room > int_telemetry::MAX_HOPS)
+        {
+            return true;
+        }
+        n = packet->CopyData(buf, size < INT_PARSE_WINDOW ? size : INT_PARSE_WINDOW);
+        info.intOffset = static_cast<uint16_t>(telemetry - buf);
+        info.intRoom = room;
+        info.intHops = std::min<uint8_t>(telemetry[1] >> 4, room);
+        info.intEcho = (telemetry[0] & int_telemetry::FLAG_ECHO) != 0;
+        bth += intBytes;
+    }
+    else if (info.dstPort != roce::UDP_DEST_PORT)
+    {
+        return true;
+    }
+    if (bth + roce::BTH_BYTES > buf + n)
+    {
+        info.intOffset = 0;
         return true;
     }
     info.kind = RoceFrameInfo::ROCE;

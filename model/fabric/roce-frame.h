@@ -58,8 +58,8 @@ WireBytes(uint32_t frameBytesWithoutFcs)
  * \ingroup ai-fabric
  * The fields of a frame that switches and NICs act on, decoded once from the raw bytes.
  *
- * Decoding copies at most the first 78 bytes of the packet and never deserializes header
- * objects: this is the per-hop hot path.
+ * Decoding copies at most the first 78 bytes of the packet (more only past an INT header) and never
+ * deserializes header objects: this is the per-hop hot path.
  */
 struct RoceFrameInfo
 {
@@ -94,6 +94,11 @@ struct RoceFrameInfo
     uint32_t rethLength{0};  //!< RETH DMA length, for the opcodes that carry a RETH
     /// Bytes of RDMA payload (zero for ACK, NAK and CNP).
     uint32_t payloadBytes{0};
+    // in-band telemetry (IntHeader), for RoCE frames to int_telemetry::UDP_PORT
+    uint16_t intOffset{0}; //!< offset of the INT header in the frame; 0: none
+    uint8_t intHops{0};    //!< hop records stamped
+    uint8_t intRoom{0};    //!< hop records it has room for
+    bool intEcho{false};   //!< an ACK's echo (switches do not stamp it)
 
     /// \return the 5-tuple hash input for ECMP
     uint64_t FlowKey() const
@@ -107,7 +112,8 @@ struct RoceFrameInfo
 /**
  * Decode the fields of an Ethernet II frame (no FCS) that this module acts on.
  *
- * Copies at most the first 78 bytes. Sets info.kind first and then only the fields that
+ * Copies at most the first 78 bytes (plus the INT header's size when the frame carries
+ * one: IntHeader). Sets info.kind first and then only the fields that
  * kind has (IPv4/UDP fields for IPV4, those and the BTH fields and extended headers for
  * ROCE); the other fields keep their previous values. payloadBytes is the frame's size
  * minus its headers (IPv4 options included) and the 4-byte ICRC.

@@ -260,7 +260,10 @@ RoceNetDevice::SetPullCallback(PullCallback cb)
 // ------------------------------------------------------------------ transmit
 
 void
-RoceNetDevice::EnqueueData(Ptr<Packet> packet, uint8_t priority, uint32_t ingressPort)
+RoceNetDevice::EnqueueData(Ptr<Packet> packet,
+                           uint8_t priority,
+                           uint32_t ingressPort,
+                           bool intStamp)
 {
     if (m_dropArrivalsMask & (1u << priority))
     {
@@ -277,6 +280,7 @@ RoceNetDevice::EnqueueData(Ptr<Packet> packet, uint8_t priority, uint32_t ingres
     item.packet = std::move(packet);
     item.ingressPort = ingressPort;
     item.priority = priority;
+    item.intStamp = intStamp;
     m_queueBytes[priority] += item.bytes;
     ++m_queuedDataFrames;
     m_queues[priority].push_back(std::move(item));

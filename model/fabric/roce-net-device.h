@@ -31,6 +31,7 @@ struct RoceQueueItem
     uint32_t ingressPort{0}; //!< owner's bookkeeping (switch ingress port)
     uint32_t bytes{0};       //!< frame bytes (no FCS), cached
     uint8_t priority{0};     //!< the priority (queue) it waits in
+    bool intStamp{false};    //!< owner's bookkeeping: stamp telemetry as it leaves
 };
 
 /**
@@ -104,8 +105,12 @@ class RoceNetDevice : public NetDevice
      * \param packet the frame (Ethernet header included, no FCS)
      * \param priority 0 to 7
      * \param ingressPort owner's bookkeeping, handed back in the dequeue callback
+     * \param intStamp owner's bookkeeping, handed back in the dequeue callback
      */
-    void EnqueueData(Ptr<Packet> packet, uint8_t priority, uint32_t ingressPort);
+    void EnqueueData(Ptr<Packet> packet,
+                     uint8_t priority,
+                     uint32_t ingressPort,
+                     bool intStamp = false);
     /**
      * Queue a control frame (ACK, NAK, CNP) ahead of data (in its priority's queue when
      * ControlFirst is false).

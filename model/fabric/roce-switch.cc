@@ -2,6 +2,7 @@
 #include "roce-switch.h"
 
 #include "bth-header.h"
+#include "int-header.h"
 #include "roce-channel.h"
 
 #include "ns3/abort.h"
@@ -222,14 +223,22 @@ RoceSwitch::ReceiveFromPort(Ptr<RoceNetDevice> device,
         m_localDelivery(inPort, priority, packet, info);
         return;
     }
-    EnqueueOn(outPort, priority, packet, inPort);
+    // Telemetry is stamped as the frame leaves (queue and counters of that moment), on
+    // data frames whose INT header has room; ACKs echo a stack and are left alone.
+    const bool stamp = info.kind == RoceFrameInfo::ROCE && info.intOffset != 0 && !info.intEcho &&
+                       info.intHops < info.intRoom;
+    EnqueueOn(outPort, priority, packet, inPort, stamp);
 }
 
 void
-RoceSwitch::EnqueueOn(uint32_t port, uint8_t priority, Ptr<Packet> packet, uint32_t inPort)
+RoceSwitch::EnqueueOn(uint32_t port,
+                      uint8_t priority,
+                      Ptr<Packet> packet,
+                      uint32_t inPort,
+                      bool intStamp)
 {
     Ptr<RoceNetDevice> egress = m_ports[port];
-    egress->EnqueueData(packet, priority, inPort);
+    egress->EnqueueData(packet, priority, inPort, intStamp);
     uint32_t queued = egress->GetQueueBytes(priority);
     if (queued > m_maxQueueBytes)
     {
@@ -286,6 +295,10 @@ RoceSwitch::OnDequeue(Ptr<RoceNetDevice> device, RoceQueueItem& item)
     {
         ReleaseIngress(item.ingressPort, item.priority, item.bytes);
     }
+    if (item.intStamp)
+    {
+        StampTelemetry(device, item);
+    }
     uint32_t port = device->GetIfIndex();
     if (m_mmu->ShouldMarkEcn(port, device->GetQueueBytes(item.priority)))
     {
@@ -303,6 +316,28 @@ RoceSwitch::OnDequeue(Ptr<RoceNetDevice> device, RoceQueueItem& item)
             m_ecnMarkTrace(item.packet);
         }
     }
+}
+
+void
+RoceSwitch::StampTelemetry(const Ptr<RoceNetDevice>& device, const RoceQueueItem& item)
+{
+    const uint64_t rate = device->GetDataRate().GetBitRate();
+    const int code = IntRateCode(rate);
+    NS_ABORT_MSG_IF(code < 0,
+                    "RoceSwitch: node " << device->GetNode()->GetId() << " port "
+                                        << device->GetIfIndex()
+                                        << ": in-band telemetry cannot name the link rate " << rate
+                                        << " bit/s (hop records encode 10, 25, 40, 50, "
+                                        << "100, 200, 400 or 800 Gb/s)");
+    // Wire bytes sent so far, this frame included: what a utilisation of 1 means.
+    const uint64_t overhead = roce::FCS_BYTES + roce::PREAMBLE_AND_IFG_BYTES;
+    const uint64_t txWire =
+        device->GetTxBytes() + overhead * device->GetTxFrames() + roce::WireBytes(item.bytes);
+    const uint32_t queue = device->GetQueueBytes(item.priority);
+    NS_LOG_LOGIC("INT: port " << device->GetIfIndex() << " stamps tx " << txWire << " B, queue "
+                              << queue << " B, rate " << rate);
+    StampIntHop(item.packet, EncodeIntHop(Simulator::Now(), txWire, queue, code));
+    ++m_intStamps;
 }
 
 void
@@ -369,6 +404,12 @@ uint64_t
 RoceSwitch::GetEcmpSalt() const
 {
     return m_salt;
+}
+
+uint64_t
+RoceSwitch::GetIntStamps() const
+{
+    return m_intStamps;
 }
 
 uint64_t

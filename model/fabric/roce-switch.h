@@ -120,6 +120,8 @@ class RoceSwitch : public Object
     uint64_t GetEcnMarks() const;
     /// \param port egress port \return ECN marks made on frames leaving it (0 for no such port)
     uint64_t GetEcnMarks(uint32_t port) const;
+    /// \return in-band telemetry hop records stamped on leaving frames
+    uint64_t GetIntStamps() const;
     /// \return the port watchdogs (PfcWatchdog attribute), by port; empty without
     const std::vector<Ptr<PfcWatchdog>>& GetPfcWatchdogs() const;
     /// \return XOFF frames sent (refreshes included, XON not)
@@ -163,7 +165,13 @@ class RoceSwitch : public Object
     void ReceiveFromPort(Ptr<RoceNetDevice> device, Ptr<Packet> packet, const RoceFrameInfo& info);
     void OnDequeue(Ptr<RoceNetDevice> device, RoceQueueItem& item);
     /// Queue a data frame on an egress port and record the queue length.
-    void EnqueueOn(uint32_t port, uint8_t priority, Ptr<Packet> packet, uint32_t inPort);
+    void EnqueueOn(uint32_t port,
+                   uint8_t priority,
+                   Ptr<Packet> packet,
+                   uint32_t inPort,
+                   bool intStamp = false);
+    /// Stamp a leaving frame's telemetry with this hop's record.
+    void StampTelemetry(const Ptr<RoceNetDevice>& device, const RoceQueueItem& item);
     /// Release ingress buffer and send XON if that ends a pause.
     void ReleaseIngress(uint32_t inPort, uint8_t priority, uint32_t bytes);
     void SendPause(uint32_t port, uint8_t priority);
@@ -190,6 +198,7 @@ class RoceSwitch : public Object
     std::vector<uint64_t> m_ecnMarksPerPort; //!< by egress port
     uint64_t m_pausesSent{0};
     uint32_t m_maxQueueBytes{0};
+    uint64_t m_intStamps{0}; //!< hop records written
 
     TracedCallback<Ptr<const Packet>, uint32_t> m_dropTrace;
     TracedCallback<Ptr<const Packet>> m_ecnMarkTrace;

@@ -37,6 +37,13 @@ RdmaNic::GetTypeId()
                           UintegerValue(4096),
                           MakeUintegerAccessor(&RdmaNic::m_mtu),
                           MakeUintegerChecker<uint32_t>(1, 9000))
+            .AddAttribute("IntHopCapacity",
+                          "Hop records the INT header of a data packet has room for, when "
+                          "the congestion control asks for in-band telemetry (HPCC); switches "
+                          "past that many leave no record. The HPCC simulator reserves 5.",
+                          UintegerValue(5),
+                          MakeUintegerAccessor(&RdmaNic::m_intHopCapacity),
+                          MakeUintegerChecker<uint8_t>(1, int_telemetry::MAX_HOPS))
             .AddAttribute("AckInterval",
                           "The receiver acknowledges every this many in-order packets (and "
                           "always at the end of a message).",
@@ -246,6 +253,12 @@ RdmaNic::GetPayloadMtu() const
     return m_mtu;
 }
 
+uint8_t
+RdmaNic::GetIntHopCapacity() const
+{
+    return m_intHopCapacity;
+}
+
 uint32_t
 RdmaNic::GetAckInterval() const
 {
@@ -296,11 +309,15 @@ RdmaNic::AssignStreams(int64_t stream)
 }
 
 void
-RdmaNic::AddIpHeaders(Ptr<Packet> packet, Ipv4Address dst, uint16_t srcPort, bool control)
+RdmaNic::AddIpHeaders(Ptr<Packet> packet,
+                      Ipv4Address dst,
+                      uint16_t srcPort,
+                      bool control,
+                      uint16_t dstPort)
 {
     UdpHeader udp;
     udp.SetSourcePort(srcPort);
-    udp.SetDestinationPort(roce::UDP_DEST_PORT);
+    udp.SetDestinationPort(dstPort);
     packet->AddHeader(udp);
     Ipv4Header ip;
     ip.SetSource(m_address);
@@ -563,16 +580,37 @@ RdmaNic::Dispatch(Ptr<Packet> packet, const RoceFrameInfo& info)
         return;
     }
     Ptr<RdmaQueuePair>& qp = m_qps[index];
+    const uint64_t* telemetry = nullptr;
+    if (info.intOffset != 0)
+    {
+        // The hop records, out of the frame's bytes (the headers in front of them are
+        // at most Ethernet + IPv4 with options + UDP).
+        constexpr uint32_t MAX_OFFSET = roce::ETHERNET_HEADER_BYTES + 60 + roce::UDP_HEADER_BYTES;
+        uint8_t buf[MAX_OFFSET + int_telemetry::FIXED_BYTES +
+                    int_telemetry::MAX_HOPS * int_telemetry::HOP_BYTES];
+        const uint32_t start = info.intOffset + int_telemetry::FIXED_BYTES;
+        packet->CopyData(buf, start + info.intHops * int_telemetry::HOP_BYTES);
+        for (uint8_t i = 0; i < info.intHops; ++i)
+        {
+            uint64_t word = 0;
+            for (uint32_t b = 0; b < int_telemetry::HOP_BYTES; ++b)
+            {
+                word = word << 8 | buf[start + i * int_telemetry::HOP_BYTES + b];
+            }
+            m_rxIntWords[i] = word;
+        }
+        telemetry = m_rxIntWords.data();
+    }
     switch (info.opcode)
     {
     case BthHeader::RC_ACKNOWLEDGE:
-        qp->ReceiveAck(info);
+        qp->ReceiveAck(info, telemetry);
         break;
     case BthHeader::CNP:
         qp->ReceiveCnp();
         break;
     default:
-        qp->ReceiveData(info);
+        qp->ReceiveData(info, telemetry);
         break;
     }
 }

@@ -117,8 +117,16 @@ class RdmaNic : public Object
      * \param dst destination NIC address
      * \param srcPort UDP source port
      * \param control true for ACK/NAK/CNP (control priority), false for data
+     * \param dstPort UDP destination port: RoCEv2's, or int_telemetry::UDP_PORT in front of
+     *        an INT header
      */
-    void AddIpHeaders(Ptr<Packet> packet, Ipv4Address dst, uint16_t srcPort, bool control);
+    void AddIpHeaders(Ptr<Packet> packet,
+                      Ipv4Address dst,
+                      uint16_t srcPort,
+                      bool control,
+                      uint16_t dstPort = roce::UDP_DEST_PORT);
+    /// \return room for hop records in data packets' INT headers (IntHopCapacity)
+    uint8_t GetIntHopCapacity() const;
     /// \param packet an ACK, NAK or CNP to send ahead of data (control priority)
     void SendControl(Ptr<Packet> packet);
     /// \param qp a queue pair that has data to send (the NIC schedules it)
@@ -160,6 +168,8 @@ class RdmaNic : public Object
 
     // attributes
     uint32_t m_mtu;
+    uint8_t m_intHopCapacity;                                     //!< IntHopCapacity attribute
+    std::array<uint64_t, int_telemetry::MAX_HOPS> m_rxIntWords{}; //!< a received INT stack
     uint32_t m_ackInterval;
     Time m_ackCoalescingTime;
     Time m_cnpInterval;

@@ -215,9 +215,27 @@ RdmaQueuePair::BuildNextDataPacket()
     bth.SetOpcode(opcode);
     bth.SetDestQp(m_peerQpn);
     bth.SetPsn(static_cast<uint32_t>((m_sndNxt + m_localInitialPsn) & PSN_MASK));
-    bth.SetAckRequest(lastOfOp && lastOp);
+    // Ask for an ACK at once at the end of the message, and when this packet fills a
+    // window smaller than AckInterval packets: nothing more leaves until an ACK, and the
+    // receiver would wait for more packets to coalesce (until the coalescing time, if a
+    // later packet comes at all).
+    const uint64_t window = m_cc->GetWindowBytes();
+    const bool fillsWindow = window != 0 &&
+                             window < static_cast<uint64_t>(m_nic->GetAckInterval()) * mtu &&
+                             (m_sndNxt + 1 - m_sndUna) * mtu >= window;
+    bth.SetAckRequest((lastOfOp && lastOp) || fillsWindow);
     p->AddHeader(bth);
-    m_nic->AddIpHeaders(p, m_peer, m_udpSourcePort, false);
+    if (m_needs.intTelemetry)
+    {
+        IntHeader telemetry;
+        telemetry.SetCapacity(m_nic->GetIntHopCapacity());
+        p->AddHeader(telemetry);
+        m_nic->AddIpHeaders(p, m_peer, m_udpSourcePort, false, int_telemetry::UDP_PORT);
+    }
+    else
+    {
+        m_nic->AddIpHeaders(p, m_peer, m_udpSourcePort, false);
+    }
 
     if (m_needs.rttPerAck)
     {
@@ -329,7 +347,7 @@ RdmaQueuePair::CompleteAckedMessages()
 }
 
 void
-RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info)
+RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info, const uint64_t* telemetry)
 {
     bool isNak =
         (info.aethSyndrome & AethHeader::SYNDROME_TYPE_MASK) == AethHeader::SYNDROME_TYPE_NAK;
@@ -376,6 +394,15 @@ RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info)
     signal.ackedPackets = static_cast<uint32_t>(ackedPackets);
     signal.ackedBytes = ackedPackets * m_nic->GetPayloadMtu();
     signal.ecnEcho = info.becn;
+    if (telemetry != nullptr && m_needs.intTelemetry)
+    {
+        for (uint8_t i = 0; i < info.intHops; ++i)
+        {
+            m_ackHops[i] = DecodeIntHop(telemetry[i]);
+        }
+        signal.hops = m_ackHops.data();
+        signal.nHops = info.intHops;
+    }
     if (m_needs.rttPerAck)
     {
         // The sample of the newest packet this ACK covers; the older ones leave.
@@ -428,8 +455,15 @@ RdmaQueuePair::ReceiveCnp()
 }
 
 void
-RdmaQueuePair::ReceiveData(const RoceFrameInfo& info)
+RdmaQueuePair::ReceiveData(const RoceFrameInfo& info, const uint64_t* telemetry)
 {
+    if (telemetry != nullptr && m_needs.intTelemetry)
+    {
+        // The next ACK or NAK echoes the newest stack (HPCC's receiver).
+        std::copy(telemetry, telemetry + info.intHops, m_echoWords.begin());
+        m_echoHops = info.intHops;
+        m_echoValid = true;
+    }
     uint64_t psn;
     if (!ExpandPsn(info.psn, m_peerInitialPsn, m_rcvExpected, psn))
     {
@@ -479,7 +513,7 @@ RdmaQueuePair::ReceiveData(const RoceFrameInfo& info)
     // Coalesce ACKs by count, but never sit on one longer than AckCoalescingTime: at a low
     // (congestion-controlled) rate, waiting for AckInterval packets would stall the sender.
     if (m_unackedPackets >= m_nic->GetAckInterval() || info.ackRequest || messageEnd ||
-        Simulator::Now() - m_lastAckTime >= m_nic->GetAckCoalescingTime())
+        m_needs.ackEveryPacket || Simulator::Now() - m_lastAckTime >= m_nic->GetAckCoalescingTime())
     {
         SendAck(psn, AethHeader::SYNDROME_ACK);
     }
@@ -512,7 +546,19 @@ RdmaQueuePair::SendAck(uint64_t psn, uint8_t syndrome)
     bth.SetDestQp(m_peerQpn);
     bth.SetPsn(static_cast<uint32_t>((psn + m_peerInitialPsn) & PSN_MASK));
     p->AddHeader(bth);
-    m_nic->AddIpHeaders(p, m_peer, m_udpSourcePort, true);
+    if (m_needs.intTelemetry && m_echoValid)
+    {
+        IntHeader telemetry;
+        telemetry.SetEcho(true);
+        telemetry.SetCapacity(std::max<uint8_t>(m_echoHops, 1));
+        telemetry.SetHops(m_echoWords.data(), m_echoHops);
+        p->AddHeader(telemetry);
+        m_nic->AddIpHeaders(p, m_peer, m_udpSourcePort, true, int_telemetry::UDP_PORT);
+    }
+    else
+    {
+        m_nic->AddIpHeaders(p, m_peer, m_udpSourcePort, true);
+    }
     m_nic->SendControl(p);
 }
 

@@ -11,6 +11,7 @@
 #include "ns3/object.h"
 #include "ns3/packet.h"
 
+#include <array>
 #include <cstdint>
 #include <deque>
 
@@ -112,10 +113,18 @@ class RdmaQueuePair : public Object
     Time GetNextSendTime() const;
     /// Build the next data frame and advance; paces and arms the timer. \return the frame
     Ptr<Packet> BuildNextDataPacket();
-    /// \param info a data frame for this QP arrived (receiver role), as parsed
-    void ReceiveData(const RoceFrameInfo& info);
-    /// \param info an ACK or NAK for this QP arrived (sender role), as parsed
-    void ReceiveAck(const RoceFrameInfo& info);
+    /**
+     * A data frame for this QP arrived (receiver role).
+     * \param info the frame, as parsed
+     * \param telemetry its info.intHops hop records, or null when it carries none
+     */
+    void ReceiveData(const RoceFrameInfo& info, const uint64_t* telemetry = nullptr);
+    /**
+     * An ACK or NAK for this QP arrived (sender role).
+     * \param info the frame, as parsed
+     * \param telemetry the info.intHops hop records it echoes, or null
+     */
+    void ReceiveAck(const RoceFrameInfo& info, const uint64_t* telemetry = nullptr);
     /// A CNP for this QP arrived (sender role).
     void ReceiveCnp();
 
@@ -173,6 +182,12 @@ class RdmaQueuePair : public Object
     RoceSignalNeeds m_needs;      //!< what the algorithm asked for (at Bind)
     std::deque<Time> m_sendTimes; //!< rttPerAck: send time of PSNs m_sendTimesBase...
     uint64_t m_sendTimesBase{0};  //!< PSN of m_sendTimes.front()
+    /// intTelemetry, receiver: the hop records of the last data frame, for the next ACK
+    std::array<uint64_t, int_telemetry::MAX_HOPS> m_echoWords{};
+    uint8_t m_echoHops{0};   //!< records in m_echoWords
+    bool m_echoValid{false}; //!< a data frame with telemetry arrived
+    /// intTelemetry, sender: the hop records of the last ACK, decoded
+    std::array<RoceIntHop, int_telemetry::MAX_HOPS> m_ackHops{};
     uint64_t m_bytesPosted{0};
     uint64_t m_bytesAcked{0};
     uint64_t m_packetsSent{0};

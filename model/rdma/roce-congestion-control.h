@@ -2,6 +2,7 @@
 #ifndef ROCE_CONGESTION_CONTROL_H
 #define ROCE_CONGESTION_CONTROL_H
 
+#include "ns3/int-header.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
@@ -11,19 +12,6 @@
 
 namespace ns3
 {
-
-/**
- * \ingroup ai-fabric
- * Per-hop in-band telemetry record, for INT-based algorithms (HPCC).
- * The NIC passes an empty list until switches stamp telemetry.
- */
-struct RoceIntHop
-{
-    Time timestamp;          //!< when the packet left the hop
-    uint64_t txBytes{0};     //!< bytes the egress port had sent by then
-    uint32_t queueBytes{0};  //!< egress queue length
-    uint64_t linkRateBps{0}; //!< egress link rate
-};
 
 /**
  * \ingroup ai-fabric
@@ -40,7 +28,8 @@ struct RoceAckSignal
                                      //!< per round trip, or one per ACK: RoceSignalNeeds)
     bool ecnEcho{false};             //!< some packet this ACK acknowledges arrived CE-marked
                                      //!< (the BTH BECN bit of the ACK)
-    const RoceIntHop* hops{nullptr}; //!< telemetry, nHops entries
+    const RoceIntHop* hops{nullptr}; //!< telemetry echoed by the receiver, nHops entries, the
+                                     //!< first switch's first (RoceSignalNeeds::intTelemetry)
     uint32_t nHops{0};               //!< entries in hops
 };
 
@@ -61,6 +50,15 @@ struct RoceSignalNeeds
     /// flight (sender-side timestamps, as NICs take them) instead of one probe per round
     /// trip.
     bool rttPerAck{false};
+    /// Data packets carry an INT header (IntHeader) with room for the NIC's
+    /// IntHopCapacity hop records, which every switch on the way stamps as the packet
+    /// leaves; the receiver echoes the stack in its ACK, and the sender finds it in
+    /// RoceAckSignal::hops (HPCC, Li et al. 2019).
+    bool intTelemetry{false};
+    /// The receiver acknowledges every in-order packet instead of coalescing AckInterval
+    /// of them (as the HPCC simulator runs HPCC): per-packet feedback, and no coalescing
+    /// delay on top of the base RTT that window = rate × T assumes.
+    bool ackEveryPacket{false};
 };
 
 /**
