@@ -75,10 +75,14 @@
 #include "ns3/timely.h"
 #include "ns3/trace-json.h"
 #include "ns3/training-report.h"
+#include "ns3/fct-report.h"
+#include "ns3/report-files.h"
 #include "ns3/training-scenario.h"
 #include "ns3/training-simulation.h"
 #include "ns3/training-trace.h"
 #include "ns3/transformer-trace-generator.h"
 #include "ns3/workload-runner.h"
+#include "ns3/background-traffic.h"
+#include "ns3/flow-size-cdf.h"
 
 #endif

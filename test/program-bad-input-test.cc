@@ -291,6 +291,30 @@ TEST(ProgramBadInput, DcqcnConvergence)
     ExpectHelp("dcqcn-convergence");
 }
 
+TEST(ProgramBadInput, CcCompare)
+{
+    ExpectRefused(
+        "cc-compare",
+        Join(CommonCases(),
+             {
+                 {{"--ccs=ns3::Dcqcn,ns3::Cubic"},
+                  "--ccs=ns3::Dcqcn,ns3::Cubic: \"ns3::Cubic\" is not a congestion control"},
+                 {{"--ccs=ns3::RdmaNic"}, "\"ns3::RdmaNic\" is not a congestion control"},
+                 {{"--ccs="}, "--ccs=: expected at least one congestion-control TypeId"},
+                 {{"--ccs=ns3::Timely", "--ns3::Timely::THigh=10us"},
+                  "ns3::Timely::THigh: +10us must exceed TLow (+50us)"},
+                 {{"--flowSizes=webserch"},
+                  "--flowSizes=webserch: ns3::BackgroundTraffic::FlowSizes: \"webserch\" is "
+                  "neither a distribution (alistorage2019, fb-hadoop, websearch) nor a CDF file"},
+                 {{"--load=0"}, "--load=0: expected a number above 0 to 1"},
+                 {{"--load=1.5"}, "--load=1.5: expected a number above 0 to 1"},
+                 {{"--duration=0ms"}, "--duration=0ms: expected a positive duration"},
+                 {{"--leaves=0"}, "--leaves=0: expected an integer from 1 to 256"},
+                 {{"--out=" + NotAFolder() + "/x"}, "--out=" + NotAFolder() + "/x"},
+             }));
+    ExpectHelp("cc-compare");
+}
+
 TEST(ProgramBadInput, CollectivePerf)
 {
     ExpectRefused(
@@ -417,7 +441,8 @@ TEST(ProgramBadInput, Bench)
                  {{"--bytes=-64M"}, "--bytes=-64M: expected a size from 1 B"},
                  {{"--rate=400"}, "--rate=400: expected a rate"},
                  {{"--cc=none"},
-                  "--cc=none: expected one of ns3::Dcqcn, ns3::Dctcp, ns3::Hpcc, ns3::NoCongestionControl or "
+                  "--cc=none: expected one of ns3::Dcqcn, ns3::Dctcp, ns3::Hpcc, "
+                  "ns3::NoCongestionControl or "
                   "ns3::Timely"},
                  {{"--rate=1Mbps", "--hostsPerLeaf=1", "--spines=64"},
                   "--spines=64: expected at most 1 spines"},

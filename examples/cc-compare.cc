@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// The same fabric and background workload under each congestion control, compared the way
+// CC papers do: FCT slowdown (FCT / FCT alone on the empty fabric) of small and large
+// flows, queues, PFC pauses and link utilisation, in one table and one plot.
+//
+//   ./cc-compare                                   # 16 hosts, websearch at 50 %, 100G
+//   ./cc-compare --flowSizes=fb-hadoop --load=0.3 --ccs=ns3::Dcqcn,ns3::Hpcc
+//
+#include "ns3/ai-fabric-module.h"
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <sstream>
+
+using namespace ns3;
+
+namespace
+{
+/// Samples every switch port's data queue.
+struct QueueSampler
+{
+    std::vector<Ptr<RoceNetDevice>> ports;
+    Time interval;
+    Time until;
+    double sum{0};
+    uint64_t samples{0};
+    uint32_t max{0};
+
+    void Sample()
+    {
+        for (const auto& port : ports)
+        {
+            const uint32_t q = port->GetQueueBytes(3);
+            sum += q;
+            max = std::max(max, q);
+        }
+        samples += ports.size();
+        if (Simulator::Now() + interval < until)
+        {
+            Simulator::Schedule(interval, &QueueSampler::Sample, this);
+        }
+    }
+};
+
+/// What one algorithm's run measured.
+struct Outcome
+{
+    std::string cc;
+    FctReport report{std::vector<BackgroundFlow>{}};
+    double queueMean{0};
+    uint32_t queueMax{0};
+    uint64_t pauses{0};
+    uint64_t drops{0};
+    double coreUtilisation{0};
+    double wallSeconds{0};
+};
+
+/// Sum of the wire bytes sent by switch ports cabled to switches.
+uint64_t
+CoreWireBytes(const RoceTopology& topo, double* capacityBps)
+{
+    uint64_t bytes = 0;
+    double capacity = 0;
+    for (const auto& sw : topo.switchObjects)
+    {
+        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            Ptr<RoceNetDevice> port = sw->GetPort(p);
+            Ptr<Node> peer = port->GetRoceChannel()->GetPeer(port)->GetNode();
+            if (peer->GetNDevices() > 1) // a switch
+            {
+                bytes += port->GetTxBytes() +
+                         (roce::FCS_BYTES + roce::PREAMBLE_AND_IFG_BYTES) * port->GetTxFrames();
+                capacity += port->GetDataRate().GetBitRate();
+            }
+        }
+    }
+    *capacityBps = capacity;
+    return bytes;
+}
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t leaves = 4;
+    uint32_t hostsPerLeaf = 4;
+    uint32_t spines = 2;
+    DataRate rate("100Gbps");
+    Time delay = MicroSeconds(1);
+    std::string flowSizes = "websearch";
+    double load = 0.5;
+    Time duration = MilliSeconds(20);
+    std::string ccs = "ns3::Dcqcn,ns3::Hpcc,ns3::Dctcp,ns3::Timely";
+    std::string out = "cc-compare-results";
+    uint32_t seed = 1;
+
+    ProgramOptions cmd("cc-compare", __FILE__);
+    cmd.Usage("Background traffic on a leaf-spine under each congestion control: FCT "
+              "slowdown, queues, pauses and utilisation in one table and one plot.");
+    cmd.AddValue("leaves", "Leaf switches", leaves, 1, 256);
+    cmd.AddValue("hostsPerLeaf", "Hosts under each leaf", hostsPerLeaf, 1, 256);
+    cmd.AddValue("spines",
+                 "Spine switches (non-blocking: leaf uplinks share the hosts' rate)",
+                 spines,
+                 1,
+                 64);
+    cmd.AddValue("rate", "Host link rate", rate);
+    cmd.AddValue("delay", "Cable delay", delay, true);
+    cmd.AddValue("flowSizes",
+                 "Flow-size distribution: websearch, fb-hadoop, alistorage2019 or a CDF file "
+                 "(\"bytes percent\" lines)",
+                 flowSizes);
+    cmd.AddValue("load", "Average load of each host link, above 0 to 1", load, 0, 1, true);
+    cmd.AddValue("duration",
+                 "Flows start during this time (all are run to completion)",
+                 duration,
+                 true);
+    cmd.AddValue("ccs", "Comma-separated congestion-control TypeIds to compare", ccs);
+    cmd.AddOutputFolder("out", "Folder for fct-<cc>.csv, slowdown.csv and slowdown.png", out);
+    cmd.AddValue("seed", "Run number (ns-3 RngRun): the same for every algorithm", seed, 1);
+    if (!cmd.Parse(argc, argv))
+    {
+        return 1;
+    }
+    std::vector<std::string> algorithms;
+    {
+        std::istringstream list(ccs);
+        std::string name;
+        while (std::getline(list, name, ','))
+        {
+            std::string why;
+            TypeId tid;
+            if (!TypeId::LookupByNameFailSafe(name, &tid) ||
+                !tid.IsChildOf(RoceCongestionControl::GetTypeId()) ||
+                !RoceHelper::CheckCongestionControl(name, &why))
+            {
+                std::cerr << "cc-compare: --ccs=" << ccs << ": \"" << name
+                          << "\" is not a congestion control (expected TypeIds derived from "
+                          << "ns3::RoceCongestionControl, e.g. ns3::Dcqcn,ns3::Hpcc)"
+                          << (why.empty() ? "" : ": " + why) << "\n";
+                return 1;
+            }
+            algorithms.push_back(name);
+        }
+    }
+    if (algorithms.empty())
+    {
+        std::cerr << "cc-compare: --ccs=: expected at least one congestion-control TypeId\n";
+        return 1;
+    }
+    {
+        Ptr<BackgroundTraffic> probe = CreateObject<BackgroundTraffic>();
+        probe->SetAttribute("FlowSizes", StringValue(flowSizes));
+        std::string why;
+        if (!probe->Configure(&why))
+        {
+            std::cerr << "cc-compare: --flowSizes=" << flowSizes << ": " << why << "\n";
+            return 1;
+        }
+    }
+    std::string why;
+    if (!MakeDir(out, &why))
+    {
+        std::cerr << "cc-compare: --out=" << out << ": " << why << "\n";
+        return 1;
+    }
+    RngSeedManager::SetRun(seed);
+
+    const uint32_t hosts = leaves * hostsPerLeaf;
+    std::cout << "cc-compare: " << hosts << " hosts (" << leaves << " leaves x " << hostsPerLeaf
+              << ", " << spines << " spines, non-blocking), " << rate << " links, " << flowSizes
+              << " flows at " << load * 100 << " % load, starting over " << duration.As(Time::MS)
+              << "\n";
+    std::vector<Outcome> outcomes;
+    for (const auto& cc : algorithms)
+    {
+        const auto wallStart = std::chrono::steady_clock::now();
+        RoceHelper roce;
+        roce.SetCongestionControl(cc);
+        RoceTopologyHelper topoHelper(roce);
+        RoceTopology topo = topoHelper.LeafSpine(leaves, spines, hostsPerLeaf, rate, 1.0, delay);
+        roce.AssignStreams(1);
+        Ptr<BackgroundTraffic> traffic = CreateObject<BackgroundTraffic>();
+        traffic->SetAttribute("FlowSizes", StringValue(flowSizes));
+        traffic->SetAttribute("Load", DoubleValue(load));
+        traffic->SetAttribute("Stop", TimeValue(duration));
+        traffic->Configure(&why);
+        traffic->AssignStreams(1000);
+        traffic->Install(topo.nics);
+
+        QueueSampler queues;
+        for (const auto& sw : topo.switchObjects)
+        {
+            for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+            {
+                queues.ports.push_back(sw->GetPort(p));
+            }
+        }
+        queues.interval = MicroSeconds(10);
+        queues.until = duration;
+        Simulator::Schedule(Seconds(0), &QueueSampler::Sample, &queues);
+        double capacity = 0;
+        uint64_t coreAtStop = 0;
+        Simulator::Schedule(duration, [&] { coreAtStop = CoreWireBytes(topo, &capacity); });
+        // Run until every flow is acknowledged; a flow that never finishes is reported.
+        const Time limit = duration + Seconds(1);
+        std::function<void()> check = [&] {
+            if (Simulator::Now() >= duration && traffic->GetActiveFlows() == 0)
+            {
+                Simulator::Stop();
+                return;
+            }
+            Simulator::Schedule(MicroSeconds(100), check);
+        };
+        Simulator::Schedule(MicroSeconds(100), check);
+        Simulator::Stop(limit);
+        Simulator::Run();
+
+        Outcome o;
+        o.cc = cc;
+        o.report = FctReport(traffic->GetFlows());
+        o.queueMean = queues.samples ? queues.sum / queues.samples : 0;
+        o.queueMax = queues.max;
+        for (const auto& sw : topo.switchObjects)
+        {
+            o.pauses += sw->GetPfcPausesSent();
+            o.drops += sw->GetTotalDrops();
+        }
+        o.coreUtilisation =
+            capacity > 0 ? coreAtStop * 8.0 / (capacity * duration.GetSeconds()) : 0;
+        o.wallSeconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+        std::ofstream fct(out + "/fct-" + cc.substr(cc.rfind(':') + 1) + ".csv");
+        o.report.WriteFctCsv(fct);
+        std::cout << "\n"
+                  << cc << ": " << o.report.GetFinished() << " flows finished (" << std::fixed
+                  << std::setprecision(1) << o.wallSeconds << " s)\n";
+        std::cout.unsetf(std::ios::fixed);
+        o.report.PrintTable(std::cout);
+        outcomes.push_back(o);
+        Simulator::Destroy();
+    }
+
+    std::cout << "\nslowdown (FCT / ideal): small < 100 KB, large >= 1 MB\n"
+              << "  algorithm                 small p50    p95    p99   large p50    p95    p99"
+              << "   queue mean/max (KB)   pauses   core util\n";
+    std::ofstream csv(out + "/slowdown.csv");
+    std::vector<std::pair<std::string, FctReport>> runs;
+    for (std::size_t i = 0; i < outcomes.size(); ++i)
+    {
+        const Outcome& o = outcomes[i];
+        const SlowdownStats small = o.report.Range(0, FctReport::SMALL_BYTES, "small");
+        const SlowdownStats large =
+            o.report.Range(FctReport::LARGE_BYTES, std::numeric_limits<uint64_t>::max(), "large");
+        std::cout << "  " << std::left << std::setw(24) << o.cc << std::right << std::fixed
+                  << std::setprecision(2) << std::setw(11) << small.p50 << std::setw(7) << small.p95
+                  << std::setw(7) << small.p99 << std::setw(12) << large.p50 << std::setw(7)
+                  << large.p95 << std::setw(7) << large.p99 << std::setw(13) << std::setprecision(1)
+                  << o.queueMean / 1000 << " / " << std::setw(6) << o.queueMax / 1000.0
+                  << std::setw(9) << o.pauses << std::setw(11) << std::setprecision(3)
+                  << o.coreUtilisation << "\n";
+        std::cout.unsetf(std::ios::fixed);
+        o.report.WriteSlowdownCsv(csv, o.cc, i == 0);
+        runs.emplace_back(o.cc, o.report);
+    }
+    std::cout << "\n  outputs: " << out << "/ (fct-<cc>.csv, slowdown.csv";
+    if (FctReport::Plot(runs, out + "/slowdown.png", &why))
+    {
+        std::cout << ", slowdown.png)\n";
+    }
+    else
+    {
+        std::cout << "; no plot: " << why << ")\n";
+    }
+    return 0;
+}
