@@ -58,7 +58,7 @@ struct Outcome
     uint32_t queueMax{0};
     uint64_t pauses{0};
     uint64_t drops{0};
-    double coreUtilisation{0};
+    double fabricUtilisation{0};
     double wallSeconds{0};
 };
 
@@ -101,6 +101,7 @@ main(int argc, char* argv[])
     std::string ccs = "ns3::Dcqcn,ns3::Hpcc,ns3::Dctcp,ns3::Timely";
     std::string out = "cc-compare-results";
     uint32_t seed = 1;
+    std::string topology = "leaf-spine";
 
     ProgramOptions cmd("cc-compare", __FILE__);
     cmd.Usage("Background traffic on a leaf-spine under each congestion control: FCT "
@@ -112,6 +113,13 @@ main(int argc, char* argv[])
                  spines,
                  1,
                  64);
+    cmd.AddChoice("topology",
+                  "leaf-spine (--leaves, --hostsPerLeaf, --spines, --rate) or hpcc-paper: the "
+                  "HPCC paper's fat-tree (320 hosts at 100G in 5 pods of 4 ToRs and 4 "
+                  "aggregation switches, 16 cores, 400G between switches) with DCQCN as the "
+                  "HPCC simulator runs it (AI 50 Mb/s, HAI 100 Mb/s, timer 900 us)",
+                  topology,
+                  {"leaf-spine", "hpcc-paper"});
     cmd.AddValue("rate", "Host link rate", rate);
     cmd.AddValue("delay", "Cable delay", delay, true);
     cmd.AddValue("flowSizes",
@@ -174,11 +182,31 @@ main(int argc, char* argv[])
     }
     RngSeedManager::SetRun(seed);
 
-    const uint32_t hosts = leaves * hostsPerLeaf;
-    std::cout << "cc-compare: " << hosts << " hosts (" << leaves << " leaves x " << hostsPerLeaf
-              << ", " << spines << " spines, non-blocking), " << rate << " links, " << flowSizes
-              << " flows at " << load * 100 << " % load, starting over " << duration.As(Time::MS)
-              << "\n";
+    const bool paper = topology == "hpcc-paper";
+    if (paper)
+    {
+        // The HPCC simulator's DCQCN (HPCC paper, section 5.1); ECN (400/1600 KB at 100G,
+        // Pmax 0.2) and 32 MB buffers are the MMU's defaults already.
+        Config::SetDefault("ns3::Dcqcn::RateAi", DataRateValue(DataRate("50Mbps")));
+        Config::SetDefault("ns3::Dcqcn::RateHai", DataRateValue(DataRate("100Mbps")));
+        Config::SetDefault("ns3::Dcqcn::RateIncreaseTimer", TimeValue(MicroSeconds(900)));
+        rate = DataRate("100Gbps");
+        std::cout << "cc-compare: the HPCC paper's fat-tree, 320 hosts at 100 Gb/s (5 pods of "
+                  << "4 ToRs x 16 hosts and 4 aggregations, 16 cores, 400 Gb/s between "
+                  << "switches), DCQCN AI 50 Mb/s, HAI 100 Mb/s, timer 900 us; ";
+    }
+    else
+    {
+        std::cout << "cc-compare: " << leaves * hostsPerLeaf << " hosts (" << leaves << " leaves x "
+                  << hostsPerLeaf << ", " << spines << " spines, non-blocking), " << rate
+                  << " links, ";
+    }
+    std::cout << flowSizes << " flows at " << load * 100 << " % load, starting over "
+              << duration.As(Time::MS) << "\n";
+    auto build = [&](RoceTopologyHelper& helper) {
+        return paper ? helper.ThreeTier(5, 4, 4, 16, 16, rate, DataRate("400Gbps"), delay)
+                     : helper.LeafSpine(leaves, spines, hostsPerLeaf, rate, 1.0, delay);
+    };
     std::vector<Outcome> outcomes;
     for (const auto& cc : algorithms)
     {
@@ -186,7 +214,7 @@ main(int argc, char* argv[])
         RoceHelper roce;
         roce.SetCongestionControl(cc);
         RoceTopologyHelper topoHelper(roce);
-        RoceTopology topo = topoHelper.LeafSpine(leaves, spines, hostsPerLeaf, rate, 1.0, delay);
+        RoceTopology topo = build(topoHelper);
         roce.AssignStreams(1);
         Ptr<BackgroundTraffic> traffic = CreateObject<BackgroundTraffic>();
         traffic->SetAttribute("FlowSizes", StringValue(flowSizes));
@@ -234,7 +262,7 @@ main(int argc, char* argv[])
             o.pauses += sw->GetPfcPausesSent();
             o.drops += sw->GetTotalDrops();
         }
-        o.coreUtilisation =
+        o.fabricUtilisation =
             capacity > 0 ? coreAtStop * 8.0 / (capacity * duration.GetSeconds()) : 0;
         o.wallSeconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
@@ -251,7 +279,7 @@ main(int argc, char* argv[])
 
     std::cout << "\nslowdown (FCT / ideal): small < 100 KB, large >= 1 MB\n"
               << "  algorithm                 small p50    p95    p99   large p50    p95    p99"
-              << "   queue mean/max (KB)   pauses   core util\n";
+              << "   queue mean/max (KB)   pauses  fabric util\n";
     std::ofstream csv(out + "/slowdown.csv");
     std::vector<std::pair<std::string, FctReport>> runs;
     for (std::size_t i = 0; i < outcomes.size(); ++i)
@@ -266,7 +294,7 @@ main(int argc, char* argv[])
                   << large.p95 << std::setw(7) << large.p99 << std::setw(13) << std::setprecision(1)
                   << o.queueMean / 1000 << " / " << std::setw(6) << o.queueMax / 1000.0
                   << std::setw(9) << o.pauses << std::setw(11) << std::setprecision(3)
-                  << o.coreUtilisation << "\n";
+                  << o.fabricUtilisation << "\n";
         std::cout.unsetf(std::ios::fixed);
         o.report.WriteSlowdownCsv(csv, o.cc, i == 0);
         runs.emplace_back(o.cc, o.report);

@@ -195,6 +195,55 @@ RoceTopologyHelper::FatTree(uint32_t k, DataRate linkRate, double oversubscripti
 }
 
 RoceTopology
+RoceTopologyHelper::ThreeTier(uint32_t pods,
+                              uint32_t torsPerPod,
+                              uint32_t aggsPerPod,
+                              uint32_t cores,
+                              uint32_t hostsPerTor,
+                              DataRate hostRate,
+                              DataRate fabricRate,
+                              Time delay)
+{
+    NS_ABORT_MSG_IF(pods == 0 || torsPerPod == 0 || aggsPerPod == 0 || hostsPerTor == 0 ||
+                        cores == 0 || cores % aggsPerPod != 0,
+                    "RoceTopologyHelper::ThreeTier: pods, ToRs, aggregation switches and "
+                    "hosts must be positive and the cores a multiple of the aggregation "
+                    "switches per pod (got "
+                        << pods << ", " << torsPerPod << ", " << aggsPerPod << ", " << cores
+                        << " cores, " << hostsPerTor << " hosts)");
+    const uint32_t tors = pods * torsPerPod;
+    const uint32_t aggs = pods * aggsPerPod;
+    const uint32_t group = cores / aggsPerPod;
+    RoceTopology topo;
+    topo.hosts.Create(tors * hostsPerTor);
+    topo.switches.Create(tors + aggs + cores);
+    for (uint32_t t = 0; t < tors; ++t)
+    {
+        for (uint32_t h = 0; h < hostsPerTor; ++h)
+        {
+            AttachHost(topo, t * hostsPerTor + h, topo.switches.Get(t), hostRate, delay);
+        }
+    }
+    for (uint32_t pod = 0; pod < pods; ++pod)
+    {
+        for (uint32_t a = 0; a < aggsPerPod; ++a)
+        {
+            Ptr<Node> agg = topo.switches.Get(tors + pod * aggsPerPod + a);
+            for (uint32_t t = 0; t < torsPerPod; ++t)
+            {
+                m_roce.Link(topo.switches.Get(pod * torsPerPod + t), agg, fabricRate, delay);
+            }
+            for (uint32_t c = 0; c < group; ++c)
+            {
+                m_roce.Link(agg, topo.switches.Get(tors + aggs + a * group + c), fabricRate, delay);
+            }
+        }
+    }
+    Finish(topo);
+    return topo;
+}
+
+RoceTopology
 RoceTopologyHelper::Clos(uint32_t tiers,
                          uint32_t k,
                          DataRate linkRate,

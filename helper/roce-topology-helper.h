@@ -86,6 +86,23 @@ class RoceTopologyHelper
     RoceTopology FatTree(uint32_t k, DataRate linkRate, double oversubscription, Time delay);
 
     /**
+     * Three-tier pods with their own host and fabric rates, as the HPCC paper's fat-tree
+     * (5 pods of 4 ToRs and 4 aggregation switches, 16 cores, 16 hosts per ToR at 100G,
+     * every switch-to-switch link at 400G). Each ToR is cabled to every aggregation
+     * switch of its pod; aggregation switch a of every pod to cores a·g … a·g + g − 1,
+     * g = cores / aggsPerPod. Hosts are numbered ToR by ToR, pod by pod; switches: ToRs,
+     * aggregations, cores.
+     */
+    RoceTopology ThreeTier(uint32_t pods,
+                           uint32_t torsPerPod,
+                           uint32_t aggsPerPod,
+                           uint32_t cores,
+                           uint32_t hostsPerTor,
+                           DataRate hostRate,
+                           DataRate fabricRate,
+                           Time delay);
+
+    /**
      * Folded Clos of any number of tiers: a k-ary n-tree (Petrini and Vanneschi, 1997)
      * with n = tiers. Every tier has k^(tiers-1) switches; switch w of tier t (w written
      * in base k) is cabled to the k switches of tier t+1 whose numbers differ from w only

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "training-report.h"
 
+#include "fct-report.h"
 #include "report-files.h"
 
 #include "ns3/ina-transport.h"
@@ -255,6 +256,19 @@ TrainingReport::PrintSummary(std::ostream& os) const
             os << "  PFC DEADLOCK: formed by " << Us(d.formedAt) << " us, found at "
                << Us(d.detectedAt) << " us: " << d.Describe() << "\n";
         }
+        for (const auto& ev : s.events)
+        {
+            os << "  link     : " << ev.a << "-" << ev.b << (ev.up ? " recovered" : " failed")
+               << " at " << Us(ev.at) << " us, routes recomputed " << Us(ev.convergence)
+               << " us later\n";
+        }
+    }
+    if (Ptr<BackgroundTraffic> bg = m_sim.GetBackground())
+    {
+        const FctReport report(bg->GetFlows());
+        os << "\n  background: " << report.GetFinished() << " flows (" << s.backgroundFlowSizes
+           << " at " << s.backgroundLoad * 100 << " % load), FCT slowdown by flow size\n";
+        report.PrintTable(os);
     }
     if (Ptr<InaTransport> ina = DynamicCast<InaTransport>(m_sim.GetCluster().scaleOut))
     {
@@ -411,6 +425,25 @@ TrainingReport::WriteResults(std::ostream& os) const
         }
         fabric["link_bytes"] = bytes;
         fabric["peak_link_utilisation"] = peak;
+    }
+    if (Ptr<BackgroundTraffic> bg = m_sim.GetBackground())
+    {
+        Json rows = Json::array();
+        const FctReport report(bg->GetFlows());
+        for (const auto& r : report.ByBucket())
+        {
+            rows.push_back({{"bucket", r.label},
+                            {"flows", r.flows},
+                            {"p50", r.p50},
+                            {"p95", r.p95},
+                            {"p99", r.p99},
+                            {"mean", r.mean}});
+        }
+        fabric["background"] = {{"flow_sizes", s.backgroundFlowSizes},
+                                {"load", s.backgroundLoad},
+                                {"flows", bg->GetFlows().size()},
+                                {"finished", report.GetFinished()},
+                                {"slowdown", rows}};
     }
     doc["fabric"] = fabric;
     // Wall-clock figures vary between runs; everything above does not.
@@ -641,6 +674,12 @@ TrainingReport::Write(const std::string& dir, bool plots, std::string* error) co
                    << Us(f.end) << "," << Us(f.end - f.start) << "\n";
             }
         });
+    if (ok && m_sim.GetBackground())
+    {
+        ok = file("background-fct.csv", [&](std::ostream& os) {
+            FctReport(m_sim.GetBackground()->GetFlows()).WriteFctCsv(os);
+        });
+    }
     if (ok && m_sim.GetMonitor())
     {
         ok = file("pfc.csv", [&](std::ostream& os) { m_sim.GetMonitor()->WritePfcCsv(os); }) &&

@@ -4,6 +4,7 @@
 #include "ina-helper.h"
 #include "quantity-text.h"
 
+#include "ns3/flow-size-cdf.h"
 #include "ns3/gpu-preset.h"
 
 #include <algorithm>
@@ -443,6 +444,70 @@ TrainingScenario::Parse(const std::string& text,
                 Fail("/run/sampleInterval", "must be between 100ns and 10s");
             }
             r.Done();
+        }
+        if (top.Has("events"))
+        {
+            const Json& list = top.Get("events");
+            if (!list.is_array())
+            {
+                Fail("/events", "expected a list of {\"at\", \"fail\" or \"recover\"}");
+            }
+            for (std::size_t i = 0; i < list.size(); ++i)
+            {
+                const std::string place = "/events/" + std::to_string(i);
+                Section e(list[i], place);
+                LinkEvent ev;
+                ev.place = place;
+                if (!e.Has("at"))
+                {
+                    Fail(place, "expected \"at\": a time such as \"5ms\"");
+                }
+                ev.at = e.Duration("at", Time());
+                ev.convergence = e.Duration("convergence", MicroSeconds(100));
+                if (e.Has("fail") == e.Has("recover"))
+                {
+                    Fail(place, "expected exactly one of \"fail\" and \"recover\"");
+                }
+                ev.up = e.Has("recover");
+                const std::string key = ev.up ? "recover" : "fail";
+                const std::string link = e.Text(key, "");
+                const std::size_t dash = link.find('-');
+                if (dash == std::string::npos || dash == 0 || dash + 1 == link.size() ||
+                    link.find('-', dash + 1) != std::string::npos)
+                {
+                    Fail(place + "/" + key,
+                         "expected a cable as two node names of links.csv, such as "
+                         "\"sw0-sw8\", got \"" +
+                             link + "\"");
+                }
+                ev.a = link.substr(0, dash);
+                ev.b = link.substr(dash + 1);
+                e.Done();
+                s.events.push_back(ev);
+            }
+        }
+        if (top.Has("background"))
+        {
+            Section b(top.Get("background"), "/background");
+            s.backgroundFlowSizes = b.Text("flowSizes", "websearch");
+            FlowSizeCdf cdf;
+            if (!FlowSizeCdf::Named(s.backgroundFlowSizes, cdf))
+            {
+                // A CDF file, relative to the scenario's folder.
+                s.backgroundFlowSizes = Resolve(s.backgroundFlowSizes, source);
+                std::string why;
+                if (!FlowSizeCdf::Load(s.backgroundFlowSizes, cdf, &why))
+                {
+                    std::string names;
+                    for (const auto& n : FlowSizeCdf::Names())
+                    {
+                        names += (names.empty() ? "" : ", ") + n;
+                    }
+                    Fail("/background/flowSizes", "expected " + names + " or a CDF file: " + why);
+                }
+            }
+            s.backgroundLoad = b.Number("load", s.backgroundLoad, 1e-6, 1.0);
+            b.Done();
         }
         if (top.Has("outputs"))
         {

@@ -47,6 +47,24 @@ struct TrainingScenario
     std::string ina{"off"};
     std::vector<std::pair<std::string, std::string>> config; //!< Config::SetDefault pairs
 
+    /// A cable cut or mended during the run ("events").
+    struct LinkEvent
+    {
+        Time at;           //!< when
+        bool up{false};    //!< false: "fail", true: "recover"
+        std::string a;     //!< one end's node name (nic<i>, sw<j>, as in links.csv)
+        std::string b;     //!< the other end's
+        Time convergence;  //!< routes recomputed this long after
+        std::string place; //!< where it was given ("/events/0"), for errors
+    };
+
+    std::vector<LinkEvent> events; //!< in the order given
+
+    /// Background flows beside the workload ("background"; BackgroundTraffic), none if
+    /// backgroundFlowSizes is empty.
+    std::string backgroundFlowSizes;
+    double backgroundLoad{0.3}; //!< average load of each host link
+
     // Workload
     std::string traceFormat{"json"}; //!< "json", "aicb", "chakra", "chakra-json" or "generator"
     std::string traceFile;           //!< json/aicb: the file; chakra: the prefix

@@ -494,6 +494,10 @@ TrainingSimulation::Build(std::string* error)
         m_deadlocks = CreateObject<PfcDeadlockDetector>();
         m_deadlocks->Install(m_cluster.network.switchObjects);
     }
+    if (!SetUpFabricEvents(error))
+    {
+        return false;
+    }
     if (!CheckAlgorithms(error))
     {
         return false;
@@ -525,8 +529,18 @@ TrainingSimulation::Build(std::string* error)
             return p;
         });
     }
-    // Timers of idle queue pairs would run the clock on: stop with the workload.
-    m_runner->SetFinishedCallback([]() { Simulator::Stop(); });
+    // Timers of idle queue pairs would run the clock on: stop with the workload (and
+    // the background flows it started, if any).
+    m_runner->SetFinishedCallback([this]() {
+        if (!m_background)
+        {
+            Simulator::Stop();
+            return;
+        }
+        m_background->StopArrivals();
+        m_backgroundDrainUntil = Simulator::Now() + Seconds(1);
+        DrainBackground();
+    });
     const CommGroup world = m_world;
     std::vector<Flow>* flows = &m_flows;
     m_runner->GetEngine()->TraceConnectWithoutContext(
@@ -641,6 +655,98 @@ TrainingSimulation::Progress()
         m_printed = true;
     }
     Simulator::Schedule(MicroSeconds(100), &TrainingSimulation::Progress, this);
+}
+
+bool
+TrainingSimulation::SetUpFabricEvents(std::string* error)
+{
+    const TrainingScenario& s = m_scenario;
+    if (s.topology == "ideal" && (!s.events.empty() || !s.backgroundFlowSizes.empty()))
+    {
+        *error = s.source + ": " + (s.events.empty() ? "/background" : "/events") +
+                 ": needs a packet fabric (topology \"rail-optimized\" or \"file\"), not "
+                 "\"ideal\"";
+        return false;
+    }
+    const RoceTopology& net = m_cluster.network;
+    // Node names as links.csv writes them: nic<i> for host i, sw<j> for switch j.
+    auto node = [&net](const std::string& name) -> Ptr<Node> {
+        auto index = [&name](std::size_t prefix, uint32_t n) -> int64_t {
+            const std::string digits = name.substr(prefix);
+            if (digits.empty() || digits.size() > 9 ||
+                digits.find_first_not_of("0123456789") != std::string::npos)
+            {
+                return -1;
+            }
+            const int64_t i = std::stoll(digits);
+            return i < n ? i : -1;
+        };
+        if (name.rfind("nic", 0) == 0 && index(3, net.hosts.GetN()) >= 0)
+        {
+            return net.hosts.Get(static_cast<uint32_t>(index(3, net.hosts.GetN())));
+        }
+        if (name.rfind("sw", 0) == 0 && index(2, net.switches.GetN()) >= 0)
+        {
+            return net.switches.Get(static_cast<uint32_t>(index(2, net.switches.GetN())));
+        }
+        return nullptr;
+    };
+    for (const auto& ev : s.events)
+    {
+        const std::string where = s.source + ": " + ev.place + "/" + (ev.up ? "recover" : "fail");
+        for (const auto& name : {ev.a, ev.b})
+        {
+            if (!node(name))
+            {
+                *error = where + ": no node \"" + name + "\" (nodes are nic0 to nic" +
+                         std::to_string(net.hosts.GetN() - 1) + " and sw0 to sw" +
+                         std::to_string(net.switches.GetN() - 1) + ", as in links.csv)";
+                return false;
+            }
+        }
+        Ptr<RoceChannel> link = RoceHelper::FindLink(node(ev.a), node(ev.b));
+        if (!link)
+        {
+            *error = where + ": no cable between " + ev.a + " and " + ev.b;
+            return false;
+        }
+        m_roce.ScheduleLinkState(link, ev.up, ev.at, ev.convergence);
+    }
+    if (!s.backgroundFlowSizes.empty())
+    {
+        m_background = CreateObject<BackgroundTraffic>();
+        m_background->SetAttribute("FlowSizes", StringValue(s.backgroundFlowSizes));
+        m_background->SetAttribute("Load", DoubleValue(s.backgroundLoad));
+        m_background->SetAttribute("Stop", TimeValue(Seconds(3600)));
+        std::string why;
+        if (!m_background->Configure(&why))
+        {
+            *error = s.source + ": /background/flowSizes: " + why;
+            return false;
+        }
+        m_background->AssignStreams(1 << 20);
+        m_background->Install(net.nics);
+    }
+    return true;
+}
+
+void
+TrainingSimulation::DrainBackground()
+{
+    // The background flows started before the workload finished run to completion (at
+    // most a simulated second more; the report counts those that did not).
+    if (m_background->GetActiveFlows() == 0 || Simulator::Now() >= m_backgroundDrainUntil)
+    {
+        Simulator::Stop();
+        return;
+    }
+    Simulator::Schedule(MicroSeconds(100), &TrainingSimulation::DrainBackground, this);
+}
+
+Ptr<BackgroundTraffic>
+TrainingSimulation::GetBackground() const
+{
+    return m_background;
 }
 
 void

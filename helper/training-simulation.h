@@ -8,6 +8,7 @@
 #include "roce-helper.h"
 #include "training-scenario.h"
 
+#include "ns3/background-traffic.h"
 #include "ns3/pfc-deadlock-detector.h"
 #include "ns3/workload-runner.h"
 
@@ -102,6 +103,8 @@ eturn true on success
     uint64_t GetEcnMarks() const;
     /// \return the PFC deadlocks the detector on the RoCE switches found (none without)
     std::vector<PfcDeadlock> GetPfcDeadlocks() const;
+    /// \return the background traffic beside the workload (null without "background")
+    Ptr<BackgroundTraffic> GetBackground() const;
 
   private:
     bool LoadTrace(std::string* error);
@@ -120,6 +123,16 @@ eturn true on success
      * \return true on success
      */
     bool EnablePcap(std::string* error);
+    /**
+     * Schedule the scenario's link events and start its background traffic on the RoCE
+     * fabric (after the cluster is built).
+     * \param error set (naming the file, place and problem) for a bad node or cable name,
+     *        or events on the ideal topology
+     * \return true on success
+     */
+    bool SetUpFabricEvents(std::string* error);
+    /// After the workload: stop the run once the background flows have finished.
+    void DrainBackground();
     void Progress();
 
     TrainingScenario m_scenario;
@@ -137,6 +150,8 @@ eturn true on success
     Ptr<WorkloadRunner> m_runner;
     Ptr<FabricMonitor> m_monitor;
     Ptr<PfcDeadlockDetector> m_deadlocks; //!< on the RoCE switches
+    Ptr<BackgroundTraffic> m_background;  //!< "background", if any
+    Time m_backgroundDrainUntil;          //!< DrainBackground gives up here
     std::vector<Flow> m_flows;
     double m_wallSeconds{0};
     uint64_t m_events{0};

@@ -497,3 +497,94 @@ TEST(TrainingSimulation, RailAlignedRingInScenarios)
     EXPECT_GT(busBw["rail-ring"], 3 * busBw["ring"]);
     EXPECT_GE(busBw["auto"], 0.95 * busBw["rail-ring"]);
 }
+
+TEST(TrainingScenario, EventsAndBackgroundAreChecked)
+{
+    auto parseFails = [](const std::string& text, const std::string& expect) {
+        TrainingScenario s;
+        std::string error;
+        EXPECT_FALSE(TrainingScenario::Parse(text, "scn.json", s, &error));
+        EXPECT_NE(error.find("scn.json: " + expect), std::string::npos)
+            << "expected '" << expect << "' in: " << error;
+    };
+    parseFails(R"({"events": {"at": "1ms"}})",
+               "/events: expected a list of {\"at\", \"fail\" or \"recover\"}");
+    parseFails(R"({"events": [{"fail": "sw0-sw8"}]})",
+               "/events/0: expected \"at\": a time such as \"5ms\"");
+    parseFails(R"({"events": [{"at": "1ms", "fail": "sw0-sw8", "recover": "sw0-sw8"}]})",
+               "/events/0: expected exactly one of \"fail\" and \"recover\"");
+    parseFails(R"({"events": [{"at": "1ms", "fail": "sw0sw8"}]})",
+               "/events/0/fail: expected a cable as two node names of links.csv, such as "
+               "\"sw0-sw8\", got \"sw0sw8\"");
+    parseFails(R"({"events": [{"at": "soon", "fail": "sw0-sw8"}]})", "/events/0/at: expected a");
+    parseFails(R"({"events": [{"at": "1ms", "fail": "sw0-sw8", "why": 1}]})",
+               "/events/0/why: unknown setting");
+    parseFails(R"({"background": {"flowSizes": "webserch"}})",
+               "/background/flowSizes: expected alistorage2019, fb-hadoop, websearch or a CDF "
+               "file: webserch: cannot be read");
+    parseFails(R"({"background": {"load": 0}})", "/background/load");
+
+    const std::string small = R"("cluster": {"servers": 2, "gpusPerServer": 2, "spines": 1},
+        "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256, "heads": 4,
+        "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 2}})";
+    auto buildFails = [](const std::string& text, const std::string& expect) {
+        TrainingScenario s;
+        std::string error;
+        ASSERT_TRUE(TrainingScenario::Parse(text, "scn.json", s, &error)) << error;
+        TrainingSimulation sim(s);
+        EXPECT_FALSE(sim.ApplyGlobalSettings(&error) && sim.Build(&error));
+        EXPECT_NE(error.find("scn.json: " + expect), std::string::npos)
+            << "expected '" << expect << "' in: " << error;
+        Simulator::Destroy();
+    };
+    // 2 servers x 2 GPUs: hosts nic0..nic3, rail leaves sw0 and sw1, spine sw2.
+    buildFails("{" + small + R"(, "events": [{"at": "1ms", "fail": "sw0-sw99"}]})",
+               "/events/0/fail: no node \"sw99\" (nodes are nic0 to nic3 and sw0 to sw2, as in "
+               "links.csv)");
+    buildFails("{" + small + R"(, "events": [{"at": "1ms", "recover": "nic0-sw2"}]})",
+               "/events/0/recover: no cable between nic0 and sw2");
+    buildFails(R"({"cluster": {"topology": "ideal", "servers": 2, "gpusPerServer": 2},
+        "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256, "heads": 4,
+        "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 2}},
+        "background": {"flowSizes": "fb-hadoop"}})",
+               "/background: needs a packet fabric (topology \"rail-optimized\" or \"file\")");
+}
+
+TEST(TrainingScenario, LinkFailureAndBackgroundBesideTraining)
+{
+    // Two servers of two GPUs, one spine: the DP all-reduces cross the spine. The cable
+    // sw0-sw2 fails early and is mended later; fb-hadoop flows at 20 % run beside.
+    const std::string text =
+        R"({"cluster": {"servers": 2, "gpusPerServer": 2, "spines": 1, "nicRate": "100Gbps"},
+        "workload": {"format": "generator", "model": {"layers": 4, "hidden": 1024, "heads": 8,
+        "seqLength": 512, "vocab": 1000, "tp": 2, "dp": 2, "globalBatch": 4}},
+        "outputs": {"plots": false}})";
+    TrainingScenario plain;
+    std::string error;
+    ASSERT_TRUE(TrainingScenario::Parse(text, "scn.json", plain, &error)) << error;
+    const nlohmann::json base = RunScenario(plain, OutDir("events-base"));
+    ASSERT_TRUE(base["finished"].get<bool>());
+    const double baseTime = base["iterations"][0]["time_s"].get<double>();
+
+    nlohmann::json doc = nlohmann::json::parse(text);
+    doc["events"] = nlohmann::json::array(
+        {{{"at", "20us"}, {"fail", "sw0-sw2"}}, {{"at", "3ms"}, {"recover", "sw0-sw2"}}});
+    doc["background"] = {{"flowSizes", "fb-hadoop"}, {"load", 0.2}};
+    TrainingScenario s;
+    ASSERT_TRUE(TrainingScenario::Parse(doc.dump(), "scn.json", s, &error)) << error;
+    const nlohmann::json r = RunScenario(s, OutDir("events"));
+    ASSERT_TRUE(r["finished"].get<bool>()) << "the collectives complete over the cut";
+    const double time = r["iterations"][0]["time_s"].get<double>();
+    const auto& bg = r["fabric"]["background"];
+    std::cout << "[ measured ] iteration " << baseTime * 1e3 << " ms alone, " << time * 1e3
+              << " ms with the cut and background; " << bg["flows"] << " background flows, "
+              << bg["finished"] << " finished\n";
+    EXPECT_GT(time, baseTime);
+    EXPECT_GT(bg["flows"].get<uint32_t>(), 10u);
+    EXPECT_EQ(bg["finished"], bg["flows"]) << "background flows run to completion";
+    EXPECT_TRUE(std::filesystem::exists(OutDir("events") + "/background-fct.csv"));
+    // Same seed, same run.
+    const nlohmann::json again = RunScenario(s, OutDir("events-again"));
+    EXPECT_EQ(again["iterations"][0]["time_s"], r["iterations"][0]["time_s"]);
+    EXPECT_EQ(again["fabric"]["background"], bg);
+}

@@ -137,8 +137,19 @@ BackgroundTraffic::Install(const std::vector<Ptr<RdmaNic>>& nics)
 }
 
 void
+BackgroundTraffic::StopArrivals()
+{
+    NS_LOG_FUNCTION(this);
+    m_stop = Simulator::Now();
+}
+
+void
 BackgroundTraffic::Arrival(uint32_t src)
 {
+    if (Simulator::Now() >= m_stop)
+    {
+        return; // StopArrivals
+    }
     const uint32_t n = static_cast<uint32_t>(m_nics.size());
     uint32_t dst = m_peerRng->GetInteger(0, n - 2);
     if (dst >= src)

@@ -74,6 +74,8 @@ class BackgroundTraffic : public Object
      */
     int64_t AssignStreams(int64_t stream);
 
+    /// Start no more flows from now on (those started finish).
+    void StopArrivals();
     /// \return the flows started so far, in start order
     const std::vector<BackgroundFlow>& GetFlows() const;
     /// \return the distribution in use (after Configure)
