@@ -98,7 +98,7 @@ main(int argc, char* argv[])
     std::string flowSizes = "websearch";
     double load = 0.5;
     Time duration = MilliSeconds(20);
-    std::string ccs = "ns3::Dcqcn,ns3::Hpcc,ns3::Dctcp,ns3::Timely";
+    std::string ccs = "ns3::Dcqcn,ns3::Hpcc,ns3::Dctcp,ns3::Timely,ns3::Swift";
     std::string out = "cc-compare-results";
     uint32_t seed = 1;
     std::string topology = "leaf-spine";

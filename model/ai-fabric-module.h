@@ -72,6 +72,7 @@
 #include "ns3/scenario-overrides.h"
 #include "ns3/server-routing-transport.h"
 #include "ns3/shared-buffer-mmu.h"
+#include "ns3/swift.h"
 #include "ns3/timely.h"
 #include "ns3/trace-json.h"
 #include "ns3/training-report.h"

@@ -276,7 +276,8 @@ TEST_F(BadInput, ProgramOptionsConvertAndRefuse)
         {"--ratio=nan", "prog: --ratio=nan: expected a number above 0 to 10\n"},
         {"--cc=ns3::Cubic",
          "prog: --cc=ns3::Cubic: expected one of ns3::Dcqcn, ns3::Dctcp, "
-         "ns3::Hpcc, ns3::NoCongestionControl, ns3::Timely or none (TypeIds derived from "
+         "ns3::Hpcc, ns3::NoCongestionControl, ns3::Swift, ns3::Timely or none (TypeIds derived "
+         "from "
          "ns3::RoceCongestionControl)\n"},
         {"--word=c", "prog: --word=c: expected one of a or b\n"},
         {"--other=1", "prog: --other=1: unknown option (see --help)\n"},

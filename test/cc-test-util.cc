@@ -142,6 +142,11 @@ RunDumbbell(const std::string& cc,
         {
             run.baseRtt = h->GetBaseRtt().GetSeconds();
         }
+        Ptr<Swift> sw = DynamicCast<Swift>(qp->GetCongestionControl());
+        if (sw && run.target == 0)
+        {
+            run.target = sw->GetTargetDelay(sw->GetCwnd()).GetSeconds();
+        }
     }
     Simulator::Destroy();
     return run;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// What the congestion-control suites (dctcp, timely, hpcc) share: long flows over a dumbbell.
+// What the congestion-control suites (dctcp, timely, hpcc, swift) share: long flows over a
+// dumbbell.
 #ifndef AI_FABRIC_CC_TEST_UTIL_H
 #define AI_FABRIC_CC_TEST_UTIL_H
 
@@ -25,6 +26,7 @@ struct DumbbellRun
     uint64_t pauses{0};         //!< PFC pauses sent anywhere
     std::vector<double> alphas; //!< the senders' Dctcp alpha at the end (if Dctcp)
     double baseRtt{0};          //!< the senders' Hpcc T, seconds (if Hpcc)
+    double target{0};           //!< the first sender's Swift target delay at the end, s
 
     /// \return the sum of the flows' rates over the payload capacity
     double Utilisation() const;

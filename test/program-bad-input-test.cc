@@ -215,11 +215,11 @@ TEST(ProgramBadInput, RoceIncast)
                   "ps; at most an hour): unknown unit \"h\""},
                  {{"--cc=ns3::Cubic"},
                   "--cc=ns3::Cubic: expected one of ns3::Dcqcn, ns3::Dctcp, "
-                  "ns3::Hpcc, ns3::NoCongestionControl or ns3::Timely "
+                  "ns3::Hpcc, ns3::NoCongestionControl, ns3::Swift or ns3::Timely "
                   "(TypeIds derived from ns3::RoceCongestionControl)"},
                  {{"--cc=ns3::RdmaNic"},
                   "--cc=ns3::RdmaNic: expected one of ns3::Dcqcn, ns3::Dctcp, "
-                  "ns3::Hpcc, ns3::NoCongestionControl or ns3::Timely"},
+                  "ns3::Hpcc, ns3::NoCongestionControl, ns3::Swift or ns3::Timely"},
                  {{"--cc=ns3::Timely", "--ns3::Timely::THigh=10us"},
                   "ns3::Timely::THigh: +10us must exceed TLow (+50us)"},
                  {{"--cc=ns3::Dctcp", "--ns3::Dctcp::G=0"}, "--ns3::Dctcp::G=0: expected a number"},
@@ -303,6 +303,8 @@ TEST(ProgramBadInput, CcCompare)
                  {{"--ccs="}, "--ccs=: expected at least one congestion-control TypeId"},
                  {{"--ccs=ns3::Timely", "--ns3::Timely::THigh=10us"},
                   "ns3::Timely::THigh: +10us must exceed TLow (+50us)"},
+                 {{"--ccs=ns3::Swift", "--ns3::Swift::FsMaxCwnd=0.01"},
+                  "ns3::Swift::FsMaxCwnd: 0.01 must exceed FsMinCwnd (0.1)"},
                  {{"--flowSizes=webserch"},
                   "--flowSizes=webserch: ns3::BackgroundTraffic::FlowSizes: \"webserch\" is "
                   "neither a distribution (alistorage2019, fb-hadoop, websearch) nor a CDF file"},
@@ -359,7 +361,7 @@ TEST(ProgramBadInput, CollectivePerf)
                  "--oversubscription=two: expected a number above 0 to 1000"},
                 {{"--cc=ns3::Cubic"},
                  "--cc=ns3::Cubic: expected one of ns3::Dcqcn, ns3::Dctcp, "
-                 "ns3::Hpcc, ns3::NoCongestionControl or ns3::Timely"},
+                 "ns3::Hpcc, ns3::NoCongestionControl, ns3::Swift or ns3::Timely"},
                 {{"--csv=" + NotAFolder() + "/perf.csv"}, "expected a file in a writable folder"},
                 {{"--ranks=6", "--leaves=4"}, "--leaves=4: expected a divisor of --ranks=6"},
                 {{"--transport=dgx", "--ranks=12", "--servers=5"},
@@ -442,8 +444,7 @@ TEST(ProgramBadInput, Bench)
                  {{"--rate=400"}, "--rate=400: expected a rate"},
                  {{"--cc=none"},
                   "--cc=none: expected one of ns3::Dcqcn, ns3::Dctcp, ns3::Hpcc, "
-                  "ns3::NoCongestionControl or "
-                  "ns3::Timely"},
+                  "ns3::NoCongestionControl, ns3::Swift or ns3::Timely"},
                  {{"--rate=1Mbps", "--hostsPerLeaf=1", "--spines=64"},
                   "--spines=64: expected at most 1 spines"},
              }));
