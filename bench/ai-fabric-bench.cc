@@ -88,6 +88,11 @@ main(int argc, char* argv[])
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo = topoHelper.LeafSpine(2, spines, hostsPerLeaf, rate, 1.0, MicroSeconds(1));
     roce.AssignStreams(1);
+    if (!roce.CheckTelemetryRates(&why))
+    {
+        std::cerr << "ai-fabric-bench: --cc=" << cc << ": " << why << '\n';
+        return 1;
+    }
     if (!pcap.empty())
     {
         roce.EnablePcapAll(pcap);

@@ -19,8 +19,12 @@ loads=("$@")
 for load in "${loads[@]}"; do
     out="/tmp/ai-fabric-hpcc-paper-$load"
     log=$(mktemp)
-    /usr/bin/time -v "$prog" --topology=hpcc-paper --flowSizes=websearch --load="$load" \
-        --duration="$duration" --ccs=ns3::Dcqcn,ns3::Hpcc --out="$out" >"$log" 2>&1
+    if ! /usr/bin/time -v "$prog" --topology=hpcc-paper --flowSizes=websearch --load="$load" \
+        --duration="$duration" --ccs=ns3::Dcqcn,ns3::Hpcc --out="$out" >"$log" 2>&1; then
+        cat "$log" >&2
+        rm -f "$log"
+        exit 1
+    fi
     sed -n '/^slowdown (FCT/,/^$/p' "$log"
     grep -E '^ns3::' "$log"
     awk '/Elapsed \(wall/ {print "  wall " $NF} /Maximum resident/ {printf "  peak RSS %.0f MiB\n", $6/1024}' "$log"

@@ -126,7 +126,7 @@ main(int argc, char* argv[])
                  "Flow-size distribution: websearch, fb-hadoop, alistorage2019 or a CDF file "
                  "(\"bytes percent\" lines)",
                  flowSizes);
-    cmd.AddValue("load", "Average load of each host link, above 0 to 1", load, 0, 1, true);
+    cmd.AddValue("load", "Average load of each host link, from 0.000001 to 1", load, 1e-6, 1);
     cmd.AddValue("duration",
                  "Flows start during this time (all are run to completion)",
                  duration,
@@ -215,13 +215,18 @@ main(int argc, char* argv[])
         roce.SetCongestionControl(cc);
         RoceTopologyHelper topoHelper(roce);
         RoceTopology topo = build(topoHelper);
-        roce.AssignStreams(1);
+        const int64_t streams = roce.AssignStreams(1);
+        if (!roce.CheckTelemetryRates(&why))
+        {
+            std::cerr << "cc-compare: --ccs=" << ccs << ": " << why << "\n";
+            return 1;
+        }
         Ptr<BackgroundTraffic> traffic = CreateObject<BackgroundTraffic>();
         traffic->SetAttribute("FlowSizes", StringValue(flowSizes));
         traffic->SetAttribute("Load", DoubleValue(load));
         traffic->SetAttribute("Stop", TimeValue(duration));
         traffic->Configure(&why);
-        traffic->AssignStreams(1000);
+        traffic->AssignStreams(std::max<int64_t>(1000, 1 + streams));
         traffic->Install(topo.nics);
 
         QueueSampler queues;

@@ -310,6 +310,11 @@ main(int argc, char* argv[])
                                oversubscription,
                                latency);
         roce.AssignStreams(1);
+        if (std::string rateWhy; !roce.CheckTelemetryRates(&rateWhy))
+        {
+            std::cerr << "collective-perf: --cc=" << cc << ": " << rateWhy << '\n';
+            return 1;
+        }
         topo = cluster.network;
         transport = cluster.transport;
         inaCarrier = DynamicCast<InaTransport>(cluster.scaleOut);
@@ -326,6 +331,11 @@ main(int argc, char* argv[])
                                                  latency)
                           : topoHelper.Star(ranks, linkRate, latency);
         roce.AssignStreams(1);
+        if (std::string rateWhy; !roce.CheckTelemetryRates(&rateWhy))
+        {
+            std::cerr << "collective-perf: --cc=" << cc << ": " << rateWhy << '\n';
+            return 1;
+        }
         Ptr<RdmaTransport> rdma =
             ina ? Ptr<RdmaTransport>(CreateObject<InaTransport>()) : CreateObject<RdmaTransport>();
         rdma->SetNics(topo.nics);

@@ -71,6 +71,11 @@ main(int argc, char* argv[])
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo = topoHelper.Star(senders + 1, rate, delay);
     roce.AssignStreams(1);
+    if (!roce.CheckTelemetryRates(&why))
+    {
+        std::cerr << "roce-incast: --cc=" << cc << ": " << why << '\n';
+        return 1;
+    }
     if (!pcap.empty())
     {
         roce.EnablePcapAll(pcap);

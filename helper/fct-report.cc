@@ -115,8 +115,11 @@ FctReport::WriteFctCsv(std::ostream& os) const
         if (f.finish.IsStrictlyPositive())
         {
             const Time fct = f.finish - f.start;
-            os << fct.GetNanoSeconds() / 1e3 << "," << f.ideal.GetNanoSeconds() / 1e3 << ","
-               << fct.GetSeconds() / f.ideal.GetSeconds();
+            os << fct.GetNanoSeconds() / 1e3 << "," << f.ideal.GetNanoSeconds() / 1e3 << ",";
+            if (f.ideal.IsStrictlyPositive())
+            {
+                os << fct.GetSeconds() / f.ideal.GetSeconds();
+            }
         }
         else
         {
@@ -143,6 +146,8 @@ FctReport::WriteSlowdownCsv(std::ostream& os, const std::string& label, bool hea
 void
 FctReport::PrintTable(std::ostream& os) const
 {
+    const std::ios::fmtflags flags = os.flags();
+    const std::streamsize precision = os.precision();
     os << "  flow size     flows   slowdown p50     p95     p99    mean\n";
     for (const auto& s : ByBucket())
     {
@@ -150,7 +155,8 @@ FctReport::PrintTable(std::ostream& os) const
            << std::fixed << std::setprecision(2) << std::setw(15) << s.p50 << std::setw(8) << s.p95
            << std::setw(8) << s.p99 << std::setw(8) << s.mean << "\n";
     }
-    os.unsetf(std::ios::fixed);
+    os.flags(flags);
+    os.precision(precision);
     if (GetUnfinished() > 0)
     {
         os << "  (" << GetUnfinished() << " flows unfinished, not counted)\n";

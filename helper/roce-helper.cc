@@ -19,6 +19,7 @@
 #include <deque>
 #include <filesystem>
 #include <map>
+#include <sstream>
 #include <unistd.h>
 #include <vector>
 
@@ -140,6 +141,41 @@ RoceHelper::CheckCongestionControl(const std::string& typeName, std::string* err
     }
     ObjectFactory factory(typeName);
     return factory.Create<RoceCongestionControl>()->CheckConfiguration(error);
+}
+
+bool
+RoceHelper::CheckTelemetryRates(std::string* error) const
+{
+    if (m_nics.empty())
+    {
+        return true;
+    }
+    TypeIdValue cc;
+    m_nics.front()->GetAttribute("CongestionControl", cc);
+    ObjectFactory factory;
+    factory.SetTypeId(cc.Get());
+    if (!factory.Create<RoceCongestionControl>()->GetSignalNeeds().intTelemetry)
+    {
+        return true;
+    }
+    for (const auto& sw : m_switches)
+    {
+        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            const uint64_t rate = sw->GetPort(p)->GetDataRate().GetBitRate();
+            if (IntRateCode(rate) < 0)
+            {
+                std::ostringstream os;
+                os << cc.Get().GetName() << " needs in-band telemetry, whose hop records "
+                   << "cannot name the " << rate / 1e9 << " Gb/s of switch node "
+                   << sw->GetPort(p)->GetNode()->GetId() << " port " << p
+                   << " (they encode 10, 25, 40, 50, 100, 200, 400 or 800 Gb/s)";
+                *error = os.str();
+                return false;
+            }
+        }
+    }
+    return true;
 }
 
 NetDeviceContainer

@@ -56,6 +56,15 @@ class RoceHelper : public PcapHelperForDevice
      * \return true if they fit
      */
     static bool CheckCongestionControl(const std::string& typeName, std::string* error);
+    /**
+     * Check, once the fabric is built, that switches can stamp in-band telemetry on
+     * every port if the NICs' congestion control asks for it (HPCC): hop records name
+     * 10, 25, 40, 50, 100, 200, 400 or 800 Gb/s only.
+     * \param error set to one line naming the algorithm, the rate, the switch node and
+     *        port, and the rates hop records can name
+     * \return true if no telemetry is needed or every port's rate has a code
+     */
+    bool CheckTelemetryRates(std::string* error) const;
 
     /// Cable a and b; returns {device on a, device on b}.
     NetDeviceContainer Link(Ptr<Node> a, Ptr<Node> b);

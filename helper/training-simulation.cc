@@ -494,6 +494,12 @@ TrainingSimulation::Build(std::string* error)
         m_deadlocks = CreateObject<PfcDeadlockDetector>();
         m_deadlocks->Install(m_cluster.network.switchObjects);
     }
+    std::string rateWhy;
+    if (s.topology != "ideal" && !m_roce.CheckTelemetryRates(&rateWhy))
+    {
+        *error = s.source + ": /fabric/congestionControl: " + rateWhy;
+        return false;
+    }
     if (!SetUpFabricEvents(error))
     {
         return false;

@@ -157,13 +157,15 @@ TEST(FlowSizeCdf, FilesAndTheirErrors)
         std::string message;
     };
 
-    for (const Bad& b : {Bad{"0 0\n100 x\n", ":2: expected \"bytes percent\" (two numbers)"},
-                         Bad{"0 0\n100 50 7\n", ":2: expected \"bytes percent\" (two numbers)"},
-                         Bad{"0 0\n100 60\n50 100\n",
-                             "point 3: expected sizes that rise and percents that do not fall"},
-                         Bad{"0 0\n100 60\n200 90\n", "the last point's percent is 90"},
-                         Bad{"0 0\n100 160\n", "point 2: expected bytes >= 0 and a percent"},
-                         Bad{"7 100\n", "expected at least two points"}})
+    for (const Bad& b :
+         {Bad{"0 0\n100 x\n", ":2: expected \"bytes percent\" (two numbers)"},
+          Bad{"0 0\n100 50 7\n", ":2: expected \"bytes percent\" (two numbers)"},
+          Bad{"0 0\n100 60\n# a comment\n50 100\n",
+              "line 4: expected sizes that rise and percents that do not fall"},
+          Bad{"0 0\n100 60\n200 90\n", "the last point's percent is 90"},
+          Bad{"0 0\n100 160\n", "line 2: expected bytes from 0 to 2^40 and a percent"},
+          Bad{"0 0\n1e300 100\n", "line 2: expected bytes from 0 to 2^40"},
+          Bad{"7 100\n", "expected at least two points"}})
     {
         const std::string path = WriteFile("cdf-bad", b.text);
         EXPECT_FALSE(FlowSizeCdf::Load(path, cdf, &error));

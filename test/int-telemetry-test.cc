@@ -98,7 +98,7 @@ RunOneWrite(const std::string& cc, uint64_t bytes, const std::string& pcap = "",
 }
 } // namespace
 
-TEST(IntHopRecord, EncodesAsTheHpccSimulatorDoes)
+TEST(IntHopRecord, EncodesWithTheHpccSimulatorsWidths)
 {
     // 3 bits rate code, 17 bits queue / 80 B, 20 bits tx bytes / 128 B, 24 bits ns.
     const uint64_t word = EncodeIntHop(NanoSeconds(123456789), 1000000000, 1000000, 4);

@@ -308,10 +308,13 @@ TEST(ProgramBadInput, CcCompare)
                  {{"--flowSizes=webserch"},
                   "--flowSizes=webserch: ns3::BackgroundTraffic::FlowSizes: \"webserch\" is "
                   "neither a distribution (alistorage2019, fb-hadoop, websearch) nor a CDF file"},
-                 {{"--load=0"}, "--load=0: expected a number above 0 to 1"},
-                 {{"--load=1.5"}, "--load=1.5: expected a number above 0 to 1"},
+                 {{"--load=0"}, "--load=0: expected a number from 1e-06 to 1"},
+                 {{"--load=1.5"}, "--load=1.5: expected a number from 1e-06 to 1"},
                  {{"--duration=0ms"}, "--duration=0ms: expected a positive duration"},
                  {{"--leaves=0"}, "--leaves=0: expected an integer from 1 to 256"},
+                 {{"--ccs=ns3::Hpcc", "--hostsPerLeaf=3"},
+                  "--ccs=ns3::Hpcc: ns3::Hpcc needs in-band telemetry, whose hop records cannot "
+                  "name the 150 Gb/s of switch node"},
                  {{"--out=" + NotAFolder() + "/x"}, "--out=" + NotAFolder() + "/x"},
              }));
     ExpectHelp("cc-compare");

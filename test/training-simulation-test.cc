@@ -543,6 +543,13 @@ TEST(TrainingScenario, EventsAndBackgroundAreChecked)
                "links.csv)");
     buildFails("{" + small + R"(, "events": [{"at": "1ms", "recover": "nic0-sw2"}]})",
                "/events/0/recover: no cable between nic0 and sw2");
+    // HPCC's telemetry cannot name a 266.7 Gb/s uplink (2 x 400G NICs per leaf, 3:1).
+    buildFails(R"({"cluster": {"servers": 2, "gpusPerServer": 2, "spines": 1,
+        "oversubscription": 3}, "fabric": {"congestionControl": "ns3::Hpcc"},
+        "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256, "heads": 4,
+        "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 2}}})",
+               "/fabric/congestionControl: ns3::Hpcc needs in-band telemetry, whose hop "
+               "records cannot name the 266.667 Gb/s of switch node");
     buildFails(R"({"cluster": {"topology": "ideal", "servers": 2, "gpusPerServer": 2},
         "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256, "heads": 4,
         "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 2}},

@@ -33,7 +33,7 @@ function int.dissector(buffer, pinfo, tree)
         return 0
     end
     local room = bit.band(buffer(1, 1):uint(), 0x0F)
-    local hops = bit.rshift(buffer(1, 1):uint(), 4)
+    local hops = math.min(bit.rshift(buffer(1, 1):uint(), 4), room)
     local size = FIXED_BYTES + room * HOP_BYTES
     if buffer:len() < size then
         return 0

@@ -118,10 +118,17 @@ ParseRoceFrame(const Ptr<const Packet>& packet, RoceFrameInfo& info)
             return true;
         }
         n = packet->CopyData(buf, size < INT_PARSE_WINDOW ? size : INT_PARSE_WINDOW);
+        if (static_cast<uint32_t>(telemetry - buf) + intBytes + roce::BTH_BYTES > n)
+        {
+            return true; // too short for its own header
+        }
         info.intOffset = static_cast<uint16_t>(telemetry - buf);
         info.intRoom = room;
         info.intHops = std::min<uint8_t>(telemetry[1] >> 4, room);
         info.intEcho = (telemetry[0] & int_telemetry::FLAG_ECHO) != 0;
+        // The original port stands for the frame (ECMP hashes it): a flow takes the same
+        // path with telemetry as without.
+        info.dstPort = roce::UDP_DEST_PORT;
         bth += intBytes;
     }
     else if (info.dstPort != roce::UDP_DEST_PORT)
@@ -130,7 +137,6 @@ ParseRoceFrame(const Ptr<const Packet>& packet, RoceFrameInfo& info)
     }
     if (bth + roce::BTH_BYTES > buf + n)
     {
-        info.intOffset = 0;
         return true;
     }
     info.kind = RoceFrameInfo::ROCE;

@@ -80,7 +80,8 @@ struct RoceFrameInfo
     uint8_t ecn{0};      //!< ECN field (0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE)
     uint8_t protocol{0}; //!< IPv4 protocol number
     uint16_t srcPort{0}; //!< UDP source port
-    uint16_t dstPort{0}; //!< UDP destination port
+    uint16_t dstPort{0}; //!< UDP destination port (RoCEv2's for frames with telemetry,
+                         //!< whose UDP header names int_telemetry::UDP_PORT)
     // BTH
     uint8_t opcode{0};      //!< BTH opcode
     bool becn{false};       //!< BTH BECN bit (set in CNPs)

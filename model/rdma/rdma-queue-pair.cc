@@ -59,6 +59,10 @@ RdmaQueuePair::Bind(Ptr<RdmaNic> nic,
     m_cc->TraceConnectWithoutContext("RateChange",
                                      MakeCallback(&RdmaQueuePair::OnRateChange, this));
     m_needs = m_cc->GetSignalNeeds();
+    if (m_needs.intTelemetry)
+    {
+        m_telemetry = std::make_unique<Telemetry>();
+    }
     m_rto = nic->GetRetransmitTimeout();
 }
 
@@ -398,9 +402,9 @@ RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info, const uint64_t* telemetry)
     {
         for (uint8_t i = 0; i < info.intHops; ++i)
         {
-            m_ackHops[i] = DecodeIntHop(telemetry[i]);
+            m_telemetry->ackHops[i] = DecodeIntHop(telemetry[i]);
         }
-        signal.hops = m_ackHops.data();
+        signal.hops = m_telemetry->ackHops.data();
         signal.nHops = info.intHops;
     }
     if (m_needs.rttPerAck)
@@ -460,9 +464,9 @@ RdmaQueuePair::ReceiveData(const RoceFrameInfo& info, const uint64_t* telemetry)
     if (telemetry != nullptr && m_needs.intTelemetry)
     {
         // The next ACK or NAK echoes the newest stack (HPCC's receiver).
-        std::copy(telemetry, telemetry + info.intHops, m_echoWords.begin());
-        m_echoHops = info.intHops;
-        m_echoValid = true;
+        std::copy(telemetry, telemetry + info.intHops, m_telemetry->echoWords.begin());
+        m_telemetry->echoHops = info.intHops;
+        m_telemetry->echoValid = true;
     }
     uint64_t psn;
     if (!ExpandPsn(info.psn, m_peerInitialPsn, m_rcvExpected, psn))
@@ -546,12 +550,12 @@ RdmaQueuePair::SendAck(uint64_t psn, uint8_t syndrome)
     bth.SetDestQp(m_peerQpn);
     bth.SetPsn(static_cast<uint32_t>((psn + m_peerInitialPsn) & PSN_MASK));
     p->AddHeader(bth);
-    if (m_needs.intTelemetry && m_echoValid)
+    if (m_needs.intTelemetry && m_telemetry->echoValid)
     {
         IntHeader telemetry;
         telemetry.SetEcho(true);
-        telemetry.SetCapacity(std::max<uint8_t>(m_echoHops, 1));
-        telemetry.SetHops(m_echoWords.data(), m_echoHops);
+        telemetry.SetCapacity(std::max<uint8_t>(m_telemetry->echoHops, 1));
+        telemetry.SetHops(m_telemetry->echoWords.data(), m_telemetry->echoHops);
         p->AddHeader(telemetry);
         m_nic->AddIpHeaders(p, m_peer, m_udpSourcePort, true, int_telemetry::UDP_PORT);
     }

@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <memory>
 
 namespace ns3
 {
@@ -182,12 +183,19 @@ class RdmaQueuePair : public Object
     RoceSignalNeeds m_needs;      //!< what the algorithm asked for (at Bind)
     std::deque<Time> m_sendTimes; //!< rttPerAck: send time of PSNs m_sendTimesBase...
     uint64_t m_sendTimesBase{0};  //!< PSN of m_sendTimes.front()
-    /// intTelemetry, receiver: the hop records of the last data frame, for the next ACK
-    std::array<uint64_t, int_telemetry::MAX_HOPS> m_echoWords{};
-    uint8_t m_echoHops{0};   //!< records in m_echoWords
-    bool m_echoValid{false}; //!< a data frame with telemetry arrived
-    /// intTelemetry, sender: the hop records of the last ACK, decoded
-    std::array<RoceIntHop, int_telemetry::MAX_HOPS> m_ackHops{};
+
+    /// What intTelemetry needs, allocated only for algorithms that ask for it.
+    struct Telemetry
+    {
+        /// receiver: the hop records of the last data frame, for the next ACK
+        std::array<uint64_t, int_telemetry::MAX_HOPS> echoWords{};
+        uint8_t echoHops{0};   //!< records in echoWords
+        bool echoValid{false}; //!< a data frame with telemetry arrived
+        /// sender: the hop records of the last ACK, decoded
+        std::array<RoceIntHop, int_telemetry::MAX_HOPS> ackHops{};
+    };
+
+    std::unique_ptr<Telemetry> m_telemetry; //!< intTelemetry only
     uint64_t m_bytesPosted{0};
     uint64_t m_bytesAcked{0};
     uint64_t m_packetsSent{0};

@@ -174,10 +174,10 @@ Swift::Decrease(double factor)
 void
 Swift::OnAck(const RoceAckSignal& signal)
 {
+    m_retxCount = 0;
     if (signal.ackedPackets > 0)
     {
         m_mss = signal.ackedBytes / signal.ackedPackets;
-        m_retxCount = 0;
     }
     if (!signal.rtt.IsStrictlyPositive() || m_mss == 0)
     {

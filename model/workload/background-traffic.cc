@@ -237,7 +237,8 @@ BackgroundTraffic::ShortestPath(Ptr<RdmaNic> from, Ptr<RdmaNic> to)
         for (uint32_t i = 0; i < node->GetNDevices(); ++i)
         {
             Ptr<RoceNetDevice> dev = DynamicCast<RoceNetDevice>(node->GetDevice(i));
-            if (!dev || !dev->GetRoceChannel() || !dev->GetRoceChannel()->IsUp())
+            // Cables that are down count: the ideal is the empty, intact fabric.
+            if (!dev || !dev->GetRoceChannel())
             {
                 continue;
             }

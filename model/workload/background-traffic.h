@@ -40,8 +40,9 @@ struct BackgroundFlow
  * destination drawn uniformly among the other hosts, with sizes drawn from FlowSizes.
  * Each flow is one RDMA write on a new queue pair; its completion time (FCT) runs from
  * the post to the last acknowledgement. Its ideal FCT is the same write alone on the
- * empty fabric over a shortest path: the first packet's store-and-forward and the ACK's
- * way back, plus the other packets at the slowest link's rate (FctIdeal).
+ * empty, intact fabric (cut cables count), without in-band telemetry, over a shortest path: the
+ * first packet's store-and-forward and the ACK's way back, plus the other packets at the slowest
+ * link's rate (FctIdeal).
  */
 class BackgroundTraffic : public Object
 {

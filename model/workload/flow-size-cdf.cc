@@ -86,7 +86,8 @@ FlowSizeCdf::Named(const std::string& name, FlowSizeCdf& out)
 bool
 FlowSizeCdf::FromPoints(const std::vector<std::pair<double, double>>& points,
                         FlowSizeCdf& out,
-                        std::string* error)
+                        std::string* error,
+                        const std::vector<uint32_t>* lines)
 {
     if (points.size() < 2)
     {
@@ -96,11 +97,12 @@ FlowSizeCdf::FromPoints(const std::vector<std::pair<double, double>>& points,
     for (std::size_t i = 0; i < points.size(); ++i)
     {
         const auto& [bytes, percent] = points[i];
-        const std::string where = "point " + std::to_string(i + 1) + ": ";
-        if (!std::isfinite(bytes) || bytes < 0 || !std::isfinite(percent) || percent < 0 ||
-            percent > 100)
+        const std::string where = lines ? "line " + std::to_string(lines->at(i)) + ": "
+                                        : "point " + std::to_string(i + 1) + ": ";
+        if (!std::isfinite(bytes) || bytes < 0 || bytes > MAX_BYTES || !std::isfinite(percent) ||
+            percent < 0 || percent > 100)
         {
-            *error = where + "expected bytes >= 0 and a percent from 0 to 100";
+            *error = where + "expected bytes from 0 to 2^40 and a percent from 0 to 100";
             return false;
         }
         if (i > 0 && (bytes <= points[i - 1].first || percent < points[i - 1].second))
@@ -133,6 +135,7 @@ FlowSizeCdf::Load(const std::string& path, FlowSizeCdf& out, std::string* error)
         return false;
     }
     std::vector<std::pair<double, double>> points;
+    std::vector<uint32_t> lines;
     std::string line;
     for (uint32_t number = 1; std::getline(in, line); ++number)
     {
@@ -158,9 +161,10 @@ FlowSizeCdf::Load(const std::string& path, FlowSizeCdf& out, std::string* error)
             return false;
         }
         points.emplace_back(bytes, percent);
+        lines.push_back(number);
     }
     std::string why;
-    if (!FromPoints(points, out, &why))
+    if (!FromPoints(points, out, &why, &lines))
     {
         *error = path + ": " + why;
         return false;

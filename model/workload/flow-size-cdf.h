@@ -41,16 +41,20 @@ class FlowSizeCdf
      * \return true on success
      */
     static bool Load(const std::string& path, FlowSizeCdf& out, std::string* error);
+    /// Largest flow size a CDF may name, bytes (2^40, as programs' size options).
+    static constexpr double MAX_BYTES = 1099511627776.0;
     /**
      * Check points and build a distribution of them.
      * \param points (bytes, cumulative percent), first percent may be above 0
      * \param out receives the distribution
-     * \param error set to the first problem, naming the point
+     * \param error set to the first problem, naming the point (or its line)
+     * \param lines the file line of each point, if they come from a file
      * \return true if the points make a CDF
      */
     static bool FromPoints(const std::vector<std::pair<double, double>>& points,
                            FlowSizeCdf& out,
-                           std::string* error);
+                           std::string* error,
+                           const std::vector<uint32_t>* lines = nullptr);
 
     /// \param u uniform in [0, 1) \return the size in bytes (at least 1)
     uint64_t Sample(double u) const;
