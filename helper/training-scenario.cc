@@ -507,6 +507,30 @@ TrainingScenario::Parse(const std::string& text,
                 }
             }
             s.backgroundLoad = b.Number("load", s.backgroundLoad, 1e-6, 1.0);
+            if (b.Has("pairs"))
+            {
+                const Json& pairs = b.Get("pairs");
+                const std::string expected =
+                    "expected a list of [source, destination] host indices, two different "
+                    "integers";
+                if (!pairs.is_array() || pairs.empty())
+                {
+                    Fail("/background/pairs", expected);
+                }
+                for (std::size_t i = 0; i < pairs.size(); ++i)
+                {
+                    const Json& p = pairs[i];
+                    if (!p.is_array() || p.size() != 2 || !p[0].is_number_unsigned() ||
+                        !p[1].is_number_unsigned() || p[0] == p[1] ||
+                        p[0].get<uint64_t>() >= MAX_SERVERS * MAX_GPUS_PER_SERVER ||
+                        p[1].get<uint64_t>() >= MAX_SERVERS * MAX_GPUS_PER_SERVER)
+                    {
+                        Fail("/background/pairs/" + std::to_string(i),
+                             expected + ", got " + p.dump());
+                    }
+                    s.backgroundPairs.emplace_back(p[0].get<uint32_t>(), p[1].get<uint32_t>());
+                }
+            }
             b.Done();
         }
         if (top.Has("outputs"))

@@ -64,6 +64,8 @@ struct TrainingScenario
     /// backgroundFlowSizes is empty.
     std::string backgroundFlowSizes;
     double backgroundLoad{0.3}; //!< average load of each host link
+    /// (source, destination) host indices; empty: all-to-all
+    std::vector<std::pair<uint32_t, uint32_t>> backgroundPairs;
 
     // Workload
     std::string traceFormat{"json"}; //!< "json", "aicb", "chakra", "chakra-json" or "generator"

@@ -730,6 +730,18 @@ TrainingSimulation::SetUpFabricEvents(std::string* error)
             *error = s.source + ": /background/flowSizes: " + why;
             return false;
         }
+        for (std::size_t i = 0; i < s.backgroundPairs.size(); ++i)
+        {
+            const auto& [src, dst] = s.backgroundPairs[i];
+            if (std::max(src, dst) >= net.nics.size())
+            {
+                *error = s.source + ": /background/pairs/" + std::to_string(i) + ": host " +
+                         std::to_string(std::max(src, dst)) + " does not exist (hosts 0 to " +
+                         std::to_string(net.nics.size() - 1) + ")";
+                return false;
+            }
+        }
+        m_background->SetPairs(s.backgroundPairs);
         m_background->AssignStreams(1 << 20);
         m_background->Install(net.nics);
     }

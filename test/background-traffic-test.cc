@@ -4,8 +4,10 @@
 // and DCQCN on the shared scenario (16 hosts, websearch at 50 %, 100G).
 #include "test-util.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <unistd.h>
 
 using namespace ns3;
@@ -54,7 +56,11 @@ SampleQueues(const RoceTopology* topo, Time until, double* sum, uint64_t* n)
 /// 4 leaves x 4 hosts, 2 spines, 100G, 1 us cables; flows start for duration and run to
 /// completion (at most one simulated second more).
 BackgroundRun
-RunBackground(const std::string& cc, const std::string& sizes, double load, Time duration)
+RunBackground(const std::string& cc,
+              const std::string& sizes,
+              double load,
+              Time duration,
+              const std::vector<std::pair<uint32_t, uint32_t>>& pairs = {})
 {
     RoceHelper roce;
     roce.SetCongestionControl(cc);
@@ -68,6 +74,7 @@ RunBackground(const std::string& cc, const std::string& sizes, double load, Time
     std::string error;
     EXPECT_TRUE(traffic->Configure(&error)) << error;
     traffic->AssignStreams(1000);
+    traffic->SetPairs(pairs);
     traffic->Install(topo.nics);
     double sum = 0;
     uint64_t n = 0;
@@ -260,6 +267,37 @@ TEST_F(BackgroundTrafficRun, PoissonArrivalsAtTheLoad)
     report.WriteFctCsv(csv);
     const std::string text = csv.str();
     EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), long(run.flows.size()) + 1);
+}
+
+TEST_F(BackgroundTrafficRun, GivenHostPairsOnly)
+{
+    // Host 0 sends to hosts 5 and 9, host 3 to host 12; nobody else sends. Each source
+    // still loads its own link to 30 % (Poisson counts within 4 standard deviations).
+    const BackgroundRun run = RunBackground("ns3::Dcqcn",
+                                            "alistorage2019",
+                                            0.3,
+                                            MilliSeconds(2),
+                                            {{0, 5}, {0, 9}, {3, 12}});
+    FlowSizeCdf cdf;
+    FlowSizeCdf::Named("alistorage2019", cdf);
+    const double perSource = 0.3 * 100e9 * 2e-3 / (8 * cdf.Mean());
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> count;
+    uint32_t from0 = 0;
+    for (const auto& f : run.flows)
+    {
+        ++count[{f.src, f.dst}];
+        from0 += f.src == 0;
+        EXPECT_TRUE(f.finish.IsStrictlyPositive());
+    }
+    const uint32_t to5 = count[std::make_pair(0u, 5u)];
+    const uint32_t to9 = count[std::make_pair(0u, 9u)];
+    const uint32_t to12 = count[std::make_pair(3u, 12u)];
+    std::cout << "[ measured ] flows 0->5 " << to5 << ", 0->9 " << to9 << ", 3->12 " << to12
+              << " (each source expects " << perSource << ")\n";
+    EXPECT_EQ(count.size(), 3u) << "only the given pairs";
+    EXPECT_NEAR(from0, perSource, 4 * std::sqrt(perSource));
+    EXPECT_NEAR(to12, perSource, 4 * std::sqrt(perSource));
+    EXPECT_NEAR(to5, from0 / 2.0, 4 * std::sqrt(from0 / 4.0)) << "uniform over its two";
 }
 
 TEST(FctReportStats, NearestRankPercentiles)

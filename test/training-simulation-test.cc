@@ -523,6 +523,9 @@ TEST(TrainingScenario, EventsAndBackgroundAreChecked)
                "/background/flowSizes: expected alistorage2019, fb-hadoop, websearch or a CDF "
                "file: webserch: cannot be read");
     parseFails(R"({"background": {"load": 0}})", "/background/load");
+    parseFails(R"({"background": {"pairs": [[0, 1], [2, 2]]}})",
+               "/background/pairs/1: expected a list of [source, destination] host indices, "
+               "two different integers, got [2,2]");
 
     const std::string small = R"("cluster": {"servers": 2, "gpusPerServer": 2, "spines": 1},
         "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256, "heads": 4,
@@ -543,6 +546,8 @@ TEST(TrainingScenario, EventsAndBackgroundAreChecked)
                "links.csv)");
     buildFails("{" + small + R"(, "events": [{"at": "1ms", "recover": "nic0-sw2"}]})",
                "/events/0/recover: no cable between nic0 and sw2");
+    buildFails("{" + small + R"(, "background": {"pairs": [[0, 1], [3, 4]]}})",
+               "/background/pairs/1: host 4 does not exist (hosts 0 to 3)");
     // HPCC's telemetry cannot name a 266.7 Gb/s uplink (2 x 400G NICs per leaf, 3:1).
     buildFails(R"({"cluster": {"servers": 2, "gpusPerServer": 2, "spines": 1,
         "oversubscription": 3}, "fabric": {"congestionControl": "ns3::Hpcc"},

@@ -121,11 +121,22 @@ BackgroundTraffic::Install(const std::vector<Ptr<RdmaNic>>& nics)
     NS_ABORT_MSG_IF(!m_configured, "BackgroundTraffic::Install before Configure");
     NS_ABORT_MSG_IF(nics.size() < 2, "BackgroundTraffic::Install: needs two hosts at least");
     m_nics = nics;
+    for (const auto& [src, dst] : m_pairs)
+    {
+        NS_ABORT_MSG_IF(src >= nics.size() || dst >= nics.size() || src == dst,
+                        "BackgroundTraffic: pair (" << src << ", " << dst << ") is not two "
+                                                    << "different hosts of " << nics.size());
+        m_destinations[src].push_back(dst);
+    }
     const double mean = m_cdf.Mean();
     for (uint32_t i = 0; i < nics.size(); ++i)
     {
         const double rate = static_cast<double>(nics[i]->GetDevice()->GetDataRate().GetBitRate());
         m_meanGap.push_back(mean * 8 / (rate * m_load));
+        if (!m_pairs.empty() && !m_destinations.count(i))
+        {
+            continue; // not a source of any pair
+        }
         const Time first = m_start + Seconds(m_gapRng->GetValue(m_meanGap[i], 0));
         if (first < m_stop)
         {
@@ -134,6 +145,13 @@ BackgroundTraffic::Install(const std::vector<Ptr<RdmaNic>>& nics)
     }
     NS_LOG_INFO(nics.size() << " hosts, mean flow " << mean << " B, load " << m_load
                             << ": mean gap " << m_meanGap[0] * 1e6 << " us per host");
+}
+
+void
+BackgroundTraffic::SetPairs(const std::vector<std::pair<uint32_t, uint32_t>>& pairs)
+{
+    NS_LOG_FUNCTION(this << pairs.size());
+    m_pairs = pairs;
 }
 
 void
@@ -150,11 +168,20 @@ BackgroundTraffic::Arrival(uint32_t src)
     {
         return; // StopArrivals
     }
-    const uint32_t n = static_cast<uint32_t>(m_nics.size());
-    uint32_t dst = m_peerRng->GetInteger(0, n - 2);
-    if (dst >= src)
+    uint32_t dst;
+    if (m_pairs.empty())
     {
-        ++dst; // uniform among the others
+        const uint32_t n = static_cast<uint32_t>(m_nics.size());
+        dst = m_peerRng->GetInteger(0, n - 2);
+        if (dst >= src)
+        {
+            ++dst; // uniform among the others
+        }
+    }
+    else
+    {
+        const std::vector<uint32_t>& mine = m_destinations[src];
+        dst = mine[m_peerRng->GetInteger(0, static_cast<uint32_t>(mine.size()) - 1)];
     }
     BackgroundFlow flow;
     flow.src = src;

@@ -37,7 +37,8 @@ struct BackgroundFlow
  * Background traffic as congestion-control papers generate it (the HPCC traffic
  * generator's model): each host starts flows in a Poisson process whose rate loads its
  * link to Load on average (mean gap = mean flow size × 8 / (host rate × Load)), to a
- * destination drawn uniformly among the other hosts, with sizes drawn from FlowSizes.
+ * destination drawn uniformly among the other hosts (or among its SetPairs
+ * destinations), with sizes drawn from FlowSizes.
  * Each flow is one RDMA write on a new queue pair; its completion time (FCT) runs from
  * the post to the last acknowledgement. Its ideal FCT is the same write alone on the
  * empty, intact fabric (cut cables count), without in-band telemetry, over a shortest path: the
@@ -63,8 +64,16 @@ class BackgroundTraffic : public Object
      */
     bool Configure(std::string* error);
     /**
+     * Restrict the flows to given host pairs (before Install): a host that is the source
+     * of some pairs starts flows at the Load of its link, each to one of its pairs'
+     * destinations drawn uniformly; other hosts start none. Without pairs every host
+     * sends to every other (all-to-all).
+     * \param pairs (source, destination) indices into Install's NICs, source != destination
+     */
+    void SetPairs(const std::vector<std::pair<uint32_t, uint32_t>>& pairs);
+    /**
      * Start generating among these hosts (at least two). Call after Configure, once the
-     * fabric is built and routed.
+     * fabric is built and routed. Aborts if a pair names a host beyond nics.
      * \param nics the hosts' NICs
      */
     void Install(const std::vector<Ptr<RdmaNic>>& nics);
@@ -129,7 +138,9 @@ class BackgroundTraffic : public Object
     FlowSizeCdf m_cdf;
     bool m_configured{false};
     std::vector<Ptr<RdmaNic>> m_nics;
-    std::vector<double> m_meanGap; //!< per host, seconds
+    std::vector<double> m_meanGap;                            //!< per host, seconds
+    std::vector<std::pair<uint32_t, uint32_t>> m_pairs;       //!< SetPairs (empty: all-to-all)
+    std::map<uint32_t, std::vector<uint32_t>> m_destinations; //!< by source, from m_pairs
     std::vector<BackgroundFlow> m_flows;
     /// Links (rate bit/s, delay) of a shortest path, by (src, dst)
     std::map<std::pair<uint32_t, uint32_t>, std::vector<std::pair<double, Time>>> m_paths;
