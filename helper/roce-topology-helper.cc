@@ -160,38 +160,9 @@ RoceTopologyHelper::FatTree(uint32_t k, DataRate linkRate, double oversubscripti
     const uint32_t half = k / 2;
     const auto hostsPerEdge =
         static_cast<uint32_t>(std::max(1.0, std::round(oversubscription * half)));
-    const uint32_t edges = k * half;
-    const uint32_t aggs = k * half;
-    const uint32_t cores = half * half;
-    RoceTopology topo;
-    topo.hosts.Create(edges * hostsPerEdge);
-    topo.switches.Create(edges + aggs + cores);
-    for (uint32_t e = 0; e < edges; ++e)
-    {
-        for (uint32_t h = 0; h < hostsPerEdge; ++h)
-        {
-            uint32_t i = e * hostsPerEdge + h;
-            AttachHost(topo, i, topo.switches.Get(e), linkRate, delay);
-        }
-    }
-    for (uint32_t pod = 0; pod < k; ++pod)
-    {
-        for (uint32_t a = 0; a < half; ++a)
-        {
-            Ptr<Node> agg = topo.switches.Get(edges + pod * half + a);
-            for (uint32_t e = 0; e < half; ++e)
-            {
-                m_roce.Link(topo.switches.Get(pod * half + e), agg, linkRate, delay);
-            }
-            // Aggregation switch a of every pod reaches cores a·k/2 … a·k/2 + k/2 − 1.
-            for (uint32_t c = 0; c < half; ++c)
-            {
-                m_roce.Link(agg, topo.switches.Get(edges + aggs + a * half + c), linkRate, delay);
-            }
-        }
-    }
-    Finish(topo);
-    return topo;
+    // k pods of k/2 edges and k/2 aggregations, (k/2)^2 cores: aggregation a of every pod
+    // reaches cores a·k/2 … a·k/2 + k/2 − 1.
+    return ThreeTier(k, half, half, half * half, hostsPerEdge, linkRate, linkRate, delay);
 }
 
 RoceTopology
