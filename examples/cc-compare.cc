@@ -76,8 +76,7 @@ CoreWireBytes(const RoceTopology& topo, double* capacityBps)
             Ptr<Node> peer = port->GetRoceChannel()->GetPeer(port)->GetNode();
             if (peer->GetNDevices() > 1) // a switch
             {
-                bytes += port->GetTxBytes() +
-                         (roce::FCS_BYTES + roce::PREAMBLE_AND_IFG_BYTES) * port->GetTxFrames();
+                bytes += port->GetTxWireBytes();
                 capacity += port->GetDataRate().GetBitRate();
             }
         }

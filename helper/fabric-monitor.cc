@@ -48,6 +48,38 @@ FabricMonitor::DoDispose()
     Object::DoDispose();
 }
 
+std::string
+FabricMonitor::HostName(uint32_t i)
+{
+    return "nic" + std::to_string(i);
+}
+
+std::string
+FabricMonitor::SwitchName(uint32_t j)
+{
+    return "sw" + std::to_string(j);
+}
+
+Ptr<Node>
+FabricMonitor::FindNode(const RoceTopology& topo, const std::string& name)
+{
+    for (uint32_t i = 0; i < topo.hosts.GetN(); ++i)
+    {
+        if (HostName(i) == name)
+        {
+            return topo.hosts.Get(i);
+        }
+    }
+    for (uint32_t j = 0; j < topo.switches.GetN(); ++j)
+    {
+        if (SwitchName(j) == name)
+        {
+            return topo.switches.Get(j);
+        }
+    }
+    return nullptr;
+}
+
 void
 FabricMonitor::Attach(const RoceTopology& topo)
 {
@@ -55,12 +87,12 @@ FabricMonitor::Attach(const RoceTopology& topo)
     std::map<uint32_t, bool> isHost;
     for (uint32_t i = 0; i < topo.hosts.GetN(); ++i)
     {
-        nameOfNode[topo.hosts.Get(i)->GetId()] = "nic" + std::to_string(i);
+        nameOfNode[topo.hosts.Get(i)->GetId()] = HostName(i);
         isHost[topo.hosts.Get(i)->GetId()] = true;
     }
     for (uint32_t j = 0; j < topo.switches.GetN(); ++j)
     {
-        nameOfNode[topo.switches.Get(j)->GetId()] = "sw" + std::to_string(j);
+        nameOfNode[topo.switches.Get(j)->GetId()] = SwitchName(j);
     }
     // A switch with a host neighbour is a leaf.
     std::map<uint32_t, bool> isLeaf;
@@ -141,7 +173,7 @@ FabricMonitor::Attach(const RoceTopology& topo)
     for (uint32_t j = 0; j < topo.switchObjects.size(); ++j)
     {
         Ptr<RoceSwitch> sw = topo.switchObjects[j];
-        const std::string name = "sw" + std::to_string(j);
+        const std::string name = SwitchName(j);
         m_switches.emplace_back(name, sw);
         // Port -> link, -1 for a port without a cable.
         std::vector<int32_t> portLink(sw->GetNPorts(), -1);

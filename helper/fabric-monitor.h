@@ -71,6 +71,17 @@ class FabricMonitor : public Object
      * neighbour count as leaves for the link classes.
      */
     void Attach(const RoceTopology& topo);
+
+    /// \param i a host's index in its topology \return its name in the reports, nic<i>
+    static std::string HostName(uint32_t i);
+    /// \param j a switch's index in its topology \return its name in the reports, sw<j>
+    static std::string SwitchName(uint32_t j);
+    /**
+     * \param topo a topology
+     * \param name a node's name in the reports (HostName, SwitchName)
+     * \return the node of that name, or null
+     */
+    static Ptr<Node> FindNode(const RoceTopology& topo, const std::string& name);
     /// Start sampling now; stops by itself once keepGoing returns false.
     void Start(std::function<bool()> keepGoing);
     /// Take the final sample (call after the run) and fix the totals.

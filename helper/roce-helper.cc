@@ -168,8 +168,8 @@ RoceHelper::CheckTelemetryRates(std::string* error) const
                 std::ostringstream os;
                 os << cc.Get().GetName() << " needs in-band telemetry, whose hop records "
                    << "cannot name the " << rate / 1e9 << " Gb/s of switch node "
-                   << sw->GetPort(p)->GetNode()->GetId() << " port " << p
-                   << " (they encode 10, 25, 40, 50, 100, 200, 400 or 800 Gb/s)";
+                   << sw->GetPort(p)->GetNode()->GetId() << " port " << p << " (they encode "
+                   << IntRateList() << ")";
                 *error = os.str();
                 return false;
             }

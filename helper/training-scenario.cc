@@ -498,12 +498,8 @@ TrainingScenario::Parse(const std::string& text,
                 std::string why;
                 if (!FlowSizeCdf::Load(s.backgroundFlowSizes, cdf, &why))
                 {
-                    std::string names;
-                    for (const auto& n : FlowSizeCdf::Names())
-                    {
-                        names += (names.empty() ? "" : ", ") + n;
-                    }
-                    Fail("/background/flowSizes", "expected " + names + " or a CDF file: " + why);
+                    Fail("/background/flowSizes",
+                         "expected " + FlowSizeCdf::GetNameList() + " or a CDF file: " + why);
                 }
             }
             s.backgroundLoad = b.Number("load", s.backgroundLoad, 1e-6, 1.0);

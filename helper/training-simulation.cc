@@ -592,12 +592,12 @@ TrainingSimulation::EnablePcap(std::string* error)
     std::map<std::string, std::vector<std::pair<std::string, Ptr<NetDevice>>>> nodes;
     for (uint32_t i = 0; i < net.nics.size(); ++i)
     {
-        const std::string name = "nic" + std::to_string(i);
+        const std::string name = FabricMonitor::HostName(i);
         nodes[name] = {{s.pcapPrefix + "-" + name + ".pcap", net.nics[i]->GetDevice()}};
     }
     for (uint32_t j = 0; j < net.switchObjects.size(); ++j)
     {
-        const std::string name = "sw" + std::to_string(j);
+        const std::string name = FabricMonitor::SwitchName(j);
         for (uint32_t p = 0; p < net.switchObjects[j]->GetNPorts(); ++p)
         {
             nodes[name].emplace_back(s.pcapPrefix + "-" + name + "-" + std::to_string(p) + ".pcap",
@@ -675,28 +675,8 @@ TrainingSimulation::SetUpFabricEvents(std::string* error)
         return false;
     }
     const RoceTopology& net = m_cluster.network;
-    // Node names as links.csv writes them: nic<i> for host i, sw<j> for switch j.
-    auto node = [&net](const std::string& name) -> Ptr<Node> {
-        auto index = [&name](std::size_t prefix, uint32_t n) -> int64_t {
-            const std::string digits = name.substr(prefix);
-            if (digits.empty() || digits.size() > 9 ||
-                digits.find_first_not_of("0123456789") != std::string::npos)
-            {
-                return -1;
-            }
-            const int64_t i = std::stoll(digits);
-            return i < n ? i : -1;
-        };
-        if (name.rfind("nic", 0) == 0 && index(3, net.hosts.GetN()) >= 0)
-        {
-            return net.hosts.Get(static_cast<uint32_t>(index(3, net.hosts.GetN())));
-        }
-        if (name.rfind("sw", 0) == 0 && index(2, net.switches.GetN()) >= 0)
-        {
-            return net.switches.Get(static_cast<uint32_t>(index(2, net.switches.GetN())));
-        }
-        return nullptr;
-    };
+    // Node names as links.csv writes them (FabricMonitor).
+    auto node = [&net](const std::string& name) { return FabricMonitor::FindNode(net, name); };
     for (const auto& ev : s.events)
     {
         const std::string where = s.source + ": " + ev.place + "/" + (ev.up ? "recover" : "fail");

@@ -2,7 +2,7 @@
 // Background traffic: the published flow-size CDFs, Poisson arrivals at a load, the ideal
 // FCT against a flow alone on the fabric, the slowdown report, and the ordering of HPCC
 // and DCQCN on the shared scenario (16 hosts, websearch at 50 %, 100G).
-#include "test-util.h"
+#include "cc-test-util.h"
 
 #include <cmath>
 #include <filesystem>
@@ -36,23 +36,6 @@ struct BackgroundRun
     double queueMean{0}; //!< mean over 10 us samples of every switch port's data queue
 };
 
-void
-SampleQueues(const RoceTopology* topo, Time until, double* sum, uint64_t* n)
-{
-    for (const auto& sw : topo->switchObjects)
-    {
-        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
-        {
-            *sum += sw->GetPort(p)->GetQueueBytes(3);
-            ++*n;
-        }
-    }
-    if (Simulator::Now() + MicroSeconds(10) < until)
-    {
-        Simulator::Schedule(MicroSeconds(10), &SampleQueues, topo, until, sum, n);
-    }
-}
-
 /// 4 leaves x 4 hosts, 2 spines, 100G, 1 us cables; flows start for duration and run to
 /// completion (at most one simulated second more).
 BackgroundRun
@@ -76,14 +59,22 @@ RunBackground(const std::string& cc,
     traffic->AssignStreams(1000);
     traffic->SetPairs(pairs);
     traffic->Install(topo.nics);
-    double sum = 0;
-    uint64_t n = 0;
-    Simulator::Schedule(Seconds(0), &SampleQueues, &topo, duration, &sum, &n);
+    QueueSampler queues;
+    for (const auto& sw : topo.switchObjects)
+    {
+        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            queues.ports.push_back(sw->GetPort(p));
+        }
+    }
+    queues.interval = MicroSeconds(10);
+    queues.until = duration;
+    Simulator::Schedule(Seconds(0), &QueueSampler::Sample, &queues);
     Simulator::Stop(duration + Seconds(1));
     Simulator::Run();
     BackgroundRun run;
     run.flows = traffic->GetFlows();
-    run.queueMean = n ? sum / n : 0;
+    run.queueMean = queues.Mean();
     Simulator::Destroy();
     return run;
 }

@@ -39,28 +39,31 @@ DumbbellRun::ExpectFairAndFull(const std::string& label) const
     EXPECT_GE(Utilisation(), 0.95) << label;
 }
 
-namespace
+void
+QueueSampler::Sample()
 {
-
-/// Samples a port's priority-3 egress queue every microsecond.
-struct QueueStats
-{
-    Ptr<RoceNetDevice> port;
-    double min{std::numeric_limits<double>::max()};
-    double max{0};
-    double sum{0};
-    uint64_t samples{0};
-
-    void Sample()
+    for (const auto& port : ports)
     {
         const double q = port->GetQueueBytes(3);
         min = std::min(min, q);
         max = std::max(max, q);
         sum += q;
         ++samples;
-        Simulator::Schedule(MicroSeconds(1), &QueueStats::Sample, this);
     }
-};
+    if (Simulator::Now() + interval < until)
+    {
+        Simulator::Schedule(interval, &QueueSampler::Sample, this);
+    }
+}
+
+double
+QueueSampler::Mean() const
+{
+    return samples ? sum / samples : 0;
+}
+
+namespace
+{
 
 void
 Snapshot(std::vector<uint64_t>* out,
@@ -72,8 +75,7 @@ Snapshot(std::vector<uint64_t>* out,
         out->push_back(qp->GetBytesReceived());
     }
     // Last: the bottleneck's wire bytes.
-    out->push_back(bottleneck->GetTxBytes() +
-                   (roce::FCS_BYTES + roce::PREAMBLE_AND_IFG_BYTES) * bottleneck->GetTxFrames());
+    out->push_back(bottleneck->GetTxWireBytes());
 }
 
 } // namespace
@@ -110,13 +112,13 @@ RunDumbbell(const std::string& cc,
         Simulator::Schedule(stagger * i, &RdmaQueuePair::PostWrite, qps.first, 1ull << 36);
     }
     Ptr<RoceSwitch> left = topo.switchObjects[0];
-    QueueStats queue;
-    queue.port = left->GetPort(left->GetNPorts() - 1); // the bottleneck
-    Simulator::Schedule(from, &QueueStats::Sample, &queue);
+    QueueSampler queue;
+    queue.ports = {left->GetPort(left->GetNPorts() - 1)}; // the bottleneck
+    Simulator::Schedule(from, &QueueSampler::Sample, &queue);
     std::vector<uint64_t> start;
     std::vector<uint64_t> end;
-    Simulator::Schedule(from, &Snapshot, &start, receivers, queue.port);
-    Simulator::Schedule(to - NanoSeconds(1), &Snapshot, &end, receivers, queue.port);
+    Simulator::Schedule(from, &Snapshot, &start, receivers, queue.ports[0]);
+    Simulator::Schedule(to - NanoSeconds(1), &Snapshot, &end, receivers, queue.ports[0]);
     Simulator::Stop(to);
     Simulator::Run();
     DumbbellRun run;
@@ -127,7 +129,7 @@ RunDumbbell(const std::string& cc,
     }
     run.queueMin = queue.min;
     run.queueMax = queue.max;
-    run.queueMean = queue.samples ? queue.sum / queue.samples : 0;
+    run.queueMean = queue.Mean();
     run.payloadRate = PayloadRate(100e9);
     run.linkUtilisation = (end[n] - start[n]) * 8.0 / window / 100e9;
     run.drops = TotalDrops(topo);

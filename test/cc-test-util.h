@@ -6,11 +6,30 @@
 
 #include "test-util.h"
 
+#include <limits>
 #include <string>
 #include <vector>
 
 namespace aifabric
 {
+
+/// Samples the priority-3 (data) egress queue of some ports every interval until a time;
+/// each port's value is one sample.
+struct QueueSampler
+{
+    std::vector<ns3::Ptr<ns3::RoceNetDevice>> ports; //!< the ports sampled
+    ns3::Time interval{ns3::MicroSeconds(1)};        //!< between samples
+    ns3::Time until{ns3::Time::Max()};               //!< no sample at or after this
+    double min{std::numeric_limits<double>::max()};  //!< smallest sample, bytes
+    double max{0};                                   //!< largest sample
+    double sum{0};                                   //!< of all samples
+    uint64_t samples{0};                             //!< taken
+
+    /// Take one sample of every port and schedule the next.
+    void Sample();
+    /// \return the mean sample (0 before any)
+    double Mean() const;
+};
 
 /// What a dumbbell run measured over its measurement window.
 struct DumbbellRun

@@ -52,6 +52,18 @@ IntRateCode(uint64_t rateBps)
     return -1;
 }
 
+std::string
+IntRateList()
+{
+    std::string text;
+    const auto& rates = int_telemetry::RATE_GBPS;
+    for (std::size_t i = 0; i < rates.size(); ++i)
+    {
+        text += (i == 0 ? "" : i + 1 == rates.size() ? " or " : ", ") + std::to_string(rates[i]);
+    }
+    return text + " Gb/s";
+}
+
 uint64_t
 EncodeIntHop(Time now, uint64_t txWireBytes, uint64_t queueBytes, int rateCode)
 {

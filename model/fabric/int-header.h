@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 
 namespace ns3
 {
@@ -75,6 +76,9 @@ uint64_t IntBytesDelta(const RoceIntHop& newer, const RoceIntHop& older);
  * \return its 3-bit code, or -1 when hop records cannot name it
  */
 int IntRateCode(uint64_t rateBps);
+
+/// \return the rates hop records can name, as text: "10, 25, … or 800 Gb/s"
+std::string IntRateList();
 
 /**
  * \param now the egress time

@@ -569,6 +569,12 @@ RoceNetDevice::GetTxFrames() const
 }
 
 uint64_t
+RoceNetDevice::GetTxWireBytes() const
+{
+    return m_txBytes + uint64_t{roce::FCS_BYTES + roce::PREAMBLE_AND_IFG_BYTES} * m_txFrames;
+}
+
+uint64_t
 RoceNetDevice::GetPfcPausesSent() const
 {
     return m_pfcSent;

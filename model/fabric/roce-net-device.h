@@ -163,6 +163,10 @@ class RoceNetDevice : public NetDevice
     uint64_t GetTxBytes() const;
     /// \return frames sent, control and PFC included
     uint64_t GetTxFrames() const;
+    /// \return bytes sent on the wire: frames with FCS, preamble, SFD and inter-frame gap
+    ///         (what makes a link's utilisation 1; the module sends no frame short enough
+    ///         to be padded)
+    uint64_t GetTxWireBytes() const;
     /// \return PFC frames sent (XOFF and XON)
     uint64_t GetPfcPausesSent() const;
     /// \return PFC frames received (XOFF and XON)

@@ -327,12 +327,9 @@ RoceSwitch::StampTelemetry(const Ptr<RoceNetDevice>& device, const RoceQueueItem
                     "RoceSwitch: node " << device->GetNode()->GetId() << " port "
                                         << device->GetIfIndex()
                                         << ": in-band telemetry cannot name the link rate " << rate
-                                        << " bit/s (hop records encode 10, 25, 40, 50, "
-                                        << "100, 200, 400 or 800 Gb/s)");
+                                        << " bit/s (hop records encode " << IntRateList() << ")");
     // Wire bytes sent so far, this frame included: what a utilisation of 1 means.
-    const uint64_t overhead = roce::FCS_BYTES + roce::PREAMBLE_AND_IFG_BYTES;
-    const uint64_t txWire =
-        device->GetTxBytes() + overhead * device->GetTxFrames() + roce::WireBytes(item.bytes);
+    const uint64_t txWire = device->GetTxWireBytes() + roce::WireBytes(item.bytes);
     const uint32_t queue = device->GetQueueBytes(item.priority);
     NS_LOG_LOGIC("INT: port " << device->GetIfIndex() << " stamps tx " << txWire << " B, queue "
                               << queue << " B, rate " << rate);

@@ -84,13 +84,9 @@ BackgroundTraffic::Configure(std::string* error)
         std::string why;
         if (!FlowSizeCdf::Load(m_flowSizes, m_cdf, &why))
         {
-            std::string names;
-            for (const auto& n : FlowSizeCdf::Names())
-            {
-                names += (names.empty() ? "" : ", ") + n;
-            }
             *error = "ns3::BackgroundTraffic::FlowSizes: \"" + m_flowSizes +
-                     "\" is neither a distribution (" + names + ") nor a CDF file (" + why + ")";
+                     "\" is neither a distribution (" + FlowSizeCdf::GetNameList() +
+                     ") nor a CDF file (" + why + ")";
             return false;
         }
     }

@@ -71,6 +71,17 @@ FlowSizeCdf::Names()
     return names;
 }
 
+std::string
+FlowSizeCdf::GetNameList()
+{
+    std::string text;
+    for (const auto& name : Names())
+    {
+        text += (text.empty() ? "" : ", ") + name;
+    }
+    return text;
+}
+
 bool
 FlowSizeCdf::Named(const std::string& name, FlowSizeCdf& out)
 {

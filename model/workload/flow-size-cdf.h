@@ -27,6 +27,8 @@ class FlowSizeCdf
   public:
     /// \return the names Named accepts, in a stable order
     static const std::vector<std::string>& Names();
+    /// \return Names() as text for messages: "alistorage2019, fb-hadoop, websearch"
+    static std::string GetNameList();
     /**
      * \param name one of Names()
      * \param out receives the distribution
