@@ -145,17 +145,19 @@ main(int argc, char* argv[])
         {
             std::string why;
             TypeId tid;
-            if (!TypeId::LookupByNameFailSafe(name, &tid) ||
-                !tid.IsChildOf(RoceCongestionControl::GetTypeId()) ||
-                !RoceHelper::CheckCongestionControl(name, &why))
+            if (!RoceCongestionControl::LookupByName(name, &tid))
             {
                 std::cerr << "cc-compare: --ccs=" << ccs << ": \"" << name
-                          << "\" is not a congestion control (expected TypeIds derived from "
-                          << "ns3::RoceCongestionControl, e.g. ns3::Dcqcn,ns3::Hpcc)"
-                          << (why.empty() ? "" : ": " + why) << "\n";
+                          << "\" is not a congestion control: expected comma-separated "
+                          << RoceCongestionControl::GetNameHint() << "\n";
                 return 1;
             }
-            algorithms.push_back(name);
+            if (!RoceHelper::CheckCongestionControl(name, &why))
+            {
+                std::cerr << "cc-compare: --ccs=" << ccs << ": " << why << "\n";
+                return 1;
+            }
+            algorithms.push_back(tid.GetName());
         }
     }
     if (algorithms.empty())

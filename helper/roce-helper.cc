@@ -123,8 +123,9 @@ void
 RoceHelper::SetCongestionControl(std::string typeName)
 {
     TypeId tid;
-    NS_ABORT_MSG_IF(!TypeId::LookupByNameFailSafe(typeName, &tid),
-                    "RoceHelper::SetCongestionControl: unknown type '" << typeName << "'");
+    NS_ABORT_MSG_IF(!RoceCongestionControl::LookupByName(typeName, &tid),
+                    "RoceHelper::SetCongestionControl: '" << typeName << "' is not "
+                                                          << RoceCongestionControl::GetNameHint());
     m_nicFactory.Set("CongestionControl", TypeIdValue(tid));
 }
 
@@ -132,14 +133,13 @@ bool
 RoceHelper::CheckCongestionControl(const std::string& typeName, std::string* error)
 {
     TypeId tid;
-    if (!TypeId::LookupByNameFailSafe(typeName, &tid) ||
-        !tid.IsChildOf(RoceCongestionControl::GetTypeId()))
+    if (!RoceCongestionControl::LookupByName(typeName, &tid))
     {
-        *error = typeName + " is not a congestion control (a TypeId derived from "
-                            "ns3::RoceCongestionControl)";
+        *error = typeName + " is not a congestion control: expected " +
+                 RoceCongestionControl::GetNameHint();
         return false;
     }
-    ObjectFactory factory(typeName);
+    ObjectFactory factory(tid.GetName());
     return factory.Create<RoceCongestionControl>()->CheckConfiguration(error);
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "roce-topology-reader.h"
 
+#include "../model/workload/json-text.h"
 #include "quantity-text.h"
 
 #include "ns3/data-rate.h"
@@ -220,27 +221,6 @@ class Parser
   private:
     std::string m_file;
 };
-
-/// 1-based line and column of a byte offset, for syntax errors that only know the offset.
-std::pair<std::size_t, std::size_t>
-LineColumn(const std::string& text, std::size_t byte)
-{
-    std::size_t line = 1;
-    std::size_t column = 1;
-    for (std::size_t i = 0; i < byte && i < text.size(); ++i)
-    {
-        if (text[i] == '\n')
-        {
-            ++line;
-            column = 1;
-        }
-        else
-        {
-            ++column;
-        }
-    }
-    return {line, column};
-}
 
 /**
  * Check a parsed document completely; nothing is created. Throws TopologyFileError at
@@ -541,24 +521,8 @@ RoceTopologyReader::ReadString(const std::string& json,
                                std::string* error)
 {
     Json doc;
-    try
+    if (!JsonText::Parse(json, name, &doc, error))
     {
-        doc = Json::parse(json);
-    }
-    catch (const Json::parse_error& e)
-    {
-        // parse_error::byte is the offset just past the offending character (1-based).
-        std::size_t at = e.byte > 0 ? e.byte - 1 : 0;
-        auto [line, column] = LineColumn(json, at);
-        // Drop nlohmann's "[json.exception...] parse error at ...: " prefix; we give our own.
-        std::string detail = e.what();
-        std::size_t cut = detail.find("syntax error");
-        if (cut != std::string::npos)
-        {
-            detail = detail.substr(cut);
-        }
-        *error = name + ": line " + std::to_string(line) + ", column " + std::to_string(column) +
-                 ": JSON syntax error: " + detail;
         return false;
     }
     std::vector<LinkSpec> specs;
@@ -570,6 +534,12 @@ RoceTopologyReader::ReadString(const std::string& json,
     {
         NS_LOG_INFO("refused " << name << ": " << e.message);
         *error = e.message;
+        return false;
+    }
+    catch (const Json::exception& e)
+    {
+        // The checks read every type before using it; this is a backstop, not a path.
+        *error = name + ": unexpected JSON content: " + JsonText::Describe(e);
         return false;
     }
     BuildFabric(m_roce, file, specs);

@@ -368,14 +368,12 @@ ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
         }
         if (!cc.empty())
         {
-            const std::string name = cc == "none" ? "ns3::NoCongestionControl" : cc;
             TypeId tid;
-            if (!TypeId::LookupByNameFailSafe(name, &tid) ||
-                !tid.IsChildOf(RoceCongestionControl::GetTypeId()))
+            if (!RoceCongestionControl::LookupByName(cc, &tid))
             {
-                Bad("cc", cc, "expected a congestion control TypeId (e.g. ns3::Dcqcn) or none");
+                Bad("cc", cc, "expected " + RoceCongestionControl::GetNameHint());
             }
-            s.congestionControl = name;
+            s.congestionControl = tid.GetName();
         }
         if (!ina.empty())
         {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "training-scenario.h"
 
+#include "../model/workload/json-text.h"
 #include "ina-helper.h"
 #include "quantity-text.h"
 
@@ -271,13 +272,8 @@ TrainingScenario::Parse(const std::string& text,
                         std::string* error)
 {
     Json doc;
-    try
+    if (!JsonText::Parse(text, source, &doc, error))
     {
-        doc = Json::parse(text);
-    }
-    catch (const Json::parse_error& e)
-    {
-        *error = source + ": not valid JSON (" + e.what() + ")";
         return false;
     }
     try
@@ -543,6 +539,12 @@ TrainingScenario::Parse(const std::string& text,
     catch (const ScenarioError& e)
     {
         *error = source + ": " + e.where + ": " + e.what;
+        return false;
+    }
+    catch (const Json::exception& e)
+    {
+        // Sections check every type before reading; this is a backstop, not a path.
+        *error = source + ": unexpected JSON content: " + JsonText::Describe(e);
         return false;
     }
     return true;

@@ -362,12 +362,17 @@ TrainingSimulation::Build(std::string* error)
         return false;
     }
     TypeId cc;
-    if (s.topology != "ideal" && (!TypeId::LookupByNameFailSafe(s.congestionControl, &cc) ||
-                                  !cc.IsChildOf(RoceCongestionControl::GetTypeId())))
+    if (s.topology != "ideal")
     {
-        *error = s.source + ": /fabric/congestionControl: \"" + s.congestionControl +
-                 "\" is not a congestion control (e.g. ns3::Dcqcn, ns3::NoCongestionControl)";
-        return false;
+        // The vocabulary of --cc: a TypeId or "none"; the report names the TypeId.
+        if (!RoceCongestionControl::LookupByName(s.congestionControl, &cc))
+        {
+            *error = s.source + ": /fabric/congestionControl: \"" + s.congestionControl +
+                     "\" is not a congestion control: expected " +
+                     RoceCongestionControl::GetNameHint();
+            return false;
+        }
+        m_scenario.congestionControl = cc.GetName();
     }
     std::string ccWhy;
     if (s.topology != "ideal" && !RoceHelper::CheckCongestionControl(s.congestionControl, &ccWhy))

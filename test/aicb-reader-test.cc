@@ -4,6 +4,7 @@
 // and the lines present run; pp > 1 files become pipelines (sends per stage boundary, the GPipe
 // bubble in closed form) or are refused naming the field; malformed files stop with "file:line:
 // reason".
+#include "test-dir.h"
 #include "trace-encoders.h"
 
 #include "ns3/aicb-reader.h"
@@ -159,9 +160,7 @@ class AicbReader : public ::testing::Test
   protected:
     void SetUp() override
     {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        m_dir = std::filesystem::path(::testing::TempDir()) /
-                ("aicb-reader-" + std::to_string(::getpid()) + "-" + info->name());
+        m_dir = std::filesystem::path(aifabric::TestDir()) / "aicb";
         std::filesystem::remove_all(m_dir);
         std::filesystem::create_directories(m_dir);
     }

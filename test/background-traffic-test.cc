@@ -22,9 +22,7 @@ class BackgroundTrafficRun : public NsTest
 std::string
 WriteFile(const std::string& name, const std::string& text)
 {
-    const std::string path = (std::filesystem::temp_directory_path() /
-                              (name + "-" + std::to_string(::getpid()) + ".txt"))
-                                 .string();
+    const std::string path = TestDir() + name + ".txt";
     std::ofstream(path) << text;
     return path;
 }

@@ -134,7 +134,7 @@ TEST_F(BadInput, UnknownCongestionControl)
             RoceHelper roce;
             roce.SetCongestionControl("ns3::Cubic");
         },
-        "unknown type 'ns3::Cubic'");
+        "'ns3::Cubic' is not a congestion-control TypeId");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -361,8 +361,7 @@ TEST_F(BadInput, AttributesFromTextAreCheckedByKind)
 
 TEST_F(BadInput, OutputPlacesAreCheckedBeforeTheRun)
 {
-    const std::string dir =
-        ::testing::TempDir() + "ai-fabric-outputs-" + std::to_string(::getpid());
+    const std::string dir = TestDir() + "outputs";
     const std::string file = dir + "-file";
     std::ofstream(file) << "x";
     std::string why;

@@ -3,6 +3,7 @@
 // lays them out decode to the collectives they describe, hand-encoded traces exercise
 // every mapping rule, and malformed files stop with a
 // message naming the file, the record and the reason (never a crash or a hang).
+#include "test-dir.h"
 #include "trace-encoders.h"
 
 #include "ns3/chakra-reader.h"
@@ -35,9 +36,7 @@ class ChakraReader : public ::testing::Test
   protected:
     void SetUp() override
     {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        m_dir = std::filesystem::path(::testing::TempDir()) /
-                ("chakra-reader-" + std::to_string(::getpid()) + "-" + info->name());
+        m_dir = std::filesystem::path(aifabric::TestDir()) / "chakra";
         std::filesystem::remove_all(m_dir);
         std::filesystem::create_directories(m_dir);
     }

@@ -295,7 +295,7 @@ TEST_F(NsTest, GpuPresetFixedTraceOnAnotherGpuWarnsAndScales)
     std::string error;
     const TrainingTrace h100 = gen->Generate(SmallModel(), &error);
     ASSERT_EQ(h100.GetGpu(), "H100");
-    const std::string file = testing::TempDir() + "ai-fabric-gpu-preset-h100.json";
+    const std::string file = aifabric::TestDir() + "gpu-preset-h100.json";
     ASSERT_TRUE(TraceJson::Write(h100, file, &error)) << error;
     const std::vector<int64_t> recorded = ComputeDurations(h100);
     ASSERT_FALSE(recorded.empty());

@@ -65,9 +65,7 @@ CaptureTwoWorkerReduction(const std::string& tag,
                           const std::vector<std::string>& fields,
                           const std::string& sourceDir)
 {
-    const std::string file = (std::filesystem::temp_directory_path() /
-                              ("ai-fabric-" + tag + "-" + std::to_string(::getpid()) + ".pcap"))
-                                 .string();
+    const std::string file = TestDir() + tag + ".pcap";
     RoceHelper roce;
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo = topoHelper.Star(2, DataRate("100Gbps"), MicroSeconds(1));

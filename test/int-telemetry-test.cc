@@ -238,11 +238,8 @@ TEST_F(IntTelemetry, PcapShowsTheStackAndTheRoceHeaders)
 {
     // Captured at the sender. The ICRC covers the RoCEv2 packet without the transit header: the
     // first data frame of the same flow (same seed) has the same ICRC with and without telemetry.
-    const auto dir = std::filesystem::temp_directory_path();
-    const std::string withInt =
-        (dir / ("ai-fabric-int-" + std::to_string(::getpid()) + ".pcap")).string();
-    const std::string without =
-        (dir / ("ai-fabric-noint-" + std::to_string(::getpid()) + ".pcap")).string();
+    const std::string withInt = TestDir() + "int.pcap";
+    const std::string without = TestDir() + "noint.pcap";
     RunOneWrite("ns3::Hpcc", 16 << 10, withInt);
     RunOneWrite("ns3::NoCongestionControl", 16 << 10, without);
     auto lastFour = [](const std::string& file) {

@@ -210,11 +210,8 @@ class Pcap : public NsTest
     void SetUp() override
     {
         NsTest::SetUp();
-        // One folder per test process: ctest runs the tests of a suite in parallel.
-        dir = std::filesystem::temp_directory_path() /
-              ("ai-fabric-pcap-" + std::to_string(::getpid()));
-        std::filesystem::remove_all(dir);
-        std::filesystem::create_directories(dir);
+        // The test's own folder: ctest runs the tests of a suite in parallel.
+        dir = TestDir();
     }
 
     void TearDown() override

@@ -45,7 +45,7 @@ Slurp(const std::string& path)
 std::string
 TempPath(const std::string& name)
 {
-    return ::testing::TempDir() + "ai-fabric-bad-input-" + std::to_string(::getpid()) + "-" + name;
+    return aifabric::TestDir() + name;
 }
 
 /// Write text to a fresh temporary file; return its path.
@@ -68,13 +68,13 @@ RunProgram(const std::string& program, const std::vector<std::string>& args)
     const std::string exe = std::string(AI_FABRIC_PROGRAM_DIR) + "/" + program;
     const std::string outFile = TempPath(program + "-stdout");
     const std::string errFile = TempPath(program + "-stderr");
+    const std::string dir = aifabric::TestDir(); // before fork: the child's pid differs
     Outcome o;
     const pid_t pid = ::fork();
     if (pid == 0)
     {
         if (!std::freopen(outFile.c_str(), "w", stdout) ||
-            !std::freopen(errFile.c_str(), "w", stderr) ||
-            ::chdir(::testing::TempDir().c_str()) != 0)
+            !std::freopen(errFile.c_str(), "w", stderr) || ::chdir(dir.c_str()) != 0)
         {
             std::_Exit(127);
         }
@@ -285,7 +285,7 @@ TEST(ProgramBadInput, DcqcnConvergence)
                  {{"--csv=/nonexistent-ai-fabric-dir/series.csv"},
                   "expected a file in a writable folder (folder /nonexistent-ai-fabric-dir does "
                   "not exist)"},
-                 {{"--csv=" + ::testing::TempDir()},
+                 {{"--csv=" + aifabric::TestDir()},
                   "expected a file in a writable folder (a folder, not a file)"},
              }));
     ExpectHelp("dcqcn-convergence");
@@ -422,7 +422,7 @@ TEST(ProgramBadInput, TraceGenerator)
                  {{"--config=/nonexistent/model.json", "--out=x.json"},
                   "--config=/nonexistent/model.json: expected a readable file (cannot open it: No "
                   "such file or directory)"},
-                 {{"--config=" + ::testing::TempDir(), "--out=x.json"},
+                 {{"--config=" + aifabric::TestDir(), "--out=x.json"},
                   "expected a readable file (a folder, not a file)"},
                  {{"--config=" + config, "--out=" + NotAFolder() + "/trace.json"},
                   "--out=" + NotAFolder() + "/trace.json: expected a file in a writable folder"},

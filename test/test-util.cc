@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "test-util.h"
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
+#include <unistd.h>
 
 namespace aifabric
 {
@@ -27,6 +30,76 @@ NsTest::TearDown()
 {
     Simulator::Destroy();
     Config::Reset();
+}
+
+namespace
+{
+/// The folder TestDir made for the running test (empty before its first call).
+std::string g_testDir;
+
+/// Removes a passed test's TestDir folder; a failed test's stays for inspection.
+class TestDirCleaner : public ::testing::EmptyTestEventListener
+{
+    void OnTestEnd(const ::testing::TestInfo& info) override
+    {
+        if (!g_testDir.empty() && info.result()->Passed())
+        {
+            std::error_code ignored;
+            std::filesystem::remove_all(g_testDir, ignored);
+        }
+        g_testDir.clear();
+    }
+};
+
+/// Registered before main (every suite links this file): owned by GoogleTest.
+const bool g_cleanerRegistered = [] {
+    ::testing::UnitTest::GetInstance()->listeners().Append(new TestDirCleaner);
+    return true;
+}();
+} // namespace
+
+std::string
+TestDir()
+{
+    if (!g_testDir.empty())
+    {
+        return g_testDir;
+    }
+    std::filesystem::path base;
+    for (const char* variable : {"TEST_TMPDIR", "TMPDIR"})
+    {
+        const char* value = std::getenv(variable);
+        if (value && *value)
+        {
+            base = value;
+            break;
+        }
+    }
+    if (base.empty())
+    {
+        base = std::filesystem::temp_directory_path();
+    }
+    // Outside a test (a suite's SetUpTestSuite): one folder for the process, kept.
+    static std::string processDir;
+    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    if (!info && !processDir.empty())
+    {
+        return processDir;
+    }
+    std::string name = "ai-fabric-" + std::to_string(::getpid());
+    if (info)
+    {
+        name += std::string("-") + info->test_suite_name() + "." + info->name();
+    }
+    for (char& c : name)
+    {
+        c = (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.') ? c : '_';
+    }
+    const std::filesystem::path dir = base / name;
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    (info ? g_testDir : processDir) = dir.string() + "/";
+    return info ? g_testDir : processDir;
 }
 
 namespace

@@ -3,6 +3,8 @@
 #ifndef AI_FABRIC_TEST_UTIL_H
 #define AI_FABRIC_TEST_UTIL_H
 
+#include "test-dir.h"
+
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"

@@ -2,8 +2,10 @@
 // The main program's machinery: scenario files (good and bad), the built-in default
 // scenario end to end with its reports (Perfetto timeline with the expected tracks,
 // identical results for the same seed), and a deadlocking workload reported as stuck.
+#include "test-util.h"
 #include "trace-encoders.h"
 
+#include "ns3/scenario-overrides.h"
 #include "ns3/trace-json.h"
 #include "ns3/training-report.h"
 #include "ns3/training-scenario.h"
@@ -33,7 +35,7 @@ Slurp(const std::string& file)
 std::string
 OutDir(const std::string& name)
 {
-    return testing::TempDir() + "ai-fabric-" + name;
+    return aifabric::TestDir() + name;
 }
 
 /// Run a scenario, write its reports into dir, return the results JSON.
@@ -86,18 +88,20 @@ TEST(TrainingScenario, BadScenariosAreNamed)
     EXPECT_FALSE(TrainingScenario::Read("/nonexistent/scn.json", s, &error));
     EXPECT_NE(error.find("/nonexistent/scn.json: cannot open"), std::string::npos) << error;
 
-    // A missing trace file and an unknown attribute fail at Build, named.
+    // A missing trace file and an unknown attribute fail at Build, named. The scenario
+    // "is" in the test's own folder, where nothing else makes a missing.json.
+    const std::string dir = aifabric::TestDir() + "dir/";
     ASSERT_TRUE(
         TrainingScenario::Parse(R"({"workload": {"format": "json", "file": "missing.json"}})",
-                                "/tmp/dir/scn.json",
+                                dir + "scn.json",
                                 s,
                                 &error))
         << error;
-    EXPECT_EQ(s.traceFile, "/tmp/dir/missing.json"); // relative to the scenario file
+    EXPECT_EQ(s.traceFile, dir + "missing.json"); // relative to the scenario file
     {
         TrainingSimulation sim(s);
         EXPECT_FALSE(sim.ApplyGlobalSettings(&error) && sim.Build(&error));
-        EXPECT_NE(error.find("/tmp/dir/missing.json: cannot open"), std::string::npos) << error;
+        EXPECT_NE(error.find(dir + "missing.json: cannot open"), std::string::npos) << error;
     }
     TrainingScenario t;
     ASSERT_TRUE(
@@ -202,7 +206,7 @@ TEST(TrainingSimulation, DeadlockingWorkloadIsReportedStuck)
             t.AddOp(r, op);
         }
     }
-    const std::string file = testing::TempDir() + "ai-fabric-deadlock.json";
+    const std::string file = aifabric::TestDir() + "deadlock.json";
     std::string error;
     ASSERT_TRUE(TraceJson::Write(t, file, &error)) << error;
     TrainingScenario s;
@@ -295,6 +299,37 @@ TEST(TrainingSimulation, ChakraAndAicbWorkloadsRun)
         // 48 all-reduces of 20 MiB over NVLink cannot be free.
         EXPECT_GT(rank0["total_s"].get<double>(), rank0["compute_s"].get<double>());
     }
+}
+
+// One vocabulary for --cc and the scenario's congestionControl: "none" is
+// ns3::NoCongestionControl in both, and the report names the TypeId that ran.
+TEST(TrainingScenario, CongestionControlNoneAsOnTheCommandLine)
+{
+    const std::string small = R"("cluster": {"servers": 2, "gpusPerServer": 2, "spines": 1},
+        "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256, "heads": 4,
+        "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 2}})";
+    std::string error;
+    TrainingScenario fromFile;
+    ASSERT_TRUE(
+        TrainingScenario::Parse("{" + small + R"(, "fabric": {"congestionControl": "none"}})",
+                                "scn.json",
+                                fromFile,
+                                &error))
+        << error;
+    TrainingSimulation sim(fromFile);
+    ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
+    EXPECT_EQ(sim.GetScenario().congestionControl, "ns3::NoCongestionControl");
+    TypeIdValue built;
+    sim.GetCluster().network.nics.front()->GetAttribute("CongestionControl", built);
+    EXPECT_EQ(built.Get().GetName(), "ns3::NoCongestionControl");
+    Simulator::Destroy();
+
+    TrainingScenario fromOption;
+    ASSERT_TRUE(TrainingScenario::Parse("{" + small + "}", "scn.json", fromOption, &error));
+    ScenarioOverrides o;
+    o.cc = "none";
+    ASSERT_TRUE(o.Apply(fromOption, &error)) << error;
+    EXPECT_EQ(fromOption.congestionControl, "ns3::NoCongestionControl");
 }
 
 TEST(TrainingScenario, ImpossibleSettingsAreNamedNotAborted)
@@ -405,7 +440,7 @@ TEST(TrainingSimulation, ClusterFromATopologyFile)
 {
     // Two servers of two GPUs, each server's GPUs on their own leaf, one spine: TP stays on
     // NVLink, DP crosses the spine.
-    const std::string topo = testing::TempDir() + "ai-fabric-topology.json";
+    const std::string topo = aifabric::TestDir() + "topology.json";
     {
         std::ofstream out(topo);
         out << R"({"hosts": {"count": 4, "prefix": "gpu"},
@@ -446,12 +481,13 @@ TEST(TrainingSimulation, ClusterFromATopologyFile)
     EXPECT_NE(error.find("/cluster/file"), std::string::npos) << error;
     ASSERT_TRUE(
         TrainingScenario::Parse(R"({"cluster": {"topology": "file", "file": "missing.json"}})",
-                                "/tmp/scn.json",
+                                aifabric::TestDir() + "scn.json",
                                 s,
                                 &error));
     TrainingSimulation sim(s);
     EXPECT_FALSE(sim.ApplyGlobalSettings(&error) && sim.Build(&error));
-    EXPECT_NE(error.find("/tmp/missing.json: cannot open"), std::string::npos) << error;
+    EXPECT_NE(error.find(aifabric::TestDir() + "missing.json: cannot open"), std::string::npos)
+        << error;
 }
 
 // The rail-aligned ring is a scenario algorithm like any other, reported under its own

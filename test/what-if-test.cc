@@ -27,7 +27,7 @@ const char* MODEL_TP4_DP4 = R"({"layers": 2, "hidden": 512, "heads": 8, "seqLeng
 std::string
 TempFile(const std::string& name, const std::string& content)
 {
-    const std::string path = testing::TempDir() + "ai-fabric-what-if-" + name;
+    const std::string path = aifabric::TestDir() + name;
     std::ofstream out(path, std::ios::binary);
     out << content;
     return path;
@@ -183,12 +183,10 @@ TEST(WhatIf, BadValuesAreOneMessageNamingTheOption)
          "--oversubscription=2x: expected a number from 1 to 64"},
         {&ScenarioOverrides::cc,
          "ns3::Dcqcm",
-         "--cc=ns3::Dcqcm: expected a congestion control TypeId (e.g. "
-         "ns3::Dcqcn) or none"},
+         "--cc=ns3::Dcqcm: expected a congestion-control TypeId (ns3::"},
         {&ScenarioOverrides::cc,
          "ns3::Node",
-         "--cc=ns3::Node: expected a congestion control TypeId (e.g. "
-         "ns3::Dcqcn) or none"},
+         "--cc=ns3::Node: expected a congestion-control TypeId (ns3::"},
         {&ScenarioOverrides::algorithm, "rings", "--algorithm=rings: expected one of auto, ring"},
         {&ScenarioOverrides::channels, "65", "--channels=65: expected an integer in 0..64"},
         {&ScenarioOverrides::computeScale,
@@ -270,15 +268,15 @@ TEST_F(NsTest, WhatIfWorkloadFormatIsDetected)
     TransformerConfig model;
     std::string error;
     ASSERT_TRUE(TransformerTraceGenerator::ParseConfig(MODEL_TP4_DP4, "m", model, &error)) << error;
-    const std::string trace = testing::TempDir() + "ai-fabric-what-if-trace.data"; // any name
+    const std::string trace = aifabric::TestDir() + "trace.data"; // any name
     ASSERT_TRUE(TraceJson::Write(gen->Generate(model, &error), trace, &error)) << error;
     const std::string config = TempFile("model.json", MODEL_TP4_DP4);
     const std::string aicb =
         TempFile("aicb.txt", "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8\n1\n");
-    const std::string cj = testing::TempDir() + "ai-fabric-what-if-cj";
+    const std::string cj = aifabric::TestDir() + "cj";
     TempFile("cj.0.json", "[]");
     TempFile("cj.1.json", R"([{"id": 1}])");
-    const std::string et = testing::TempDir() + "ai-fabric-what-if-et";
+    const std::string et = aifabric::TestDir() + "et";
     for (int r = 0; r < 3; ++r)
     {
         TempFile("et." + std::to_string(r) + ".et", std::string("\x08\x00\x12\x00", 4));
@@ -370,7 +368,7 @@ TEST_F(NsTest, WhatIfIdleGpusAreReported)
     TransformerConfig model;
     std::string error;
     ASSERT_TRUE(TransformerTraceGenerator::ParseConfig(MODEL_TP4_DP4, "m", model, &error)) << error;
-    const std::string trace = testing::TempDir() + "ai-fabric-what-if-16.json";
+    const std::string trace = aifabric::TestDir() + "16.json";
     ASSERT_TRUE(TraceJson::Write(gen->Generate(model, &error), trace, &error)) << error;
     TrainingScenario s; // 2 x 8
     ScenarioOverrides o;

@@ -27,10 +27,7 @@ class WireFormat : public NsTest
         }
         // One folder per process: ctest runs each test of this suite as its own process,
         // in parallel, and each captures its own run.
-        dir = std::filesystem::temp_directory_path() /
-              ("ai-fabric-wire-format-" + std::to_string(::getpid()));
-        std::filesystem::remove_all(dir);
-        std::filesystem::create_directories(dir);
+        dir = TestDir();
         Config::Reset();
         // A 2:1 incast with a small buffer and low ECN thresholds, no congestion control
         // (the senders keep line rate, so PFC must act): data, ACKs, CNPs and PFC all

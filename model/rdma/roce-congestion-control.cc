@@ -12,6 +12,56 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RoceCongestionControl");
 NS_OBJECT_ENSURE_REGISTERED(RoceCongestionControl);
 
+namespace
+{
+/// Names that are not TypeId names: (name, TypeId name).
+const std::pair<const char*, const char*> CC_ALIASES[] = {
+    {"none", "ns3::NoCongestionControl"},
+};
+} // namespace
+
+bool
+RoceCongestionControl::LookupByName(const std::string& name, TypeId* tid)
+{
+    std::string typeName = name;
+    for (const auto& [alias, target] : CC_ALIASES)
+    {
+        if (name == alias)
+        {
+            typeName = target;
+        }
+    }
+    TypeId found;
+    if (!TypeId::LookupByNameFailSafe(typeName, &found) || !found.IsChildOf(GetTypeId()))
+    {
+        return false;
+    }
+    NS_LOG_LOGIC("congestion control \"" << name << "\" is " << found.GetName());
+    *tid = found;
+    return true;
+}
+
+std::string
+RoceCongestionControl::GetNameHint()
+{
+    // Every registered algorithm, from ns-3's TypeId registry (the module's and a user's).
+    std::string names;
+    for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
+    {
+        const TypeId t = TypeId::GetRegistered(i);
+        if (t != GetTypeId() && t.IsChildOf(GetTypeId()) && t.HasConstructor())
+        {
+            names += (names.empty() ? "" : ", ") + t.GetName();
+        }
+    }
+    std::string hint = "a congestion-control TypeId (" + names + ")";
+    for (const auto& [alias, target] : CC_ALIASES)
+    {
+        hint += std::string(" or ") + alias;
+    }
+    return hint;
+}
+
 TypeId
 RoceCongestionControl::GetTypeId()
 {

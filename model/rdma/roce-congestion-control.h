@@ -82,6 +82,18 @@ class RoceCongestionControl : public Object
     ~RoceCongestionControl() override;
 
     /**
+     * The one vocabulary of congestion-control names, for programs, scenario files and
+     * helpers alike: a TypeId name derived from ns3::RoceCongestionControl, or "none"
+     * (ns3::NoCongestionControl).
+     * \param name the name
+     * \param tid set to the congestion control's TypeId on success
+     * \return true if name selects a congestion control
+     */
+    static bool LookupByName(const std::string& name, TypeId* tid);
+    /// \return what LookupByName accepts, for error messages
+    static std::string GetNameHint();
+
+    /**
      * Called once before the first packet; starts sending at line rate.
      * \param lineRateBps the NIC's line rate in bit/s
      */

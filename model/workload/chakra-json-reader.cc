@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The JSON forms of ChakraTraceReader (see chakra-reader.h): a file becomes a RankInput.
 #include "chakra-reader.h"
+#include "json-text.h"
 
 #include <algorithm>
 #include <iterator>
@@ -164,13 +165,8 @@ ReadJsonRank(const std::string& file, RankInput& input, std::string& error)
         return false;
     }
     input.file = file;
-    try
+    if (!JsonText::Parse(text, file, &doc, &error))
     {
-        doc = nlohmann::json::parse(text);
-    }
-    catch (const nlohmann::json::exception& e)
-    {
-        error = file + ": not valid JSON: " + e.what();
         return false;
     }
     const nlohmann::json* nodes = doc.is_object() ? Find(doc, {"workload_graph", "nodes"}) : &doc;
@@ -180,24 +176,33 @@ ReadJsonRank(const std::string& file, RankInput& input, std::string& error)
                        "or \"nodes\" array";
         return false;
     }
-    for (size_t k = 0; k < nodes->size(); ++k)
+    try
     {
-        const nlohmann::json& obj = (*nodes)[k];
-        RawNode node;
-        node.where = "node #" + std::to_string(k);
-        std::string reason = "not an object";
-        // A GlobalMetadata may lead the list: it has a version and no node fields.
-        if (k == 0 && obj.is_object() && obj.contains("version") &&
-            !Find(obj, {"id", "Id", "type", "NodeType"}))
+        for (size_t k = 0; k < nodes->size(); ++k)
         {
-            continue;
+            const nlohmann::json& obj = (*nodes)[k];
+            RawNode node;
+            node.where = "node #" + std::to_string(k);
+            std::string reason = "not an object";
+            // A GlobalMetadata may lead the list: it has a version and no node fields.
+            if (k == 0 && obj.is_object() && obj.contains("version") &&
+                !Find(obj, {"id", "Id", "type", "NodeType"}))
+            {
+                continue;
+            }
+            if (!obj.is_object() || !JsonNode(obj, node, reason))
+            {
+                error = file + ": " + node.where + ": " + reason;
+                return false;
+            }
+            input.nodes.push_back(std::move(node));
         }
-        if (!obj.is_object() || !JsonNode(obj, node, reason))
-        {
-            error = file + ": " + node.where + ": " + reason;
-            return false;
-        }
-        input.nodes.push_back(std::move(node));
+    }
+    catch (const nlohmann::json::exception& e)
+    {
+        // JsonNode checks every type before reading; this is a backstop, not a path.
+        error = file + ": unexpected JSON content: " + JsonText::Describe(e);
+        return false;
     }
     return true;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "trace-json.h"
 
+#include "json-text.h"
+
 #include <fstream>
 #include <initializer_list>
 #include <limits>
@@ -406,15 +408,12 @@ TrainingTrace
 TraceJson::Parse(const std::string& text, const std::string& source, std::string* error)
 {
     Json doc;
-    try
-    {
-        doc = Json::parse(text);
-    }
-    catch (const Json::parse_error& e)
+    std::string why;
+    if (!JsonText::Parse(text, source, &doc, &why))
     {
         if (error)
         {
-            *error = source + ": not valid JSON (" + e.what() + ")";
+            *error = why;
         }
         return TrainingTrace();
     }
@@ -429,6 +428,15 @@ TraceJson::Parse(const std::string& text, const std::string& source, std::string
         if (error)
         {
             *error = source + ": " + (e.where.empty() ? "/" : e.where) + ": " + e.what;
+        }
+        return TrainingTrace();
+    }
+    catch (const Json::exception& e)
+    {
+        // The parser checks every type before reading; this is a backstop, not a path.
+        if (error)
+        {
+            *error = source + ": unexpected JSON content: " + JsonText::Describe(e);
         }
         return TrainingTrace();
     }

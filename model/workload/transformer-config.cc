@@ -2,6 +2,7 @@
 // TransformerConfig: validation, its JSON form, and the closed-form parameter and byte
 // counts (TransformerTraceGenerator::ParseConfig, ::Count). The trace itself is written
 // in transformer-trace-generator.cc.
+#include "json-text.h"
 #include "transformer-trace-generator.h"
 
 #include <cmath>
@@ -145,13 +146,8 @@ TransformerTraceGenerator::ParseConfig(const std::string& text,
 {
     using Json = nlohmann::json;
     Json doc;
-    try
+    if (!JsonText::Parse(text, source, &doc, error))
     {
-        doc = Json::parse(text);
-    }
-    catch (const Json::parse_error& e)
-    {
-        *error = source + ": not valid JSON (" + e.what() + ")";
         return false;
     }
     if (!doc.is_object())
