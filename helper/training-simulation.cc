@@ -1,40 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "training-simulation.h"
 
-#include "ns3/aicb-reader.h"
+#include "ina-feature.h"
+#include "link-events-feature.h"
+#include "pcap-feature.h"
+#include "roce-topology-reader.h"
+#include "scenario-settings.h"
+
 #include "ns3/boolean.h"
-#include "ns3/chakra-reader.h"
 #include "ns3/collective-selection.h"
-#include "ns3/config.h"
-#include "ns3/double.h"
 #include "ns3/gpu-preset.h"
 #include "ns3/ideal-transport.h"
-#include "ns3/program-options.h"
-#include "ns3/rng-seed-manager.h"
+#include "ns3/log.h"
 #include "ns3/roce-congestion-control.h"
-#include "ns3/roce-topology-reader.h"
 #include "ns3/simulator.h"
-#include "ns3/string.h"
-#include "ns3/trace-json.h"
 #include "ns3/uinteger.h"
 
-#include <cctype>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
-#include <iostream>
-#include <map>
 #include <set>
-#include <sstream>
 #include <tuple>
 
 namespace ns3
 {
 
+NS_LOG_COMPONENT_DEFINE("TrainingSimulation");
+
 TrainingSimulation::TrainingSimulation(const TrainingScenario& scenario)
     : m_scenario(scenario)
 {
+    // The optional features, installed in this order (link events before background
+    // traffic: both name /events or /background on the ideal topology, events first).
+    m_background = Create<BackgroundFeature>();
+    m_deadlocks = Create<DeadlockDetectorFeature>();
+    m_features = {Create<InaFeature>(),
+                  Create<LinkEventsFeature>(),
+                  m_background,
+                  m_deadlocks,
+                  Create<PcapFeature>()};
 }
 
 TrainingSimulation::~TrainingSimulation()
@@ -50,292 +53,14 @@ TrainingSimulation::~TrainingSimulation()
 }
 
 bool
-TrainingSimulation::LoadTrace(std::string* error)
-{
-    const TrainingScenario& s = m_scenario;
-    if (s.traceFormat == "json")
-    {
-        std::ifstream probe(s.traceFile);
-        if (!probe && s.source == "built-in default scenario")
-        {
-            // The default names the shipped trace; a binary run away from its source
-            // tree generates the same one instead.
-            auto gen = CreateObject<TransformerTraceGenerator>();
-            m_trace = gen->Generate(s.generator, error);
-            m_workloadNote = "generated (" + s.traceFile + " not found)";
-            return m_trace.GetNRanks() > 0;
-        }
-        m_trace = TraceJson::Read(s.traceFile, error);
-        m_workloadNote = s.traceFile;
-        return m_trace.GetNRanks() > 0;
-    }
-    if (s.traceFormat == "generator")
-    {
-        // Compute follows the cluster's GPU: the generator's Gpu default is the preset's
-        // (GpuClusterHelper::GetGpuDefaults, applied by ApplyGlobalSettings), unless the user's
-        // settings say otherwise.
-        auto gen = CreateObject<TransformerTraceGenerator>();
-        m_trace = gen->Generate(s.generator, error);
-        m_workloadNote = s.traceFile.empty() ? "generated from the scenario's model"
-                                             : "generated from " + s.traceFile;
-        return m_trace.GetNRanks() > 0;
-    }
-    const uint32_t ranks = s.traceRanks ? s.traceRanks : s.GetNGpus();
-    if (s.traceFormat == "aicb")
-    {
-        std::ostringstream warnings; // one line each: layer counts, ignored fields
-        m_trace = AicbTraceReader::Read(s.traceFile, ranks, error, &warnings);
-        std::istringstream lines(warnings.str());
-        for (std::string line; std::getline(lines, line);)
-        {
-            const std::string prefix = "warning: ";
-            m_warnings.push_back(line.rfind(prefix, 0) == 0 ? line.substr(prefix.size()) : line);
-        }
-    }
-    else if (s.traceFormat == "chakra")
-    {
-        m_trace = ChakraTraceReader::ReadPrefix(s.traceFile, ranks, error);
-    }
-    else if (s.traceFormat == "chakra-json")
-    {
-        std::vector<std::string> files;
-        for (uint32_t r = 0; r < ranks; ++r)
-        {
-            files.push_back(s.traceFile + "." + std::to_string(r) + ".json");
-        }
-        m_trace = ChakraTraceReader::ReadJson(files, error);
-    }
-    else
-    {
-        *error = s.source + ": /workload/format: unknown format \"" + s.traceFormat + "\"";
-        return false;
-    }
-    m_workloadNote = s.traceFormat + " " + s.traceFile;
-    return m_trace.GetNRanks() > 0;
-}
-
-void
-TrainingSimulation::AdaptTrace()
-{
-    const TrainingScenario& s = m_scenario;
-    const std::string& traceGpu = m_trace.GetGpu();
-    if (!traceGpu.empty() && traceGpu != s.gpu)
-    {
-        std::ostringstream w;
-        w << m_workloadNote << ": the trace's compute durations are for " << traceGpu
-          << " but the cluster's GPU is " << s.gpu;
-        if (s.computeScale != 1)
-        {
-            w << "; they are replayed x " << s.computeScale << " (computeScale)";
-        }
-        else
-        {
-            const GpuPreset* from = GpuPreset::Find(traceGpu);
-            const GpuPreset* to = GpuPreset::Find(s.gpu);
-            w << "; they are replayed as recorded: set computeScale";
-            if (from && to)
-            {
-                // Compute-bound ops scale with peak FLOP/s, memory-bound ones with HBM.
-                w << " (" << from->peakFlops / to->peakFlops << " for compute-bound ops, "
-                  << from->memoryBandwidth / to->memoryBandwidth << " for memory-bound ones)";
-            }
-            w << " or regenerate the trace for " << s.gpu;
-        }
-        m_warnings.push_back(w.str());
-    }
-    if (s.computeScale != 1)
-    {
-        for (uint32_t r = 0; r < m_trace.GetNRanks(); ++r)
-        {
-            for (TraceOp& op : m_trace.GetOps(r))
-            {
-                if (op.kind == TraceOpKind::COMPUTE)
-                {
-                    op.duration = NanoSeconds(std::llround(
-                        static_cast<double>(op.duration.GetNanoSeconds()) * s.computeScale));
-                }
-            }
-        }
-    }
-    const uint32_t gpus = s.GetNGpus();
-    if (m_trace.GetNRanks() < gpus)
-    {
-        const uint32_t idle = gpus - m_trace.GetNRanks();
-        std::ostringstream w;
-        w << "the workload has " << m_trace.GetNRanks() << " ranks but the cluster " << gpus
-          << " GPUs: " << idle << " GPUs ("
-          << (idle * 2 == gpus ? "half the cluster" : std::to_string(100 * idle / gpus) + " %")
-          << ") stay idle";
-        m_warnings.push_back(w.str());
-    }
-}
-
-bool
-TrainingSimulation::ApplyConfig(const std::string& path,
-                                const std::string& value,
-                                std::string* error)
-{
-    const std::string where = m_scenario.source + ": /fabric/config/" + path + ": ";
-    const size_t split = path.rfind("::");
-    TypeId tid;
-    TypeId::AttributeInformation info;
-    if (split == std::string::npos || !TypeId::LookupByNameFailSafe(path.substr(0, split), &tid) ||
-        !tid.LookupAttributeByName(path.substr(split + 2), &info))
-    {
-        *error = where + "no such attribute (expected ns3::Class::Attribute)";
-        return false;
-    }
-    const std::string className = path.substr(0, split);
-    if (className == "ns3::NvLinkPort" || className == "ns3::NvSwitch")
-    {
-        // The fabric configures its ports and switch from its own attributes.
-        *error = where + "set the ns3::NvSwitchFabric attribute of the same name instead";
-        return false;
-    }
-    // ns-3 aborts on many malformed values (times, rates, numbers with trailing text,
-    // pointers): every value is checked first, by the kind of the attribute, as the
-    // programs check --ns3:: options.
-    const std::string type = AttributeKindName(info.checker);
-    std::string expected;
-    Ptr<AttributeValue> v = AttributeValueFromText(info.checker, value, &expected);
-    if (!v || !Config::SetDefaultFailSafe(path, *v))
-    {
-        *error =
-            where + "\"" + value + "\" is not a valid " + type + " (expected " + expected + ")";
-        return false;
-    }
-    return true;
-}
-
-bool
-TrainingSimulation::NvlsOnCluster() const
-{
-    // The preset said whether the switches reduce (NvlsSupported); a user's setting of
-    // that attribute wins, so ask the switches themselves.
-    for (const auto& sw : m_cluster.nvSwitches)
-    {
-        BooleanValue supported;
-        sw->GetAttribute("NvlsSupported", supported);
-        if (supported.Get())
-        {
-            return true;
-        }
-    }
-    return false;
-}
-
-bool
-TrainingSimulation::CheckAlgorithms(std::string* error) const
-{
-    // Every (group, collective, algorithm) the trace will ask for, tried before the run
-    // so that an impossible one is an error here and not an abort mid-simulation.
-    std::set<std::tuple<std::string, CollectiveType, std::string>> seen;
-    for (uint32_t r = 0; r < m_trace.GetNRanks(); ++r)
-    {
-        for (const TraceOp& op : m_trace.GetOps(r))
-        {
-            if (op.kind != TraceOpKind::COLLECTIVE)
-            {
-                continue;
-            }
-            const std::string algorithm = op.algorithm.empty() ? m_runnerAlgorithm : op.algorithm;
-            if (!seen.insert({op.group, op.collective, algorithm}).second)
-            {
-                continue;
-            }
-            if (algorithm == "nvls" && !m_cluster.nvSwitches.empty() && !NvlsOnCluster())
-            {
-                *error = m_scenario.source + ": algorithm nvls (" +
-                         (op.algorithm.empty() ? std::string("collectives.algorithm or --algorithm")
-                                               : "rank " + std::to_string(r) + " op " +
-                                                     std::to_string(op.id) + " of the trace") +
-                         "): the " + m_scenario.gpu +
-                         " GPU preset has no NVLS (NVLink SHARP needs Hopper or newer: " +
-                         GpuPreset::GetNvlsNameList() + ")";
-                return false;
-            }
-            const TraceGroup& g = m_trace.GetGroup(op.group);
-            const uint32_t n = static_cast<uint32_t>(g.ranks.size());
-            CollectiveSelection selection(m_transport, g.ranks);
-            bool known = false;
-            std::string why;
-            const bool ok = selection.CanMakePlan(op.collective,
-                                                  algorithm,
-                                                  m_world.SubGroup(g.ranks),
-                                                  &known,
-                                                  &why);
-            if (!known)
-            {
-                *error = m_scenario.source + ": unknown collective algorithm \"" + algorithm +
-                         "\" (" + GetCollectiveAlgorithmNameList() + ")";
-                return false;
-            }
-            if (!ok)
-            {
-                *error = m_scenario.source + ": rank " + std::to_string(r) + " op " +
-                         std::to_string(op.id) + " ('" + op.name + "'): no " + algorithm + " " +
-                         CollectiveTypeToString(op.collective) + " on group '" + op.group +
-                         "' of " + std::to_string(n) + " ranks (" + why + ")";
-                return false;
-            }
-        }
-    }
-    return true;
-}
-
-bool
 TrainingSimulation::ApplyGlobalSettings(std::string* error)
 {
-    const TrainingScenario& s = m_scenario;
-    // Defaults first, then the user's settings over them: the GPU preset, the scenario's
-    // run settings, then fabric/config (and the command line, which the program passes
-    // in the same list).
-    GpuClusterHelper::AttributeList gpuDefaults;
-    if (!GpuClusterHelper::GetGpuDefaults(s.gpu, &gpuDefaults))
-    {
-        *error = s.source + ": /cluster/gpu: expected " + GpuPreset::GetNameList() + ", got \"" +
-                 s.gpu + "\"";
-        return false;
-    }
-    for (const auto& [name, value] : gpuDefaults)
-    {
-        Config::SetDefault(name, *value);
-    }
-    Config::SetDefault("ns3::WorkloadRunner::Iterations", UintegerValue(s.iterations));
-    Config::SetDefault("ns3::WorkloadRunner::HangTimeout", TimeValue(s.hangTimeout));
-    // The name is checked against the attribute's list first: ns-3 asserts on an unknown
-    // enum name in builds with asserts.
-    TypeId::AttributeInformation algorithmInfo;
-    CollectiveEngine::GetTypeId().LookupAttributeByName("Algorithm", &algorithmInfo);
-    std::string expected;
-    const Ptr<AttributeValue> algorithm =
-        AttributeValueFromText(algorithmInfo.checker, s.algorithm, &expected);
-    if (!algorithm || !Config::SetDefaultFailSafe("ns3::CollectiveEngine::Algorithm", *algorithm))
-    {
-        *error = s.source + ": unknown collective algorithm \"" + s.algorithm + "\" (" +
-                 GetCollectiveAlgorithmNameList() + ")";
-        return false;
-    }
-    Config::SetDefault(
-        "ns3::CollectiveEngine::Channels",
-        UintegerValue(s.channels ? s.channels : CollectiveDefaultChannels(s.gpusPerServer)));
-    Config::SetDefault("ns3::CollectiveEngine::ChunkBytes", UintegerValue(s.chunkBytes));
-    Config::SetDefault("ns3::FabricMonitor::SampleInterval", TimeValue(s.sampleInterval));
-    for (const auto& [path, value] : s.config)
-    {
-        if (!ApplyConfig(path, value, error))
-        {
-            return false;
-        }
-    }
-    RngSeedManager::SetSeed(1);
-    RngSeedManager::SetRun(s.seed);
-    m_globalsApplied = true;
-    return true;
+    m_globalsApplied = ScenarioSettings::Apply(m_scenario, error);
+    return m_globalsApplied;
 }
 
 bool
-TrainingSimulation::Build(std::string* error)
+TrainingSimulation::CheckRunSettings(std::string* error)
 {
     const TrainingScenario& s = m_scenario;
     if (!m_globalsApplied)
@@ -361,77 +86,64 @@ TrainingSimulation::Build(std::string* error)
                  std::to_string(chunk);
         return false;
     }
-    TypeId cc;
-    if (s.topology != "ideal")
+    if (s.topology == "ideal")
     {
-        // The vocabulary of --cc: a TypeId or "none"; the report names the TypeId.
-        if (!RoceCongestionControl::LookupByName(s.congestionControl, &cc))
-        {
-            *error = s.source + ": /fabric/congestionControl: \"" + s.congestionControl +
-                     "\" is not a congestion control: expected " +
-                     RoceCongestionControl::GetNameHint();
-            return false;
-        }
-        m_scenario.congestionControl = cc.GetName();
+        return true;
     }
-    std::string ccWhy;
-    if (s.topology != "ideal" && !RoceHelper::CheckCongestionControl(s.congestionControl, &ccWhy))
+    // The vocabulary of --cc: a TypeId or "none"; the report names the TypeId.
+    TypeId cc;
+    if (!RoceCongestionControl::LookupByName(s.congestionControl, &cc))
     {
-        *error = s.source + ": " + ccWhy;
+        *error = s.source + ": /fabric/congestionControl: \"" + s.congestionControl +
+                 "\" is not a congestion control: expected " + RoceCongestionControl::GetNameHint();
         return false;
     }
-    InaProtocol inaProtocol = InaHelper::GetProtocols().front();
-    if (s.ina != "off")
+    m_scenario.congestionControl = cc.GetName();
+    std::string why;
+    if (!RoceHelper::CheckCongestionControl(s.congestionControl, &why))
     {
-        if (s.topology == "ideal")
-        {
-            *error = s.source + ": /fabric/ina: the ideal topology has no switches to "
-                                "aggregate in";
-            return false;
-        }
-        if (!InaHelper::ParseProtocol(s.ina, &inaProtocol))
-        {
-            *error = s.source + ": /fabric/ina: expected \"off\" or " +
-                     InaHelper::GetProtocolNameList() + ", got \"" + s.ina + "\"";
-            return false;
-        }
-        std::string why;
-        if (!CreateObject<InaAggregationEngine>()->CheckConfiguration(&why))
-        {
-            *error = s.source + ": " + why;
-            return false;
-        }
-        m_ina.SetProtocol(inaProtocol);
+        *error = s.source + ": " + why;
+        return false;
     }
-    if (s.topology == "file")
+    return true;
+}
+
+bool
+TrainingSimulation::ReadTopologyFile(std::string* error)
+{
+    const TrainingScenario& s = m_scenario;
+    // The file says how many servers and GPUs there are. A malformed file is an error
+    // with the reader's message (file, JSON place, expectation); nothing is built.
+    std::ifstream probe(s.topologyFile);
+    if (!probe)
     {
-        // The file says how many servers and GPUs there are. A malformed file is an error
-        // with the reader's message (file, JSON place, expectation); nothing is built.
-        std::ifstream probe(s.topologyFile);
-        if (!probe)
-        {
-            *error = s.source + ": /cluster/file: " + s.topologyFile + ": cannot open the file";
-            return false;
-        }
-        m_roce.SetCongestionControl(s.congestionControl);
-        RoceTopologyReader reader(m_roce);
-        RoceTopologyFile file;
-        if (!reader.Read(s.topologyFile, file, error))
-        {
-            return false;
-        }
-        const auto hosts = static_cast<uint32_t>(file.topology.nics.size());
-        if (hosts % file.gpusPerServer != 0)
-        {
-            *error = s.topologyFile + ": " + std::to_string(hosts) +
-                     " hosts do not make servers of " + std::to_string(file.gpusPerServer) +
-                     " GPUs";
-            return false;
-        }
-        m_fileNetwork = file.topology;
-        m_scenario.gpusPerServer = file.gpusPerServer;
-        m_scenario.servers = hosts / file.gpusPerServer;
+        *error = s.source + ": /cluster/file: " + s.topologyFile + ": cannot open the file";
+        return false;
     }
+    m_roce.SetCongestionControl(s.congestionControl);
+    RoceTopologyReader reader(m_roce);
+    RoceTopologyFile file;
+    if (!reader.Read(s.topologyFile, file, error))
+    {
+        return false;
+    }
+    const auto hosts = static_cast<uint32_t>(file.topology.nics.size());
+    if (hosts % file.gpusPerServer != 0)
+    {
+        *error = s.topologyFile + ": " + std::to_string(hosts) + " hosts do not make servers of " +
+                 std::to_string(file.gpusPerServer) + " GPUs";
+        return false;
+    }
+    m_fileNetwork = file.topology;
+    m_scenario.gpusPerServer = file.gpusPerServer;
+    m_scenario.servers = hosts / file.gpusPerServer;
+    return true;
+}
+
+bool
+TrainingSimulation::LoadWorkload(std::string* error)
+{
+    const TrainingScenario& s = m_scenario;
     const uint32_t gpus = s.GetNGpus();
     if (s.traceFormat == "generator" && s.generator.GetNRanks() > gpus)
     {
@@ -441,49 +153,48 @@ TrainingSimulation::Build(std::string* error)
             " GPUs (tp x pp x dp) but the cluster has " + std::to_string(gpus);
         return false;
     }
-    if (!LoadTrace(error))
+    if (!m_workload.Load(s, error))
     {
         return false;
     }
-    if (m_trace.GetNRanks() > gpus)
+    const uint32_t ranks = m_workload.GetTrace().GetNRanks();
+    if (ranks > gpus)
     {
-        *error = s.source + ": the trace has " + std::to_string(m_trace.GetNRanks()) +
+        *error = s.source + ": the trace has " + std::to_string(ranks) +
                  " ranks but the cluster has only " + std::to_string(gpus) + " GPUs";
         return false;
     }
-    AdaptTrace();
+    m_workload.Adapt(s);
+    return true;
+}
+
+void
+TrainingSimulation::BuildCluster()
+{
+    const TrainingScenario& s = m_scenario;
     m_world = CommGroup::Uniform(s.servers, s.gpusPerServer);
     if (s.topology == "ideal")
     {
+        NS_LOG_INFO("ideal carrier for " << s.GetNGpus() << " ranks");
         auto ideal = CreateObject<IdealTransport>();
-        ideal->SetAttribute("NRanks", UintegerValue(gpus));
+        ideal->SetAttribute("NRanks", UintegerValue(s.GetNGpus()));
         ideal->SetAttribute("DataRate", DataRateValue(s.idealRate));
         ideal->SetAttribute("Latency", TimeValue(s.idealLatency));
         m_transport = ideal;
+        return;
     }
-    else if (s.topology == "file")
+    GpuClusterHelper helper(m_roce);
+    for (const auto& feature : m_features)
     {
-        GpuClusterHelper helper(m_roce);
-        if (s.ina != "off")
-        {
-            helper.EnableInNetworkAggregation(m_ina);
-        }
+        feature->Prepare(s, helper);
+    }
+    if (s.topology == "file")
+    {
         m_cluster = helper.BuildOn(m_fileNetwork, s.gpusPerServer, "");
-        m_roce.AssignStreams(1);
-        m_transport = m_cluster.transport;
-        m_monitor = CreateObject<FabricMonitor>();
-        m_monitor->Attach(m_cluster.network);
-        m_deadlocks = CreateObject<PfcDeadlockDetector>();
-        m_deadlocks->Install(m_cluster.network.switchObjects);
     }
     else
     {
         m_roce.SetCongestionControl(s.congestionControl);
-        GpuClusterHelper helper(m_roce);
-        if (s.ina != "off")
-        {
-            helper.EnableInNetworkAggregation(m_ina);
-        }
         m_cluster = helper.Build(s.servers,
                                  s.gpusPerServer,
                                  "", // the preset and the user's changes are the defaults
@@ -492,29 +203,67 @@ TrainingSimulation::Build(std::string* error)
                                  s.oversubscription,
                                  s.linkDelay,
                                  s.pods);
-        m_roce.AssignStreams(1);
-        m_transport = m_cluster.transport;
-        m_monitor = CreateObject<FabricMonitor>();
-        m_monitor->Attach(m_cluster.network);
-        m_deadlocks = CreateObject<PfcDeadlockDetector>();
-        m_deadlocks->Install(m_cluster.network.switchObjects);
     }
+    NS_LOG_INFO(s.topology << " cluster: " << s.servers << " x " << s.gpusPerServer << " GPUs, "
+                           << m_cluster.network.switchObjects.size() << " switches");
+    m_roce.AssignStreams(1);
+    m_transport = m_cluster.transport;
+    m_monitor = CreateObject<FabricMonitor>();
+    m_monitor->Attach(m_cluster.network);
+}
+
+bool
+TrainingSimulation::Build(std::string* error)
+{
+    const TrainingScenario& s = m_scenario;
+    if (!CheckRunSettings(error))
+    {
+        return false;
+    }
+    for (const auto& feature : m_features)
+    {
+        if (!feature->Check(s, error))
+        {
+            return false;
+        }
+    }
+    if (s.topology == "file" && !ReadTopologyFile(error))
+    {
+        return false;
+    }
+    if (!LoadWorkload(error))
+    {
+        return false;
+    }
+    BuildCluster();
     std::string rateWhy;
     if (s.topology != "ideal" && !m_roce.CheckTelemetryRates(&rateWhy))
     {
         *error = s.source + ": /fabric/congestionControl: " + rateWhy;
         return false;
     }
-    if (!SetUpFabricEvents(error))
+    const TrainingContext context{m_scenario, m_roce, m_cluster, s.topology != "ideal"};
+    for (const auto& feature : m_features)
     {
-        return false;
+        NS_LOG_LOGIC("installing " << feature->GetName());
+        if (!feature->Install(context, error))
+        {
+            return false;
+        }
     }
     if (!CheckAlgorithms(error))
     {
         return false;
     }
+    SetUpRunner();
+    return true;
+}
+
+void
+TrainingSimulation::SetUpRunner()
+{
     m_runner = CreateObject<WorkloadRunner>();
-    m_runner->Setup(m_trace, m_world, m_transport);
+    m_runner->Setup(m_workload.GetTrace(), m_world, m_transport);
     // Progress below whole transfers, for the hang watchdog: bytes the NICs sent and
     // chunks the NVSwitches delivered; on the ideal carrier, time while messages fly
     // (it cannot deadlock).
@@ -540,17 +289,15 @@ TrainingSimulation::Build(std::string* error)
             return p;
         });
     }
-    // Timers of idle queue pairs would run the clock on: stop with the workload (and
-    // the background flows it started, if any).
+    // Timers of idle queue pairs would run the clock on: stop with the workload, once
+    // the features are done (the background flows it started, if any).
     m_runner->SetFinishedCallback([this]() {
-        if (!m_background)
+        for (const auto& feature : m_features)
         {
-            Simulator::Stop();
-            return;
+            feature->OnWorkloadFinished();
         }
-        m_background->StopArrivals();
-        m_backgroundDrainUntil = Simulator::Now() + Seconds(1);
-        DrainBackground();
+        m_drainUntil = Simulator::Now() + Seconds(1);
+        Drain();
     });
     const CommGroup world = m_world;
     std::vector<Flow>* flows = &m_flows;
@@ -563,73 +310,96 @@ TrainingSimulation::Build(std::string* error)
                     flows->push_back({t.src, t.dst, t.bytes, t.sentAt, Simulator::Now()});
                 }
             }));
-    return EnablePcap(error);
+}
+
+void
+TrainingSimulation::Drain()
+{
+    // What the features started before the workload finished runs to completion (at
+    // most a simulated second more; the report counts what did not end).
+    bool busy = false;
+    for (const auto& feature : m_features)
+    {
+        busy = busy || feature->IsBusy();
+    }
+    if (!busy || Simulator::Now() >= m_drainUntil)
+    {
+        Simulator::Stop();
+        return;
+    }
+    Simulator::Schedule(MicroSeconds(100), &TrainingSimulation::Drain, this);
 }
 
 bool
-TrainingSimulation::EnablePcap(std::string* error)
+TrainingSimulation::NvlsOnCluster() const
 {
-    const TrainingScenario& s = m_scenario;
-    const std::string option = "--pcap (/outputs/pcap of " + s.source + "): ";
-    if (s.pcapPrefix.empty())
+    // The preset said whether the switches reduce (NvlsSupported); a user's setting of
+    // that attribute wins, so ask the switches themselves.
+    for (const auto& sw : m_cluster.nvSwitches)
     {
-        if (!s.pcapNodes.empty())
+        BooleanValue supported;
+        sw->GetAttribute("NvlsSupported", supported);
+        if (supported.Get())
         {
-            *error = "--pcapNodes (/outputs/pcapNodes of " + s.source + "): needs a --pcap prefix";
-            return false;
-        }
-        return true;
-    }
-    if (!m_monitor)
-    {
-        *error = option + "the ideal topology sends no packets to capture";
-        return false;
-    }
-    std::string why;
-    if (!RoceHelper::CheckPcapPrefix(s.pcapPrefix, &why))
-    {
-        *error = option + why;
-        return false;
-    }
-    // Names as links.csv and pfc.csv give them (FabricMonitor): nic<i> is the port of
-    // NIC i (rank i's), sw<j> the ports of switch j. name -> (file prefix, ports).
-    const RoceTopology& net = m_cluster.network;
-    std::map<std::string, std::vector<std::pair<std::string, Ptr<NetDevice>>>> nodes;
-    for (uint32_t i = 0; i < net.nics.size(); ++i)
-    {
-        const std::string name = FabricMonitor::HostName(i);
-        nodes[name] = {{s.pcapPrefix + "-" + name + ".pcap", net.nics[i]->GetDevice()}};
-    }
-    for (uint32_t j = 0; j < net.switchObjects.size(); ++j)
-    {
-        const std::string name = FabricMonitor::SwitchName(j);
-        for (uint32_t p = 0; p < net.switchObjects[j]->GetNPorts(); ++p)
-        {
-            nodes[name].emplace_back(s.pcapPrefix + "-" + name + "-" + std::to_string(p) + ".pcap",
-                                     net.switchObjects[j]->GetPort(p));
+            return true;
         }
     }
-    std::set<std::string> wanted;
-    std::istringstream list(s.pcapNodes);
-    for (std::string name; std::getline(list, name, ',');)
+    return false;
+}
+
+bool
+TrainingSimulation::CheckAlgorithms(std::string* error) const
+{
+    // Every (group, collective, algorithm) the trace will ask for, tried before the run
+    // so that an impossible one is an error here and not an abort mid-simulation.
+    std::set<std::tuple<std::string, CollectiveType, std::string>> seen;
+    for (uint32_t r = 0; r < m_workload.GetTrace().GetNRanks(); ++r)
     {
-        if (nodes.find(name) == nodes.end())
+        for (const TraceOp& op : m_workload.GetTrace().GetOps(r))
         {
-            *error = "--pcapNodes (/outputs/pcapNodes of " + s.source + "): \"" + name +
-                     "\" is not a node; expected comma-separated names nic0..nic" +
-                     std::to_string(net.nics.size() - 1) + ", sw0..sw" +
-                     std::to_string(net.switchObjects.size() - 1) + " (as in links.csv)";
-            return false;
-        }
-        wanted.insert(name);
-    }
-    for (const auto& [name, ports] : nodes)
-    {
-        if (wanted.empty() || wanted.count(name) > 0)
-        {
-            for (const auto& [file, device] : ports)
+            if (op.kind != TraceOpKind::COLLECTIVE)
             {
-                m_roce.EnablePcap(file, device, false, true);
+                continue;
+            }
+            const std::string algorithm = op.algorithm.empty() ? m_runnerAlgorithm : op.algorithm;
+            if (!seen.insert({op.group, op.collective, algorithm}).second)
+            {
+                continue;
+            }
+            if (algorithm == "nvls" && !m_cluster.nvSwitches.empty() && !NvlsOnCluster())
+            {
+                *error = m_scenario.source + ": algorithm nvls (" +
+                         (op.algorithm.empty() ? std::string("collectives.algorithm or --algorithm")
+                                               : "rank " + std::to_string(r) + " op " +
+                                                     std::to_string(op.id) + " of the trace") +
+                         "): the " + m_scenario.gpu +
+                         " GPU preset has no NVLS (NVLink SHARP needs Hopper or newer: " +
+                         GpuPreset::GetNvlsNameList() + ")";
+                return false;
+            }
+            const TraceGroup& g = m_workload.GetTrace().GetGroup(op.group);
+            const uint32_t n = static_cast<uint32_t>(g.ranks.size());
+            CollectiveSelection selection(m_transport, g.ranks);
+            bool known = false;
+            std::string why;
+            const bool ok = selection.CanMakePlan(op.collective,
+                                                  algorithm,
+                                                  m_world.SubGroup(g.ranks),
+                                                  &known,
+                                                  &why);
+            if (!known)
+            {
+                *error = m_scenario.source + ": unknown collective algorithm \"" + algorithm +
+                         "\" (" + GetCollectiveAlgorithmNameList() + ")";
+                return false;
+            }
+            if (!ok)
+            {
+                *error = m_scenario.source + ": rank " + std::to_string(r) + " op " +
+                         std::to_string(op.id) + " ('" + op.name + "'): no " + algorithm + " " +
+                         CollectiveTypeToString(op.collective) + " on group '" + op.group +
+                         "' of " + std::to_string(n) + " ranks (" + why + ")";
+                return false;
             }
         }
     }
@@ -668,90 +438,6 @@ TrainingSimulation::Progress()
     Simulator::Schedule(MicroSeconds(100), &TrainingSimulation::Progress, this);
 }
 
-bool
-TrainingSimulation::SetUpFabricEvents(std::string* error)
-{
-    const TrainingScenario& s = m_scenario;
-    if (s.topology == "ideal" && (!s.events.empty() || !s.backgroundFlowSizes.empty()))
-    {
-        *error = s.source + ": " + (s.events.empty() ? "/background" : "/events") +
-                 ": needs a packet fabric (topology \"rail-optimized\" or \"file\"), not "
-                 "\"ideal\"";
-        return false;
-    }
-    const RoceTopology& net = m_cluster.network;
-    // Node names as links.csv writes them (FabricMonitor).
-    auto node = [&net](const std::string& name) { return FabricMonitor::FindNode(net, name); };
-    for (const auto& ev : s.events)
-    {
-        const std::string where = s.source + ": " + ev.place + "/" + (ev.up ? "recover" : "fail");
-        for (const auto& name : {ev.a, ev.b})
-        {
-            if (!node(name))
-            {
-                *error = where + ": no node \"" + name + "\" (nodes are nic0 to nic" +
-                         std::to_string(net.hosts.GetN() - 1) + " and sw0 to sw" +
-                         std::to_string(net.switches.GetN() - 1) + ", as in links.csv)";
-                return false;
-            }
-        }
-        Ptr<RoceChannel> link = RoceHelper::FindLink(node(ev.a), node(ev.b));
-        if (!link)
-        {
-            *error = where + ": no cable between " + ev.a + " and " + ev.b;
-            return false;
-        }
-        m_roce.ScheduleLinkState(link, ev.up, ev.at, ev.convergence);
-    }
-    if (!s.backgroundFlowSizes.empty())
-    {
-        m_background = CreateObject<BackgroundTraffic>();
-        m_background->SetAttribute("FlowSizes", StringValue(s.backgroundFlowSizes));
-        m_background->SetAttribute("Load", DoubleValue(s.backgroundLoad));
-        m_background->SetAttribute("Stop", TimeValue(Seconds(3600)));
-        std::string why;
-        if (!m_background->Configure(&why))
-        {
-            *error = s.source + ": /background/flowSizes: " + why;
-            return false;
-        }
-        for (std::size_t i = 0; i < s.backgroundPairs.size(); ++i)
-        {
-            const auto& [src, dst] = s.backgroundPairs[i];
-            if (std::max(src, dst) >= net.nics.size())
-            {
-                *error = s.source + ": /background/pairs/" + std::to_string(i) + ": host " +
-                         std::to_string(std::max(src, dst)) + " does not exist (hosts 0 to " +
-                         std::to_string(net.nics.size() - 1) + ")";
-                return false;
-            }
-        }
-        m_background->SetPairs(s.backgroundPairs);
-        m_background->AssignStreams(1 << 20);
-        m_background->Install(net.nics);
-    }
-    return true;
-}
-
-void
-TrainingSimulation::DrainBackground()
-{
-    // The background flows started before the workload finished run to completion (at
-    // most a simulated second more; the report counts those that did not).
-    if (m_background->GetActiveFlows() == 0 || Simulator::Now() >= m_backgroundDrainUntil)
-    {
-        Simulator::Stop();
-        return;
-    }
-    Simulator::Schedule(MicroSeconds(100), &TrainingSimulation::DrainBackground, this);
-}
-
-Ptr<BackgroundTraffic>
-TrainingSimulation::GetBackground() const
-{
-    return m_background;
-}
-
 void
 TrainingSimulation::Run(bool progress)
 {
@@ -782,6 +468,18 @@ TrainingSimulation::Run(bool progress)
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
 }
 
+Ptr<BackgroundTraffic>
+TrainingSimulation::GetBackground() const
+{
+    return m_background->GetTraffic();
+}
+
+std::vector<PfcDeadlock>
+TrainingSimulation::GetPfcDeadlocks() const
+{
+    return m_deadlocks->GetDeadlocks();
+}
+
 const TrainingScenario&
 TrainingSimulation::GetScenario() const
 {
@@ -791,7 +489,7 @@ TrainingSimulation::GetScenario() const
 const TrainingTrace&
 TrainingSimulation::GetTrace() const
 {
-    return m_trace;
+    return m_workload.GetTrace();
 }
 
 Ptr<WorkloadRunner>
@@ -827,13 +525,13 @@ TrainingSimulation::GetFlows() const
 const std::vector<std::string>&
 TrainingSimulation::GetWarnings() const
 {
-    return m_warnings;
+    return m_workload.GetWarnings();
 }
 
 const std::string&
 TrainingSimulation::GetWorkloadNote() const
 {
-    return m_workloadNote;
+    return m_workload.GetNote();
 }
 
 double
@@ -868,12 +566,6 @@ TrainingSimulation::GetPfcPauses() const
         n += sw->GetPfcPausesSent();
     }
     return n;
-}
-
-std::vector<PfcDeadlock>
-TrainingSimulation::GetPfcDeadlocks() const
-{
-    return m_deadlocks ? m_deadlocks->GetDeadlocks() : std::vector<PfcDeadlock>();
 }
 
 uint64_t

@@ -2,14 +2,15 @@
 #ifndef TRAINING_SIMULATION_H
 #define TRAINING_SIMULATION_H
 
+#include "background-feature.h"
+#include "deadlock-detector-feature.h"
 #include "fabric-monitor.h"
 #include "gpu-cluster-helper.h"
-#include "ina-helper.h"
 #include "roce-helper.h"
+#include "training-feature.h"
 #include "training-scenario.h"
+#include "training-workload.h"
 
-#include "ns3/background-traffic.h"
-#include "ns3/pfc-deadlock-detector.h"
 #include "ns3/workload-runner.h"
 
 #include <chrono>
@@ -22,10 +23,13 @@ namespace ns3
 
 /**
  * \ingroup ai-fabric
- * One training-iteration simulation from a TrainingScenario: builds the cluster
- * (GpuClusterHelper, or an IdealTransport), loads or generates the trace, replays it with
- * a WorkloadRunner while a FabricMonitor watches the RoCE fabric, and writes the reports
- * (see TrainingReport). This is what the ai-fabric-sim program runs.
+ * One training-iteration simulation from a TrainingScenario, and the controller of its
+ * run: applies the scenario's settings (ScenarioSettings), loads or generates the trace
+ * (TrainingWorkload), builds the cluster (GpuClusterHelper, or an IdealTransport),
+ * installs the optional features (TrainingFeature: pcap, in-network aggregation, link
+ * events, background traffic, the PFC deadlock detector), replays the trace with a
+ * WorkloadRunner while a FabricMonitor watches the RoCE fabric, and serves what
+ * TrainingReport writes. This is what the ai-fabric-sim program runs.
  */
 class TrainingSimulation
 {
@@ -45,12 +49,9 @@ class TrainingSimulation
     ~TrainingSimulation();
 
     /**
-     * Write the scenario's process-wide settings, as the program's own step (like
-     * CommandLine::Parse): attribute defaults in layers (the GPU preset, the scenario's
-     * run settings, then fabric/config and the command line's --ns3:: options, which the
-     * program passes in the same list) and the random seed (RngSeedManager seed 1, run =
-     * the scenario's seed). Called once by the program before Build; the class itself
-     * never writes global state.
+     * Write the scenario's process-wide settings (ScenarioSettings::Apply), as the
+     * program's own step (like CommandLine::Parse). Called once by the program before
+     * Build; Build itself never writes global state.
      * \param error set (naming the file, place and problem) when a setting is invalid
      *
 eturn true on success
@@ -107,51 +108,39 @@ eturn true on success
     Ptr<BackgroundTraffic> GetBackground() const;
 
   private:
-    bool LoadTrace(std::string* error);
-    /// Scale the trace's compute by computeScale and note what the user should know
-    /// (GetWarnings): trace and cluster GPUs that differ, idle GPUs.
-    void AdaptTrace();
-    bool ApplyConfig(const std::string& path, const std::string& value, std::string* error);
+    /// Check what the run will use of the settings: the collective engine's algorithm
+    /// and chunk (fabric.config may change them) and the congestion control.
+    bool CheckRunSettings(std::string* error);
+    /// Read a "file" topology (it says how many servers and GPUs there are).
+    bool ReadTopologyFile(std::string* error);
+    /// Load the trace, check it fits the cluster and adapt it.
+    bool LoadWorkload(std::string* error);
+    /// Build the ideal carrier, or the cluster on a file or rail-optimized topology.
+    void BuildCluster();
     bool CheckAlgorithms(std::string* error) const;
     /// \return whether any NVSwitch of the cluster reduces in the switch (NVLS)
     bool NvlsOnCluster() const;
-    /**
-     * Capture the scenario's pcapNodes (all nodes if empty) into pcapPrefix files:
-     * PREFIX-nic<i>.pcap for host i, PREFIX-sw<j>-<port>.pcap for switch j, the names
-     * of links.csv and pfc.csv. Nothing when pcapPrefix is empty.
-     * \param error set (naming the option and what was expected) on a bad prefix or name
-     * \return true on success
-     */
-    bool EnablePcap(std::string* error);
-    /**
-     * Schedule the scenario's link events and start its background traffic on the RoCE
-     * fabric (after the cluster is built).
-     * \param error set (naming the file, place and problem) for a bad node or cable name,
-     *        or events on the ideal topology
-     * \return true on success
-     */
-    bool SetUpFabricEvents(std::string* error);
-    /// After the workload: stop the run once the background flows have finished.
-    void DrainBackground();
+    /// Create the runner: progress probe, stop when finished, inter-server flows.
+    void SetUpRunner();
+    /// After the workload: stop the run once no feature is busy.
+    void Drain();
     void Progress();
 
     TrainingScenario m_scenario;
     bool m_globalsApplied{false}; //!< ApplyGlobalSettings succeeded
     RoceTopology m_fileNetwork;   //!< "file" topology, read before the workload
-    TrainingTrace m_trace;
-    std::string m_workloadNote;
-    std::vector<std::string> m_warnings; //!< see GetWarnings
-    std::string m_runnerAlgorithm;       //!< CollectiveEngine::Algorithm as the run uses it
+    TrainingWorkload m_workload;
+    std::string m_runnerAlgorithm; //!< CollectiveEngine::Algorithm as the run uses it
     RoceHelper m_roce;
-    InaHelper m_ina; //!< the aggregation engines and jobs, when the scenario has INA
     GpuCluster m_cluster;
     CommGroup m_world;
     Ptr<CollectiveTransport> m_transport;
     Ptr<WorkloadRunner> m_runner;
     Ptr<FabricMonitor> m_monitor;
-    Ptr<PfcDeadlockDetector> m_deadlocks; //!< on the RoCE switches
-    Ptr<BackgroundTraffic> m_background;  //!< "background", if any
-    Time m_backgroundDrainUntil;          //!< DrainBackground gives up here
+    Ptr<BackgroundFeature> m_background;          //!< also in m_features
+    Ptr<DeadlockDetectorFeature> m_deadlocks;     //!< also in m_features
+    std::vector<Ptr<TrainingFeature>> m_features; //!< installed in this order
+    Time m_drainUntil;                            //!< Drain gives up here
     std::vector<Flow> m_flows;
     double m_wallSeconds{0};
     uint64_t m_events{0};

@@ -65,7 +65,16 @@ void
 RoceChannel::SetUp(bool up)
 {
     NS_LOG_FUNCTION(this << up);
+    if (m_up == up)
+    {
+        return;
+    }
     m_up = up;
+    // ns-3's NetDevice contract: a cut or mended cable is a link change at both ends.
+    for (std::size_t i = 0; i < m_nDevices; ++i)
+    {
+        m_devices[i]->NotifyLinkChange();
+    }
 }
 
 bool

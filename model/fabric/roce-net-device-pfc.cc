@@ -113,18 +113,21 @@ RoceNetDevice::SendPfc(uint8_t priority, uint16_t quanta)
 Time
 RoceNetDevice::QuantaToTime(uint16_t quanta) const
 {
+    NS_LOG_FUNCTION(this);
     return m_rate.CalculateBytesTxTime(static_cast<uint32_t>(quanta) * 64u);
 }
 
 bool
 RoceNetDevice::IsPaused(uint8_t priority) const
 {
+    NS_LOG_FUNCTION(this);
     return m_pausedUntil[priority] > Simulator::Now();
 }
 
 uint8_t
 RoceNetDevice::GetPausedMask() const
 {
+    NS_LOG_FUNCTION(this);
     const Time now = Simulator::Now();
     uint8_t mask = 0;
     for (uint8_t p = 0; p < N_PRIORITIES; ++p)
@@ -140,6 +143,7 @@ RoceNetDevice::GetPausedMask() const
 Time
 RoceNetDevice::GetPausedSince(uint8_t priority) const
 {
+    NS_LOG_FUNCTION(this);
     return m_pausedSince[priority];
 }
 
@@ -180,6 +184,7 @@ RoceNetDevice::DropItem(RoceQueueItem& item)
 uint32_t
 RoceNetDevice::DropQueued(uint8_t priority)
 {
+    NS_LOG_FUNCTION(this);
     std::deque<RoceQueueItem> queue;
     queue.swap(m_queues[priority]);
     m_queueBytes[priority] = 0;
@@ -195,6 +200,7 @@ RoceNetDevice::DropQueued(uint8_t priority)
 uint64_t
 RoceNetDevice::GetStormDrops() const
 {
+    NS_LOG_FUNCTION(this);
     return m_stormDrops;
 }
 

@@ -189,6 +189,7 @@ RoceNetDevice::~RoceNetDevice() = default;
 void
 RoceNetDevice::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_txCompleteEvent.Cancel();
     m_pauseExpiryEvent.Cancel();
     m_control.clear();
@@ -201,6 +202,8 @@ RoceNetDevice::DoDispose()
     m_channel = nullptr;
     m_receiveErrorModel = nullptr;
     m_rxCallback = RxCallback();
+    m_stackRxCallback = NetDevice::ReceiveCallback();
+    m_promiscRxCallback = NetDevice::PromiscReceiveCallback();
     m_dequeueCallback = DequeueCallback();
     m_pullCallback = PullCallback();
     NetDevice::DoDispose();
@@ -227,6 +230,7 @@ RoceNetDevice::GetDwrrWeights() const
 void
 RoceNetDevice::Attach(Ptr<RoceChannel> channel)
 {
+    NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(m_rate.GetBitRate() == 0,
                     "RoceNetDevice: DataRate must be positive (device " << m_ifIndex << ")");
     m_channel = channel;
@@ -236,24 +240,28 @@ RoceNetDevice::Attach(Ptr<RoceChannel> channel)
 Ptr<RoceChannel>
 RoceNetDevice::GetRoceChannel() const
 {
+    NS_LOG_FUNCTION(this);
     return m_channel;
 }
 
 void
 RoceNetDevice::SetRoceReceiveCallback(RxCallback cb)
 {
+    NS_LOG_FUNCTION(this);
     m_rxCallback = cb;
 }
 
 void
 RoceNetDevice::SetDequeueCallback(DequeueCallback cb)
 {
+    NS_LOG_FUNCTION(this);
     m_dequeueCallback = cb;
 }
 
 void
 RoceNetDevice::SetPullCallback(PullCallback cb)
 {
+    NS_LOG_FUNCTION(this);
     m_pullCallback = cb;
 }
 
@@ -265,6 +273,7 @@ RoceNetDevice::EnqueueData(Ptr<Packet> packet,
                            uint32_t ingressPort,
                            bool intStamp)
 {
+    NS_LOG_FUNCTION(this);
     if (m_dropArrivalsMask & (1u << priority))
     {
         RoceQueueItem dropped;
@@ -290,6 +299,7 @@ RoceNetDevice::EnqueueData(Ptr<Packet> packet,
 void
 RoceNetDevice::EnqueueControl(Ptr<Packet> packet, uint8_t priority)
 {
+    NS_LOG_FUNCTION(this);
     if (!m_controlFirst)
     {
         // Control shares its priority's queue; owners account nothing for it.
@@ -308,6 +318,7 @@ RoceNetDevice::EnqueueControl(Ptr<Packet> packet, uint8_t priority)
 void
 RoceNetDevice::NotifyDataAvailable()
 {
+    NS_LOG_FUNCTION(this);
     Kick();
 }
 
@@ -529,66 +540,77 @@ RoceNetDevice::Receive(Ptr<Packet> packet)
 DataRate
 RoceNetDevice::GetDataRate() const
 {
+    NS_LOG_FUNCTION(this);
     return m_rate;
 }
 
 Time
 RoceNetDevice::GetTransmissionTime(uint32_t frameBytes) const
 {
+    NS_LOG_FUNCTION(this);
     return m_rate.CalculateBytesTxTime(roce::WireBytes(frameBytes));
 }
 
 bool
 RoceNetDevice::IsTransmitting() const
 {
+    NS_LOG_FUNCTION(this);
     return Simulator::Now() < m_busyUntil;
 }
 
 uint32_t
 RoceNetDevice::GetQueueBytes(uint8_t priority) const
 {
+    NS_LOG_FUNCTION(this);
     return m_queueBytes[priority];
 }
 
 uint32_t
 RoceNetDevice::GetQueuePackets(uint8_t priority) const
 {
+    NS_LOG_FUNCTION(this);
     return static_cast<uint32_t>(m_queues[priority].size());
 }
 
 uint64_t
 RoceNetDevice::GetTxBytes() const
 {
+    NS_LOG_FUNCTION(this);
     return m_txBytes;
 }
 
 uint64_t
 RoceNetDevice::GetTxFrames() const
 {
+    NS_LOG_FUNCTION(this);
     return m_txFrames;
 }
 
 uint64_t
 RoceNetDevice::GetTxWireBytes() const
 {
+    NS_LOG_FUNCTION(this);
     return m_txBytes + uint64_t{roce::FCS_BYTES + roce::PREAMBLE_AND_IFG_BYTES} * m_txFrames;
 }
 
 uint64_t
 RoceNetDevice::GetPfcPausesSent() const
 {
+    NS_LOG_FUNCTION(this);
     return m_pfcSent;
 }
 
 uint64_t
 RoceNetDevice::GetPfcPausesReceived() const
 {
+    NS_LOG_FUNCTION(this);
     return m_pfcReceived;
 }
 
 uint64_t
 RoceNetDevice::GetRxErrorDrops() const
 {
+    NS_LOG_FUNCTION(this);
     return m_rxErrorDrops;
 }
 
@@ -597,36 +619,42 @@ RoceNetDevice::GetRxErrorDrops() const
 void
 RoceNetDevice::SetIfIndex(const uint32_t index)
 {
+    NS_LOG_FUNCTION(this);
     m_ifIndex = index;
 }
 
 uint32_t
 RoceNetDevice::GetIfIndex() const
 {
+    NS_LOG_FUNCTION(this);
     return m_ifIndex;
 }
 
 Ptr<Channel>
 RoceNetDevice::GetChannel() const
 {
+    NS_LOG_FUNCTION(this);
     return m_channel;
 }
 
 void
 RoceNetDevice::SetAddress(Address address)
 {
+    NS_LOG_FUNCTION(this);
     m_address = Mac48Address::ConvertFrom(address);
 }
 
 Address
 RoceNetDevice::GetAddress() const
 {
+    NS_LOG_FUNCTION(this);
     return m_address;
 }
 
 bool
 RoceNetDevice::SetMtu(const uint16_t mtu)
 {
+    NS_LOG_FUNCTION(this);
     m_mtu = mtu;
     return true;
 }
@@ -634,65 +662,119 @@ RoceNetDevice::SetMtu(const uint16_t mtu)
 uint16_t
 RoceNetDevice::GetMtu() const
 {
+    NS_LOG_FUNCTION(this);
     return m_mtu;
 }
 
 bool
 RoceNetDevice::IsLinkUp() const
 {
-    return m_channel != nullptr;
+    NS_LOG_FUNCTION(this);
+    return m_channel && m_channel->IsUp();
 }
 
 void
-RoceNetDevice::AddLinkChangeCallback(Callback<void>)
+RoceNetDevice::AddLinkChangeCallback(Callback<void> callback)
 {
+    NS_LOG_FUNCTION(this);
+    m_linkChangeCallbacks.ConnectWithoutContext(callback);
+}
+
+void
+RoceNetDevice::NotifyLinkChange()
+{
+    NS_LOG_FUNCTION(this);
+    NS_LOG_INFO("link " << (IsLinkUp() ? "up" : "down"));
+    m_linkChangeCallbacks();
+}
+
+bool
+RoceNetDevice::DeliverUp(Ptr<Packet> frame)
+{
+    NS_LOG_FUNCTION(this << frame);
+    if (m_stackRxCallback.IsNull() && m_promiscRxCallback.IsNull())
+    {
+        return false;
+    }
+    Ptr<Packet> p = frame->Copy();
+    EthernetHeader eth(false);
+    if (p->GetSize() < eth.GetSerializedSize())
+    {
+        return false;
+    }
+    p->RemoveHeader(eth);
+    const uint16_t protocol = eth.GetLengthType();
+    NS_LOG_DEBUG("to the stack: " << p->GetSize() << " B of EtherType 0x" << std::hex
+                                  << protocol << std::dec);
+    if (!m_promiscRxCallback.IsNull())
+    {
+        m_promiscRxCallback(this,
+                            p,
+                            protocol,
+                            eth.GetSource(),
+                            eth.GetDestination(),
+                            eth.GetDestination() == m_address ? PACKET_HOST : PACKET_OTHERHOST);
+    }
+    if (!m_stackRxCallback.IsNull())
+    {
+        m_stackRxCallback(this, p, protocol, eth.GetSource());
+    }
+    return true;
 }
 
 bool
 RoceNetDevice::IsBroadcast() const
 {
+    NS_LOG_FUNCTION(this);
     return false;
 }
 
 Address
 RoceNetDevice::GetBroadcast() const
 {
+    NS_LOG_FUNCTION(this);
     return Mac48Address::GetBroadcast();
 }
 
 bool
 RoceNetDevice::IsMulticast() const
 {
+    NS_LOG_FUNCTION(this);
     return false;
 }
 
 Address
 RoceNetDevice::GetMulticast(Ipv4Address) const
 {
+    NS_LOG_FUNCTION(this);
     return Mac48Address::GetMulticast(Ipv4Address("224.0.0.0"));
 }
 
 Address
 RoceNetDevice::GetMulticast(Ipv6Address addr) const
 {
+    NS_LOG_FUNCTION(this);
     return Mac48Address::GetMulticast(addr);
 }
 
 bool
 RoceNetDevice::IsPointToPoint() const
 {
+    NS_LOG_FUNCTION(this);
     return true;
 }
 
 bool
 RoceNetDevice::IsBridge() const
 {
+    NS_LOG_FUNCTION(this);
     return false;
 }
 
 bool
 RoceNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
 {
+    NS_LOG_FUNCTION(this);
     return SendFrom(packet, m_address, dest, protocolNumber);
 }
 
@@ -702,6 +784,7 @@ RoceNetDevice::SendFrom(Ptr<Packet> packet,
                         const Address& dest,
                         uint16_t protocolNumber)
 {
+    NS_LOG_FUNCTION(this);
     EthernetHeader eth(false);
     eth.SetSource(Mac48Address::ConvertFrom(source));
     eth.SetDestination(Mac48Address::ConvertFrom(dest));
@@ -714,34 +797,42 @@ RoceNetDevice::SendFrom(Ptr<Packet> packet,
 Ptr<Node>
 RoceNetDevice::GetNode() const
 {
+    NS_LOG_FUNCTION(this);
     return m_node;
 }
 
 void
 RoceNetDevice::SetNode(Ptr<Node> node)
 {
+    NS_LOG_FUNCTION(this);
     m_node = node;
 }
 
 bool
 RoceNetDevice::NeedsArp() const
 {
+    NS_LOG_FUNCTION(this);
     return false;
 }
 
 void
-RoceNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback)
+RoceNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
 {
+    NS_LOG_FUNCTION(this);
+    m_stackRxCallback = cb;
 }
 
 void
-RoceNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback)
+RoceNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback cb)
 {
+    NS_LOG_FUNCTION(this);
+    m_promiscRxCallback = cb;
 }
 
 bool
 RoceNetDevice::SupportsSendFrom() const
 {
+    NS_LOG_FUNCTION(this);
     return true;
 }
 

@@ -239,6 +239,23 @@ class RoceNetDevice : public NetDevice
     void Receive(Ptr<Packet> packet);
 
     /**
+     * Hand a received frame that the model does not take (not RoCE, PFC or in-network
+     * aggregation for this node: ARP, IPv4 that is not RoCE, any other EtherType) to the
+     * protocol stack through NetDevice's receive callbacks (SetReceiveCallback,
+     * SetPromiscReceiveCallback), without its Ethernet header, as ns-3's devices do. The
+     * NIC calls it for such frames; switches forward by IPv4 address and never call it.
+     * \param frame the frame (Ethernet II, no FCS)
+     * \return true if a receive callback took it (false: nothing is installed)
+     */
+    bool DeliverUp(Ptr<Packet> frame);
+
+    /**
+     * Called by the channel when its cable is cut or mended (RoceChannel::SetUp): fires
+     * the link-change callbacks (AddLinkChangeCallback).
+     */
+    void NotifyLinkChange();
+
+    /**
      * Signature of the PfcSent / PfcReceived traces.
      * \param priority the priority paused or resumed
      * \param quanta pause time in units of 512 bit times (0 = XON)
@@ -303,6 +320,9 @@ class RoceNetDevice : public NetDevice
     void DropItem(RoceQueueItem& item);
 
     RxCallback m_rxCallback;
+    NetDevice::ReceiveCallback m_stackRxCallback;         //!< SetReceiveCallback
+    NetDevice::PromiscReceiveCallback m_promiscRxCallback; //!< SetPromiscReceiveCallback
+    TracedCallback<> m_linkChangeCallbacks;                //!< AddLinkChangeCallback
     DequeueCallback m_dequeueCallback;
     PullCallback m_pullCallback;
 

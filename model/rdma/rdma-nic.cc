@@ -133,6 +133,7 @@ RdmaNic::~RdmaNic() = default;
 void
 RdmaNic::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_wakeEvent.Cancel();
     m_rxEvent.Cancel();
     m_rxRefreshEvent.Cancel();
@@ -156,6 +157,7 @@ RdmaNic::DoDispose()
 void
 RdmaNic::SetDevice(Ptr<RoceNetDevice> device)
 {
+    NS_LOG_FUNCTION(this);
     uint32_t largestIpPacket = roce::IPV4_HEADER_BYTES + roce::UDP_HEADER_BYTES + roce::BTH_BYTES +
                                roce::RETH_BYTES + roce::IMMEDIATE_BYTES + m_mtu + roce::ICRC_BYTES;
     NS_ABORT_MSG_IF(largestIpPacket > device->GetMtu(),
@@ -198,24 +200,28 @@ RdmaNic::Connect(Ptr<RdmaNic> a, Ptr<RdmaNic> b)
 Ptr<RoceNetDevice>
 RdmaNic::GetDevice() const
 {
+    NS_LOG_FUNCTION(this);
     return m_device;
 }
 
 void
 RdmaNic::SetAddress(Ipv4Address address)
 {
+    NS_LOG_FUNCTION(this);
     m_address = address;
 }
 
 Ipv4Address
 RdmaNic::GetAddress() const
 {
+    NS_LOG_FUNCTION(this);
     return m_address;
 }
 
 Ptr<RdmaQueuePair>
 RdmaNic::CreateQueuePair()
 {
+    NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(!m_device, "RdmaNic::CreateQueuePair: attach a device first");
     NS_ABORT_MSG_IF(!m_ccTypeId.IsChildOf(RoceCongestionControl::GetTypeId()),
                     "RdmaNic: CongestionControl " << m_ccTypeId.GetName()
@@ -238,72 +244,84 @@ RdmaNic::CreateQueuePair()
 uint32_t
 RdmaNic::GetNQueuePairs() const
 {
+    NS_LOG_FUNCTION(this);
     return static_cast<uint32_t>(m_qps.size());
 }
 
 Ptr<RdmaQueuePair>
 RdmaNic::GetQueuePair(uint32_t index) const
 {
+    NS_LOG_FUNCTION(this);
     return m_qps.at(index);
 }
 
 uint32_t
 RdmaNic::GetPayloadMtu() const
 {
+    NS_LOG_FUNCTION(this);
     return m_mtu;
 }
 
 uint8_t
 RdmaNic::GetIntHopCapacity() const
 {
+    NS_LOG_FUNCTION(this);
     return m_intHopCapacity;
 }
 
 uint32_t
 RdmaNic::GetAckInterval() const
 {
+    NS_LOG_FUNCTION(this);
     return m_ackInterval;
 }
 
 Time
 RdmaNic::GetAckCoalescingTime() const
 {
+    NS_LOG_FUNCTION(this);
     return m_ackCoalescingTime;
 }
 
 Time
 RdmaNic::GetCnpInterval() const
 {
+    NS_LOG_FUNCTION(this);
     return m_cnpInterval;
 }
 
 Time
 RdmaNic::GetRetransmitTimeout() const
 {
+    NS_LOG_FUNCTION(this);
     return m_rto;
 }
 
 Time
 RdmaNic::GetMaxRetransmitTimeout() const
 {
+    NS_LOG_FUNCTION(this);
     return m_rtoMax;
 }
 
 uint64_t
 RdmaNic::GetRxUnknownQpDrops() const
 {
+    NS_LOG_FUNCTION(this);
     return m_rxUnknownQp;
 }
 
 uint64_t
 RdmaNic::GetDataPacketsSent() const
 {
+    NS_LOG_FUNCTION(this);
     return m_dataPacketsSent;
 }
 
 int64_t
 RdmaNic::AssignStreams(int64_t stream)
 {
+    NS_LOG_FUNCTION(this);
     m_portRng->SetStream(stream);
     return 1;
 }
@@ -315,6 +333,7 @@ RdmaNic::AddIpHeaders(Ptr<Packet> packet,
                       bool control,
                       uint16_t dstPort)
 {
+    NS_LOG_FUNCTION(this);
     UdpHeader udp;
     udp.SetSourcePort(srcPort);
     udp.SetDestinationPort(dstPort);
@@ -348,12 +367,14 @@ RdmaNic::AddIpHeaders(Ptr<Packet> packet,
 void
 RdmaNic::SendControl(Ptr<Packet> packet)
 {
+    NS_LOG_FUNCTION(this);
     m_device->EnqueueControl(packet, m_controlPriority);
 }
 
 void
 RdmaNic::NotifyHasData(Ptr<RdmaQueuePair> qp)
 {
+    NS_LOG_FUNCTION(this);
     uint32_t index = qp->GetQpn() - FIRST_QPN;
     if (!m_isActive[index])
     {
@@ -366,6 +387,7 @@ RdmaNic::NotifyHasData(Ptr<RdmaQueuePair> qp)
 void
 RdmaNic::NotifyCnpSent(Ptr<RdmaQueuePair> qp)
 {
+    NS_LOG_FUNCTION(this);
     m_cnpSentTrace(qp);
 }
 
@@ -550,12 +572,14 @@ RdmaNic::DrainOne()
 uint64_t
 RdmaNic::GetReceiveDrops() const
 {
+    NS_LOG_FUNCTION(this);
     return m_rxDrops;
 }
 
 uint32_t
 RdmaNic::GetReceiveBufferPeak() const
 {
+    NS_LOG_FUNCTION(this);
     return m_rxPeak;
 }
 
@@ -570,7 +594,12 @@ RdmaNic::Dispatch(Ptr<Packet> packet, const RoceFrameInfo& info)
             m_udpReceive(packet, info);
             return;
         }
-        ++m_rxUnknownQp;
+        // Not RoCE for this NIC: the node's protocol stack, if it has one, takes ARP,
+        // IPv4 that is not RoCE and other EtherTypes (RoCE to another address is lost).
+        if (info.kind == RoceFrameInfo::ROCE || !m_device->DeliverUp(packet))
+        {
+            ++m_rxUnknownQp;
+        }
         return;
     }
     uint32_t index = info.destQp - FIRST_QPN;

@@ -38,6 +38,7 @@ RdmaQueuePair::~RdmaQueuePair() = default;
 void
 RdmaQueuePair::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_rtoEvent.Cancel();
     m_nic = nullptr;
     m_cc = nullptr;
@@ -52,6 +53,7 @@ RdmaQueuePair::Bind(Ptr<RdmaNic> nic,
                     uint16_t udpSourcePort,
                     Ptr<RoceCongestionControl> cc)
 {
+    NS_LOG_FUNCTION(this);
     m_nic = nic;
     m_qpn = qpn;
     m_udpSourcePort = udpSourcePort;
@@ -69,6 +71,7 @@ RdmaQueuePair::Bind(Ptr<RdmaNic> nic,
 void
 RdmaQueuePair::Connect(Ipv4Address peer, uint32_t peerQpn, uint32_t peerInitialPsn)
 {
+    NS_LOG_FUNCTION(this);
     m_peer = peer;
     m_peerQpn = peerQpn;
     m_peerInitialPsn = peerInitialPsn & PSN_MASK;
@@ -77,6 +80,7 @@ RdmaQueuePair::Connect(Ipv4Address peer, uint32_t peerQpn, uint32_t peerInitialP
 void
 RdmaQueuePair::SetInitialPsn(uint32_t psn)
 {
+    NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(m_psnAssigned != 0, "RdmaQueuePair::SetInitialPsn: only before the first post");
     m_localInitialPsn = psn & PSN_MASK;
 }
@@ -84,12 +88,14 @@ RdmaQueuePair::SetInitialPsn(uint32_t psn)
 uint32_t
 RdmaQueuePair::GetInitialPsn() const
 {
+    NS_LOG_FUNCTION(this);
     return m_localInitialPsn;
 }
 
 uint64_t
 RdmaQueuePair::PostWrite(uint64_t bytes)
 {
+    NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(bytes == 0, "RdmaQueuePair::PostWrite: a message needs at least one byte");
     NS_ABORT_MSG_IF(!m_nic, "RdmaQueuePair::PostWrite: the queue pair is not bound to a NIC");
     uint32_t mtu = m_nic->GetPayloadMtu();
@@ -112,18 +118,21 @@ RdmaQueuePair::PostWrite(uint64_t bytes)
 void
 RdmaQueuePair::SetSendCompleteCallback(MessageCallback cb)
 {
+    NS_LOG_FUNCTION(this);
     m_sendComplete = cb;
 }
 
 void
 RdmaQueuePair::SetReceiveCompleteCallback(MessageCallback cb)
 {
+    NS_LOG_FUNCTION(this);
     m_receiveComplete = cb;
 }
 
 bool
 RdmaQueuePair::HasDataToSend() const
 {
+    NS_LOG_FUNCTION(this);
     if (m_sndNxt >= m_psnAssigned)
     {
         return false;
@@ -135,6 +144,7 @@ RdmaQueuePair::HasDataToSend() const
 Time
 RdmaQueuePair::GetNextSendTime() const
 {
+    NS_LOG_FUNCTION(this);
     // Derived from the current rate, so a rate increase shortens a gap already started.
     double rate = m_cc->GetRateBps();
     if (rate >= static_cast<double>(m_cc->GetLineRateBps()))
@@ -157,6 +167,7 @@ RdmaQueuePair::OnRateChange(double oldBps, double newBps)
 Ptr<Packet>
 RdmaQueuePair::BuildNextDataPacket()
 {
+    NS_LOG_FUNCTION(this);
     // Find the message holding m_sndNxt; after go-back-N the cursor moves backwards.
     while (m_sendCursor > 0 && m_messages[m_sendCursor].firstPsn > m_sndNxt)
     {
@@ -353,6 +364,7 @@ RdmaQueuePair::CompleteAckedMessages()
 void
 RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info, const uint64_t* telemetry)
 {
+    NS_LOG_FUNCTION(this);
     bool isNak =
         (info.aethSyndrome & AethHeader::SYNDROME_TYPE_MASK) == AethHeader::SYNDROME_TYPE_NAK;
     uint64_t newUna;
@@ -453,6 +465,7 @@ RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info, const uint64_t* telemetry)
 void
 RdmaQueuePair::ReceiveCnp()
 {
+    NS_LOG_FUNCTION(this);
     NS_LOG_LOGIC("QP " << m_qpn << ": CNP received");
     ++m_cnpsReceived;
     m_cc->OnCnp();
@@ -461,6 +474,7 @@ RdmaQueuePair::ReceiveCnp()
 void
 RdmaQueuePair::ReceiveData(const RoceFrameInfo& info, const uint64_t* telemetry)
 {
+    NS_LOG_FUNCTION(this);
     if (telemetry != nullptr && m_needs.intTelemetry)
     {
         // The next ACK or NAK echoes the newest stack (HPCC's receiver).
@@ -588,96 +602,112 @@ RdmaQueuePair::SendCnp()
 uint32_t
 RdmaQueuePair::GetQpn() const
 {
+    NS_LOG_FUNCTION(this);
     return m_qpn;
 }
 
 uint32_t
 RdmaQueuePair::GetPeerQpn() const
 {
+    NS_LOG_FUNCTION(this);
     return m_peerQpn;
 }
 
 Ipv4Address
 RdmaQueuePair::GetPeerAddress() const
 {
+    NS_LOG_FUNCTION(this);
     return m_peer;
 }
 
 uint16_t
 RdmaQueuePair::GetUdpSourcePort() const
 {
+    NS_LOG_FUNCTION(this);
     return m_udpSourcePort;
 }
 
 Ptr<RoceCongestionControl>
 RdmaQueuePair::GetCongestionControl() const
 {
+    NS_LOG_FUNCTION(this);
     return m_cc;
 }
 
 Ptr<RdmaNic>
 RdmaQueuePair::GetNic() const
 {
+    NS_LOG_FUNCTION(this);
     return m_nic;
 }
 
 uint64_t
 RdmaQueuePair::GetBytesPosted() const
 {
+    NS_LOG_FUNCTION(this);
     return m_bytesPosted;
 }
 
 uint64_t
 RdmaQueuePair::GetBytesAcked() const
 {
+    NS_LOG_FUNCTION(this);
     return m_bytesAcked;
 }
 
 uint64_t
 RdmaQueuePair::GetBytesReceived() const
 {
+    NS_LOG_FUNCTION(this);
     return m_bytesReceived;
 }
 
 uint64_t
 RdmaQueuePair::GetPacketsSent() const
 {
+    NS_LOG_FUNCTION(this);
     return m_packetsSent;
 }
 
 uint64_t
 RdmaQueuePair::GetPacketsRetransmitted() const
 {
+    NS_LOG_FUNCTION(this);
     return m_packetsRetransmitted;
 }
 
 uint64_t
 RdmaQueuePair::GetTimeouts() const
 {
+    NS_LOG_FUNCTION(this);
     return m_timeouts;
 }
 
 uint64_t
 RdmaQueuePair::GetNaksReceived() const
 {
+    NS_LOG_FUNCTION(this);
     return m_naksReceived;
 }
 
 uint64_t
 RdmaQueuePair::GetCnpsReceived() const
 {
+    NS_LOG_FUNCTION(this);
     return m_cnpsReceived;
 }
 
 uint64_t
 RdmaQueuePair::GetCnpsSent() const
 {
+    NS_LOG_FUNCTION(this);
     return m_cnpsSent;
 }
 
 bool
 RdmaQueuePair::IsIdle() const
 {
+    NS_LOG_FUNCTION(this);
     return m_sndUna >= m_psnAssigned;
 }
 

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "training-workload.h"
+
+#include "ns3/aicb-reader.h"
+#include "ns3/chakra-reader.h"
+#include "ns3/gpu-preset.h"
+#include "ns3/log.h"
+#include "ns3/trace-json.h"
+#include "ns3/transformer-trace-generator.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TrainingWorkload");
+
+bool
+TrainingWorkload::Load(const TrainingScenario& s, std::string* error)
+{
+    if (s.traceFormat == "json")
+    {
+        std::ifstream probe(s.traceFile);
+        if (!probe && s.source == "built-in default scenario")
+        {
+            // The default names the shipped trace; a binary run away from its source
+            // tree generates the same one instead.
+            auto gen = CreateObject<TransformerTraceGenerator>();
+            m_trace = gen->Generate(s.generator, error);
+            m_note = "generated (" + s.traceFile + " not found)";
+            return m_trace.GetNRanks() > 0;
+        }
+        m_trace = TraceJson::Read(s.traceFile, error);
+        m_note = s.traceFile;
+        return m_trace.GetNRanks() > 0;
+    }
+    if (s.traceFormat == "generator")
+    {
+        // Compute follows the cluster's GPU: the generator's Gpu default is the preset's
+        // (GpuClusterHelper::GetGpuDefaults, applied with the scenario's settings), unless
+        // the user's settings say otherwise.
+        auto gen = CreateObject<TransformerTraceGenerator>();
+        m_trace = gen->Generate(s.generator, error);
+        m_note = s.traceFile.empty() ? "generated from the scenario's model"
+                                     : "generated from " + s.traceFile;
+        return m_trace.GetNRanks() > 0;
+    }
+    return LoadForeign(s, error);
+}
+
+bool
+TrainingWorkload::LoadForeign(const TrainingScenario& s, std::string* error)
+{
+    const uint32_t ranks = s.traceRanks ? s.traceRanks : s.GetNGpus();
+    if (s.traceFormat == "aicb")
+    {
+        std::ostringstream warnings; // one line each: layer counts, ignored fields
+        m_trace = AicbTraceReader::Read(s.traceFile, ranks, error, &warnings);
+        std::istringstream lines(warnings.str());
+        for (std::string line; std::getline(lines, line);)
+        {
+            const std::string prefix = "warning: ";
+            m_warnings.push_back(line.rfind(prefix, 0) == 0 ? line.substr(prefix.size()) : line);
+        }
+    }
+    else if (s.traceFormat == "chakra")
+    {
+        m_trace = ChakraTraceReader::ReadPrefix(s.traceFile, ranks, error);
+    }
+    else if (s.traceFormat == "chakra-json")
+    {
+        std::vector<std::string> files;
+        for (uint32_t r = 0; r < ranks; ++r)
+        {
+            files.push_back(s.traceFile + "." + std::to_string(r) + ".json");
+        }
+        m_trace = ChakraTraceReader::ReadJson(files, error);
+    }
+    else
+    {
+        *error = s.source + ": /workload/format: unknown format \"" + s.traceFormat + "\"";
+        return false;
+    }
+    m_note = s.traceFormat + " " + s.traceFile;
+    return m_trace.GetNRanks() > 0;
+}
+
+void
+TrainingWorkload::Adapt(const TrainingScenario& s)
+{
+    const std::string& traceGpu = m_trace.GetGpu();
+    if (!traceGpu.empty() && traceGpu != s.gpu)
+    {
+        std::ostringstream w;
+        w << m_note << ": the trace's compute durations are for " << traceGpu
+          << " but the cluster's GPU is " << s.gpu;
+        if (s.computeScale != 1)
+        {
+            w << "; they are replayed x " << s.computeScale << " (computeScale)";
+        }
+        else
+        {
+            const GpuPreset* from = GpuPreset::Find(traceGpu);
+            const GpuPreset* to = GpuPreset::Find(s.gpu);
+            w << "; they are replayed as recorded: set computeScale";
+            if (from && to)
+            {
+                // Compute-bound ops scale with peak FLOP/s, memory-bound ones with HBM.
+                w << " (" << from->peakFlops / to->peakFlops << " for compute-bound ops, "
+                  << from->memoryBandwidth / to->memoryBandwidth << " for memory-bound ones)";
+            }
+            w << " or regenerate the trace for " << s.gpu;
+        }
+        m_warnings.push_back(w.str());
+    }
+    if (s.computeScale != 1)
+    {
+        NS_LOG_INFO("compute x " << s.computeScale);
+        for (uint32_t r = 0; r < m_trace.GetNRanks(); ++r)
+        {
+            for (TraceOp& op : m_trace.GetOps(r))
+            {
+                if (op.kind == TraceOpKind::COMPUTE)
+                {
+                    op.duration = NanoSeconds(std::llround(
+                        static_cast<double>(op.duration.GetNanoSeconds()) * s.computeScale));
+                }
+            }
+        }
+    }
+    const uint32_t gpus = s.GetNGpus();
+    if (m_trace.GetNRanks() < gpus)
+    {
+        const uint32_t idle = gpus - m_trace.GetNRanks();
+        std::ostringstream w;
+        w << "the workload has " << m_trace.GetNRanks() << " ranks but the cluster " << gpus
+          << " GPUs: " << idle << " GPUs ("
+          << (idle * 2 == gpus ? "half the cluster" : std::to_string(100 * idle / gpus) + " %")
+          << ") stay idle";
+        m_warnings.push_back(w.str());
+    }
+}
+
+const TrainingTrace&
+TrainingWorkload::GetTrace() const
+{
+    return m_trace;
+}
+
+const std::string&
+TrainingWorkload::GetNote() const
+{
+    return m_note;
+}
+
+const std::vector<std::string>&
+TrainingWorkload::GetWarnings() const
+{
+    return m_warnings;
+}
+
+} // namespace ns3

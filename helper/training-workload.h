@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef TRAINING_WORKLOAD_H
+#define TRAINING_WORKLOAD_H
+
+#include "training-scenario.h"
+
+#include "ns3/training-trace.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * A training run's workload: the scenario's trace read (own JSON, Chakra protobuf or
+ * JSON, SimAI/AICB) or generated (TransformerTraceGenerator), then adapted to the
+ * cluster (computeScale) with what the user should know noted as warnings.
+ */
+class TrainingWorkload
+{
+  public:
+    /**
+     * Read or generate the scenario's trace.
+     * \param s the scenario (its cluster size is the rank count of formats without one)
+     * \param error set (naming the file, place and problem) when it cannot be read
+     * \return true on success
+     */
+    bool Load(const TrainingScenario& s, std::string* error);
+
+    /**
+     * Scale the compute by computeScale and note what the user should know: trace and
+     * cluster GPUs that differ (and what computeScale would fit), GPUs left idle.
+     * \param s the scenario
+     */
+    void Adapt(const TrainingScenario& s);
+
+    /// \return the trace
+    const TrainingTrace& GetTrace() const;
+    /// \return where the trace came from (file, or generated)
+    const std::string& GetNote() const;
+    /// \return the warnings of Load and Adapt, one line each
+    const std::vector<std::string>& GetWarnings() const;
+
+  private:
+    /// Read a trace of another tool's format (AICB, Chakra protobuf or JSON).
+    bool LoadForeign(const TrainingScenario& s, std::string* error);
+
+    TrainingTrace m_trace;
+    std::string m_note;
+    std::vector<std::string> m_warnings;
+};
+
+} // namespace ns3
+
+#endif // TRAINING_WORKLOAD_H

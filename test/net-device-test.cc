@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// RoceNetDevice keeps ns-3's NetDevice contract: IsLinkUp follows the cable, a cut or a
+// mend fires the link-change callbacks at both ends, and frames the model does not take
+// (here an EtherType of its own) reach the device's receive callbacks, and through the
+// node's the protocol handlers registered for their EtherType, without their Ethernet
+// header, while RoCE traffic on the same cable never does.
+#include "test-util.h"
+
+#include <gtest/gtest.h>
+
+using namespace aifabric;
+
+namespace
+{
+class RoceDeviceContract : public NsTest
+{
+};
+
+/// The local experimental EtherType (IEEE 802): no module frame uses it.
+constexpr uint16_t ETHERTYPE_EXPERIMENTAL = 0x88B5;
+} // namespace
+
+TEST_F(RoceDeviceContract, LinkStateFollowsTheCableAtBothEnds)
+{
+    RoceHelper roce;
+    auto [a, b] = BackToBack(roce, DataRate("100Gbps"), MicroSeconds(1));
+    Ptr<RoceNetDevice> da = a->GetDevice();
+    Ptr<RoceNetDevice> db = b->GetDevice();
+    std::vector<std::pair<Time, bool>> seenA;
+    std::vector<std::pair<Time, bool>> seenB;
+    da->AddLinkChangeCallback(
+        Callback<void>([&seenA, da]() { seenA.emplace_back(Simulator::Now(), da->IsLinkUp()); }));
+    db->AddLinkChangeCallback(
+        Callback<void>([&seenB, db]() { seenB.emplace_back(Simulator::Now(), db->IsLinkUp()); }));
+    EXPECT_TRUE(da->IsLinkUp());
+    Ptr<RoceChannel> cable = da->GetRoceChannel();
+    Simulator::Schedule(MicroSeconds(10), &RoceChannel::SetUp, cable, false);
+    Simulator::Schedule(MicroSeconds(15), &RoceChannel::SetUp, cable, false); // no change
+    Simulator::Schedule(MicroSeconds(20), &RoceChannel::SetUp, cable, true);
+    Simulator::Run();
+    const std::vector<std::pair<Time, bool>> expected{{MicroSeconds(10), false},
+                                                      {MicroSeconds(20), true}};
+    EXPECT_EQ(seenA, expected);
+    EXPECT_EQ(seenB, expected);
+    EXPECT_TRUE(db->IsLinkUp());
+}
+
+TEST_F(RoceDeviceContract, FramesTheModelDoesNotTakeReachTheStack)
+{
+    RoceHelper roce;
+    auto [a, b] = BackToBack(roce, DataRate("100Gbps"), MicroSeconds(1));
+    Ptr<RoceNetDevice> da = a->GetDevice();
+    Ptr<RoceNetDevice> db = b->GetDevice();
+
+    struct Received
+    {
+        uint32_t bytes;
+        uint16_t protocol;
+        Address from;
+    };
+
+    std::vector<Received> stack;
+    uint32_t promiscuous = 0;
+    db->SetReceiveCallback(ns3::NetDevice::ReceiveCallback(
+        [&stack](Ptr<ns3::NetDevice>, Ptr<const Packet> p, uint16_t protocol, const Address& from) {
+            stack.push_back({p->GetSize(), protocol, from});
+            return true;
+        }));
+    db->SetPromiscReceiveCallback(
+        ns3::NetDevice::PromiscReceiveCallback([&promiscuous](Ptr<ns3::NetDevice>,
+                                                              Ptr<const Packet>,
+                                                              uint16_t,
+                                                              const Address&,
+                                                              const Address&,
+                                                              ns3::NetDevice::PacketType type) {
+            promiscuous += type == ns3::NetDevice::PACKET_HOST ? 1 : 0;
+            return true;
+        }));
+    // A 1 MiB RDMA write and two frames of another protocol share the cable.
+    FlowProbe flow;
+    flow.Attach(RoceHelper::Connect(a, b));
+    Simulator::Schedule(Seconds(0), [&flow]() { flow.sender->PostWrite(1 << 20); });
+    Simulator::Schedule(MicroSeconds(5), [da, db]() {
+        da->Send(Create<Packet>(100), db->GetAddress(), ETHERTYPE_EXPERIMENTAL);
+        da->Send(Create<Packet>(1500), db->GetAddress(), ETHERTYPE_EXPERIMENTAL);
+    });
+    Simulator::Run();
+    EXPECT_EQ(flow.BytesReceived(), uint64_t{1} << 20);
+    ASSERT_EQ(stack.size(), 2u) << "RoCE frames reached the stack, or the others did not";
+    EXPECT_EQ(stack[0].bytes, 100u);
+    EXPECT_EQ(stack[1].bytes, 1500u);
+    for (const auto& r : stack)
+    {
+        EXPECT_EQ(r.protocol, ETHERTYPE_EXPERIMENTAL);
+        EXPECT_EQ(Mac48Address::ConvertFrom(r.from), Mac48Address::ConvertFrom(da->GetAddress()));
+    }
+    EXPECT_EQ(promiscuous, 2u);
+    EXPECT_EQ(b->GetRxUnknownQpDrops(), 0u);
+
+    // The ns-3 way: Node::AddDevice gave the device the node's receive callback, and a
+    // protocol handler registered on the node for the EtherType receives the frame.
+    uint32_t handled = 0;
+    da->GetNode()->RegisterProtocolHandler(
+        Node::ProtocolHandler([&handled](Ptr<ns3::NetDevice>,
+                                         Ptr<const Packet> p,
+                                         uint16_t protocol,
+                                         const Address&,
+                                         const Address&,
+                                         ns3::NetDevice::PacketType) {
+            handled += (protocol == ETHERTYPE_EXPERIMENTAL && p->GetSize() == 64) ? 1 : 0;
+        }),
+        ETHERTYPE_EXPERIMENTAL,
+        da);
+    Simulator::Schedule(MicroSeconds(1), [db, da]() {
+        db->Send(Create<Packet>(64), da->GetAddress(), ETHERTYPE_EXPERIMENTAL);
+    });
+    Simulator::Run();
+    EXPECT_EQ(handled, 1u);
+    EXPECT_EQ(a->GetRxUnknownQpDrops(), 0u);
+}
