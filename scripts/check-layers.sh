@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Checks that every include points down the module's layers, lowest first:
-#   fabric < rdma < ina < nvlink < transport < collective < workload < helper
-# (the folders model/<layer>/ and helper/). A file may include headers of its own layer
-# and of lower ones. Quoted includes are mapped back to the repository file they name:
-# "ns3/<name>.h" to the header of that name in model/<layer>/ or helper/ (headers are
+#   fabric < rdma < ina < nvlink < transport < collective < workload
+#   < helper/text < helper/fabric < helper/training
+# (the folders model/<layer>/ and helper/<part>/: the option and text parsing every
+# program uses, the ns-3 helpers that install the models, the training application
+# behind ai-fabric-sim). A file may include headers of its own layer and of lower ones.
+# Quoted includes are mapped back to the repository file they name:
+# "ns3/<name>.h" to the header of that name in model/<layer>/ or helper/<part>/ (headers are
 # installed flat), a relative "x.h" to the file beside the includer; ns-3's own headers
 # and <...> includes are not the module's and are ignored.
 #
@@ -15,10 +18,10 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-layers=(fabric rdma ina nvlink transport collective workload helper)
+layers=(fabric rdma ina nvlink transport collective workload helper/text helper/fabric helper/training)
 declare -A order   # layer -> position, lowest first
 declare -A layerOf # header file name -> layer
-folderOf() { [[ $1 == helper ]] && echo helper || echo "model/$1"; }
+folderOf() { [[ $1 == helper/* ]] && echo "$1" || echo "model/$1"; }
 for i in "${!layers[@]}"; do
     order[${layers[$i]}]=$i
 done
@@ -38,6 +41,19 @@ for folder in model/*/; do
     fi
 done
 
+for folder in helper/*/; do
+    folder=${folder%/}
+    if [[ -z ${order[$folder]:-} ]]; then
+        echo "$folder: not a known layer (${layers[*]})"
+        violations=$((violations + 1))
+    fi
+done
+for file in helper/*.h helper/*.cc; do
+    [[ -e $file ]] || continue
+    echo "$file: outside helper's parts (helper/text, helper/fabric, helper/training)"
+    violations=$((violations + 1))
+done
+
 for layer in "${layers[@]}"; do
     folder=$(folderOf "$layer")
     for file in "$folder"/*.h "$folder"/*.cc; do
@@ -54,7 +70,7 @@ for layer in "${layers[@]}"; do
             elif [[ -e $folder/$include ]]; then
                 resolved=$(realpath --relative-to=. "$folder/$include")
                 case $resolved in
-                helper/*) target=helper ;;
+                helper/*/*) target=${resolved%/*} ;;
                 model/*/*) target=${resolved#model/} && target=${target%%/*} ;;
                 esac
             else

@@ -7,7 +7,7 @@
 #include "ns3/collective-plan-cost.h"
 #include "ns3/collective-selection.h"
 #include "ns3/ideal-transport.h"
-#include "ns3/nvlink-fabric.h"
+#include "ns3/nv-switch-fabric.h"
 #include "ns3/plan-checker.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"

@@ -8,7 +8,7 @@
 
 #include "ns3/gpu-cluster-helper.h"
 #include "ns3/gpu-preset.h"
-#include "ns3/nvlink-fabric.h"
+#include "ns3/nv-switch-fabric.h"
 #include "ns3/trace-json.h"
 #include "ns3/training-scenario.h"
 #include "ns3/training-simulation.h"

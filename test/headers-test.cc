@@ -11,7 +11,7 @@
 #include "ns3/packet.h"
 #include "ns3/pfc-header.h"
 #include "ns3/reth-header.h"
-#include "ns3/roce-icrc.h"
+#include "ns3/icrc-trailer.h"
 
 #include <algorithm>
 #include <array>

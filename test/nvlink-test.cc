@@ -5,7 +5,7 @@
 #include "ns3/collective-algorithms.h"
 #include "ns3/collective-engine.h"
 #include "ns3/double.h"
-#include "ns3/nvlink-fabric.h"
+#include "ns3/nv-switch-fabric.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 

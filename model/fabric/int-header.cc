@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "int-header.h"
 
-#include "roce-frame.h"
+#include "roce-frame-info.h"
 
 #include "ns3/abort.h"
 #include "ns3/ethernet-header.h"

@@ -2,7 +2,7 @@
 // RoceNetDevice: PFC frames sent and honoured, and what the PFC watchdog needs (pause
 // history, ignoring pauses, dropping a priority's frames).
 #include "pfc-header.h"
-#include "roce-frame.h"
+#include "roce-frame-info.h"
 #include "roce-net-device.h"
 
 #include "ns3/ethernet-header.h"

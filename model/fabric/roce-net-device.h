@@ -2,7 +2,7 @@
 #ifndef ROCE_NET_DEVICE_H
 #define ROCE_NET_DEVICE_H
 
-#include "roce-frame.h"
+#include "roce-frame-info.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/error-model.h"

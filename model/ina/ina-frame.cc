@@ -3,7 +3,7 @@
 
 #include "ns3/ethernet-header.h"
 #include "ns3/ipv4-header.h"
-#include "ns3/roce-frame.h"
+#include "ns3/roce-frame-info.h"
 #include "ns3/udp-header.h"
 
 namespace ns3

@@ -10,7 +10,7 @@
 #include "ns3/mac48-address.h"
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"
-#include "ns3/roce-frame.h"
+#include "ns3/roce-frame-info.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/traced-callback.h"
 

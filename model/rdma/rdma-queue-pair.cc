@@ -11,7 +11,7 @@
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/reth-header.h"
-#include "ns3/roce-frame.h"
+#include "ns3/roce-frame-info.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
-#include "ns3/roce-frame.h"
+#include "ns3/roce-frame-info.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>

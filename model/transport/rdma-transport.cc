@@ -5,7 +5,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
-#include "ns3/roce-frame.h"
+#include "ns3/roce-frame-info.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/simulator.h"
 

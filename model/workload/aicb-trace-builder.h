@@ -3,7 +3,7 @@
 #ifndef AICB_TRACE_BUILDER_H
 #define AICB_TRACE_BUILDER_H
 
-#include "megatron-schedule.h"
+#include "rank-schedule.h"
 #include "training-trace.h"
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "transformer-trace-generator.h"
 
-#include "megatron-schedule.h"
+#include "rank-schedule.h"
 
 #include "ns3/double.h"
 #include "ns3/gpu-preset.h"

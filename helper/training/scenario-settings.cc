@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario-settings.h"
 
-#include "attribute-text.h"
-#include "fabric-monitor.h"
-#include "gpu-cluster-helper.h"
+#include "ns3/attribute-text.h"
+#include "ns3/fabric-monitor.h"
+#include "ns3/gpu-cluster-helper.h"
 
 #include "ns3/collective-algorithms.h"
 #include "ns3/collective-engine.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#ifndef NVLINK_FABRIC_H
-#define NVLINK_FABRIC_H
+#ifndef NV_SWITCH_FABRIC_H
+#define NV_SWITCH_FABRIC_H
 
 #include "ns3/collective-transport.h"
 #include "ns3/data-rate.h"
@@ -317,4 +317,4 @@ class NvSwitchFabric : public CollectiveTransport
 
 } // namespace ns3
 
-#endif // NVLINK_FABRIC_H
+#endif // NV_SWITCH_FABRIC_H

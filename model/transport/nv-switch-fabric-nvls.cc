@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // NvSwitchFabric's NVLS operations: switch reductions and multicasts (the chunk path they
-// share with point-to-point transfers is in nvlink-fabric.cc). The class has one log
-// component, "NvSwitchFabric", defined in nvlink-fabric.cc; functions here that log reach
+// share with point-to-point transfers is in nv-switch-fabric.cc). The class has one log
+// component, "NvSwitchFabric", defined in nv-switch-fabric.cc; functions here that log reach
 // it through NS_LOG_STATIC_TEMPLATE_DEFINE (a name can be defined only once).
-#include "nvlink-fabric.h"
+#include "nv-switch-fabric.h"
 
 #include "ns3/abort.h"
 #include "ns3/log.h"

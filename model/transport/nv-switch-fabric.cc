@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "nvlink-fabric.h"
+#include "nv-switch-fabric.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"

@@ -2,8 +2,8 @@
 #ifndef TRAINING_FEATURE_H
 #define TRAINING_FEATURE_H
 
-#include "gpu-cluster-helper.h"
-#include "roce-helper.h"
+#include "ns3/gpu-cluster-helper.h"
+#include "ns3/roce-helper.h"
 #include "training-scenario.h"
 
 #include "ns3/simple-ref-count.h"

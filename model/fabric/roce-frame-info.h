@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#ifndef ROCE_FRAME_H
-#define ROCE_FRAME_H
+#ifndef ROCE_FRAME_INFO_H
+#define ROCE_FRAME_INFO_H
 
 #include "ns3/packet.h"
 

@@ -4,7 +4,7 @@
 #include "ina-feature.h"
 #include "link-events-feature.h"
 #include "pcap-feature.h"
-#include "roce-topology-reader.h"
+#include "ns3/roce-topology-reader.h"
 #include "scenario-settings.h"
 
 #include "ns3/boolean.h"

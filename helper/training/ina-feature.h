@@ -2,7 +2,7 @@
 #ifndef INA_FEATURE_H
 #define INA_FEATURE_H
 
-#include "ina-helper.h"
+#include "ns3/ina-helper.h"
 #include "training-feature.h"
 
 namespace ns3

@@ -128,7 +128,7 @@ class ProgramOptions
                        const std::string& none = "");
     /// A folder the program writes into: CheckOutputFolder when not empty.
     void AddOutputFolder(const std::string& name, const std::string& help, std::string& value);
-    /// A pcap file-name prefix: RoceHelper::CheckPcapPrefix when not empty (empty: none).
+    /// A pcap file-name prefix: CheckOutputPrefix when not empty (empty: none).
     void AddPcapPrefix(const std::string& name, const std::string& help, std::string& value);
 
     /**
@@ -206,6 +206,15 @@ bool CheckOutputFolder(const std::string& folder, std::string* why);
  * \param why set to the reason on failure
  */
 bool CheckOutputFile(const std::string& file, std::string* why);
+
+/**
+ * Check that files can be created with a name prefix (pcap captures): it is not empty
+ * and its folder exists and is writable.
+ * \param prefix the file name prefix, possibly with a folder ("out/run1")
+ * \param error set to the reason (naming the folder) when files cannot be created
+ * \return true if files with this prefix can be created
+ */
+bool CheckOutputPrefix(const std::string& prefix, std::string* error);
 
 /**
  * Check that file exists, is a regular file and can be opened for reading.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "link-events-feature.h"
 
-#include "fabric-monitor.h"
+#include "ns3/fabric-monitor.h"
 
 #include "ns3/log.h"
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "roce-helper.h"
 
-#include "../model/fabric/ai-fabric-compat.h"
+#include "ns3/program-options.h"
+
+#include "../../model/fabric/ai-fabric-compat.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
@@ -10,8 +12,8 @@
 #include "ns3/pcap-file-wrapper.h"
 #include "ns3/pointer.h"
 #include "ns3/roce-channel.h"
-#include "ns3/roce-frame.h"
-#include "ns3/roce-icrc.h"
+#include "ns3/roce-frame-info.h"
+#include "ns3/icrc-trailer.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/type-id.h"
@@ -406,28 +408,7 @@ RoceHelper::AssignStreams(int64_t stream)
 bool
 RoceHelper::CheckPcapPrefix(const std::string& prefix, std::string* error)
 {
-    if (prefix.empty())
-    {
-        *error = "expected a file name prefix such as \"out/run\", got an empty one";
-        return false;
-    }
-    std::filesystem::path folder = std::filesystem::path(prefix).parent_path();
-    if (folder.empty())
-    {
-        folder = ".";
-    }
-    std::error_code ec;
-    if (!std::filesystem::is_directory(folder, ec))
-    {
-        *error = "folder '" + folder.string() + "' of prefix '" + prefix + "' does not exist";
-        return false;
-    }
-    if (::access(folder.c_str(), W_OK | X_OK) != 0)
-    {
-        *error = "folder '" + folder.string() + "' of prefix '" + prefix + "' is not writable";
-        return false;
-    }
-    return true;
+    return CheckOutputPrefix(prefix, error);
 }
 
 void

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "megatron-schedule.h"
+#include "rank-schedule.h"
 
 #include <algorithm>
 

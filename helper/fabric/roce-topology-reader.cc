@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "roce-topology-reader.h"
 
-#include "../model/workload/json-text.h"
-#include "quantity-text.h"
+#include "../../model/workload/json-text.h"
+#include "ns3/quantity-text.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/log.h"

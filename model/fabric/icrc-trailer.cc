@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 
-#include "roce-icrc.h"
+#include "icrc-trailer.h"
 
 #include "ai-fabric-compat.h"
 

@@ -4,9 +4,9 @@
 
 #include "background-feature.h"
 #include "deadlock-detector-feature.h"
-#include "fabric-monitor.h"
-#include "gpu-cluster-helper.h"
-#include "roce-helper.h"
+#include "ns3/fabric-monitor.h"
+#include "ns3/gpu-cluster-helper.h"
+#include "ns3/roce-helper.h"
 #include "training-feature.h"
 #include "training-scenario.h"
 #include "training-workload.h"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario-overrides.h"
 
-#include "ina-helper.h"
-#include "quantity-text.h"
+#include "ns3/ina-helper.h"
+#include "ns3/quantity-text.h"
 
 #include "ns3/collective-algorithms.h"
 #include "ns3/collective-selection.h"

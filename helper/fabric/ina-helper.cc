@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "ina-helper.h"
 
-#include "../model/fabric/ai-fabric-compat.h"
+#include "../../model/fabric/ai-fabric-compat.h"
 
 #include "ns3/node.h"
 #include "ns3/uinteger.h"

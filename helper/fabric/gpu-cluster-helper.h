@@ -6,7 +6,7 @@
 
 #include "ns3/comm-group.h"
 #include "ns3/ina-helper.h"
-#include "ns3/nvlink-fabric.h"
+#include "ns3/nv-switch-fabric.h"
 #include "ns3/object-factory.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/server-routing-transport.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "roce-frame.h"
+#include "roce-frame-info.h"
 
 #include "bth-header.h"
 #include "int-header.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "training-scenario.h"
 
-#include "../model/workload/json-text.h"
-#include "ina-helper.h"
-#include "quantity-text.h"
+#include "../../model/workload/json-text.h"
+#include "ns3/ina-helper.h"
+#include "ns3/quantity-text.h"
 
 #include "ns3/flow-size-cdf.h"
 #include "ns3/gpu-preset.h"

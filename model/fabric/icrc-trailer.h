@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 
-#ifndef ROCE_ICRC_H
-#define ROCE_ICRC_H
+#ifndef ICRC_TRAILER_H
+#define ICRC_TRAILER_H
 
 #include "ns3/trailer.h"
 
@@ -94,4 +94,4 @@ class IcrcTrailer : public Trailer
 
 } // namespace ns3
 
-#endif /* ROCE_ICRC_H */
+#endif /* ICRC_TRAILER_H */

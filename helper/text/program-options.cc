@@ -3,7 +3,6 @@
 
 #include "attribute-text.h"
 #include "quantity-text.h"
-#include "roce-helper.h"
 
 #include "ns3/config.h"
 #include "ns3/global-value.h"
@@ -442,7 +441,7 @@ ProgramOptions::AddPcapPrefix(const std::string& name, const std::string& help, 
         value,
         [&value](const std::string& text, std::string* expected) {
             std::string why;
-            if (!text.empty() && !RoceHelper::CheckPcapPrefix(text, &why))
+            if (!text.empty() && !CheckOutputPrefix(text, &why))
             {
                 *expected = "a file-name prefix in a writable folder (" + why + ")";
                 return false;
@@ -720,6 +719,33 @@ CheckInputFile(const std::string& file, std::string* why)
     if (!in)
     {
         *why = std::string("cannot open it: ") + std::strerror(errno);
+        return false;
+    }
+    return true;
+}
+
+bool
+CheckOutputPrefix(const std::string& prefix, std::string* error)
+{
+    if (prefix.empty())
+    {
+        *error = "expected a file name prefix such as \"out/run\", got an empty one";
+        return false;
+    }
+    std::filesystem::path folder = std::filesystem::path(prefix).parent_path();
+    if (folder.empty())
+    {
+        folder = ".";
+    }
+    std::error_code ec;
+    if (!std::filesystem::is_directory(folder, ec))
+    {
+        *error = "folder '" + folder.string() + "' of prefix '" + prefix + "' does not exist";
+        return false;
+    }
+    if (::access(folder.c_str(), W_OK | X_OK) != 0)
+    {
+        *error = "folder '" + folder.string() + "' of prefix '" + prefix + "' is not writable";
         return false;
     }
     return true;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Internal to the trace generator: writes one rank's ops of a Megatron-style iteration.
-#ifndef MEGATRON_SCHEDULE_H
-#define MEGATRON_SCHEDULE_H
+#ifndef RANK_SCHEDULE_H
+#define RANK_SCHEDULE_H
 
 #include "training-trace.h"
 #include "transformer-trace-generator.h"
@@ -201,4 +201,4 @@ class RankSchedule
 } // namespace megatron
 } // namespace ns3
 
-#endif // MEGATRON_SCHEDULE_H
+#endif // RANK_SCHEDULE_H
