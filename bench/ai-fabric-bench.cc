@@ -40,7 +40,7 @@ main(int argc, char* argv[])
     uint32_t spines = 64;
     uint64_t bytes = 64ull << 20;
     DataRate rate("400Gbps");
-    std::string cc = "ns3::Dcqcn";
+    std::string cc = "ns3::RoceDcqcn";
     std::string pcap;
 
     // The calendar queue suits the many near-future events of a packet network better
@@ -53,7 +53,7 @@ main(int argc, char* argv[])
     cmd.AddValue("spines", "Number of spines", spines, 1, 1024);
     cmd.AddSize("bytes", "Bytes each host writes", bytes, 1, uint64_t{1} << 40);
     cmd.AddValue("rate", "Rate of every link", rate);
-    cmd.AddTypeId("cc", "Congestion control TypeId", cc, RoceCongestionControl::GetTypeId());
+    cmd.AddCongestionControl("cc", "Congestion control TypeId", cc);
     cmd.AddPcapPrefix("pcap",
                       "Capture every port into PREFIX-<node>-<device>.pcap (empty: none; the "
                       "default scenario writes about 70 GB: 8 GiB, 8 captures per frame)",

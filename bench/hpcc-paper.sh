@@ -20,7 +20,7 @@ for load in "${loads[@]}"; do
     out="/tmp/ai-fabric-hpcc-paper-$load"
     log=$(mktemp)
     if ! /usr/bin/time -v "$prog" --topology=hpcc-paper --flowSizes=websearch --load="$load" \
-        --duration="$duration" --ccs=ns3::Dcqcn,ns3::Hpcc --out="$out" >"$log" 2>&1; then
+        --duration="$duration" --ccs=ns3::RoceDcqcn,ns3::RoceHpcc --out="$out" >"$log" 2>&1; then
         cat "$log" >&2
         rm -f "$log"
         exit 1

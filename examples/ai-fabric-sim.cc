@@ -11,7 +11,7 @@
 //   ai-fabric-sim --scenario=my.json --iterations=2
 //   ai-fabric-sim --oversubscription=2 --spines=1   # what-ifs: one setting each
 //   ai-fabric-sim --workload=aicb.txt --gpu=A100 --servers=4 --cc=none
-//   ai-fabric-sim --ns3::Dcqcn::RateAi=20Mbps       # any attribute, as in every ns-3 program
+//   ai-fabric-sim --ns3::RoceDcqcn::RateAi=20Mbps       # any attribute, as in every ns-3 program
 //
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"

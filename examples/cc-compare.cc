@@ -5,7 +5,7 @@
 // flows, queues, PFC pauses and link utilisation, in one table and one plot.
 //
 //   ./cc-compare                                   # 16 hosts, websearch at 50 %, 100G
-//   ./cc-compare --flowSizes=fb-hadoop --load=0.3 --ccs=ns3::Dcqcn,ns3::Hpcc
+//   ./cc-compare --flowSizes=fb-hadoop --load=0.3 --ccs=ns3::RoceDcqcn,ns3::RoceHpcc
 //
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"
@@ -97,7 +97,7 @@ main(int argc, char* argv[])
     std::string flowSizes = "websearch";
     double load = 0.5;
     Time duration = MilliSeconds(20);
-    std::string ccs = "ns3::Dcqcn,ns3::Hpcc,ns3::Dctcp,ns3::Timely,ns3::Swift";
+    std::string ccs = "ns3::RoceDcqcn,ns3::RoceHpcc,ns3::RoceDctcp,ns3::RoceTimely,ns3::RoceSwift";
     std::string out = "cc-compare-results";
     uint32_t seed = 1;
     std::string topology = "leaf-spine";
@@ -188,9 +188,9 @@ main(int argc, char* argv[])
     {
         // The HPCC simulator's DCQCN (HPCC paper, section 5.1); ECN (400/1600 KB at 100G,
         // Pmax 0.2) and 32 MB buffers are the MMU's defaults already.
-        Config::SetDefault("ns3::Dcqcn::RateAi", DataRateValue(DataRate("50Mbps")));
-        Config::SetDefault("ns3::Dcqcn::RateHai", DataRateValue(DataRate("100Mbps")));
-        Config::SetDefault("ns3::Dcqcn::RateIncreaseTimer", TimeValue(MicroSeconds(900)));
+        Config::SetDefault("ns3::RoceDcqcn::RateAi", DataRateValue(DataRate("50Mbps")));
+        Config::SetDefault("ns3::RoceDcqcn::RateHai", DataRateValue(DataRate("100Mbps")));
+        Config::SetDefault("ns3::RoceDcqcn::RateIncreaseTimer", TimeValue(MicroSeconds(900)));
         rate = DataRate("100Gbps");
         std::cout << "cc-compare: the HPCC paper's fat-tree, 320 hosts at 100 Gb/s (5 pods of "
                   << "4 ToRs x 16 hosts and 4 aggregations, 16 cores, 400 Gb/s between "

@@ -52,7 +52,7 @@ main(int argc, char* argv[])
     uint32_t leaves = 1;
     uint32_t spines = 1;
     double oversubscription = 1.0;
-    std::string cc = "ns3::Dcqcn";
+    std::string cc = "ns3::RoceDcqcn";
     std::string csv = "collective-perf.csv";
     std::string pcap;
     bool ina = false;
@@ -131,7 +131,7 @@ main(int argc, char* argv[])
                  0,
                  1000,
                  true);
-    cmd.AddTypeId("cc", "Congestion control of the NICs", cc, RoceCongestionControl::GetTypeId());
+    cmd.AddCongestionControl("cc", "Congestion control of the NICs", cc);
     cmd.AddValue("ina",
                  "rdma, dgx: every RoCE switch aggregates in the network "
                  "(InaAggregationEngine; its attributes: "
@@ -421,11 +421,13 @@ main(int argc, char* argv[])
     options.chunkBytes = chunkBytes;
     double busSum = 0;
     uint32_t rows = 0;
+    CollectiveAlgorithm algorithm = CollectiveAlgorithm::AUTO; // checked above (CanMakePlan)
+    CollectiveAlgorithmFromString(algorithmName, algorithm);
     for (uint64_t bytes = minBytes; bytes <= maxBytes; bytes *= factor)
     {
         CollectiveResult result;
         // "auto" may pick a different algorithm per size (see CollectiveSelection).
-        CommPlan plan = selection.MakePlan(type, algorithmName, group, bytes, options);
+        CommPlan plan = selection.MakePlan(type, algorithm, group, bytes, options);
         Simulator::ScheduleNow(
             [&, plan]() { engine->Run(plan, MakeBoundCallback(&Store, &result)); });
         Simulator::Run(); // returns when the fabric is idle again

@@ -85,7 +85,7 @@ main(int argc, char* argv[])
     }
 
     RoceHelper roce;
-    roce.SetCongestionControl("ns3::Dcqcn");
+    roce.SetCongestionControl("ns3::RoceDcqcn");
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo = topoHelper.Dumbbell(flows, flows, rate, rate, MicroSeconds(1));
     roce.AssignStreams(1);

@@ -4,7 +4,7 @@
 // receiver's port is the bottleneck. With PFC on, the switch pauses the senders and
 // nothing is lost; with PFC off, the lossy queue overflows and go-back-N recovers.
 //
-//   ./roce-incast --senders=8 --pfc=1 --cc=ns3::Dcqcn --bytes=4M
+//   ./roce-incast --senders=8 --pfc=1 --cc=ns3::RoceDcqcn --bytes=4M
 //
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"
@@ -37,7 +37,7 @@ main(int argc, char* argv[])
     uint32_t senders = 8;
     uint64_t bytes = 4 << 20;
     bool pfc = true;
-    std::string cc = "ns3::Dcqcn";
+    std::string cc = "ns3::RoceDcqcn";
     DataRate rate("100Gbps");
     Time delay = MicroSeconds(1);
     std::string pcap;
@@ -47,7 +47,7 @@ main(int argc, char* argv[])
     cmd.AddValue("senders", "Number of senders", senders, 1, 1024);
     cmd.AddSize("bytes", "Bytes each sender writes", bytes, 1, uint64_t{1} << 40);
     cmd.AddValue("pfc", "Lossless priority with PFC (1) or lossy (0)", pfc);
-    cmd.AddTypeId("cc", "Congestion control TypeId", cc, RoceCongestionControl::GetTypeId());
+    cmd.AddCongestionControl("cc", "Congestion control TypeId", cc);
     cmd.AddValue("rate", "Link rate", rate);
     cmd.AddValue("delay", "Link delay", delay);
     cmd.AddPcapPrefix("pcap",

@@ -222,7 +222,7 @@ TEST_F(BackgroundTrafficRun, PoissonArrivalsAtTheLoad)
     // flows at rate load x 100G / (8 x mean); the count is Poisson, so within 4 % (4
     // standard deviations of ~10,000). Every flow finishes; sources and destinations
     // differ; the report counts them all.
-    const BackgroundRun run = RunBackground("ns3::Dcqcn", "alistorage2019", 0.3, MilliSeconds(5));
+    const BackgroundRun run = RunBackground("ns3::RoceDcqcn", "alistorage2019", 0.3, MilliSeconds(5));
     FlowSizeCdf cdf;
     FlowSizeCdf::Named("alistorage2019", cdf);
     const double expected = 16 * 0.3 * 100e9 * 5e-3 / (8 * cdf.Mean());
@@ -262,7 +262,7 @@ TEST_F(BackgroundTrafficRun, GivenHostPairsOnly)
 {
     // Host 0 sends to hosts 5 and 9, host 3 to host 12; nobody else sends. Each source
     // still loads its own link to 30 % (Poisson counts within 4 standard deviations).
-    const BackgroundRun run = RunBackground("ns3::Dcqcn",
+    const BackgroundRun run = RunBackground("ns3::RoceDcqcn",
                                             "alistorage2019",
                                             0.3,
                                             MilliSeconds(2),
@@ -323,8 +323,8 @@ TEST_F(BackgroundTrafficRun, HpccBeatsDcqcnOnSmallFlowTails)
     // arrivals: HPCC's 99th-percentile slowdown of flows under 100 KB is below DCQCN's,
     // and its queues are shorter (HPCC paper, Fig. 9 and 10: the same ordering at 320
     // hosts).
-    const BackgroundRun dcqcn = RunBackground("ns3::Dcqcn", "websearch", 0.5, MilliSeconds(10));
-    const BackgroundRun hpcc = RunBackground("ns3::Hpcc", "websearch", 0.5, MilliSeconds(10));
+    const BackgroundRun dcqcn = RunBackground("ns3::RoceDcqcn", "websearch", 0.5, MilliSeconds(10));
+    const BackgroundRun hpcc = RunBackground("ns3::RoceHpcc", "websearch", 0.5, MilliSeconds(10));
     const SlowdownStats d = FctReport(dcqcn.flows).Range(0, FctReport::SMALL_BYTES, "small");
     const SlowdownStats h = FctReport(hpcc.flows).Range(0, FctReport::SMALL_BYTES, "small");
     std::cout << "[ measured ] small flows (" << d.flows << "): p99 slowdown DCQCN " << d.p99
@@ -341,8 +341,8 @@ TEST_F(BackgroundTrafficRun, HpccBeatsDcqcnOnSmallFlowTails)
 
 TEST_F(BackgroundTrafficRun, SameSeedSameFlowTimes)
 {
-    const BackgroundRun a = RunBackground("ns3::Hpcc", "fb-hadoop", 0.5, MilliSeconds(2));
-    const BackgroundRun b = RunBackground("ns3::Hpcc", "fb-hadoop", 0.5, MilliSeconds(2));
+    const BackgroundRun a = RunBackground("ns3::RoceHpcc", "fb-hadoop", 0.5, MilliSeconds(2));
+    const BackgroundRun b = RunBackground("ns3::RoceHpcc", "fb-hadoop", 0.5, MilliSeconds(2));
     ASSERT_EQ(a.flows.size(), b.flows.size());
     for (std::size_t i = 0; i < a.flows.size(); ++i)
     {

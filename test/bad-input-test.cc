@@ -218,7 +218,7 @@ TEST_F(BadInput, ProgramOptionsConvertAndRefuse)
     DataRate rate("100Gbps");
     Time delay = MicroSeconds(1);
     double ratio = 1;
-    std::string cc = "ns3::Dcqcn";
+    std::string cc = "ns3::RoceDcqcn";
     std::string word = "a";
     auto make = [&](ProgramOptions& o) {
         o.AddValue("count", "", count, 1, 100);
@@ -227,7 +227,7 @@ TEST_F(BadInput, ProgramOptionsConvertAndRefuse)
         o.AddValue("rate", "", rate);
         o.AddValue("delay", "", delay);
         o.AddValue("ratio", "", ratio, 0, 10, true);
-        o.AddTypeId("cc", "", cc, RoceCongestionControl::GetTypeId(), {"none"});
+        o.AddCongestionControl("cc", "", cc);
         o.AddChoice("word", "", word, {"a", "b"});
     };
     {
@@ -251,7 +251,7 @@ TEST_F(BadInput, ProgramOptionsConvertAndRefuse)
         EXPECT_EQ(rate.GetBitRate(), 100000000000ULL);
         EXPECT_EQ(delay, NanoSeconds(500));
         EXPECT_DOUBLE_EQ(ratio, 2.5);
-        EXPECT_EQ(cc, "none");
+        EXPECT_EQ(cc, "ns3::NoCongestionControl"); // the vocabulary's TypeId for "none"
         EXPECT_EQ(word, "b");
         EXPECT_TRUE(o.IsGiven("count"));
         EXPECT_EQ(o.GetText("count"), "13");
@@ -275,10 +275,9 @@ TEST_F(BadInput, ProgramOptionsConvertAndRefuse)
         {"--ratio=0", "prog: --ratio=0: expected a number above 0 to 10\n"},
         {"--ratio=nan", "prog: --ratio=nan: expected a number above 0 to 10\n"},
         {"--cc=ns3::Cubic",
-         "prog: --cc=ns3::Cubic: expected one of ns3::Dcqcn, ns3::Dctcp, "
-         "ns3::Hpcc, ns3::NoCongestionControl, ns3::Swift, ns3::Timely or none (TypeIds derived "
-         "from "
-         "ns3::RoceCongestionControl)\n"},
+         "prog: --cc=ns3::Cubic: expected a congestion-control TypeId (ns3::NoCongestionControl, "
+         "ns3::RoceDcqcn, ns3::RoceDctcp, ns3::RoceHpcc, ns3::RoceSwift, ns3::RoceTimely) or "
+         "none\n"},
         {"--word=c", "prog: --word=c: expected one of a or b\n"},
         {"--other=1", "prog: --other=1: unknown option (see --help)\n"},
         {"-x", "prog: -x: unknown option (see --help)\n"},
@@ -324,8 +323,8 @@ TEST_F(BadInput, AttributesFromTextAreCheckedByKind)
          "5 fortnights",
          "a non-negative duration like 1us or 2ms (s, ms, us, ns, ps; at most an hour): unknown "
          "unit \" fortnights\""},
-        {"ns3::Dcqcn::RateAi", "20Mbps", ""},
-        {"ns3::Dcqcn::RateAi", "10 Mbps", "a positive rate like 400Gbps or 12.5GB/s"},
+        {"ns3::RoceDcqcn::RateAi", "20Mbps", ""},
+        {"ns3::RoceDcqcn::RateAi", "10 Mbps", "a positive rate like 400Gbps or 12.5GB/s"},
         {"ns3::RdmaNic::Mtu", "4096", ""},
         {"ns3::RdmaNic::Mtu", "18 links", "an integer (uint32_t 1:9000)"},
         {"ns3::RdmaNic::Mtu", "9001", "an integer (uint32_t 1:9000)"},

@@ -136,15 +136,15 @@ RunDumbbell(const std::string& cc,
     run.pauses = TotalPauses(topo);
     for (const auto& qp : senders)
     {
-        if (Ptr<Dctcp> d = DynamicCast<Dctcp>(qp->GetCongestionControl()))
+        if (Ptr<RoceDctcp> d = DynamicCast<RoceDctcp>(qp->GetCongestionControl()))
         {
             run.alphas.push_back(d->GetAlpha());
         }
-        if (Ptr<Hpcc> h = DynamicCast<Hpcc>(qp->GetCongestionControl()))
+        if (Ptr<RoceHpcc> h = DynamicCast<RoceHpcc>(qp->GetCongestionControl()))
         {
             run.baseRtt = h->GetBaseRtt().GetSeconds();
         }
-        Ptr<Swift> sw = DynamicCast<Swift>(qp->GetCongestionControl());
+        Ptr<RoceSwift> sw = DynamicCast<RoceSwift>(qp->GetCongestionControl());
         if (sw && run.target == 0)
         {
             run.target = sw->GetTargetDelay(sw->GetCwnd()).GetSeconds();

@@ -2,6 +2,7 @@
 // The cost model behind "auto" (CollectivePlanCost over the carriers' DescribePath):
 // its estimates against the carriers' simulated times, and auto's choice against every
 // algorithm run by name.
+#include "plan-test-util.h"
 #include "test-util.h"
 
 #include <cmath>
@@ -95,7 +96,8 @@ TEST_F(CollectiveCost, IdealCarrierEstimateMatchesTheSimulation)
             Bench b;
             MakeBench(b, "ideal", 2, 4);
             CollectiveSelection selection(b.carrier);
-            CommPlan plan = selection.MakePlan(type, algorithm, b.group, bytes, Options(2));
+            CommPlan plan =
+                selection.MakePlan(type, NamedAlgorithm(algorithm), b.group, bytes, Options(2));
             const double estimate = CollectivePlanCost(*b.carrier).Estimate(plan).GetSeconds();
             const double simulated = Simulate(b, plan).GetSeconds();
             EXPECT_NEAR(estimate, simulated, 0.03 * simulated)
@@ -144,7 +146,11 @@ TEST_F(CollectiveCost, PacketCarrierEstimatesWithinThreePercent)
         Bench b;
         MakeBench(b, "dgx", c.servers, c.gpus);
         CollectiveSelection selection(b.carrier);
-        CommPlan plan = selection.MakePlan(c.type, c.algorithm, b.group, c.bytes, Options(c.gpus));
+        CommPlan plan = selection.MakePlan(c.type,
+                                           NamedAlgorithm(c.algorithm),
+                                           b.group,
+                                           c.bytes,
+                                           Options(c.gpus));
         const double estimate = CollectivePlanCost(*b.carrier).Estimate(plan).GetSeconds();
         const double simulated = Simulate(b, plan).GetSeconds();
         std::cout << "[ measured ] " << c.servers << "x" << c.gpus << " " << c.type << " "
@@ -195,13 +201,16 @@ TEST_F(CollectiveCost, AutoIsWithinFivePercentOfTheBest)
                     Bench b;
                     MakeBench(b, "dgx", shape.servers, shape.gpus, shape.gpu);
                     CollectiveSelection selection(b.carrier);
-                    if (!selection.CanMakePlan(type, name, b.group))
+                    if (!selection.CanMakePlan(type, NamedAlgorithm(name), b.group))
                     {
                         Simulator::Destroy();
                         continue;
                     }
-                    CommPlan plan =
-                        selection.MakePlan(type, name, b.group, bytes, Options(shape.gpus));
+                    CommPlan plan = selection.MakePlan(type,
+                                                       NamedAlgorithm(name),
+                                                       b.group,
+                                                       bytes,
+                                                       Options(shape.gpus));
                     if (name == AUTO_ALGORITHM_NAME)
                     {
                         chosen = plan.GetAlgorithm();

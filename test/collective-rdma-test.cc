@@ -70,7 +70,7 @@ AllToAllOnLeafSpine(double oversubscription)
     Config::Reset();
     const uint32_t hostsPerLeaf = 4;
     RoceHelper roce;
-    roce.SetCongestionControl("ns3::Dcqcn");
+    roce.SetCongestionControl("ns3::RoceDcqcn");
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo = topoHelper.LeafSpine(2,
                                              4,
@@ -129,7 +129,7 @@ AllReduceAcrossServers(bool hierarchical,
 {
     Config::Reset();
     RoceHelper roce;
-    roce.SetCongestionControl("ns3::Dcqcn");
+    roce.SetCongestionControl("ns3::RoceDcqcn");
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo =
         topoHelper.RailOptimized(servers, gpus, 2, DataRate("400Gbps"), 1.0, MicroSeconds(1));
@@ -180,7 +180,7 @@ TEST_F(CollectiveRdma, RailOptimizedKeepsRailTrafficOffTheSpines)
     // 4 servers x 4 GPUs, 2 spines: a ring along rail 1 (GPU 1 of every server) stays on
     // leaf 1; a ring across rails needs the spines.
     RoceHelper roce;
-    roce.SetCongestionControl("ns3::Dcqcn");
+    roce.SetCongestionControl("ns3::RoceDcqcn");
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo =
         topoHelper.RailOptimized(4, 4, 2, DataRate("400Gbps"), 1.0, MicroSeconds(1));

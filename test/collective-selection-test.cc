@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The "auto" algorithm choice follows its documented rules, and what it builds is correct.
+#include "plan-test-util.h"
+
 #include "ns3/attribute-text.h"
 #include "ns3/collective-algorithms.h"
 #include "ns3/collective-engine.h"
@@ -39,7 +41,8 @@ TEST(CollectiveSelection, ChoosesTheFastestEstimate)
             {
                 const auto ranked = select.Rank(type, group, bytes);
                 ASSERT_FALSE(ranked.empty());
-                const std::string chosen = select.Choose(type, group, bytes);
+                const std::string chosen =
+                    CollectiveAlgorithmToString(select.Choose(type, group, bytes));
                 // The choice is within the tie margin of the fastest estimate.
                 auto it = std::find_if(ranked.begin(), ranked.end(), [&](const auto& c) {
                     return CollectiveAlgorithmToString(c.algorithm) == chosen;
@@ -54,11 +57,17 @@ TEST(CollectiveSelection, ChoosesTheFastestEstimate)
     // Only direct moves an all-to-all; NVLS is never offered without a carrier that
     // reduces in a switch; the flat ring funnels a two-server group through two NICs, so
     // the rail-aware plans beat it.
-    EXPECT_EQ(select.Choose(CollectiveType::ALL_TO_ALL, twoServers, large), "direct");
-    EXPECT_NE(select.Choose(CollectiveType::ALL_REDUCE, oneServer, large), "nvls");
+    EXPECT_EQ(
+        CollectiveAlgorithmToString(select.Choose(CollectiveType::ALL_TO_ALL, twoServers, large)),
+        "direct");
+    EXPECT_NE(
+        CollectiveAlgorithmToString(select.Choose(CollectiveType::ALL_REDUCE, oneServer, large)),
+        "nvls");
     // Small messages on one server are latency-bound: a log-depth algorithm beats the
     // ring's 2(n-1) steps.
-    EXPECT_NE(select.Choose(CollectiveType::ALL_REDUCE, oneServer, 4096), "ring");
+    EXPECT_NE(
+        CollectiveAlgorithmToString(select.Choose(CollectiveType::ALL_REDUCE, oneServer, 4096)),
+        "ring");
 }
 
 TEST(CollectiveSelection, AutoPlansPassTheChecker)
@@ -77,11 +86,12 @@ TEST(CollectiveSelection, AutoPlansPassTheChecker)
         {
             for (uint64_t bytes : {uint64_t(4096), uint64_t(8) << 20})
             {
-                CommPlan plan = select.MakePlan(type, "auto", group, bytes);
+                CommPlan plan = select.MakePlan(type, NamedAlgorithm("auto"), group, bytes);
                 PlanCheckResult result = PlanChecker::Check(plan);
                 EXPECT_TRUE(result.ok)
                     << CollectiveTypeToString(type) << " on " << servers << "x" << gpus << ", "
-                    << bytes << " B (" << select.Choose(type, group, bytes)
+                    << bytes << " B ("
+                    << CollectiveAlgorithmToString(select.Choose(type, group, bytes))
                     << "): " << result.reason;
             }
         }
@@ -92,9 +102,17 @@ TEST(CollectiveSelection, UnknownOrUnsupportedAlgorithmAborts)
 {
     CollectiveSelection select;
     CommGroup group = CommGroup::Uniform(1, 6);
-    EXPECT_DEATH(select.MakePlan(CollectiveType::ALL_REDUCE, "pat", group, 1024),
-                 "unknown algorithm 'pat'");
-    EXPECT_DEATH(select.MakePlan(CollectiveType::ALL_REDUCE, "halving-doubling", group, 1024),
+    CollectiveAlgorithm pat;
+    EXPECT_FALSE(CollectiveAlgorithmFromString("pat", pat)); // NCCL's PAT is not built
+    std::string why;
+    bool known = true;
+    EXPECT_FALSE(select.CanMakePlan(CollectiveType::ALL_REDUCE, "pat", group, &known, &why));
+    EXPECT_FALSE(known);
+    EXPECT_NE(why.find("unknown algorithm 'pat'"), std::string::npos) << why;
+    EXPECT_DEATH(select.MakePlan(CollectiveType::ALL_REDUCE,
+                                 NamedAlgorithm("halving-doubling"),
+                                 group,
+                                 1024),
                  "has no halving-doubling algorithm for 6 ranks");
 }
 
@@ -115,8 +133,11 @@ TEST(CollectiveSelection, RailAlignedRingPlansPassTheChecker)
             // By name, through the selection, the same plan under its own name.
             CollectivePlanOptions options;
             options.channels = gpus;
-            CommPlan named =
-                CollectiveSelection().MakePlan(type, "rail-ring", group, 1000003, options);
+            CommPlan named = CollectiveSelection().MakePlan(type,
+                                                            NamedAlgorithm("rail-ring"),
+                                                            group,
+                                                            1000003,
+                                                            options);
             EXPECT_EQ(named.GetAlgorithm(), "rail-ring");
             EXPECT_TRUE(PlanChecker::Check(named).ok);
         }
@@ -140,13 +161,15 @@ TEST(CollectiveSelection, PrintedNamesAreAcceptedBack)
     {
         for (uint64_t bytes : {uint64_t{4096}, uint64_t{64} << 20})
         {
-            const std::string printed = select.MakePlan(type, "auto", group, bytes).GetAlgorithm();
+            const std::string printed =
+                select.MakePlan(type, NamedAlgorithm("auto"), group, bytes).GetAlgorithm();
             bool known = false;
             EXPECT_TRUE(select.CanMakePlan(type, printed, group, &known)) << printed;
             EXPECT_TRUE(known) << printed;
         }
     }
-    EXPECT_EQ(select.MakePlan(CollectiveType::ALL_REDUCE, "tree", group, 1 << 20).GetAlgorithm(),
+    EXPECT_EQ(select.MakePlan(CollectiveType::ALL_REDUCE, NamedAlgorithm("tree"), group, 1 << 20)
+                  .GetAlgorithm(),
               "tree");
 }
 
@@ -227,9 +250,11 @@ TEST(CollectiveSelection, EngineChoosesByAttribute)
         if (algorithm == "auto")
         {
             chosen = result.algorithm;
-            EXPECT_EQ(
-                chosen,
-                CollectiveSelection(transport).Choose(CollectiveType::ALL_REDUCE, group, 8 << 20));
+            EXPECT_EQ(chosen,
+                      CollectiveAlgorithmToString(
+                          CollectiveSelection(transport).Choose(CollectiveType::ALL_REDUCE,
+                                                                group,
+                                                                8 << 20)));
         }
         else
         {
@@ -247,7 +272,9 @@ TEST(CollectiveSelection, NvlsWhereTheSwitchReduces)
     Ptr<IdealTransport> ideal = CreateObject<IdealTransport>();
     ideal->SetAttribute("NRanks", UintegerValue(8));
     CollectiveSelection plain(ideal);
-    EXPECT_NE(plain.Choose(CollectiveType::ALL_REDUCE, oneServer, large), "nvls");
+    EXPECT_NE(
+        CollectiveAlgorithmToString(plain.Choose(CollectiveType::ALL_REDUCE, oneServer, large)),
+        "nvls");
     std::string why;
     EXPECT_FALSE(plain.CanMakePlan(CollectiveType::ALL_REDUCE, "nvls", oneServer, nullptr, &why));
     EXPECT_NE(why.find("cannot reduce in a switch"), std::string::npos) << why;
@@ -258,10 +285,18 @@ TEST(CollectiveSelection, NvlsWhereTheSwitchReduces)
     CollectiveSelection select(fabric);
     // NVLS moves S(1 + 1/n) per GPU instead of the ring's 2S(n-1)/n: it wins large
     // all-reduce, and small ones too (two switch hops instead of 2(n-1) steps).
-    EXPECT_EQ(select.Choose(CollectiveType::ALL_REDUCE, oneServer, large), "nvls");
-    EXPECT_EQ(select.Choose(CollectiveType::ALL_REDUCE, oneServer, 4096), "nvls");
-    EXPECT_EQ(select.Choose(CollectiveType::ALL_TO_ALL, oneServer, large), "direct");
-    EXPECT_EQ(select.Choose(CollectiveType::BROADCAST, oneServer, large), "ring");
+    EXPECT_EQ(
+        CollectiveAlgorithmToString(select.Choose(CollectiveType::ALL_REDUCE, oneServer, large)),
+        "nvls");
+    EXPECT_EQ(
+        CollectiveAlgorithmToString(select.Choose(CollectiveType::ALL_REDUCE, oneServer, 4096)),
+        "nvls");
+    EXPECT_EQ(
+        CollectiveAlgorithmToString(select.Choose(CollectiveType::ALL_TO_ALL, oneServer, large)),
+        "direct");
+    EXPECT_EQ(
+        CollectiveAlgorithmToString(select.Choose(CollectiveType::BROADCAST, oneServer, large)),
+        "ring");
     Simulator::Destroy();
 }
 

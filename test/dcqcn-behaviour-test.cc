@@ -74,13 +74,13 @@ TEST_F(DcqcnBehaviour, TwoFlowsShareABottleneckFairly)
     // The HPCC simulator's 100G DCQCN settings (Li et al., SIGCOMM 2019). With the ConnectX
     // firmware defaults (byte counter 32767 B, AI 5 Mb/s) the same run measures 40.9 / 51.6 Gb/s,
     // 92.5% utilisation: see doc/ai-fabric.rst, Validation.
-    Config::SetDefault("ns3::Dcqcn::ByteCounter", UintegerValue(0));
-    Config::SetDefault("ns3::Dcqcn::RateAi", DataRateValue(DataRate("20Mbps")));
-    Config::SetDefault("ns3::Dcqcn::RateHai", DataRateValue(DataRate("200Mbps")));
-    Config::SetDefault("ns3::Dcqcn::RateIncreaseTimer", TimeValue(MicroSeconds(300)));
-    Config::SetDefault("ns3::Dcqcn::FastRecoverySteps", UintegerValue(1));
+    Config::SetDefault("ns3::RoceDcqcn::ByteCounter", UintegerValue(0));
+    Config::SetDefault("ns3::RoceDcqcn::RateAi", DataRateValue(DataRate("20Mbps")));
+    Config::SetDefault("ns3::RoceDcqcn::RateHai", DataRateValue(DataRate("200Mbps")));
+    Config::SetDefault("ns3::RoceDcqcn::RateIncreaseTimer", TimeValue(MicroSeconds(300)));
+    Config::SetDefault("ns3::RoceDcqcn::FastRecoverySteps", UintegerValue(1));
     RoceHelper roce;
-    roce.SetCongestionControl("ns3::Dcqcn");
+    roce.SetCongestionControl("ns3::RoceDcqcn");
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo =
         topoHelper.Dumbbell(2, 2, DataRate("100Gbps"), DataRate("100Gbps"), MicroSeconds(1));
@@ -124,7 +124,7 @@ TEST_F(DcqcnBehaviour, TwoFlowsShareABottleneckFairly)
 
 TEST_F(DcqcnBehaviour, IncastPausesLessThanWithoutCongestionControl)
 {
-    uint64_t withDcqcn = IncastPauses("ns3::Dcqcn");
+    uint64_t withDcqcn = IncastPauses("ns3::RoceDcqcn");
     uint64_t without = IncastPauses("ns3::NoCongestionControl");
     std::cout << "[ measured ] 8:1 incast PFC pauses: DCQCN " << withDcqcn << ", none " << without
               << "\n";

@@ -6,7 +6,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
-#include "ns3/dcqcn.h"
+#include "ns3/roce-dcqcn.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/no-congestion-control.h"
@@ -44,7 +44,7 @@ ObjectFactory
 OracleFactory()
 {
     ObjectFactory f;
-    f.SetTypeId("ns3::Dcqcn");
+    f.SetTypeId("ns3::RoceDcqcn");
     f.Set("AlphaUpdatePeriod", TimeValue(MicroSeconds(1)));
     f.Set("RateDecreasePeriod", TimeValue(MicroSeconds(4)));
     f.Set("RateIncreaseTimer", TimeValue(MicroSeconds(300)));
@@ -66,7 +66,7 @@ At(Time t, std::function<void()> f)
 
 /// Start at line rate and receive one CNP, both at t = 0.
 void
-StartWithCnpAtZero(Ptr<Dcqcn> cc)
+StartWithCnpAtZero(Ptr<RoceDcqcn> cc)
 {
     At(Seconds(0), [cc]() { cc->Start(static_cast<uint64_t>(LINE)); });
     At(Seconds(0), [cc]() { cc->OnCnp(); });
@@ -76,7 +76,7 @@ StartWithCnpAtZero(Ptr<Dcqcn> cc)
 
 TEST(DcqcnOracle, MatchesReferenceTable)
 {
-    Ptr<Dcqcn> cc = OracleFactory().Create<Dcqcn>();
+    Ptr<RoceDcqcn> cc = OracleFactory().Create<RoceDcqcn>();
     std::vector<double> alphaTrace;
     cc->TraceConnectWithoutContext("Alpha", MakeCallback(+[](std::vector<double>* v, double a) {
                                                 v->push_back(a);
@@ -146,7 +146,7 @@ TEST(DcqcnOracle, SecondCnpBeforeCheckCutsOnce)
 {
     ObjectFactory f = OracleFactory();
     f.Set("RateOnFirstCnp", DoubleValue(0.0));
-    Ptr<Dcqcn> cc = f.Create<Dcqcn>();
+    Ptr<RoceDcqcn> cc = f.Create<RoceDcqcn>();
     int changes = 0;
     cc->TraceConnectWithoutContext("RateChange", MakeCallback(+[](int* n, double, double) {
                                                      ++*n;
@@ -195,7 +195,7 @@ TEST(DcqcnOracle, SecondCnpBeforeCheckCutsOnce)
 
 TEST(DcqcnOracle, AlphaDecaysAsPerPeriodIteration)
 {
-    Ptr<Dcqcn> cc = OracleFactory().Create<Dcqcn>();
+    Ptr<RoceDcqcn> cc = OracleFactory().Create<RoceDcqcn>();
     StartWithCnpAtZero(cc);
     const std::vector<int> ks{0, 1, 2, 3, 4, 5, 10, 63, 64, 65, 66, 100, 1000, 10000, 100000};
     std::vector<double> got(ks.size());
@@ -226,7 +226,7 @@ TEST(DcqcnOracle, GetAlphaHasNoSideEffectsAndInitialAlphaApplies)
 {
     ObjectFactory f = OracleFactory();
     f.Set("InitialAlpha", DoubleValue(0.5));
-    Ptr<Dcqcn> cc = f.Create<Dcqcn>();
+    Ptr<RoceDcqcn> cc = f.Create<RoceDcqcn>();
     StartWithCnpAtZero(cc);
     double a0 = 0;
     double a35 = 0;
@@ -250,7 +250,7 @@ TEST(DcqcnOracle, ByteCounterTriggersIncreaseSteps)
     f.Set("ByteCounter", UintegerValue(1000));
     f.Set("ClampTargetRate", BooleanValue(true));
     f.Set("RateOnFirstCnp", DoubleValue(0.0));
-    Ptr<Dcqcn> cc = f.Create<Dcqcn>();
+    Ptr<RoceDcqcn> cc = f.Create<RoceDcqcn>();
     StartWithCnpAtZero(cc);
     At(NanoSeconds(10500), [cc]() { cc->OnCnp(); });
 
@@ -332,7 +332,7 @@ TEST(DcqcnOracle, NeverBelowMinRate)
         SCOPED_TRACE(minBps);
         ObjectFactory f = OracleFactory();
         f.Set("MinRate", DataRateValue(DataRate(static_cast<uint64_t>(minBps))));
-        Ptr<Dcqcn> cc = f.Create<Dcqcn>();
+        Ptr<RoceDcqcn> cc = f.Create<RoceDcqcn>();
         double lowest = std::numeric_limits<double>::infinity();
         cc->TraceConnectWithoutContext("RateChange",
                                        MakeCallback(+[](double* low, double, double now) {
@@ -358,8 +358,8 @@ TEST(DcqcnOracle, HyperIncreaseLinearAndConstant)
         SCOPED_TRACE(linear);
         ObjectFactory f = OracleFactory();
         f.Set("RateOnFirstCnp", DoubleValue(0.5));
-        f.Set("HyperIncrease", EnumValue(linear ? Dcqcn::HAI_LINEAR : Dcqcn::HAI_CONSTANT));
-        Ptr<Dcqcn> cc = f.Create<Dcqcn>();
+        f.Set("HyperIncrease", EnumValue(linear ? RoceDcqcn::HAI_LINEAR : RoceDcqcn::HAI_CONSTANT));
+        Ptr<RoceDcqcn> cc = f.Create<RoceDcqcn>();
         StartWithCnpAtZero(cc);
         double firstRc = 0;
         double firstRt = 0;
@@ -407,7 +407,7 @@ TEST(DcqcnOracle, HyperIncreaseLinearAndConstant)
 
 TEST(DcqcnOracle, DefaultsAreConnectXFirmware)
 {
-    Ptr<Dcqcn> cc = CreateObject<Dcqcn>();
+    Ptr<RoceDcqcn> cc = CreateObject<RoceDcqcn>();
     TimeValue t;
     cc->GetAttribute("AlphaUpdatePeriod", t);
     EXPECT_EQ(t.Get(), MicroSeconds(1));
@@ -485,8 +485,8 @@ TEST(DcqcnOracle, IdleCatchUpEqualsARunningTimer)
 {
     // A queue pair idle from 10 µs to 2 ms: its timer is stopped, and OnActive must replay
     // the missed expiries so the rate equals that of a twin whose timer kept running.
-    Ptr<Dcqcn> running = OracleFactory().Create<Dcqcn>();
-    Ptr<Dcqcn> idle = OracleFactory().Create<Dcqcn>();
+    Ptr<RoceDcqcn> running = OracleFactory().Create<RoceDcqcn>();
+    Ptr<RoceDcqcn> idle = OracleFactory().Create<RoceDcqcn>();
     StartWithCnpAtZero(running);
     StartWithCnpAtZero(idle);
     At(MicroSeconds(10), [idle]() { idle->OnIdle(); });
@@ -509,7 +509,7 @@ TEST(DcqcnOracle, LateCnpOnAnIdleQueuePairSchedulesNoTimer)
 {
     // A CNP that arrives after the last ACK still cuts the rate, but an idle queue pair
     // keeps no timer running: the simulation ends with the decrease check.
-    Ptr<Dcqcn> cc = OracleFactory().Create<Dcqcn>();
+    Ptr<RoceDcqcn> cc = OracleFactory().Create<RoceDcqcn>();
     At(Seconds(0), [cc]() {
         cc->Start(static_cast<uint64_t>(LINE));
         cc->OnIdle();

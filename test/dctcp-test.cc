@@ -21,11 +21,17 @@ TEST_F(DctcpBehaviour, WindowModeSharesFairlyWithTheQueueAtK)
     // = K, Pmax = 1). DCTCP's analysis (Alizadeh et al. 2010, 3.3): with N synchronised
     // flows the queue peaks at Q_max = K + N packets and swings by
     // A = 1/2 sqrt(2 N (C RTT + K)) packets, so it stays between K + N - A and K + N.
-    Config::SetDefault("ns3::Dctcp::Mode", StringValue("Window"));
+    Config::SetDefault("ns3::RoceDctcp::Mode", StringValue("Window"));
     const uint32_t mtu = 4096;
     const uint32_t k = 65 * mtu;
-    const DumbbellRun run =
-        RunDumbbell("ns3::Dctcp", 2, MilliSeconds(1), MilliSeconds(5), MilliSeconds(15), k, k, 1.0);
+    const DumbbellRun run = RunDumbbell("ns3::RoceDctcp",
+                                        2,
+                                        MilliSeconds(1),
+                                        MilliSeconds(5),
+                                        MilliSeconds(15),
+                                        k,
+                                        k,
+                                        1.0);
     run.ExpectFairAndFull("DCTCP window");
     EXPECT_EQ(run.drops, 0u);
     // The analysis: RTT = 6 us of cables + 3 frame times ~ 7 us, C RTT ~ 21 packets; with
@@ -56,11 +62,38 @@ TEST_F(DctcpBehaviour, WindowModeSharesFairlyWithTheQueueAtK)
     }
 }
 
+TEST_F(DctcpBehaviour, QueuePeaksAtKPlusNWithSixteenFlows)
+{
+    // The same analysis with N = 16 flows, so that K and K + N are 16 packets apart and
+    // the tolerance (3 packets, below N / 2) tells them apart: Q_max = K + N = 81 packets.
+    // (With two flows, above, K and K + N are within the tolerance of each other.) Windows
+    // of about five packets share unevenly over 10 ms, so only the link's use is checked.
+    Config::SetDefault("ns3::RoceDctcp::Mode", StringValue("Window"));
+    const uint32_t mtu = 4096;
+    const uint32_t k = 65 * mtu;
+    const double n = 16;
+    const DumbbellRun run = RunDumbbell("ns3::RoceDctcp",
+                                        16,
+                                        MicroSeconds(250),
+                                        MilliSeconds(6),
+                                        MilliSeconds(16),
+                                        k,
+                                        k,
+                                        1.0);
+    EXPECT_GE(run.Utilisation(), 0.95);
+    EXPECT_EQ(run.drops, 0u);
+    const double qMax = static_cast<double>(k) / mtu + n;
+    std::cout << "[ measured ] DCTCP window, 16 flows: Q_max " << run.queueMax / mtu
+              << " packets (analysis K + N = " << qMax << "), utilisation " << run.Utilisation()
+              << "\n";
+    EXPECT_NEAR(run.queueMax / mtu, qMax, 3.0);
+}
+
 TEST_F(DctcpBehaviour, RateModeSharesFairly)
 {
     const uint32_t mtu = 4096;
     const uint32_t k = 65 * mtu;
-    const DumbbellRun run = RunDumbbell("ns3::Dctcp",
+    const DumbbellRun run = RunDumbbell("ns3::RoceDctcp",
                                         2,
                                         MilliSeconds(1),
                                         MilliSeconds(10),

@@ -23,7 +23,7 @@ RunOnce(uint32_t seed)
     const uint32_t hostsPerLeaf = 8;
     const uint32_t spines = 4;
     RoceHelper roce;
-    roce.SetCongestionControl("ns3::Dcqcn");
+    roce.SetCongestionControl("ns3::RoceDcqcn");
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo =
         topoHelper.LeafSpine(2, spines, hostsPerLeaf, DataRate("100Gbps"), 2.0, MicroSeconds(1));

@@ -54,7 +54,7 @@ TEST_F(Ecmp, ManyFlowsUseManySpinesAndOneFlowNeverReorders)
     const uint32_t hostsPerLeaf = 16;
     const uint32_t spines = 8;
     RoceHelper roce;
-    roce.SetCongestionControl("ns3::Dcqcn");
+    roce.SetCongestionControl("ns3::RoceDcqcn");
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo =
         topoHelper.LeafSpine(2, spines, hostsPerLeaf, DataRate("100Gbps"), 1.0, MicroSeconds(1));

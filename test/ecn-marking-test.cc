@@ -63,7 +63,7 @@ TEST_F(EcnMarking, MeasuredProbabilityFollowsRed)
 TEST_F(EcnMarking, MarkedFramesCarryCeAndTriggerCnps)
 {
     RoceHelper roce;
-    roce.SetCongestionControl("ns3::Dcqcn");
+    roce.SetCongestionControl("ns3::RoceDcqcn");
     roce.SetMmuAttribute("EcnKmin", UintegerValue(20000));
     roce.SetMmuAttribute("EcnKmax", UintegerValue(80000));
     RoceTopologyHelper topoHelper(roce);

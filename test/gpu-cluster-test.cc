@@ -24,7 +24,7 @@ TEST_F(GpuClusterTest, HierarchicalAllReduceOnTwoH100Servers)
     const uint32_t gpus = 8;
     const uint64_t bytes = 1ull << 30;
     RoceHelper roce;
-    roce.SetCongestionControl("ns3::Dcqcn");
+    roce.SetCongestionControl("ns3::RoceDcqcn");
     GpuClusterHelper helper(roce);
     GpuCluster cluster =
         helper.Build(servers, gpus, "H100", DataRate("400Gbps"), 4, 1.0, MicroSeconds(1));
@@ -65,7 +65,7 @@ TEST_F(GpuClusterTest, RailAlignedRingGivesPublishedBusBwPerNic)
     const uint32_t gpus = 8;
     const uint64_t bytes = 1ull << 30;
     RoceHelper roce;
-    roce.SetCongestionControl("ns3::Dcqcn");
+    roce.SetCongestionControl("ns3::RoceDcqcn");
     GpuClusterHelper helper(roce);
     GpuCluster cluster =
         helper.Build(servers, gpus, "H100", DataRate("400Gbps"), 4, 1.0, MicroSeconds(1));

@@ -76,7 +76,9 @@ RunCollective(Ptr<CollectiveTransport> carrier,
     Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
     engine->SetTransport(carrier);
     const CommGroup group = CommGroup::Uniform(n, 1);
-    const CommPlan plan = engine->MakeCollectivePlan(type, group, bytes, {}, root, algorithm);
+    CollectiveAlgorithm named;
+    EXPECT_TRUE(CollectiveAlgorithmFromString(algorithm, named)) << algorithm;
+    const CommPlan plan = engine->MakeCollectivePlan(type, group, bytes, {}, root, named);
     const PlanCheckResult check = PlanChecker::Check(plan);
     EXPECT_TRUE(check.ok) << type << " " << algorithm << ": " << check.reason;
     std::vector<uint32_t> ranks(n);

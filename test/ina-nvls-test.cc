@@ -85,9 +85,10 @@ TEST_F(InaNvls, TwoH100ServersRunAtTheNvlsRateAndAutoPicksIt)
         helper.Build(servers, gpus, "H100", DataRate("400Gbps"), 1, 1.0, MicroSeconds(1));
     Ptr<InaTransport> scaleOut = DynamicCast<InaTransport>(cluster.scaleOut);
     ASSERT_NE(scaleOut, nullptr);
-    EXPECT_EQ(CollectiveSelection(cluster.transport)
-                  .Choose(CollectiveType::ALL_REDUCE, cluster.world, bytes),
-              "nvls-ina");
+    EXPECT_EQ(
+        CollectiveAlgorithmToString(CollectiveSelection(cluster.transport)
+                                        .Choose(CollectiveType::ALL_REDUCE, cluster.world, bytes)),
+        "nvls-ina");
     const CollectiveResult result =
         RunAllReduce(cluster.transport, cluster.world, bytes, "auto", 8);
     EXPECT_EQ(result.algorithm, "nvls-ina");

@@ -155,7 +155,7 @@ TEST(IntHopRecord, HeaderRoundTrip)
 
 TEST_F(IntTelemetry, EverySwitchStampsAsTheFrameLeaves)
 {
-    const Seen seen = RunOneWrite("ns3::Hpcc", 1 << 20);
+    const Seen seen = RunOneWrite("ns3::RoceHpcc", 1 << 20);
     ASSERT_FALSE(seen.dataFrames.empty());
     uint32_t data = 0;
     for (const auto& frame : seen.dataFrames)
@@ -209,7 +209,7 @@ TEST_F(IntTelemetry, EverySwitchStampsAsTheFrameLeaves)
 TEST_F(IntTelemetry, OneSwitchPath)
 {
     // The shortest frames: an ACK echoing one hop (74 bytes) must still parse as RoCE.
-    const Seen seen = RunOneWrite("ns3::Hpcc", 256 << 10, "", true);
+    const Seen seen = RunOneWrite("ns3::RoceHpcc", 256 << 10, "", true);
     ASSERT_FALSE(seen.acks.empty());
     for (const auto& frame : seen.acks)
     {
@@ -223,7 +223,7 @@ TEST_F(IntTelemetry, OneSwitchPath)
 
 TEST_F(IntTelemetry, NoHeaderUnlessTheAlgorithmAsks)
 {
-    for (const char* cc : {"ns3::Dcqcn", "ns3::Dctcp", "ns3::Timely"})
+    for (const char* cc : {"ns3::RoceDcqcn", "ns3::RoceDctcp", "ns3::RoceTimely"})
     {
         const Seen seen = RunOneWrite(cc, 64 << 10);
         ASSERT_FALSE(seen.dataFrames.empty());
@@ -240,7 +240,7 @@ TEST_F(IntTelemetry, PcapShowsTheStackAndTheRoceHeaders)
     // first data frame of the same flow (same seed) has the same ICRC with and without telemetry.
     const std::string withInt = TestDir() + "int.pcap";
     const std::string without = TestDir() + "noint.pcap";
-    RunOneWrite("ns3::Hpcc", 16 << 10, withInt);
+    RunOneWrite("ns3::RoceHpcc", 16 << 10, withInt);
     RunOneWrite("ns3::NoCongestionControl", 16 << 10, without);
     auto lastFour = [](const std::string& file) {
         PcapFile f;

@@ -115,7 +115,7 @@ TEST_F(LosslessIncast, EcmpCollisionsAt400GStayLossless)
     // Flows hashed onto the same uplink fill the leaf; the pauses that follow must hold
     // the hosts within the default headroom (a reordered XON/XOFF once broke this).
     RoceHelper roce;
-    roce.SetCongestionControl("ns3::Dcqcn");
+    roce.SetCongestionControl("ns3::RoceDcqcn");
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo = topoHelper.LeafSpine(2, 8, 8, DataRate("400Gbps"), 1.0, MicroSeconds(1));
     roce.AssignStreams(1);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "plan-test-util.h"
 
+#include <gtest/gtest.h>
 #include <set>
 #include <vector>
 
@@ -35,6 +36,14 @@ DropTransfer(const CommPlan& plan, uint32_t drop)
     CommPlan copy = plan;
     copy.SetTransfers(kept);
     return copy;
+}
+
+CollectiveAlgorithm
+NamedAlgorithm(const std::string& name)
+{
+    CollectiveAlgorithm a = CollectiveAlgorithm::AUTO;
+    EXPECT_TRUE(CollectiveAlgorithmFromString(name, a)) << "no algorithm named " << name;
+    return a;
 }
 
 } // namespace ns3

@@ -3,7 +3,10 @@
 #ifndef AI_FABRIC_PLAN_TEST_UTIL_H
 #define AI_FABRIC_PLAN_TEST_UTIL_H
 
+#include "ns3/collective-algorithms.h"
 #include "ns3/comm-plan.h"
+
+#include <string>
 
 namespace ns3
 {
@@ -14,6 +17,9 @@ namespace ns3
  * can make the checker object.
  */
 CommPlan DropTransfer(const CommPlan& plan, uint32_t drop);
+
+/// \return the algorithm of a name the table has (a test failure, and AUTO, if not)
+CollectiveAlgorithm NamedAlgorithm(const std::string& name);
 
 } // namespace ns3
 

@@ -164,10 +164,12 @@ CommonCases()
         {{"--nonsense=1"}, "--nonsense=1: unknown option (see --help)"},
         {{"stray"}, "stray: unexpected argument (options are written --name=value"},
         {{"--ns3::NoSuchClass::Rate=1"}, "--ns3::NoSuchClass::Rate=1: no such attribute"},
-        {{"--ns3::Dcqcn::NoSuchAttribute=1"}, "--ns3::Dcqcn::NoSuchAttribute=1: no such attribute"},
-        {{"--ns3::Dcqcn::RateAi=fast"},
-         "--ns3::Dcqcn::RateAi=fast: expected a positive rate like 400Gbps"},
-        {{"--ns3::Dcqcn::RateAi=5Gbit"}, "--ns3::Dcqcn::RateAi=5Gbit: expected a positive rate"},
+        {{"--ns3::RoceDcqcn::NoSuchAttribute=1"},
+         "--ns3::RoceDcqcn::NoSuchAttribute=1: no such attribute"},
+        {{"--ns3::RoceDcqcn::RateAi=fast"},
+         "--ns3::RoceDcqcn::RateAi=fast: expected a positive rate like 400Gbps"},
+        {{"--ns3::RoceDcqcn::RateAi=5Gbit"},
+         "--ns3::RoceDcqcn::RateAi=5Gbit: expected a positive rate"},
         {{"--ns3::RdmaNic::Mtu=1.5"},
          "--ns3::RdmaNic::Mtu=1.5: expected an integer (uint32_t 1:9000)"},
         {{"--ns3::RdmaNic::Mtu=0"}, "--ns3::RdmaNic::Mtu=0: expected an integer (uint32_t 1:9000)"},
@@ -214,17 +216,19 @@ TEST(ProgramBadInput, RoceIncast)
                   "--delay=2h: expected a non-negative duration like 1us or 2ms (s, ms, us, ns, "
                   "ps; at most an hour): unknown unit \"h\""},
                  {{"--cc=ns3::Cubic"},
-                  "--cc=ns3::Cubic: expected one of ns3::Dcqcn, ns3::Dctcp, "
-                  "ns3::Hpcc, ns3::NoCongestionControl, ns3::Swift or ns3::Timely "
-                  "(TypeIds derived from ns3::RoceCongestionControl)"},
+                  "--cc=ns3::Cubic: expected a congestion-control TypeId "
+                  "(ns3::NoCongestionControl, ns3::RoceDcqcn, "
+                  "ns3::RoceDctcp, ns3::RoceHpcc, ns3::RoceSwift, ns3::RoceTimely) or none"},
                  {{"--cc=ns3::RdmaNic"},
-                  "--cc=ns3::RdmaNic: expected one of ns3::Dcqcn, ns3::Dctcp, "
-                  "ns3::Hpcc, ns3::NoCongestionControl, ns3::Swift or ns3::Timely"},
-                 {{"--cc=ns3::Timely", "--ns3::Timely::THigh=10us"},
-                  "ns3::Timely::THigh: +10us must exceed TLow (+50us)"},
-                 {{"--cc=ns3::Dctcp", "--ns3::Dctcp::G=0"}, "--ns3::Dctcp::G=0: expected a number"},
-                 {{"--cc=ns3::Dctcp", "--ns3::Dctcp::Mode=Both"},
-                  "--ns3::Dctcp::Mode=Both: expected one of Rate|Window"},
+                  "--cc=ns3::RdmaNic: expected a congestion-control TypeId "
+                  "(ns3::NoCongestionControl, ns3::RoceDcqcn, "
+                  "ns3::RoceDctcp, ns3::RoceHpcc, ns3::RoceSwift, ns3::RoceTimely) or none"},
+                 {{"--cc=ns3::RoceTimely", "--ns3::RoceTimely::THigh=10us"},
+                  "ns3::RoceTimely::THigh: +10us must exceed TLow (+50us)"},
+                 {{"--cc=ns3::RoceDctcp", "--ns3::RoceDctcp::G=0"},
+                  "--ns3::RoceDctcp::G=0: expected a number"},
+                 {{"--cc=ns3::RoceDctcp", "--ns3::RoceDctcp::Mode=Both"},
+                  "--ns3::RoceDctcp::Mode=Both: expected one of Rate|Window"},
                  {{"--bytes=-1"},
                   "--bytes=-1: expected a size from 1 B to 1T B like 4096, 64K, 16M or 1G"},
                  {{"--bytes=0"}, "--bytes=0: expected a size from 1 B"},
@@ -297,14 +301,14 @@ TEST(ProgramBadInput, CcCompare)
         "cc-compare",
         Join(CommonCases(),
              {
-                 {{"--ccs=ns3::Dcqcn,ns3::Cubic"},
-                  "--ccs=ns3::Dcqcn,ns3::Cubic: \"ns3::Cubic\" is not a congestion control"},
+                 {{"--ccs=ns3::RoceDcqcn,ns3::Cubic"},
+                  "--ccs=ns3::RoceDcqcn,ns3::Cubic: \"ns3::Cubic\" is not a congestion control"},
                  {{"--ccs=ns3::RdmaNic"}, "\"ns3::RdmaNic\" is not a congestion control"},
                  {{"--ccs="}, "--ccs=: expected at least one congestion-control TypeId"},
-                 {{"--ccs=ns3::Timely", "--ns3::Timely::THigh=10us"},
-                  "ns3::Timely::THigh: +10us must exceed TLow (+50us)"},
-                 {{"--ccs=ns3::Swift", "--ns3::Swift::FsMaxCwnd=0.01"},
-                  "ns3::Swift::FsMaxCwnd: 0.01 must exceed FsMinCwnd (0.1)"},
+                 {{"--ccs=ns3::RoceTimely", "--ns3::RoceTimely::THigh=10us"},
+                  "ns3::RoceTimely::THigh: +10us must exceed TLow (+50us)"},
+                 {{"--ccs=ns3::RoceSwift", "--ns3::RoceSwift::FsMaxCwnd=0.01"},
+                  "ns3::RoceSwift::FsMaxCwnd: 0.01 must exceed FsMinCwnd (0.1)"},
                  {{"--flowSizes=webserch"},
                   "--flowSizes=webserch: ns3::BackgroundTraffic::FlowSizes: \"webserch\" is "
                   "neither a distribution (alistorage2019, fb-hadoop, websearch) nor a CDF file"},
@@ -312,8 +316,9 @@ TEST(ProgramBadInput, CcCompare)
                  {{"--load=1.5"}, "--load=1.5: expected a number from 1e-06 to 1"},
                  {{"--duration=0ms"}, "--duration=0ms: expected a positive duration"},
                  {{"--leaves=0"}, "--leaves=0: expected an integer from 1 to 256"},
-                 {{"--ccs=ns3::Hpcc", "--hostsPerLeaf=3"},
-                  "--ccs=ns3::Hpcc: ns3::Hpcc needs in-band telemetry, whose hop records cannot "
+                 {{"--ccs=ns3::RoceHpcc", "--hostsPerLeaf=3"},
+                  "--ccs=ns3::RoceHpcc: ns3::RoceHpcc needs in-band telemetry, whose hop records "
+                  "cannot "
                   "name the 150 Gb/s of switch node"},
                  {{"--out=" + NotAFolder() + "/x"}, "--out=" + NotAFolder() + "/x"},
              }));
@@ -350,8 +355,8 @@ TEST(ProgramBadInput, CollectivePerf)
                  "--servers=2: only used with --transport=dgx, not --transport=ideal"},
                 {{"--transport=dgx", "--leaves=2"},
                  "--leaves=2: only used with --transport=rdma, not --transport=dgx"},
-                {{"--transport=ideal", "--cc=ns3::Dcqcn"},
-                 "--cc=ns3::Dcqcn: only used with --transport=rdma or --transport=dgx, not "
+                {{"--transport=ideal", "--cc=ns3::RoceDcqcn"},
+                 "--cc=ns3::RoceDcqcn: only used with --transport=rdma or --transport=dgx, not "
                  "--transport=ideal"},
                 {{"--chunk=4K", "--maxBytes=1T"},
                  "--chunk=4K: expected at least --maxBytes / 1048576 (a plan cuts a call into "
@@ -363,8 +368,9 @@ TEST(ProgramBadInput, CollectivePerf)
                 {{"--oversubscription=two"},
                  "--oversubscription=two: expected a number above 0 to 1000"},
                 {{"--cc=ns3::Cubic"},
-                 "--cc=ns3::Cubic: expected one of ns3::Dcqcn, ns3::Dctcp, "
-                 "ns3::Hpcc, ns3::NoCongestionControl, ns3::Swift or ns3::Timely"},
+                 "--cc=ns3::Cubic: expected a congestion-control TypeId (ns3::NoCongestionControl, "
+                 "ns3::RoceDcqcn, "
+                 "ns3::RoceDctcp, ns3::RoceHpcc, ns3::RoceSwift, ns3::RoceTimely) or none"},
                 {{"--csv=" + NotAFolder() + "/perf.csv"}, "expected a file in a writable folder"},
                 {{"--ranks=6", "--leaves=4"}, "--leaves=4: expected a divisor of --ranks=6"},
                 {{"--transport=dgx", "--ranks=12", "--servers=5"},
@@ -445,9 +451,10 @@ TEST(ProgramBadInput, Bench)
                  {{"--spines=2000"}, "--spines=2000: expected an integer from 1 to 1024"},
                  {{"--bytes=-64M"}, "--bytes=-64M: expected a size from 1 B"},
                  {{"--rate=400"}, "--rate=400: expected a rate"},
-                 {{"--cc=none"},
-                  "--cc=none: expected one of ns3::Dcqcn, ns3::Dctcp, ns3::Hpcc, "
-                  "ns3::NoCongestionControl, ns3::Swift or ns3::Timely"},
+                 {{"--cc=Dcqcn"}, // without the namespace
+                  "--cc=Dcqcn: expected a congestion-control TypeId (ns3::NoCongestionControl, "
+                  "ns3::RoceDcqcn, "
+                  "ns3::RoceDctcp, ns3::RoceHpcc, ns3::RoceSwift, ns3::RoceTimely) or none"},
                  {{"--rate=1Mbps", "--hostsPerLeaf=1", "--spines=64"},
                   "--spines=64: expected at most 1 spines"},
              }));

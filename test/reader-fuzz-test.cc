@@ -166,7 +166,7 @@ const char* SCENARIO = R"({
               "spines": 1, "linkDelay": "1us"},
   "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256, "heads": 4,
                "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 2}},
-  "fabric": {"congestionControl": "ns3::Dcqcn", "config": {"ns3::Dcqcn::RateAi": "5Mbps"}},
+  "fabric": {"congestionControl": "ns3::RoceDcqcn", "config": {"ns3::RoceDcqcn::RateAi": "5Mbps"}},
   "collectives": {"algorithm": "auto", "channels": 2},
   "run": {"iterations": 1, "seed": 3},
   "events": [{"at": "1ms", "fail": "sw0-sw2"}],

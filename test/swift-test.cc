@@ -17,7 +17,7 @@ TEST(SwiftTarget, ScalesWithHopsAndWindow)
 {
     // Section 3.5: flow scaling adds FsRange at FsMinCwnd and nothing from FsMaxCwnd on,
     // α / √cwnd + β' between; each hop adds PerHopScaling.
-    Ptr<Swift> swift = CreateObject<Swift>();
+    Ptr<RoceSwift> swift = CreateObject<RoceSwift>();
     EXPECT_EQ(swift->GetTargetDelay(100), MicroSeconds(25));
     EXPECT_EQ(swift->GetTargetDelay(1000), MicroSeconds(25));
     EXPECT_NEAR(swift->GetTargetDelay(0.1).GetSeconds(), 50e-6, 1e-12);
@@ -31,7 +31,7 @@ TEST(SwiftTarget, ScalesWithHopsAndWindow)
     swift->SetAttribute("FsMaxCwnd", DoubleValue(0.05));
     std::string error;
     EXPECT_FALSE(swift->CheckConfiguration(&error));
-    EXPECT_EQ(error, "ns3::Swift::FsMaxCwnd: 0.05 must exceed FsMinCwnd (0.1)");
+    EXPECT_EQ(error, "ns3::RoceSwift::FsMaxCwnd: 0.05 must exceed FsMinCwnd (0.1)");
 }
 
 TEST_F(SwiftBehaviour, TwoFlowsShareAndHoldTheTargetDelay)
@@ -40,7 +40,7 @@ TEST_F(SwiftBehaviour, TwoFlowsShareAndHoldTheTargetDelay)
     // at least 95 % utilisation, and the bottleneck queue holds the RTT near the target:
     // base RTT + mean queue / C within 5 % of the target (AIMD saws around it).
     const DumbbellRun run =
-        RunDumbbell("ns3::Swift", 2, MilliSeconds(1), MilliSeconds(5), MilliSeconds(8));
+        RunDumbbell("ns3::RoceSwift", 2, MilliSeconds(1), MilliSeconds(5), MilliSeconds(8));
     run.ExpectFairAndFull("Swift");
     // Base RTT: three 1 us cables both ways, a full data frame (4096 B payload + 82 B of
     // headers and ICRC + 24 B FCS, preamble, gap) and an ACK (62 + 24 B) on each link.

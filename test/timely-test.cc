@@ -19,6 +19,6 @@ TEST_F(TimelyBehaviour, TwoFlowsShareFairly)
     // while two line-rate flows fill the queue); they climb back by delta = 10 Mb/s per
     // update, so the fair share is reached only some 40 ms later, where it is measured.
     const DumbbellRun run =
-        RunDumbbell("ns3::Timely", 2, MilliSeconds(1), MilliSeconds(40), MilliSeconds(60));
+        RunDumbbell("ns3::RoceTimely", 2, MilliSeconds(1), MilliSeconds(40), MilliSeconds(60));
     run.ExpectFairAndFull("TIMELY");
 }

@@ -106,7 +106,7 @@ const char* TWO_HOSTS = R"([{"name": "h0"}, {"name": "h1"}])";
 TEST_F(TopologyFile, LeafSpineBuildsAndCarriesTraffic)
 {
     RoceHelper roce;
-    roce.SetCongestionControl("ns3::Dcqcn");
+    roce.SetCongestionControl("ns3::RoceDcqcn");
     RoceTopologyReader reader(roce);
     RoceTopologyFile file = ReadGood(reader, LEAF_SPINE, "leaf-spine.json");
     const RoceTopology& topo = file.topology;

@@ -105,13 +105,13 @@ TEST(TrainingScenario, BadScenariosAreNamed)
     }
     TrainingScenario t;
     ASSERT_TRUE(
-        TrainingScenario::Parse(R"({"fabric": {"config": {"ns3::Dcqcn::NoSuchThing": "1"}}})",
+        TrainingScenario::Parse(R"({"fabric": {"config": {"ns3::RoceDcqcn::NoSuchThing": "1"}}})",
                                 "scn.json",
                                 t,
                                 &error));
     TrainingSimulation sim(t);
     EXPECT_FALSE(sim.ApplyGlobalSettings(&error) && sim.Build(&error));
-    EXPECT_NE(error.find("/fabric/config/ns3::Dcqcn::NoSuchThing"), std::string::npos) << error;
+    EXPECT_NE(error.find("/fabric/config/ns3::RoceDcqcn::NoSuchThing"), std::string::npos) << error;
 }
 
 TEST(TrainingSimulation, DefaultScenarioEndToEnd)
@@ -332,6 +332,65 @@ TEST(TrainingScenario, CongestionControlNoneAsOnTheCommandLine)
     EXPECT_EQ(fromOption.congestionControl, "ns3::NoCongestionControl");
 }
 
+// Scenarios written before the Roce prefix still run: the old congestion-control names
+// (in congestionControl and in fabric.config paths) select the same algorithm, with one
+// warning per name on stderr.
+TEST(TrainingScenario, DeprecatedCongestionControlNamesStillRun)
+{
+    const std::string small = R"("cluster": {"servers": 2, "gpusPerServer": 2, "spines": 1},
+        "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256, "heads": 4,
+        "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 2}})";
+    std::string error;
+    TrainingScenario old;
+    ASSERT_TRUE(TrainingScenario::Parse("{" + small +
+                                            R"(, "fabric": {"congestionControl": "ns3::Dcqcn",
+                "config": {"ns3::Dcqcn::RateAi": "7Mbps"}}})",
+                                        "old.json",
+                                        old,
+                                        &error))
+        << error;
+    testing::internal::CaptureStderr();
+    TrainingSimulation sim(old);
+    const bool built = sim.ApplyGlobalSettings(&error) && sim.Build(&error);
+    const std::string warnings = testing::internal::GetCapturedStderr();
+    ASSERT_TRUE(built) << error;
+    EXPECT_EQ(sim.GetScenario().congestionControl, "ns3::RoceDcqcn");
+    TypeIdValue cc;
+    sim.GetCluster().network.nics.front()->GetAttribute("CongestionControl", cc);
+    EXPECT_EQ(cc.Get().GetName(), "ns3::RoceDcqcn");
+    TypeId::AttributeInformation info;
+    ASSERT_TRUE(RoceDcqcn::GetTypeId().LookupAttributeByName("RateAi", &info));
+    EXPECT_EQ(info.initialValue->SerializeToString(info.checker), "7000000bps");
+    // Once per name, whichever reader met it first (warned before this test: none).
+    EXPECT_EQ(warnings,
+              "warning: ns3::Dcqcn is deprecated; use ns3::RoceDcqcn (the same congestion "
+              "control)\n");
+    Simulator::Destroy();
+    Config::Reset();
+
+    // Every old name resolves, on the command line's path too.
+    for (const auto& [before, now] :
+         std::vector<std::pair<std::string, std::string>>{{"ns3::Dctcp", "ns3::RoceDctcp"},
+                                                          {"ns3::Timely", "ns3::RoceTimely"},
+                                                          {"ns3::Hpcc", "ns3::RoceHpcc"},
+                                                          {"ns3::Swift", "ns3::RoceSwift"}})
+    {
+        testing::internal::CaptureStderr();
+        TypeId tid;
+        EXPECT_TRUE(RoceCongestionControl::LookupByName(before, &tid));
+        EXPECT_EQ(tid.GetName(), now);
+        EXPECT_EQ(RoceCongestionControl::ResolveAttributePath(before + "::MinRate"),
+                  now + "::MinRate");
+        EXPECT_NE(
+            testing::internal::GetCapturedStderr().find(before + " is deprecated; use " + now),
+            std::string::npos);
+    }
+    EXPECT_EQ(RoceCongestionControl::ResolveAttributePath("ns3::RoceDcqcn::RateAi"),
+              "ns3::RoceDcqcn::RateAi");
+    TypeId none;
+    EXPECT_FALSE(RoceCongestionControl::LookupByName("ns3::Cubic", &none));
+}
+
 TEST(TrainingScenario, ImpossibleSettingsAreNamedNotAborted)
 {
     auto buildFails = [](const std::string& text, const std::string& expect) {
@@ -351,7 +410,7 @@ TEST(TrainingScenario, ImpossibleSettingsAreNamedNotAborted)
         "{" + small +
             R"(, "fabric": {"config": {"ns3::IdealTransport::Latency": "5 fortnights"}}})",
         "/fabric/config/ns3::IdealTransport::Latency: \"5 fortnights\" is not a valid TimeValue");
-    buildFails("{" + small + R"(, "fabric": {"config": {"ns3::Dcqcn::RateAi": "10 Mbps"}}})",
+    buildFails("{" + small + R"(, "fabric": {"config": {"ns3::RoceDcqcn::RateAi": "10 Mbps"}}})",
                "\"10 Mbps\" is not a valid DataRateValue");
     buildFails("{" + small +
                    R"(, "fabric": {"config": {"ns3::NvSwitchFabric::LinkCount": "18 links"}}})",
@@ -586,10 +645,10 @@ TEST(TrainingScenario, EventsAndBackgroundAreChecked)
                "/background/pairs/1: host 4 does not exist (hosts 0 to 3)");
     // HPCC's telemetry cannot name a 266.7 Gb/s uplink (2 x 400G NICs per leaf, 3:1).
     buildFails(R"({"cluster": {"servers": 2, "gpusPerServer": 2, "spines": 1,
-        "oversubscription": 3}, "fabric": {"congestionControl": "ns3::Hpcc"},
+        "oversubscription": 3}, "fabric": {"congestionControl": "ns3::RoceHpcc"},
         "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256, "heads": 4,
         "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 2}}})",
-               "/fabric/congestionControl: ns3::Hpcc needs in-band telemetry, whose hop "
+               "/fabric/congestionControl: ns3::RoceHpcc needs in-band telemetry, whose hop "
                "records cannot name the 266.667 Gb/s of switch node");
     buildFails(R"({"cluster": {"topology": "ideal", "servers": 2, "gpusPerServer": 2},
         "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256, "heads": 4,

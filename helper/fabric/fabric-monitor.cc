@@ -80,6 +80,76 @@ FabricMonitor::FindNode(const RoceTopology& topo, const std::string& name)
     return nullptr;
 }
 
+namespace
+{
+
+/// The device at the other end of dev's cable, or null.
+Ptr<NetDevice>
+PeerOf(Ptr<NetDevice> dev)
+{
+    Ptr<Channel> ch = dev->GetChannel();
+    if (!ch)
+    {
+        return nullptr;
+    }
+    for (std::size_t k = 0; k < ch->GetNDevices(); ++k)
+    {
+        if (ch->GetDevice(k) != dev)
+        {
+            return ch->GetDevice(k);
+        }
+    }
+    return nullptr;
+}
+
+/// The switches with a host neighbour (the leaves), by node id.
+std::map<uint32_t, bool>
+FindLeaves(const RoceTopology& topo, const std::map<uint32_t, bool>& isHost)
+{
+    std::map<uint32_t, bool> isLeaf;
+    for (uint32_t j = 0; j < topo.switchObjects.size(); ++j)
+    {
+        Ptr<RoceSwitch> sw = topo.switchObjects[j];
+        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            Ptr<NetDevice> peer = PeerOf(sw->GetPort(p));
+            if (peer && isHost.count(peer->GetNode()->GetId()))
+            {
+                isLeaf[sw->GetPort(p)->GetNode()->GetId()] = true;
+            }
+        }
+    }
+    return isLeaf;
+}
+
+/// The class of the link from node id from to node id to (FabricMonitor::Link::cls).
+std::string
+LinkClass(const std::map<uint32_t, bool>& isHost,
+          const std::map<uint32_t, bool>& isLeaf,
+          uint32_t from,
+          uint32_t to)
+{
+    if (isHost.count(from))
+    {
+        return "nic-up";
+    }
+    if (isHost.count(to))
+    {
+        return "leaf-down";
+    }
+    if (isLeaf.count(from) && !isLeaf.count(to))
+    {
+        return "leaf-up";
+    }
+    if (!isLeaf.count(from) && isLeaf.count(to))
+    {
+        return "spine-down";
+    }
+    return "switch";
+}
+
+} // namespace
+
 void
 FabricMonitor::Attach(const RoceTopology& topo)
 {
@@ -95,55 +165,9 @@ FabricMonitor::Attach(const RoceTopology& topo)
         nameOfNode[topo.switches.Get(j)->GetId()] = SwitchName(j);
     }
     // A switch with a host neighbour is a leaf.
-    std::map<uint32_t, bool> isLeaf;
-    auto peerOf = [](Ptr<NetDevice> dev) -> Ptr<NetDevice> {
-        Ptr<Channel> ch = dev->GetChannel();
-        if (!ch)
-        {
-            return nullptr;
-        }
-        for (std::size_t k = 0; k < ch->GetNDevices(); ++k)
-        {
-            if (ch->GetDevice(k) != dev)
-            {
-                return ch->GetDevice(k);
-            }
-        }
-        return nullptr;
-    };
-    for (uint32_t j = 0; j < topo.switchObjects.size(); ++j)
-    {
-        Ptr<RoceSwitch> sw = topo.switchObjects[j];
-        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
-        {
-            Ptr<NetDevice> peer = peerOf(sw->GetPort(p));
-            if (peer && isHost.count(peer->GetNode()->GetId()))
-            {
-                isLeaf[sw->GetPort(p)->GetNode()->GetId()] = true;
-            }
-        }
-    }
-    auto classOf = [&](uint32_t from, uint32_t to) -> std::string {
-        if (isHost.count(from))
-        {
-            return "nic-up";
-        }
-        if (isHost.count(to))
-        {
-            return "leaf-down";
-        }
-        if (isLeaf.count(from) && !isLeaf.count(to))
-        {
-            return "leaf-up";
-        }
-        if (!isLeaf.count(from) && isLeaf.count(to))
-        {
-            return "spine-down";
-        }
-        return "switch";
-    };
+    const std::map<uint32_t, bool> isLeaf = FindLeaves(topo, isHost);
     auto addLink = [&](Ptr<RoceNetDevice> dev, Ptr<RoceSwitch> sw, uint32_t port) {
-        Ptr<NetDevice> peer = peerOf(dev);
+        Ptr<NetDevice> peer = PeerOf(dev);
         if (!peer)
         {
             return;
@@ -153,7 +177,7 @@ FabricMonitor::Attach(const RoceTopology& topo)
         const uint32_t to = peer->GetNode()->GetId();
         l.from = nameOfNode[from];
         l.to = nameOfNode[to];
-        l.cls = classOf(from, to);
+        l.cls = LinkClass(isHost, isLeaf, from, to);
         l.device = dev;
         l.sw = sw;
         l.port = port;
@@ -187,21 +211,27 @@ FabricMonitor::Attach(const RoceTopology& topo)
             }
         }
         m_portLink.push_back(portLink);
-        FabricMonitor* self = this; // disconnected in DoDispose
-        Connection c;
-        c.sw = sw;
-        c.queue = Callback<void, uint32_t, uint8_t, uint32_t>(
-            [self, j](uint32_t port, uint8_t priority, uint32_t bytes) {
-                self->OnQueue(j, port, priority, bytes);
-            });
-        c.pfc = Callback<void, uint32_t, uint8_t, uint16_t>(
-            [self, j, name](uint32_t port, uint8_t priority, uint16_t quanta) {
-                self->OnPfc(name, j, port, priority, quanta);
-            });
-        sw->TraceConnectWithoutContext("QueueLength", c.queue);
-        sw->TraceConnectWithoutContext("PfcSent", c.pfc);
-        m_connections.push_back(c);
+        ConnectSwitch(j, sw, name);
     }
+}
+
+void
+FabricMonitor::ConnectSwitch(uint32_t j, Ptr<RoceSwitch> sw, const std::string& name)
+{
+    FabricMonitor* self = this; // disconnected in DoDispose
+    Connection c;
+    c.sw = sw;
+    c.queue = Callback<void, uint32_t, uint8_t, uint32_t>(
+        [self, j](uint32_t port, uint8_t priority, uint32_t bytes) {
+            self->OnQueue(j, port, priority, bytes);
+        });
+    c.pfc = Callback<void, uint32_t, uint8_t, uint16_t>(
+        [self, j, name](uint32_t port, uint8_t priority, uint16_t quanta) {
+            self->OnPfc(name, j, port, priority, quanta);
+        });
+    sw->TraceConnectWithoutContext("QueueLength", c.queue);
+    sw->TraceConnectWithoutContext("PfcSent", c.pfc);
+    m_connections.push_back(c);
 }
 
 int32_t

@@ -121,6 +121,8 @@ class FabricMonitor : public Object
                uint16_t quanta);
     /// \return the link of switch sw's port, or -1
     int32_t LinkOf(uint32_t sw, uint32_t port) const;
+    /// Hook OnQueue and OnPfc to the traces of switch j (sw, named name).
+    void ConnectSwitch(uint32_t j, Ptr<RoceSwitch> sw, const std::string& name);
 
     /// Trace hooks on one switch, kept to disconnect them.
     struct Connection

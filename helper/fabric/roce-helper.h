@@ -28,7 +28,7 @@ namespace ns3
  *   RoceHelper roce;
  *   roce.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
  *   roce.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1)));
- *   roce.SetCongestionControl("ns3::Dcqcn");
+ *   roce.SetCongestionControl("ns3::RoceDcqcn");
  *   NetDeviceContainer link = roce.Link(host, sw);
  *   Ptr<RdmaNic> nic = roce.InstallNic(link.Get(0), Ipv4Address("10.0.0.1"));
  *   roce.InstallSwitch(sw);
@@ -45,7 +45,7 @@ class RoceHelper : public PcapHelperForDevice
     void SetNicAttribute(std::string name, const AttributeValue& value);
     void SetSwitchAttribute(std::string name, const AttributeValue& value);
     void SetMmuAttribute(std::string name, const AttributeValue& value);
-    /// Congestion control for NICs installed from now on, e.g. "ns3::Dcqcn".
+    /// Congestion control for NICs installed from now on, e.g. "ns3::RoceDcqcn".
     void SetCongestionControl(std::string typeName);
     /**
      * Check that the attributes of a congestion control (its defaults, as

@@ -2,11 +2,11 @@
 #include "roce-topology-reader.h"
 
 #include "../../model/workload/json-text.h"
-#include "ns3/quantity-text.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
+#include "ns3/quantity-text.h"
 
 #include <cctype>
 #include <cerrno>
@@ -222,6 +222,228 @@ class Parser
     std::string m_file;
 };
 
+/// Link defaults ("defaults"): for links that leave out rate or delay.
+struct LinkDefaults
+{
+    bool haveRate{false};  //!< "rate" given
+    bool haveDelay{false}; //!< "delay" given
+    DataRate rate;         //!< the default rate
+    Time delay;            //!< the default delay
+};
+
+/// Index of every node name (hosts first, then switches); Fail on a duplicate name.
+std::map<std::string, uint32_t>
+IndexNodes(const Parser& p,
+           const std::vector<std::string>& hostNames,
+           const std::vector<std::string>& switchNames)
+{
+    // One namespace for hosts and switches: a link names its ends without saying which.
+    std::map<std::string, uint32_t> index; // node index: hosts first, then switches
+    for (std::size_t i = 0; i < hostNames.size() + switchNames.size(); ++i)
+    {
+        bool isHost = i < hostNames.size();
+        const std::string& n = isHost ? hostNames[i] : switchNames[i - hostNames.size()];
+        std::string where = isHost ? "hosts[" + std::to_string(i) + "]"
+                                   : "switches[" + std::to_string(i - hostNames.size()) + "]";
+        auto [it, fresh] = index.emplace(n, static_cast<uint32_t>(i));
+        if (!fresh)
+        {
+            p.Fail(where, "duplicate node name '" + n + "'");
+        }
+    }
+    return index;
+}
+
+/// Read the optional "defaults" object.
+LinkDefaults
+ReadDefaults(const Parser& p, const Json& doc)
+{
+    LinkDefaults defaults;
+    if (doc.contains("defaults"))
+    {
+        const Json& d = doc.at("defaults");
+        if (!d.is_object())
+        {
+            p.Fail("defaults",
+                   "expected an object like {\"rate\": \"400Gbps\", \"delay\": \"1us\"}, got " +
+                       Parser::TypeName(d));
+        }
+        p.CheckKeys(d, "defaults", {"rate", "delay"});
+        if (d.contains("rate"))
+        {
+            defaults.rate = p.ParseRate(p.GetString(d, "rate", "defaults"), "defaults.rate");
+            defaults.haveRate = true;
+        }
+        if (d.contains("delay"))
+        {
+            defaults.delay = p.ParseDelay(p.GetString(d, "delay", "defaults"), "defaults.delay");
+            defaults.haveDelay = true;
+        }
+    }
+    return defaults;
+}
+
+/// Read "gpusPerServer" (1 if absent) and check "servers" against it.
+uint32_t
+ReadServerGrouping(const Parser& p, const Json& doc, const std::vector<std::string>& hostNames)
+{
+    uint32_t gpusPerServer = 1;
+    if (doc.contains("gpusPerServer"))
+    {
+        uint64_t g = p.GetPositiveInteger(doc.at("gpusPerServer"), "gpusPerServer");
+        if (hostNames.size() % g != 0)
+        {
+            p.Fail("gpusPerServer",
+                   "expected a divisor of the host count " + std::to_string(hostNames.size()) +
+                       ", got " + std::to_string(g));
+        }
+        gpusPerServer = static_cast<uint32_t>(g);
+    }
+    if (doc.contains("servers"))
+    {
+        uint64_t s = p.GetPositiveInteger(doc.at("servers"), "servers");
+        uint64_t expected = hostNames.size() / gpusPerServer;
+        if (s != expected)
+        {
+            p.Fail("servers",
+                   "expected " + std::to_string(expected) + " (" +
+                       std::to_string(hostNames.size()) + " hosts / " +
+                       std::to_string(gpusPerServer) + " GPUs per server), got " +
+                       std::to_string(s));
+        }
+    }
+    return gpusPerServer;
+}
+
+/// Read and check links[i]: its two ends, rate and delay.
+LinkSpec
+ReadLink(const Parser& p,
+         const Json& links,
+         std::size_t i,
+         const std::map<std::string, uint32_t>& index,
+         const LinkDefaults& defaults)
+{
+    std::string where = "links[" + std::to_string(i) + "]";
+    const Json& l = links[i];
+    if (!l.is_object())
+    {
+        p.Fail(where,
+               "expected an object like {\"a\": \"h0\", \"b\": \"leaf0\"}, got " +
+                   Parser::TypeName(l));
+    }
+    p.CheckKeys(l, where, {"a", "b", "rate", "delay"});
+    uint32_t ends[2];
+    const char* keys[2] = {"a", "b"};
+    for (int e = 0; e < 2; ++e)
+    {
+        std::string n = p.GetString(l, keys[e], where);
+        auto it = index.find(n);
+        if (it == index.end())
+        {
+            p.Fail(where + "." + keys[e], "unknown node '" + n + "'");
+        }
+        ends[e] = it->second;
+    }
+    if (ends[0] == ends[1])
+    {
+        p.Fail(where,
+               "links node '" + l.at("a").get<std::string>() +
+                   "' to itself (expected two different nodes)");
+    }
+    LinkSpec spec{ends[0], ends[1], defaults.rate, defaults.delay};
+    if (l.contains("rate"))
+    {
+        spec.rate = p.ParseRate(p.GetString(l, "rate", where), where + ".rate");
+    }
+    else if (!defaults.haveRate)
+    {
+        p.Fail(where, "missing \"rate\" (and no \"defaults\": {\"rate\": ...})");
+    }
+    if (l.contains("delay"))
+    {
+        spec.delay = p.ParseDelay(p.GetString(l, "delay", where), where + ".delay");
+    }
+    else if (!defaults.haveDelay)
+    {
+        p.Fail(where, "missing \"delay\" (and no \"defaults\": {\"delay\": ...})");
+    }
+    return spec;
+}
+
+/// Every host has exactly one cable and every switch at least one.
+void
+CheckPorts(const Parser& p,
+           const std::vector<std::string>& hostNames,
+           const std::vector<std::string>& switchNames,
+           const std::vector<std::vector<std::size_t>>& linksOf)
+{
+    const uint32_t nHosts = static_cast<uint32_t>(hostNames.size());
+    const uint32_t nNodes = nHosts + static_cast<uint32_t>(switchNames.size());
+    // A NIC has one port, so a host takes exactly one cable.
+    for (uint32_t h = 0; h < nHosts; ++h)
+    {
+        std::string where = "hosts[" + std::to_string(h) + "]";
+        if (linksOf[h].empty())
+        {
+            p.Fail(where, "host '" + hostNames[h] + "' has no link (expected exactly one)");
+        }
+        if (linksOf[h].size() > 1)
+        {
+            p.Fail(where,
+                   "host '" + hostNames[h] + "' has " + std::to_string(linksOf[h].size()) +
+                       " links (links[" + std::to_string(linksOf[h][0]) + "] and links[" +
+                       std::to_string(linksOf[h][1]) +
+                       "]); expected exactly one, a NIC has one port");
+        }
+    }
+    // A switch without ports cannot forward anything and cannot be set up.
+    for (uint32_t s = nHosts; s < nNodes; ++s)
+    {
+        if (linksOf[s].empty())
+        {
+            p.Fail("switches[" + std::to_string(s - nHosts) + "]",
+                   "switch '" + switchNames[s - nHosts] + "' has no link");
+        }
+    }
+}
+
+/// Every host is reachable from host 0.
+void
+CheckConnected(const Parser& p,
+               const std::vector<std::string>& hostNames,
+               const std::vector<std::vector<uint32_t>>& adjacency)
+{
+    const uint32_t nHosts = static_cast<uint32_t>(hostNames.size());
+    const uint32_t nNodes = static_cast<uint32_t>(adjacency.size());
+    // Routes only transit switches; hosts have one port, so a plain BFS over the cables
+    // from host 0 finds exactly the hosts it can reach.
+    std::vector<bool> seen(nNodes, false);
+    std::deque<uint32_t> frontier{0};
+    seen[0] = true;
+    while (!frontier.empty())
+    {
+        uint32_t n = frontier.front();
+        frontier.pop_front();
+        for (uint32_t m : adjacency[n])
+        {
+            if (!seen[m])
+            {
+                seen[m] = true;
+                frontier.push_back(m);
+            }
+        }
+    }
+    for (uint32_t h = 1; h < nHosts; ++h)
+    {
+        if (!seen[h])
+        {
+            p.Fail("hosts[" + std::to_string(h) + "]",
+                   "host '" + hostNames[h] + "' is disconnected: no path to host '" + hostNames[0] +
+                       "'");
+        }
+    }
+}
+
 /**
  * Check a parsed document completely; nothing is created. Throws TopologyFileError at
  * the first problem.
@@ -250,74 +472,9 @@ CheckDocument(const Json& doc, const std::string& name, std::vector<LinkSpec>* s
     {
         p.Fail("hosts", "expected at least one host");
     }
-
-    // One namespace for hosts and switches: a link names its ends without saying which.
-    std::map<std::string, uint32_t> index; // node index: hosts first, then switches
-    for (std::size_t i = 0; i < hostNames.size() + switchNames.size(); ++i)
-    {
-        bool isHost = i < hostNames.size();
-        const std::string& n = isHost ? hostNames[i] : switchNames[i - hostNames.size()];
-        std::string where = isHost ? "hosts[" + std::to_string(i) + "]"
-                                   : "switches[" + std::to_string(i - hostNames.size()) + "]";
-        auto [it, fresh] = index.emplace(n, static_cast<uint32_t>(i));
-        if (!fresh)
-        {
-            p.Fail(where, "duplicate node name '" + n + "'");
-        }
-    }
-
-    // Defaults apply to links that leave out rate or delay.
-    bool haveDefaultRate = false;
-    bool haveDefaultDelay = false;
-    DataRate defaultRate;
-    Time defaultDelay;
-    if (doc.contains("defaults"))
-    {
-        const Json& d = doc.at("defaults");
-        if (!d.is_object())
-        {
-            p.Fail("defaults",
-                   "expected an object like {\"rate\": \"400Gbps\", \"delay\": \"1us\"}, got " +
-                       Parser::TypeName(d));
-        }
-        p.CheckKeys(d, "defaults", {"rate", "delay"});
-        if (d.contains("rate"))
-        {
-            defaultRate = p.ParseRate(p.GetString(d, "rate", "defaults"), "defaults.rate");
-            haveDefaultRate = true;
-        }
-        if (d.contains("delay"))
-        {
-            defaultDelay = p.ParseDelay(p.GetString(d, "delay", "defaults"), "defaults.delay");
-            haveDefaultDelay = true;
-        }
-    }
-
-    uint32_t gpusPerServer = 1;
-    if (doc.contains("gpusPerServer"))
-    {
-        uint64_t g = p.GetPositiveInteger(doc.at("gpusPerServer"), "gpusPerServer");
-        if (hostNames.size() % g != 0)
-        {
-            p.Fail("gpusPerServer",
-                   "expected a divisor of the host count " + std::to_string(hostNames.size()) +
-                       ", got " + std::to_string(g));
-        }
-        gpusPerServer = static_cast<uint32_t>(g);
-    }
-    if (doc.contains("servers"))
-    {
-        uint64_t s = p.GetPositiveInteger(doc.at("servers"), "servers");
-        uint64_t expected = hostNames.size() / gpusPerServer;
-        if (s != expected)
-        {
-            p.Fail("servers",
-                   "expected " + std::to_string(expected) + " (" +
-                       std::to_string(hostNames.size()) + " hosts / " +
-                       std::to_string(gpusPerServer) + " GPUs per server), got " +
-                       std::to_string(s));
-        }
-    }
+    const std::map<std::string, uint32_t> index = IndexNodes(p, hostNames, switchNames);
+    const LinkDefaults defaults = ReadDefaults(p, doc);
+    const uint32_t gpusPerServer = ReadServerGrouping(p, doc, hostNames);
 
     if (!doc.contains("links"))
     {
@@ -335,50 +492,8 @@ CheckDocument(const Json& doc, const std::string& name, std::vector<LinkSpec>* s
     std::vector<std::vector<std::size_t>> linksOf(nNodes); // link indices, for messages
     for (std::size_t i = 0; i < links.size(); ++i)
     {
-        std::string where = "links[" + std::to_string(i) + "]";
-        const Json& l = links[i];
-        if (!l.is_object())
-        {
-            p.Fail(where,
-                   "expected an object like {\"a\": \"h0\", \"b\": \"leaf0\"}, got " +
-                       Parser::TypeName(l));
-        }
-        p.CheckKeys(l, where, {"a", "b", "rate", "delay"});
-        uint32_t ends[2];
-        const char* keys[2] = {"a", "b"};
-        for (int e = 0; e < 2; ++e)
-        {
-            std::string n = p.GetString(l, keys[e], where);
-            auto it = index.find(n);
-            if (it == index.end())
-            {
-                p.Fail(where + "." + keys[e], "unknown node '" + n + "'");
-            }
-            ends[e] = it->second;
-        }
-        if (ends[0] == ends[1])
-        {
-            p.Fail(where,
-                   "links node '" + l.at("a").get<std::string>() +
-                       "' to itself (expected two different nodes)");
-        }
-        LinkSpec spec{ends[0], ends[1], defaultRate, defaultDelay};
-        if (l.contains("rate"))
-        {
-            spec.rate = p.ParseRate(p.GetString(l, "rate", where), where + ".rate");
-        }
-        else if (!haveDefaultRate)
-        {
-            p.Fail(where, "missing \"rate\" (and no \"defaults\": {\"rate\": ...})");
-        }
-        if (l.contains("delay"))
-        {
-            spec.delay = p.ParseDelay(p.GetString(l, "delay", where), where + ".delay");
-        }
-        else if (!haveDefaultDelay)
-        {
-            p.Fail(where, "missing \"delay\" (and no \"defaults\": {\"delay\": ...})");
-        }
+        const LinkSpec spec = ReadLink(p, links, i, index, defaults);
+        const uint32_t ends[2] = {spec.a, spec.b};
         specs.push_back(spec);
         for (int e = 0; e < 2; ++e)
         {
@@ -386,60 +501,8 @@ CheckDocument(const Json& doc, const std::string& name, std::vector<LinkSpec>* s
             linksOf[ends[e]].push_back(i);
         }
     }
-
-    // A NIC has one port, so a host takes exactly one cable.
-    for (uint32_t h = 0; h < nHosts; ++h)
-    {
-        std::string where = "hosts[" + std::to_string(h) + "]";
-        if (linksOf[h].empty())
-        {
-            p.Fail(where, "host '" + hostNames[h] + "' has no link (expected exactly one)");
-        }
-        if (linksOf[h].size() > 1)
-        {
-            p.Fail(where,
-                   "host '" + hostNames[h] + "' has " + std::to_string(linksOf[h].size()) +
-                       " links (links[" + std::to_string(linksOf[h][0]) + "] and links[" +
-                       std::to_string(linksOf[h][1]) +
-                       "]); expected exactly one, a NIC has one port");
-        }
-    }
-    // A switch without ports cannot forward anything and cannot be set up.
-    for (uint32_t s = nHosts; s < nNodes; ++s)
-    {
-        if (linksOf[s].empty())
-        {
-            p.Fail("switches[" + std::to_string(s - nHosts) + "]",
-                   "switch '" + switchNames[s - nHosts] + "' has no link");
-        }
-    }
-    // Routes only transit switches; hosts have one port, so a plain BFS over the cables
-    // from host 0 finds exactly the hosts it can reach.
-    std::vector<bool> seen(nNodes, false);
-    std::deque<uint32_t> frontier{0};
-    seen[0] = true;
-    while (!frontier.empty())
-    {
-        uint32_t n = frontier.front();
-        frontier.pop_front();
-        for (uint32_t m : adjacency[n])
-        {
-            if (!seen[m])
-            {
-                seen[m] = true;
-                frontier.push_back(m);
-            }
-        }
-    }
-    for (uint32_t h = 1; h < nHosts; ++h)
-    {
-        if (!seen[h])
-        {
-            p.Fail("hosts[" + std::to_string(h) + "]",
-                   "host '" + hostNames[h] + "' is disconnected: no path to host '" + hostNames[0] +
-                       "'");
-        }
-    }
+    CheckPorts(p, hostNames, switchNames, linksOf);
+    CheckConnected(p, hostNames, adjacency);
 
     RoceTopologyFile result;
     result.hostNames = hostNames;

@@ -37,6 +37,83 @@ AttributeKindName(Ptr<const AttributeChecker> checker)
     return type;
 }
 
+namespace
+{
+
+/// AttributeValueFromText for a TimeValue.
+Ptr<AttributeValue>
+TimeValueFromText(Ptr<const AttributeChecker> checker,
+                  const std::string& text,
+                  std::string* expected)
+{
+    Ptr<AttributeValue> v;
+    Time t;
+    std::string why;
+    *expected = "a non-negative duration like 1us or 2ms (s, ms, us, ns, ps; at most an hour)";
+    if (TextToTime(text, t, &why))
+    {
+        v = checker->CreateValidValue(TimeValue(t));
+    }
+    else if (!why.empty())
+    {
+        *expected += ": " + why;
+    }
+    return v;
+}
+
+/// AttributeValueFromText for an EnumValue (info: the names, '|'-separated).
+Ptr<AttributeValue>
+EnumValueFromText(Ptr<const AttributeChecker> checker,
+                  const std::string& text,
+                  const std::string& info,
+                  std::string* expected)
+{
+    Ptr<AttributeValue> v;
+    // ns-3 asserts (in builds with asserts) on a name its EnumChecker lacks: the
+    // names, '|'-separated in the checker's information, are compared here first.
+    *expected = "one of " + info;
+    std::istringstream names(info);
+    std::string name;
+    while (std::getline(names, name, '|'))
+    {
+        if (name == text)
+        {
+            v = checker->CreateValidValue(StringValue(text));
+            break;
+        }
+    }
+    return v;
+}
+
+/// AttributeValueFromText for an AttributeContainerValue ("list"; info: its description).
+Ptr<AttributeValue>
+ListValueFromText(Ptr<const AttributeChecker> checker,
+                  const std::string& text,
+                  const std::string& info,
+                  std::string* expected)
+{
+    Ptr<AttributeValue> v;
+    // ns-3 parses the items with their own checker (aborting on "x" for an integer):
+    // each item is checked here first, by its kind.
+    *expected = info;
+    auto list = DynamicCast<const AttributeContainerChecker>(checker);
+    std::istringstream items(text);
+    std::string item;
+    bool ok = list != nullptr;
+    while (ok && std::getline(items, item, ','))
+    {
+        std::string itemExpected;
+        ok = AttributeValueFromText(list->GetItemChecker(), item, &itemExpected) != nullptr;
+    }
+    if (ok)
+    {
+        v = checker->CreateValidValue(StringValue(text));
+    }
+    return v;
+}
+
+} // namespace
+
 Ptr<AttributeValue>
 AttributeValueFromText(Ptr<const AttributeChecker> checker,
                        const std::string& text,
@@ -47,17 +124,7 @@ AttributeValueFromText(Ptr<const AttributeChecker> checker,
     Ptr<AttributeValue> v;
     if (type == "TimeValue")
     {
-        Time t;
-        std::string why;
-        *expected = "a non-negative duration like 1us or 2ms (s, ms, us, ns, ps; at most an hour)";
-        if (TextToTime(text, t, &why))
-        {
-            v = checker->CreateValidValue(TimeValue(t));
-        }
-        else if (!why.empty())
-        {
-            *expected += ": " + why;
-        }
+        v = TimeValueFromText(checker, text, expected);
     }
     else if (type == "DataRateValue")
     {
@@ -97,19 +164,7 @@ AttributeValueFromText(Ptr<const AttributeChecker> checker,
     }
     else if (type == "EnumValue")
     {
-        // ns-3 asserts (in builds with asserts) on a name its EnumChecker lacks: the
-        // names, '|'-separated in the checker's information, are compared here first.
-        *expected = "one of " + info;
-        std::istringstream names(info);
-        std::string name;
-        while (std::getline(names, name, '|'))
-        {
-            if (name == text)
-            {
-                v = checker->CreateValidValue(StringValue(text));
-                break;
-            }
-        }
+        v = EnumValueFromText(checker, text, info, expected);
     }
     else if (type == "StringValue")
     {
@@ -118,22 +173,7 @@ AttributeValueFromText(Ptr<const AttributeChecker> checker,
     }
     else if (type == "list")
     {
-        // ns-3 parses the items with their own checker (aborting on "x" for an integer):
-        // each item is checked here first, by its kind.
-        *expected = info;
-        auto list = DynamicCast<const AttributeContainerChecker>(checker);
-        std::istringstream items(text);
-        std::string item;
-        bool ok = list != nullptr;
-        while (ok && std::getline(items, item, ','))
-        {
-            std::string itemExpected;
-            ok = AttributeValueFromText(list->GetItemChecker(), item, &itemExpected) != nullptr;
-        }
-        if (ok)
-        {
-            v = checker->CreateValidValue(StringValue(text));
-        }
+        v = ListValueFromText(checker, text, info, expected);
     }
     else if (type == "TypeIdValue" || type == "ObjectFactoryValue")
     {

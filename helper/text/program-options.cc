@@ -7,6 +7,7 @@
 #include "ns3/config.h"
 #include "ns3/global-value.h"
 #include "ns3/log.h"
+#include "ns3/roce-congestion-control.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -367,31 +368,21 @@ ProgramOptions::AddChoice(const std::string& name,
 }
 
 void
-ProgramOptions::AddTypeId(const std::string& name,
-                          const std::string& help,
-                          std::string& value,
-                          TypeId base,
-                          const std::vector<std::string>& alsoAllowed)
+ProgramOptions::AddCongestionControl(const std::string& name,
+                                     const std::string& help,
+                                     std::string& value)
 {
-    std::vector<std::string> names = CreatableTypeIds(base);
-    names.insert(names.end(), alsoAllowed.begin(), alsoAllowed.end());
-    const std::string form =
-        "one of " + JoinWords(names) + " (TypeIds derived from " + base.GetName() + ")";
-    Add(name,
-        help,
-        form,
-        value,
-        [&value, names, form](const std::string& text, std::string* expected) {
-            // The registered TypeIds derived from base: what LookupByNameFailSafe and
-            // IsChildOf would accept, listed for the message.
-            if (std::find(names.begin(), names.end(), text) == names.end())
-            {
-                *expected = form;
-                return false;
-            }
-            value = text;
-            return true;
-        });
+    const std::string form = RoceCongestionControl::GetNameHint();
+    Add(name, help, form, value, [&value, form](const std::string& text, std::string* expected) {
+        TypeId tid;
+        if (!RoceCongestionControl::LookupByName(text, &tid))
+        {
+            *expected = form;
+            return false;
+        }
+        value = tid.GetName();
+        return true;
+    });
 }
 
 void
@@ -566,9 +557,11 @@ ProgramOptions::SetBeforeAttributes(std::function<bool()> hook)
 
 bool
 ProgramOptions::SetAttribute(const std::string& arg,
-                             const std::string& name,
+                             const std::string& given,
                              const std::string& value)
 {
+    // A congestion control's attribute may name it as it was named before the Roce prefix.
+    const std::string name = RoceCongestionControl::ResolveAttributePath(given);
     const size_t split = name.rfind("::");
     if (split != std::string::npos)
     {

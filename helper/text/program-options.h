@@ -111,14 +111,11 @@ class ProgramOptions
                    std::string& value,
                    const std::vector<std::string>& choices);
     /**
-     * The name of a TypeId that is base or derives from it and can be created (e.g. a
-     * congestion control), or one of the words in alsoAllowed (e.g. "none").
+     * A congestion control, in the one vocabulary of RoceCongestionControl::LookupByName
+     * (a TypeId, "none", or a deprecated name, with a warning); value is set to the
+     * TypeId's name.
      */
-    void AddTypeId(const std::string& name,
-                   const std::string& help,
-                   std::string& value,
-                   TypeId base,
-                   const std::vector<std::string>& alsoAllowed = {});
+    void AddCongestionControl(const std::string& name, const std::string& help, std::string& value);
     /// A file the program reads: must exist and be readable when not empty.
     void AddInputFile(const std::string& name, const std::string& help, std::string& value);
     /// A file the program writes: CheckOutputFile when not empty and not none.

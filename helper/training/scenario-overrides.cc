@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "scenario-overrides.h"
 
-#include "ns3/ina-helper.h"
-#include "ns3/quantity-text.h"
-
 #include "ns3/collective-algorithms.h"
 #include "ns3/collective-selection.h"
 #include "ns3/gpu-preset.h"
+#include "ns3/ina-helper.h"
 #include "ns3/log.h"
+#include "ns3/quantity-text.h"
 #include "ns3/roce-congestion-control.h"
 #include "ns3/transformer-trace-generator.h"
 #include "ns3/type-id.h"
@@ -170,7 +169,7 @@ ScenarioOverrides::GetOptions()
          "Scale-out fabric: a RoceTopologyReader JSON file (one host per GPU), or "
          "rail-optimized, or ideal",
          &ScenarioOverrides::topology},
-        {"cc", "Congestion control: a TypeId such as ns3::Dcqcn, or none", &ScenarioOverrides::cc},
+        {"cc", "Congestion control: a TypeId such as ns3::RoceDcqcn, or none", &ScenarioOverrides::cc},
         {"ina",
          "In-network aggregation on every RoCE switch: off, streaming (ATP/SHARP-like) or "
          "switchml; collectives may then run as ina (all-reduce, reduce-scatter, all-gather, "
@@ -255,35 +254,36 @@ ScenarioOverrides::DetectWorkload(const std::string& path,
     return true;
 }
 
-bool
-ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
+void
+ScenarioOverrides::ApplyTopology(TrainingScenario& s) const
 {
-    try
+    if (!topology.empty())
     {
-        if (!topology.empty())
+        if (topology == "rail-optimized" || topology == "ideal")
         {
-            if (topology == "rail-optimized" || topology == "ideal")
-            {
-                s.topology = topology;
-                s.topologyFile.clear();
-            }
-            else if (!IsFile(topology))
-            {
-                Bad("topology",
-                    topology,
-                    "expected a topology file, rail-optimized or ideal (no such file)");
-            }
-            else
-            {
-                s.topology = "file";
-                s.topologyFile = topology;
-            }
+            s.topology = topology;
+            s.topologyFile.clear();
         }
-        // Settings the cluster's source does not take are errors, not silently ignored.
-        auto needs = [&s](const std::string& option,
-                          const std::string& value,
-                          bool ok,
-                          const char* why) {
+        else if (!IsFile(topology))
+        {
+            Bad("topology",
+                topology,
+                "expected a topology file, rail-optimized or ideal (no such file)");
+        }
+        else
+        {
+            s.topology = "file";
+            s.topologyFile = topology;
+        }
+    }
+}
+
+void
+ScenarioOverrides::RefuseClusterOptionsNotTaken(const TrainingScenario& s) const
+{
+    // Settings the cluster's source does not take are errors, not silently ignored.
+    auto needs =
+        [&s](const std::string& option, const std::string& value, bool ok, const char* why) {
             if (!value.empty() && !ok)
             {
                 Bad(option,
@@ -292,183 +292,211 @@ ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
                         (s.topology == "file" ? " (topology file " + s.topologyFile + ")" : ""));
             }
         };
-        const bool fromFile = s.topology == "file";
-        const bool ideal = s.topology == "ideal";
-        needs("servers", servers, !fromFile, "the topology file gives the servers");
-        needs("gpusPerServer",
-              gpusPerServer,
-              !fromFile,
-              "the topology file gives the GPUs per server");
-        needs("nicRate", nicRate, !fromFile, "the topology file gives the link rates");
-        needs("spines",
-              spines,
-              !fromFile && !ideal,
-              "only a rail-optimized cluster has spines here");
-        needs("oversubscription",
-              oversubscription,
-              !fromFile && !ideal,
-              "only a rail-optimized cluster is oversubscribed here");
-        needs("cc", cc, !ideal, "the ideal topology has no NICs");
-        needs("ina", ina, !ideal, "the ideal topology has no switches to aggregate in");
-        if (!servers.empty())
+    const bool fromFile = s.topology == "file";
+    const bool ideal = s.topology == "ideal";
+    needs("servers", servers, !fromFile, "the topology file gives the servers");
+    needs("gpusPerServer", gpusPerServer, !fromFile, "the topology file gives the GPUs per server");
+    needs("nicRate", nicRate, !fromFile, "the topology file gives the link rates");
+    needs("spines", spines, !fromFile && !ideal, "only a rail-optimized cluster has spines here");
+    needs("oversubscription",
+          oversubscription,
+          !fromFile && !ideal,
+          "only a rail-optimized cluster is oversubscribed here");
+    needs("cc", cc, !ideal, "the ideal topology has no NICs");
+    needs("ina", ina, !ideal, "the ideal topology has no switches to aggregate in");
+}
+
+void
+ScenarioOverrides::ApplyCluster(TrainingScenario& s) const
+{
+    const bool ideal = s.topology == "ideal";
+    if (!servers.empty())
+    {
+        s.servers = Integer("servers", servers, 1, TrainingScenario::MAX_SERVERS);
+    }
+    if (!gpusPerServer.empty())
+    {
+        s.gpusPerServer =
+            Integer("gpusPerServer", gpusPerServer, 1, TrainingScenario::MAX_GPUS_PER_SERVER);
+    }
+    if (!gpu.empty())
+    {
+        if (!GpuPreset::Find(gpu))
         {
-            s.servers = Integer("servers", servers, 1, TrainingScenario::MAX_SERVERS);
+            Bad("gpu", gpu, "expected a GPU preset: " + GpuPreset::GetNameList());
         }
-        if (!gpusPerServer.empty())
+        s.gpu = gpu;
+    }
+    if (!nicRate.empty())
+    {
+        DataRate rate;
+        if (!TextToDataRate(nicRate, rate))
         {
-            s.gpusPerServer =
-                Integer("gpusPerServer", gpusPerServer, 1, TrainingScenario::MAX_GPUS_PER_SERVER);
+            Bad("nicRate", nicRate, "expected a positive rate such as 400Gbps");
         }
-        if (!gpu.empty())
+        (ideal ? s.idealRate : s.nicRate) = rate;
+    }
+    if (!spines.empty())
+    {
+        s.spines = Integer("spines", spines, 1, TrainingScenario::MAX_SPINES);
+    }
+    if (!oversubscription.empty())
+    {
+        s.oversubscription = Number("oversubscription",
+                                    oversubscription,
+                                    1,
+                                    TrainingScenario::MAX_OVERSUBSCRIPTION,
+                                    false);
+    }
+    std::string place;
+    std::string what;
+    if (!s.CheckCluster(&place, &what))
+    {
+        // Name the options that made the cluster what it is.
+        std::string given;
+        for (const Option& o : GetOptions())
         {
-            if (!GpuPreset::Find(gpu))
+            const std::string name = o.name;
+            if (!(this->*o.field).empty() && (name == "servers" || name == "spines" ||
+                                              name == "oversubscription" || name == "nicRate"))
             {
-                Bad("gpu", gpu, "expected a GPU preset: " + GpuPreset::GetNameList());
-            }
-            s.gpu = gpu;
-        }
-        if (!nicRate.empty())
-        {
-            DataRate rate;
-            if (!TextToDataRate(nicRate, rate))
-            {
-                Bad("nicRate", nicRate, "expected a positive rate such as 400Gbps");
-            }
-            (ideal ? s.idealRate : s.nicRate) = rate;
-        }
-        if (!spines.empty())
-        {
-            s.spines = Integer("spines", spines, 1, TrainingScenario::MAX_SPINES);
-        }
-        if (!oversubscription.empty())
-        {
-            s.oversubscription = Number("oversubscription",
-                                        oversubscription,
-                                        1,
-                                        TrainingScenario::MAX_OVERSUBSCRIPTION,
-                                        false);
-        }
-        std::string place;
-        std::string what;
-        if (!s.CheckCluster(&place, &what))
-        {
-            // Name the options that made the cluster what it is.
-            std::string given;
-            for (const Option& o : GetOptions())
-            {
-                const std::string name = o.name;
-                if (!(this->*o.field).empty() && (name == "servers" || name == "spines" ||
-                                                  name == "oversubscription" || name == "nicRate"))
-                {
-                    given += (given.empty() ? "--" : ", --") + name + "=" + this->*o.field;
-                }
-            }
-            throw OptionError{given + ": " + what + " (with the scenario's other settings, " +
-                              s.source + ")"};
-        }
-        if (!cc.empty())
-        {
-            TypeId tid;
-            if (!RoceCongestionControl::LookupByName(cc, &tid))
-            {
-                Bad("cc", cc, "expected " + RoceCongestionControl::GetNameHint());
-            }
-            s.congestionControl = tid.GetName();
-        }
-        if (!ina.empty())
-        {
-            InaProtocol protocol;
-            if (ina != "off" && !InaHelper::ParseProtocol(ina, &protocol))
-            {
-                Bad("ina", ina, "expected off, " + InaHelper::GetProtocolNameList());
-            }
-            s.ina = ina;
-        }
-        if (!algorithm.empty())
-        {
-            bool known = false;
-            CollectiveSelection selection;
-            selection.CanMakePlan(CollectiveType::ALL_REDUCE,
-                                  algorithm,
-                                  CommGroup::Uniform(1, 2),
-                                  &known);
-            if (!known)
-            {
-                Bad("algorithm", algorithm, "expected one of " + GetCollectiveAlgorithmNameList());
-            }
-            s.algorithm = algorithm;
-        }
-        if (!channels.empty())
-        {
-            s.channels = Integer("channels", channels, 0, TrainingScenario::MAX_CHANNELS);
-        }
-        if (!computeScale.empty())
-        {
-            s.computeScale =
-                Number("computeScale", computeScale, 0, TrainingScenario::MAX_COMPUTE_SCALE, true);
-        }
-        if (!workloadFormat.empty() && workload.empty())
-        {
-            Bad("workload-format", workloadFormat, "needs --workload");
-        }
-        if (!workload.empty())
-        {
-            std::string format;
-            std::string file;
-            uint32_t ranks = 0;
-            if (workloadFormat.empty())
-            {
-                std::string why;
-                if (!DetectWorkload(workload, format, file, ranks, &why))
-                {
-                    throw OptionError{why};
-                }
-                NS_LOG_INFO(workload << ": detected format " << format);
-            }
-            else if (workloadFormat == "chakra" || workloadFormat == "chakra-json")
-            {
-                format = workloadFormat;
-                if (!ChakraPrefix(workload, format == "chakra" ? ".et" : ".json", file, ranks))
-                {
-                    Bad("workload",
-                        workload,
-                        "no Chakra rank files {prefix}.{rank}" +
-                            std::string(format == "chakra" ? ".et" : ".json"));
-                }
-            }
-            else if (workloadFormat == "json" || workloadFormat == "aicb" ||
-                     workloadFormat == "generator")
-            {
-                format = workloadFormat;
-                file = workload;
-                if (!IsFile(workload))
-                {
-                    Bad("workload", workload, "no such file");
-                }
-            }
-            else
-            {
-                Bad("workload-format",
-                    workloadFormat,
-                    "expected json, generator, chakra, chakra-json or aicb");
-            }
-            s.traceFormat = format;
-            s.traceFile = file;
-            s.traceRanks = ranks;
-            if (format == "generator")
-            {
-                std::ifstream in(file, std::ios::binary);
-                std::ostringstream text;
-                text << in.rdbuf();
-                TransformerConfig config;
-                std::string why;
-                if (!TransformerTraceGenerator::ParseConfig(text.str(), file, config, &why))
-                {
-                    throw OptionError{"--workload: " + why};
-                }
-                s.generator = config;
+                given += (given.empty() ? "--" : ", --") + name + "=" + this->*o.field;
             }
         }
+        throw OptionError{given + ": " + what + " (with the scenario's other settings, " +
+                          s.source + ")"};
+    }
+}
+
+void
+ScenarioOverrides::ApplyFabric(TrainingScenario& s) const
+{
+    if (!cc.empty())
+    {
+        TypeId tid;
+        if (!RoceCongestionControl::LookupByName(cc, &tid))
+        {
+            Bad("cc", cc, "expected " + RoceCongestionControl::GetNameHint());
+        }
+        s.congestionControl = tid.GetName();
+    }
+    if (!ina.empty())
+    {
+        InaProtocol protocol;
+        if (ina != "off" && !InaHelper::ParseProtocol(ina, &protocol))
+        {
+            Bad("ina", ina, "expected off, " + InaHelper::GetProtocolNameList());
+        }
+        s.ina = ina;
+    }
+}
+
+void
+ScenarioOverrides::ApplyCollectives(TrainingScenario& s) const
+{
+    if (!algorithm.empty())
+    {
+        bool known = false;
+        CollectiveSelection selection;
+        selection.CanMakePlan(CollectiveType::ALL_REDUCE,
+                              algorithm,
+                              CommGroup::Uniform(1, 2),
+                              &known);
+        if (!known)
+        {
+            Bad("algorithm", algorithm, "expected one of " + GetCollectiveAlgorithmNameList());
+        }
+        s.algorithm = algorithm;
+    }
+    if (!channels.empty())
+    {
+        s.channels = Integer("channels", channels, 0, TrainingScenario::MAX_CHANNELS);
+    }
+}
+
+void
+ScenarioOverrides::ApplyWorkload(TrainingScenario& s) const
+{
+    if (!computeScale.empty())
+    {
+        s.computeScale =
+            Number("computeScale", computeScale, 0, TrainingScenario::MAX_COMPUTE_SCALE, true);
+    }
+    if (!workloadFormat.empty() && workload.empty())
+    {
+        Bad("workload-format", workloadFormat, "needs --workload");
+    }
+    if (!workload.empty())
+    {
+        std::string format;
+        std::string file;
+        uint32_t ranks = 0;
+        if (workloadFormat.empty())
+        {
+            std::string why;
+            if (!DetectWorkload(workload, format, file, ranks, &why))
+            {
+                throw OptionError{why};
+            }
+            NS_LOG_INFO(workload << ": detected format " << format);
+        }
+        else if (workloadFormat == "chakra" || workloadFormat == "chakra-json")
+        {
+            format = workloadFormat;
+            if (!ChakraPrefix(workload, format == "chakra" ? ".et" : ".json", file, ranks))
+            {
+                Bad("workload",
+                    workload,
+                    "no Chakra rank files {prefix}.{rank}" +
+                        std::string(format == "chakra" ? ".et" : ".json"));
+            }
+        }
+        else if (workloadFormat == "json" || workloadFormat == "aicb" ||
+                 workloadFormat == "generator")
+        {
+            format = workloadFormat;
+            file = workload;
+            if (!IsFile(workload))
+            {
+                Bad("workload", workload, "no such file");
+            }
+        }
+        else
+        {
+            Bad("workload-format",
+                workloadFormat,
+                "expected json, generator, chakra, chakra-json or aicb");
+        }
+        s.traceFormat = format;
+        s.traceFile = file;
+        s.traceRanks = ranks;
+        if (format == "generator")
+        {
+            std::ifstream in(file, std::ios::binary);
+            std::ostringstream text;
+            text << in.rdbuf();
+            TransformerConfig config;
+            std::string why;
+            if (!TransformerTraceGenerator::ParseConfig(text.str(), file, config, &why))
+            {
+                throw OptionError{"--workload: " + why};
+            }
+            s.generator = config;
+        }
+    }
+}
+
+bool
+ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
+{
+    try
+    {
+        ApplyTopology(s);
+        RefuseClusterOptionsNotTaken(s);
+        ApplyCluster(s);
+        ApplyFabric(s);
+        ApplyCollectives(s);
+        ApplyWorkload(s);
     }
     catch (const OptionError& e)
     {

@@ -94,6 +94,20 @@ struct ScenarioOverrides
                                std::string& file,
                                uint32_t& ranks,
                                std::string* error);
+
+  private:
+    /// Apply --topology (first: which other cluster options apply depends on it).
+    void ApplyTopology(TrainingScenario& s) const;
+    /// Refuse the cluster options the topology (file or ideal) does not take.
+    void RefuseClusterOptionsNotTaken(const TrainingScenario& s) const;
+    /// Apply the cluster options (servers .. oversubscription) and check the cluster.
+    void ApplyCluster(TrainingScenario& s) const;
+    /// Apply --cc and --ina.
+    void ApplyFabric(TrainingScenario& s) const;
+    /// Apply --algorithm and --channels.
+    void ApplyCollectives(TrainingScenario& s) const;
+    /// Apply --computeScale, --workload and --workload-format.
+    void ApplyWorkload(TrainingScenario& s) const;
 };
 
 } // namespace ns3

@@ -2,14 +2,14 @@
 #include "scenario-settings.h"
 
 #include "ns3/attribute-text.h"
-#include "ns3/fabric-monitor.h"
-#include "ns3/gpu-cluster-helper.h"
-
 #include "ns3/collective-algorithms.h"
 #include "ns3/collective-engine.h"
 #include "ns3/config.h"
+#include "ns3/fabric-monitor.h"
+#include "ns3/gpu-cluster-helper.h"
 #include "ns3/log.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/roce-congestion-control.h"
 #include "ns3/uinteger.h"
 #include "ns3/workload-runner.h"
 
@@ -20,11 +20,13 @@ NS_LOG_COMPONENT_DEFINE("ScenarioSettings");
 
 bool
 ScenarioSettings::ApplyConfig(const TrainingScenario& s,
-                              const std::string& path,
+                              const std::string& given,
                               const std::string& value,
                               std::string* error)
 {
-    const std::string where = s.source + ": /fabric/config/" + path + ": ";
+    const std::string where = s.source + ": /fabric/config/" + given + ": ";
+    // A congestion control's attribute may name it as it was named before the Roce prefix.
+    const std::string path = RoceCongestionControl::ResolveAttributePath(given);
     const size_t split = path.rfind("::");
     TypeId tid;
     TypeId::AttributeInformation info;

@@ -32,13 +32,14 @@ class ScenarioSettings
      * Set one attribute default from fabric.config, its value checked by the
      * attribute's kind first (ns-3 aborts on many malformed values).
      * \param s the scenario (for messages)
-     * \param path ns3::Class::Attribute
+     * \param given ns3::Class::Attribute (a deprecated congestion-control name is
+     *        resolved: RoceCongestionControl::ResolveAttributePath)
      * \param value the value's text
      * \param error set (naming the file, the setting and what was expected) on failure
      * \return true on success
      */
     static bool ApplyConfig(const TrainingScenario& s,
-                            const std::string& path,
+                            const std::string& given,
                             const std::string& value,
                             std::string* error);
 };

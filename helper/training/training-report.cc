@@ -132,6 +132,156 @@ CsvField(const std::string& text)
     return out + "\"";
 }
 
+/// The scenario part of results JSON.
+Json
+ScenarioJson(const TrainingScenario& s)
+{
+    return {{"name", s.name},
+            {"source", s.source},
+            {"topology", s.topology},
+            {"topologyFile", s.topologyFile},
+            {"servers", s.servers},
+            {"gpusPerServer", s.gpusPerServer},
+            {"gpu", s.gpu},
+            {"nicRate_bps", s.nicRate.GetBitRate()},
+            {"spines", s.spines},
+            {"pods", s.pods},
+            {"oversubscription", s.oversubscription},
+            {"congestionControl", s.congestionControl},
+            {"ina", s.ina},
+            {"seed", s.seed},
+            {"iterations", s.iterations}};
+}
+
+/// Per INA aggregation job, what it aggregated where (results JSON "ina_jobs").
+Json
+InaJobsJson(Ptr<InaTransport> ina)
+{
+    Json jobs = Json::array();
+    for (const auto& u : ina->GetJobUsage())
+    {
+        jobs.push_back({{"job", u.job->info.job},
+                        {"members", u.members},
+                        {"switches", u.job->switches.size()},
+                        {"in_network", u.job->inNetwork},
+                        {"reason", u.job->reason},
+                        {"bytes_in_network", u.bytesInNetwork},
+                        {"bytes_via_fallback_host", u.bytesViaFallbackHost}});
+    }
+    return jobs;
+}
+
+/// Per iteration, its time and each rank's breakdown (results JSON "iterations").
+Json
+IterationsJson(const std::vector<Time>& times, const std::vector<IterationBreakdown>& breakdown)
+{
+    Json iterations = Json::array();
+    for (uint32_t it = 0; it < times.size(); ++it)
+    {
+        Json ranks = Json::array();
+        for (const auto& b : breakdown)
+        {
+            if (b.iteration == it)
+            {
+                ranks.push_back({{"rank", b.rank},
+                                 {"total_s", b.GetTotal().GetSeconds()},
+                                 {"compute_s", b.compute.GetSeconds()},
+                                 {"exposed_comm_s", b.exposedComm.GetSeconds()},
+                                 {"idle_s", b.idle.GetSeconds()}});
+            }
+        }
+        iterations.push_back(
+            {{"iteration", it}, {"time_s", times[it].GetSeconds()}, {"ranks", ranks}});
+    }
+    return iterations;
+}
+
+/// Collective calls grouped as in the summary (results JSON "communication").
+Json
+CommunicationJson(const TrainingSimulation& sim)
+{
+    Json calls = Json::array();
+    for (const CallSummary& c : Summarize(sim))
+    {
+        calls.push_back({{"collective", c.kind},
+                         {"group_kind", c.groupKind},
+                         {"algorithm", c.algorithm},
+                         {"requested", c.requested},
+                         {"ranks", c.ranks},
+                         {"mean_bytes", c.bytes},
+                         {"calls", c.calls},
+                         {"total_s", c.total.GetSeconds()},
+                         {"mean_busbw_Bps", c.busBwSum / c.calls}});
+    }
+    return calls;
+}
+
+/// Fabric counters, switches, links and background flows (results JSON "fabric").
+Json
+FabricJson(const TrainingSimulation& sim)
+{
+    const TrainingScenario& s = sim.GetScenario();
+    Json deadlocks = Json::array();
+    for (const auto& d : sim.GetPfcDeadlocks())
+    {
+        Json cycle = Json::array();
+        for (const auto& q : d.cycle)
+        {
+            cycle.push_back({{"node", q.node}, {"port", q.port}, {"priority", q.priority}});
+        }
+        deadlocks.push_back({{"formed_s", d.formedAt.GetSeconds()},
+                             {"detected_s", d.detectedAt.GetSeconds()},
+                             {"cycle", cycle}});
+    }
+    Json fabric = {{"pfc_pauses", sim.GetPfcPauses()},
+                   {"ecn_marks", sim.GetEcnMarks()},
+                   {"drops", sim.GetDrops()},
+                   {"pfc_deadlocks", deadlocks},
+                   {"inter_server_flows", sim.GetFlows().size()}};
+    if (Ptr<FabricMonitor> mon = sim.GetMonitor())
+    {
+        Json switches = Json::array();
+        for (const auto& [name, sw] : mon->GetSwitches())
+        {
+            switches.push_back({{"switch", name},
+                                {"ecn_marks", sw->GetEcnMarks()},
+                                {"pfc_pauses_sent", sw->GetPfcPausesSent()},
+                                {"drops", sw->GetTotalDrops()},
+                                {"max_queue_bytes", sw->GetMaxQueueBytes()}});
+        }
+        fabric["switches"] = switches;
+        uint64_t bytes = 0;
+        double peak = 0;
+        for (const auto& l : mon->GetLinks())
+        {
+            bytes += l.bytes;
+            peak = std::max(peak, l.peakUtilisation);
+        }
+        fabric["link_bytes"] = bytes;
+        fabric["peak_link_utilisation"] = peak;
+    }
+    if (Ptr<BackgroundTraffic> bg = sim.GetBackground())
+    {
+        Json rows = Json::array();
+        const FctReport report(bg->GetFlows());
+        for (const auto& r : report.ByBucket())
+        {
+            rows.push_back({{"bucket", r.label},
+                            {"flows", r.flows},
+                            {"p50", r.p50},
+                            {"p95", r.p95},
+                            {"p99", r.p99},
+                            {"mean", r.mean}});
+        }
+        fabric["background"] = {{"flow_sizes", s.backgroundFlowSizes},
+                                {"load", s.backgroundLoad},
+                                {"flows", bg->GetFlows().size()},
+                                {"finished", report.GetFinished()},
+                                {"slowdown", rows}};
+    }
+    return fabric;
+}
+
 } // namespace
 
 TrainingReport::TrainingReport(const TrainingSimulation& sim)
@@ -154,10 +304,22 @@ TrainingReport::GetIterationTimes() const
 void
 TrainingReport::PrintSummary(std::ostream& os) const
 {
+    os << std::fixed;
+    PrintOverview(os);
+    PrintIterationTable(os);
+    PrintCommunication(os);
+    PrintFabric(os);
+    PrintBackground(os);
+    PrintInaUsage(os);
+    os << std::defaultfloat;
+}
+
+void
+TrainingReport::PrintOverview(std::ostream& os) const
+{
     const TrainingScenario& s = m_sim.GetScenario();
     const TrainingTrace& trace = m_sim.GetTrace();
     Ptr<WorkloadRunner> runner = m_sim.GetRunner();
-    os << std::fixed;
     os << "ai-fabric training simulation\n";
     os << "  scenario : " << s.name << " (" << s.source << ")\n";
     os << "  workload : " << trace.GetName() << "\n"
@@ -191,7 +353,11 @@ TrainingReport::PrintSummary(std::ostream& os) const
     {
         os << "\n  STUCK: " << runner->GetStuckReport() << "\n";
     }
+}
 
+void
+TrainingReport::PrintIterationTable(std::ostream& os) const
+{
     os << "\n  iteration   time (ms)   compute (ms)   exposed comm (ms)   idle (ms)\n";
     const std::vector<Time> times = GetIterationTimes();
     for (uint32_t it = 0; it < times.size(); ++it)
@@ -216,7 +382,11 @@ TrainingReport::PrintSummary(std::ostream& os) const
            << "\n";
     }
     os << "  (time: slowest rank; breakdown: mean over ranks)\n";
+}
 
+void
+TrainingReport::PrintCommunication(std::ostream& os) const
+{
     os << "\n  communication by total time\n"
        << "  collective      group  algorithm          calls  mean size   mean (us)   busbw "
           "(GB/s)\n";
@@ -236,6 +406,12 @@ TrainingReport::PrintSummary(std::ostream& os) const
     {
         os << "  (* chosen by auto: the fastest plan by the cost model)\n";
     }
+}
+
+void
+TrainingReport::PrintFabric(std::ostream& os) const
+{
+    const TrainingScenario& s = m_sim.GetScenario();
     if (Ptr<FabricMonitor> mon = m_sim.GetMonitor())
     {
         uint64_t nicBytes = 0;
@@ -263,6 +439,12 @@ TrainingReport::PrintSummary(std::ostream& os) const
                << " us later\n";
         }
     }
+}
+
+void
+TrainingReport::PrintBackground(std::ostream& os) const
+{
+    const TrainingScenario& s = m_sim.GetScenario();
     if (Ptr<BackgroundTraffic> bg = m_sim.GetBackground())
     {
         const FctReport report(bg->GetFlows());
@@ -270,6 +452,13 @@ TrainingReport::PrintSummary(std::ostream& os) const
            << " at " << s.backgroundLoad * 100 << " % load), FCT slowdown by flow size\n";
         report.PrintTable(os);
     }
+}
+
+void
+TrainingReport::PrintInaUsage(std::ostream& os) const
+{
+    const TrainingScenario& s = m_sim.GetScenario();
+    Ptr<WorkloadRunner> runner = m_sim.GetRunner();
     if (Ptr<InaTransport> ina = DynamicCast<InaTransport>(m_sim.GetCluster().scaleOut))
     {
         // Per aggregation job (a member set that asked for one): what it aggregated in
@@ -303,7 +492,6 @@ TrainingReport::PrintSummary(std::ostream& os) const
            << " in the network (ina, nvls-ina), " << Bytes(onHosts)
            << " on other algorithms (hosts, NVLS; per call, summed)\n";
     }
-    os << std::defaultfloat;
 }
 
 void
@@ -312,39 +500,14 @@ TrainingReport::WriteResults(std::ostream& os) const
     const TrainingScenario& s = m_sim.GetScenario();
     Ptr<WorkloadRunner> runner = m_sim.GetRunner();
     Json doc;
-    doc["scenario"] = {{"name", s.name},
-                       {"source", s.source},
-                       {"topology", s.topology},
-                       {"topologyFile", s.topologyFile},
-                       {"servers", s.servers},
-                       {"gpusPerServer", s.gpusPerServer},
-                       {"gpu", s.gpu},
-                       {"nicRate_bps", s.nicRate.GetBitRate()},
-                       {"spines", s.spines},
-                       {"pods", s.pods},
-                       {"oversubscription", s.oversubscription},
-                       {"congestionControl", s.congestionControl},
-                       {"ina", s.ina},
-                       {"seed", s.seed},
-                       {"iterations", s.iterations}};
+    doc["scenario"] = ScenarioJson(s);
     doc["workload"] = {{"name", m_sim.GetTrace().GetName()},
                        {"from", m_sim.GetWorkloadNote()},
                        {"ranks", m_sim.GetTrace().GetNRanks()},
                        {"ops", m_sim.GetTrace().GetNOps()}};
     if (Ptr<InaTransport> ina = DynamicCast<InaTransport>(m_sim.GetCluster().scaleOut))
     {
-        Json jobs = Json::array();
-        for (const auto& u : ina->GetJobUsage())
-        {
-            jobs.push_back({{"job", u.job->info.job},
-                            {"members", u.members},
-                            {"switches", u.job->switches.size()},
-                            {"in_network", u.job->inNetwork},
-                            {"reason", u.job->reason},
-                            {"bytes_in_network", u.bytesInNetwork},
-                            {"bytes_via_fallback_host", u.bytesViaFallbackHost}});
-        }
-        doc["ina_jobs"] = jobs;
+        doc["ina_jobs"] = InaJobsJson(ina);
     }
     doc["finished"] = runner->IsFinished();
     doc["stuck"] = runner->IsStuck();
@@ -353,99 +516,9 @@ TrainingReport::WriteResults(std::ostream& os) const
         doc["stuck_report"] = runner->GetStuckReport();
     }
     doc["simulated_s"] = runner->GetEndTime().GetSeconds();
-    Json iterations = Json::array();
-    const std::vector<Time> times = GetIterationTimes();
-    for (uint32_t it = 0; it < times.size(); ++it)
-    {
-        Json ranks = Json::array();
-        for (const auto& b : m_breakdown)
-        {
-            if (b.iteration == it)
-            {
-                ranks.push_back({{"rank", b.rank},
-                                 {"total_s", b.GetTotal().GetSeconds()},
-                                 {"compute_s", b.compute.GetSeconds()},
-                                 {"exposed_comm_s", b.exposedComm.GetSeconds()},
-                                 {"idle_s", b.idle.GetSeconds()}});
-            }
-        }
-        iterations.push_back(
-            {{"iteration", it}, {"time_s", times[it].GetSeconds()}, {"ranks", ranks}});
-    }
-    doc["iterations"] = iterations;
-    Json calls = Json::array();
-    for (const CallSummary& c : Summarize(m_sim))
-    {
-        calls.push_back({{"collective", c.kind},
-                         {"group_kind", c.groupKind},
-                         {"algorithm", c.algorithm},
-                         {"requested", c.requested},
-                         {"ranks", c.ranks},
-                         {"mean_bytes", c.bytes},
-                         {"calls", c.calls},
-                         {"total_s", c.total.GetSeconds()},
-                         {"mean_busbw_Bps", c.busBwSum / c.calls}});
-    }
-    doc["communication"] = calls;
-    Json deadlocks = Json::array();
-    for (const auto& d : m_sim.GetPfcDeadlocks())
-    {
-        Json cycle = Json::array();
-        for (const auto& q : d.cycle)
-        {
-            cycle.push_back({{"node", q.node}, {"port", q.port}, {"priority", q.priority}});
-        }
-        deadlocks.push_back({{"formed_s", d.formedAt.GetSeconds()},
-                             {"detected_s", d.detectedAt.GetSeconds()},
-                             {"cycle", cycle}});
-    }
-    Json fabric = {{"pfc_pauses", m_sim.GetPfcPauses()},
-                   {"ecn_marks", m_sim.GetEcnMarks()},
-                   {"drops", m_sim.GetDrops()},
-                   {"pfc_deadlocks", deadlocks},
-                   {"inter_server_flows", m_sim.GetFlows().size()}};
-    if (Ptr<FabricMonitor> mon = m_sim.GetMonitor())
-    {
-        Json switches = Json::array();
-        for (const auto& [name, sw] : mon->GetSwitches())
-        {
-            switches.push_back({{"switch", name},
-                                {"ecn_marks", sw->GetEcnMarks()},
-                                {"pfc_pauses_sent", sw->GetPfcPausesSent()},
-                                {"drops", sw->GetTotalDrops()},
-                                {"max_queue_bytes", sw->GetMaxQueueBytes()}});
-        }
-        fabric["switches"] = switches;
-        uint64_t bytes = 0;
-        double peak = 0;
-        for (const auto& l : mon->GetLinks())
-        {
-            bytes += l.bytes;
-            peak = std::max(peak, l.peakUtilisation);
-        }
-        fabric["link_bytes"] = bytes;
-        fabric["peak_link_utilisation"] = peak;
-    }
-    if (Ptr<BackgroundTraffic> bg = m_sim.GetBackground())
-    {
-        Json rows = Json::array();
-        const FctReport report(bg->GetFlows());
-        for (const auto& r : report.ByBucket())
-        {
-            rows.push_back({{"bucket", r.label},
-                            {"flows", r.flows},
-                            {"p50", r.p50},
-                            {"p95", r.p95},
-                            {"p99", r.p99},
-                            {"mean", r.mean}});
-        }
-        fabric["background"] = {{"flow_sizes", s.backgroundFlowSizes},
-                                {"load", s.backgroundLoad},
-                                {"flows", bg->GetFlows().size()},
-                                {"finished", report.GetFinished()},
-                                {"slowdown", rows}};
-    }
-    doc["fabric"] = fabric;
+    doc["iterations"] = IterationsJson(GetIterationTimes(), m_breakdown);
+    doc["communication"] = CommunicationJson(m_sim);
+    doc["fabric"] = FabricJson(m_sim);
     // Wall-clock figures vary between runs; everything above does not.
     doc["run"] = {{"wall_seconds", m_sim.GetWallSeconds()}, {"events", m_sim.GetEvents()}};
     // Names come from trace files: never let one that is not UTF-8 abort the report.
@@ -626,54 +699,18 @@ TrainingReport::Write(const std::string& dir, bool plots, std::string* error) co
         files.push_back(dir + "/" + name);
         return true;
     };
-    bool ok =
-        file("results.json", [&](std::ostream& os) { WriteResults(os); }) &&
-        file("timeline.json", [&](std::ostream& os) { WriteTimeline(os); }) &&
-        file("iterations.csv",
-             [&](std::ostream& os) {
-                 os << "rank,iteration,start_us,end_us,total_us,compute_us,exposed_comm_us,idle_"
-                       "us\n";
-                 for (const auto& b : m_breakdown)
-                 {
-                     os << b.rank << "," << b.iteration << "," << Us(b.start) << "," << Us(b.end)
-                        << "," << Us(b.GetTotal()) << "," << Us(b.compute) << ","
-                        << Us(b.exposedComm) << "," << Us(b.idle) << "\n";
-                 }
-             }) &&
-        file("collectives.csv",
-             [&](std::ostream& os) {
-                 os << "call,name,collective,group,algorithm,requested,ranks,bytes,iteration,first_"
-                       "arrival_us,"
-                       "launch_us,end_us,duration_us,busbw_GBps\n";
-                 const auto& calls = m_sim.GetRunner()->GetCalls();
-                 for (size_t k = 0; k < calls.size(); ++k)
-                 {
-                     const CallRecord& c = calls[k];
-                     os << k << "," << CsvField(c.name) << ","
-                        << (c.type == CollectiveType::SEND_RECV ? "send/recv"
-                                                                : CollectiveTypeToString(c.type))
-                        << "," << CsvField(c.group) << "," << c.algorithm << "," << c.requested
-                        << "," << c.nRanks << "," << c.bytes << "," << c.iteration << ","
-                        << Us(c.firstArrival) << "," << Us(c.launch) << ",";
-                     if (c.finished)
-                     {
-                         os << Us(c.end) << "," << Us(c.end - c.launch) << "," << c.busBw / 1e9
-                            << "\n";
-                     }
-                     else
-                     {
-                         os << ",,\n"; // never finished (stuck run)
-                     }
-                 }
-             }) &&
-        file("fct.csv", [&](std::ostream& os) {
-            os << "src,dst,bytes,start_us,end_us,fct_us\n";
-            for (const auto& f : m_sim.GetFlows())
-            {
-                os << f.src << "," << f.dst << "," << f.bytes << "," << Us(f.start) << ","
-                   << Us(f.end) << "," << Us(f.end - f.start) << "\n";
-            }
-        });
+    bool ok = file("results.json", [&](std::ostream& os) { WriteResults(os); }) &&
+              file("timeline.json", [&](std::ostream& os) { WriteTimeline(os); }) &&
+              file("iterations.csv", [&](std::ostream& os) { WriteIterationsCsv(os); }) &&
+              file("collectives.csv", [&](std::ostream& os) { WriteCollectivesCsv(os); }) &&
+              file("fct.csv", [&](std::ostream& os) {
+                  os << "src,dst,bytes,start_us,end_us,fct_us\n";
+                  for (const auto& f : m_sim.GetFlows())
+                  {
+                      os << f.src << "," << f.dst << "," << f.bytes << "," << Us(f.start) << ","
+                         << Us(f.end) << "," << Us(f.end - f.start) << "\n";
+                  }
+              });
     if (ok && m_sim.GetBackground())
     {
         ok = file("background-fct.csv", [&](std::ostream& os) {
@@ -702,6 +739,45 @@ TrainingReport::Write(const std::string& dir, bool plots, std::string* error) co
         }
     }
     return files;
+}
+
+void
+TrainingReport::WriteIterationsCsv(std::ostream& os) const
+{
+    os << "rank,iteration,start_us,end_us,total_us,compute_us,exposed_comm_us,idle_"
+          "us\n";
+    for (const auto& b : m_breakdown)
+    {
+        os << b.rank << "," << b.iteration << "," << Us(b.start) << "," << Us(b.end) << ","
+           << Us(b.GetTotal()) << "," << Us(b.compute) << "," << Us(b.exposedComm) << ","
+           << Us(b.idle) << "\n";
+    }
+}
+
+void
+TrainingReport::WriteCollectivesCsv(std::ostream& os) const
+{
+    os << "call,name,collective,group,algorithm,requested,ranks,bytes,iteration,first_"
+          "arrival_us,"
+          "launch_us,end_us,duration_us,busbw_GBps\n";
+    const auto& calls = m_sim.GetRunner()->GetCalls();
+    for (size_t k = 0; k < calls.size(); ++k)
+    {
+        const CallRecord& c = calls[k];
+        os << k << "," << CsvField(c.name) << ","
+           << (c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type))
+           << "," << CsvField(c.group) << "," << c.algorithm << "," << c.requested << ","
+           << c.nRanks << "," << c.bytes << "," << c.iteration << "," << Us(c.firstArrival) << ","
+           << Us(c.launch) << ",";
+        if (c.finished)
+        {
+            os << Us(c.end) << "," << Us(c.end - c.launch) << "," << c.busBw / 1e9 << "\n";
+        }
+        else
+        {
+            os << ",,\n"; // never finished (stuck run)
+        }
+    }
 }
 
 } // namespace ns3

@@ -47,6 +47,23 @@ class TrainingReport
   private:
     bool Plot(const std::string& dir, std::string* error) const;
 
+    /// Summary: scenario, workload, cluster and run lines (and a stuck run's report).
+    void PrintOverview(std::ostream& os) const;
+    /// Summary: per iteration, time and mean breakdown over ranks.
+    void PrintIterationTable(std::ostream& os) const;
+    /// Summary: the ten collective groups that took the longest.
+    void PrintCommunication(std::ostream& os) const;
+    /// Summary: fabric counters, PFC deadlocks and link events (with a fabric monitor).
+    void PrintFabric(std::ostream& os) const;
+    /// Summary: background flows' FCT slowdown (with background traffic).
+    void PrintBackground(std::ostream& os) const;
+    /// Summary: per aggregation job, what ran in the network (with INA).
+    void PrintInaUsage(std::ostream& os) const;
+    /// Write iterations.csv: one row per rank and iteration.
+    void WriteIterationsCsv(std::ostream& os) const;
+    /// Write collectives.csv: one row per collective call.
+    void WriteCollectivesCsv(std::ostream& os) const;
+
     const TrainingSimulation& m_sim;
     std::vector<IterationBreakdown> m_breakdown;
 };

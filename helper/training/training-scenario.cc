@@ -2,11 +2,11 @@
 #include "training-scenario.h"
 
 #include "../../model/workload/json-text.h"
-#include "ns3/ina-helper.h"
-#include "ns3/quantity-text.h"
 
 #include "ns3/flow-size-cdf.h"
 #include "ns3/gpu-preset.h"
+#include "ns3/ina-helper.h"
+#include "ns3/quantity-text.h"
 
 #include <algorithm>
 #include <fstream>
@@ -198,6 +198,284 @@ Resolve(const std::string& path, const std::string& source)
     return slash == std::string::npos ? path : source.substr(0, slash + 1) + path;
 }
 
+/// Read the "cluster" section into s.
+void
+ParseCluster(const Json& obj, const std::string& source, TrainingScenario& s)
+{
+    Section c(obj, "/cluster");
+    s.topology = c.Text("topology", s.topology);
+    if (s.topology != "rail-optimized" && s.topology != "ideal" && s.topology != "file")
+    {
+        Fail("/cluster/topology",
+             "expected \"rail-optimized\", \"file\" or \"ideal\", got \"" + s.topology + "\"");
+    }
+    s.topologyFile = Resolve(c.Text("file", ""), source);
+    if ((s.topology == "file") == s.topologyFile.empty())
+    {
+        Fail("/cluster/file", "a topology file is given exactly when \"topology\" is \"file\"");
+    }
+    s.servers = c.Unsigned("servers", s.servers, 1, TrainingScenario::MAX_SERVERS);
+    s.gpusPerServer =
+        c.Unsigned("gpusPerServer", s.gpusPerServer, 1, TrainingScenario::MAX_GPUS_PER_SERVER);
+    s.gpu = c.Text("gpu", s.gpu);
+    if (!GpuPreset::Find(s.gpu))
+    {
+        Fail("/cluster/gpu", "expected " + GpuPreset::GetNameList() + ", got \"" + s.gpu + "\"");
+    }
+    s.nicRate = c.Rate("nicRate", s.nicRate);
+    s.spines = c.Unsigned("spines", s.spines, 1, TrainingScenario::MAX_SPINES);
+    s.pods = c.Unsigned("pods", s.pods, 1, TrainingScenario::MAX_SERVERS);
+    s.oversubscription = c.Number("oversubscription",
+                                  s.oversubscription,
+                                  1.0,
+                                  TrainingScenario::MAX_OVERSUBSCRIPTION);
+    s.linkDelay = c.Duration("linkDelay", s.linkDelay);
+    s.idealRate = c.Rate("idealRate", s.idealRate);
+    s.idealLatency = c.Duration("idealLatency", s.idealLatency);
+    std::string place;
+    std::string what;
+    if (!s.CheckCluster(&place, &what))
+    {
+        Fail(place, what);
+    }
+    c.Done();
+}
+
+/// Read the "fabric" section into s.
+void
+ParseFabric(const Json& obj, TrainingScenario& s)
+{
+    Section f(obj, "/fabric");
+    s.congestionControl = f.Text("congestionControl", s.congestionControl);
+    s.ina = f.Text("ina", s.ina);
+    InaProtocol protocol;
+    if (s.ina != "off" && !InaHelper::ParseProtocol(s.ina, &protocol))
+    {
+        Fail("/fabric/ina",
+             "expected \"off\" or a protocol (" + InaHelper::GetProtocolNameList() + "), got \"" +
+                 s.ina + "\"");
+    }
+    if (s.ina != "off" && s.topology == "ideal")
+    {
+        Fail("/fabric/ina", "the ideal topology has no switches to aggregate in");
+    }
+    if (f.Has("config"))
+    {
+        Section cfg(f.Get("config"), "/fabric/config");
+        for (auto it = f.Get("config").begin(); it != f.Get("config").end(); ++it)
+        {
+            cfg.Has(it.key());
+            const Json& v = it.value();
+            std::string value;
+            if (v.is_string())
+            {
+                value = v.get<std::string>();
+            }
+            else if (v.is_number() || v.is_boolean())
+            {
+                value = v.dump();
+            }
+            else
+            {
+                Fail("/fabric/config/" + it.key(), "expected a string, number or boolean value");
+            }
+            s.config.emplace_back(it.key(), value);
+        }
+    }
+    f.Done();
+}
+
+/// Read the "workload" section into s; false (error set) if the generator model is refused.
+bool
+ParseWorkload(const Json& obj, const std::string& source, TrainingScenario& s, std::string* error)
+{
+    Section w(obj, "/workload");
+    s.traceFormat = w.Text("format", "json");
+    if (s.traceFormat == "generator")
+    {
+        if (!w.Has("model"))
+        {
+            Fail("/workload", "format \"generator\" needs a \"model\" object");
+        }
+        std::string why;
+        TransformerConfig g;
+        if (!TransformerTraceGenerator::ParseConfig(w.Get("model").dump(),
+                                                    source + " /workload/model",
+                                                    g,
+                                                    &why))
+        {
+            *error = why;
+            return false;
+        }
+        s.generator = g;
+        s.traceFile.clear(); // no file: the workload is the model above
+    }
+    else if (s.traceFormat == "json" || s.traceFormat == "aicb" || s.traceFormat == "chakra" ||
+             s.traceFormat == "chakra-json")
+    {
+        if (!w.Has("file"))
+        {
+            Fail("/workload",
+                 "format \"" + s.traceFormat + "\" needs a \"file\" (chakra: the prefix)");
+        }
+        s.traceFile = Resolve(w.Text("file", ""), source);
+        s.traceRanks = w.Unsigned("ranks", 0, 0, 1u << 20);
+    }
+    else
+    {
+        Fail("/workload/format",
+             "expected json, chakra, chakra-json, aicb or generator, got \"" + s.traceFormat +
+                 "\"");
+    }
+    s.computeScale =
+        w.Number("computeScale", s.computeScale, 0, TrainingScenario::MAX_COMPUTE_SCALE);
+    if (s.computeScale <= 0)
+    {
+        Fail("/workload/computeScale", "must be above 0");
+    }
+    w.Done();
+    return true;
+}
+
+/// Read the "collectives" section into s.
+void
+ParseCollectives(const Json& obj, TrainingScenario& s)
+{
+    Section c(obj, "/collectives");
+    s.algorithm = c.Text("algorithm", s.algorithm);
+    s.channels = c.Unsigned("channels", s.channels, 0, TrainingScenario::MAX_CHANNELS);
+    s.chunkBytes = c.Unsigned("chunkBytes", s.chunkBytes, 0, uint64_t{1} << 34);
+    if (s.chunkBytes != 0 && s.chunkBytes < 4096)
+    {
+        // Smaller chunks would cut a plan into millions of transfers.
+        Fail("/collectives/chunkBytes",
+             "must be 0 (each algorithm's default chunk) or at least 4096");
+    }
+    c.Done();
+}
+
+/// Read the "run" section into s.
+void
+ParseRun(const Json& obj, TrainingScenario& s)
+{
+    Section r(obj, "/run");
+    s.iterations = r.Unsigned("iterations", s.iterations, 1, 100000);
+    s.seed = r.Unsigned("seed", s.seed, 1, 1u << 30);
+    s.hangTimeout = r.Duration("hangTimeout", s.hangTimeout);
+    if (s.hangTimeout < MicroSeconds(1))
+    {
+        Fail("/run/hangTimeout", "must be at least 1us");
+    }
+    s.sampleInterval = r.Duration("sampleInterval", s.sampleInterval);
+    if (s.sampleInterval < NanoSeconds(100) || s.sampleInterval > Seconds(10))
+    {
+        Fail("/run/sampleInterval", "must be between 100ns and 10s");
+    }
+    r.Done();
+}
+
+/// Read the "events" list into s.
+void
+ParseEvents(const Json& list, TrainingScenario& s)
+{
+    if (!list.is_array())
+    {
+        Fail("/events", "expected a list of {\"at\", \"fail\" or \"recover\"}");
+    }
+    for (std::size_t i = 0; i < list.size(); ++i)
+    {
+        const std::string place = "/events/" + std::to_string(i);
+        Section e(list[i], place);
+        TrainingScenario::LinkEvent ev;
+        ev.place = place;
+        if (!e.Has("at"))
+        {
+            Fail(place, "expected \"at\": a time such as \"5ms\"");
+        }
+        ev.at = e.Duration("at", Time());
+        ev.convergence = e.Duration("convergence", MicroSeconds(100));
+        if (e.Has("fail") == e.Has("recover"))
+        {
+            Fail(place, "expected exactly one of \"fail\" and \"recover\"");
+        }
+        ev.up = e.Has("recover");
+        const std::string key = ev.up ? "recover" : "fail";
+        const std::string link = e.Text(key, "");
+        const std::size_t dash = link.find('-');
+        if (dash == std::string::npos || dash == 0 || dash + 1 == link.size() ||
+            link.find('-', dash + 1) != std::string::npos)
+        {
+            Fail(place + "/" + key,
+                 "expected a cable as two node names of links.csv, such as "
+                 "\"sw0-sw8\", got \"" +
+                     link + "\"");
+        }
+        ev.a = link.substr(0, dash);
+        ev.b = link.substr(dash + 1);
+        e.Done();
+        s.events.push_back(ev);
+    }
+}
+
+/// Read the "background" section into s.
+void
+ParseBackground(const Json& obj, const std::string& source, TrainingScenario& s)
+{
+    Section b(obj, "/background");
+    s.backgroundFlowSizes = b.Text("flowSizes", "websearch");
+    FlowSizeCdf cdf;
+    if (!FlowSizeCdf::Named(s.backgroundFlowSizes, cdf))
+    {
+        // A CDF file, relative to the scenario's folder.
+        s.backgroundFlowSizes = Resolve(s.backgroundFlowSizes, source);
+        std::string why;
+        if (!FlowSizeCdf::Load(s.backgroundFlowSizes, cdf, &why))
+        {
+            Fail("/background/flowSizes",
+                 "expected " + FlowSizeCdf::GetNameList() + " or a CDF file: " + why);
+        }
+    }
+    s.backgroundLoad = b.Number("load", s.backgroundLoad, 1e-6, 1.0);
+    if (b.Has("pairs"))
+    {
+        const Json& pairs = b.Get("pairs");
+        const std::string expected =
+            "expected a list of [source, destination] host indices, two different "
+            "integers";
+        if (!pairs.is_array() || pairs.empty())
+        {
+            Fail("/background/pairs", expected);
+        }
+        for (std::size_t i = 0; i < pairs.size(); ++i)
+        {
+            const Json& p = pairs[i];
+            if (!p.is_array() || p.size() != 2 || !p[0].is_number_unsigned() ||
+                !p[1].is_number_unsigned() || p[0] == p[1] ||
+                p[0].get<uint64_t>() >=
+                    TrainingScenario::MAX_SERVERS * TrainingScenario::MAX_GPUS_PER_SERVER ||
+                p[1].get<uint64_t>() >=
+                    TrainingScenario::MAX_SERVERS * TrainingScenario::MAX_GPUS_PER_SERVER)
+            {
+                Fail("/background/pairs/" + std::to_string(i), expected + ", got " + p.dump());
+            }
+            s.backgroundPairs.emplace_back(p[0].get<uint32_t>(), p[1].get<uint32_t>());
+        }
+    }
+    b.Done();
+}
+
+/// Read the "outputs" section into s.
+void
+ParseOutputs(const Json& obj, TrainingScenario& s)
+{
+    Section o(obj, "/outputs");
+    s.outputDir = o.Text("dir", s.outputDir);
+    s.plots = o.Bool("plots", s.plots);
+    s.pcapPrefix = o.Text("pcap", s.pcapPrefix);
+    s.pcapNodes = o.Text("pcapNodes", s.pcapNodes);
+    o.Done();
+}
+
 } // namespace
 
 uint32_t
@@ -283,256 +561,35 @@ TrainingScenario::Parse(const std::string& text,
         s.name = top.Text("name", s.name);
         if (top.Has("cluster"))
         {
-            Section c(top.Get("cluster"), "/cluster");
-            s.topology = c.Text("topology", s.topology);
-            if (s.topology != "rail-optimized" && s.topology != "ideal" && s.topology != "file")
-            {
-                Fail("/cluster/topology",
-                     "expected \"rail-optimized\", \"file\" or \"ideal\", got \"" + s.topology +
-                         "\"");
-            }
-            s.topologyFile = Resolve(c.Text("file", ""), source);
-            if ((s.topology == "file") == s.topologyFile.empty())
-            {
-                Fail("/cluster/file",
-                     "a topology file is given exactly when \"topology\" is \"file\"");
-            }
-            s.servers = c.Unsigned("servers", s.servers, 1, MAX_SERVERS);
-            s.gpusPerServer = c.Unsigned("gpusPerServer", s.gpusPerServer, 1, MAX_GPUS_PER_SERVER);
-            s.gpu = c.Text("gpu", s.gpu);
-            if (!GpuPreset::Find(s.gpu))
-            {
-                Fail("/cluster/gpu",
-                     "expected " + GpuPreset::GetNameList() + ", got \"" + s.gpu + "\"");
-            }
-            s.nicRate = c.Rate("nicRate", s.nicRate);
-            s.spines = c.Unsigned("spines", s.spines, 1, MAX_SPINES);
-            s.pods = c.Unsigned("pods", s.pods, 1, MAX_SERVERS);
-            s.oversubscription =
-                c.Number("oversubscription", s.oversubscription, 1.0, MAX_OVERSUBSCRIPTION);
-            s.linkDelay = c.Duration("linkDelay", s.linkDelay);
-            s.idealRate = c.Rate("idealRate", s.idealRate);
-            s.idealLatency = c.Duration("idealLatency", s.idealLatency);
-            std::string place;
-            std::string what;
-            if (!s.CheckCluster(&place, &what))
-            {
-                Fail(place, what);
-            }
-            c.Done();
+            ParseCluster(top.Get("cluster"), source, s);
         }
         if (top.Has("fabric"))
         {
-            Section f(top.Get("fabric"), "/fabric");
-            s.congestionControl = f.Text("congestionControl", s.congestionControl);
-            s.ina = f.Text("ina", s.ina);
-            InaProtocol protocol;
-            if (s.ina != "off" && !InaHelper::ParseProtocol(s.ina, &protocol))
-            {
-                Fail("/fabric/ina",
-                     "expected \"off\" or a protocol (" + InaHelper::GetProtocolNameList() +
-                         "), got \"" + s.ina + "\"");
-            }
-            if (s.ina != "off" && s.topology == "ideal")
-            {
-                Fail("/fabric/ina", "the ideal topology has no switches to aggregate in");
-            }
-            if (f.Has("config"))
-            {
-                Section cfg(f.Get("config"), "/fabric/config");
-                for (auto it = f.Get("config").begin(); it != f.Get("config").end(); ++it)
-                {
-                    cfg.Has(it.key());
-                    const Json& v = it.value();
-                    std::string value;
-                    if (v.is_string())
-                    {
-                        value = v.get<std::string>();
-                    }
-                    else if (v.is_number() || v.is_boolean())
-                    {
-                        value = v.dump();
-                    }
-                    else
-                    {
-                        Fail("/fabric/config/" + it.key(),
-                             "expected a string, number or boolean value");
-                    }
-                    s.config.emplace_back(it.key(), value);
-                }
-            }
-            f.Done();
+            ParseFabric(top.Get("fabric"), s);
         }
-        if (top.Has("workload"))
+        if (top.Has("workload") && !ParseWorkload(top.Get("workload"), source, s, error))
         {
-            Section w(top.Get("workload"), "/workload");
-            s.traceFormat = w.Text("format", "json");
-            if (s.traceFormat == "generator")
-            {
-                if (!w.Has("model"))
-                {
-                    Fail("/workload", "format \"generator\" needs a \"model\" object");
-                }
-                std::string why;
-                TransformerConfig g;
-                if (!TransformerTraceGenerator::ParseConfig(w.Get("model").dump(),
-                                                            source + " /workload/model",
-                                                            g,
-                                                            &why))
-                {
-                    *error = why;
-                    return false;
-                }
-                s.generator = g;
-                s.traceFile.clear(); // no file: the workload is the model above
-            }
-            else if (s.traceFormat == "json" || s.traceFormat == "aicb" ||
-                     s.traceFormat == "chakra" || s.traceFormat == "chakra-json")
-            {
-                if (!w.Has("file"))
-                {
-                    Fail("/workload",
-                         "format \"" + s.traceFormat + "\" needs a \"file\" (chakra: the prefix)");
-                }
-                s.traceFile = Resolve(w.Text("file", ""), source);
-                s.traceRanks = w.Unsigned("ranks", 0, 0, 1u << 20);
-            }
-            else
-            {
-                Fail("/workload/format",
-                     "expected json, chakra, chakra-json, aicb or generator, got \"" +
-                         s.traceFormat + "\"");
-            }
-            s.computeScale = w.Number("computeScale", s.computeScale, 0, MAX_COMPUTE_SCALE);
-            if (s.computeScale <= 0)
-            {
-                Fail("/workload/computeScale", "must be above 0");
-            }
-            w.Done();
+            return false;
         }
         if (top.Has("collectives"))
         {
-            Section c(top.Get("collectives"), "/collectives");
-            s.algorithm = c.Text("algorithm", s.algorithm);
-            s.channels = c.Unsigned("channels", s.channels, 0, MAX_CHANNELS);
-            s.chunkBytes = c.Unsigned("chunkBytes", s.chunkBytes, 0, uint64_t{1} << 34);
-            if (s.chunkBytes != 0 && s.chunkBytes < 4096)
-            {
-                // Smaller chunks would cut a plan into millions of transfers.
-                Fail("/collectives/chunkBytes",
-                     "must be 0 (each algorithm's default chunk) or at least 4096");
-            }
-            c.Done();
+            ParseCollectives(top.Get("collectives"), s);
         }
         if (top.Has("run"))
         {
-            Section r(top.Get("run"), "/run");
-            s.iterations = r.Unsigned("iterations", s.iterations, 1, 100000);
-            s.seed = r.Unsigned("seed", s.seed, 1, 1u << 30);
-            s.hangTimeout = r.Duration("hangTimeout", s.hangTimeout);
-            if (s.hangTimeout < MicroSeconds(1))
-            {
-                Fail("/run/hangTimeout", "must be at least 1us");
-            }
-            s.sampleInterval = r.Duration("sampleInterval", s.sampleInterval);
-            if (s.sampleInterval < NanoSeconds(100) || s.sampleInterval > Seconds(10))
-            {
-                Fail("/run/sampleInterval", "must be between 100ns and 10s");
-            }
-            r.Done();
+            ParseRun(top.Get("run"), s);
         }
         if (top.Has("events"))
         {
-            const Json& list = top.Get("events");
-            if (!list.is_array())
-            {
-                Fail("/events", "expected a list of {\"at\", \"fail\" or \"recover\"}");
-            }
-            for (std::size_t i = 0; i < list.size(); ++i)
-            {
-                const std::string place = "/events/" + std::to_string(i);
-                Section e(list[i], place);
-                LinkEvent ev;
-                ev.place = place;
-                if (!e.Has("at"))
-                {
-                    Fail(place, "expected \"at\": a time such as \"5ms\"");
-                }
-                ev.at = e.Duration("at", Time());
-                ev.convergence = e.Duration("convergence", MicroSeconds(100));
-                if (e.Has("fail") == e.Has("recover"))
-                {
-                    Fail(place, "expected exactly one of \"fail\" and \"recover\"");
-                }
-                ev.up = e.Has("recover");
-                const std::string key = ev.up ? "recover" : "fail";
-                const std::string link = e.Text(key, "");
-                const std::size_t dash = link.find('-');
-                if (dash == std::string::npos || dash == 0 || dash + 1 == link.size() ||
-                    link.find('-', dash + 1) != std::string::npos)
-                {
-                    Fail(place + "/" + key,
-                         "expected a cable as two node names of links.csv, such as "
-                         "\"sw0-sw8\", got \"" +
-                             link + "\"");
-                }
-                ev.a = link.substr(0, dash);
-                ev.b = link.substr(dash + 1);
-                e.Done();
-                s.events.push_back(ev);
-            }
+            ParseEvents(top.Get("events"), s);
         }
         if (top.Has("background"))
         {
-            Section b(top.Get("background"), "/background");
-            s.backgroundFlowSizes = b.Text("flowSizes", "websearch");
-            FlowSizeCdf cdf;
-            if (!FlowSizeCdf::Named(s.backgroundFlowSizes, cdf))
-            {
-                // A CDF file, relative to the scenario's folder.
-                s.backgroundFlowSizes = Resolve(s.backgroundFlowSizes, source);
-                std::string why;
-                if (!FlowSizeCdf::Load(s.backgroundFlowSizes, cdf, &why))
-                {
-                    Fail("/background/flowSizes",
-                         "expected " + FlowSizeCdf::GetNameList() + " or a CDF file: " + why);
-                }
-            }
-            s.backgroundLoad = b.Number("load", s.backgroundLoad, 1e-6, 1.0);
-            if (b.Has("pairs"))
-            {
-                const Json& pairs = b.Get("pairs");
-                const std::string expected =
-                    "expected a list of [source, destination] host indices, two different "
-                    "integers";
-                if (!pairs.is_array() || pairs.empty())
-                {
-                    Fail("/background/pairs", expected);
-                }
-                for (std::size_t i = 0; i < pairs.size(); ++i)
-                {
-                    const Json& p = pairs[i];
-                    if (!p.is_array() || p.size() != 2 || !p[0].is_number_unsigned() ||
-                        !p[1].is_number_unsigned() || p[0] == p[1] ||
-                        p[0].get<uint64_t>() >= MAX_SERVERS * MAX_GPUS_PER_SERVER ||
-                        p[1].get<uint64_t>() >= MAX_SERVERS * MAX_GPUS_PER_SERVER)
-                    {
-                        Fail("/background/pairs/" + std::to_string(i),
-                             expected + ", got " + p.dump());
-                    }
-                    s.backgroundPairs.emplace_back(p[0].get<uint32_t>(), p[1].get<uint32_t>());
-                }
-            }
-            b.Done();
+            ParseBackground(top.Get("background"), source, s);
         }
         if (top.Has("outputs"))
         {
-            Section o(top.Get("outputs"), "/outputs");
-            s.outputDir = o.Text("dir", s.outputDir);
-            s.plots = o.Bool("plots", s.plots);
-            s.pcapPrefix = o.Text("pcap", s.pcapPrefix);
-            s.pcapNodes = o.Text("pcapNodes", s.pcapNodes);
-            o.Done();
+            ParseOutputs(top.Get("outputs"), s);
         }
         top.Done();
     }

@@ -40,7 +40,7 @@ struct TrainingScenario
     Time idealLatency{MicroSeconds(5)}; //!< "ideal": per-message latency
 
     // Fabric settings
-    std::string congestionControl{"ns3::Dcqcn"};
+    std::string congestionControl{"ns3::RoceDcqcn"};
     /// In-network aggregation: "off", or the protocol of the aggregation engines on every
     /// RoCE switch (InaHelper::GetProtocolNameList), so collectives may run as ina or
     /// nvls-ina.

@@ -110,6 +110,11 @@ MakeCollectiveAlgorithmChecker()
 bool
 CollectiveAlgorithmFromString(const std::string& name, CollectiveAlgorithm& algorithm)
 {
+    if (name == AUTO_ALGORITHM_NAME)
+    {
+        algorithm = CollectiveAlgorithm::AUTO;
+        return true;
+    }
     for (const auto& e : ALGORITHMS)
     {
         if (name == e.name)

@@ -386,7 +386,7 @@ std::string CollectiveAlgorithmToString(CollectiveAlgorithm algorithm);
 /**
  * \param name an algorithm name as CollectiveAlgorithmToString prints it
  * \param algorithm set to the algorithm when found
- * \return true if name names an algorithm ("auto" is not one: see CollectiveSelection)
+ * \return true if name names an algorithm or is "auto" (AUTO)
  */
 bool CollectiveAlgorithmFromString(const std::string& name, CollectiveAlgorithm& algorithm);
 

@@ -138,6 +138,26 @@ uint64_t
 CollectiveEngine::Run(const CommPlan& plan, const std::vector<uint32_t>& rankMap, DoneCallback done)
 {
     NS_LOG_FUNCTION(this << plan.GetType() << plan.GetGroupSize() << plan.GetTotalBytes());
+    CheckRankMap(plan, rankMap);
+    CheckCarrier(plan, rankMap);
+    return Start(plan, rankMap, std::move(done));
+}
+
+uint64_t
+CollectiveEngine::RunSelected(const CommPlan& plan,
+                              const std::vector<uint32_t>& rankMap,
+                              DoneCallback done)
+{
+    NS_LOG_FUNCTION(this << plan.GetType() << plan.GetGroupSize() << plan.GetTotalBytes());
+    // The plan's CollectiveSelection (MakeCollectivePlan, same carrier and rank map) has
+    // asked the carrier what it can reduce where: not again.
+    CheckRankMap(plan, rankMap);
+    return Start(plan, rankMap, std::move(done));
+}
+
+void
+CollectiveEngine::CheckRankMap(const CommPlan& plan, const std::vector<uint32_t>& rankMap) const
+{
     std::string reason;
     NS_ABORT_MSG_IF(!plan.Validate(&reason),
                     "CollectiveEngine::Run: invalid plan ("
@@ -160,16 +180,13 @@ CollectiveEngine::Run(const CommPlan& plan, const std::vector<uint32_t>& rankMap
         NS_ABORT_MSG_IF(std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end(),
                         "CollectiveEngine::Run: the rank map names a transport rank twice");
     }
+}
 
+void
+CollectiveEngine::CheckCarrier(const CommPlan& plan, const std::vector<uint32_t>& rankMap) const
+{
     // Every member set a switch transfer uses must be one the carrier serves.
-    std::vector<std::vector<uint32_t>> memberSets(plan.GetNMemberSets());
-    for (uint32_t m = 0; m < plan.GetNMemberSets(); ++m)
-    {
-        for (uint32_t r : plan.GetMembers(m))
-        {
-            memberSets[m].push_back(rankMap[r]);
-        }
-    }
+    const std::vector<std::vector<uint32_t>> memberSets = CarrierMemberSets(plan, rankMap);
     std::vector<uint8_t> checked(plan.GetNMemberSets(), 0);
     for (const auto& t : plan.GetTransfers())
     {
@@ -206,7 +223,27 @@ CollectiveEngine::Run(const CommPlan& plan, const std::vector<uint32_t>& rankMap
                             << " cannot do that over these " << members.size()
                             << " ranks (they need aggregation switches with room for a job)");
     }
+}
 
+std::vector<std::vector<uint32_t>>
+CollectiveEngine::CarrierMemberSets(const CommPlan& plan, const std::vector<uint32_t>& rankMap)
+{
+    std::vector<std::vector<uint32_t>> memberSets(plan.GetNMemberSets());
+    for (uint32_t m = 0; m < plan.GetNMemberSets(); ++m)
+    {
+        for (uint32_t r : plan.GetMembers(m))
+        {
+            memberSets[m].push_back(rankMap[r]);
+        }
+    }
+    return memberSets;
+}
+
+uint64_t
+CollectiveEngine::Start(const CommPlan& plan,
+                        const std::vector<uint32_t>& rankMap,
+                        DoneCallback done)
+{
     const uint64_t id = m_nextId++;
     RunState& run = m_runs[id];
     run.done = std::move(done);
@@ -214,11 +251,11 @@ CollectiveEngine::Run(const CommPlan& plan, const std::vector<uint32_t>& rankMap
     r.id = id;
     r.type = plan.GetType();
     r.algorithm = plan.GetAlgorithm();
-    r.nRanks = n;
+    r.nRanks = plan.GetGroupSize();
     r.bytes = plan.GetTotalBytes();
     r.nTransfers = plan.GetNTransfers();
     r.start = Simulator::Now();
-    run.memberSets = std::move(memberSets);
+    run.memberSets = CarrierMemberSets(plan, rankMap);
 
     // Build, once, what each completion needs so that it costs O(1) plus its
     // dependents: a counter of missing deps per transfer and, in compressed-row form,
@@ -497,7 +534,9 @@ CollectiveEngine::RunCollective(CollectiveType type,
 {
     NS_ABORT_MSG_IF(!m_transport,
                     "CollectiveEngine::RunCollective: no transport; call SetTransport first");
-    return Run(MakeCollectivePlan(type, group, bytes), done);
+    std::vector<uint32_t> identity(group.GetSize());
+    std::iota(identity.begin(), identity.end(), 0u);
+    return RunSelected(MakeCollectivePlan(type, group, bytes), identity, std::move(done));
 }
 
 CommPlan
@@ -506,9 +545,9 @@ CollectiveEngine::MakeCollectivePlan(CollectiveType type,
                                      uint64_t bytes,
                                      const std::vector<uint32_t>& rankMap,
                                      uint32_t root,
-                                     const std::string& algorithm) const
+                                     std::optional<CollectiveAlgorithm> algorithm) const
 {
-    NS_LOG_FUNCTION(this << type << bytes << root << algorithm);
+    NS_LOG_FUNCTION(this << type << bytes << root);
     auto sel = m_selections.find(rankMap);
     if (sel == m_selections.end())
     {
@@ -518,10 +557,10 @@ CollectiveEngine::MakeCollectivePlan(CollectiveType type,
     options.channels = m_channels;
     options.chunkBytes = m_chunkBytes;
     options.root = root;
-    const std::string name = algorithm.empty() ? GetAlgorithmName() : algorithm;
-    CommPlan plan = sel->second.MakePlan(type, name, group, bytes, options);
+    const CollectiveAlgorithm requested = algorithm.value_or(m_algorithm);
+    CommPlan plan = sel->second.MakePlan(type, requested, group, bytes, options);
     NS_LOG_LOGIC("CollectiveEngine: " << type << " of " << bytes << " B over " << group.GetSize()
-                                      << " ranks: " << name << " -> " << plan.GetAlgorithm());
+                                      << " ranks: " << requested << " -> " << plan.GetAlgorithm());
     return plan;
 }
 

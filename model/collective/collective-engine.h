@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <unordered_map>
@@ -139,7 +140,8 @@ class CollectiveEngine : public Object
      * \param bytes call size
      * \param rankMap carrier rank of each group rank (empty: group rank r = carrier rank r)
      * \param root root rank of broadcast and reduce
-     * \param algorithm an algorithm name; empty for the Algorithm attribute
+     * \param algorithm the algorithm (CollectiveAlgorithm::AUTO: the fastest); none for
+     *        the Algorithm attribute
      *
 eturn the plan (GetAlgorithm names the algorithm taken)
      */
@@ -148,7 +150,7 @@ eturn the plan (GetAlgorithm names the algorithm taken)
                                 uint64_t bytes,
                                 const std::vector<uint32_t>& rankMap = {},
                                 uint32_t root = 0,
-                                const std::string& algorithm = "") const;
+                                std::optional<CollectiveAlgorithm> algorithm = {}) const;
 
     /**
      * The plan of a send/recv of bytes from plan rank 0 to plan rank 1 over the Channels
@@ -165,8 +167,10 @@ eturn the plan
     /**
      * Start a collective call now on some of the transport's ranks: plan rank r is
      * transport rank rankMap[r] (e.g. the data-parallel peers of one tensor slice).
-     * Aborts as Run above, and if rankMap has not one entry per plan rank, names a rank
-     * the transport does not have, or repeats a rank.
+     * Aborts as Run above, if rankMap has not one entry per plan rank, names a rank
+     * the transport does not have, or repeats a rank, and if a switch transfer's ranks
+     * are ones the carrier cannot reduce or multicast over (CanReduceInSwitch,
+     * CanReduceInNetwork, CanAllReduceInNetwork).
      * \param plan the call
      * \param rankMap transport rank of each plan rank
      * \param done called when the call has finished (may be null)
@@ -175,6 +179,19 @@ eturn the plan
     uint64_t Run(const CommPlan& plan,
                  const std::vector<uint32_t>& rankMap,
                  DoneCallback done = DoneCallback());
+
+    /**
+     * Run a plan that MakeCollectivePlan made with the same rankMap: as Run, but without
+     * asking the carrier again what it can reduce where (its CollectiveSelection did when
+     * it chose the plan). The workload runner's path.
+     * \param plan the call, from MakeCollectivePlan
+     * \param rankMap transport rank of each plan rank (the one given to MakeCollectivePlan)
+     * \param done called when the call has finished (may be null)
+     * \return the call's id
+     */
+    uint64_t RunSelected(const CommPlan& plan,
+                         const std::vector<uint32_t>& rankMap,
+                         DoneCallback done = DoneCallback());
 
     /// \return number of calls started and not yet finished
     uint32_t GetNRunning() const;
@@ -212,6 +229,17 @@ eturn the plan
     void DoDispose() override;
 
   private:
+    /// Abort unless the plan is well formed and rankMap maps it onto distinct carrier ranks.
+    void CheckRankMap(const CommPlan& plan, const std::vector<uint32_t>& rankMap) const;
+    /// Abort unless the carrier can run every switch transfer over its ranks.
+    void CheckCarrier(const CommPlan& plan, const std::vector<uint32_t>& rankMap) const;
+    /// \return the plan's member sets as carrier ranks
+    static std::vector<std::vector<uint32_t>> CarrierMemberSets(
+        const CommPlan& plan,
+        const std::vector<uint32_t>& rankMap);
+    /// Start a checked plan. \return the call's id
+    uint64_t Start(const CommPlan& plan, const std::vector<uint32_t>& rankMap, DoneCallback done);
+
     /// Per-transfer execution state, kept compact: plans can have millions of transfers.
     struct TransferState
     {

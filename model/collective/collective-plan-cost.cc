@@ -38,62 +38,47 @@ CollectivePlanCost::CarrierRank(uint32_t r) const
     return m_rankMap[r];
 }
 
-Time
-CollectivePlanCost::Estimate(const CommPlan& plan) const
+namespace
 {
-    const auto& transfers = plan.GetTransfers();
-    const size_t nT = transfers.size();
-    if (nT == 0)
-    {
-        return Time(0);
-    }
-    // A small discrete-event run over doubles (seconds): the estimate is compared, not
-    // replayed, and doubles keep the per-transfer work small.
-    std::vector<uint32_t> missing(nT, 0);
-    std::vector<std::vector<uint32_t>> children(nT);
-    for (const auto& t : transfers)
-    {
-        missing[t.id] = static_cast<uint32_t>(t.deps.size());
-        for (uint32_t d : t.deps)
-        {
-            children[d].push_back(t.id);
-        }
-    }
 
-    std::map<std::pair<uint32_t, uint32_t>, CarrierPath> paths;
-    auto pathOf = [&](const CommPlan::Transfer& t) -> const CarrierPath& {
-        const uint32_t src = CarrierRank(t.src);
-        const uint32_t dst = CarrierRank(t.dst);
-        auto it = paths.find({src, dst});
-        if (it == paths.end())
-        {
-            it = paths.emplace(std::make_pair(src, dst), m_carrier.DescribePath(src, dst)).first;
-        }
-        return it->second;
-    };
-    std::map<uint32_t, CarrierSwitchPath> switchPaths; // by member set
-    auto switchPath = [&](const CommPlan::Transfer& t) -> const CarrierSwitchPath& {
-        auto it = switchPaths.find(t.members);
-        if (it == switchPaths.end())
-        {
-            std::vector<uint32_t> members;
-            for (uint32_t r : plan.GetMembers(t.members))
-            {
-                members.push_back(CarrierRank(r));
-            }
-            CarrierSwitchPath sw = m_carrier.DescribeSwitchPath(members);
-            NS_ABORT_MSG_IF(
-                sw.txPorts.size() != members.size() || sw.rxPorts.size() != members.size(),
-                "CollectivePlanCost: the carrier described "
-                    << sw.txPorts.size() << " switch ports for " << members.size() << " members");
-            it = switchPaths.emplace(t.members, std::move(sw)).first;
-        }
-        return it->second;
-    };
-    auto serialization = [](uint64_t bytes, double rate) {
-        return rate > 0 ? static_cast<double>(bytes) / rate : 0.0;
-    };
+/// \return the seconds bytes take at rate bytes per second (0 when the rate is unknown)
+double
+Serialization(uint64_t bytes, double rate)
+{
+    return rate > 0 ? static_cast<double>(bytes) / rate : 0.0;
+}
 
+/// \return a slice size that keeps a transfer of bytes over p to a bounded number of slices
+uint64_t
+SliceOf(const CarrierPath& p, uint64_t bytes)
+{
+    if (p.servesInSendOrder)
+    {
+        return bytes;
+    }
+    constexpr uint64_t MAX_SLICES = 32;
+    return std::max<uint64_t>({p.forwardUnit, 64 * 1024, (bytes + MAX_SLICES - 1) / MAX_SLICES});
+}
+
+} // namespace
+
+/**
+ * A small discrete-event run over doubles (seconds): the estimate is compared, not
+ * replayed, and doubles keep the per-transfer work small.
+ */
+class CollectivePlanCost::EstimateRun
+{
+  public:
+    /**
+     * \param cost the estimator: its carrier and rank map
+     * \param plan a valid plan with at least one transfer
+     */
+    EstimateRun(const CollectivePlanCost& cost, const CommPlan& plan);
+
+    /// \return the time of the last arrival, in seconds, after running the whole plan
+    double Run();
+
+  private:
     // A sending port serves its flows round robin, one slice at a time, as NVLink ports
     // interleave chunks and NICs interleave queue pairs' packets. A flow is the transfers
     // of one (receiving port, channel), served in the order they were released; switch
@@ -102,8 +87,9 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
     // switch's reduction slots admit a piece at a time). A carrier that serves in send
     // order (IdealTransport) has one flow per port and whole messages. The receiving port
     // takes the slices in the order they arrive.
-    constexpr uint64_t SWITCH_FLOW = std::numeric_limits<uint64_t>::max();
+    static constexpr uint64_t SWITCH_FLOW = std::numeric_limits<uint64_t>::max();
 
+    /// A sending port.
     struct TxPort
     {
         double freeAt{0};
@@ -113,18 +99,14 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
         std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> switchOps;
     };
 
-    std::unordered_map<uint64_t, TxPort> txPorts;
-    std::unordered_map<uint64_t, double> rxFree;
-    std::vector<uint64_t> remaining(nT, 0);         // point to point: bytes not yet sent
-    std::vector<uint32_t> contributionsLeft(nT, 0); // switch reductions: members not started
-    std::vector<double> lastContribution(nT, 0.0);
-
+    /// What an event does.
     enum class Ev : uint8_t
     {
         PORT_FREE, //!< a sending port finished a slice: serve the next
         ARRIVED,   //!< a transfer arrived: release its children
     };
 
+    /// An event of the run, in time order (ties: in the order booked).
     struct Event
     {
         double at;
@@ -139,210 +121,326 @@ CollectivePlanCost::Estimate(const CommPlan& plan) const
         }
     };
 
-    std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
-    uint64_t seq = 0;
-    double makespan = 0;
+    /// \return the carrier's figures for t's (src, dst), asked once per pair
+    const CarrierPath& PathOf(const CommPlan::Transfer& t);
+    /// \return the carrier's figures for t's member set, asked once per set
+    const CarrierSwitchPath& SwitchPathOf(const CommPlan::Transfer& t);
+    /// Book the arrival of transfer id at time at.
+    void Arrive(uint32_t id, double at);
+    /// The switch's result of id (ser seconds per port of s) leaves towards every member
+    /// from first on: book its arrival.
+    void ToEveryMember(uint32_t id, const CarrierSwitchPath& s, double ser, double first);
+    /// One switch operation's bytes leave through port at now: book what follows.
+    /// \return how long the port is busy
+    double ServeSwitch(uint32_t id, double now);
+    /// One slice of a point-to-point transfer leaves at now: book its arrival.
+    /// \return how long the port is busy
+    double ServeSlice(uint32_t id, double now);
+    /// Serve the next slice of the port's next flow, if any.
+    void ServeNext(uint64_t portId, double now);
+    /// Queue switch operation id at a sending port and serve the port.
+    void OfferSwitch(uint64_t portId, uint32_t id, double now);
+    /// Every dependency of transfer id has arrived at now: hand it to its ports.
+    void Release(uint32_t id, double now);
 
-    auto arrive = [&](uint32_t id, double at) {
-        events.push({at, seq++, Ev::ARRIVED, 0, id});
-        makespan = std::max(makespan, at);
-    };
-    // A slice size that keeps a transfer to a bounded number of slices.
-    auto sliceOf = [](const CarrierPath& p, uint64_t bytes) -> uint64_t {
-        if (p.servesInSendOrder)
+    const CollectivePlanCost& m_cost;                   //!< carrier and rank map
+    const CommPlan& m_plan;                             //!< the plan
+    const std::vector<CommPlan::Transfer>& m_transfers; //!< its transfers
+    std::vector<uint32_t> m_missing;                    //!< per transfer: deps not arrived
+    std::vector<std::vector<uint32_t>> m_children;      //!< per transfer: its dependents
+    std::map<std::pair<uint32_t, uint32_t>, CarrierPath> m_paths; //!< by carrier (src, dst)
+    std::map<uint32_t, CarrierSwitchPath> m_switchPaths;          //!< by member set
+    std::unordered_map<uint64_t, TxPort> m_txPorts;               //!< sending ports
+    std::unordered_map<uint64_t, double> m_rxFree;                //!< receiving ports: when free
+    std::vector<uint64_t> m_remaining;         //!< point to point: bytes not yet sent
+    std::vector<uint32_t> m_contributionsLeft; //!< switch reductions: members not started
+    std::vector<double> m_lastContribution;    //!< switch reductions: last member's start
+    std::priority_queue<Event, std::vector<Event>, std::greater<>> m_events; //!< pending
+    uint64_t m_seq{0};                                                       //!< events booked
+    double m_makespan{0}; //!< the last arrival so far
+};
+
+CollectivePlanCost::EstimateRun::EstimateRun(const CollectivePlanCost& cost, const CommPlan& plan)
+    : m_cost(cost),
+      m_plan(plan),
+      m_transfers(plan.GetTransfers()),
+      m_missing(m_transfers.size(), 0),
+      m_children(m_transfers.size()),
+      m_remaining(m_transfers.size(), 0),
+      m_contributionsLeft(m_transfers.size(), 0),
+      m_lastContribution(m_transfers.size(), 0.0)
+{
+    for (const auto& t : m_transfers)
+    {
+        m_missing[t.id] = static_cast<uint32_t>(t.deps.size());
+        for (uint32_t d : t.deps)
         {
-            return bytes;
+            m_children[d].push_back(t.id);
         }
-        constexpr uint64_t MAX_SLICES = 32;
-        return std::max<uint64_t>(
-            {p.forwardUnit, 64 * 1024, (bytes + MAX_SLICES - 1) / MAX_SLICES});
-    };
-    // One switch operation's bytes leave through port at now: book what follows.
-    auto serveSwitch = [&](uint32_t id, double now) -> double {
-        const CommPlan::Transfer& t = transfers[id];
-        const CarrierSwitchPath& s = switchPath(t);
-        const double ser = serialization(t.bytes, s.bytesPerSecond);
-        const double unit = serialization(std::min(t.bytes, s.forwardUnit), s.bytesPerSecond);
-        // The switch's result leaves towards every member from first on.
-        auto toEveryMember = [&](double first) {
-            double done = first;
-            for (uint64_t rxPort : s.rxPorts)
+    }
+}
+
+const CarrierPath&
+CollectivePlanCost::EstimateRun::PathOf(const CommPlan::Transfer& t)
+{
+    const uint32_t src = m_cost.CarrierRank(t.src);
+    const uint32_t dst = m_cost.CarrierRank(t.dst);
+    auto it = m_paths.find({src, dst});
+    if (it == m_paths.end())
+    {
+        it = m_paths.emplace(std::make_pair(src, dst), m_cost.m_carrier.DescribePath(src, dst))
+                 .first;
+    }
+    return it->second;
+}
+
+const CarrierSwitchPath&
+CollectivePlanCost::EstimateRun::SwitchPathOf(const CommPlan::Transfer& t)
+{
+    auto it = m_switchPaths.find(t.members);
+    if (it == m_switchPaths.end())
+    {
+        std::vector<uint32_t> members;
+        for (uint32_t r : m_plan.GetMembers(t.members))
+        {
+            members.push_back(m_cost.CarrierRank(r));
+        }
+        CarrierSwitchPath sw = m_cost.m_carrier.DescribeSwitchPath(members);
+        NS_ABORT_MSG_IF(sw.txPorts.size() != members.size() || sw.rxPorts.size() != members.size(),
+                        "CollectivePlanCost: the carrier described "
+                            << sw.txPorts.size() << " switch ports for " << members.size()
+                            << " members");
+        it = m_switchPaths.emplace(t.members, std::move(sw)).first;
+    }
+    return it->second;
+}
+
+void
+CollectivePlanCost::EstimateRun::Arrive(uint32_t id, double at)
+{
+    m_events.push({at, m_seq++, Ev::ARRIVED, 0, id});
+    m_makespan = std::max(m_makespan, at);
+}
+
+void
+CollectivePlanCost::EstimateRun::ToEveryMember(uint32_t id,
+                                               const CarrierSwitchPath& s,
+                                               double ser,
+                                               double first)
+{
+    double done = first;
+    for (uint64_t rxPort : s.rxPorts)
+    {
+        double& rx = m_rxFree[rxPort];
+        rx = std::max(first, rx) + ser;
+        done = std::max(done, rx);
+    }
+    Arrive(id, done);
+}
+
+double
+CollectivePlanCost::EstimateRun::ServeSwitch(uint32_t id, double now)
+{
+    const CommPlan::Transfer& t = m_transfers[id];
+    const CarrierSwitchPath& s = SwitchPathOf(t);
+    const double ser = Serialization(t.bytes, s.bytesPerSecond);
+    const double unit = Serialization(std::min(t.bytes, s.forwardUnit), s.bytesPerSecond);
+    const CommPlan::Kind effect = CommPlan::DataEffect(t.kind);
+    if (effect == CommPlan::Kind::SWITCH_REDUCE || effect == CommPlan::Kind::SWITCH_ALL_REDUCE)
+    {
+        m_lastContribution[id] = std::max(m_lastContribution[id], now);
+        if (--m_contributionsLeft[id] == 0)
+        {
+            const double first = m_lastContribution[id] + s.latency.GetSeconds() + unit;
+            if (effect == CommPlan::Kind::SWITCH_REDUCE)
             {
-                double& rx = rxFree[rxPort];
+                double& rx = m_rxFree[s.rxPorts[m_plan.GetMemberIndex(t.members, t.dst)]];
                 rx = std::max(first, rx) + ser;
-                done = std::max(done, rx);
+                Arrive(id, rx);
+                return ser;
             }
-            arrive(id, done);
-        };
-        const CommPlan::Kind effect = CommPlan::DataEffect(t.kind);
-        if (effect == CommPlan::Kind::SWITCH_REDUCE || effect == CommPlan::Kind::SWITCH_ALL_REDUCE)
-        {
-            lastContribution[id] = std::max(lastContribution[id], now);
-            if (--contributionsLeft[id] == 0)
-            {
-                const double first = lastContribution[id] + s.latency.GetSeconds() + unit;
-                if (effect == CommPlan::Kind::SWITCH_REDUCE)
-                {
-                    double& rx = rxFree[s.rxPorts[plan.GetMemberIndex(t.members, t.dst)]];
-                    rx = std::max(first, rx) + ser;
-                    arrive(id, rx);
-                    return ser;
-                }
-                toEveryMember(first); // in-network all-reduce: the sum to every member
-            }
-            return ser;
+            ToEveryMember(id, s, ser, first); // in-network all-reduce: the sum to every member
         }
-        toEveryMember(now + s.latency.GetSeconds() + unit); // multicast
         return ser;
-    };
-    // One slice of a point-to-point transfer leaves at now: book its arrival.
-    auto serveSlice = [&](uint32_t id, double now) -> double {
-        const CommPlan::Transfer& t = transfers[id];
-        const CarrierPath& p = pathOf(t);
-        const uint64_t slice = std::min(remaining[id], sliceOf(p, t.bytes));
-        remaining[id] -= slice;
-        const bool last = remaining[id] == 0;
-        const double ser = serialization(slice, p.bytesPerSecond);
-        if (p.latencyHoldsSender)
-        {
-            const double busy = p.latency.GetSeconds() + ser;
-            double done = now + busy;
-            if (p.modelReceiver)
-            {
-                double& rx = rxFree[p.rxPort];
-                done = std::max(done, rx + ser);
-                rx = done;
-            }
-            if (last)
-            {
-                arrive(id, done);
-            }
-            return busy;
-        }
-        const double first =
-            now + p.latency.GetSeconds() +
-            p.forwardHops * serialization(std::min(slice, p.forwardUnit), p.bytesPerSecond);
-        double done = first + ser;
+    }
+    ToEveryMember(id, s, ser, now + s.latency.GetSeconds() + unit); // multicast
+    return ser;
+}
+
+double
+CollectivePlanCost::EstimateRun::ServeSlice(uint32_t id, double now)
+{
+    const CommPlan::Transfer& t = m_transfers[id];
+    const CarrierPath& p = PathOf(t);
+    const uint64_t slice = std::min(m_remaining[id], SliceOf(p, t.bytes));
+    m_remaining[id] -= slice;
+    const bool last = m_remaining[id] == 0;
+    const double ser = Serialization(slice, p.bytesPerSecond);
+    if (p.latencyHoldsSender)
+    {
+        const double busy = p.latency.GetSeconds() + ser;
+        double done = now + busy;
         if (p.modelReceiver)
         {
-            double& rx = rxFree[p.rxPort];
-            done = std::max(first, rx) + ser;
+            double& rx = m_rxFree[p.rxPort];
+            done = std::max(done, rx + ser);
             rx = done;
         }
         if (last)
         {
-            arrive(id, done);
+            Arrive(id, done);
         }
-        return ser;
-    };
-    // Serve the next slice of the port's next flow, if any.
-    auto serveNext = [&](uint64_t portId, double now) {
-        TxPort& tx = txPorts[portId];
-        if (tx.busy || tx.active.empty())
+        return busy;
+    }
+    const double first =
+        now + p.latency.GetSeconds() +
+        p.forwardHops * Serialization(std::min(slice, p.forwardUnit), p.bytesPerSecond);
+    double done = first + ser;
+    if (p.modelReceiver)
+    {
+        double& rx = m_rxFree[p.rxPort];
+        done = std::max(first, rx) + ser;
+        rx = done;
+    }
+    if (last)
+    {
+        Arrive(id, done);
+    }
+    return ser;
+}
+
+void
+CollectivePlanCost::EstimateRun::ServeNext(uint64_t portId, double now)
+{
+    TxPort& tx = m_txPorts[portId];
+    if (tx.busy || tx.active.empty())
+    {
+        return;
+    }
+    const uint64_t flow = tx.active.front();
+    tx.active.pop_front();
+    double busy;
+    bool more;
+    if (flow == SWITCH_FLOW)
+    {
+        const uint32_t id = tx.switchOps.top();
+        tx.switchOps.pop();
+        busy = ServeSwitch(id, now);
+        more = !tx.switchOps.empty();
+    }
+    else
+    {
+        auto& queue = tx.flows[flow];
+        const uint32_t id = queue.front();
+        busy = ServeSlice(id, now);
+        if (m_remaining[id] == 0)
         {
-            return;
+            queue.pop_front();
         }
-        const uint64_t flow = tx.active.front();
-        tx.active.pop_front();
-        double busy;
-        bool more;
-        if (flow == SWITCH_FLOW)
-        {
-            const uint32_t id = tx.switchOps.top();
-            tx.switchOps.pop();
-            busy = serveSwitch(id, now);
-            more = !tx.switchOps.empty();
-        }
-        else
-        {
-            auto& queue = tx.flows[flow];
-            const uint32_t id = queue.front();
-            busy = serveSlice(id, now);
-            if (remaining[id] == 0)
-            {
-                queue.pop_front();
-            }
-            more = !queue.empty();
-        }
-        if (more)
+        more = !queue.empty();
+    }
+    if (more)
+    {
+        tx.active.push_back(flow);
+    }
+    tx.busy = true;
+    tx.freeAt = now + busy;
+    m_events.push({tx.freeAt, m_seq++, Ev::PORT_FREE, portId, 0});
+}
+
+void
+CollectivePlanCost::EstimateRun::OfferSwitch(uint64_t portId, uint32_t id, double now)
+{
+    TxPort& tx = m_txPorts[portId];
+    if (tx.switchOps.empty())
+    {
+        tx.active.push_back(SWITCH_FLOW);
+    }
+    tx.switchOps.push(id);
+    ServeNext(portId, now);
+}
+
+void
+CollectivePlanCost::EstimateRun::Release(uint32_t id, double now)
+{
+    const CommPlan::Transfer& t = m_transfers[id];
+    switch (t.kind)
+    {
+    case CommPlan::Kind::POINT_TO_POINT: {
+        const CarrierPath& p = PathOf(t);
+        m_remaining[id] = std::max<uint64_t>(t.bytes, 1); // a zero-byte message still goes
+        const uint64_t flow = p.servesInSendOrder ? 0 : p.rxPort * 1024 + (t.channel % 1024);
+        TxPort& tx = m_txPorts[p.txPort];
+        auto& queue = tx.flows[flow];
+        if (queue.empty())
         {
             tx.active.push_back(flow);
         }
-        tx.busy = true;
-        tx.freeAt = now + busy;
-        events.push({tx.freeAt, seq++, Ev::PORT_FREE, portId, 0});
-    };
-    auto offerSwitch = [&](uint64_t portId, uint32_t id, double now) {
-        TxPort& tx = txPorts[portId];
-        if (tx.switchOps.empty())
+        queue.push_back(id);
+        ServeNext(p.txPort, now);
+        break;
+    }
+    case CommPlan::Kind::SWITCH_REDUCE:
+    case CommPlan::Kind::NETWORK_REDUCE:
+    case CommPlan::Kind::SWITCH_ALL_REDUCE: {
+        const CarrierSwitchPath& s = SwitchPathOf(t);
+        m_contributionsLeft[id] = static_cast<uint32_t>(s.txPorts.size());
+        m_lastContribution[id] = now;
+        for (uint64_t port : s.txPorts)
         {
-            tx.active.push_back(SWITCH_FLOW);
+            OfferSwitch(port, id, now);
         }
-        tx.switchOps.push(id);
-        serveNext(portId, now);
-    };
-    auto release = [&](uint32_t id, double now) {
-        const CommPlan::Transfer& t = transfers[id];
-        switch (t.kind)
-        {
-        case CommPlan::Kind::POINT_TO_POINT: {
-            const CarrierPath& p = pathOf(t);
-            remaining[id] = std::max<uint64_t>(t.bytes, 1); // a zero-byte message still goes
-            const uint64_t flow = p.servesInSendOrder ? 0 : p.rxPort * 1024 + (t.channel % 1024);
-            TxPort& tx = txPorts[p.txPort];
-            auto& queue = tx.flows[flow];
-            if (queue.empty())
-            {
-                tx.active.push_back(flow);
-            }
-            queue.push_back(id);
-            serveNext(p.txPort, now);
-            break;
-        }
-        case CommPlan::Kind::SWITCH_REDUCE:
-        case CommPlan::Kind::NETWORK_REDUCE:
-        case CommPlan::Kind::SWITCH_ALL_REDUCE: {
-            const CarrierSwitchPath& s = switchPath(t);
-            contributionsLeft[id] = static_cast<uint32_t>(s.txPorts.size());
-            lastContribution[id] = now;
-            for (uint64_t port : s.txPorts)
-            {
-                offerSwitch(port, id, now);
-            }
-            break;
-        }
-        case CommPlan::Kind::SWITCH_MULTICAST:
-        case CommPlan::Kind::NETWORK_MULTICAST:
-            offerSwitch(switchPath(t).txPorts[plan.GetMemberIndex(t.members, t.src)], id, now);
-            break;
-        }
-    };
+        break;
+    }
+    case CommPlan::Kind::SWITCH_MULTICAST:
+    case CommPlan::Kind::NETWORK_MULTICAST:
+        OfferSwitch(SwitchPathOf(t).txPorts[m_plan.GetMemberIndex(t.members, t.src)], id, now);
+        break;
+    }
+}
 
+double
+CollectivePlanCost::EstimateRun::Run()
+{
+    const size_t nT = m_transfers.size();
     for (uint32_t id = 0; id < nT; ++id)
     {
-        if (missing[id] == 0)
+        if (m_missing[id] == 0)
         {
-            release(id, 0.0);
+            Release(id, 0.0);
         }
     }
-    while (!events.empty())
+    while (!m_events.empty())
     {
-        const Event e = events.top();
-        events.pop();
+        const Event e = m_events.top();
+        m_events.pop();
         if (e.kind == Ev::PORT_FREE)
         {
-            txPorts[e.port].busy = false;
-            serveNext(e.port, e.at);
+            m_txPorts[e.port].busy = false;
+            ServeNext(e.port, e.at);
             continue;
         }
-        for (uint32_t c : children[e.transfer])
+        for (uint32_t c : m_children[e.transfer])
         {
-            if (--missing[c] == 0)
+            if (--m_missing[c] == 0)
             {
-                release(c, e.at);
+                Release(c, e.at);
             }
         }
     }
+    return m_makespan;
+}
+
+Time
+CollectivePlanCost::Estimate(const CommPlan& plan) const
+{
+    const auto& transfers = plan.GetTransfers();
+    const size_t nT = transfers.size();
+    if (nT == 0)
+    {
+        return Time(0);
+    }
+    const double makespan = EstimateRun(*this, plan).Run();
     NS_LOG_LOGIC(plan.GetAlgorithm()
                  << " " << plan.GetType() << " " << plan.GetTotalBytes() << " B over "
                  << plan.GetGroupSize() << " ranks: " << makespan * 1e6 << " us");

@@ -55,6 +55,9 @@ class CollectivePlanCost
     Time Estimate(const CommPlan& plan) const;
 
   private:
+    /// One discrete-event run of Estimate over one plan (defined in the .cc).
+    class EstimateRun;
+
     /// \return the carrier rank of plan rank r
     uint32_t CarrierRank(uint32_t r) const;
 

@@ -192,8 +192,7 @@ CollectiveSelection::CanMakePlan(CollectiveType type,
                                  std::string* reason) const
 {
     CollectiveAlgorithm a;
-    const bool isAuto = algorithm == AUTO_ALGORITHM_NAME;
-    const bool isKnown = isAuto || CollectiveAlgorithmFromString(algorithm, a);
+    const bool isKnown = CollectiveAlgorithmFromString(algorithm, a);
     if (known)
     {
         *known = isKnown;
@@ -207,7 +206,16 @@ CollectiveSelection::CanMakePlan(CollectiveType type,
         }
         return false;
     }
-    return isAuto || Applies(type, a, group, reason);
+    return CanMakePlan(type, a, group, reason);
+}
+
+bool
+CollectiveSelection::CanMakePlan(CollectiveType type,
+                                 CollectiveAlgorithm algorithm,
+                                 const CommGroup& group,
+                                 std::string* reason) const
+{
+    return algorithm == CollectiveAlgorithm::AUTO || Applies(type, algorithm, group, reason);
 }
 
 CommPlan
@@ -280,7 +288,7 @@ CollectiveSelection::Rank(CollectiveType type,
     return candidates;
 }
 
-std::string
+CollectiveAlgorithm
 CollectiveSelection::Choose(CollectiveType type,
                             const CommGroup& group,
                             uint64_t bytes,
@@ -324,28 +332,25 @@ CollectiveSelection::Choose(CollectiveType type,
             break;
         }
     }
-    std::string name = CollectiveAlgorithmToString(best);
     NS_LOG_LOGIC("auto for " << type << " of " << bytes << " B over " << group.GetSize()
-                             << " ranks: " << name);
-    m_choices.emplace(std::move(key), name);
-    return name;
+                             << " ranks: " << best);
+    m_choices.emplace(std::move(key), best);
+    return best;
 }
 
 CommPlan
 CollectiveSelection::MakePlan(CollectiveType type,
-                              const std::string& algorithm,
+                              CollectiveAlgorithm algorithm,
                               const CommGroup& group,
                               uint64_t bytes,
                               const CollectivePlanOptions& options) const
 {
     std::string reason;
-    NS_ABORT_MSG_IF(!CanMakePlan(type, algorithm, group, nullptr, &reason),
+    NS_ABORT_MSG_IF(!CanMakePlan(type, algorithm, group, &reason),
                     "CollectiveSelection: " << type << " with " << algorithm << " over "
                                             << group.GetSize() << " ranks: " << reason);
-    const std::string name =
-        algorithm == AUTO_ALGORITHM_NAME ? Choose(type, group, bytes, options) : algorithm;
-    CollectiveAlgorithm a;
-    CollectiveAlgorithmFromString(name, a);
+    const CollectiveAlgorithm a =
+        algorithm == CollectiveAlgorithm::AUTO ? Choose(type, group, bytes, options) : algorithm;
     return Build(type, a, group, bytes, options);
 }
 

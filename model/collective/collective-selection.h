@@ -74,12 +74,13 @@ class CollectiveSelection
         const CollectivePlanOptions& options = CollectivePlanOptions()) const;
 
     /**
-     * \return the name of the algorithm "auto" takes for this call (see the class)
+     * \return the algorithm "auto" takes for this call (see the class)
      */
-    std::string Choose(CollectiveType type,
-                       const CommGroup& group,
-                       uint64_t bytes,
-                       const CollectivePlanOptions& options = CollectivePlanOptions()) const;
+    CollectiveAlgorithm Choose(
+        CollectiveType type,
+        const CommGroup& group,
+        uint64_t bytes,
+        const CollectivePlanOptions& options = CollectivePlanOptions()) const;
 
     /**
      * Whether MakePlan builds this pair for group and the carrier can run it: "auto"
@@ -98,12 +99,25 @@ class CollectiveSelection
                      std::string* reason = nullptr) const;
 
     /**
-     * Build the plan for a named algorithm, or for the fastest one with "auto" (the plan's
+     * Whether MakePlan builds this pair for group and the carrier can run it (AUTO:
+     * always).
+     * \param type collective
+     * \param algorithm the algorithm
+     * \param group the call's group
+     * \param reason if not null and the answer is false, set to why (one phrase)
+     */
+    bool CanMakePlan(CollectiveType type,
+                     CollectiveAlgorithm algorithm,
+                     const CommGroup& group,
+                     std::string* reason = nullptr) const;
+
+    /**
+     * Build the plan for an algorithm, or for the fastest one with AUTO (the plan's
      * GetAlgorithm names the choice). Aborts, naming collective, algorithm and group
      * size, when CanMakePlan says no.
      */
     CommPlan MakePlan(CollectiveType type,
-                      const std::string& algorithm,
+                      CollectiveAlgorithm algorithm,
                       const CommGroup& group,
                       uint64_t bytes,
                       const CollectivePlanOptions& options = CollectivePlanOptions()) const;
@@ -142,7 +156,7 @@ class CollectiveSelection
     /// (server, local index) pairs followed by the options' doubleTree and peer.
     using ChoiceKey =
         std::tuple<int, uint64_t, uint32_t, uint64_t, uint32_t, std::vector<uint32_t>>;
-    mutable std::map<ChoiceKey, std::string> m_choices; //!< cache of Choose
+    mutable std::map<ChoiceKey, CollectiveAlgorithm> m_choices; //!< cache of Choose
 };
 
 } // namespace ns3

@@ -484,114 +484,16 @@ CommPlan::Validate(std::string* reason) const
         }
         return false;
     };
-    const uint32_t n = m_groupSize;
-    const bool rooted = m_type == CollectiveType::BROADCAST || m_type == CollectiveType::REDUCE ||
-                        m_type == CollectiveType::SEND_RECV;
-    if (rooted && m_root >= n)
+    if (!ValidateShape(why))
     {
-        why << "root " << m_root << " is out of range (group size " << n << ")";
         return fail();
-    }
-    if (m_type == CollectiveType::SEND_RECV && (m_peer >= n || m_peer == m_root))
-    {
-        why << "send/recv peer " << m_peer << " must be a rank other than the sender " << m_root
-            << " (group size " << n << ")";
-        return fail();
-    }
-    if (m_type == CollectiveType::ALL_TO_ALLV && m_pairBytes.size() != static_cast<uint64_t>(n) * n)
-    {
-        why << "all-to-allv needs an " << n << "x" << n << " byte matrix, got "
-            << m_pairBytes.size() << " entries";
-        return fail();
-    }
-    for (uint32_t b = 0; b < m_blocks.size(); ++b)
-    {
-        const Block& block = m_blocks[b];
-        if ((block.origin != ANY_RANK && block.origin >= n) ||
-            (block.target != ANY_RANK && block.target >= n))
-        {
-            why << "block " << b << " names a rank out of range (origin " << block.origin
-                << ", target " << block.target << ", group size " << n << ")";
-            return fail();
-        }
     }
     const uint32_t nt = m_transfers.size();
     for (uint32_t i = 0; i < nt; ++i)
     {
-        const Transfer& t = m_transfers[i];
-        if (t.id != i)
+        if (!ValidateTransfer(i, why))
         {
-            why << "transfer at index " << i << " has id " << t.id << "; ids must equal indices";
             return fail();
-        }
-        if (t.src >= n || t.dst >= n)
-        {
-            why << "transfer " << i << " goes " << t.src << " -> " << t.dst
-                << ", out of range (group size " << n << ")";
-            return fail();
-        }
-        if (t.kind == Kind::POINT_TO_POINT && t.src == t.dst)
-        {
-            why << "transfer " << i << " sends from rank " << t.src << " to itself";
-            return fail();
-        }
-        if (t.members >= m_memberSets.size() ||
-            (t.members != ALL_MEMBERS && t.kind == Kind::POINT_TO_POINT))
-        {
-            why << "transfer " << i << " names member set " << t.members
-                << (t.kind == Kind::POINT_TO_POINT ? " but goes point to point"
-                                                   : ", which does not exist");
-            return fail();
-        }
-        if (t.kind != Kind::POINT_TO_POINT &&
-            GetMemberIndex(t.members, t.src) >= GetMembers(t.members).size())
-        {
-            why << "transfer " << i << " is issued by rank " << t.src
-                << ", which is not in its member set " << t.members;
-            return fail();
-        }
-        if (t.kind != Kind::POINT_TO_POINT && (t.src != t.dst || t.reduce))
-        {
-            why << "transfer " << i << " goes through the switch, so it needs src == dst (the "
-                << "issuing rank) and no reduce flag; it has " << t.src << " -> " << t.dst
-                << (t.reduce ? " with reduce" : "");
-            return fail();
-        }
-        if (t.chunkCount == 0 || static_cast<uint64_t>(t.chunk) + t.chunkCount > m_blocks.size())
-        {
-            why << "transfer " << i << " moves blocks " << t.chunk << " (+" << t.chunkCount
-                << "), but the plan has " << m_blocks.size() << " blocks";
-            return fail();
-        }
-        uint64_t bytes = 0;
-        for (uint32_t b = t.chunk; b < t.chunk + t.chunkCount; ++b)
-        {
-            bytes += m_blocks[b].bytes;
-        }
-        if (bytes != t.bytes)
-        {
-            why << "transfer " << i << " says " << t.bytes << " bytes but its blocks hold "
-                << bytes;
-            return fail();
-        }
-        std::set<uint32_t> seen;
-        for (uint32_t d : t.deps)
-        {
-            if (d >= nt)
-            {
-                why << "transfer " << i << " depends on transfer " << d << ", which does not exist";
-                return fail();
-            }
-            if (d == i)
-            {
-                why << "transfer " << i << " depends on itself";
-                return fail();
-            }
-            if (!seen.insert(d).second)
-            {
-                why << "transfer " << i << " lists dependency " << d << " twice";
-                return fail();
-            }
         }
     }
     if (GetTopologicalOrder().size() != nt)
@@ -602,6 +504,132 @@ CommPlan::Validate(std::string* reason) const
     if (reason)
     {
         reason->clear();
+    }
+    return true;
+}
+
+bool
+CommPlan::ValidateShape(std::ostream& why) const
+{
+    const uint32_t n = m_groupSize;
+    const bool rooted = m_type == CollectiveType::BROADCAST || m_type == CollectiveType::REDUCE ||
+                        m_type == CollectiveType::SEND_RECV;
+    if (rooted && m_root >= n)
+    {
+        why << "root " << m_root << " is out of range (group size " << n << ")";
+        return false;
+    }
+    if (m_type == CollectiveType::SEND_RECV && (m_peer >= n || m_peer == m_root))
+    {
+        why << "send/recv peer " << m_peer << " must be a rank other than the sender " << m_root
+            << " (group size " << n << ")";
+        return false;
+    }
+    if (m_type == CollectiveType::ALL_TO_ALLV && m_pairBytes.size() != static_cast<uint64_t>(n) * n)
+    {
+        why << "all-to-allv needs an " << n << "x" << n << " byte matrix, got "
+            << m_pairBytes.size() << " entries";
+        return false;
+    }
+    for (uint32_t b = 0; b < m_blocks.size(); ++b)
+    {
+        const Block& block = m_blocks[b];
+        if ((block.origin != ANY_RANK && block.origin >= n) ||
+            (block.target != ANY_RANK && block.target >= n))
+        {
+            why << "block " << b << " names a rank out of range (origin " << block.origin
+                << ", target " << block.target << ", group size " << n << ")";
+            return false;
+        }
+    }
+    return true;
+}
+
+bool
+CommPlan::ValidateTransfer(uint32_t i, std::ostream& why) const
+{
+    const uint32_t n = m_groupSize;
+    const Transfer& t = m_transfers[i];
+    if (t.id != i)
+    {
+        why << "transfer at index " << i << " has id " << t.id << "; ids must equal indices";
+        return false;
+    }
+    if (t.src >= n || t.dst >= n)
+    {
+        why << "transfer " << i << " goes " << t.src << " -> " << t.dst
+            << ", out of range (group size " << n << ")";
+        return false;
+    }
+    if (t.kind == Kind::POINT_TO_POINT && t.src == t.dst)
+    {
+        why << "transfer " << i << " sends from rank " << t.src << " to itself";
+        return false;
+    }
+    if (t.members >= m_memberSets.size() ||
+        (t.members != ALL_MEMBERS && t.kind == Kind::POINT_TO_POINT))
+    {
+        why << "transfer " << i << " names member set " << t.members
+            << (t.kind == Kind::POINT_TO_POINT ? " but goes point to point"
+                                               : ", which does not exist");
+        return false;
+    }
+    if (t.kind != Kind::POINT_TO_POINT &&
+        GetMemberIndex(t.members, t.src) >= GetMembers(t.members).size())
+    {
+        why << "transfer " << i << " is issued by rank " << t.src
+            << ", which is not in its member set " << t.members;
+        return false;
+    }
+    if (t.kind != Kind::POINT_TO_POINT && (t.src != t.dst || t.reduce))
+    {
+        why << "transfer " << i << " goes through the switch, so it needs src == dst (the "
+            << "issuing rank) and no reduce flag; it has " << t.src << " -> " << t.dst
+            << (t.reduce ? " with reduce" : "");
+        return false;
+    }
+    if (t.chunkCount == 0 || static_cast<uint64_t>(t.chunk) + t.chunkCount > m_blocks.size())
+    {
+        why << "transfer " << i << " moves blocks " << t.chunk << " (+" << t.chunkCount
+            << "), but the plan has " << m_blocks.size() << " blocks";
+        return false;
+    }
+    uint64_t bytes = 0;
+    for (uint32_t b = t.chunk; b < t.chunk + t.chunkCount; ++b)
+    {
+        bytes += m_blocks[b].bytes;
+    }
+    if (bytes != t.bytes)
+    {
+        why << "transfer " << i << " says " << t.bytes << " bytes but its blocks hold " << bytes;
+        return false;
+    }
+    return ValidateDeps(i, why);
+}
+
+bool
+CommPlan::ValidateDeps(uint32_t i, std::ostream& why) const
+{
+    const uint32_t nt = m_transfers.size();
+    const Transfer& t = m_transfers[i];
+    std::set<uint32_t> seen;
+    for (uint32_t d : t.deps)
+    {
+        if (d >= nt)
+        {
+            why << "transfer " << i << " depends on transfer " << d << ", which does not exist";
+            return false;
+        }
+        if (d == i)
+        {
+            why << "transfer " << i << " depends on itself";
+            return false;
+        }
+        if (!seen.insert(d).second)
+        {
+            why << "transfer " << i << " lists dependency " << d << " twice";
+            return false;
+        }
     }
     return true;
 }

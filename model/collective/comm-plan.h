@@ -293,6 +293,13 @@ class CommPlan
     void Print(std::ostream& os) const;
 
   private:
+    /// \return whether root, peer, byte matrix and blocks are well formed (else why says not)
+    bool ValidateShape(std::ostream& why) const;
+    /// \return whether transfer i, deps included, is well formed (else why says not)
+    bool ValidateTransfer(uint32_t i, std::ostream& why) const;
+    /// \return whether transfer i's deps name other transfers, once each (else why says not)
+    bool ValidateDeps(uint32_t i, std::ostream& why) const;
+
     CollectiveType m_type;                           //!< collective
     uint32_t m_groupSize;                            //!< ranks
     uint64_t m_totalBytes;                           //!< size of the call

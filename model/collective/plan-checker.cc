@@ -54,11 +54,40 @@ class PlanCheckRun
     PlanCheckResult Fail(const std::string& reason,
                          uint32_t transfer = PlanCheckResult::NO_TRANSFER) const;
     bool CheckBlocks(std::string& why) const;
+    /// \return whether block's origin and target fit the collective; adds its bytes to
+    /// its rank's (perRank) or pair's (perPair) sum when the collective's goal is per rank
+    bool BlockFits(const CommPlan::Block& block,
+                   std::vector<uint64_t>& perRank,
+                   std::vector<uint64_t>& perPair) const;
+    /// \return whether each rank's shard holds its SplitBytes share (else why says not)
+    bool CheckShardBytes(const std::vector<uint64_t>& perRank, std::string& why) const;
+    /// \return whether each (src, dst) pair's blocks hold its bytes (else why says not)
+    bool CheckPairBytes(const std::vector<uint64_t>& perPair, std::string& why) const;
     bool CheckRaces(PlanCheckResult& result);
+    /// \return every transfer's accesses, by location, then by topological position
+    std::vector<Access> CollectAccesses() const;
     bool HappensBefore(uint32_t earlier, uint32_t later);
     bool Simulate(PlanCheckResult& result);
+    /// Set the initial holdings (see the class documentation).
+    void HoldInitialBlocks();
+    /// \return whether point-to-point transfer id moves its blocks (else result says why)
+    bool SimulatePointToPoint(uint32_t id, PlanCheckResult& result);
+    /// \return whether transfer id reduces block b from pool offset from into offset to
+    bool ReduceBlock(uint32_t id, uint32_t b, int64_t from, int64_t to, PlanCheckResult& result);
+    /// \return whether transfer id copies block b from pool offset from over offset to
+    bool CopyBlock(uint32_t id, uint32_t b, int64_t from, int64_t to, PlanCheckResult& result);
     bool SimulateSwitch(const CommPlan::Transfer& t, PlanCheckResult& result);
+    /// \return whether switch reduction t (effect: its DataEffect) reduces block b
+    bool SwitchReduceBlock(const CommPlan::Transfer& t,
+                           CommPlan::Kind effect,
+                           uint32_t b,
+                           PlanCheckResult& result);
+    /// \return whether switch multicast t delivers block b to every other member
+    bool MulticastBlock(const CommPlan::Transfer& t, uint32_t b, PlanCheckResult& result);
     bool CheckGoal(std::string& why) const;
+    /// \return whether rank r ends holding block b, with every rank's contribution (full)
+    /// or with only its origin's data (!full); if not, os says why
+    bool HoldsAtEnd(uint32_t r, uint32_t b, bool full, std::ostream& os) const;
 
     uint64_t Location(uint32_t rank, uint32_t block) const;
     /// \return the pool offset of the holding at location, or -1 if nothing is held
@@ -176,7 +205,6 @@ PlanCheckRun::CheckBlocks(std::string& why) const
     std::ostringstream os;
     const uint64_t total = m_plan.GetTotalBytes();
     const auto& blocks = m_plan.GetBlocks();
-    const uint32_t root = m_plan.GetRoot();
     const uint32_t any = CommPlan::ANY_RANK;
     uint64_t sum = 0;
     // Per-rank or per-pair byte sums, for the collectives whose goal is per rank.
@@ -193,53 +221,7 @@ PlanCheckRun::CheckBlocks(std::string& why) const
     {
         const CommPlan::Block& block = blocks[b];
         sum += block.bytes;
-        bool originOk = true;
-        bool targetOk = true;
-        switch (m_type)
-        {
-        case CollectiveType::ALL_REDUCE:
-            originOk = block.origin == any;
-            targetOk = block.target == any;
-            break;
-        case CollectiveType::REDUCE_SCATTER:
-            originOk = block.origin == any;
-            targetOk = block.target != any;
-            if (targetOk)
-            {
-                perRank[block.target] += block.bytes;
-            }
-            break;
-        case CollectiveType::REDUCE:
-            originOk = block.origin == any;
-            targetOk = block.target == root;
-            break;
-        case CollectiveType::ALL_GATHER:
-            originOk = block.origin != any;
-            targetOk = block.target == any;
-            if (originOk)
-            {
-                perRank[block.origin] += block.bytes;
-            }
-            break;
-        case CollectiveType::BROADCAST:
-            originOk = block.origin == root;
-            targetOk = block.target == any;
-            break;
-        case CollectiveType::ALL_TO_ALL:
-        case CollectiveType::ALL_TO_ALLV:
-            originOk = block.origin != any;
-            targetOk = block.target != any && block.target != block.origin;
-            if (originOk && targetOk)
-            {
-                perPair[static_cast<size_t>(block.origin) * m_n + block.target] += block.bytes;
-            }
-            break;
-        case CollectiveType::SEND_RECV:
-            originOk = block.origin == m_plan.GetRoot();
-            targetOk = block.target == m_plan.GetPeer();
-            break;
-        }
-        if (!originOk || !targetOk)
+        if (!BlockFits(block, perRank, perPair))
         {
             os << "block " << b << " has origin "
                << (block.origin == any ? std::string("any") : std::to_string(block.origin))
@@ -255,51 +237,10 @@ PlanCheckRun::CheckBlocks(std::string& why) const
     {
     case CollectiveType::REDUCE_SCATTER:
     case CollectiveType::ALL_GATHER:
-        for (uint32_t r = 0; r < m_n; ++r)
-        {
-            uint64_t expected = CommPlan::SplitBytes(total, m_n, r);
-            if (perRank[r] != expected)
-            {
-                os << "the blocks of rank " << r << "'s shard hold " << perRank[r]
-                   << " bytes, expected " << expected << " (1/" << m_n << " of " << total << ")";
-                why = os.str();
-                return false;
-            }
-        }
-        return true;
+        return CheckShardBytes(perRank, why);
     case CollectiveType::ALL_TO_ALL:
-    case CollectiveType::ALL_TO_ALLV: {
-        const auto& matrix = m_plan.GetPairBytes();
-        uint64_t largestRow = 0;
-        for (uint32_t s = 0; s < m_n; ++s)
-        {
-            uint64_t row = 0;
-            for (uint32_t d = 0; d < m_n; ++d)
-            {
-                uint64_t expected = m_type == CollectiveType::ALL_TO_ALL
-                                        ? CommPlan::SplitBytes(total, m_n, d)
-                                        : matrix[static_cast<size_t>(s) * m_n + d];
-                row += expected;
-                if (s != d && perPair[static_cast<size_t>(s) * m_n + d] != expected)
-                {
-                    os << "the blocks from rank " << s << " to rank " << d << " hold "
-                       << perPair[static_cast<size_t>(s) * m_n + d] << " bytes, expected "
-                       << expected;
-                    why = os.str();
-                    return false;
-                }
-            }
-            largestRow = std::max(largestRow, row);
-        }
-        if (m_type == CollectiveType::ALL_TO_ALLV && largestRow != total)
-        {
-            os << "total bytes " << total << " should be the largest send buffer, " << largestRow
-               << " bytes";
-            why = os.str();
-            return false;
-        }
-        return true;
-    }
+    case CollectiveType::ALL_TO_ALLV:
+        return CheckPairBytes(perPair, why);
     default:
         if (sum != total)
         {
@@ -309,6 +250,117 @@ PlanCheckRun::CheckBlocks(std::string& why) const
         }
         return true;
     }
+}
+
+bool
+PlanCheckRun::BlockFits(const CommPlan::Block& block,
+                        std::vector<uint64_t>& perRank,
+                        std::vector<uint64_t>& perPair) const
+{
+    const uint32_t root = m_plan.GetRoot();
+    const uint32_t any = CommPlan::ANY_RANK;
+    bool originOk = true;
+    bool targetOk = true;
+    switch (m_type)
+    {
+    case CollectiveType::ALL_REDUCE:
+        originOk = block.origin == any;
+        targetOk = block.target == any;
+        break;
+    case CollectiveType::REDUCE_SCATTER:
+        originOk = block.origin == any;
+        targetOk = block.target != any;
+        if (targetOk)
+        {
+            perRank[block.target] += block.bytes;
+        }
+        break;
+    case CollectiveType::REDUCE:
+        originOk = block.origin == any;
+        targetOk = block.target == root;
+        break;
+    case CollectiveType::ALL_GATHER:
+        originOk = block.origin != any;
+        targetOk = block.target == any;
+        if (originOk)
+        {
+            perRank[block.origin] += block.bytes;
+        }
+        break;
+    case CollectiveType::BROADCAST:
+        originOk = block.origin == root;
+        targetOk = block.target == any;
+        break;
+    case CollectiveType::ALL_TO_ALL:
+    case CollectiveType::ALL_TO_ALLV:
+        originOk = block.origin != any;
+        targetOk = block.target != any && block.target != block.origin;
+        if (originOk && targetOk)
+        {
+            perPair[static_cast<size_t>(block.origin) * m_n + block.target] += block.bytes;
+        }
+        break;
+    case CollectiveType::SEND_RECV:
+        originOk = block.origin == m_plan.GetRoot();
+        targetOk = block.target == m_plan.GetPeer();
+        break;
+    }
+    return originOk && targetOk;
+}
+
+bool
+PlanCheckRun::CheckShardBytes(const std::vector<uint64_t>& perRank, std::string& why) const
+{
+    std::ostringstream os;
+    const uint64_t total = m_plan.GetTotalBytes();
+    for (uint32_t r = 0; r < m_n; ++r)
+    {
+        uint64_t expected = CommPlan::SplitBytes(total, m_n, r);
+        if (perRank[r] != expected)
+        {
+            os << "the blocks of rank " << r << "'s shard hold " << perRank[r]
+               << " bytes, expected " << expected << " (1/" << m_n << " of " << total << ")";
+            why = os.str();
+            return false;
+        }
+    }
+    return true;
+}
+
+bool
+PlanCheckRun::CheckPairBytes(const std::vector<uint64_t>& perPair, std::string& why) const
+{
+    std::ostringstream os;
+    const uint64_t total = m_plan.GetTotalBytes();
+    const auto& matrix = m_plan.GetPairBytes();
+    uint64_t largestRow = 0;
+    for (uint32_t s = 0; s < m_n; ++s)
+    {
+        uint64_t row = 0;
+        for (uint32_t d = 0; d < m_n; ++d)
+        {
+            uint64_t expected = m_type == CollectiveType::ALL_TO_ALL
+                                    ? CommPlan::SplitBytes(total, m_n, d)
+                                    : matrix[static_cast<size_t>(s) * m_n + d];
+            row += expected;
+            if (s != d && perPair[static_cast<size_t>(s) * m_n + d] != expected)
+            {
+                os << "the blocks from rank " << s << " to rank " << d << " hold "
+                   << perPair[static_cast<size_t>(s) * m_n + d] << " bytes, expected " << expected;
+                why = os.str();
+                return false;
+            }
+        }
+        largestRow = std::max(largestRow, row);
+    }
+    if (m_type == CollectiveType::ALL_TO_ALLV && largestRow != total)
+    {
+        os << "total bytes " << total << " should be the largest send buffer, " << largestRow
+           << " bytes";
+        why = os.str();
+        return false;
+    }
+    return true;
 }
 
 bool
@@ -350,8 +402,8 @@ PlanCheckRun::HappensBefore(uint32_t earlier, uint32_t later)
     return false;
 }
 
-bool
-PlanCheckRun::CheckRaces(PlanCheckResult& result)
+std::vector<Access>
+PlanCheckRun::CollectAccesses() const
 {
     const auto& transfers = m_plan.GetTransfers();
     std::vector<Access> accesses;
@@ -397,6 +449,13 @@ PlanCheckRun::CheckRaces(PlanCheckResult& result)
     std::sort(accesses.begin(), accesses.end(), [](const Access& a, const Access& b) {
         return a.location != b.location ? a.location < b.location : a.pos < b.pos;
     });
+    return accesses;
+}
+
+bool
+PlanCheckRun::CheckRaces(PlanCheckResult& result)
+{
+    const std::vector<Access> accesses = CollectAccesses();
 
     auto kindName = [](AccessKind k) {
         return k == READ ? "reads" : (k == WRITE ? "overwrites" : "reduces into");
@@ -452,6 +511,32 @@ PlanCheckRun::CheckRaces(PlanCheckResult& result)
 bool
 PlanCheckRun::Simulate(PlanCheckResult& result)
 {
+    HoldInitialBlocks();
+    m_deliveries.assign(m_plan.GetNBlocks(), 0);
+
+    const auto& transfers = m_plan.GetTransfers();
+    for (uint32_t id : m_order)
+    {
+        const CommPlan::Transfer& t = transfers[id];
+        if (t.kind != CommPlan::Kind::POINT_TO_POINT)
+        {
+            if (!SimulateSwitch(t, result))
+            {
+                return false;
+            }
+            continue;
+        }
+        if (!SimulatePointToPoint(id, result))
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+void
+PlanCheckRun::HoldInitialBlocks()
+{
     const uint32_t nBlocks = m_plan.GetNBlocks();
     const auto& blocks = m_plan.GetBlocks();
     // Initial holdings: see the class documentation.
@@ -472,88 +557,36 @@ PlanCheckRun::Simulate(PlanCheckResult& result)
             m_pool[off + o / 64] |= uint64_t{1} << (o % 64);
         }
     }
-    m_deliveries.assign(nBlocks, 0);
+}
 
-    const auto& transfers = m_plan.GetTransfers();
-    for (uint32_t id : m_order)
+bool
+PlanCheckRun::SimulatePointToPoint(uint32_t id, PlanCheckResult& result)
+{
+    const CommPlan::Transfer& t = m_plan.GetTransfers()[id];
+    for (uint32_t b = t.chunk; b < t.chunk + t.chunkCount; ++b)
     {
-        const CommPlan::Transfer& t = transfers[id];
-        if (t.kind != CommPlan::Kind::POINT_TO_POINT)
+        std::ostringstream os;
+        int64_t from = Held(Location(t.src, b));
+        if (from < 0)
         {
-            if (!SimulateSwitch(t, result))
-            {
-                return false;
-            }
-            continue;
+            os << "transfer " << id << " sends block " << b << " from rank " << t.src
+               << ", which does not hold it at that point";
+            result = Fail(os.str(), id);
+            return false;
         }
-        for (uint32_t b = t.chunk; b < t.chunk + t.chunkCount; ++b)
+        int64_t to = Held(Location(t.dst, b));
+        if (t.reduce)
         {
-            std::ostringstream os;
-            int64_t from = Held(Location(t.src, b));
-            if (from < 0)
+            if (!ReduceBlock(id, b, from, to, result))
             {
-                os << "transfer " << id << " sends block " << b << " from rank " << t.src
-                   << ", which does not hold it at that point";
-                result = Fail(os.str(), id);
                 return false;
             }
-            int64_t to = Held(Location(t.dst, b));
-            if (t.reduce)
+        }
+        else
+        {
+            if (!CopyBlock(id, b, from, to, result))
             {
-                if (to < 0)
-                {
-                    os << "transfer " << id << " reduces block " << b << " into rank " << t.dst
-                       << ", which holds no copy of it";
-                    result = Fail(os.str(), id);
-                    return false;
-                }
-                bool overlap = false;
-                for (uint32_t w = 0; w < m_words; ++w)
-                {
-                    overlap = overlap || (m_pool[to + w] & m_pool[from + w]) != 0;
-                }
-                if (overlap)
-                {
-                    // Name the contributions that would be counted twice.
-                    std::vector<uint64_t> both(m_words);
-                    for (uint32_t w = 0; w < m_words; ++w)
-                    {
-                        both[w] = m_pool[to + w] & m_pool[from + w];
-                    }
-                    uint64_t scratch = m_pool.size();
-                    m_pool.insert(m_pool.end(), both.begin(), both.end());
-                    os << "transfer " << id << " reduces block " << b << " from rank " << t.src
-                       << " into rank " << t.dst << ", counting the contributions of ranks "
-                       << Describe(scratch, false) << " twice";
-                    result = Fail(os.str(), id);
-                    return false;
-                }
-                for (uint32_t w = 0; w < m_words; ++w)
-                {
-                    m_pool[to + w] |= m_pool[from + w];
-                }
-            }
-            else
-            {
-                if (to >= 0 && std::equal(m_pool.begin() + from,
-                                          m_pool.begin() + from + m_words,
-                                          m_pool.begin() + to))
-                {
-                    os << "transfer " << id << " delivers block " << b << " to rank " << t.dst
-                       << ", which already holds exactly that data (duplicate delivery)";
-                    result = Fail(os.str(), id);
-                    return false;
-                }
-                // Hold() may grow the pool; copy by offset, never through a pointer.
-                uint64_t dst = Hold(Location(t.dst, b));
-                for (uint32_t w = 0; w < m_words; ++w)
-                {
-                    m_pool[dst + w] = m_pool[from + w];
-                }
-                if (t.dst == blocks[b].target)
-                {
-                    ++m_deliveries[b];
-                }
+                return false;
             }
         }
     }
@@ -561,97 +594,192 @@ PlanCheckRun::Simulate(PlanCheckResult& result)
 }
 
 bool
+PlanCheckRun::ReduceBlock(uint32_t id,
+                          uint32_t b,
+                          int64_t from,
+                          int64_t to,
+                          PlanCheckResult& result)
+{
+    const CommPlan::Transfer& t = m_plan.GetTransfers()[id];
+    std::ostringstream os;
+    if (to < 0)
+    {
+        os << "transfer " << id << " reduces block " << b << " into rank " << t.dst
+           << ", which holds no copy of it";
+        result = Fail(os.str(), id);
+        return false;
+    }
+    bool overlap = false;
+    for (uint32_t w = 0; w < m_words; ++w)
+    {
+        overlap = overlap || (m_pool[to + w] & m_pool[from + w]) != 0;
+    }
+    if (overlap)
+    {
+        // Name the contributions that would be counted twice.
+        std::vector<uint64_t> both(m_words);
+        for (uint32_t w = 0; w < m_words; ++w)
+        {
+            both[w] = m_pool[to + w] & m_pool[from + w];
+        }
+        uint64_t scratch = m_pool.size();
+        m_pool.insert(m_pool.end(), both.begin(), both.end());
+        os << "transfer " << id << " reduces block " << b << " from rank " << t.src << " into rank "
+           << t.dst << ", counting the contributions of ranks " << Describe(scratch, false)
+           << " twice";
+        result = Fail(os.str(), id);
+        return false;
+    }
+    for (uint32_t w = 0; w < m_words; ++w)
+    {
+        m_pool[to + w] |= m_pool[from + w];
+    }
+    return true;
+}
+
+bool
+PlanCheckRun::CopyBlock(uint32_t id, uint32_t b, int64_t from, int64_t to, PlanCheckResult& result)
+{
+    const CommPlan::Transfer& t = m_plan.GetTransfers()[id];
+    const auto& blocks = m_plan.GetBlocks();
+    std::ostringstream os;
+    if (to >= 0 &&
+        std::equal(m_pool.begin() + from, m_pool.begin() + from + m_words, m_pool.begin() + to))
+    {
+        os << "transfer " << id << " delivers block " << b << " to rank " << t.dst
+           << ", which already holds exactly that data (duplicate delivery)";
+        result = Fail(os.str(), id);
+        return false;
+    }
+    // Hold() may grow the pool; copy by offset, never through a pointer.
+    uint64_t dst = Hold(Location(t.dst, b));
+    for (uint32_t w = 0; w < m_words; ++w)
+    {
+        m_pool[dst + w] = m_pool[from + w];
+    }
+    if (t.dst == blocks[b].target)
+    {
+        ++m_deliveries[b];
+    }
+    return true;
+}
+
+bool
 PlanCheckRun::SimulateSwitch(const CommPlan::Transfer& t, PlanCheckResult& result)
 {
-    const auto& blocks = m_plan.GetBlocks();
     const CommPlan::Kind effect = CommPlan::DataEffect(t.kind);
     for (uint32_t b = t.chunk; b < t.chunk + t.chunkCount; ++b)
     {
-        std::ostringstream os;
         if (effect == CommPlan::Kind::SWITCH_REDUCE || effect == CommPlan::Kind::SWITCH_ALL_REDUCE)
         {
-            // The switch adds up every member's copy; each contribution must be in exactly
-            // one.
-            const std::vector<uint32_t>& members = m_plan.GetMembers(t.members);
-            std::vector<uint64_t> sum(m_words, 0);
-            for (uint32_t r : members)
+            if (!SwitchReduceBlock(t, effect, b, result))
             {
-                const int64_t from = Held(Location(r, b));
-                if (from < 0)
-                {
-                    os << "transfer " << t.id << " reduces block " << b
-                       << " in the switch, but rank " << r << " does not hold it at that point";
-                    result = Fail(os.str(), t.id);
-                    return false;
-                }
-                for (uint32_t w = 0; w < m_words; ++w)
-                {
-                    if ((sum[w] & m_pool[from + w]) != 0)
-                    {
-                        const uint64_t scratch = m_pool.size();
-                        m_pool.resize(scratch + m_words, 0);
-                        m_pool[scratch + w] = sum[w] & m_pool[from + w];
-                        os << "transfer " << t.id << " reduces block " << b
-                           << " in the switch, counting the contributions of ranks "
-                           << Describe(scratch, false) << " twice (rank " << r
-                           << " holds some already summed)";
-                        result = Fail(os.str(), t.id);
-                        return false;
-                    }
-                    sum[w] |= m_pool[from + w];
-                }
-            }
-            if (effect == CommPlan::Kind::SWITCH_REDUCE)
-            {
-                const uint64_t to = Hold(Location(t.dst, b));
-                std::copy(sum.begin(), sum.end(), m_pool.begin() + to);
-                continue;
-            }
-            // In-network all-reduce: the sum replaces every member's copy.
-            for (uint32_t r : members)
-            {
-                const uint64_t to = Hold(Location(r, b)); // may grow the pool: offsets only
-                std::copy(sum.begin(), sum.end(), m_pool.begin() + to);
-                if (r == blocks[b].target)
-                {
-                    ++m_deliveries[b];
-                }
+                return false;
             }
             continue;
         }
-        const int64_t from = Held(Location(t.src, b));
+        if (!MulticastBlock(t, b, result))
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool
+PlanCheckRun::SwitchReduceBlock(const CommPlan::Transfer& t,
+                                CommPlan::Kind effect,
+                                uint32_t b,
+                                PlanCheckResult& result)
+{
+    const auto& blocks = m_plan.GetBlocks();
+    std::ostringstream os;
+    // The switch adds up every member's copy; each contribution must be in exactly
+    // one.
+    const std::vector<uint32_t>& members = m_plan.GetMembers(t.members);
+    std::vector<uint64_t> sum(m_words, 0);
+    for (uint32_t r : members)
+    {
+        const int64_t from = Held(Location(r, b));
         if (from < 0)
         {
-            os << "transfer " << t.id << " multicasts block " << b << " from rank " << t.src
-               << ", which does not hold it at that point";
+            os << "transfer " << t.id << " reduces block " << b << " in the switch, but rank " << r
+               << " does not hold it at that point";
             result = Fail(os.str(), t.id);
             return false;
         }
-        for (uint32_t r : m_plan.GetMembers(t.members))
+        for (uint32_t w = 0; w < m_words; ++w)
         {
-            if (r == t.src)
+            if ((sum[w] & m_pool[from + w]) != 0)
             {
-                continue; // writes back what it holds
-            }
-            const int64_t to = Held(Location(r, b));
-            if (to >= 0 && std::equal(m_pool.begin() + from,
-                                      m_pool.begin() + from + m_words,
-                                      m_pool.begin() + to))
-            {
-                os << "transfer " << t.id << " multicasts block " << b << " to rank " << r
-                   << ", which already holds exactly that data (duplicate delivery)";
+                const uint64_t scratch = m_pool.size();
+                m_pool.resize(scratch + m_words, 0);
+                m_pool[scratch + w] = sum[w] & m_pool[from + w];
+                os << "transfer " << t.id << " reduces block " << b
+                   << " in the switch, counting the contributions of ranks "
+                   << Describe(scratch, false) << " twice (rank " << r
+                   << " holds some already summed)";
                 result = Fail(os.str(), t.id);
                 return false;
             }
-            const uint64_t dst = Hold(Location(r, b)); // may grow the pool: offsets only
-            for (uint32_t w = 0; w < m_words; ++w)
-            {
-                m_pool[dst + w] = m_pool[from + w];
-            }
-            if (r == blocks[b].target)
-            {
-                ++m_deliveries[b];
-            }
+            sum[w] |= m_pool[from + w];
+        }
+    }
+    if (effect == CommPlan::Kind::SWITCH_REDUCE)
+    {
+        const uint64_t to = Hold(Location(t.dst, b));
+        std::copy(sum.begin(), sum.end(), m_pool.begin() + to);
+        return true;
+    }
+    // In-network all-reduce: the sum replaces every member's copy.
+    for (uint32_t r : members)
+    {
+        const uint64_t to = Hold(Location(r, b)); // may grow the pool: offsets only
+        std::copy(sum.begin(), sum.end(), m_pool.begin() + to);
+        if (r == blocks[b].target)
+        {
+            ++m_deliveries[b];
+        }
+    }
+    return true;
+}
+
+bool
+PlanCheckRun::MulticastBlock(const CommPlan::Transfer& t, uint32_t b, PlanCheckResult& result)
+{
+    const auto& blocks = m_plan.GetBlocks();
+    std::ostringstream os;
+    const int64_t from = Held(Location(t.src, b));
+    if (from < 0)
+    {
+        os << "transfer " << t.id << " multicasts block " << b << " from rank " << t.src
+           << ", which does not hold it at that point";
+        result = Fail(os.str(), t.id);
+        return false;
+    }
+    for (uint32_t r : m_plan.GetMembers(t.members))
+    {
+        if (r == t.src)
+        {
+            continue; // writes back what it holds
+        }
+        const int64_t to = Held(Location(r, b));
+        if (to >= 0 &&
+            std::equal(m_pool.begin() + from, m_pool.begin() + from + m_words, m_pool.begin() + to))
+        {
+            os << "transfer " << t.id << " multicasts block " << b << " to rank " << r
+               << ", which already holds exactly that data (duplicate delivery)";
+            result = Fail(os.str(), t.id);
+            return false;
+        }
+        const uint64_t dst = Hold(Location(r, b)); // may grow the pool: offsets only
+        for (uint32_t w = 0; w < m_words; ++w)
+        {
+            m_pool[dst + w] = m_pool[from + w];
+        }
+        if (r == blocks[b].target)
+        {
+            ++m_deliveries[b];
         }
     }
     return true;
@@ -662,40 +790,6 @@ PlanCheckRun::CheckGoal(std::string& why) const
 {
     std::ostringstream os;
     const auto& blocks = m_plan.GetBlocks();
-    // Does rank r hold block b, with everyone's contribution (full) or with only the
-    // origin's data (!full)?
-    auto holds = [&](uint32_t r, uint32_t b, bool full) -> bool {
-        int64_t off = Held(Location(r, b));
-        if (off < 0)
-        {
-            os << "rank " << r << " ends without block " << b;
-            return false;
-        }
-        if (full && !IsFull(off))
-        {
-            os << "rank " << r << " ends with block " << b << " missing the contributions of ranks "
-               << Describe(off, true);
-            return false;
-        }
-        if (!full)
-        {
-            uint32_t o = blocks[b].origin;
-            bool onlyOrigin = m_pool[off + o / 64] >> (o % 64) & 1;
-            for (uint32_t w = 0; w < m_words && onlyOrigin; ++w)
-            {
-                uint64_t expected = (w == o / 64) ? uint64_t{1} << (o % 64) : 0;
-                onlyOrigin = m_pool[off + w] == expected;
-            }
-            if (!onlyOrigin)
-            {
-                os << "rank " << r << " ends with block " << b << " holding data of ranks "
-                   << Describe(off, false) << " instead of rank " << o << "'s";
-                return false;
-            }
-        }
-        return true;
-    };
-
     for (uint32_t b = 0; b < blocks.size(); ++b)
     {
         bool ok = true;
@@ -704,24 +798,24 @@ PlanCheckRun::CheckGoal(std::string& why) const
         case CollectiveType::ALL_REDUCE:
             for (uint32_t r = 0; r < m_n && ok; ++r)
             {
-                ok = holds(r, b, true);
+                ok = HoldsAtEnd(r, b, true, os);
             }
             break;
         case CollectiveType::REDUCE_SCATTER:
         case CollectiveType::REDUCE:
-            ok = holds(blocks[b].target, b, true);
+            ok = HoldsAtEnd(blocks[b].target, b, true, os);
             break;
         case CollectiveType::ALL_GATHER:
         case CollectiveType::BROADCAST:
             for (uint32_t r = 0; r < m_n && ok; ++r)
             {
-                ok = holds(r, b, false);
+                ok = HoldsAtEnd(r, b, false, os);
             }
             break;
         case CollectiveType::ALL_TO_ALL:
         case CollectiveType::ALL_TO_ALLV:
         case CollectiveType::SEND_RECV:
-            ok = holds(blocks[b].target, b, false);
+            ok = HoldsAtEnd(blocks[b].target, b, false, os);
             if (ok && m_deliveries[b] != 1)
             {
                 // Cannot exceed one (a second copy is a duplicate delivery), but state
@@ -735,6 +829,41 @@ PlanCheckRun::CheckGoal(std::string& why) const
         if (!ok)
         {
             why = os.str();
+            return false;
+        }
+    }
+    return true;
+}
+
+bool
+PlanCheckRun::HoldsAtEnd(uint32_t r, uint32_t b, bool full, std::ostream& os) const
+{
+    const auto& blocks = m_plan.GetBlocks();
+    int64_t off = Held(Location(r, b));
+    if (off < 0)
+    {
+        os << "rank " << r << " ends without block " << b;
+        return false;
+    }
+    if (full && !IsFull(off))
+    {
+        os << "rank " << r << " ends with block " << b << " missing the contributions of ranks "
+           << Describe(off, true);
+        return false;
+    }
+    if (!full)
+    {
+        uint32_t o = blocks[b].origin;
+        bool onlyOrigin = m_pool[off + o / 64] >> (o % 64) & 1;
+        for (uint32_t w = 0; w < m_words && onlyOrigin; ++w)
+        {
+            uint64_t expected = (w == o / 64) ? uint64_t{1} << (o % 64) : 0;
+            onlyOrigin = m_pool[off + w] == expected;
+        }
+        if (!onlyOrigin)
+        {
+            os << "rank " << r << " ends with block " << b << " holding data of ranks "
+               << Describe(off, false) << " instead of rank " << o << "'s";
             return false;
         }
     }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "rdma-nic.h"
 
-#include "dcqcn.h"
+#include "roce-dcqcn.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
@@ -88,7 +88,7 @@ RdmaNic::GetTypeId()
                           MakeBooleanChecker())
             .AddAttribute("CongestionControl",
                           "Congestion control created for each queue pair.",
-                          TypeIdValue(Dcqcn::GetTypeId()),
+                          TypeIdValue(RoceDcqcn::GetTypeId()),
                           MakeTypeIdAccessor(&RdmaNic::m_ccTypeId),
                           MakeTypeIdChecker())
             .AddAttribute("ReceiveRate",

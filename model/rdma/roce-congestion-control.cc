@@ -5,6 +5,8 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <iostream>
+#include <set>
 
 namespace ns3
 {
@@ -14,23 +16,69 @@ NS_OBJECT_ENSURE_REGISTERED(RoceCongestionControl);
 
 namespace
 {
-/// Names that are not TypeId names: (name, TypeId name).
-const std::pair<const char*, const char*> CC_ALIASES[] = {
-    {"none", "ns3::NoCongestionControl"},
+/// A name that is not a TypeId name of a congestion control.
+struct CcAlias
+{
+    const char* name;     //!< what users may write
+    const char* typeName; //!< the TypeId it stands for
+    bool deprecated;      //!< an old name: works, with a warning
 };
+
+/// Every such name, once: "none", and the names before the Roce prefix (ns-3's flat
+/// namespace has TcpDctcp; ns3::Dctcp or ns3::Swift could collide with another module).
+const CcAlias CC_ALIASES[] = {
+    {"none", "ns3::NoCongestionControl", false},
+    {"ns3::Dcqcn", "ns3::RoceDcqcn", true},
+    {"ns3::Dctcp", "ns3::RoceDctcp", true},
+    {"ns3::Timely", "ns3::RoceTimely", true},
+    {"ns3::Hpcc", "ns3::RoceHpcc", true},
+    {"ns3::Swift", "ns3::RoceSwift", true},
+};
+
+/// The TypeId name an alias stands for (warning once per process for a deprecated one).
+std::string
+Resolve(const std::string& name)
+{
+    for (const CcAlias& a : CC_ALIASES)
+    {
+        if (name == a.name)
+        {
+            static std::set<std::string> warned;
+            if (a.deprecated && warned.insert(name).second)
+            {
+                std::cerr << "warning: " << a.name << " is deprecated; use " << a.typeName
+                          << " (the same congestion control)\n";
+            }
+            return a.typeName;
+        }
+    }
+    return name;
+}
 } // namespace
+
+std::string
+RoceCongestionControl::ResolveAttributePath(const std::string& path)
+{
+    const std::size_t split = path.rfind("::");
+    if (split == std::string::npos || path.rfind("ns3::", 0) != 0)
+    {
+        return path;
+    }
+    const std::string typeName = path.substr(0, split);
+    for (const CcAlias& a : CC_ALIASES)
+    {
+        if (a.deprecated && typeName == a.name)
+        {
+            return Resolve(typeName) + path.substr(split);
+        }
+    }
+    return path;
+}
 
 bool
 RoceCongestionControl::LookupByName(const std::string& name, TypeId* tid)
 {
-    std::string typeName = name;
-    for (const auto& [alias, target] : CC_ALIASES)
-    {
-        if (name == alias)
-        {
-            typeName = target;
-        }
-    }
+    const std::string typeName = Resolve(name);
     TypeId found;
     if (!TypeId::LookupByNameFailSafe(typeName, &found) || !found.IsChildOf(GetTypeId()))
     {
@@ -45,19 +93,27 @@ std::string
 RoceCongestionControl::GetNameHint()
 {
     // Every registered algorithm, from ns-3's TypeId registry (the module's and a user's).
-    std::string names;
+    std::set<std::string> registered; // sorted: the same message whatever the link order
     for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
     {
         const TypeId t = TypeId::GetRegistered(i);
         if (t != GetTypeId() && t.IsChildOf(GetTypeId()) && t.HasConstructor())
         {
-            names += (names.empty() ? "" : ", ") + t.GetName();
+            registered.insert(t.GetName());
         }
     }
-    std::string hint = "a congestion-control TypeId (" + names + ")";
-    for (const auto& [alias, target] : CC_ALIASES)
+    std::string names;
+    for (const std::string& n : registered)
     {
-        hint += std::string(" or ") + alias;
+        names += (names.empty() ? "" : ", ") + n;
+    }
+    std::string hint = "a congestion-control TypeId (" + names + ")";
+    for (const CcAlias& a : CC_ALIASES)
+    {
+        if (!a.deprecated)
+        {
+            hint += std::string(" or ") + a.name;
+        }
     }
     return hint;
 }

@@ -83,13 +83,24 @@ class RoceCongestionControl : public Object
 
     /**
      * The one vocabulary of congestion-control names, for programs, scenario files and
-     * helpers alike: a TypeId name derived from ns3::RoceCongestionControl, or "none"
-     * (ns3::NoCongestionControl).
+     * helpers alike: a TypeId name derived from ns3::RoceCongestionControl, "none"
+     * (ns3::NoCongestionControl), or a deprecated name from before the Roce prefix
+     * (ns3::Dcqcn, ns3::Dctcp, ns3::Timely, ns3::Hpcc, ns3::Swift: the same algorithm,
+     * with a warning on stderr once per name).
      * \param name the name
      * \param tid set to the congestion control's TypeId on success
      * \return true if name selects a congestion control
      */
     static bool LookupByName(const std::string& name, TypeId* tid);
+    /**
+     * An attribute path with a deprecated congestion-control name ("ns3::Dcqcn::RateAi",
+     * from before the Roce prefix) as the current one ("ns3::RoceDcqcn::RateAi"), with a
+     * warning on stderr once per name; any other path as it is. The scenario's
+     * fabric.config and the programs' --ns3:: options pass through it.
+     * \param path ns3::Class::Attribute
+     * \return the path to use
+     */
+    static std::string ResolveAttributePath(const std::string& path);
     /// \return what LookupByName accepts, for error messages
     static std::string GetNameHint();
 

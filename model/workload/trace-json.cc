@@ -86,7 +86,24 @@ class TraceJsonParser
                           const std::string& where,
                           const std::string& what,
                           std::initializer_list<const TraceKeys::List*> lists);
+    /// "streams": the stream names, stream 0 first.
+    void ParseStreams(const Json& streams);
+    /// "groups": every group, its ranks below n.
+    void ParseGroups(const Json& groups, uint32_t n);
+    /// "programs": each of the n ranks' ops, one program per rank.
+    void ParsePrograms(const Json& programs, uint32_t n);
     TraceOp ParseOp(const Json& v, uint32_t rank, const std::string& where) const;
+    /// The fields every op may have: name, stream, iteration, deps.
+    static void ParseOpCommon(const Json& v, const std::string& where, TraceOp& op);
+    /// The fields of a compute op: its duration.
+    static void ParseCompute(const Json& v, const std::string& where, TraceOp& op);
+    /// The fields of a collective op: type, bytes, group, algorithm, root.
+    void ParseCollective(const Json& v, const std::string& where, TraceOp& op) const;
+    /// The fields of a send or recv op of rank: peer, bytes, tag.
+    void ParsePointToPoint(const Json& v,
+                           uint32_t rank,
+                           const std::string& where,
+                           TraceOp& op) const;
     TrainingTrace m_trace;
 };
 
@@ -187,6 +204,26 @@ TraceJsonParser::ParseOp(const Json& v, uint32_t rank, const std::string& where)
         Throw(where + "/kind", "expected compute, collective, send or recv, got '" + kind + "'");
     }
     CheckKeys(v, where, "a " + kind + " op", {&TraceKeys::Op(), &TraceKeys::OpKind(op.kind)});
+    ParseOpCommon(v, where, op);
+    switch (op.kind)
+    {
+    case TraceOpKind::COMPUTE:
+        ParseCompute(v, where, op);
+        break;
+    case TraceOpKind::COLLECTIVE:
+        ParseCollective(v, where, op);
+        break;
+    case TraceOpKind::SEND:
+    case TraceOpKind::RECV:
+        ParsePointToPoint(v, rank, where, op);
+        break;
+    }
+    return op;
+}
+
+void
+TraceJsonParser::ParseOpCommon(const Json& v, const std::string& where, TraceOp& op)
+{
     if (v.contains("name"))
     {
         op.name = Text(v["name"], where + "/name");
@@ -215,73 +252,78 @@ TraceJsonParser::ParseOp(const Json& v, uint32_t rank, const std::string& where)
                                                std::numeric_limits<uint32_t>::max())));
         }
     }
-    switch (op.kind)
+}
+
+void
+TraceJsonParser::ParseCompute(const Json& v, const std::string& where, TraceOp& op)
+{
+    const bool us = v.contains("duration_us");
+    const bool ns = v.contains("duration_ns");
+    if (us == ns)
     {
-    case TraceOpKind::COMPUTE: {
-        const bool us = v.contains("duration_us");
-        const bool ns = v.contains("duration_ns");
-        if (us == ns)
-        {
-            Throw(where, "a compute op needs exactly one of 'duration_us' and 'duration_ns'");
-        }
-        if (ns)
-        {
-            op.duration = NanoSeconds(static_cast<int64_t>(
-                Unsigned(v["duration_ns"], where + "/duration_ns", uint64_t{1} << 62)));
-        }
-        else
-        {
-            const Json& d = v["duration_us"];
-            if (!d.is_number() || d.get<double>() < 0 || d.get<double>() > 1e12)
-            {
-                Throw(where + "/duration_us",
-                      "expected a duration in microseconds >= 0, got " + d.dump());
-            }
-            op.duration = NanoSeconds(static_cast<int64_t>(d.get<double>() * 1e3 + 0.5));
-        }
-        break;
+        Throw(where, "a compute op needs exactly one of 'duration_us' and 'duration_ns'");
     }
-    case TraceOpKind::COLLECTIVE: {
-        const std::string type = Text(Need(v, "collective", where), where + "/collective");
-        if (!ParseCollectiveType(type, op.collective))
-        {
-            Throw(where + "/collective",
-                  "expected all-reduce, reduce-scatter, all-gather, broadcast, reduce or "
-                  "all-to-all, got '" +
-                      type + "'");
-        }
-        op.bytes = Unsigned(Need(v, "bytes", where), where + "/bytes", uint64_t{1} << 50);
-        op.group = Text(Need(v, "group", where), where + "/group");
-        if (!m_trace.HasGroup(op.group))
-        {
-            Throw(where + "/group", "unknown group '" + op.group + "' (not in /groups)");
-        }
-        if (v.contains("algorithm"))
-        {
-            op.algorithm = Text(v["algorithm"], where + "/algorithm");
-        }
-        if (v.contains("root"))
-        {
-            op.root = static_cast<uint32_t>(Unsigned(v["root"], where + "/root", 1u << 24));
-        }
-        break;
+    if (ns)
+    {
+        op.duration = NanoSeconds(static_cast<int64_t>(
+            Unsigned(v["duration_ns"], where + "/duration_ns", uint64_t{1} << 62)));
     }
-    case TraceOpKind::SEND:
-    case TraceOpKind::RECV:
-        op.peer = static_cast<uint32_t>(
-            Unsigned(Need(v, "peer", where), where + "/peer", m_trace.GetNRanks() - 1));
-        if (op.peer == rank)
+    else
+    {
+        const Json& d = v["duration_us"];
+        if (!d.is_number() || d.get<double>() < 0 || d.get<double>() > 1e12)
         {
-            Throw(where + "/peer", "a rank cannot send to or receive from itself");
+            Throw(where + "/duration_us",
+                  "expected a duration in microseconds >= 0, got " + d.dump());
         }
-        op.bytes = Unsigned(Need(v, "bytes", where), where + "/bytes", uint64_t{1} << 50);
-        if (v.contains("tag"))
-        {
-            op.tag = static_cast<uint32_t>(Unsigned(v["tag"], where + "/tag", 1u << 30));
-        }
-        break;
+        op.duration = NanoSeconds(static_cast<int64_t>(d.get<double>() * 1e3 + 0.5));
     }
-    return op;
+}
+
+void
+TraceJsonParser::ParseCollective(const Json& v, const std::string& where, TraceOp& op) const
+{
+    const std::string type = Text(Need(v, "collective", where), where + "/collective");
+    if (!ParseCollectiveType(type, op.collective))
+    {
+        Throw(where + "/collective",
+              "expected all-reduce, reduce-scatter, all-gather, broadcast, reduce or "
+              "all-to-all, got '" +
+                  type + "'");
+    }
+    op.bytes = Unsigned(Need(v, "bytes", where), where + "/bytes", uint64_t{1} << 50);
+    op.group = Text(Need(v, "group", where), where + "/group");
+    if (!m_trace.HasGroup(op.group))
+    {
+        Throw(where + "/group", "unknown group '" + op.group + "' (not in /groups)");
+    }
+    if (v.contains("algorithm"))
+    {
+        op.algorithm = Text(v["algorithm"], where + "/algorithm");
+    }
+    if (v.contains("root"))
+    {
+        op.root = static_cast<uint32_t>(Unsigned(v["root"], where + "/root", 1u << 24));
+    }
+}
+
+void
+TraceJsonParser::ParsePointToPoint(const Json& v,
+                                   uint32_t rank,
+                                   const std::string& where,
+                                   TraceOp& op) const
+{
+    op.peer = static_cast<uint32_t>(
+        Unsigned(Need(v, "peer", where), where + "/peer", m_trace.GetNRanks() - 1));
+    if (op.peer == rank)
+    {
+        Throw(where + "/peer", "a rank cannot send to or receive from itself");
+    }
+    op.bytes = Unsigned(Need(v, "bytes", where), where + "/bytes", uint64_t{1} << 50);
+    if (v.contains("tag"))
+    {
+        op.tag = static_cast<uint32_t>(Unsigned(v["tag"], where + "/tag", 1u << 30));
+    }
 }
 
 TrainingTrace
@@ -314,54 +356,69 @@ TraceJsonParser::Parse(const Json& doc)
     }
     if (doc.contains("streams"))
     {
-        const Json& streams = doc["streams"];
-        if (!streams.is_array() || streams.size() > 1024)
-        {
-            Throw("/streams", "expected an array of stream names (stream 0 first)");
-        }
-        for (size_t k = 0; k < streams.size(); ++k)
-        {
-            m_trace.SetStreamName(static_cast<uint32_t>(k),
-                                  Text(streams[k], "/streams/" + std::to_string(k)));
-        }
+        ParseStreams(doc["streams"]);
     }
     if (doc.contains("groups"))
     {
-        const Json& groups = doc["groups"];
-        if (!groups.is_array())
-        {
-            Throw("/groups", "expected an array of groups");
-        }
-        for (size_t i = 0; i < groups.size(); ++i)
-        {
-            const std::string where = "/groups/" + std::to_string(i);
-            if (!groups[i].is_object())
-            {
-                Throw(where, "expected a group object");
-            }
-            CheckKeys(groups[i], where, "a group", {&TraceKeys::Group()});
-            TraceGroup g;
-            g.name = Text(Need(groups[i], "name", where), where + "/name");
-            g.kind =
-                groups[i].contains("kind") ? Text(groups[i]["kind"], where + "/kind") : "custom";
-            if (m_trace.HasGroup(g.name))
-            {
-                Throw(where + "/name", "group '" + g.name + "' is defined twice");
-            }
-            const Json& ranks = Need(groups[i], "ranks", where);
-            if (!ranks.is_array() || ranks.empty())
-            {
-                Throw(where + "/ranks", "expected a non-empty array of ranks");
-            }
-            for (size_t k = 0; k < ranks.size(); ++k)
-            {
-                g.ranks.push_back(static_cast<uint32_t>(
-                    Unsigned(ranks[k], where + "/ranks/" + std::to_string(k), n - 1)));
-            }
-            m_trace.AddGroup(g);
-        }
+        ParseGroups(doc["groups"], n);
     }
-    const Json& programs = Need(doc, "programs", "");
+    ParsePrograms(Need(doc, "programs", ""), n);
+    return std::move(m_trace);
+}
+
+void
+TraceJsonParser::ParseStreams(const Json& streams)
+{
+    if (!streams.is_array() || streams.size() > 1024)
+    {
+        Throw("/streams", "expected an array of stream names (stream 0 first)");
+    }
+    for (size_t k = 0; k < streams.size(); ++k)
+    {
+        m_trace.SetStreamName(static_cast<uint32_t>(k),
+                              Text(streams[k], "/streams/" + std::to_string(k)));
+    }
+}
+
+void
+TraceJsonParser::ParseGroups(const Json& groups, uint32_t n)
+{
+    if (!groups.is_array())
+    {
+        Throw("/groups", "expected an array of groups");
+    }
+    for (size_t i = 0; i < groups.size(); ++i)
+    {
+        const std::string where = "/groups/" + std::to_string(i);
+        if (!groups[i].is_object())
+        {
+            Throw(where, "expected a group object");
+        }
+        CheckKeys(groups[i], where, "a group", {&TraceKeys::Group()});
+        TraceGroup g;
+        g.name = Text(Need(groups[i], "name", where), where + "/name");
+        g.kind = groups[i].contains("kind") ? Text(groups[i]["kind"], where + "/kind") : "custom";
+        if (m_trace.HasGroup(g.name))
+        {
+            Throw(where + "/name", "group '" + g.name + "' is defined twice");
+        }
+        const Json& ranks = Need(groups[i], "ranks", where);
+        if (!ranks.is_array() || ranks.empty())
+        {
+            Throw(where + "/ranks", "expected a non-empty array of ranks");
+        }
+        for (size_t k = 0; k < ranks.size(); ++k)
+        {
+            g.ranks.push_back(static_cast<uint32_t>(
+                Unsigned(ranks[k], where + "/ranks/" + std::to_string(k), n - 1)));
+        }
+        m_trace.AddGroup(g);
+    }
+}
+
+void
+TraceJsonParser::ParsePrograms(const Json& programs, uint32_t n)
+{
     if (!programs.is_array())
     {
         Throw("/programs", "expected an array with one {rank, ops} per rank");
@@ -399,7 +456,59 @@ TraceJsonParser::Parse(const Json& doc)
             Throw("/programs", "rank " + std::to_string(r) + " has no program");
         }
     }
-    return std::move(m_trace);
+}
+
+/// One op as trace JSON (fields at their defaults left out).
+Json
+OpToJson(const TraceOp& op)
+{
+    Json o;
+    o["kind"] = TraceOpKindToString(op.kind);
+    if (!op.name.empty())
+    {
+        o["name"] = op.name;
+    }
+    if (op.stream != 0)
+    {
+        o["stream"] = op.stream;
+    }
+    if (op.iteration != 0)
+    {
+        o["iteration"] = op.iteration;
+    }
+    switch (op.kind)
+    {
+    case TraceOpKind::COMPUTE:
+        o["duration_ns"] = op.duration.GetNanoSeconds();
+        break;
+    case TraceOpKind::COLLECTIVE:
+        o["collective"] = CollectiveTypeToString(op.collective);
+        o["bytes"] = op.bytes;
+        o["group"] = op.group;
+        if (!op.algorithm.empty())
+        {
+            o["algorithm"] = op.algorithm;
+        }
+        if (op.collective == CollectiveType::BROADCAST || op.collective == CollectiveType::REDUCE)
+        {
+            o["root"] = op.root;
+        }
+        break;
+    case TraceOpKind::SEND:
+    case TraceOpKind::RECV:
+        o["peer"] = op.peer;
+        o["bytes"] = op.bytes;
+        if (op.tag != 0)
+        {
+            o["tag"] = op.tag;
+        }
+        break;
+    }
+    if (!op.deps.empty())
+    {
+        o["deps"] = op.deps;
+    }
+    return o;
 }
 
 } // namespace
@@ -478,54 +587,7 @@ TraceJson::Serialize(const TrainingTrace& trace)
         Json ops = Json::array();
         for (const TraceOp& op : trace.GetOps(r))
         {
-            Json o;
-            o["kind"] = TraceOpKindToString(op.kind);
-            if (!op.name.empty())
-            {
-                o["name"] = op.name;
-            }
-            if (op.stream != 0)
-            {
-                o["stream"] = op.stream;
-            }
-            if (op.iteration != 0)
-            {
-                o["iteration"] = op.iteration;
-            }
-            switch (op.kind)
-            {
-            case TraceOpKind::COMPUTE:
-                o["duration_ns"] = op.duration.GetNanoSeconds();
-                break;
-            case TraceOpKind::COLLECTIVE:
-                o["collective"] = CollectiveTypeToString(op.collective);
-                o["bytes"] = op.bytes;
-                o["group"] = op.group;
-                if (!op.algorithm.empty())
-                {
-                    o["algorithm"] = op.algorithm;
-                }
-                if (op.collective == CollectiveType::BROADCAST ||
-                    op.collective == CollectiveType::REDUCE)
-                {
-                    o["root"] = op.root;
-                }
-                break;
-            case TraceOpKind::SEND:
-            case TraceOpKind::RECV:
-                o["peer"] = op.peer;
-                o["bytes"] = op.bytes;
-                if (op.tag != 0)
-                {
-                    o["tag"] = op.tag;
-                }
-                break;
-            }
-            if (!op.deps.empty())
-            {
-                o["deps"] = op.deps;
-            }
-            ops.push_back(std::move(o));
+            ops.push_back(OpToJson(op));
         }
         doc["programs"].push_back({{"rank", r}, {"ops", std::move(ops)}});
     }

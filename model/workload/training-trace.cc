@@ -213,6 +213,276 @@ TrainingTrace::GetStreamNames() const
     return m_streamNames;
 }
 
+namespace
+{
+
+/// Validate: no dependency cycle among rank r's ops (deps and stream order).
+bool
+CheckNoCycle(uint32_t r, const std::vector<TraceOp>& ops, std::ostringstream& why)
+{
+    // Cycle check (Kahn) over this rank's deps; stream order only adds edges from
+    // lower to higher ids, so it cannot close a cycle by itself but can with deps.
+    std::vector<uint32_t> indegree(ops.size(), 0);
+    std::vector<std::vector<uint32_t>> next(ops.size());
+    std::vector<int64_t> lastOfStream;
+    for (uint32_t i = 0; i < ops.size(); ++i)
+    {
+        for (uint32_t d : ops[i].deps)
+        {
+            next[d].push_back(i);
+            ++indegree[i];
+        }
+        if (ops[i].stream >= lastOfStream.size())
+        {
+            lastOfStream.resize(ops[i].stream + 1, -1);
+        }
+        if (lastOfStream[ops[i].stream] >= 0)
+        {
+            next[lastOfStream[ops[i].stream]].push_back(i);
+            ++indegree[i];
+        }
+        lastOfStream[ops[i].stream] = i;
+    }
+    std::vector<uint32_t> ready;
+    for (uint32_t i = 0; i < ops.size(); ++i)
+    {
+        if (indegree[i] == 0)
+        {
+            ready.push_back(i);
+        }
+    }
+    size_t seen = 0;
+    while (!ready.empty())
+    {
+        uint32_t x = ready.back();
+        ready.pop_back();
+        ++seen;
+        for (uint32_t y : next[x])
+        {
+            if (--indegree[y] == 0)
+            {
+                ready.push_back(y);
+            }
+        }
+    }
+    if (seen != ops.size())
+    {
+        for (uint32_t i = 0; i < ops.size(); ++i)
+        {
+            if (indegree[i] != 0)
+            {
+                why << "rank " << r << " op " << i << " ('" << ops[i].name
+                    << "') is on a dependency cycle (deps and stream order)";
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+bool
+TrainingTrace::CheckGroups(std::ostringstream& why) const
+{
+    for (const TraceGroup& g : m_groups)
+    {
+        if (g.ranks.empty())
+        {
+            why << "group '" << g.name << "' has no ranks";
+            return false;
+        }
+        std::vector<uint32_t> sorted(g.ranks);
+        std::sort(sorted.begin(), sorted.end());
+        if (sorted.back() >= m_nRanks)
+        {
+            why << "group '" << g.name << "' names rank " << sorted.back() << " but the trace has "
+                << m_nRanks << " ranks";
+            return false;
+        }
+        if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+        {
+            why << "group '" << g.name << "' names rank "
+                << *std::adjacent_find(sorted.begin(), sorted.end()) << " twice";
+            return false;
+        }
+    }
+    return true;
+}
+
+bool
+TrainingTrace::CheckOps(uint32_t r,
+                        CollectiveSequences& sequences,
+                        MessageSizes& p2p,
+                        std::ostringstream& why) const
+{
+    const auto& ops = m_ops[r];
+    uint32_t lastIteration = 0;
+    for (uint32_t i = 0; i < ops.size(); ++i)
+    {
+        const TraceOp& op = ops[i];
+        why << "rank " << r << " op " << i << " ('" << op.name << "'): ";
+        if (op.id != i)
+        {
+            why << "id " << op.id << " is not its index";
+            return false;
+        }
+        if (op.iteration < lastIteration)
+        {
+            why << "iteration " << op.iteration << " after an op of iteration " << lastIteration
+                << " (ops must be listed iteration by iteration)";
+            return false;
+        }
+        lastIteration = op.iteration;
+        for (uint32_t d : op.deps)
+        {
+            if (d >= ops.size() || d == i)
+            {
+                why << "depends on op " << d
+                    << (d == i ? ", itself" : ", which the rank does not have");
+                return false;
+            }
+        }
+        if (!CheckOpKind(r, op, sequences, p2p, why))
+        {
+            return false;
+        }
+        why.str("");
+    }
+    return true;
+}
+
+bool
+TrainingTrace::CheckOpKind(uint32_t r,
+                           const TraceOp& op,
+                           CollectiveSequences& sequences,
+                           MessageSizes& p2p,
+                           std::ostringstream& why) const
+{
+    switch (op.kind)
+    {
+    case TraceOpKind::COMPUTE:
+        if (op.duration.IsStrictlyNegative())
+        {
+            why << "negative duration " << op.duration.GetSeconds() << " s";
+            return false;
+        }
+        break;
+    case TraceOpKind::COLLECTIVE: {
+        auto it = m_groupIndex.find(op.group);
+        if (it == m_groupIndex.end())
+        {
+            why << "unknown group '" << op.group << "'";
+            return false;
+        }
+        const TraceGroup& g = m_groups[it->second];
+        auto pos = std::find(g.ranks.begin(), g.ranks.end(), r);
+        if (pos == g.ranks.end())
+        {
+            why << "collective on group '" << op.group << "', which does not contain rank " << r;
+            return false;
+        }
+        if ((op.collective == CollectiveType::BROADCAST ||
+             op.collective == CollectiveType::REDUCE) &&
+            op.root >= g.ranks.size())
+        {
+            why << "root " << op.root << " outside group '" << op.group << "' of " << g.ranks.size()
+                << " ranks";
+            return false;
+        }
+        if (op.collective == CollectiveType::ALL_TO_ALLV ||
+            op.collective == CollectiveType::SEND_RECV)
+        {
+            why << "collective " << op.collective
+                << " is not a trace collective (use send/recv ops)";
+            return false;
+        }
+        auto& seq = sequences[op.group];
+        seq.resize(g.ranks.size());
+        seq[pos - g.ranks.begin()].emplace_back(op.collective, op.bytes, op.root);
+        break;
+    }
+    case TraceOpKind::SEND:
+    case TraceOpKind::RECV:
+        if (op.peer >= m_nRanks || op.peer == r)
+        {
+            why << TraceOpKindToString(op.kind) << " peer " << op.peer
+                << (op.peer == r ? " is the rank itself" : " is out of range");
+            return false;
+        }
+        if (op.kind == TraceOpKind::SEND)
+        {
+            p2p[{r, op.peer, op.tag}].first.push_back(op.bytes);
+        }
+        else
+        {
+            p2p[{op.peer, r, op.tag}].second.push_back(op.bytes);
+        }
+        break;
+    }
+    return true;
+}
+
+bool
+TrainingTrace::CheckSequences(const CollectiveSequences& sequences, std::ostringstream& why) const
+{
+    for (const auto& [name, seq] : sequences)
+    {
+        const TraceGroup& g = GetGroup(name);
+        for (uint32_t k = 0; k < g.ranks.size(); ++k)
+        {
+            const auto& mine = seq[k]; // sized to the group when its first call was seen
+            const auto& first = seq[0];
+            if (mine.size() != first.size())
+            {
+                why << "group '" << name << "': rank " << g.ranks[k] << " issues " << mine.size()
+                    << " collectives on it but rank " << g.ranks[0] << " issues " << first.size();
+                return false;
+            }
+            for (size_t c = 0; c < mine.size(); ++c)
+            {
+                if (mine[c] != first[c])
+                {
+                    why << "group '" << name << "': collective #" << c << " of rank " << g.ranks[k]
+                        << " (" << std::get<0>(mine[c]) << ", " << std::get<1>(mine[c])
+                        << " B, root " << std::get<2>(mine[c]) << ") differs from rank "
+                        << g.ranks[0] << "'s (" << std::get<0>(first[c]) << ", "
+                        << std::get<1>(first[c]) << " B, root " << std::get<2>(first[c]) << ")";
+                    return false;
+                }
+            }
+        }
+    }
+    return true;
+}
+
+bool
+TrainingTrace::CheckMessages(const MessageSizes& p2p, std::ostringstream& why) const
+{
+    for (const auto& [key, sizes] : p2p)
+    {
+        const auto& [sends, recvs] = sizes;
+        if (sends.size() != recvs.size())
+        {
+            why << "rank " << std::get<0>(key) << " sends " << sends.size() << " messages to rank "
+                << std::get<1>(key) << " (tag " << std::get<2>(key) << ") but rank "
+                << std::get<1>(key) << " receives " << recvs.size();
+            return false;
+        }
+        for (size_t k = 0; k < sends.size(); ++k)
+        {
+            if (sends[k] != recvs[k])
+            {
+                why << "message #" << k << " from rank " << std::get<0>(key) << " to rank "
+                    << std::get<1>(key) << " (tag " << std::get<2>(key) << ") is sent with "
+                    << sends[k] << " B but received with " << recvs[k] << " B";
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 bool
 TrainingTrace::Validate(std::string* reason) const
 {
@@ -229,237 +499,26 @@ TrainingTrace::Validate(std::string* reason) const
         why << "the trace has no ranks";
         return fail();
     }
-    for (const TraceGroup& g : m_groups)
+    if (!CheckGroups(why))
     {
-        if (g.ranks.empty())
-        {
-            why << "group '" << g.name << "' has no ranks";
-            return fail();
-        }
-        std::vector<uint32_t> sorted(g.ranks);
-        std::sort(sorted.begin(), sorted.end());
-        if (sorted.back() >= m_nRanks)
-        {
-            why << "group '" << g.name << "' names rank " << sorted.back() << " but the trace has "
-                << m_nRanks << " ranks";
-            return fail();
-        }
-        if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
-        {
-            why << "group '" << g.name << "' names rank "
-                << *std::adjacent_find(sorted.begin(), sorted.end()) << " twice";
-            return fail();
-        }
+        return fail();
     }
 
     // Per op: references. Per group: each member's sequence of collectives on it.
-    std::map<std::string, std::vector<std::vector<std::tuple<CollectiveType, uint64_t, uint32_t>>>>
-        sequences;
+    CollectiveSequences sequences;
     // (src, dst, tag) -> the sizes of its sends, in src's order, and of its receives, in
     // dst's order: the k-th of each meet.
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t>,
-             std::pair<std::vector<uint64_t>, std::vector<uint64_t>>>
-        p2p;
+    MessageSizes p2p;
     for (uint32_t r = 0; r < m_nRanks; ++r)
     {
-        const auto& ops = m_ops[r];
-        uint32_t lastIteration = 0;
-        for (uint32_t i = 0; i < ops.size(); ++i)
+        if (!CheckOps(r, sequences, p2p, why) || !CheckNoCycle(r, m_ops[r], why))
         {
-            const TraceOp& op = ops[i];
-            why << "rank " << r << " op " << i << " ('" << op.name << "'): ";
-            if (op.id != i)
-            {
-                why << "id " << op.id << " is not its index";
-                return fail();
-            }
-            if (op.iteration < lastIteration)
-            {
-                why << "iteration " << op.iteration << " after an op of iteration " << lastIteration
-                    << " (ops must be listed iteration by iteration)";
-                return fail();
-            }
-            lastIteration = op.iteration;
-            for (uint32_t d : op.deps)
-            {
-                if (d >= ops.size() || d == i)
-                {
-                    why << "depends on op " << d
-                        << (d == i ? ", itself" : ", which the rank does not have");
-                    return fail();
-                }
-            }
-            switch (op.kind)
-            {
-            case TraceOpKind::COMPUTE:
-                if (op.duration.IsStrictlyNegative())
-                {
-                    why << "negative duration " << op.duration.GetSeconds() << " s";
-                    return fail();
-                }
-                break;
-            case TraceOpKind::COLLECTIVE: {
-                auto it = m_groupIndex.find(op.group);
-                if (it == m_groupIndex.end())
-                {
-                    why << "unknown group '" << op.group << "'";
-                    return fail();
-                }
-                const TraceGroup& g = m_groups[it->second];
-                auto pos = std::find(g.ranks.begin(), g.ranks.end(), r);
-                if (pos == g.ranks.end())
-                {
-                    why << "collective on group '" << op.group << "', which does not contain rank "
-                        << r;
-                    return fail();
-                }
-                if ((op.collective == CollectiveType::BROADCAST ||
-                     op.collective == CollectiveType::REDUCE) &&
-                    op.root >= g.ranks.size())
-                {
-                    why << "root " << op.root << " outside group '" << op.group << "' of "
-                        << g.ranks.size() << " ranks";
-                    return fail();
-                }
-                if (op.collective == CollectiveType::ALL_TO_ALLV ||
-                    op.collective == CollectiveType::SEND_RECV)
-                {
-                    why << "collective " << op.collective
-                        << " is not a trace collective (use send/recv ops)";
-                    return fail();
-                }
-                auto& seq = sequences[op.group];
-                seq.resize(g.ranks.size());
-                seq[pos - g.ranks.begin()].emplace_back(op.collective, op.bytes, op.root);
-                break;
-            }
-            case TraceOpKind::SEND:
-            case TraceOpKind::RECV:
-                if (op.peer >= m_nRanks || op.peer == r)
-                {
-                    why << TraceOpKindToString(op.kind) << " peer " << op.peer
-                        << (op.peer == r ? " is the rank itself" : " is out of range");
-                    return fail();
-                }
-                if (op.kind == TraceOpKind::SEND)
-                {
-                    p2p[{r, op.peer, op.tag}].first.push_back(op.bytes);
-                }
-                else
-                {
-                    p2p[{op.peer, r, op.tag}].second.push_back(op.bytes);
-                }
-                break;
-            }
-            why.str("");
-        }
-
-        // Cycle check (Kahn) over this rank's deps; stream order only adds edges from
-        // lower to higher ids, so it cannot close a cycle by itself but can with deps.
-        std::vector<uint32_t> indegree(ops.size(), 0);
-        std::vector<std::vector<uint32_t>> next(ops.size());
-        std::vector<int64_t> lastOfStream;
-        for (uint32_t i = 0; i < ops.size(); ++i)
-        {
-            for (uint32_t d : ops[i].deps)
-            {
-                next[d].push_back(i);
-                ++indegree[i];
-            }
-            if (ops[i].stream >= lastOfStream.size())
-            {
-                lastOfStream.resize(ops[i].stream + 1, -1);
-            }
-            if (lastOfStream[ops[i].stream] >= 0)
-            {
-                next[lastOfStream[ops[i].stream]].push_back(i);
-                ++indegree[i];
-            }
-            lastOfStream[ops[i].stream] = i;
-        }
-        std::vector<uint32_t> ready;
-        for (uint32_t i = 0; i < ops.size(); ++i)
-        {
-            if (indegree[i] == 0)
-            {
-                ready.push_back(i);
-            }
-        }
-        size_t seen = 0;
-        while (!ready.empty())
-        {
-            uint32_t x = ready.back();
-            ready.pop_back();
-            ++seen;
-            for (uint32_t y : next[x])
-            {
-                if (--indegree[y] == 0)
-                {
-                    ready.push_back(y);
-                }
-            }
-        }
-        if (seen != ops.size())
-        {
-            for (uint32_t i = 0; i < ops.size(); ++i)
-            {
-                if (indegree[i] != 0)
-                {
-                    why << "rank " << r << " op " << i << " ('" << ops[i].name
-                        << "') is on a dependency cycle (deps and stream order)";
-                    return fail();
-                }
-            }
-        }
-    }
-
-    for (const auto& [name, seq] : sequences)
-    {
-        const TraceGroup& g = GetGroup(name);
-        for (uint32_t k = 0; k < g.ranks.size(); ++k)
-        {
-            const auto& mine = seq[k]; // sized to the group when its first call was seen
-            const auto& first = seq[0];
-            if (mine.size() != first.size())
-            {
-                why << "group '" << name << "': rank " << g.ranks[k] << " issues " << mine.size()
-                    << " collectives on it but rank " << g.ranks[0] << " issues " << first.size();
-                return fail();
-            }
-            for (size_t c = 0; c < mine.size(); ++c)
-            {
-                if (mine[c] != first[c])
-                {
-                    why << "group '" << name << "': collective #" << c << " of rank " << g.ranks[k]
-                        << " (" << std::get<0>(mine[c]) << ", " << std::get<1>(mine[c])
-                        << " B, root " << std::get<2>(mine[c]) << ") differs from rank "
-                        << g.ranks[0] << "'s (" << std::get<0>(first[c]) << ", "
-                        << std::get<1>(first[c]) << " B, root " << std::get<2>(first[c]) << ")";
-                    return fail();
-                }
-            }
-        }
-    }
-    for (const auto& [key, sizes] : p2p)
-    {
-        const auto& [sends, recvs] = sizes;
-        if (sends.size() != recvs.size())
-        {
-            why << "rank " << std::get<0>(key) << " sends " << sends.size() << " messages to rank "
-                << std::get<1>(key) << " (tag " << std::get<2>(key) << ") but rank "
-                << std::get<1>(key) << " receives " << recvs.size();
             return fail();
         }
-        for (size_t k = 0; k < sends.size(); ++k)
-        {
-            if (sends[k] != recvs[k])
-            {
-                why << "message #" << k << " from rank " << std::get<0>(key) << " to rank "
-                    << std::get<1>(key) << " (tag " << std::get<2>(key) << ") is sent with "
-                    << sends[k] << " B but received with " << recvs[k] << " B";
-                return fail();
-            }
-        }
+    }
+    if (!CheckSequences(sequences, why) || !CheckMessages(p2p, why))
+    {
+        return fail();
     }
     if (reason)
     {

@@ -6,8 +6,11 @@
 #include "ns3/nstime.h"
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -156,6 +159,33 @@ class TrainingTrace
                                  std::string* error);
 
   private:
+    /// Per group: each member's sequence of collectives on it (type, bytes, root).
+    using CollectiveSequences =
+        std::map<std::string,
+                 std::vector<std::vector<std::tuple<CollectiveType, uint64_t, uint32_t>>>>;
+    /// Per (src, dst, tag): the sizes of its sends, in src's order, and of its receives,
+    /// in dst's order.
+    using MessageSizes = std::map<std::tuple<uint32_t, uint32_t, uint32_t>,
+                                  std::pair<std::vector<uint64_t>, std::vector<uint64_t>>>;
+
+    /// Validate: every group has ranks, all in range, none twice (problem written to why).
+    bool CheckGroups(std::ostringstream& why) const;
+    /// Validate: rank r's ops (ids, iterations, deps, CheckOpKind), recording their calls.
+    bool CheckOps(uint32_t r,
+                  CollectiveSequences& sequences,
+                  MessageSizes& p2p,
+                  std::ostringstream& why) const;
+    /// Validate: one op of rank r by its kind; records its collective or message.
+    bool CheckOpKind(uint32_t r,
+                     const TraceOp& op,
+                     CollectiveSequences& sequences,
+                     MessageSizes& p2p,
+                     std::ostringstream& why) const;
+    /// Validate: the members of each group issue the same collectives on it.
+    bool CheckSequences(const CollectiveSequences& sequences, std::ostringstream& why) const;
+    /// Validate: the sends and receives of each (src, dst, tag) pair up, size for size.
+    bool CheckMessages(const MessageSizes& p2p, std::ostringstream& why) const;
+
     uint32_t m_nRanks{0};
     std::string m_name;
     std::string m_gpu; //!< GPU the compute durations are for ("" if unknown)

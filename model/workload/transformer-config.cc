@@ -84,47 +84,14 @@ TransformerConfig::Validate(std::string* reason) const
     }
     if (kind == "cnn")
     {
-        if (tp != 1 || pp != 1 || ep != 1 || experts != 0)
+        if (!ValidateCnn(why))
         {
-            why << "a cnn is data-parallel only: tp, pp, ep must be 1 and experts 0";
-            return fail();
-        }
-        if (cnnParameters == 0 || cnnFlopsPerSample <= 0)
-        {
-            why << "a cnn needs cnnParameters > 0 and cnnFlopsPerSample > 0";
             return fail();
         }
     }
-    else
+    else if (!ValidateTransformer(why))
     {
-        if (kvHeads != 0 && (heads % kvHeads != 0 || kvHeads % tp != 0))
-        {
-            why << "kvHeads " << kvHeads << " must divide heads " << heads
-                << " and be divisible by tp " << tp;
-            return fail();
-        }
-        if (hidden % heads != 0 || heads % tp != 0)
-        {
-            why << "heads " << heads << " must divide hidden " << hidden
-                << " and be divisible by tp " << tp;
-            return fail();
-        }
-        if (dp % ep != 0)
-        {
-            why << "ep " << ep << " must divide dp " << dp;
-            return fail();
-        }
-        if (experts > 0 && (experts % ep != 0 || topK == 0 || topK > experts || moeEvery == 0))
-        {
-            why << "experts " << experts << " must be a multiple of ep " << ep
-                << ", and 1 <= topK <= experts, moeEvery >= 1";
-            return fail();
-        }
-        if (experts == 0 && ep != 1)
-        {
-            why << "ep " << ep << " needs experts > 0";
-            return fail();
-        }
+        return fail();
     }
     if (zeroStage > 3 || gradBytes == 0 || paramBytes == 0 || activationBytes == 0 ||
         bucketParams == 0)
@@ -136,7 +103,177 @@ TransformerConfig::Validate(std::string* reason) const
     return true;
 }
 
+bool
+TransformerConfig::ValidateCnn(std::ostringstream& why) const
+{
+    if (tp != 1 || pp != 1 || ep != 1 || experts != 0)
+    {
+        why << "a cnn is data-parallel only: tp, pp, ep must be 1 and experts 0";
+        return false;
+    }
+    if (cnnParameters == 0 || cnnFlopsPerSample <= 0)
+    {
+        why << "a cnn needs cnnParameters > 0 and cnnFlopsPerSample > 0";
+        return false;
+    }
+    return true;
+}
+
+bool
+TransformerConfig::ValidateTransformer(std::ostringstream& why) const
+{
+    if (kvHeads != 0 && (heads % kvHeads != 0 || kvHeads % tp != 0))
+    {
+        why << "kvHeads " << kvHeads << " must divide heads " << heads << " and be divisible by tp "
+            << tp;
+        return false;
+    }
+    if (hidden % heads != 0 || heads % tp != 0)
+    {
+        why << "heads " << heads << " must divide hidden " << hidden << " and be divisible by tp "
+            << tp;
+        return false;
+    }
+    if (dp % ep != 0)
+    {
+        why << "ep " << ep << " must divide dp " << dp;
+        return false;
+    }
+    if (experts > 0 && (experts % ep != 0 || topK == 0 || topK > experts || moeEvery == 0))
+    {
+        why << "experts " << experts << " must be a multiple of ep " << ep
+            << ", and 1 <= topK <= experts, moeEvery >= 1";
+        return false;
+    }
+    if (experts == 0 && ep != 1)
+    {
+        why << "ep " << ep << " needs experts > 0";
+        return false;
+    }
+    return true;
+}
+
 // ------------------------------------------------------------------ JSON config
+
+namespace
+{
+
+using Json = nlohmann::json;
+
+/// Set field from v (key in source): an integer in the field's range, or a non-negative
+/// number; false with error set otherwise.
+template <typename T>
+bool
+ReadNumber(const std::string& key,
+           const Json& v,
+           const std::string& source,
+           T& field,
+           std::string* error)
+{
+    if constexpr (std::is_integral_v<T>)
+    {
+        // Integers only, within the field's range: 2.5 or 2^32 + 2 are errors,
+        // not silently 2.
+        if (!v.is_number_integer() || v.get<int64_t>() < 0 ||
+            v.get<uint64_t>() > std::numeric_limits<T>::max())
+        {
+            *error = source + ": '" + key + "' must be a non-negative integer up to " +
+                     std::to_string(std::numeric_limits<T>::max()) + ", got " + v.dump();
+            return false;
+        }
+    }
+    else if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+    {
+        *error = source + ": '" + key + "' must be a non-negative number, got " + v.dump();
+        return false;
+    }
+    field = v.get<T>();
+    return true;
+}
+
+/// Set the setting key of c from v; false with error set if key or v is wrong.
+bool
+ReadSetting(const std::string& key,
+            const Json& v,
+            const std::string& source,
+            TransformerConfig& c,
+            std::string* error)
+{
+    auto number = [&](auto& field) { return ReadNumber(key, v, source, field, error); };
+    bool ok = true;
+    if (key == "name" || key == "kind")
+    {
+        if (!v.is_string())
+        {
+            *error = source + ": '" + key + "' must be a string, got " + v.dump();
+            return false;
+        }
+        (key == "name" ? c.name : c.kind) = v.get<std::string>();
+    }
+    else if (key == "sequenceParallel" || key == "gatedMlp")
+    {
+        if (!v.is_boolean())
+        {
+            *error = source + ": '" + key + "' must be true or false, got " + v.dump();
+            return false;
+        }
+        (key == "gatedMlp" ? c.gatedMlp : c.sequenceParallel) = v.get<bool>();
+    }
+    else if (key == "kvHeads")
+        ok = number(c.kvHeads);
+    else if (key == "layers")
+        ok = number(c.layers);
+    else if (key == "hidden")
+        ok = number(c.hidden);
+    else if (key == "heads")
+        ok = number(c.heads);
+    else if (key == "ffnHidden")
+        ok = number(c.ffnHidden);
+    else if (key == "seqLength")
+        ok = number(c.seqLength);
+    else if (key == "vocab")
+        ok = number(c.vocab);
+    else if (key == "microBatch")
+        ok = number(c.microBatch);
+    else if (key == "globalBatch")
+        ok = number(c.globalBatch);
+    else if (key == "tp")
+        ok = number(c.tp);
+    else if (key == "pp")
+        ok = number(c.pp);
+    else if (key == "dp")
+        ok = number(c.dp);
+    else if (key == "ep")
+        ok = number(c.ep);
+    else if (key == "experts")
+        ok = number(c.experts);
+    else if (key == "topK")
+        ok = number(c.topK);
+    else if (key == "moeEvery")
+        ok = number(c.moeEvery);
+    else if (key == "zeroStage")
+        ok = number(c.zeroStage);
+    else if (key == "bucketParams")
+        ok = number(c.bucketParams);
+    else if (key == "gradBytes")
+        ok = number(c.gradBytes);
+    else if (key == "paramBytes")
+        ok = number(c.paramBytes);
+    else if (key == "activationBytes")
+        ok = number(c.activationBytes);
+    else if (key == "cnnParameters")
+        ok = number(c.cnnParameters);
+    else if (key == "cnnFlopsPerSample")
+        ok = number(c.cnnFlopsPerSample);
+    else
+    {
+        *error = source + ": unknown setting '" + key + "'";
+        return false;
+    }
+    return ok;
+}
+
+} // namespace
 
 bool
 TransformerTraceGenerator::ParseConfig(const std::string& text,
@@ -144,7 +281,6 @@ TransformerTraceGenerator::ParseConfig(const std::string& text,
                                        TransformerConfig& c,
                                        std::string* error)
 {
-    using Json = nlohmann::json;
     Json doc;
     if (!JsonText::Parse(text, source, &doc, error))
     {
@@ -157,101 +293,7 @@ TransformerTraceGenerator::ParseConfig(const std::string& text,
     }
     for (auto it = doc.begin(); it != doc.end(); ++it)
     {
-        const std::string& key = it.key();
-        const Json& v = it.value();
-        auto number = [&](auto& field) {
-            using T = std::decay_t<decltype(field)>;
-            if constexpr (std::is_integral_v<T>)
-            {
-                // Integers only, within the field's range: 2.5 or 2^32 + 2 are errors,
-                // not silently 2.
-                if (!v.is_number_integer() || v.get<int64_t>() < 0 ||
-                    v.get<uint64_t>() > std::numeric_limits<T>::max())
-                {
-                    *error = source + ": '" + key + "' must be a non-negative integer up to " +
-                             std::to_string(std::numeric_limits<T>::max()) + ", got " + v.dump();
-                    return false;
-                }
-            }
-            else if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
-            {
-                *error = source + ": '" + key + "' must be a non-negative number, got " + v.dump();
-                return false;
-            }
-            field = v.get<T>();
-            return true;
-        };
-        bool ok = true;
-        if (key == "name" || key == "kind")
-        {
-            if (!v.is_string())
-            {
-                *error = source + ": '" + key + "' must be a string, got " + v.dump();
-                return false;
-            }
-            (key == "name" ? c.name : c.kind) = v.get<std::string>();
-        }
-        else if (key == "sequenceParallel" || key == "gatedMlp")
-        {
-            if (!v.is_boolean())
-            {
-                *error = source + ": '" + key + "' must be true or false, got " + v.dump();
-                return false;
-            }
-            (key == "gatedMlp" ? c.gatedMlp : c.sequenceParallel) = v.get<bool>();
-        }
-        else if (key == "kvHeads")
-            ok = number(c.kvHeads);
-        else if (key == "layers")
-            ok = number(c.layers);
-        else if (key == "hidden")
-            ok = number(c.hidden);
-        else if (key == "heads")
-            ok = number(c.heads);
-        else if (key == "ffnHidden")
-            ok = number(c.ffnHidden);
-        else if (key == "seqLength")
-            ok = number(c.seqLength);
-        else if (key == "vocab")
-            ok = number(c.vocab);
-        else if (key == "microBatch")
-            ok = number(c.microBatch);
-        else if (key == "globalBatch")
-            ok = number(c.globalBatch);
-        else if (key == "tp")
-            ok = number(c.tp);
-        else if (key == "pp")
-            ok = number(c.pp);
-        else if (key == "dp")
-            ok = number(c.dp);
-        else if (key == "ep")
-            ok = number(c.ep);
-        else if (key == "experts")
-            ok = number(c.experts);
-        else if (key == "topK")
-            ok = number(c.topK);
-        else if (key == "moeEvery")
-            ok = number(c.moeEvery);
-        else if (key == "zeroStage")
-            ok = number(c.zeroStage);
-        else if (key == "bucketParams")
-            ok = number(c.bucketParams);
-        else if (key == "gradBytes")
-            ok = number(c.gradBytes);
-        else if (key == "paramBytes")
-            ok = number(c.paramBytes);
-        else if (key == "activationBytes")
-            ok = number(c.activationBytes);
-        else if (key == "cnnParameters")
-            ok = number(c.cnnParameters);
-        else if (key == "cnnFlopsPerSample")
-            ok = number(c.cnnFlopsPerSample);
-        else
-        {
-            *error = source + ": unknown setting '" + key + "'";
-            return false;
-        }
-        if (!ok)
+        if (!ReadSetting(it.key(), it.value(), source, c, error))
         {
             return false;
         }

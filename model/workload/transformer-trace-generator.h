@@ -7,6 +7,7 @@
 #include "ns3/object.h"
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 
 namespace ns3
@@ -67,6 +68,12 @@ struct TransformerConfig
     uint64_t GetFfn() const;
     /// \return the key/value width: h x kvHeads / heads (h without grouped-query attention)
     uint64_t GetKvWidth() const;
+
+  private:
+    /// Validate for kind "cnn": data-parallel only, sizes given (problem written to why).
+    bool ValidateCnn(std::ostringstream& why) const;
+    /// Validate for kind "transformer": heads, kvHeads, ep and experts fit the layout.
+    bool ValidateTransformer(std::ostringstream& why) const;
 };
 
 /**

@@ -104,13 +104,18 @@ WorkloadRunner::Setup(const TrainingTrace& trace,
     m_dependents.assign(n, {});
     m_sequence.assign(n, {});
     m_sequenceLength.assign(n, {});
+    m_groupIndex.clear();
+    for (uint32_t g = 0; g < trace.GetGroups().size(); ++g)
+    {
+        m_groupIndex[trace.GetGroups()[g].name] = g + 1;
+    }
     for (uint32_t r = 0; r < n; ++r)
     {
         const auto& ops = trace.GetOps(r);
         m_dependents[r].assign(ops.size(), {});
         m_sequence[r].assign(ops.size(), 0);
         m_sequenceLength[r].assign(ops.size(), 0);
-        std::map<std::string, uint64_t> count;
+        std::map<CallKey, uint64_t> count;
         for (const TraceOp& op : ops)
         {
             for (uint32_t d : op.deps)
@@ -132,25 +137,41 @@ WorkloadRunner::Setup(const TrainingTrace& trace,
     }
 }
 
-std::string
-WorkloadRunner::MatchKey(uint32_t rank, const TraceOp& op)
+WorkloadRunner::CallKey
+WorkloadRunner::MatchKey(uint32_t rank, const TraceOp& op) const
 {
-    std::ostringstream key;
+    CallKey key;
     switch (op.kind)
     {
     case TraceOpKind::COLLECTIVE:
-        key << "c:" << op.group;
+        key.group = m_groupIndex.at(op.group);
         break;
     case TraceOpKind::SEND:
-        key << "p:" << rank << ">" << op.peer << ":" << op.tag;
+        key = {0, rank, op.peer, op.tag, 0};
         break;
     case TraceOpKind::RECV:
-        key << "p:" << op.peer << ">" << rank << ":" << op.tag;
+        key = {0, op.peer, rank, op.tag, 0};
         break;
     case TraceOpKind::COMPUTE:
         break;
     }
-    return key.str();
+    return key;
+}
+
+std::string
+WorkloadRunner::DescribeKey(const CallKey& key) const
+{
+    std::ostringstream os;
+    if (key.group > 0)
+    {
+        os << "c:" << m_trace.GetGroups()[key.group - 1].name;
+    }
+    else
+    {
+        os << "p:" << key.src << ">" << key.dst << ":" << key.tag;
+    }
+    os << "#" << key.k;
+    return os.str();
 }
 
 void
@@ -254,11 +275,13 @@ WorkloadRunner::Begin(uint32_t rank, uint32_t op)
     const uint32_t needed = o.kind == TraceOpKind::COLLECTIVE
                                 ? static_cast<uint32_t>(m_trace.GetGroup(o.group).ranks.size())
                                 : 2;
-    Arrive(MatchKey(rank, o) + "#" + std::to_string(k), needed, rank, op);
+    CallKey key = MatchKey(rank, o);
+    key.k = k;
+    Arrive(key, needed, rank, op);
 }
 
 void
-WorkloadRunner::Arrive(const std::string& key, uint32_t needed, uint32_t rank, uint32_t op)
+WorkloadRunner::Arrive(const CallKey& key, uint32_t needed, uint32_t rank, uint32_t op)
 {
     PendingCall& call = m_pending[key];
     if (call.members.empty())
@@ -274,7 +297,7 @@ WorkloadRunner::Arrive(const std::string& key, uint32_t needed, uint32_t rank, u
 }
 
 void
-WorkloadRunner::Launch(const std::string& key)
+WorkloadRunner::Launch(const CallKey& key)
 {
     auto it = m_pending.find(key);
     std::vector<std::pair<uint32_t, uint32_t>> members = std::move(it->second.members);
@@ -294,12 +317,19 @@ WorkloadRunner::Launch(const std::string& key)
     {
         const TraceGroup& g = m_trace.GetGroup(first.group);
         rec.requested = first.algorithm.empty() ? m_engine->GetAlgorithmName() : first.algorithm;
+        // The trace's name was checked when it was read; the engine's attribute otherwise.
+        std::optional<CollectiveAlgorithm> algorithm;
+        CollectiveAlgorithm named;
+        if (!first.algorithm.empty() && CollectiveAlgorithmFromString(first.algorithm, named))
+        {
+            algorithm = named;
+        }
         plan = m_engine->MakeCollectivePlan(first.collective,
                                             m_world.SubGroup(g.ranks),
                                             first.bytes,
                                             g.ranks,
                                             first.root,
-                                            first.algorithm);
+                                            algorithm);
         rankMap = g.ranks;
         rec.group = g.name;
         rec.type = first.collective;
@@ -325,11 +355,13 @@ WorkloadRunner::Launch(const std::string& key)
     const uint64_t index = m_calls.size();
     m_calls.push_back(rec);
     Ptr<WorkloadRunner> self(this);
-    m_engine->Run(plan,
-                  rankMap,
-                  CollectiveEngine::DoneCallback([self, index, members](const CollectiveResult& r) {
-                      self->CallDone(index, members, r);
-                  }));
+    // The engine made the plan for these ranks (its selection asked the carrier).
+    m_engine->RunSelected(
+        plan,
+        rankMap,
+        CollectiveEngine::DoneCallback([self, index, members](const CollectiveResult& r) {
+            self->CallDone(index, members, r);
+        }));
 }
 
 void
@@ -481,7 +513,7 @@ WorkloadRunner::Watchdog()
                         if (m.first == r && m.second == i)
                         {
                             os << ", waiting for " << call.needed - call.members.size()
-                               << " more rank(s) to reach it (" << key << ")";
+                               << " more rank(s) to reach it (" << DescribeKey(key) << ")";
                         }
                     }
                 }

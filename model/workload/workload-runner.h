@@ -15,6 +15,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -179,13 +180,34 @@ class WorkloadRunner : public Object
         Time firstArrival;
     };
 
-    /// \return the key ops that meet each other share (group, or src > dst : tag)
-    static std::string MatchKey(uint32_t rank, const TraceOp& op);
+    /**
+     * What ops that meet each other share: a collective's group, or a send/recv's
+     * source, destination and tag; and which such call of the pass (k) it is.
+     */
+    struct CallKey
+    {
+        uint32_t group{0}; //!< collectives: the group's index + 1; send/recv: 0
+        uint32_t src{0};   //!< send/recv: the sending rank
+        uint32_t dst{0};   //!< send/recv: the receiving rank
+        uint32_t tag{0};   //!< send/recv: the tag
+        uint64_t k{0};     //!< the k-th call with these fields, counted across passes
+
+        /// \param o another key \return the strict weak order of the fields
+        bool operator<(const CallKey& o) const
+        {
+            return std::tie(group, src, dst, tag, k) < std::tie(o.group, o.src, o.dst, o.tag, o.k);
+        }
+    };
+
+    /// \return the key of the calls op belongs to (k = 0)
+    CallKey MatchKey(uint32_t rank, const TraceOp& op) const;
+    /// \return the key as the stuck report prints it ("c:tp0#3", "p:0>1:7#2")
+    std::string DescribeKey(const CallKey& key) const;
     void StartRepetition(uint32_t rank);
     void TryStart(uint32_t rank, uint32_t op);
     void Begin(uint32_t rank, uint32_t op);
-    void Arrive(const std::string& key, uint32_t needed, uint32_t rank, uint32_t op);
-    void Launch(const std::string& key);
+    void Arrive(const CallKey& key, uint32_t needed, uint32_t rank, uint32_t op);
+    void Launch(const CallKey& key);
     void CallDone(uint64_t callIndex,
                   std::vector<std::pair<uint32_t, uint32_t>> members,
                   const CollectiveResult& result);
@@ -211,7 +233,8 @@ class WorkloadRunner : public Object
     uint64_t m_probeAtCheck{0};
     std::function<void()> m_finished;
     std::vector<RankState> m_ranks;
-    std::map<std::string, PendingCall> m_pending;
+    std::map<CallKey, PendingCall> m_pending;
+    std::unordered_map<std::string, uint32_t> m_groupIndex; //!< group name -> index + 1
     std::vector<OpRecord> m_records;
     std::vector<CallRecord> m_calls;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#ifndef DCTCP_H
-#define DCTCP_H
+#ifndef ROCE_DCTCP_H
+#define ROCE_DCTCP_H
 
 #include "ns3/data-rate.h"
 #include "ns3/roce-congestion-control.h"
@@ -32,7 +32,7 @@ namespace ns3
  *
  * A NAK or a timeout halves the rate or the window, once per window of data.
  */
-class Dctcp : public RoceCongestionControl
+class RoceDctcp : public RoceCongestionControl
 {
   public:
     /// What DCTCP's cut and increase act on.
@@ -47,8 +47,8 @@ class Dctcp : public RoceCongestionControl
      * \return the object TypeId
      */
     static TypeId GetTypeId();
-    Dctcp();
-    ~Dctcp() override;
+    RoceDctcp();
+    ~RoceDctcp() override;
 
     void Start(uint64_t lineRateBps) override;
     void OnAck(const RoceAckSignal& signal) override;
@@ -96,4 +96,4 @@ class Dctcp : public RoceCongestionControl
 
 } // namespace ns3
 
-#endif /* DCTCP_H */
+#endif /* ROCE_DCTCP_H */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "swift.h"
+#include "roce-swift.h"
 
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -13,95 +13,95 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("Swift");
-NS_OBJECT_ENSURE_REGISTERED(Swift);
+NS_LOG_COMPONENT_DEFINE("RoceSwift");
+NS_OBJECT_ENSURE_REGISTERED(RoceSwift);
 
 TypeId
-Swift::GetTypeId()
+RoceSwift::GetTypeId()
 {
     static TypeId tid =
-        TypeId("ns3::Swift")
+        TypeId("ns3::RoceSwift")
             .SetParent<RoceCongestionControl>()
             .SetGroupName("AiFabric")
-            .AddConstructor<Swift>()
+            .AddConstructor<RoceSwift>()
             .AddAttribute("Ai",
                           "Additive increment, packets per RTT below the target.",
                           DoubleValue(1.0),
-                          MakeDoubleAccessor(&Swift::m_ai),
+                          MakeDoubleAccessor(&RoceSwift::m_ai),
                           MakeDoubleChecker<double>(1e-6, 1000))
             .AddAttribute("Beta",
                           "Multiplicative-decrease constant: the cut is Beta × (delay − "
                           "target) / delay.",
                           DoubleValue(0.8),
-                          MakeDoubleAccessor(&Swift::m_beta),
+                          MakeDoubleAccessor(&RoceSwift::m_beta),
                           MakeDoubleChecker<double>(0, 1))
             .AddAttribute("MaxMdf",
                           "Largest multiplicative decrease: cwnd never falls below (1 − "
                           "MaxMdf) × cwnd in one cut.",
                           DoubleValue(0.5),
-                          MakeDoubleAccessor(&Swift::m_maxMdf),
+                          MakeDoubleAccessor(&RoceSwift::m_maxMdf),
                           MakeDoubleChecker<double>(0, 1))
             .AddAttribute("BaseTarget",
                           "Target delay of a one-hop path with a large window.",
                           TimeValue(MicroSeconds(25)),
-                          MakeTimeAccessor(&Swift::m_baseTarget),
+                          MakeTimeAccessor(&RoceSwift::m_baseTarget),
                           MakeTimeChecker(NanoSeconds(1), Seconds(1)))
             .AddAttribute("PerHopScaling",
                           "Target added per switch on the path (topology scaling).",
                           TimeValue(MicroSeconds(1)),
-                          MakeTimeAccessor(&Swift::m_perHop),
+                          MakeTimeAccessor(&RoceSwift::m_perHop),
                           MakeTimeChecker(Seconds(0), Seconds(1)))
             .AddAttribute("Hops",
                           "Switches on the path, for PerHopScaling (the module's switches do "
                           "not decrement the TTL Swift counts them with).",
                           UintegerValue(0),
-                          MakeUintegerAccessor(&Swift::m_hops),
+                          MakeUintegerAccessor(&RoceSwift::m_hops),
                           MakeUintegerChecker<uint32_t>(0, 64))
             .AddAttribute("FsRange",
                           "Flow scaling: the target added at FsMinCwnd packets (none at "
                           "FsMaxCwnd), so small windows get a larger target.",
                           TimeValue(MicroSeconds(25)),
-                          MakeTimeAccessor(&Swift::m_fsRange),
+                          MakeTimeAccessor(&RoceSwift::m_fsRange),
                           MakeTimeChecker(Seconds(0), Seconds(1)))
             .AddAttribute("FsMinCwnd",
                           "Flow scaling: window (packets) that gets the whole FsRange.",
                           DoubleValue(0.1),
-                          MakeDoubleAccessor(&Swift::m_fsMinCwnd),
+                          MakeDoubleAccessor(&RoceSwift::m_fsMinCwnd),
                           MakeDoubleChecker<double>(1e-6, 1e6))
             .AddAttribute("FsMaxCwnd",
                           "Flow scaling: window (packets) from which no range is added.",
                           DoubleValue(100),
-                          MakeDoubleAccessor(&Swift::m_fsMaxCwnd),
+                          MakeDoubleAccessor(&RoceSwift::m_fsMaxCwnd),
                           MakeDoubleChecker<double>(1e-6, 1e6))
             .AddAttribute("MinCwnd",
                           "Smallest window, packets (below 1 the queue pair paces).",
                           DoubleValue(0.001),
-                          MakeDoubleAccessor(&Swift::m_minCwnd),
+                          MakeDoubleAccessor(&RoceSwift::m_minCwnd),
                           MakeDoubleChecker<double>(1e-6, 1))
             .AddAttribute("RetxResetThreshold",
                           "Timeouts in a row after which the window drops to MinCwnd.",
                           UintegerValue(5),
-                          MakeUintegerAccessor(&Swift::m_retxReset),
+                          MakeUintegerAccessor(&RoceSwift::m_retxReset),
                           MakeUintegerChecker<uint32_t>(1, 1000))
             .AddTraceSource("Cwnd",
                             "Window in packets after a change.",
-                            MakeTraceSourceAccessor(&Swift::m_cwndTrace),
-                            "ns3::Swift::CwndTracedCallback");
+                            MakeTraceSourceAccessor(&RoceSwift::m_cwndTrace),
+                            "ns3::RoceSwift::CwndTracedCallback");
     return tid;
 }
 
-Swift::Swift()
+RoceSwift::RoceSwift()
 {
     NS_LOG_FUNCTION(this);
 }
 
-Swift::~Swift()
+RoceSwift::~RoceSwift()
 {
     NS_LOG_FUNCTION(this);
 }
 
 RoceSignalNeeds
-Swift::GetSignalNeeds() const
+RoceSwift::GetSignalNeeds() const
 {
     RoceSignalNeeds needs;
     needs.rttPerAck = true;
@@ -109,13 +109,13 @@ Swift::GetSignalNeeds() const
 }
 
 bool
-Swift::CheckConfiguration(std::string* error) const
+RoceSwift::CheckConfiguration(std::string* error) const
 {
     if (m_fsMaxCwnd <= m_fsMinCwnd)
     {
         std::ostringstream os;
-        os << "ns3::Swift::FsMaxCwnd: " << m_fsMaxCwnd << " must exceed FsMinCwnd (" << m_fsMinCwnd
-           << ")";
+        os << "ns3::RoceSwift::FsMaxCwnd: " << m_fsMaxCwnd << " must exceed FsMinCwnd ("
+           << m_fsMinCwnd << ")";
         *error = os.str();
         return false;
     }
@@ -123,13 +123,13 @@ Swift::CheckConfiguration(std::string* error) const
 }
 
 double
-Swift::GetCwnd() const
+RoceSwift::GetCwnd() const
 {
     return m_cwnd;
 }
 
 Time
-Swift::GetTargetDelay(double cwnd) const
+RoceSwift::GetTargetDelay(double cwnd) const
 {
     const double range = m_fsRange.GetSeconds();
     const double alpha = range / (1 / std::sqrt(m_fsMinCwnd) - 1 / std::sqrt(m_fsMaxCwnd));
@@ -140,7 +140,7 @@ Swift::GetTargetDelay(double cwnd) const
 }
 
 void
-Swift::Apply()
+RoceSwift::Apply()
 {
     m_cwnd = std::max(m_cwnd, m_minCwnd);
     SetWindowBytes(static_cast<uint64_t>(std::max(m_cwnd, 1.0) * m_mss));
@@ -157,7 +157,7 @@ Swift::Apply()
 }
 
 void
-Swift::Decrease(double factor)
+RoceSwift::Decrease(double factor)
 {
     const Time now = Simulator::Now();
     if (m_decreased && now - m_lastDecrease < m_rtt)
@@ -172,7 +172,7 @@ Swift::Decrease(double factor)
 }
 
 void
-Swift::OnAck(const RoceAckSignal& signal)
+RoceSwift::OnAck(const RoceAckSignal& signal)
 {
     m_retxCount = 0;
     if (signal.ackedPackets > 0)
@@ -206,7 +206,7 @@ Swift::OnAck(const RoceAckSignal& signal)
 }
 
 void
-Swift::OnNak()
+RoceSwift::OnNak()
 {
     m_retxCount = 0;
     if (m_cwnd > 0)
@@ -217,7 +217,7 @@ Swift::OnNak()
 }
 
 void
-Swift::OnTimeout()
+RoceSwift::OnTimeout()
 {
     if (m_cwnd == 0)
     {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#ifndef TIMELY_H
-#define TIMELY_H
+#ifndef ROCE_TIMELY_H
+#define ROCE_TIMELY_H
 
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
@@ -30,7 +30,7 @@ namespace ns3
  *
  * The rate stays within [MinRate, line rate]; the first update only records the RTT.
  */
-class Timely : public RoceCongestionControl
+class RoceTimely : public RoceCongestionControl
 {
   public:
     /**
@@ -38,8 +38,8 @@ class Timely : public RoceCongestionControl
      * \return the object TypeId
      */
     static TypeId GetTypeId();
-    Timely();
-    ~Timely() override;
+    RoceTimely();
+    ~RoceTimely() override;
 
     void Start(uint64_t lineRateBps) override;
     void OnAck(const RoceAckSignal& signal) override;
@@ -84,4 +84,4 @@ class Timely : public RoceCongestionControl
 
 } // namespace ns3
 
-#endif /* TIMELY_H */
+#endif /* ROCE_TIMELY_H */

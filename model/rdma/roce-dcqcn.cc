@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "dcqcn.h"
+#include "roce-dcqcn.h"
 
 #include "../fabric/ai-fabric-compat.h"
 
@@ -17,8 +17,8 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("Dcqcn");
-NS_OBJECT_ENSURE_REGISTERED(Dcqcn);
+NS_LOG_COMPONENT_DEFINE("RoceDcqcn");
+NS_OBJECT_ENSURE_REGISTERED(RoceDcqcn);
 
 namespace
 {
@@ -29,105 +29,108 @@ constexpr uint64_t ALPHA_ITERATE_LIMIT = 64;
 } // namespace
 
 TypeId
-Dcqcn::GetTypeId()
+RoceDcqcn::GetTypeId()
 {
     static TypeId tid =
-        TypeId("ns3::Dcqcn")
+        TypeId("ns3::RoceDcqcn")
             .SetParent<RoceCongestionControl>()
             .SetGroupName("AiFabric")
-            .AddConstructor<Dcqcn>()
+            .AddConstructor<RoceDcqcn>()
             .AddAttribute("AlphaUpdatePeriod",
                           "Period of the alpha update, anchored at the first CNP.",
                           TimeValue(MicroSeconds(1)),
-                          MakeTimeAccessor(&Dcqcn::m_alphaPeriod),
+                          MakeTimeAccessor(&RoceDcqcn::m_alphaPeriod),
                           MakeTimeChecker(NanoSeconds(1), Seconds(1)))
             .AddAttribute("RateDecreasePeriod",
                           "Minimum interval between two rate cuts; the check grid is "
                           "anchored 1 ns after the first CNP.",
                           TimeValue(MicroSeconds(4)),
-                          MakeTimeAccessor(&Dcqcn::m_decreasePeriod),
+                          MakeTimeAccessor(&RoceDcqcn::m_decreasePeriod),
                           // above 1 ns so the grid anchor (first CNP + 1 ns) lies
                           // strictly inside the first period
                           MakeTimeChecker(NanoSeconds(2), Seconds(1)))
             .AddAttribute("RateIncreaseTimer",
                           "Period of the rate-increase timer, restarted by every cut.",
                           TimeValue(MicroSeconds(300)),
-                          MakeTimeAccessor(&Dcqcn::m_increasePeriod),
+                          MakeTimeAccessor(&RoceDcqcn::m_increasePeriod),
                           MakeTimeChecker(NanoSeconds(1), Seconds(1)))
             .AddAttribute("ByteCounter",
                           "Bytes sent per byte-counter increase step; 0 disables the "
                           "byte counter.",
                           UintegerValue(32767),
-                          MakeUintegerAccessor(&Dcqcn::m_byteCounter),
+                          MakeUintegerAccessor(&RoceDcqcn::m_byteCounter),
                           MakeUintegerChecker<uint64_t>(0, uint64_t{1} << 40))
             .AddAttribute("FastRecoverySteps",
                           "Number F of fast-recovery steps before additive increase.",
                           UintegerValue(1),
-                          MakeUintegerAccessor(&Dcqcn::m_fastRecoverySteps),
+                          MakeUintegerAccessor(&RoceDcqcn::m_fastRecoverySteps),
                           MakeUintegerChecker<uint32_t>(0, 1000))
             .AddAttribute("RateAi",
                           "Additive increase R_AI of the target rate.",
                           DataRateValue(DataRate("5Mbps")),
-                          MakeDataRateAccessor(&Dcqcn::m_rateAi),
+                          MakeDataRateAccessor(&RoceDcqcn::m_rateAi),
                           MakeDataRateChecker())
             .AddAttribute("RateHai",
                           "Hyper increase R_HAI of the target rate.",
                           DataRateValue(DataRate("50Mbps")),
-                          MakeDataRateAccessor(&Dcqcn::m_rateHai),
+                          MakeDataRateAccessor(&RoceDcqcn::m_rateHai),
                           MakeDataRateChecker())
-            .AddAttribute(
-                "HyperIncrease",
-                "Constant: Rt += R_HAI per hyper step (firmware); Linear: "
-                "Rt += i*R_HAI at the i-th hyper step (DCQCN paper).",
-                EnumValue(Dcqcn::HAI_CONSTANT),
-                aifabric::MakeEnumAccessorCompat<Dcqcn::HyperIncreaseMode>(&Dcqcn::m_hyperMode),
-                MakeEnumChecker(Dcqcn::HAI_CONSTANT, "Constant", Dcqcn::HAI_LINEAR, "Linear"))
+            .AddAttribute("HyperIncrease",
+                          "Constant: Rt += R_HAI per hyper step (firmware); Linear: "
+                          "Rt += i*R_HAI at the i-th hyper step (DCQCN paper).",
+                          EnumValue(RoceDcqcn::HAI_CONSTANT),
+                          aifabric::MakeEnumAccessorCompat<RoceDcqcn::HyperIncreaseMode>(
+                              &RoceDcqcn::m_hyperMode),
+                          MakeEnumChecker(RoceDcqcn::HAI_CONSTANT,
+                                          "Constant",
+                                          RoceDcqcn::HAI_LINEAR,
+                                          "Linear"))
             .AddAttribute("G",
                           "Gain g of the alpha estimator, in (0, 1].",
                           DoubleValue(1.0 / 256),
-                          MakeDoubleAccessor(&Dcqcn::m_g),
+                          MakeDoubleAccessor(&RoceDcqcn::m_g),
                           MakeDoubleChecker<double>(std::numeric_limits<double>::min(), 1.0))
             .AddAttribute("MinRate",
                           "A rate cut never takes the current rate below this.",
                           DataRateValue(DataRate("1Mbps")),
-                          MakeDataRateAccessor(&Dcqcn::m_minRate),
+                          MakeDataRateAccessor(&RoceDcqcn::m_minRate),
                           MakeDataRateChecker())
             .AddAttribute("RateOnFirstCnp",
                           "On the first CNP set Rt = Rc = this fraction of Rc; 0 means no "
                           "special first-CNP rate (the first cut uses alpha).",
                           DoubleValue(0.0),
-                          MakeDoubleAccessor(&Dcqcn::m_rateOnFirstCnp),
+                          MakeDoubleAccessor(&RoceDcqcn::m_rateOnFirstCnp),
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("ClampTargetRate",
                           "true: every cut sets Rt = Rc; false: only a cut that follows "
                           "a rate-increase step does.",
                           BooleanValue(false),
-                          MakeBooleanAccessor(&Dcqcn::m_clampTargetRate),
+                          MakeBooleanAccessor(&RoceDcqcn::m_clampTargetRate),
                           MakeBooleanChecker())
             .AddAttribute("InitialAlpha",
                           "Alpha set on the first CNP.",
                           DoubleValue(1.0),
-                          MakeDoubleAccessor(&Dcqcn::m_initialAlpha),
+                          MakeDoubleAccessor(&RoceDcqcn::m_initialAlpha),
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddTraceSource("Alpha",
                             "Alpha used by a rate decrease.",
-                            MakeTraceSourceAccessor(&Dcqcn::m_alphaTrace),
-                            "ns3::Dcqcn::AlphaTracedCallback");
+                            MakeTraceSourceAccessor(&RoceDcqcn::m_alphaTrace),
+                            "ns3::RoceDcqcn::AlphaTracedCallback");
     return tid;
 }
 
-Dcqcn::Dcqcn()
+RoceDcqcn::RoceDcqcn()
 {
     NS_LOG_FUNCTION(this);
 }
 
-Dcqcn::~Dcqcn()
+RoceDcqcn::~RoceDcqcn()
 {
     NS_LOG_FUNCTION(this);
 }
 
 void
-Dcqcn::DoDispose()
+RoceDcqcn::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     // The events hold a raw this pointer; they must not fire on a disposed object.
@@ -137,7 +140,7 @@ Dcqcn::DoDispose()
 }
 
 void
-Dcqcn::Start(uint64_t lineRateBps)
+RoceDcqcn::Start(uint64_t lineRateBps)
 {
     NS_LOG_FUNCTION(this << lineRateBps);
     RoceCongestionControl::Start(lineRateBps);
@@ -156,7 +159,7 @@ Dcqcn::Start(uint64_t lineRateBps)
 }
 
 double
-Dcqcn::AlphaAt(Time t, uint64_t& periodsDone, bool& cnpArrived) const
+RoceDcqcn::AlphaAt(Time t, uint64_t& periodsDone, bool& cnpArrived) const
 {
     double alpha = m_alpha;
     if (!m_seenCnp)
@@ -198,13 +201,13 @@ Dcqcn::AlphaAt(Time t, uint64_t& periodsDone, bool& cnpArrived) const
 }
 
 void
-Dcqcn::UpdateAlpha()
+RoceDcqcn::UpdateAlpha()
 {
     m_alpha = AlphaAt(Simulator::Now(), m_alphaPeriodsDone, m_alphaCnpArrived);
 }
 
 double
-Dcqcn::GetAlpha() const
+RoceDcqcn::GetAlpha() const
 {
     uint64_t periodsDone = m_alphaPeriodsDone;
     bool cnpArrived = m_alphaCnpArrived;
@@ -212,29 +215,29 @@ Dcqcn::GetAlpha() const
 }
 
 double
-Dcqcn::GetTargetRateBps() const
+RoceDcqcn::GetTargetRateBps() const
 {
     return m_targetRateBps;
 }
 
 double
-Dcqcn::GetCurrentRateBps() const
+RoceDcqcn::GetCurrentRateBps() const
 {
     return GetRateBps();
 }
 
 bool
-Dcqcn::AtLineRate() const
+RoceDcqcn::AtLineRate() const
 {
     const double line = static_cast<double>(GetLineRateBps());
     return GetRateBps() == line && m_targetRateBps == line;
 }
 
 void
-Dcqcn::OnCnp()
+RoceDcqcn::OnCnp()
 {
     NS_LOG_FUNCTION(this);
-    NS_ASSERT_MSG(GetLineRateBps() > 0, "Dcqcn::OnCnp before Start");
+    NS_ASSERT_MSG(GetLineRateBps() > 0, "RoceDcqcn::OnCnp before Start");
     if (!m_seenCnp)
     {
         // The first CNP anchors both grids. It starts α at InitialAlpha and does not
@@ -262,7 +265,7 @@ Dcqcn::OnCnp()
 }
 
 void
-Dcqcn::ScheduleDecreaseCheck()
+RoceDcqcn::ScheduleDecreaseCheck()
 {
     if (!m_decreaseEvent.IsExpired())
     {
@@ -277,11 +280,11 @@ Dcqcn::ScheduleDecreaseCheck()
     // The next grid point strictly after now; a check that fell exactly on now has run.
     const int64_t k = since < 0 ? 1 : since / period + 1;
     const Time at = origin + TimeStep(k * period);
-    m_decreaseEvent = Simulator::Schedule(at - Simulator::Now(), &Dcqcn::DecreaseCheck, this);
+    m_decreaseEvent = Simulator::Schedule(at - Simulator::Now(), &RoceDcqcn::DecreaseCheck, this);
 }
 
 void
-Dcqcn::DecreaseCheck()
+RoceDcqcn::DecreaseCheck()
 {
     NS_LOG_FUNCTION(this);
     if (!m_decreaseCnpArrived)
@@ -319,11 +322,11 @@ Dcqcn::DecreaseCheck()
         return;
     }
     m_increasePaused = false;
-    m_increaseEvent = Simulator::Schedule(m_increasePeriod, &Dcqcn::IncreaseTimerExpired, this);
+    m_increaseEvent = Simulator::Schedule(m_increasePeriod, &RoceDcqcn::IncreaseTimerExpired, this);
 }
 
 void
-Dcqcn::IncreaseTimerExpired()
+RoceDcqcn::IncreaseTimerExpired()
 {
     NS_LOG_FUNCTION(this);
     // The step uses the stage before this expiry is counted, so the first F steps of an
@@ -334,12 +337,13 @@ Dcqcn::IncreaseTimerExpired()
     // and resets the stages; stopping here saves one event per queue pair per period.
     if (!AtLineRate())
     {
-        m_increaseEvent = Simulator::Schedule(m_increasePeriod, &Dcqcn::IncreaseTimerExpired, this);
+        m_increaseEvent =
+            Simulator::Schedule(m_increasePeriod, &RoceDcqcn::IncreaseTimerExpired, this);
     }
 }
 
 void
-Dcqcn::OnIdle()
+RoceDcqcn::OnIdle()
 {
     m_idle = true;
     // An idle queue pair needs no timer: its rate matters only at the next send, and
@@ -354,7 +358,7 @@ Dcqcn::OnIdle()
 }
 
 void
-Dcqcn::OnActive()
+RoceDcqcn::OnActive()
 {
     m_idle = false;
     if (!m_increasePaused)
@@ -373,12 +377,12 @@ Dcqcn::OnActive()
     }
     if (!AtLineRate())
     {
-        m_increaseEvent = Simulator::Schedule(at - now, &Dcqcn::IncreaseTimerExpired, this);
+        m_increaseEvent = Simulator::Schedule(at - now, &RoceDcqcn::IncreaseTimerExpired, this);
     }
 }
 
 void
-Dcqcn::OnSend(uint32_t wireBytes)
+RoceDcqcn::OnSend(uint32_t wireBytes)
 {
     // At line rate byte-counter steps cannot change anything, and the next cut resets the
     // counter and stages anyway, so counting would only cost time.
@@ -403,7 +407,7 @@ Dcqcn::OnSend(uint32_t wireBytes)
 }
 
 void
-Dcqcn::IncreaseStep()
+RoceDcqcn::IncreaseStep()
 {
     const uint32_t f = m_fastRecoverySteps;
     const bool byteCounterOn = m_byteCounter > 0;

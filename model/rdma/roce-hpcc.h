@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#ifndef HPCC_H
-#define HPCC_H
+#ifndef ROCE_HPCC_H
+#define ROCE_HPCC_H
 
 #include "ns3/data-rate.h"
 #include "ns3/roce-congestion-control.h"
@@ -33,7 +33,7 @@ namespace ns3
  * W_AI = RateAi × T, W ≤ line rate × T. T is BaseRtt, or (0) the smallest RTT measured.
  * The fixed point with N long flows on one bottleneck is U = η + N W_AI / (C T).
  */
-class Hpcc : public RoceCongestionControl
+class RoceHpcc : public RoceCongestionControl
 {
   public:
     /**
@@ -41,8 +41,8 @@ class Hpcc : public RoceCongestionControl
      * \return the object TypeId
      */
     static TypeId GetTypeId();
-    Hpcc();
-    ~Hpcc() override;
+    RoceHpcc();
+    ~RoceHpcc() override;
 
     void Start(uint64_t lineRateBps) override;
     void OnAck(const RoceAckSignal& signal) override;
@@ -94,4 +94,4 @@ class Hpcc : public RoceCongestionControl
 
 } // namespace ns3
 
-#endif /* HPCC_H */
+#endif /* ROCE_HPCC_H */

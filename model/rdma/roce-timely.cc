@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "timely.h"
+#include "roce-timely.h"
 
 #include "ns3/abort.h"
 #include "ns3/double.h"
@@ -12,84 +12,84 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("Timely");
-NS_OBJECT_ENSURE_REGISTERED(Timely);
+NS_LOG_COMPONENT_DEFINE("RoceTimely");
+NS_OBJECT_ENSURE_REGISTERED(RoceTimely);
 
 TypeId
-Timely::GetTypeId()
+RoceTimely::GetTypeId()
 {
     static TypeId tid =
-        TypeId("ns3::Timely")
+        TypeId("ns3::RoceTimely")
             .SetParent<RoceCongestionControl>()
             .SetGroupName("AiFabric")
-            .AddConstructor<Timely>()
+            .AddConstructor<RoceTimely>()
             .AddAttribute("Alpha",
                           "EWMA weight of a new RTT difference, in (0, 1] (HPCC simulator: "
                           "0.875).",
                           DoubleValue(0.875),
-                          MakeDoubleAccessor(&Timely::m_alpha),
+                          MakeDoubleAccessor(&RoceTimely::m_alpha),
                           MakeDoubleChecker<double>(1e-9, 1.0))
             .AddAttribute("Beta",
                           "Multiplicative decrease factor, in (0, 1] (TIMELY: 0.8).",
                           DoubleValue(0.8),
-                          MakeDoubleAccessor(&Timely::m_beta),
+                          MakeDoubleAccessor(&RoceTimely::m_beta),
                           MakeDoubleChecker<double>(1e-9, 1.0))
             .AddAttribute("TLow",
                           "Below this RTT the rate grows whatever the gradient (TIMELY: 50 us).",
                           TimeValue(MicroSeconds(50)),
-                          MakeTimeAccessor(&Timely::m_tLow),
+                          MakeTimeAccessor(&RoceTimely::m_tLow),
                           MakeTimeChecker(Seconds(0), Seconds(1)))
             .AddAttribute("THigh",
                           "Above this RTT the rate is cut whatever the gradient (TIMELY: "
                           "500 us); must exceed TLow.",
                           TimeValue(MicroSeconds(500)),
-                          MakeTimeAccessor(&Timely::m_tHigh),
+                          MakeTimeAccessor(&RoceTimely::m_tHigh),
                           MakeTimeChecker(NanoSeconds(1), Seconds(1)))
             .AddAttribute("MinRtt",
                           "Normalises the RTT gradient (TIMELY: 20 us).",
                           TimeValue(MicroSeconds(20)),
-                          MakeTimeAccessor(&Timely::m_minRtt),
+                          MakeTimeAccessor(&RoceTimely::m_minRtt),
                           MakeTimeChecker(NanoSeconds(1), Seconds(1)))
             .AddAttribute("RateAi",
                           "Additive increase step delta (TIMELY: 10 Mb/s).",
                           DataRateValue(DataRate("10Mbps")),
-                          MakeDataRateAccessor(&Timely::m_rateAi),
+                          MakeDataRateAccessor(&RoceTimely::m_rateAi),
                           MakeDataRateChecker())
             .AddAttribute("HaiThreshold",
                           "Consecutive non-positive gradients before hyper-active increase "
                           "(TIMELY: 5).",
                           UintegerValue(5),
-                          MakeUintegerAccessor(&Timely::m_haiThreshold),
+                          MakeUintegerAccessor(&RoceTimely::m_haiThreshold),
                           MakeUintegerChecker<uint32_t>(1, 1000000))
             .AddAttribute("HaiMultiplier",
                           "N: steps of delta per update in hyper-active increase (TIMELY: 5).",
                           UintegerValue(5),
-                          MakeUintegerAccessor(&Timely::m_haiMultiplier),
+                          MakeUintegerAccessor(&RoceTimely::m_haiMultiplier),
                           MakeUintegerChecker<uint32_t>(1, 1000000))
             .AddAttribute("MinRate",
                           "A cut never takes the rate below this (HPCC simulator: 100 Mb/s).",
                           DataRateValue(DataRate("100Mbps")),
-                          MakeDataRateAccessor(&Timely::m_minRate),
+                          MakeDataRateAccessor(&RoceTimely::m_minRate),
                           MakeDataRateChecker())
             .AddTraceSource("Rtt",
                             "The RTT an update used.",
-                            MakeTraceSourceAccessor(&Timely::m_rttTrace),
-                            "ns3::Timely::RttTracedCallback");
+                            MakeTraceSourceAccessor(&RoceTimely::m_rttTrace),
+                            "ns3::RoceTimely::RttTracedCallback");
     return tid;
 }
 
-Timely::Timely()
+RoceTimely::RoceTimely()
 {
     NS_LOG_FUNCTION(this);
 }
 
-Timely::~Timely()
+RoceTimely::~RoceTimely()
 {
     NS_LOG_FUNCTION(this);
 }
 
 RoceSignalNeeds
-Timely::GetSignalNeeds() const
+RoceTimely::GetSignalNeeds() const
 {
     RoceSignalNeeds needs;
     needs.rttPerAck = true;
@@ -97,21 +97,21 @@ Timely::GetSignalNeeds() const
 }
 
 bool
-Timely::CheckConfiguration(std::string* error) const
+RoceTimely::CheckConfiguration(std::string* error) const
 {
     if (m_tHigh > m_tLow)
     {
         return true;
     }
     std::ostringstream os;
-    os << "ns3::Timely::THigh: " << m_tHigh.As(Time::US) << " must exceed TLow ("
+    os << "ns3::RoceTimely::THigh: " << m_tHigh.As(Time::US) << " must exceed TLow ("
        << m_tLow.As(Time::US) << ")";
     *error = os.str();
     return false;
 }
 
 void
-Timely::Start(uint64_t lineRateBps)
+RoceTimely::Start(uint64_t lineRateBps)
 {
     std::string why;
     NS_ABORT_MSG_IF(!CheckConfiguration(&why), why);
@@ -119,19 +119,19 @@ Timely::Start(uint64_t lineRateBps)
 }
 
 double
-Timely::GetRttDiff() const
+RoceTimely::GetRttDiff() const
 {
     return m_rttDiff;
 }
 
 Time
-Timely::GetLastRtt() const
+RoceTimely::GetLastRtt() const
 {
     return m_lastRtt;
 }
 
 void
-Timely::OnAck(const RoceAckSignal& signal)
+RoceTimely::OnAck(const RoceAckSignal& signal)
 {
     m_acked += signal.ackedBytes;
     if (signal.rtt.IsZero() || m_acked < m_updateAt)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "dctcp.h"
+#include "roce-dctcp.h"
 
 #include "../fabric/ai-fabric-compat.h"
 
@@ -14,70 +14,70 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("Dctcp");
-NS_OBJECT_ENSURE_REGISTERED(Dctcp);
+NS_LOG_COMPONENT_DEFINE("RoceDctcp");
+NS_OBJECT_ENSURE_REGISTERED(RoceDctcp);
 
 TypeId
-Dctcp::GetTypeId()
+RoceDctcp::GetTypeId()
 {
     static TypeId tid =
-        TypeId("ns3::Dctcp")
+        TypeId("ns3::RoceDctcp")
             .SetParent<RoceCongestionControl>()
             .SetGroupName("AiFabric")
-            .AddConstructor<Dctcp>()
+            .AddConstructor<RoceDctcp>()
             .AddAttribute("G",
                           "Gain g of the alpha estimator, in (0, 1] (DCTCP paper: 1/16).",
                           DoubleValue(1.0 / 16),
-                          MakeDoubleAccessor(&Dctcp::m_g),
+                          MakeDoubleAccessor(&RoceDctcp::m_g),
                           MakeDoubleChecker<double>(std::numeric_limits<double>::min(), 1.0))
             .AddAttribute("Mode",
                           "Rate: cut and increase the sending rate (the RoCE flavour of the "
                           "HPCC simulator); Window: a congestion window, as TCP's DCTCP.",
-                          EnumValue(Dctcp::RATE),
-                          aifabric::MakeEnumAccessorCompat<Dctcp::Mode>(&Dctcp::m_mode),
-                          MakeEnumChecker(Dctcp::RATE, "Rate", Dctcp::WINDOW, "Window"))
+                          EnumValue(RoceDctcp::RATE),
+                          aifabric::MakeEnumAccessorCompat<RoceDctcp::Mode>(&RoceDctcp::m_mode),
+                          MakeEnumChecker(RoceDctcp::RATE, "Rate", RoceDctcp::WINDOW, "Window"))
             .AddAttribute("RateAi",
                           "Rate mode: additive increase per window of data without a cut "
                           "(HPCC simulator: 1000 Mb/s).",
                           DataRateValue(DataRate("1000Mbps")),
-                          MakeDataRateAccessor(&Dctcp::m_rateAi),
+                          MakeDataRateAccessor(&RoceDctcp::m_rateAi),
                           MakeDataRateChecker())
             .AddAttribute("MinRate",
                           "Rate mode: a cut never takes the rate below this (HPCC simulator: "
                           "100 Mb/s).",
                           DataRateValue(DataRate("100Mbps")),
-                          MakeDataRateAccessor(&Dctcp::m_minRate),
+                          MakeDataRateAccessor(&RoceDctcp::m_minRate),
                           MakeDataRateChecker())
             .AddAttribute("InitialAlpha",
                           "Alpha before the first update (RFC 8257: 1).",
                           DoubleValue(1.0),
-                          MakeDoubleAccessor(&Dctcp::m_initialAlpha),
+                          MakeDoubleAccessor(&RoceDctcp::m_initialAlpha),
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("InitialWindow",
                           "Window mode: the first congestion window in bytes; 0: the "
                           "bandwidth-delay product of the first RTT sample at line rate.",
                           UintegerValue(0),
-                          MakeUintegerAccessor(&Dctcp::m_initialWindow),
+                          MakeUintegerAccessor(&RoceDctcp::m_initialWindow),
                           MakeUintegerChecker<uint64_t>(0, uint64_t{1} << 40))
             .AddTraceSource("Alpha",
                             "Alpha after the update at the end of a window of data.",
-                            MakeTraceSourceAccessor(&Dctcp::m_alphaTrace),
-                            "ns3::Dctcp::AlphaTracedCallback");
+                            MakeTraceSourceAccessor(&RoceDctcp::m_alphaTrace),
+                            "ns3::RoceDctcp::AlphaTracedCallback");
     return tid;
 }
 
-Dctcp::Dctcp()
+RoceDctcp::RoceDctcp()
 {
     NS_LOG_FUNCTION(this);
 }
 
-Dctcp::~Dctcp()
+RoceDctcp::~RoceDctcp()
 {
     NS_LOG_FUNCTION(this);
 }
 
 RoceSignalNeeds
-Dctcp::GetSignalNeeds() const
+RoceDctcp::GetSignalNeeds() const
 {
     RoceSignalNeeds needs;
     needs.exactEcnEcho = true;
@@ -85,7 +85,7 @@ Dctcp::GetSignalNeeds() const
 }
 
 void
-Dctcp::Start(uint64_t lineRateBps)
+RoceDctcp::Start(uint64_t lineRateBps)
 {
     RoceCongestionControl::Start(lineRateBps);
     m_alpha = m_initialAlpha;
@@ -97,19 +97,19 @@ Dctcp::Start(uint64_t lineRateBps)
 }
 
 double
-Dctcp::GetAlpha() const
+RoceDctcp::GetAlpha() const
 {
     return m_alpha;
 }
 
 double
-Dctcp::GetCongestionWindow() const
+RoceDctcp::GetCongestionWindow() const
 {
     return m_cwnd;
 }
 
 void
-Dctcp::BeginWindow(uint64_t inflightBytes)
+RoceDctcp::BeginWindow(uint64_t inflightBytes)
 {
     m_windowStarted = true;
     m_windowEnd = m_acked + inflightBytes;
@@ -118,7 +118,7 @@ Dctcp::BeginWindow(uint64_t inflightBytes)
 }
 
 void
-Dctcp::OnAck(const RoceAckSignal& signal)
+RoceDctcp::OnAck(const RoceAckSignal& signal)
 {
     if (signal.ackedPackets > 0)
     {
@@ -175,7 +175,7 @@ Dctcp::OnAck(const RoceAckSignal& signal)
 }
 
 void
-Dctcp::Cut(double factor)
+RoceDctcp::Cut(double factor)
 {
     if (m_mode == RATE)
     {
@@ -195,7 +195,7 @@ Dctcp::Cut(double factor)
 }
 
 void
-Dctcp::OnNak()
+RoceDctcp::OnNak()
 {
     if (m_acked >= m_cutEnd)
     {
@@ -205,7 +205,7 @@ Dctcp::OnNak()
 }
 
 void
-Dctcp::OnTimeout()
+RoceDctcp::OnTimeout()
 {
     if (m_acked >= m_cutEnd)
     {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#ifndef SWIFT_H
-#define SWIFT_H
+#ifndef ROCE_SWIFT_H
+#define ROCE_SWIFT_H
 
 #include "ns3/nstime.h"
 #include "ns3/roce-congestion-control.h"
@@ -39,7 +39,7 @@ namespace ns3
  * not decrement: set Hops to the path's switch count, or leave 0 and fold it into
  * BaseTarget).
  */
-class Swift : public RoceCongestionControl
+class RoceSwift : public RoceCongestionControl
 {
   public:
     /**
@@ -47,8 +47,8 @@ class Swift : public RoceCongestionControl
      * \return the object TypeId
      */
     static TypeId GetTypeId();
-    Swift();
-    ~Swift() override;
+    RoceSwift();
+    ~RoceSwift() override;
 
     void OnAck(const RoceAckSignal& signal) override;
     void OnNak() override;
@@ -96,4 +96,4 @@ class Swift : public RoceCongestionControl
 
 } // namespace ns3
 
-#endif /* SWIFT_H */
+#endif /* ROCE_SWIFT_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#ifndef DCQCN_H
-#define DCQCN_H
+#ifndef ROCE_DCQCN_H
+#define ROCE_DCQCN_H
 
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
@@ -30,7 +30,7 @@ namespace ns3
  * and stops the increase timer once nothing can increase any more. The observable rates
  * are the same as those of the always-running timers.
  */
-class Dcqcn : public RoceCongestionControl
+class RoceDcqcn : public RoceCongestionControl
 {
   public:
     /// How the target rate grows in the hyper-increase stage.
@@ -45,8 +45,8 @@ class Dcqcn : public RoceCongestionControl
      * \return the object TypeId
      */
     static TypeId GetTypeId();
-    Dcqcn();
-    ~Dcqcn() override;
+    RoceDcqcn();
+    ~RoceDcqcn() override;
 
     void Start(uint64_t lineRateBps) override;
     void OnCnp() override;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "hpcc.h"
+#include "roce-hpcc.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -12,8 +12,8 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("Hpcc");
-NS_OBJECT_ENSURE_REGISTERED(Hpcc);
+NS_LOG_COMPONENT_DEFINE("RoceHpcc");
+NS_OBJECT_ENSURE_REGISTERED(RoceHpcc);
 
 namespace
 {
@@ -26,67 +26,67 @@ constexpr double TX_WRAP_BYTES =
 } // namespace
 
 TypeId
-Hpcc::GetTypeId()
+RoceHpcc::GetTypeId()
 {
     static TypeId tid =
-        TypeId("ns3::Hpcc")
+        TypeId("ns3::RoceHpcc")
             .SetParent<RoceCongestionControl>()
             .SetGroupName("AiFabric")
-            .AddConstructor<Hpcc>()
+            .AddConstructor<RoceHpcc>()
             .AddAttribute("TargetUtilization",
                           "η, the utilisation of the most loaded link HPCC steers to (paper: "
                           "0.95).",
                           DoubleValue(0.95),
-                          MakeDoubleAccessor(&Hpcc::m_eta),
+                          MakeDoubleAccessor(&RoceHpcc::m_eta),
                           MakeDoubleChecker<double>(0.01, 1.0))
             .AddAttribute("MaxStage",
                           "maxStage: additive-increase rounds before a multiplicative "
                           "adjustment is forced (paper: 5).",
                           UintegerValue(5),
-                          MakeUintegerAccessor(&Hpcc::m_maxStage),
+                          MakeUintegerAccessor(&RoceHpcc::m_maxStage),
                           MakeUintegerChecker<uint32_t>(0, 1000))
             .AddAttribute("RateAi",
                           "Additive increase as a rate: W_AI = RateAi × T (HPCC simulator's "
                           "configuration: 50 Mb/s).",
                           DataRateValue(DataRate("50Mbps")),
-                          MakeDataRateAccessor(&Hpcc::m_rateAi),
+                          MakeDataRateAccessor(&RoceHpcc::m_rateAi),
                           MakeDataRateChecker())
             .AddAttribute("MinRate",
                           "The window never goes below MinRate × T (HPCC simulator: 100 Mb/s).",
                           DataRateValue(DataRate("100Mbps")),
-                          MakeDataRateAccessor(&Hpcc::m_minRate),
+                          MakeDataRateAccessor(&RoceHpcc::m_minRate),
                           MakeDataRateChecker())
             .AddAttribute("FastReact",
                           "React to every ACK (from the reference window, which moves once "
                           "per RTT); false: once per RTT only (paper: true).",
                           BooleanValue(true),
-                          MakeBooleanAccessor(&Hpcc::m_fastReact),
+                          MakeBooleanAccessor(&RoceHpcc::m_fastReact),
                           MakeBooleanChecker())
             .AddAttribute("BaseRtt",
                           "T, the base RTT the window is a fraction of; 0: the smallest RTT "
                           "the queue pair measures (the first round trip goes at line rate).",
                           TimeValue(Seconds(0)),
-                          MakeTimeAccessor(&Hpcc::m_baseRttAttr),
+                          MakeTimeAccessor(&RoceHpcc::m_baseRttAttr),
                           MakeTimeChecker(Seconds(0), Seconds(1)))
             .AddTraceSource("Utilization",
                             "U, the normalised inflight, after an ACK's update.",
-                            MakeTraceSourceAccessor(&Hpcc::m_uTrace),
-                            "ns3::Hpcc::UtilizationTracedCallback");
+                            MakeTraceSourceAccessor(&RoceHpcc::m_uTrace),
+                            "ns3::RoceHpcc::UtilizationTracedCallback");
     return tid;
 }
 
-Hpcc::Hpcc()
+RoceHpcc::RoceHpcc()
 {
     NS_LOG_FUNCTION(this);
 }
 
-Hpcc::~Hpcc()
+RoceHpcc::~RoceHpcc()
 {
     NS_LOG_FUNCTION(this);
 }
 
 RoceSignalNeeds
-Hpcc::GetSignalNeeds() const
+RoceHpcc::GetSignalNeeds() const
 {
     RoceSignalNeeds needs;
     needs.intTelemetry = true;
@@ -95,25 +95,25 @@ Hpcc::GetSignalNeeds() const
 }
 
 double
-Hpcc::GetUtilization() const
+RoceHpcc::GetUtilization() const
 {
     return m_u;
 }
 
 double
-Hpcc::GetWindow() const
+RoceHpcc::GetWindow() const
 {
     return m_w;
 }
 
 Time
-Hpcc::GetBaseRtt() const
+RoceHpcc::GetBaseRtt() const
 {
     return m_t;
 }
 
 void
-Hpcc::Start(uint64_t lineRateBps)
+RoceHpcc::Start(uint64_t lineRateBps)
 {
     RoceCongestionControl::Start(lineRateBps);
     if (m_baseRttAttr.IsStrictlyPositive())
@@ -123,7 +123,7 @@ Hpcc::Start(uint64_t lineRateBps)
 }
 
 void
-Hpcc::SetBaseRtt(Time rtt)
+RoceHpcc::SetBaseRtt(Time rtt)
 {
     const bool first = m_t.IsZero();
     m_t = rtt;
@@ -144,7 +144,7 @@ Hpcc::SetBaseRtt(Time rtt)
 }
 
 bool
-Hpcc::MeasureInflight(const RoceAckSignal& signal)
+RoceHpcc::MeasureInflight(const RoceAckSignal& signal)
 {
     const Time now = Simulator::Now();
     const bool comparable = m_lastHops == signal.nHops && now - m_lastAckTime < STALE;
@@ -192,7 +192,7 @@ Hpcc::MeasureInflight(const RoceAckSignal& signal)
 }
 
 double
-Hpcc::ComputeWindow(bool updateReference)
+RoceHpcc::ComputeWindow(bool updateReference)
 {
     double w;
     if (m_u >= m_eta || m_incStage >= m_maxStage)
@@ -220,14 +220,14 @@ Hpcc::ComputeWindow(bool updateReference)
 }
 
 void
-Hpcc::Apply()
+RoceHpcc::Apply()
 {
     SetWindowBytes(std::max<uint64_t>(static_cast<uint64_t>(m_w), 1));
     SetRateBps(m_w * 8 / m_t.GetSeconds());
 }
 
 void
-Hpcc::OnAck(const RoceAckSignal& signal)
+RoceHpcc::OnAck(const RoceAckSignal& signal)
 {
     m_acked += signal.ackedBytes;
     if (m_baseRttAttr.IsZero() && signal.rtt.IsStrictlyPositive() &&
