@@ -75,6 +75,21 @@ class CollectiveCost : public NsTest
 
 } // namespace
 
+// A zero-byte message (a plan's synchronisation) on a carrier that serves messages in
+// send order: the estimate ends, at the carrier's latency (it used to loop for ever: the
+// message's slice was zero bytes).
+TEST_F(CollectiveCost, ZeroByteMessageEstimateEnds)
+{
+    Bench b;
+    MakeBench(b, "ideal", 1, 2);
+    const CommPlan plan = SendRecv(2, 0, 1, 0);
+    const double estimate = CollectivePlanCost(*b.carrier).Estimate(plan).GetSeconds();
+    const double simulated = Simulate(b, plan).GetSeconds();
+    std::cout << "[ measured ] zero-byte send: estimate " << estimate * 1e6 << " us, simulated "
+              << simulated * 1e6 << " us\n";
+    EXPECT_NEAR(estimate, simulated, 0.01 * simulated);
+}
+
 // On the ideal carrier the estimate replays the carrier's own timing rules. It agrees with
 // the simulation to 3 %: what differs is only the order in which transfers released at
 // the same instant queue at a port (the engine's callback order against the estimate's

@@ -657,6 +657,258 @@ TEST(TrainingScenario, EventsAndBackgroundAreChecked)
                "/background: needs a packet fabric (topology \"rail-optimized\" or \"file\")");
 }
 
+namespace
+{
+/// What a run with or without a cut measured.
+struct CutRun
+{
+    bool finished{false};
+    double iteration{0};                     //!< seconds
+    uint64_t received{0};                    //!< RDMA payload delivered to every NIC
+    Time dpLaunch;                           //!< the longest DP all-reduce: its start
+    Time dpEnd;                              //!< and its end
+    std::string cable;                       //!< a leaf-spine cable that carried bytes ("swA-swB")
+    std::pair<uint32_t, uint32_t> cablePort; //!< its leaf end: switch index, port
+    uint64_t cableBytesAtCut{0};             //!< what the watched leaf port had sent by the cut
+};
+
+/// Run s; remember a leaf-to-spine cable that carried bytes, and what the cable in
+/// "watch" (a leaf port: switch index, port) had sent at time "at".
+CutRun
+RunCut(const TrainingScenario& s, std::pair<uint32_t, uint32_t> watch, Time at)
+{
+    CutRun r;
+    TrainingSimulation sim(s);
+    std::string error;
+    EXPECT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
+    const RoceTopology& net = sim.GetCluster().network;
+    if (!at.IsZero())
+    {
+        Ptr<RoceNetDevice> port = net.switchObjects[watch.first]->GetPort(watch.second);
+        Simulator::Schedule(at, [&r, port]() { r.cableBytesAtCut = port->GetTxBytes(); });
+    }
+    sim.Run(false);
+    r.finished = sim.GetRunner()->IsFinished();
+    r.iteration = Simulator::Now().GetSeconds();
+    for (const auto& nic : net.nics)
+    {
+        for (uint32_t q = 0; q < nic->GetNQueuePairs(); ++q)
+        {
+            r.received += nic->GetQueuePair(q)->GetBytesReceived();
+        }
+    }
+    for (const auto& c : sim.GetRunner()->GetCalls())
+    {
+        if (c.group.rfind("dp", 0) == 0 && c.end - c.launch > r.dpEnd - r.dpLaunch)
+        {
+            r.dpLaunch = c.launch;
+            r.dpEnd = c.end;
+        }
+    }
+    // Leaves are the switches with hosts on them; a leaf port whose far end is a switch
+    // is an uplink.
+    std::map<uint32_t, uint32_t> switchOfNode;
+    for (uint32_t j = 0; j < net.switchObjects.size(); ++j)
+    {
+        switchOfNode[net.switchObjects[j]->GetPort(0)->GetNode()->GetId()] = j;
+    }
+    for (uint32_t j = 0; j < net.switchObjects.size() && r.cable.empty(); ++j)
+    {
+        for (uint32_t p = 0; p < net.switchObjects[j]->GetNPorts(); ++p)
+        {
+            Ptr<RoceNetDevice> port = net.switchObjects[j]->GetPort(p);
+            Ptr<RoceChannel> cable = port->GetRoceChannel();
+            Ptr<RoceNetDevice> far =
+                cable->GetRoceDevice(0) == port ? cable->GetRoceDevice(1) : cable->GetRoceDevice(0);
+            auto k = switchOfNode.find(far->GetNode()->GetId());
+            if (k != switchOfNode.end() && k->second > j && port->GetTxBytes() > 0)
+            {
+                r.cable = FabricMonitor::SwitchName(j) + "-" + FabricMonitor::SwitchName(k->second);
+                r.cablePort = {j, p};
+                break;
+            }
+        }
+    }
+    Simulator::Destroy();
+    return r;
+}
+} // namespace
+
+// A cable that the collective's own flows cross is cut while they run: the iteration
+// completes with every byte delivered (go-back-N resends what was lost; routes converge
+// around the cut), later than without the cut.
+TEST(TrainingScenario, CableCutUnderTheCollectivesTraffic)
+{
+    // Four data-parallel ranks on 2 servers x 2 GPUs, a flat ring: ranks 1 -> 2 and 3 -> 0
+    // change rails, so the all-reduce crosses the spines.
+    const std::string text =
+        R"({"cluster": {"servers": 2, "gpusPerServer": 2, "spines": 2, "nicRate": "100Gbps"},
+        "workload": {"format": "generator", "model": {"layers": 4, "hidden": 1024, "heads": 8,
+        "seqLength": 512, "vocab": 1000, "tp": 1, "dp": 4, "globalBatch": 4}},
+        "collectives": {"algorithm": "ring"}, "outputs": {"plots": false}})";
+    TrainingScenario plain;
+    std::string error;
+    ASSERT_TRUE(TrainingScenario::Parse(text, "scn.json", plain, &error)) << error;
+    const CutRun base = RunCut(plain, {0, 0}, Time());
+    ASSERT_TRUE(base.finished);
+    ASSERT_FALSE(base.cable.empty()) << "no DP bytes crossed a spine";
+    ASSERT_GT(base.dpEnd, base.dpLaunch);
+    // Cut it a third into the longest DP all-reduce, for good.
+    const Time at = base.dpLaunch + (base.dpEnd - base.dpLaunch) / 3;
+    nlohmann::json doc = nlohmann::json::parse(text);
+    doc["events"] = nlohmann::json::array(
+        {{{"at", std::to_string(at.GetNanoSeconds()) + "ns"}, {"fail", base.cable}}});
+    TrainingScenario cut;
+    ASSERT_TRUE(TrainingScenario::Parse(doc.dump(), "scn.json", cut, &error)) << error;
+    const CutRun r = RunCut(cut, base.cablePort, at);
+    std::cout << "[ measured ] " << base.cable << " cut at " << at.As(Time::US)
+              << " (DP all-reduce " << base.dpLaunch.As(Time::US) << " to "
+              << base.dpEnd.As(Time::US) << ", the cable had carried " << r.cableBytesAtCut
+              << " B): iteration " << base.iteration * 1e3 << " ms -> " << r.iteration * 1e3
+              << " ms, " << r.received << " of " << base.received << " B delivered\n";
+    EXPECT_GT(r.cableBytesAtCut, 0u) << "the collective's flows did not use the cable";
+    ASSERT_TRUE(r.finished) << "the iteration completes over the cut";
+    EXPECT_EQ(r.received, base.received) << "every byte delivered, once";
+    EXPECT_GT(r.iteration, base.iteration);
+}
+
+// results.json's fabric.pfc_deadlocks: a training run on a five-switch ring whose
+// send/recv pattern closes a cyclic buffer dependency (each rank writes to the rank two
+// switches clockwise, no congestion control, small buffers) is reported stuck, and the
+// report names the deadlock's cycle: the five clockwise ring ports, priority 3.
+TEST(TrainingSimulation, PfcDeadlockOfARunIsInTheResults)
+{
+    std::ostringstream topo;
+    topo << R"({"hosts": {"count": 5, "prefix": "h"}, "switches": {"count": 5, "prefix": "s"},)"
+         << R"("gpusPerServer": 1, "defaults": {"rate": "100Gbps", "delay": "1us"}, "links": [)";
+    for (uint32_t i = 0; i < 5; ++i)
+    {
+        topo << R"({"a": "h)" << i << R"(", "b": "s)" << i << R"("}, {"a": "s)" << i
+             << R"(", "b": "s)" << (i + 1) % 5 << R"("})" << (i < 4 ? ", " : "");
+    }
+    topo << "]}";
+    const std::string topoFile = aifabric::TestDir() + "ring.json";
+    std::ofstream(topoFile) << topo.str();
+    TrainingTrace t(5);
+    for (uint32_t r = 0; r < 5; ++r)
+    {
+        TraceOp send;
+        send.kind = TraceOpKind::SEND;
+        send.name = "send";
+        send.peer = (r + 2) % 5;
+        send.bytes = 4 << 20;
+        send.stream = 1;
+        t.AddOp(r, send);
+        TraceOp recv = send;
+        recv.kind = TraceOpKind::RECV;
+        recv.name = "recv";
+        recv.peer = (r + 3) % 5;
+        recv.stream = 2;
+        t.AddOp(r, recv);
+    }
+    const std::string traceFile = aifabric::TestDir() + "ring-trace.json";
+    std::string error;
+    ASSERT_TRUE(TraceJson::Write(t, traceFile, &error)) << error;
+    TrainingScenario s;
+    ASSERT_TRUE(TrainingScenario::Parse(R"({"cluster": {"topology": "file", "file": ")" + topoFile +
+                                            R"("}, "workload": {"format": "json", "file": ")" +
+                                            traceFile +
+                                            R"("}, "fabric": {"congestionControl": "none",
+                "config": {"ns3::SharedBufferMmu::BufferSize": "262144"}},
+            "run": {"hangTimeout": "2ms"}, "outputs": {"plots": false}})",
+                                        "ring.json",
+                                        s,
+                                        &error))
+        << error;
+    bool stuck = false;
+    const nlohmann::json r = RunScenario(s, OutDir("ring"), &stuck);
+    EXPECT_TRUE(stuck);
+    const auto& deadlocks = r["fabric"]["pfc_deadlocks"];
+    ASSERT_EQ(deadlocks.size(), 1u) << r["fabric"].dump();
+    std::cout << "[ measured ] results.json fabric.pfc_deadlocks: " << deadlocks.dump() << "\n";
+    const auto& cycle = deadlocks[0]["cycle"];
+    ASSERT_EQ(cycle.size(), 5u) << deadlocks.dump();
+    std::set<std::string> switches;
+    for (const auto& q : cycle)
+    {
+        switches.insert(q["switch"].get<std::string>());
+        EXPECT_EQ(q["priority"], 3);
+    }
+    EXPECT_EQ(switches, (std::set<std::string>{"sw0", "sw1", "sw2", "sw3", "sw4"}));
+    EXPECT_GT(deadlocks[0]["detected_s"].get<double>(), deadlocks[0]["formed_s"].get<double>());
+}
+
+// results.json's ina_jobs, counted by the carrier where the bytes went: with one
+// streaming aggregator shared by two jobs fragments collide and are summed by the
+// fallback host (some, or all of a job's); with SwitchML and one job per switch the second group's
+// job is refused with the reason and its all-reduces run on the hosts.
+TEST(TrainingSimulation, InaJobsAreInTheResults)
+{
+    // Eight servers of one GPU on one leaf; pipeline 2 x data 4: the two DP groups'
+    // jobs share the leaf's aggregators.
+    const std::string cluster = R"("cluster": {"servers": 8, "gpusPerServer": 1, "spines": 1},
+        "workload": {"format": "generator", "model": {"layers": 2, "hidden": 512, "heads": 4,
+        "seqLength": 128, "vocab": 1000, "tp": 1, "pp": 2, "dp": 4, "globalBatch": 8}},
+        "collectives": {"algorithm": "auto"}, "outputs": {"plots": false})";
+    std::string error;
+    TrainingScenario streaming;
+    ASSERT_TRUE(
+        TrainingScenario::Parse("{" + cluster + R"(, "fabric": {"ina": "streaming", "config":
+            {"ns3::InaAggregationEngine::StreamingAggregators": "1"}}})",
+                                "ina.json",
+                                streaming,
+                                &error))
+        << error;
+    const nlohmann::json a = RunScenario(streaming, OutDir("ina-streaming"));
+    ASSERT_TRUE(a["finished"].get<bool>());
+    ASSERT_EQ(a["ina_jobs"].size(), 2u) << a["ina_jobs"].dump(); // one job per DP group
+    uint64_t onSwitch = 0;
+    for (const auto& job : a["ina_jobs"])
+    {
+        EXPECT_TRUE(job["in_network"].get<bool>()) << job.dump();
+        EXPECT_EQ(job["members"].size(), 4u);
+        EXPECT_GT(job["bytes_in_network"].get<uint64_t>(), 0u) << job.dump();
+        EXPECT_GT(job["bytes_via_fallback_host"].get<uint64_t>(), 0u) << job.dump();
+        EXPECT_LE(job["bytes_via_fallback_host"].get<uint64_t>(),
+                  job["bytes_in_network"].get<uint64_t>());
+        onSwitch += job["bytes_in_network"].get<uint64_t>() -
+                    job["bytes_via_fallback_host"].get<uint64_t>();
+    }
+    EXPECT_GT(onSwitch, 0u) << "the switch summed nothing";
+    std::cout << "[ measured ] streaming, one aggregator: " << a["ina_jobs"].dump() << "\n";
+
+    TrainingScenario switchml;
+    ASSERT_TRUE(TrainingScenario::Parse("{" + cluster + R"(, "fabric": {"ina": "switchml", "config":
+            {"ns3::InaAggregationEngine::MaxJobs": "1"}}})",
+                                        "ina.json",
+                                        switchml,
+                                        &error))
+        << error;
+    const nlohmann::json b = RunScenario(switchml, OutDir("ina-switchml"));
+    ASSERT_TRUE(b["finished"].get<bool>());
+    std::cout << "[ measured ] switchml, MaxJobs 1: " << b["ina_jobs"].dump() << "\n";
+    ASSERT_EQ(b["ina_jobs"].size(), 2u) << b["ina_jobs"].dump();
+    uint32_t inNetwork = 0;
+    for (const auto& job : b["ina_jobs"])
+    {
+        if (job["in_network"].get<bool>())
+        {
+            ++inNetwork;
+            EXPECT_GT(job["bytes_in_network"].get<uint64_t>(), 0u);
+            EXPECT_EQ(job["bytes_via_fallback_host"], 0);
+        }
+        else
+        {
+            EXPECT_NE(job["reason"].get<std::string>().find("the switch serves MaxJobs (1) jobs "
+                                                            "already"),
+                      std::string::npos)
+                << job.dump();
+            EXPECT_EQ(job["bytes_in_network"], 0);
+        }
+    }
+    EXPECT_EQ(inNetwork, 1u);
+}
+
 TEST(TrainingScenario, LinkFailureAndBackgroundBesideTraining)
 {
     // Two servers of two GPUs, one spine: the DP all-reduces cross the spine. The cable

@@ -221,13 +221,23 @@ Json
 FabricJson(const TrainingSimulation& sim)
 {
     const TrainingScenario& s = sim.GetScenario();
+    // Switches by the names links.csv and pfc.csv give them (sw<j>).
+    std::map<uint32_t, std::string> switchName;
+    const auto& switches = sim.GetCluster().network.switchObjects;
+    for (uint32_t j = 0; j < switches.size(); ++j)
+    {
+        switchName[switches[j]->GetPort(0)->GetNode()->GetId()] = FabricMonitor::SwitchName(j);
+    }
     Json deadlocks = Json::array();
     for (const auto& d : sim.GetPfcDeadlocks())
     {
         Json cycle = Json::array();
         for (const auto& q : d.cycle)
         {
-            cycle.push_back({{"node", q.node}, {"port", q.port}, {"priority", q.priority}});
+            cycle.push_back({{"switch", switchName[q.node]},
+                             {"node", q.node},
+                             {"port", q.port},
+                             {"priority", q.priority}});
         }
         deadlocks.push_back({{"formed_s", d.formedAt.GetSeconds()},
                              {"detected_s", d.detectedAt.GetSeconds()},

@@ -272,7 +272,8 @@ CollectivePlanCost::EstimateRun::ServeSlice(uint32_t id, double now)
 {
     const CommPlan::Transfer& t = m_transfers[id];
     const CarrierPath& p = PathOf(t);
-    const uint64_t slice = std::min(m_remaining[id], SliceOf(p, t.bytes));
+    // At least a byte a slice: a zero-byte message (remaining 1) must finish too.
+    const uint64_t slice = std::min(m_remaining[id], std::max<uint64_t>(SliceOf(p, t.bytes), 1));
     m_remaining[id] -= slice;
     const bool last = m_remaining[id] == 0;
     const double ser = Serialization(slice, p.bytesPerSecond);
