@@ -100,6 +100,19 @@ TEST_F(InaNvls, TwoH100ServersRunAtTheNvlsRateAndAutoPicksIt)
     const double t = result.GetDuration().GetSeconds();
     const double nvls = nvlsInServer.GetDuration().GetSeconds();
     EXPECT_NEAR(t, nvls, 0.01 * nvls);
+    // Closed form, independent of the NVLS simulation: each direction of each GPU port
+    // carries S (1 + 1/g) at the NVLS rate (the switch's reduce takes S in and gives S/g
+    // out, its multicast takes S/g in and gives S out), each NIC S/g each way at its
+    // payload rate; the slower of the two sets the time, pieces' fill and drain add at
+    // most 3 %.
+    const double nvlinkTime =
+        bytes * (1.0 + 1.0 / gpus) * 8 / cluster.nvSwitches[0]->GetNvlsRate().GetBitRate();
+    const double nicTime = bytes / gpus * 8 / PayloadRate(400e9);
+    const double closed = std::max(nvlinkTime, nicTime);
+    std::cout << "[ measured ] nvls-ina closed form: NVLink " << nvlinkTime * 1e6 << " us, NIC "
+              << nicTime * 1e6 << " us; simulated " << t * 1e6 << " us\n";
+    EXPECT_GE(t, closed * 0.9999);
+    EXPECT_LE(t, closed * 1.03);
     EXPECT_GT(result.busBw, 1.2 * ring.busBw);
     std::cout << "[ measured ] 2 x 8 H100, 8 x 400G, 256 MiB all-reduce: nvls-ina " << t * 1e6
               << " us, busbw " << result.busBw / 1e9 << " GB/s; NVLS on one server " << nvls * 1e6

@@ -183,6 +183,20 @@ TEST_F(TopologyFile, TwoHostsBackToBack)
     EXPECT_EQ(SendOne(file.topology, 1, 0, 8192), 8192u);
 }
 
+// A cable so long that a switch's PFC headroom (twice the bandwidth-delay product per
+// lossless priority) does not fit its buffer: refused by the reader, naming the switch,
+// before anything is built (the switch's MMU used to abort when it was installed).
+TEST_F(TopologyFile, LinksThatDoNotFitTheSwitchBufferAreRefused)
+{
+    ExpectRefused(
+        R"({"hosts": [{"name": "h0"}, {"name": "h1"}], "switches": [{"name": "sw"}],
+            "defaults": {"rate": "100Gbps", "delay": "10ms"},
+            "links": [{"a": "h0", "b": "sw"}, {"a": "h1", "b": "sw"}]})",
+        "topology.json: switch \"sw\": its links do not fit its buffer \\(SharedBufferMmu: "
+        "reserves and PFC headroom \\([0-9]+ B over 2 ports\\) leave no shared buffer in "
+        "BufferSize = [0-9]+ B; raise BufferSize");
+}
+
 TEST_F(TopologyFile, SyntaxErrorGivesLine)
 {
     // Missing comma at the end of line 3; the parser trips on line 4.

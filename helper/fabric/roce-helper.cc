@@ -1,19 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "roce-helper.h"
 
-#include "ns3/program-options.h"
-
 #include "../../model/fabric/ai-fabric-compat.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/icrc-trailer.h"
 #include "ns3/int-header.h"
 #include "ns3/log.h"
 #include "ns3/pcap-file-wrapper.h"
 #include "ns3/pointer.h"
+#include "ns3/program-options.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-frame-info.h"
-#include "ns3/icrc-trailer.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/type-id.h"
@@ -403,6 +402,22 @@ RoceHelper::AssignStreams(int64_t stream)
         used += sw->AssignStreams(stream + used);
     }
     return used;
+}
+
+bool
+RoceHelper::CheckSwitchPorts(const std::vector<DataRate>& rates,
+                             const std::vector<Time>& delays,
+                             std::string* error) const
+{
+    Ptr<SharedBufferMmu> mmu = m_mmuFactory.Create<SharedBufferMmu>();
+    const uint32_t maxFrame =
+        m_deviceFactory.Create<RoceNetDevice>()->GetMtu() + roce::ETHERNET_HEADER_BYTES;
+    std::vector<uint64_t> bps;
+    for (const DataRate& r : rates)
+    {
+        bps.push_back(r.GetBitRate());
+    }
+    return mmu->CheckConfiguration(bps, delays, maxFrame, error);
 }
 
 bool

@@ -130,6 +130,20 @@ class RoceHelper : public PcapHelperForDevice
      */
     static bool CheckPcapPrefix(const std::string& prefix, std::string* error);
 
+    /**
+     * Whether a switch built by this helper could have ports of these rates and cable
+     * delays: its MMU (with this helper's MMU attributes) must find room for every port's
+     * reserves and PFC headroom (SharedBufferMmu::CheckConfiguration). Readers of a
+     * user's topology ask before they build, instead of the MMU's abort.
+     * \param rates each port's link rate
+     * \param delays each port's cable delay
+     * \param error set to the reason when not
+     * \return true if the switch can be built
+     */
+    bool CheckSwitchPorts(const std::vector<DataRate>& rates,
+                          const std::vector<Time>& delays,
+                          std::string* error) const;
+
   private:
     NetDeviceContainer Link(Ptr<Node> a,
                             Ptr<Node> b,

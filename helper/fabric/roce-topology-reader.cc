@@ -515,6 +515,40 @@ CheckDocument(const Json& doc, const std::string& name, std::vector<LinkSpec>* s
  * Create the checked fabric: nodes, cables, NICs in host order, switches, routes. Nodes
  * are created only here, so a bad file leaves no half-built fabric in the global NodeList.
  */
+/**
+ * Refuse, before anything is built, a switch whose shared buffer cannot hold its ports'
+ * reserves and PFC headroom (a long cable's headroom grows with its delay): the MMU would
+ * abort when the switch is installed.
+ */
+void
+CheckSwitchBuffers(const RoceHelper& roce,
+                   const RoceTopologyFile& result,
+                   const std::vector<LinkSpec>& specs,
+                   const std::string& name)
+{
+    const auto nHosts = static_cast<uint32_t>(result.hostNames.size());
+    for (uint32_t s = 0; s < result.switchNames.size(); ++s)
+    {
+        // The switch's ports in the order Link gives them: its links in file order.
+        std::vector<DataRate> rates;
+        std::vector<Time> delays;
+        for (const auto& spec : specs)
+        {
+            if (spec.a == nHosts + s || spec.b == nHosts + s)
+            {
+                rates.push_back(spec.rate);
+                delays.push_back(spec.delay);
+            }
+        }
+        std::string why;
+        if (!rates.empty() && !roce.CheckSwitchPorts(rates, delays, &why))
+        {
+            throw TopologyFileError{name + ": switch \"" + result.switchNames[s] +
+                                    "\": its links do not fit its buffer (" + why + ")"};
+        }
+    }
+}
+
 void
 BuildFabric(RoceHelper& roce, RoceTopologyFile& result, const std::vector<LinkSpec>& specs)
 {
@@ -592,6 +626,7 @@ RoceTopologyReader::ReadString(const std::string& json,
     try
     {
         file = CheckDocument(doc, name, &specs);
+        CheckSwitchBuffers(m_roce, file, specs, name);
     }
     catch (const TopologyFileError& e)
     {

@@ -10,6 +10,7 @@
 #include "ns3/uinteger.h"
 
 #include <cmath>
+#include <sstream>
 
 namespace ns3
 {
@@ -98,45 +99,95 @@ SharedBufferMmu::ComputeHeadroom(uint64_t rateBps, Time delay, uint32_t maxFrame
            pfcWire;
 }
 
-void
-SharedBufferMmu::Configure(const std::vector<uint64_t>& linkRatesBps,
-                           const std::vector<Time>& linkDelays,
-                           uint32_t maxFrameBytes)
+bool
+SharedBufferMmu::CheckConfiguration(const std::vector<uint64_t>& linkRatesBps,
+                                    const std::vector<Time>& linkDelays,
+                                    uint32_t maxFrameBytes,
+                                    std::string* why) const
 {
-    NS_ABORT_MSG_IF(linkRatesBps.size() != linkDelays.size(),
-                    "SharedBufferMmu::Configure: one rate and one delay per port");
-    NS_ABORT_MSG_IF(m_kmin != 0 && m_kmax != 0 && m_kmin > m_kmax,
-                    "SharedBufferMmu: EcnKmin (" << m_kmin << " B) must not exceed EcnKmax ("
-                                                 << m_kmax << " B)");
-    m_ports.assign(linkRatesBps.size(), PortState());
+    std::vector<PortState> ports;
     uint64_t committed = 0;
+    if (!Derive(linkRatesBps, linkDelays, maxFrameBytes, ports, committed, why))
+    {
+        return false;
+    }
+    if (committed >= m_bufferBytes)
+    {
+        std::ostringstream os;
+        os << "SharedBufferMmu: reserves and PFC headroom (" << committed << " B over "
+           << ports.size() << " ports) leave no shared buffer in BufferSize = " << m_bufferBytes
+           << " B; raise BufferSize or lower ReservePerQueue/HeadroomPerQueue";
+        *why = os.str();
+        return false;
+    }
+    return true;
+}
+
+bool
+SharedBufferMmu::Derive(const std::vector<uint64_t>& linkRatesBps,
+                        const std::vector<Time>& linkDelays,
+                        uint32_t maxFrameBytes,
+                        std::vector<PortState>& ports,
+                        uint64_t& committed,
+                        std::string* why) const
+{
+    std::ostringstream os;
+    if (linkRatesBps.size() != linkDelays.size())
+    {
+        *why = "SharedBufferMmu::Configure: one rate and one delay per port";
+        return false;
+    }
+    if (m_kmin != 0 && m_kmax != 0 && m_kmin > m_kmax)
+    {
+        os << "SharedBufferMmu: EcnKmin (" << m_kmin << " B) must not exceed EcnKmax (" << m_kmax
+           << " B)";
+        *why = os.str();
+        return false;
+    }
+    ports.assign(linkRatesBps.size(), PortState());
+    committed = 0;
     uint32_t nLossless = 0;
     for (uint8_t p = 0; p < N_PRIORITIES; ++p)
     {
         nLossless += IsLossless(p) ? 1 : 0;
     }
-    for (std::size_t i = 0; i < m_ports.size(); ++i)
+    for (std::size_t i = 0; i < ports.size(); ++i)
     {
-        PortState& port = m_ports[i];
-        NS_ABORT_MSG_IF(linkRatesBps[i] == 0,
-                        "SharedBufferMmu: port " << i << " has a zero link rate");
+        PortState& port = ports[i];
+        if (linkRatesBps[i] == 0)
+        {
+            os << "SharedBufferMmu: port " << i << " has a zero link rate";
+            *why = os.str();
+            return false;
+        }
         port.headroom = m_headroomBytes != 0
                             ? m_headroomBytes
                             : ComputeHeadroom(linkRatesBps[i], linkDelays[i], maxFrameBytes);
         double scale = static_cast<double>(linkRatesBps[i]) / 25e9;
         port.kmin = m_kmin != 0 ? m_kmin : static_cast<uint32_t>(100e3 * scale);
         port.kmax = m_kmax != 0 ? m_kmax : static_cast<uint32_t>(400e3 * scale);
-        NS_ABORT_MSG_IF(port.kmin > port.kmax,
-                        "SharedBufferMmu: on port " << i << " Kmin (" << port.kmin
-                                                    << " B) exceeds Kmax (" << port.kmax << " B)");
+        if (port.kmin > port.kmax)
+        {
+            os << "SharedBufferMmu: on port " << i << " Kmin (" << port.kmin << " B) exceeds Kmax ("
+               << port.kmax << " B)";
+            *why = os.str();
+            return false;
+        }
         committed += static_cast<uint64_t>(m_reserveBytes) * N_PRIORITIES +
                      static_cast<uint64_t>(port.headroom) * nLossless;
     }
-    NS_ABORT_MSG_IF(committed >= m_bufferBytes,
-                    "SharedBufferMmu: reserves and PFC headroom ("
-                        << committed << " B over " << m_ports.size()
-                        << " ports) leave no shared buffer in BufferSize = " << m_bufferBytes
-                        << " B; raise BufferSize or lower ReservePerQueue/HeadroomPerQueue");
+    return true;
+}
+
+void
+SharedBufferMmu::Configure(const std::vector<uint64_t>& linkRatesBps,
+                           const std::vector<Time>& linkDelays,
+                           uint32_t maxFrameBytes)
+{
+    std::string why;
+    NS_ABORT_MSG_IF(!CheckConfiguration(linkRatesBps, linkDelays, maxFrameBytes, &why), why);
+    uint64_t committed = 0;
+    Derive(linkRatesBps, linkDelays, maxFrameBytes, m_ports, committed, &why);
     m_sharedSize = m_bufferBytes - committed;
     m_sharedUsed = 0;
 }

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -63,6 +64,20 @@ class SharedBufferMmu : public Object
     void Configure(const std::vector<uint64_t>& linkRatesBps,
                    const std::vector<Time>& linkDelays,
                    uint32_t maxFrameBytes);
+
+    /**
+     * Whether Configure would accept these ports with the current attributes, without
+     * changing anything: what a reader of a user's topology asks before it builds.
+     * \param linkRatesBps rate of each port's link in bit/s (index = port)
+     * \param linkDelays one-way propagation delay of each port's link
+     * \param maxFrameBytes largest frame in bytes, without FCS (for the headroom)
+     * \param why set to the message Configure would abort with, when not
+     * \return true if Configure would accept them
+     */
+    bool CheckConfiguration(const std::vector<uint64_t>& linkRatesBps,
+                            const std::vector<Time>& linkDelays,
+                            uint32_t maxFrameBytes,
+                            std::string* why) const;
 
     /**
      * Headroom a lossless queue needs on a link: 2 × delay × rate + 2 frames + a PFC frame,
@@ -184,6 +199,16 @@ class SharedBufferMmu : public Object
         uint32_t kmin{0};
         uint32_t kmax{0};
     };
+
+    /// Per-port headroom and thresholds and the bytes committed to reserves and headroom.
+    /// \return false (why set) for a configuration Configure must refuse, but for a
+    ///         buffer too small (CheckConfiguration's last test)
+    bool Derive(const std::vector<uint64_t>& linkRatesBps,
+                const std::vector<Time>& linkDelays,
+                uint32_t maxFrameBytes,
+                std::vector<PortState>& ports,
+                uint64_t& committed,
+                std::string* why) const;
 
     // attributes
     uint64_t m_bufferBytes;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "ina-aggregation-engine.h"
 
+#include "ina-streaming-protocol.h"
+#include "ina-switch-ml-protocol.h"
+
 #include "ns3/abort.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
@@ -8,8 +11,6 @@
 #include "ns3/roce-channel.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
-
-#include <bitset>
 
 namespace ns3
 {
@@ -87,6 +88,10 @@ InaAggregationEngine::GetTypeId()
 InaAggregationEngine::InaAggregationEngine()
 {
     NS_LOG_FUNCTION(this);
+    m_switchMl = CreateObject<InaSwitchMlProtocol>();
+    m_switchMl->SetEngine(this);
+    m_streaming = CreateObject<InaStreamingProtocol>();
+    m_streaming->SetEngine(this);
 }
 
 InaAggregationEngine::~InaAggregationEngine() = default;
@@ -103,6 +108,9 @@ InaAggregationEngine::DoDispose()
     }
     m_switch = nullptr;
     m_jobs.clear();
+    // Disposed, not released: GetFreeSlots still answers.
+    m_switchMl->Dispose();
+    m_streaming->Dispose();
     Object::DoDispose();
 }
 
@@ -146,7 +154,7 @@ InaAggregationEngine::Install(Ptr<RoceSwitch> sw)
                     "InaAggregationEngine::Install: the switch has no ports (call "
                     "RoceSwitch::Setup first)");
     m_switch = sw;
-    m_freeSlots = m_slots;
+    m_switchMl->SetSlots(m_slots);
     // 10.254.x.y by node id: switches have no IP stack, but their packets need a source.
     const uint32_t id = sw->GetPort(0)->GetNode()->GetId();
     m_address = Ipv4Address((10u << 24) | (254u << 16) | (id & 0xFFFF));
@@ -155,13 +163,25 @@ InaAggregationEngine::Install(Ptr<RoceSwitch> sw)
         MakeCallback(&InaAggregationEngine::Receive, Ptr<InaAggregationEngine>(this)));
 }
 
+InaAggregationProtocol*
+InaAggregationEngine::ProtocolFor(InaProtocol protocol) const
+{
+    switch (protocol)
+    {
+    case InaProtocol::STREAMING:
+        return PeekPointer(m_streaming);
+    case InaProtocol::SWITCHML:
+        break;
+    }
+    return PeekPointer(m_switchMl);
+}
+
 bool
 InaAggregationEngine::AddJob(const InaJobConfig& config, std::string* why)
 {
     NS_LOG_FUNCTION(this << config.job << config.poolSlots);
     NS_ABORT_MSG_IF(!m_switch, "InaAggregationEngine::AddJob: call Install first");
-    const bool streaming = config.protocol == InaProtocol::STREAMING;
-    const uint64_t need = streaming ? 0 : 2ull * config.poolSlots;
+    InaAggregationProtocol* protocol = ProtocolFor(config.protocol);
     if (m_jobs.count(config.job))
     {
         *why = "job " + std::to_string(config.job) + " is already on the switch";
@@ -174,17 +194,8 @@ InaAggregationEngine::AddJob(const InaJobConfig& config, std::string* why)
                std::to_string(config.childPorts.size());
         return false;
     }
-    if (streaming && (config.workers.empty() || config.workers.size() > ina::MAX_STREAMING_WORKERS))
+    if (!protocol->CheckJob(config, why))
     {
-        *why = "a streaming job has 1 to " + std::to_string(ina::MAX_STREAMING_WORKERS) +
-               " workers, got " + std::to_string(config.workers.size());
-        return false;
-    }
-    if (!streaming && (config.poolSlots == 0 || need > m_freeSlots))
-    {
-        *why = "job " + std::to_string(config.job) + " needs 2 x " +
-               std::to_string(config.poolSlots) + " slots, " + std::to_string(m_freeSlots) +
-               " are free";
         return false;
     }
     if (m_jobs.size() >= m_maxJobs)
@@ -192,9 +203,8 @@ InaAggregationEngine::AddJob(const InaJobConfig& config, std::string* why)
         *why = "the switch serves MaxJobs (" + std::to_string(m_maxJobs) + ") jobs already";
         return false;
     }
-    Job job;
+    InaAggregationJob job;
     job.config = config;
-    job.slots.assign(need, Slot());
     job.portChild.assign(m_switch->GetNPorts(), -1);
     for (uint32_t c = 0; c < config.childPorts.size(); ++c)
     {
@@ -204,18 +214,16 @@ InaAggregationEngine::AddJob(const InaJobConfig& config, std::string* why)
     }
     job.fullMask =
         config.childPorts.size() == MAX_CHILDREN ? ~0ull : (1ull << config.childPorts.size()) - 1;
-    m_freeSlots -= static_cast<uint32_t>(need);
-    if (streaming && m_aggregators.empty())
-    {
-        m_aggregators.assign(m_streamingAggregators, Aggregator());
-    }
-    m_jobs.emplace(config.job, std::move(job));
+    job.protocol = protocol;
+    InaAggregationJob* added = protocol->AddJob(std::move(job));
+    m_jobs.emplace(config.job, added);
     NS_LOG_LOGIC("job " << config.job << ": " << config.childPorts.size() << " children, "
                         << (config.parentPort == InaJobConfig::NO_PARENT
                                 ? std::string("root")
                                 : "parent on port " + std::to_string(config.parentPort))
-                        << ", " << InaProtocolName(config.protocol) << ", " << need << " slots ("
-                        << m_freeSlots << " left)");
+                        << ", " << InaProtocolName(config.protocol) << ", "
+                        << protocol->GetJobSlots(*added) << " slots (" << GetFreeSlots()
+                        << " left)");
     return true;
 }
 
@@ -226,8 +234,9 @@ InaAggregationEngine::RemoveJob(uint16_t job)
     auto it = m_jobs.find(job);
     if (it != m_jobs.end())
     {
-        m_freeSlots += static_cast<uint32_t>(it->second.slots.size());
+        InaAggregationProtocol* protocol = it->second->protocol;
         m_jobs.erase(it);
+        protocol->RemoveJob(job);
     }
 }
 
@@ -240,7 +249,7 @@ InaAggregationEngine::HasJob(uint16_t job) const
 uint32_t
 InaAggregationEngine::GetFreeSlots() const
 {
-    return m_freeSlots;
+    return m_switchMl->GetFreeSlots();
 }
 
 uint32_t
@@ -321,6 +330,12 @@ InaAggregationEngine::GetStreamingBytes() const
     return m_streamingBytes;
 }
 
+uint32_t
+InaAggregationEngine::GetStreamingAggregators() const
+{
+    return m_streamingAggregators;
+}
+
 void
 InaAggregationEngine::Receive(uint32_t inPort,
                               uint8_t priority,
@@ -389,95 +404,14 @@ InaAggregationEngine::Process(uint32_t inPort, uint8_t priority, Ptr<Packet> fra
         ++m_discarded;
         return;
     }
-    Job& job = it->second;
-    if (job.config.protocol == InaProtocol::STREAMING)
-    {
-        ProcessStreaming(job, inPort, header, ce);
-        return;
-    }
-    if (header.slot >= job.config.poolSlots)
-    {
-        NS_LOG_DEBUG("discard: slot " << header.slot << " outside job " << header.job
-                                      << "'s pool of " << job.config.poolSlots);
-        ++m_discarded;
-        return;
-    }
-    if (header.type == InaHeader::DATA && job.portChild[inPort] >= 0)
-    {
-        HandleData(job, static_cast<uint32_t>(job.portChild[inPort]), header, ce);
-    }
-    else if (header.type == InaHeader::RESULT && inPort == job.config.parentPort)
-    {
-        HandleResult(job, header);
-    }
-    else
-    {
-        NS_LOG_DEBUG("discard: INA " << header << " from port " << inPort
-                                     << ", which is not its sender's place in the tree");
-        ++m_discarded;
-    }
+    InaAggregationJob& job = *it->second;
+    job.protocol->Process(job, inPort, header, ce);
 }
 
 void
-InaAggregationEngine::HandleData(Job& job, uint32_t child, const InaHeader& header, bool ce)
-{
-    Slot& slot = job.slots[2 * header.slot + (header.copy ? 1 : 0)];
-    if (!slot.used || slot.sequence != header.sequence)
-    {
-        if (slot.used && header.sequence < slot.sequence)
-        {
-            NS_LOG_DEBUG("discard: job " << header.job << " sequence " << header.sequence
-                                         << " is older than slot " << header.slot << "'s "
-                                         << slot.sequence);
-            ++m_discarded;
-            return;
-        }
-        slot = Slot();
-        slot.used = true;
-        slot.sequence = header.sequence;
-    }
-    const uint64_t bit = 1ull << child;
-    if (slot.bitmap & bit)
-    {
-        ++m_duplicates;
-        if (slot.complete)
-        {
-            NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": duplicate from "
-                                << "child " << child << ", result sent again to it");
-            SendResult(job, child, header, slot, true);
-        }
-        else if (slot.sentUp)
-        {
-            NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": duplicate from "
-                                << "child " << child << ", aggregate sent again to the parent");
-            SendAggregate(job, header, slot, true);
-        }
-        else
-        {
-            NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence
-                                << ": duplicate from child " << child << " ignored");
-        }
-        return;
-    }
-    ++m_contributions;
-    slot.bitmap |= bit;
-    slot.count = static_cast<uint16_t>(slot.count + header.count);
-    slot.length = std::max(slot.length, header.length);
-    slot.ecn = slot.ecn || ce || (header.flags & InaHeader::ECN_ECHO);
-    slot.values = slot.values || !(header.flags & InaHeader::NO_VALUES);
-    if (slot.bitmap != job.fullMask)
-    {
-        return;
-    }
-    m_slotCompleteTrace(header.job, header.sequence, slot.count);
-    const bool root = job.config.parentPort == InaJobConfig::NO_PARENT;
-    slot.complete = root;
-    slot.sentUp = !root;
-    SendSum(job, header, slot);
-}
-
-void
-InaAggregationEngine::SendSum(Job& job, const InaHeader& request, const Slot& sum)
+InaAggregationEngine::SendSum(const InaAggregationJob& job,
+                              const InaHeader& request,
+                              const InaSum& sum)
 {
     if (job.config.parentPort == InaJobConfig::NO_PARENT)
     {
@@ -497,93 +431,84 @@ InaAggregationEngine::SendSum(Job& job, const InaHeader& request, const Slot& su
     }
 }
 
-void
-InaAggregationEngine::HandleResult(Job& job, const InaHeader& header)
-{
-    Slot& slot = job.slots[2 * header.slot + (header.copy ? 1 : 0)];
-    if (!slot.used || slot.sequence != header.sequence)
-    {
-        NS_LOG_DEBUG("discard: result for job " << header.job << " sequence " << header.sequence
-                                                << " does not match slot " << header.slot);
-        ++m_discarded;
-        return;
-    }
-    slot.complete = true;
-    slot.count = header.count;
-    slot.length = header.length;
-    slot.ecn = slot.ecn || (header.flags & InaHeader::ECN_ECHO);
-    slot.values = !(header.flags & InaHeader::NO_VALUES);
-    NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": result from the "
-                        << "parent (" << header.count << " workers), to "
-                        << job.config.childPorts.size() << " children");
-    for (uint32_t c = 0; c < job.config.childPorts.size(); ++c)
-    {
-        SendResult(job, c, header, slot, (header.flags & InaHeader::RETRANSMISSION) != 0);
-    }
-}
-
 InaHeader
 InaAggregationEngine::ReplyHeader(InaHeader::Type type,
                                   const InaHeader& request,
-                                  const Slot& slot,
+                                  const InaSum& sum,
                                   bool retransmission)
 {
     InaHeader h;
     h.type = type;
     h.flags = static_cast<uint8_t>(
-        (retransmission ? InaHeader::RETRANSMISSION : 0) | (slot.ecn ? InaHeader::ECN_ECHO : 0) |
-        (slot.values ? 0 : InaHeader::NO_VALUES) | (request.flags & InaHeader::DIRECTED));
+        (retransmission ? InaHeader::RETRANSMISSION : 0) | (sum.ecn ? InaHeader::ECN_ECHO : 0) |
+        (sum.values ? 0 : InaHeader::NO_VALUES) | (request.flags & InaHeader::DIRECTED));
     h.destination = request.destination;
     h.job = request.job;
-    h.sequence = slot.sequence;
+    h.sequence = sum.sequence;
     h.slot = request.slot;
     h.copy = request.copy;
-    h.count = slot.count;
-    h.bitmap = slot.bitmap;
-    h.length = slot.length;
+    h.count = sum.count;
+    h.bitmap = sum.bitmap;
+    h.length = sum.length;
     h.element = request.element;
     return h;
 }
 
 void
-InaAggregationEngine::SendResult(Job& job,
+InaAggregationEngine::SendResult(const InaAggregationJob& job,
                                  uint32_t child,
                                  const InaHeader& request,
-                                 const Slot& slot,
+                                 const InaSum& sum,
                                  bool retransmission)
 {
-    InaHeader h = ReplyHeader(InaHeader::RESULT, request, slot, retransmission);
-    if (!ValuesToward(job, static_cast<int32_t>(child), h))
+    SendResultOn(job,
+                 job.config.childPorts[child],
+                 job.config.childAddresses[child],
+                 static_cast<int32_t>(child),
+                 ReplyHeader(InaHeader::RESULT, request, sum, retransmission));
+}
+
+void
+InaAggregationEngine::SendResultOn(const InaAggregationJob& job,
+                                   uint32_t port,
+                                   Ipv4Address dst,
+                                   int32_t child,
+                                   InaHeader h)
+{
+    if (!ValuesToward(job, child, h))
     {
         h.SetValues(false);
     }
-    const uint32_t port = job.config.childPorts[child];
-    m_switch->SendLocal(
-        port,
-        job.config.priority,
-        MakeInaFrame(h, AddressOn(port, job.config.childAddresses[child], job.config.priority)));
+    Send(job, port, dst, h);
     ++m_resultsSent;
 }
 
 void
-InaAggregationEngine::SendAggregate(Job& job,
+InaAggregationEngine::SendAggregate(const InaAggregationJob& job,
                                     const InaHeader& request,
-                                    const Slot& slot,
+                                    const InaSum& sum,
                                     bool retransmission)
 {
-    SendUp(job, ReplyHeader(InaHeader::DATA, request, slot, retransmission));
+    SendUp(job, ReplyHeader(InaHeader::DATA, request, sum, retransmission));
 }
 
 void
-InaAggregationEngine::SendUp(Job& job, InaHeader h)
+InaAggregationEngine::SendUp(const InaAggregationJob& job, InaHeader h)
 {
     h.sender = job.config.indexAtParent;
-    const uint32_t port = job.config.parentPort;
-    m_switch->SendLocal(
-        port,
-        job.config.priority,
-        MakeInaFrame(h, AddressOn(port, InaGroupAddress(h.job), job.config.priority)));
+    Send(job, job.config.parentPort, InaGroupAddress(h.job), h);
     ++m_aggregatesSent;
+}
+
+void
+InaAggregationEngine::Send(const InaAggregationJob& job,
+                           uint32_t port,
+                           Ipv4Address dst,
+                           const InaHeader& h)
+{
+    m_switch->SendLocal(port,
+                        job.config.priority,
+                        MakeInaFrame(h, AddressOn(port, dst, job.config.priority)));
 }
 
 void
@@ -603,152 +528,6 @@ InaAggregationEngine::Forward(uint32_t inPort,
     m_switch->SendLocal(port, priority, frame);
 }
 
-void
-InaAggregationEngine::ProcessStreaming(Job& job, uint32_t inPort, const InaHeader& header, bool ce)
-{
-    const int32_t child = job.portChild[inPort];
-    if (header.type == InaHeader::RESULT && (child >= 0 || inPort == job.config.parentPort))
-    {
-        ForwardStreamingResult(job, inPort, header);
-        return;
-    }
-    if (header.type != InaHeader::DATA || child < 0)
-    {
-        NS_LOG_DEBUG("discard: INA " << header << " from port " << inPort
-                                     << ", which is not its sender's place in the tree");
-        ++m_discarded;
-        return;
-    }
-    Aggregator& a = m_aggregators[header.slot % m_aggregators.size()];
-    const bool mine = a.used && a.job == header.job && a.sequence == header.sequence;
-    if (header.flags & InaHeader::RETRANSMISSION)
-    {
-        // Never aggregated: what this switch holds of the fragment may be waiting for it
-        // in vain (the first copy collided somewhere, or was lost), so the partial sum
-        // goes to the fallback host, and so does the retransmission, up the tree.
-        if (mine)
-        {
-            InaHeader partial = header;
-            partial.flags = InaHeader::FALLBACK | (a.ecn ? InaHeader::ECN_ECHO : 0);
-            partial.count = a.count;
-            partial.bitmap = a.workers;
-            partial.length = a.length;
-            partial.SetValues(a.values);
-            partial.flags |= header.flags & InaHeader::DIRECTED;
-            NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": retransmission "
-                                << "takes the partial sum of " << a.count
-                                << " workers to the fallback host");
-            a = Aggregator();
-            ++m_flushes;
-            SendToFallbackHost(job, partial);
-        }
-        if (job.config.parentPort == InaJobConfig::NO_PARENT)
-        {
-            SendToFallbackHost(job, header);
-        }
-        else
-        {
-            SendUp(job, header);
-        }
-        return;
-    }
-    if (a.used && !mine)
-    {
-        NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": aggregator "
-                            << header.slot % m_aggregators.size() << " holds job " << a.job
-                            << " seq " << a.sequence << "; to the fallback host");
-        ++m_collisions;
-        InaHeader fallback = header;
-        fallback.flags |= InaHeader::FALLBACK;
-        SendToFallbackHost(job, fallback);
-        return;
-    }
-    if (!a.used)
-    {
-        a = Aggregator();
-        a.used = true;
-        a.job = header.job;
-        a.sequence = header.sequence;
-    }
-    const uint64_t bit = 1ull << child;
-    if (a.children & bit)
-    {
-        NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": duplicate from child "
-                            << child << " ignored");
-        ++m_duplicates;
-        return;
-    }
-    ++m_contributions;
-    a.children |= bit;
-    a.workers |= header.bitmap;
-    a.count = static_cast<uint16_t>(a.count + header.count);
-    a.length = std::max(a.length, header.length);
-    a.ecn = a.ecn || ce || (header.flags & InaHeader::ECN_ECHO);
-    a.values = a.values || !(header.flags & InaHeader::NO_VALUES);
-    if (a.children != job.fullMask)
-    {
-        return;
-    }
-    m_slotCompleteTrace(header.job, header.sequence, a.count);
-    // The sum goes on and the aggregator is free for the next fragment.
-    const Slot sum{a.sequence, a.workers, a.count, a.length, true, false, true, a.ecn, a.values};
-    a = Aggregator();
-    SendSum(job, header, sum);
-}
-
-void
-InaAggregationEngine::ForwardStreamingResult(Job& job, uint32_t inPort, const InaHeader& header)
-{
-    Aggregator& a = m_aggregators[header.slot % m_aggregators.size()];
-    if (a.used && a.job == header.job && a.sequence == header.sequence)
-    {
-        NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence
-                            << ": the result frees a partial sum of " << a.count << " workers");
-        a = Aggregator();
-    }
-    NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": result from port "
-                        << inPort << " forwarded along the tree");
-    // Values go on only where they came with the result and the destination lies.
-    auto sendOn = [&](uint32_t port, Ipv4Address dst, int32_t child) {
-        InaHeader h = header;
-        h.sender = 0;
-        if (!ValuesToward(job, child, h))
-        {
-            h.SetValues(false);
-        }
-        m_switch->SendLocal(port,
-                            job.config.priority,
-                            MakeInaFrame(h, AddressOn(port, dst, job.config.priority)));
-        ++m_resultsSent;
-    };
-    for (uint32_t c = 0; c < job.config.childPorts.size(); ++c)
-    {
-        if (job.config.childPorts[c] != inPort)
-        {
-            sendOn(job.config.childPorts[c], job.config.childAddresses[c], static_cast<int32_t>(c));
-        }
-    }
-    if (job.config.parentPort != InaJobConfig::NO_PARENT && inPort != job.config.parentPort)
-    {
-        sendOn(job.config.parentPort, InaGroupAddress(header.job), -1);
-    }
-}
-
-void
-InaAggregationEngine::SendToFallbackHost(Job& job, const InaHeader& header)
-{
-    const Ipv4Address host = job.config.workers[header.sequence % job.config.workers.size()];
-    const uint64_t flow = (static_cast<uint64_t>(header.job) << 32) | header.sequence;
-    const uint32_t port = RouteTo(host, flow);
-    if (port == UINT32_MAX)
-    {
-        return;
-    }
-    m_switch->SendLocal(port,
-                        job.config.priority,
-                        MakeInaFrame(header, AddressOn(port, host, job.config.priority)));
-}
-
 uint32_t
 InaAggregationEngine::RouteTo(Ipv4Address dst, uint64_t flow)
 {
@@ -763,7 +542,7 @@ InaAggregationEngine::RouteTo(Ipv4Address dst, uint64_t flow)
 }
 
 bool
-InaAggregationEngine::ValuesToward(const Job& job, int32_t child, const InaHeader& h)
+InaAggregationEngine::ValuesToward(const InaAggregationJob& job, int32_t child, const InaHeader& h)
 {
     if (!(h.flags & InaHeader::DIRECTED))
     {

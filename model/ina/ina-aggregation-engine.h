@@ -49,9 +49,43 @@ struct InaJobConfig
     std::vector<int32_t> rankChild;
 };
 
+class InaAggregationProtocol;
+class InaStreamingProtocol;
+class InaSwitchMlProtocol;
+
 /**
  * \ingroup ai-fabric
- * \brief An in-network aggregation engine on a RoceSwitch (SwitchML-like slots).
+ * One job's record on one switch, as the engine's job table indexes it: what every
+ * protocol needs per packet. The job's protocol (InaAggregationProtocol) owns the record
+ * and may extend it with its own per-job state (a SwitchML job's slot pool).
+ */
+struct InaAggregationJob
+{
+    InaJobConfig config;                       //!< as AddJob got it
+    std::vector<int32_t> portChild;            //!< child index by port, -1 for none
+    uint64_t fullMask{0};                      //!< every child's bit
+    InaAggregationProtocol* protocol{nullptr}; //!< the strategy that runs the job
+};
+
+/**
+ * \ingroup ai-fabric
+ * A sum as the engine sends it on, up to the parent (DATA) or down to the children
+ * (RESULT): what InaAggregationEngine copies into the packets' headers.
+ */
+struct InaSum
+{
+    uint32_t sequence{0}; //!< the fragment
+    uint64_t bitmap{0};   //!< contributors (children, or worker ranks for streaming)
+    uint16_t count{0};    //!< workers summed
+    uint16_t length{0};   //!< value bytes
+    bool ecn{false};      //!< some contribution arrived marked CE
+    bool values{false};   //!< the sum has values: some contribution carried them, or the
+                          //!< parent's result did
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief An in-network aggregation engine on a RoceSwitch.
  *
  * The engine takes INA packets (UDP port ina::UDP_PORT) off its switch's forwarding path
  * (RoceSwitch::SetLocalDelivery): they are admitted by the switch's MMU like any frame, so
@@ -59,43 +93,24 @@ struct InaJobConfig
  * their way here like any frame. The engine reduces them at AggregationRate (0: as fast
  * as they arrive, as line-rate switch pipelines do), then releases their buffer.
  *
- * Memory: Slots aggregators of SlotBytes each for SwitchML pools and StreamingAggregators
- * of StreamingBytes each for streaming jobs, which together must fit in MemoryBytes. A
- * SwitchML job gets
- * a pool of poolSlots slots in two copies (SwitchML's shadow copy: a slot's previous
- * result stays available for retransmission while the next use fills the other copy),
- * so it takes 2 × poolSlots slots; at most MaxJobs jobs at a time. AddJob refuses a job
- * that does not fit, and the caller falls back to host-based algorithms.
+ * The aggregation itself is a strategy per job, chosen by the job's protocol
+ * (InaJobConfig::protocol): InaSwitchMlProtocol (InaProtocol::SWITCHML, slot pools) and
+ * InaStreamingProtocol (InaProtocol::STREAMING, shared aggregators and a fallback host),
+ * both InaAggregationProtocol. The engine keeps what they share: the switch, the job
+ * table (children, parent, ports), the reduction unit, the packets it sends up and down,
+ * the counters, the SlotComplete trace and the attributes.
  *
- * Protocol (per slot copy): a DATA packet from child c for sequence q into slot s
- * (copy k) resets the slot if it held an older sequence, then adds c's contribution
- * unless c's bit is set already (a duplicate: answered with the result if the slot is
- * complete, or with the partial aggregate sent up again if it waits for the parent).
- * When every child has contributed, the root multicasts the RESULT to its children and
- * an inner switch sends the aggregate (DATA, count = workers summed) to its parent; a
- * RESULT from the parent completes the slot and is multicast to the children. The
- * RESULT doubles as the acknowledgement: workers retransmit on timeout. A contribution
- * that arrived marked CE sets ECN_ECHO in the result.
+ * Memory: Slots aggregators of SlotBytes each for SwitchML pools and StreamingAggregators
+ * of StreamingBytes each for streaming jobs, which together must fit in MemoryBytes; at
+ * most MaxJobs jobs at a time. AddJob refuses a job that does not fit, and the caller
+ * falls back to host-based algorithms.
  *
  * Values: a NO_VALUES contribution (zeros: a multicast's non-source) adds none; a sum
  * has values when some contribution had. A DIRECTED result's values go only toward its
  * destination (and, streaming, toward the fragment's fallback host: InaNeedsValues),
  * NO_VALUES results (acknowledgements) to the other children (InaJobConfig::rankChild).
- *
- * Streaming jobs (InaProtocol::STREAMING, ATP/SHARP-like) take no pool: they share the
- * switch's StreamingAggregators, each holding up to StreamingBytes of values. A DATA
- * packet names its aggregator (the slot field, job hash + sequence, as ATP's workers
- * compute it); the first contribution to a free aggregator takes it for (job, sequence),
- * and it is free again as soon as every child has contributed and the sum has gone on
- * (up to the parent, or from the root down to every child). A contribution whose
- * aggregator holds another fragment (of this job or another) is not aggregated: it goes,
- * marked FALLBACK, to the fragment's fallback host (worker q mod n of the job), which sums
- * what reaches it and multicasts the result down the tree when it has every worker. A
- * retransmission is never aggregated: it takes the partial sum of its fragment off every
- * switch on its way up (sent to the fallback host, FALLBACK) and goes on to the fallback
- * host, which answers it with the result, or adds it. A RESULT is forwarded to every
- * port of the job's tree but the one it came from, and frees its fragment's aggregator.
- * INA packets addressed to a host (fallback traffic) are forwarded like any frame.
+ * A contribution that arrived marked CE sets ECN_ECHO in the result. INA packets
+ * addressed to a host (fallback traffic) are forwarded like any frame.
  */
 class InaAggregationEngine : public Object
 {
@@ -125,8 +140,9 @@ class InaAggregationEngine : public Object
     void Install(Ptr<RoceSwitch> sw);
 
     /**
-     * Give a job its place on this switch and a pool of 2 × config.poolSlots slots.
-     * \param config the job's children, parent and pool size
+     * Give a job its place on this switch and what its protocol needs (a SwitchML job: a
+     * pool of 2 × config.poolSlots slots).
+     * \param config the job's children, parent, protocol and pool size
      * \param why set to the reason when the job does not fit (no slots, too many jobs,
      *        more than 64 children, a job id in use)
      * \return true if the job was added
@@ -134,7 +150,7 @@ class InaAggregationEngine : public Object
     bool AddJob(const InaJobConfig& config, std::string* why);
 
     /**
-     * Free a job's slots.
+     * Take a job off this switch (a SwitchML job's slots are free again).
      * \param job the job id
      */
     void RemoveJob(uint16_t job);
@@ -152,6 +168,8 @@ class InaAggregationEngine : public Object
     uint32_t GetSlotBytes() const;
     /// \return payload bytes one streaming aggregator (one packet) aggregates
     uint32_t GetStreamingBytes() const;
+    /// \return aggregators shared by the streaming jobs (StreamingAggregators)
+    uint32_t GetStreamingAggregators() const;
     /// \return the switch the engine is on (null before Install)
     Ptr<RoceSwitch> GetSwitch() const;
     /// \return the IPv4 source address of the packets the engine sends
@@ -189,55 +207,25 @@ class InaAggregationEngine : public Object
     void DoDispose() override;
 
   private:
-    /// One copy of one slot.
-    struct Slot
-    {
-        uint32_t sequence{0}; //!< fragment it holds
-        uint64_t bitmap{0};   //!< children that contributed
-        uint16_t count{0};    //!< workers summed
-        uint16_t length{0};   //!< value bytes
-        bool used{false};     //!< ever used
-        bool sentUp{false};   //!< aggregate sent to the parent, waiting for the result
-        bool complete{false}; //!< result known
-        bool ecn{false};      //!< some contribution arrived marked CE
-        bool values{false};   //!< the sum here has values: some contribution carried
-                              //!< them, or the parent's result did
-    };
+    /// The protocols reach the engine through InaAggregationProtocol's protected helpers.
+    friend class InaAggregationProtocol;
 
-    /// A streaming aggregator: one fragment of one job while its children's sums arrive.
-    struct Aggregator
-    {
-        uint32_t sequence{0}; //!< the fragment
-        uint64_t children{0}; //!< children that contributed
-        uint64_t workers{0};  //!< workers summed (by rank)
-        uint16_t job{0};      //!< the job
-        uint16_t count{0};    //!< workers summed
-        uint16_t length{0};   //!< value bytes
-        bool used{false};     //!< held by (job, sequence)
-        bool ecn{false};      //!< some contribution arrived marked CE
-        bool values{false};   //!< some contribution carried values (not NO_VALUES)
-    };
-
-    /// A job's state on this switch.
-    struct Job
-    {
-        InaJobConfig config;            //!< as AddJob got it
-        std::vector<Slot> slots;        //!< 2 × poolSlots: copy k of slot s at 2s + k
-        std::vector<int32_t> portChild; //!< child index by port, -1 for none
-        uint64_t fullMask{0};           //!< every child's bit
-    };
-
-    /// A streaming job's packet.
-    void ProcessStreaming(Job& job, uint32_t inPort, const InaHeader& header, bool ce);
-    /// A streaming RESULT: forward it along the tree, free its aggregator.
-    void ForwardStreamingResult(Job& job, uint32_t inPort, const InaHeader& header);
+    /// \return the strategy of the jobs of a protocol
+    InaAggregationProtocol* ProtocolFor(InaProtocol protocol) const;
     /// Send a DATA packet to the job's parent switch, as this switch's child.
-    void SendUp(Job& job, InaHeader h);
+    void SendUp(const InaAggregationJob& job, InaHeader h);
+    /// Send a RESULT on port to dst, toward child (-1: the parent), with its values only
+    /// if they go that way (ValuesToward).
+    void SendResultOn(const InaAggregationJob& job,
+                      uint32_t port,
+                      Ipv4Address dst,
+                      int32_t child,
+                      InaHeader h);
+    /// Send a packet of the job on port to dst.
+    void Send(const InaAggregationJob& job, uint32_t port, Ipv4Address dst, const InaHeader& h);
     /// \return the port toward host dst for flow by the switch's routes; UINT32_MAX
     ///         (the frame counted as discarded) if there is none
     uint32_t RouteTo(Ipv4Address dst, uint64_t flow);
-    /// Send a streaming packet to its fragment's fallback host.
-    void SendToFallbackHost(Job& job, const InaHeader& header);
     /// Forward an INA frame addressed to a host by the switch's routes.
     void Forward(uint32_t inPort, uint8_t priority, Ptr<Packet> frame, const RoceFrameInfo& info);
     /// RoceSwitch's local delivery: queue the frame for the engine.
@@ -246,29 +234,28 @@ class InaAggregationEngine : public Object
     void StartNext();
     /// The unit has reduced the front frame: start the next, process this one.
     void FinishReduction();
-    /// Reduce one frame and release its buffer.
+    /// Reduce one frame (its job's protocol does) and release its buffer.
     void Process(uint32_t inPort, uint8_t priority, Ptr<Packet> frame, bool ce);
-    /// A contribution from a child.
-    void HandleData(Job& job, uint32_t child, const InaHeader& header, bool ce);
-    /// The aggregate from the parent.
-    void HandleResult(Job& job, const InaHeader& header);
-    /// \return the header of a packet the slot sends: type, the request's job, slot and
-    /// copy, the slot's sequence, count, bitmap, length and flags
+    /// \return the header of a packet a sum sends: type, the request's job, slot and
+    /// copy, the sum's sequence, count, bitmap, length and flags
     static InaHeader ReplyHeader(InaHeader::Type type,
                                  const InaHeader& request,
-                                 const Slot& slot,
+                                 const InaSum& sum,
                                  bool retransmission);
     /// A complete sum: the root sends the RESULT to every child, another switch the
     /// aggregate to its parent.
-    void SendSum(Job& job, const InaHeader& request, const Slot& sum);
-    /// Send the slot's RESULT to one child.
-    void SendResult(Job& job,
+    void SendSum(const InaAggregationJob& job, const InaHeader& request, const InaSum& sum);
+    /// Send the sum's RESULT to one child.
+    void SendResult(const InaAggregationJob& job,
                     uint32_t child,
                     const InaHeader& request,
-                    const Slot& slot,
+                    const InaSum& sum,
                     bool retransmission);
-    /// Send the slot's aggregate up to the parent.
-    void SendAggregate(Job& job, const InaHeader& request, const Slot& slot, bool retransmission);
+    /// Send the sum's aggregate up to the parent.
+    void SendAggregate(const InaAggregationJob& job,
+                       const InaHeader& request,
+                       const InaSum& sum,
+                       bool retransmission);
     /**
      * \param job the job
      * \param child a child index, or -1 for the parent
@@ -277,7 +264,7 @@ class InaAggregationEngine : public Object
      *         DIRECTED and neither its destination nor (streaming) its fragment's
      *         fallback host is that way (InaNeedsValues)
      */
-    static bool ValuesToward(const Job& job, int32_t child, const InaHeader& h);
+    static bool ValuesToward(const InaAggregationJob& job, int32_t child, const InaHeader& h);
     /// Frame addresses for a packet leaving on port to dst.
     InaFrameAddress AddressOn(uint32_t port, Ipv4Address dst, uint8_t priority) const;
 
@@ -291,11 +278,11 @@ class InaAggregationEngine : public Object
     uint32_t m_streamingAggregators; //!< streaming aggregators
     uint32_t m_streamingBytes;       //!< bytes per streaming aggregator
 
-    Ptr<RoceSwitch> m_switch;              //!< where the engine is
-    Ipv4Address m_address;                 //!< source of its packets
-    std::map<uint16_t, Job> m_jobs;        //!< by job id
-    uint32_t m_freeSlots{0};               //!< slots not given to a job
-    std::vector<Aggregator> m_aggregators; //!< streaming aggregators (sized on first use)
+    Ptr<RoceSwitch> m_switch;                      //!< where the engine is
+    Ipv4Address m_address;                         //!< source of its packets
+    std::map<uint16_t, InaAggregationJob*> m_jobs; //!< by job id (records of the protocols)
+    Ptr<InaSwitchMlProtocol> m_switchMl;           //!< InaProtocol::SWITCHML's strategy
+    Ptr<InaStreamingProtocol> m_streaming;         //!< InaProtocol::STREAMING's strategy
 
     /// A frame waiting for the reduction unit.
     struct Waiting

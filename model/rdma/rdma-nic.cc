@@ -12,7 +12,6 @@
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
 #include "ns3/roce-channel.h"
-#include "ns3/shared-buffer-mmu.h"
 #include "ns3/simulator.h"
 #include "ns3/type-id.h"
 #include "ns3/udp-header.h"
@@ -96,7 +95,7 @@ RdmaNic::GetTypeId()
                           "receive buffer (PCIe, host memory); 0: as fast as they arrive, "
                           "no buffer, never a pause.",
                           DataRateValue(DataRate(0)),
-                          MakeDataRateAccessor(&RdmaNic::m_rxRate),
+                          MakeDataRateAccessor(&RdmaNic::SetReceiveRate, &RdmaNic::GetReceiveRate),
                           MakeDataRateChecker())
             .AddAttribute("ReceiveBufferSize",
                           "Bytes the receive buffer holds (with ReceiveRate > 0). The NIC "
@@ -104,13 +103,15 @@ RdmaNic::GetTypeId()
                           "than the headroom a pause needs to take effect (two cable delays "
                           "and two frames at line rate), and resumes two frames below that.",
                           UintegerValue(1 << 20),
-                          MakeUintegerAccessor(&RdmaNic::m_rxBufferSize),
+                          MakeUintegerAccessor(&RdmaNic::SetReceiveBufferSize,
+                                               &RdmaNic::GetReceiveBufferSize),
                           MakeUintegerChecker<uint32_t>(1, 1u << 30))
             .AddAttribute("ReceivePauseQuanta",
                           "Pause time of the NIC's XOFF frames in quanta of 512 bit times; "
                           "re-sent at half of it while the buffer stays full.",
                           UintegerValue(65535),
-                          MakeUintegerAccessor(&RdmaNic::m_rxPauseQuanta),
+                          MakeUintegerAccessor(&RdmaNic::SetReceivePauseQuanta,
+                                               &RdmaNic::GetReceivePauseQuanta),
                           MakeUintegerChecker<uint16_t>(1, 65535))
             .AddTraceSource("DataTx",
                             "A data packet left for the port.",
@@ -124,8 +125,12 @@ RdmaNic::GetTypeId()
 }
 
 RdmaNic::RdmaNic()
-    : m_portRng(CreateObject<UniformRandomVariable>())
+    : m_rxBuffer(CreateObject<RdmaReceiveBuffer>()),
+      m_portRng(CreateObject<UniformRandomVariable>())
 {
+    // The buffer releases the frames the host takes to the dispatch; it lives no longer
+    // than the NIC (DoDispose), so it holds no reference to it.
+    m_rxBuffer->SetReleaseCallback(MakeCallback(&RdmaNic::Dispatch, this));
 }
 
 RdmaNic::~RdmaNic() = default;
@@ -135,9 +140,7 @@ RdmaNic::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     m_wakeEvent.Cancel();
-    m_rxEvent.Cancel();
-    m_rxRefreshEvent.Cancel();
-    m_rxQueue.clear();
+    m_rxBuffer->Dispose();
     for (auto& qp : m_qps)
     {
         qp->Dispose();
@@ -150,7 +153,7 @@ RdmaNic::DoDispose()
         m_device->SetPullCallback(RoceNetDevice::PullCallback());
     }
     m_device = nullptr;
-    m_udpReceive = UdpReceiveCallback();
+    m_udpDispatch.Clear();
     Object::DoDispose();
 }
 
@@ -166,6 +169,7 @@ RdmaNic::SetDevice(Ptr<RoceNetDevice> device)
                                     << "immediate + ICRC), but the port's Mtu is "
                                     << device->GetMtu() << " B");
     m_device = device;
+    m_rxBuffer->SetDevice(device);
     m_device->SetRoceReceiveCallback(MakeCallback(&RdmaNic::Receive, Ptr<RdmaNic>(this)));
     m_device->SetPullCallback(MakeCallback(&RdmaNic::PullData, Ptr<RdmaNic>(this)));
     // The NIC lives on its host: Simulator::Destroy() disposes the node and with it the
@@ -234,11 +238,25 @@ RdmaNic::CreateQueuePair()
     // UDP source port = ECMP entropy, drawn per QP from the ephemeral range; the first
     // PSN is random, as RC connection setup makes it.
     auto srcPort = static_cast<uint16_t>(m_portRng->GetInteger(49152, 65535));
-    qp->Bind(this, qpn, srcPort, cc);
+    qp->Bind(this, MakeQpConfig(), qpn, srcPort, cc);
     qp->SetInitialPsn(static_cast<uint32_t>(m_portRng->GetInteger(0, RdmaQueuePair::PSN_MASK)));
     m_qps.push_back(qp);
     m_isActive.push_back(false);
     return qp;
+}
+
+RdmaQpConfig
+RdmaNic::MakeQpConfig() const
+{
+    RdmaQpConfig config;
+    config.payloadMtu = m_mtu;
+    config.ackInterval = m_ackInterval;
+    config.ackCoalescingTime = m_ackCoalescingTime;
+    config.cnpInterval = m_cnpInterval;
+    config.rto = m_rto;
+    config.rtoMax = m_rtoMax;
+    config.intHopCapacity = m_intHopCapacity;
+    return config;
 }
 
 uint32_t
@@ -372,10 +390,10 @@ RdmaNic::SendControl(Ptr<Packet> packet)
 }
 
 void
-RdmaNic::NotifyHasData(Ptr<RdmaQueuePair> qp)
+RdmaNic::NotifyHasData(uint32_t qpn)
 {
     NS_LOG_FUNCTION(this);
-    uint32_t index = qp->GetQpn() - FIRST_QPN;
+    uint32_t index = qpn - FIRST_QPN;
     if (!m_isActive[index])
     {
         m_isActive[index] = true;
@@ -451,136 +469,75 @@ RdmaNic::SetUdpReceiveCallback(uint16_t udpPort, UdpReceiveCallback callback)
     NS_LOG_FUNCTION(this << udpPort);
     NS_ABORT_MSG_IF(udpPort == roce::UDP_DEST_PORT,
                     "RdmaNic::SetUdpReceiveCallback: port " << udpPort << " is RoCEv2's");
-    m_udpPort = udpPort;
-    m_udpReceive = callback;
+    m_udpDispatch.SetReceiveCallback(udpPort, callback);
 }
 
 void
 RdmaNic::Receive(Ptr<RoceNetDevice>, Ptr<Packet> packet, const RoceFrameInfo& info)
 {
-    if (m_rxRate.GetBitRate() == 0)
+    if (!m_rxBuffered)
     {
         Dispatch(packet, info); // the host keeps up: no buffer
         return;
     }
-    const uint32_t bytes = packet->GetSize();
-    if (m_rxBytes + bytes > m_rxBufferSize)
-    {
-        NS_LOG_DEBUG("receive buffer full (" << m_rxBytes << " of " << m_rxBufferSize
-                                             << " B): frame of " << bytes << " B dropped");
-        ++m_rxDrops;
-        return;
-    }
-    m_rxQueue.push_back({packet, info});
-    m_rxBytes += bytes;
-    m_rxPeak = std::max(m_rxPeak, m_rxBytes);
-    if (m_rxXoff == 0)
-    {
-        SetRxThresholds();
-    }
-    const uint8_t priority = info.dscp >> 3;
-    if (m_rxBytes > m_rxXoff && !(m_rxPausedMask & (1u << priority)))
-    {
-        NS_LOG_LOGIC("receive buffer at " << m_rxBytes << " B: XOFF on priority " << +priority);
-        m_rxPausedMask |= 1u << priority;
-        m_device->SendPfc(priority, m_rxPauseQuanta);
-        ScheduleRxRefresh();
-    }
-    if (m_rxEvent.IsExpired())
-    {
-        ScheduleDrain();
-    }
-}
-
-void
-RdmaNic::SetRxThresholds()
-{
-    // What still arrives after the XOFF leaves: the cable there and back, the frame the
-    // switch is sending and the XOFF's own wait behind the frame this port is sending.
-    const uint32_t maxFrame = m_device->GetMtu() + roce::ETHERNET_HEADER_BYTES;
-    const uint32_t headroom =
-        SharedBufferMmu::ComputeHeadroom(m_device->GetDataRate().GetBitRate(),
-                                         m_device->GetRoceChannel()->GetDelay(),
-                                         maxFrame);
-    // At least one byte, so 0 means "not set yet"; XON two frames lower, or when empty.
-    m_rxXoff = m_rxBufferSize > headroom ? m_rxBufferSize - headroom : 1;
-    m_rxXon = m_rxXoff > 2 * maxFrame ? m_rxXoff - 2 * maxFrame : 0;
-}
-
-void
-RdmaNic::ScheduleDrain()
-{
-    m_rxEvent =
-        Simulator::Schedule(m_rxRate.CalculateBytesTxTime(m_rxQueue.front().packet->GetSize()),
-                            &RdmaNic::DrainOne,
-                            this);
-}
-
-void
-RdmaNic::SendRxPfc(uint16_t quanta)
-{
-    for (uint8_t p = 0; p < RoceNetDevice::N_PRIORITIES; ++p)
-    {
-        if (m_rxPausedMask & (1u << p))
-        {
-            NS_LOG_LOGIC("receive buffer at " << m_rxBytes
-                                              << " B: " << (quanta ? "XOFF refreshed" : "XON")
-                                              << " on priority " << +p);
-            m_device->SendPfc(p, quanta);
-        }
-    }
-}
-
-void
-RdmaNic::ScheduleRxRefresh()
-{
-    m_rxRefreshEvent.Cancel();
-    m_rxRefreshEvent = Simulator::Schedule(m_device->QuantaToTime(m_rxPauseQuanta) / 2,
-                                           &RdmaNic::RefreshRxPause,
-                                           this);
-}
-
-void
-RdmaNic::RefreshRxPause()
-{
-    SendRxPfc(m_rxPauseQuanta);
-    if (m_rxPausedMask)
-    {
-        ScheduleRxRefresh();
-    }
-}
-
-void
-RdmaNic::DrainOne()
-{
-    RxFrame frame = m_rxQueue.front();
-    m_rxQueue.pop_front();
-    m_rxBytes -= frame.packet->GetSize();
-    if (m_rxPausedMask && m_rxBytes <= m_rxXon)
-    {
-        SendRxPfc(0);
-        m_rxPausedMask = 0;
-        m_rxRefreshEvent.Cancel();
-    }
-    if (!m_rxQueue.empty())
-    {
-        ScheduleDrain();
-    }
-    Dispatch(frame.packet, frame.info);
+    m_rxBuffer->Enqueue(packet, info);
 }
 
 uint64_t
 RdmaNic::GetReceiveDrops() const
 {
     NS_LOG_FUNCTION(this);
-    return m_rxDrops;
+    return m_rxBuffer->GetDrops();
 }
 
 uint32_t
 RdmaNic::GetReceiveBufferPeak() const
 {
     NS_LOG_FUNCTION(this);
-    return m_rxPeak;
+    return m_rxBuffer->GetPeak();
+}
+
+void
+RdmaNic::SetReceiveRate(DataRate rate)
+{
+    NS_LOG_FUNCTION(this << rate);
+    m_rxBuffer->SetRate(rate);
+    m_rxBuffered = rate.GetBitRate() != 0;
+}
+
+DataRate
+RdmaNic::GetReceiveRate() const
+{
+    NS_LOG_FUNCTION(this);
+    return m_rxBuffer->GetRate();
+}
+
+void
+RdmaNic::SetReceiveBufferSize(uint32_t bytes)
+{
+    NS_LOG_FUNCTION(this << bytes);
+    m_rxBuffer->SetSize(bytes);
+}
+
+uint32_t
+RdmaNic::GetReceiveBufferSize() const
+{
+    NS_LOG_FUNCTION(this);
+    return m_rxBuffer->GetSize();
+}
+
+void
+RdmaNic::SetReceivePauseQuanta(uint16_t quanta)
+{
+    NS_LOG_FUNCTION(this << quanta);
+    m_rxBuffer->SetPauseQuanta(quanta);
+}
+
+uint16_t
+RdmaNic::GetReceivePauseQuanta() const
+{
+    NS_LOG_FUNCTION(this);
+    return m_rxBuffer->GetPauseQuanta();
 }
 
 void
@@ -588,10 +545,8 @@ RdmaNic::Dispatch(Ptr<Packet> packet, const RoceFrameInfo& info)
 {
     if (info.kind != RoceFrameInfo::ROCE || info.dstIp != m_address.Get())
     {
-        if (info.kind == RoceFrameInfo::IPV4 && info.dstPort == m_udpPort &&
-            info.dstIp == m_address.Get() && !m_udpReceive.IsNull())
+        if (m_udpDispatch.Deliver(packet, info, m_address.Get()))
         {
-            m_udpReceive(packet, info);
             return;
         }
         // Not RoCE for this NIC: the node's protocol stack, if it has one, takes ARP,

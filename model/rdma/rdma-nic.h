@@ -3,6 +3,8 @@
 #define RDMA_NIC_H
 
 #include "rdma-queue-pair.h"
+#include "rdma-receive-buffer.h"
+#include "rdma-udp-port-dispatch.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
@@ -14,7 +16,6 @@
 #include "ns3/roce-net-device.h"
 #include "ns3/traced-callback.h"
 
-#include <deque>
 #include <utility>
 #include <vector>
 
@@ -30,8 +31,15 @@ namespace ns3
  * queue pairs by destination QP number and sends their ACKs, NAKs and CNPs on the control
  * queue. Data uses DataPriority (DSCP = 8 × priority, ECN-capable), control frames
  * ControlPriority.
+ *
+ * The NIC drives its queue pairs: it creates and binds them (handing each an RdmaQpConfig
+ * of its attributes), pulls their data frames when the port asks and hands them the
+ * frames it receives. A queue pair calls back only through RdmaQpServices, which the NIC
+ * implements. With ReceiveRate > 0 received frames wait in an RdmaReceiveBuffer (which
+ * sends the host's PFC) before the dispatch; frames to a shared UDP port go to an
+ * RdmaUdpPortDispatch.
  */
-class RdmaNic : public Object
+class RdmaNic : public Object, public RdmaQpServices
 {
   public:
     /// QP numbers start here (0 and 1 are special in InfiniBand).
@@ -81,7 +89,7 @@ class RdmaNic : public Object
      * RoCE (another protocol sharing the port, e.g. in-network aggregation): frame,
      * decoded fields.
      */
-    typedef Callback<void, Ptr<Packet>, const RoceFrameInfo&> UdpReceiveCallback;
+    typedef RdmaUdpPortDispatch::ReceiveCallback UdpReceiveCallback;
 
     /**
      * Hand the frames to udpPort to callback instead of dropping them.
@@ -91,6 +99,7 @@ class RdmaNic : public Object
     void SetUdpReceiveCallback(uint16_t udpPort, UdpReceiveCallback callback);
 
     uint32_t GetPayloadMtu() const;       //!< \return RDMA payload bytes per packet (Mtu)
+    uint8_t GetIntHopCapacity() const;    //!< \return room for INT hop records (IntHopCapacity)
     uint32_t GetAckInterval() const;      //!< \return in-order packets per ACK
     Time GetAckCoalescingTime() const;    //!< \return the ACK coalescing timer
     Time GetCnpInterval() const;          //!< \return least time between CNPs of one QP
@@ -110,29 +119,27 @@ class RdmaNic : public Object
      */
     int64_t AssignStreams(int64_t stream);
 
-    // ------------------------------------------------------- used by RdmaQueuePair
+    // ------------------------------------ RdmaQpServices: what its queue pairs ask of it
     /**
      * Put Ethernet, IPv4 and UDP headers in front of a BTH-headed packet.
      * \param packet the packet
      * \param dst destination NIC address
      * \param srcPort UDP source port
      * \param control true for ACK/NAK/CNP (control priority), false for data
-     * \param dstPort UDP destination port: RoCEv2's, or int_telemetry::UDP_PORT in front of
-     *        an INT header
+     * \param dstPort UDP destination port: RoCEv2's (roce::UDP_DEST_PORT), or
+     *        int_telemetry::UDP_PORT in front of an INT header
      */
     void AddIpHeaders(Ptr<Packet> packet,
                       Ipv4Address dst,
                       uint16_t srcPort,
                       bool control,
-                      uint16_t dstPort = roce::UDP_DEST_PORT);
-    /// \return room for hop records in data packets' INT headers (IntHopCapacity)
-    uint8_t GetIntHopCapacity() const;
+                      uint16_t dstPort) override;
     /// \param packet an ACK, NAK or CNP to send ahead of data (control priority)
-    void SendControl(Ptr<Packet> packet);
-    /// \param qp a queue pair that has data to send (the NIC schedules it)
-    void NotifyHasData(Ptr<RdmaQueuePair> qp);
+    void SendControl(Ptr<Packet> packet) override;
+    /// \param qpn a queue pair that may have data to send (the NIC schedules it)
+    void NotifyHasData(uint32_t qpn) override;
     /// \param qp the queue pair that sent a CNP (fires the CnpSent trace)
-    void NotifyCnpSent(Ptr<RdmaQueuePair> qp);
+    void NotifyCnpSent(Ptr<RdmaQueuePair> qp) override;
 
     /**
      * Signature of the queue-pair traces.
@@ -146,25 +153,21 @@ class RdmaNic : public Object
   private:
     Ptr<Packet> PullData(uint8_t pausedMask);
     void Receive(Ptr<RoceNetDevice> device, Ptr<Packet> packet, const RoceFrameInfo& info);
-    /// Hand a received frame to its queue pair (or the UDP hook).
+    /// Hand a received frame to its queue pair (or the UDP port dispatch).
     void Dispatch(Ptr<Packet> packet, const RoceFrameInfo& info);
-    /// The host has taken the front frame of the receive buffer.
-    void DrainOne();
-    /// Set the levels at which the NIC pauses (m_rxXoff) and resumes (m_rxXon) its
-    /// switch port, from the port's rate, cable and MTU (on the first buffered frame).
-    void SetRxThresholds();
-    /// The host takes the front frame of the receive buffer after its time at ReceiveRate.
-    void ScheduleDrain();
-    /// Send PFC with quanta (0: XON) for every priority the NIC has paused.
-    void SendRxPfc(uint16_t quanta);
-    /// Re-send the pause at half its time while it lasts.
-    void ScheduleRxRefresh();
-    /// The refresh timer fired.
-    void RefreshRxPause();
     void Wake();
+    /// \return the configuration a new queue pair reads (from the attributes)
+    RdmaQpConfig MakeQpConfig() const;
 
-    uint16_t m_udpPort{0};           //!< port of SetUdpReceiveCallback
-    UdpReceiveCallback m_udpReceive; //!< its receiver, if any
+    // ReceiveRate, ReceiveBufferSize, ReceivePauseQuanta: kept by the receive buffer
+    void SetReceiveRate(DataRate rate);          //!< \param rate ReceiveRate
+    DataRate GetReceiveRate() const;             //!< \return ReceiveRate
+    void SetReceiveBufferSize(uint32_t bytes);   //!< \param bytes ReceiveBufferSize
+    uint32_t GetReceiveBufferSize() const;       //!< \return ReceiveBufferSize
+    void SetReceivePauseQuanta(uint16_t quanta); //!< \param quanta ReceivePauseQuanta
+    uint16_t GetReceivePauseQuanta() const;      //!< \return ReceivePauseQuanta
+
+    RdmaUdpPortDispatch m_udpDispatch; //!< see SetUdpReceiveCallback
 
     // attributes
     uint32_t m_mtu;
@@ -179,26 +182,8 @@ class RdmaNic : public Object
     uint8_t m_controlPriority;
     bool m_ecnCapable;
     TypeId m_ccTypeId;
-    DataRate m_rxRate;        //!< ReceiveRate (0: no receive buffer)
-    uint32_t m_rxBufferSize;  //!< ReceiveBufferSize
-    uint16_t m_rxPauseQuanta; //!< ReceivePauseQuanta
-
-    /// A frame in the receive buffer.
-    struct RxFrame
-    {
-        Ptr<Packet> packet; //!< the frame
-        RoceFrameInfo info; //!< its decoded fields
-    };
-
-    std::deque<RxFrame> m_rxQueue; //!< frames the host has not taken yet
-    uint32_t m_rxBytes{0};         //!< their bytes
-    uint32_t m_rxPeak{0};          //!< see GetReceiveBufferPeak
-    uint64_t m_rxDrops{0};         //!< see GetReceiveDrops
-    uint8_t m_rxPausedMask{0};     //!< priorities the NIC has paused
-    uint32_t m_rxXoff{0};          //!< pause above this many bytes (0: not set yet)
-    uint32_t m_rxXon{0};           //!< resume at or below this many bytes
-    EventId m_rxEvent;             //!< the host takes the front frame
-    EventId m_rxRefreshEvent;      //!< the pause is re-sent
+    Ptr<RdmaReceiveBuffer> m_rxBuffer; //!< the host receive path (ReceiveRate > 0)
+    bool m_rxBuffered{false};          //!< ReceiveRate > 0: frames go through m_rxBuffer
 
     Ptr<RoceNetDevice> m_device;
     Ipv4Address m_address;

@@ -41,6 +41,7 @@ RdmaQueuePair::DoDispose()
     NS_LOG_FUNCTION(this);
     m_rtoEvent.Cancel();
     m_nic = nullptr;
+    m_services = nullptr;
     m_cc = nullptr;
     m_sendComplete = MessageCallback();
     m_receiveComplete = MessageCallback();
@@ -49,12 +50,15 @@ RdmaQueuePair::DoDispose()
 
 void
 RdmaQueuePair::Bind(Ptr<RdmaNic> nic,
+                    const RdmaQpConfig& config,
                     uint32_t qpn,
                     uint16_t udpSourcePort,
                     Ptr<RoceCongestionControl> cc)
 {
     NS_LOG_FUNCTION(this);
     m_nic = nic;
+    m_services = PeekPointer(nic);
+    m_config = config;
     m_qpn = qpn;
     m_udpSourcePort = udpSourcePort;
     m_cc = cc;
@@ -65,7 +69,7 @@ RdmaQueuePair::Bind(Ptr<RdmaNic> nic,
     {
         m_telemetry = std::make_unique<Telemetry>();
     }
-    m_rto = nic->GetRetransmitTimeout();
+    m_rto = m_config.rto;
 }
 
 void
@@ -97,8 +101,8 @@ RdmaQueuePair::PostWrite(uint64_t bytes)
 {
     NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(bytes == 0, "RdmaQueuePair::PostWrite: a message needs at least one byte");
-    NS_ABORT_MSG_IF(!m_nic, "RdmaQueuePair::PostWrite: the queue pair is not bound to a NIC");
-    uint32_t mtu = m_nic->GetPayloadMtu();
+    NS_ABORT_MSG_IF(!m_services, "RdmaQueuePair::PostWrite: the queue pair is not bound to a NIC");
+    uint32_t mtu = m_config.payloadMtu;
     Message msg;
     msg.id = m_nextMessageId++;
     msg.bytes = bytes;
@@ -111,7 +115,7 @@ RdmaQueuePair::PostWrite(uint64_t bytes)
     m_psnAssigned = msg.endPsn;
     m_messages.push_back(msg);
     m_bytesPosted += bytes;
-    m_nic->NotifyHasData(this);
+    m_services->NotifyHasData(m_qpn);
     return msg.id;
 }
 
@@ -138,7 +142,7 @@ RdmaQueuePair::HasDataToSend() const
         return false;
     }
     uint64_t window = m_cc->GetWindowBytes();
-    return window == 0 || (m_sndNxt - m_sndUna) * m_nic->GetPayloadMtu() < window;
+    return window == 0 || (m_sndNxt - m_sndUna) * m_config.payloadMtu < window;
 }
 
 Time
@@ -160,7 +164,7 @@ RdmaQueuePair::OnRateChange(double oldBps, double newBps)
 {
     if (newBps > oldBps && m_sndNxt < m_psnAssigned)
     {
-        m_nic->NotifyHasData(this); // the pacer may allow the next packet sooner
+        m_services->NotifyHasData(m_qpn); // the pacer may allow the next packet sooner
     }
 }
 
@@ -178,7 +182,7 @@ RdmaQueuePair::BuildNextDataPacket()
         ++m_sendCursor;
     }
     const Message& msg = m_messages[m_sendCursor];
-    const uint32_t mtu = m_nic->GetPayloadMtu();
+    const uint32_t mtu = m_config.payloadMtu;
     const uint64_t offset = (m_sndNxt - msg.firstPsn) * mtu;
     const uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(mtu, msg.bytes - offset));
     // WRITE operations are whole multiples of the MTU, at most MAX_WRITE_BYTES.
@@ -236,20 +240,20 @@ RdmaQueuePair::BuildNextDataPacket()
     // later packet comes at all).
     const uint64_t window = m_cc->GetWindowBytes();
     const bool fillsWindow = window != 0 &&
-                             window < static_cast<uint64_t>(m_nic->GetAckInterval()) * mtu &&
+                             window < static_cast<uint64_t>(m_config.ackInterval) * mtu &&
                              (m_sndNxt + 1 - m_sndUna) * mtu >= window;
     bth.SetAckRequest((lastOfOp && lastOp) || fillsWindow);
     p->AddHeader(bth);
     if (m_needs.intTelemetry)
     {
         IntHeader telemetry;
-        telemetry.SetCapacity(m_nic->GetIntHopCapacity());
+        telemetry.SetCapacity(m_config.intHopCapacity);
         p->AddHeader(telemetry);
-        m_nic->AddIpHeaders(p, m_peer, m_udpSourcePort, false, int_telemetry::UDP_PORT);
+        m_services->AddIpHeaders(p, m_peer, m_udpSourcePort, false, int_telemetry::UDP_PORT);
     }
     else
     {
-        m_nic->AddIpHeaders(p, m_peer, m_udpSourcePort, false);
+        m_services->AddIpHeaders(p, m_peer, m_udpSourcePort, false, roce::UDP_DEST_PORT);
     }
 
     if (m_needs.rttPerAck)
@@ -331,15 +335,15 @@ RdmaQueuePair::OnRetransmitTimer()
     }
     NS_LOG_INFO("QP " << m_qpn << ": RTO fired, go back to PSN " << m_sndUna << " ("
                       << m_sndMax - m_sndUna << " packets outstanding), next RTO "
-                      << std::min(m_rto * 2, m_nic->GetMaxRetransmitTimeout()).As(Time::US));
+                      << std::min(m_rto * 2, m_config.rtoMax).As(Time::US));
     ++m_timeouts;
     m_sndNxt = m_sndUna;
     m_rttProbeActive = false;
-    m_rto = std::min(m_rto * 2, m_nic->GetMaxRetransmitTimeout());
+    m_rto = std::min(m_rto * 2, m_config.rtoMax);
     m_cc->OnTimeout();
     m_rtoDeadline = now + m_rto;
     m_rtoEvent = Simulator::Schedule(m_rto, &RdmaQueuePair::OnRetransmitTimer, this);
-    m_nic->NotifyHasData(this);
+    m_services->NotifyHasData(m_qpn);
 }
 
 void
@@ -391,7 +395,7 @@ RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info, const uint64_t* telemetry)
     m_sndUna = newUna;
     if (ackedPackets > 0)
     {
-        m_rto = m_nic->GetRetransmitTimeout(); // progress ends the backoff
+        m_rto = m_config.rto; // progress ends the backoff
         m_rtoDeadline = Simulator::Now() + m_rto;
         if (m_sndUna >= m_sndMax && !m_rtoEvent.IsExpired())
         {
@@ -408,7 +412,7 @@ RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info, const uint64_t* telemetry)
     RoceAckSignal signal;
     signal.newlyAckedBytes = m_bytesAcked - ackedBytesBefore;
     signal.ackedPackets = static_cast<uint32_t>(ackedPackets);
-    signal.ackedBytes = ackedPackets * m_nic->GetPayloadMtu();
+    signal.ackedBytes = ackedPackets * m_config.payloadMtu;
     signal.ecnEcho = info.becn;
     if (telemetry != nullptr && m_needs.intTelemetry)
     {
@@ -446,19 +450,19 @@ RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info, const uint64_t* telemetry)
         m_sndNxt = m_sndUna;
         m_rttProbeActive = false;
         m_cc->OnNak();
-        m_nic->NotifyHasData(this);
+        m_services->NotifyHasData(m_qpn);
         return;
     }
     if (m_sndNxt < m_sndUna)
     {
         m_sndNxt = m_sndUna;
     }
-    uint64_t mtu = m_nic->GetPayloadMtu();
+    uint64_t mtu = m_config.payloadMtu;
     signal.inflightBytes = (m_sndNxt - m_sndUna) * mtu;
     m_cc->OnAck(signal);
     if (ackedPackets > 0 && m_cc->GetWindowBytes() != 0)
     {
-        m_nic->NotifyHasData(this); // the window may have opened
+        m_services->NotifyHasData(m_qpn); // the window may have opened
     }
 }
 
@@ -494,7 +498,7 @@ RdmaQueuePair::ReceiveData(const RoceFrameInfo& info, const uint64_t* telemetry)
         return;
     }
     const bool ce = info.ecn == Ipv4Header::ECN_CE;
-    if (ce && (!m_cnpEverSent || Simulator::Now() - m_lastCnpTime >= m_nic->GetCnpInterval()))
+    if (ce && (!m_cnpEverSent || Simulator::Now() - m_lastCnpTime >= m_config.cnpInterval))
     {
         NS_LOG_LOGIC("QP " << m_qpn << ": CE-marked PSN " << psn << ", CNP sent to " << m_peer);
         SendCnp();
@@ -530,8 +534,8 @@ RdmaQueuePair::ReceiveData(const RoceFrameInfo& info, const uint64_t* telemetry)
     }
     // Coalesce ACKs by count, but never sit on one longer than AckCoalescingTime: at a low
     // (congestion-controlled) rate, waiting for AckInterval packets would stall the sender.
-    if (m_unackedPackets >= m_nic->GetAckInterval() || info.ackRequest || messageEnd ||
-        m_needs.ackEveryPacket || Simulator::Now() - m_lastAckTime >= m_nic->GetAckCoalescingTime())
+    if (m_unackedPackets >= m_config.ackInterval || info.ackRequest || messageEnd ||
+        m_needs.ackEveryPacket || Simulator::Now() - m_lastAckTime >= m_config.ackCoalescingTime)
     {
         SendAck(psn, AethHeader::SYNDROME_ACK);
     }
@@ -571,13 +575,13 @@ RdmaQueuePair::SendAck(uint64_t psn, uint8_t syndrome)
         telemetry.SetCapacity(std::max<uint8_t>(m_telemetry->echoHops, 1));
         telemetry.SetHops(m_telemetry->echoWords.data(), m_telemetry->echoHops);
         p->AddHeader(telemetry);
-        m_nic->AddIpHeaders(p, m_peer, m_udpSourcePort, true, int_telemetry::UDP_PORT);
+        m_services->AddIpHeaders(p, m_peer, m_udpSourcePort, true, int_telemetry::UDP_PORT);
     }
     else
     {
-        m_nic->AddIpHeaders(p, m_peer, m_udpSourcePort, true);
+        m_services->AddIpHeaders(p, m_peer, m_udpSourcePort, true, roce::UDP_DEST_PORT);
     }
-    m_nic->SendControl(p);
+    m_services->SendControl(p);
 }
 
 void
@@ -594,9 +598,9 @@ RdmaQueuePair::SendCnp()
     bth.SetDestQp(m_peerQpn);
     bth.SetPsn(0);
     p->AddHeader(bth);
-    m_nic->AddIpHeaders(p, m_peer, m_udpSourcePort, true);
-    m_nic->SendControl(p);
-    m_nic->NotifyCnpSent(this);
+    m_services->AddIpHeaders(p, m_peer, m_udpSourcePort, true, roce::UDP_DEST_PORT);
+    m_services->SendControl(p);
+    m_services->NotifyCnpSent(this);
 }
 
 uint32_t

@@ -20,7 +20,60 @@ namespace ns3
 {
 
 class RdmaNic;
+class RdmaQueuePair;
 struct RoceFrameInfo;
+
+/**
+ * \ingroup ai-fabric
+ * What a queue pair reads of its NIC's configuration, handed to it once, at
+ * RdmaQueuePair::Bind (the NIC's attributes when the queue pair is created).
+ */
+struct RdmaQpConfig
+{
+    uint32_t payloadMtu{0};    //!< RDMA payload bytes per packet (RdmaNic::Mtu)
+    uint32_t ackInterval{0};   //!< in-order packets per ACK (AckInterval)
+    Time ackCoalescingTime;    //!< longest wait of an ACK (AckCoalescingTime)
+    Time cnpInterval;          //!< least time between two CNPs (CnpInterval)
+    Time rto;                  //!< initial retransmission timeout (RetransmitTimeout)
+    Time rtoMax;               //!< ceiling of the RTO backoff (MaxRetransmitTimeout)
+    uint8_t intHopCapacity{0}; //!< room for hop records in INT headers (IntHopCapacity)
+};
+
+/**
+ * \ingroup ai-fabric
+ * What a queue pair may ask of its NIC: the only calls from RdmaQueuePair into RdmaNic,
+ * which implements them.
+ *
+ * The NIC drives its queue pairs (creates and binds them, pulls their data frames, hands
+ * them the frames it receives); a queue pair only asks, through this interface, when its
+ * own state changes: it has data, it sends a control frame, it needs its frames' headers.
+ */
+class RdmaQpServices
+{
+  public:
+    virtual ~RdmaQpServices() = default;
+
+    /**
+     * Put Ethernet, IPv4 and UDP headers in front of a BTH-headed packet.
+     * \param packet the packet
+     * \param dst destination NIC address
+     * \param srcPort UDP source port
+     * \param control true for ACK/NAK/CNP (control priority), false for data
+     * \param dstPort UDP destination port: RoCEv2's (roce::UDP_DEST_PORT), or
+     *        int_telemetry::UDP_PORT in front of an INT header
+     */
+    virtual void AddIpHeaders(Ptr<Packet> packet,
+                              Ipv4Address dst,
+                              uint16_t srcPort,
+                              bool control,
+                              uint16_t dstPort) = 0;
+    /// \param packet an ACK, NAK or CNP, headers included, to send ahead of data
+    virtual void SendControl(Ptr<Packet> packet) = 0;
+    /// \param qpn a queue pair that may have data to send (the NIC schedules it)
+    virtual void NotifyHasData(uint32_t qpn) = 0;
+    /// \param qp the queue pair that sent a CNP
+    virtual void NotifyCnpSent(Ptr<RdmaQueuePair> qp) = 0;
+};
 
 /**
  * \ingroup ai-fabric
@@ -37,6 +90,10 @@ struct RoceFrameInfo;
  * Receiving side: in-order delivery, coalesced ACKs (every AckInterval packets and at the
  * end of each message), one NAK per sequence gap, and CNPs for CE-marked packets at most
  * once per CnpInterval.
+ *
+ * Its NIC drives it (Bind, HasDataToSend, GetNextSendTime, BuildNextDataPacket,
+ * ReceiveData, ReceiveAck, ReceiveCnp); it asks the NIC for nothing but the
+ * RdmaQpServices, and reads the NIC's configuration from the RdmaQpConfig of Bind.
  */
 class RdmaQueuePair : public Object
 {
@@ -86,15 +143,17 @@ class RdmaQueuePair : public Object
     /// \return true when every posted byte has been acknowledged
     bool IsIdle() const;
 
-    // ------------------------------------------------------- used by RdmaNic
+    // ------------------------------------------------------- called by RdmaNic
     /**
      * Bind to a NIC with a local QPN and congestion control.
-     * \param nic the NIC
+     * \param nic the NIC (the queue pair's RdmaQpServices)
+     * \param config the NIC's configuration, kept for the queue pair's life
      * \param qpn this queue pair's number
      * \param udpSourcePort UDP source port of its packets (ECMP entropy)
      * \param cc the sender's congestion control
      */
     void Bind(Ptr<RdmaNic> nic,
+              const RdmaQpConfig& config,
               uint32_t qpn,
               uint16_t udpSourcePort,
               Ptr<RoceCongestionControl> cc);
@@ -153,7 +212,9 @@ class RdmaQueuePair : public Object
      */
     static bool ExpandPsn(uint32_t psn24, uint32_t initialPsn, uint64_t reference, uint64_t& psn);
 
-    Ptr<RdmaNic> m_nic;
+    Ptr<RdmaNic> m_nic;           //!< for GetNic() only: every call goes to m_services
+    RdmaQpServices* m_services{}; //!< the NIC, as far as the queue pair may ask it
+    RdmaQpConfig m_config;        //!< the NIC's configuration, from Bind
     Ptr<RoceCongestionControl> m_cc;
     uint32_t m_qpn{0};
     uint32_t m_peerQpn{0};
