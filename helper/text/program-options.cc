@@ -464,19 +464,11 @@ ProgramOptions::AddOutputFolder(const std::string& name,
 }
 
 bool
-ProgramOptions::Parse(int argc, char* argv[])
+ProgramOptions::SplitArguments(int argc,
+                               char* argv[],
+                               std::vector<std::string>& forward,
+                               std::vector<Arg>& args) const
 {
-    std::vector<std::string> forward{argc > 0 ? argv[0] : m_program};
-
-    struct Arg
-    {
-        std::string text;
-        std::string name;
-        std::string value;
-        bool hasValue;
-    };
-
-    std::vector<Arg> args;
     for (int k = 1; k < argc; ++k)
     {
         Arg a{argv[k], "", "", false};
@@ -502,6 +494,18 @@ ProgramOptions::Parse(int argc, char* argv[])
             continue;
         }
         args.push_back(a);
+    }
+    return true;
+}
+
+bool
+ProgramOptions::Parse(int argc, char* argv[])
+{
+    std::vector<std::string> forward{argc > 0 ? argv[0] : m_program};
+    std::vector<Arg> args;
+    if (!SplitArguments(argc, argv, forward, args))
+    {
+        return false;
     }
     // --help and the Print* options answer (and exit) before any other argument is judged.
     if (forward.size() > 1)

@@ -173,6 +173,21 @@ class ProgramOptions
         std::function<bool(const std::string& text, std::string* expected)> convert;
     };
 
+    /// One command-line argument, split.
+    struct Arg
+    {
+        std::string text;     //!< as given
+        std::string name;     //!< without its dashes and value
+        std::string value;    //!< after the '='
+        bool hasValue{false}; //!< it has a '='
+    };
+
+    /// Split the arguments of Parse: CommandLine's built-ins (checked) to forward, the
+    /// others to args; false (after an error message) on a malformed one.
+    bool SplitArguments(int argc,
+                        char* argv[],
+                        std::vector<std::string>& forward,
+                        std::vector<Arg>& args) const;
     /// Register name with CommandLine (for --help) and with the converter.
     void Add(const std::string& name,
              const std::string& help,

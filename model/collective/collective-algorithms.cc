@@ -232,6 +232,125 @@ IsCollectiveAlgorithmSupported(CollectiveType type, CollectiveAlgorithm algorith
     return false;
 }
 
+namespace
+{
+/// MakeCollectivePlan for the RING algorithm.
+CommPlan
+RingPlan(CollectiveType type,
+         uint32_t n,
+         uint64_t bytes,
+         uint32_t ch,
+         uint64_t chunk,
+         const CollectivePlanOptions& options)
+{
+    switch (type)
+    {
+    case CollectiveType::ALL_REDUCE:
+        return RingAllReduce(n, bytes, ch, chunk);
+    case CollectiveType::REDUCE_SCATTER:
+        return RingReduceScatter(n, bytes, ch, chunk);
+    case CollectiveType::ALL_GATHER:
+        return RingAllGather(n, bytes, ch, chunk);
+    case CollectiveType::BROADCAST:
+        return RingBroadcast(n, bytes, options.root, ch, chunk);
+    default:
+        return RingReduce(n, bytes, options.root, ch, chunk);
+    }
+}
+
+/// MakeCollectivePlan for the TREE algorithm.
+CommPlan
+TreePlan(CollectiveType type,
+         uint32_t n,
+         uint64_t bytes,
+         uint64_t chunk,
+         const CollectivePlanOptions& options)
+{
+    switch (type)
+    {
+    case CollectiveType::ALL_REDUCE:
+        return TreeAllReduce(n, bytes, chunk, options.doubleTree);
+    case CollectiveType::BROADCAST:
+        return TreeBroadcast(n, bytes, options.root, chunk);
+    default:
+        return TreeReduce(n, bytes, options.root, chunk);
+    }
+}
+
+/// MakeCollectivePlan for the HALVING_DOUBLING algorithm.
+CommPlan
+HalvingDoublingPlan(CollectiveType type, uint32_t n, uint64_t bytes)
+{
+    switch (type)
+    {
+    case CollectiveType::ALL_REDUCE:
+        return HalvingDoublingAllReduce(n, bytes);
+    case CollectiveType::REDUCE_SCATTER:
+        return HalvingDoublingReduceScatter(n, bytes);
+    default:
+        return HalvingDoublingAllGather(n, bytes);
+    }
+}
+
+/// MakeCollectivePlan for the DIRECT algorithm.
+CommPlan
+DirectPlan(CollectiveType type,
+           uint32_t n,
+           uint64_t bytes,
+           uint32_t ch,
+           const CollectivePlanOptions& options)
+{
+    switch (type)
+    {
+    case CollectiveType::ALL_TO_ALL:
+        return DirectAllToAll(n, bytes);
+    case CollectiveType::ALL_GATHER:
+        return DirectAllGather(n, bytes);
+    default:
+        return SendRecv(n, options.root, options.peer, bytes, ch);
+    }
+}
+
+/// MakeCollectivePlan for the NVLS algorithm.
+CommPlan
+NvlsPlan(CollectiveType type, uint32_t n, uint64_t bytes, uint64_t chunk)
+{
+    switch (type)
+    {
+    case CollectiveType::ALL_REDUCE:
+        return NvlsAllReduce(n, bytes, chunk);
+    case CollectiveType::REDUCE_SCATTER:
+        return NvlsReduceScatter(n, bytes, chunk);
+    default:
+        return NvlsAllGather(n, bytes, chunk);
+    }
+}
+
+/// MakeCollectivePlan for the INA algorithm.
+CommPlan
+InaPlan(CollectiveType type,
+        uint32_t n,
+        uint64_t bytes,
+        uint32_t ch,
+        uint64_t chunk,
+        const CollectivePlanOptions& options)
+{
+    switch (type)
+    {
+    case CollectiveType::ALL_REDUCE:
+        return InaAllReduce(n, bytes, ch, chunk);
+    case CollectiveType::REDUCE_SCATTER:
+        return InaReduceScatter(n, bytes, ch, chunk);
+    case CollectiveType::ALL_GATHER:
+        return InaAllGather(n, bytes, ch, chunk);
+    case CollectiveType::BROADCAST:
+        return InaBroadcast(n, bytes, options.root, ch, chunk);
+    default:
+        return InaReduce(n, bytes, options.root, ch, chunk);
+    }
+}
+} // namespace
+
 CommPlan
 MakeCollectivePlan(CollectiveType type,
                    CollectiveAlgorithm algorithm,
@@ -251,73 +370,17 @@ MakeCollectivePlan(CollectiveType type,
     switch (algorithm)
     {
     case CollectiveAlgorithm::RING:
-        switch (type)
-        {
-        case CollectiveType::ALL_REDUCE:
-            return RingAllReduce(n, bytes, ch, chunk);
-        case CollectiveType::REDUCE_SCATTER:
-            return RingReduceScatter(n, bytes, ch, chunk);
-        case CollectiveType::ALL_GATHER:
-            return RingAllGather(n, bytes, ch, chunk);
-        case CollectiveType::BROADCAST:
-            return RingBroadcast(n, bytes, options.root, ch, chunk);
-        default:
-            return RingReduce(n, bytes, options.root, ch, chunk);
-        }
+        return RingPlan(type, n, bytes, ch, chunk, options);
     case CollectiveAlgorithm::TREE:
-        switch (type)
-        {
-        case CollectiveType::ALL_REDUCE:
-            return TreeAllReduce(n, bytes, chunk, options.doubleTree);
-        case CollectiveType::BROADCAST:
-            return TreeBroadcast(n, bytes, options.root, chunk);
-        default:
-            return TreeReduce(n, bytes, options.root, chunk);
-        }
+        return TreePlan(type, n, bytes, chunk, options);
     case CollectiveAlgorithm::HALVING_DOUBLING:
-        switch (type)
-        {
-        case CollectiveType::ALL_REDUCE:
-            return HalvingDoublingAllReduce(n, bytes);
-        case CollectiveType::REDUCE_SCATTER:
-            return HalvingDoublingReduceScatter(n, bytes);
-        default:
-            return HalvingDoublingAllGather(n, bytes);
-        }
+        return HalvingDoublingPlan(type, n, bytes);
     case CollectiveAlgorithm::DIRECT:
-        switch (type)
-        {
-        case CollectiveType::ALL_TO_ALL:
-            return DirectAllToAll(n, bytes);
-        case CollectiveType::ALL_GATHER:
-            return DirectAllGather(n, bytes);
-        default:
-            return SendRecv(n, options.root, options.peer, bytes, ch);
-        }
+        return DirectPlan(type, n, bytes, ch, options);
     case CollectiveAlgorithm::NVLS:
-        switch (type)
-        {
-        case CollectiveType::ALL_REDUCE:
-            return NvlsAllReduce(n, bytes, chunk);
-        case CollectiveType::REDUCE_SCATTER:
-            return NvlsReduceScatter(n, bytes, chunk);
-        default:
-            return NvlsAllGather(n, bytes, chunk);
-        }
+        return NvlsPlan(type, n, bytes, chunk);
     case CollectiveAlgorithm::INA:
-        switch (type)
-        {
-        case CollectiveType::ALL_REDUCE:
-            return InaAllReduce(n, bytes, ch, chunk);
-        case CollectiveType::REDUCE_SCATTER:
-            return InaReduceScatter(n, bytes, ch, chunk);
-        case CollectiveType::ALL_GATHER:
-            return InaAllGather(n, bytes, ch, chunk);
-        case CollectiveType::BROADCAST:
-            return InaBroadcast(n, bytes, options.root, ch, chunk);
-        default:
-            return InaReduce(n, bytes, options.root, ch, chunk);
-        }
+        return InaPlan(type, n, bytes, ch, chunk, options);
     case CollectiveAlgorithm::RAIL_RING:
     case CollectiveAlgorithm::HIERARCHICAL:
     case CollectiveAlgorithm::NVLS_INA:

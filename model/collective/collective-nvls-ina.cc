@@ -11,12 +11,13 @@
 namespace ns3
 {
 
-CommPlan
-NvlsInaAllReduce(const CommGroup& group, uint64_t bytes, uint64_t chunkBytes)
+namespace
 {
-    const uint32_t n = group.GetSize();
-    NS_ABORT_MSG_IF(n == 0, "nvls-ina all-reduce: the group is empty");
-    // rank[i][p]: the rank at position p (by local index) of the i-th server.
+/// rank[i][p]: the rank at position p (by local index) of the i-th server of group
+/// (aborts unless every server has the same number of ranks).
+std::vector<std::vector<uint32_t>>
+RanksByServer(const CommGroup& group)
+{
     std::vector<std::vector<uint32_t>> rank;
     for (uint32_t server : group.GetServers())
     {
@@ -28,6 +29,60 @@ NvlsInaAllReduce(const CommGroup& group, uint64_t bytes, uint64_t chunkBytes)
                             << rank.front().size());
         rank.push_back(std::move(ranks));
     }
+    return rank;
+}
+
+/// Add to plan the transfers of block chunk, a piece of shard p: reduce in each server,
+/// all-reduce over rail p, multicast in each server.
+void
+AddPieceTransfers(CommPlan& plan,
+                  const std::vector<std::vector<uint32_t>>& rank,
+                  const std::vector<uint32_t>& serverSet,
+                  const std::vector<uint32_t>& railSet,
+                  uint32_t chunk,
+                  uint32_t p)
+{
+    const auto s = static_cast<uint32_t>(rank.size());
+    CommPlan::Transfer t;
+    t.chunk = chunk;
+    t.channel = p;
+    // (1) Each server's NVSwitch sums the piece into its GPU at position p.
+    std::vector<uint32_t> reduced;
+    for (uint32_t i = 0; i < s; ++i)
+    {
+        t.kind = CommPlan::Kind::SWITCH_REDUCE;
+        t.src = t.dst = rank[i][p];
+        t.members = serverSet[i];
+        t.step = 0;
+        reduced.push_back(plan.AddTransfer(t));
+    }
+    // (2) Rail p's aggregation tree sums the servers' partial sums.
+    t.kind = CommPlan::Kind::SWITCH_ALL_REDUCE;
+    t.src = t.dst = rank[0][p];
+    t.members = railSet[p];
+    t.step = 1;
+    t.deps = reduced;
+    const uint32_t aggregated = plan.AddTransfer(t);
+    // (3) Each server's NVSwitch multicasts the sum to its GPUs.
+    for (uint32_t i = 0; i < s; ++i)
+    {
+        t.kind = CommPlan::Kind::SWITCH_MULTICAST;
+        t.src = t.dst = rank[i][p];
+        t.members = serverSet[i];
+        t.step = 2;
+        t.deps = {aggregated};
+        plan.AddTransfer(t);
+    }
+}
+} // namespace
+
+CommPlan
+NvlsInaAllReduce(const CommGroup& group, uint64_t bytes, uint64_t chunkBytes)
+{
+    const uint32_t n = group.GetSize();
+    NS_ABORT_MSG_IF(n == 0, "nvls-ina all-reduce: the group is empty");
+    // rank[i][p]: the rank at position p (by local index) of the i-th server.
+    const std::vector<std::vector<uint32_t>> rank = RanksByServer(group);
     const auto s = static_cast<uint32_t>(rank.size());
     const auto g = static_cast<uint32_t>(rank.front().size());
     CommPlan plan(CollectiveType::ALL_REDUCE, n, bytes);
@@ -70,36 +125,7 @@ NvlsInaAllReduce(const CommGroup& group, uint64_t bytes, uint64_t chunkBytes)
     {
         for (uint32_t p = 0; p < g; ++p)
         {
-            CommPlan::Transfer t;
-            t.chunk = first[p] + q;
-            t.channel = p;
-            // (1) Each server's NVSwitch sums the piece into its GPU at position p.
-            std::vector<uint32_t> reduced;
-            for (uint32_t i = 0; i < s; ++i)
-            {
-                t.kind = CommPlan::Kind::SWITCH_REDUCE;
-                t.src = t.dst = rank[i][p];
-                t.members = serverSet[i];
-                t.step = 0;
-                reduced.push_back(plan.AddTransfer(t));
-            }
-            // (2) Rail p's aggregation tree sums the servers' partial sums.
-            t.kind = CommPlan::Kind::SWITCH_ALL_REDUCE;
-            t.src = t.dst = rank[0][p];
-            t.members = railSet[p];
-            t.step = 1;
-            t.deps = reduced;
-            const uint32_t aggregated = plan.AddTransfer(t);
-            // (3) Each server's NVSwitch multicasts the sum to its GPUs.
-            for (uint32_t i = 0; i < s; ++i)
-            {
-                t.kind = CommPlan::Kind::SWITCH_MULTICAST;
-                t.src = t.dst = rank[i][p];
-                t.members = serverSet[i];
-                t.step = 2;
-                t.deps = {aggregated};
-                plan.AddTransfer(t);
-            }
+            AddPieceTransfers(plan, rank, serverSet, railSet, first[p] + q, p);
         }
     }
     return plan;

@@ -77,12 +77,6 @@ RoceChannel::SetUp(bool up)
     }
 }
 
-bool
-RoceChannel::IsUp() const
-{
-    return m_up;
-}
-
 uint64_t
 RoceChannel::GetLostFrames() const
 {

@@ -64,6 +64,251 @@ HopCounts(const SwitchGraph& graph, uint32_t source, std::vector<uint32_t>* pare
     }
     return hops;
 }
+
+/// The switches reachable from a job's workers' first switches, and the cables between them.
+struct FabricView
+{
+    std::map<Ptr<Node>, uint32_t> vertexOf; //!< vertex of each switch's node
+    std::vector<Ptr<RoceSwitch>> switchOf;  //!< switch of each vertex
+    SwitchGraph graph;                      //!< the cables between the switches
+    std::vector<uint32_t> leafOf;           //!< by worker: vertex of its first switch
+    std::vector<uint32_t> leafPort;         //!< by worker: its port on that switch
+
+    /// \return the vertex of node's switch, added on first use
+    uint32_t Vertex(Ptr<Node> node)
+    {
+        auto it = vertexOf.find(node);
+        if (it != vertexOf.end())
+        {
+            return it->second;
+        }
+        const auto v = static_cast<uint32_t>(boost::add_vertex(graph));
+        vertexOf.emplace(node, v);
+        switchOf.push_back(node->GetObject<RoceSwitch>());
+        return v;
+    }
+};
+
+/// The switch graph reachable from the workers' first switches (aborts on a bad NIC).
+FabricView
+MapFabric(const std::vector<Ptr<RdmaNic>>& nics)
+{
+    FabricView fabric;
+    fabric.leafOf.resize(nics.size());
+    fabric.leafPort.resize(nics.size());
+    std::set<Ptr<RdmaNic>> seen;
+    for (uint32_t w = 0; w < nics.size(); ++w)
+    {
+        NS_ABORT_MSG_IF(!seen.insert(nics[w]).second,
+                        "InaController::CreateJob: NIC " << nics[w]->GetAddress()
+                                                         << " given twice");
+        Ptr<RoceNetDevice> device = nics[w]->GetDevice();
+        Ptr<Node> peer = PeerNode(device);
+        NS_ABORT_MSG_IF(!peer || !peer->GetObject<RoceSwitch>(),
+                        "InaController::CreateJob: NIC " << nics[w]->GetAddress()
+                                                         << " is not cabled to a RoceSwitch");
+        fabric.leafOf[w] = fabric.Vertex(peer);
+        fabric.leafPort[w] = device->GetRoceChannel()->GetPeer(device)->GetIfIndex();
+    }
+    for (uint32_t v = 0; v < fabric.switchOf.size(); ++v) // grows as switches are found
+    {
+        Ptr<RoceSwitch> sw = fabric.switchOf[v];
+        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            Ptr<Node> peer = PeerNode(sw->GetPort(p));
+            if (peer && peer->GetObject<RoceSwitch>())
+            {
+                const uint32_t u = fabric.Vertex(peer);
+                boost::add_edge(v, u, Cable{p}, fabric.graph);
+            }
+        }
+    }
+    return fabric;
+}
+
+/// The aggregation-capable switches with the least largest hop count to the leaves
+/// (that hop count in *best, max if there are none).
+std::vector<uint32_t>
+RootCandidates(const FabricView& fabric, const std::set<uint32_t>& leaves, uint32_t* best)
+{
+    std::vector<uint32_t> candidates;
+    *best = std::numeric_limits<uint32_t>::max();
+    for (uint32_t v = 0; v < fabric.switchOf.size(); ++v)
+    {
+        if (!fabric.switchOf[v]->GetPort(0)->GetNode()->GetObject<InaAggregationEngine>())
+        {
+            continue;
+        }
+        const std::vector<uint32_t> hops = HopCounts(fabric.graph, v, nullptr);
+        uint32_t worst = 0;
+        for (uint32_t leaf : leaves)
+        {
+            worst = std::max(worst, hops[leaf]);
+        }
+        if (worst < *best)
+        {
+            *best = worst;
+            candidates.clear();
+        }
+        if (worst == *best)
+        {
+            candidates.push_back(v);
+        }
+    }
+    return candidates;
+}
+
+/// A switch of a job's tree.
+struct Place
+{
+    InaJobConfig config; //!< the job's configuration on it
+};
+
+/// A job's tree: its switches (by vertex) and the order they were added in (root first).
+struct JobTree
+{
+    std::map<uint32_t, Place> places; //!< by vertex
+    std::vector<uint32_t> order;      //!< root first
+
+    /// \return the place of vertex v, added on first use
+    Place& PlaceOf(uint32_t v)
+    {
+        auto [it, added] = places.emplace(v, Place());
+        if (added)
+        {
+            order.push_back(v);
+        }
+        return it->second;
+    }
+};
+
+/// Ports of the cable between v and up, at v (*portUp) and at up (*portDown).
+void
+CablePorts(const SwitchGraph& graph, uint32_t v, uint32_t up, uint32_t* portUp, uint32_t* portDown)
+{
+    for (auto [e, end] = boost::out_edges(v, graph); e != end; ++e)
+    {
+        if (boost::target(*e, graph) == up)
+        {
+            *portUp = graph[*e].portAtSource;
+            break;
+        }
+    }
+    for (auto [e, end] = boost::out_edges(up, graph); e != end; ++e)
+    {
+        if (boost::target(*e, graph) == v)
+        {
+            *portDown = graph[*e].portAtSource;
+            break;
+        }
+    }
+}
+
+/// Add to tree the paths from the leaves up to the root (parent: the root's BFS tree).
+void
+AddPaths(JobTree& tree,
+         const SwitchGraph& graph,
+         const std::set<uint32_t>& leaves,
+         uint32_t root,
+         const std::vector<uint32_t>& parent,
+         uint16_t jobId)
+{
+    for (uint32_t leaf : leaves)
+    {
+        for (uint32_t v = leaf; v != root; v = parent[v])
+        {
+            const uint32_t up = parent[v];
+            if (tree.places.count(v) &&
+                tree.places.at(v).config.parentPort != InaJobConfig::NO_PARENT)
+            {
+                break; // the rest of the path is in the tree already
+            }
+            // Ports of the cable between v and up, at both ends.
+            uint32_t portUp = 0;
+            uint32_t portDown = 0;
+            CablePorts(graph, v, up, &portUp, &portDown);
+            Place& child = tree.PlaceOf(v);
+            child.config.parentPort = portUp;
+            Place& above = tree.PlaceOf(up);
+            child.config.indexAtParent = static_cast<uint16_t>(above.config.childPorts.size());
+            above.config.childPorts.push_back(portDown);
+            above.config.childAddresses.push_back(InaGroupAddress(jobId));
+        }
+    }
+}
+
+/// Add the workers to tree: each is a child of its leaf, and below every switch on the
+/// way to the root.
+void
+AddWorkerChildren(JobTree& tree,
+                  const FabricView& fabric,
+                  const std::vector<Ptr<RdmaNic>>& nics,
+                  uint32_t root,
+                  const std::vector<uint32_t>& parent)
+{
+    for (auto& [v, place] : tree.places)
+    {
+        place.config.rankChild.assign(nics.size(), -1);
+    }
+    for (uint32_t w = 0; w < nics.size(); ++w)
+    {
+        // The worker is a child of its leaf, and below every switch on the way to the root.
+        Place& leaf = tree.PlaceOf(fabric.leafOf[w]);
+        leaf.config.rankChild[w] = static_cast<int32_t>(leaf.config.childPorts.size());
+        leaf.config.childPorts.push_back(fabric.leafPort[w]);
+        leaf.config.childAddresses.push_back(nics[w]->GetAddress());
+        for (uint32_t v = fabric.leafOf[w]; v != root; v = parent[v])
+        {
+            tree.places.at(parent[v]).config.rankChild[w] = tree.places.at(v).config.indexAtParent;
+        }
+    }
+}
+
+/// Place the job on every switch of tree (root first), or on none: on failure, take it
+/// off the switches it was placed on, set *reason and return false.
+bool
+PlaceOnSwitches(JobTree& tree,
+                const std::vector<Ptr<RoceSwitch>>& switchOf,
+                uint16_t jobId,
+                uint32_t poolSlots,
+                uint8_t priority,
+                InaProtocol protocol,
+                const std::vector<Ipv4Address>& addresses,
+                std::vector<Ptr<InaAggregationEngine>>* placed,
+                std::string* reason)
+{
+    const bool streaming = protocol == InaProtocol::STREAMING;
+    for (uint32_t v : tree.order)
+    {
+        Place& place = tree.places.at(v);
+        place.config.job = jobId;
+        place.config.poolSlots = streaming ? 0 : poolSlots;
+        place.config.priority = priority;
+        place.config.protocol = protocol;
+        if (streaming)
+        {
+            place.config.workers = addresses;
+        }
+        Ptr<InaAggregationEngine> engine =
+            switchOf[v]->GetPort(0)->GetNode()->GetObject<InaAggregationEngine>();
+        std::string why;
+        if (!engine)
+        {
+            why = "a switch of the tree has no aggregation engine";
+        }
+        if (!engine || !engine->AddJob(place.config, &why))
+        {
+            for (const auto& e : *placed)
+            {
+                e->RemoveJob(jobId);
+            }
+            *reason = why;
+            return false;
+        }
+        placed->push_back(engine);
+    }
+    return true;
+}
 } // namespace
 
 TypeId
@@ -170,76 +415,12 @@ InaController::CreateJob(uint16_t jobId, const std::vector<Ptr<RdmaNic>>& nics)
     }
 
     // The switch graph reachable from the workers' first switches.
-    std::map<Ptr<Node>, uint32_t> vertexOf;
-    std::vector<Ptr<RoceSwitch>> switchOf;
-    SwitchGraph graph;
-    auto vertex = [&](Ptr<Node> node) {
-        auto it = vertexOf.find(node);
-        if (it != vertexOf.end())
-        {
-            return it->second;
-        }
-        const auto v = static_cast<uint32_t>(boost::add_vertex(graph));
-        vertexOf.emplace(node, v);
-        switchOf.push_back(node->GetObject<RoceSwitch>());
-        return v;
-    };
-    std::vector<uint32_t> leafOf(nics.size());
-    std::vector<uint32_t> leafPort(nics.size());
-    std::set<Ptr<RdmaNic>> seen;
-    for (uint32_t w = 0; w < nics.size(); ++w)
-    {
-        NS_ABORT_MSG_IF(!seen.insert(nics[w]).second,
-                        "InaController::CreateJob: NIC " << nics[w]->GetAddress()
-                                                         << " given twice");
-        Ptr<RoceNetDevice> device = nics[w]->GetDevice();
-        Ptr<Node> peer = PeerNode(device);
-        NS_ABORT_MSG_IF(!peer || !peer->GetObject<RoceSwitch>(),
-                        "InaController::CreateJob: NIC " << nics[w]->GetAddress()
-                                                         << " is not cabled to a RoceSwitch");
-        leafOf[w] = vertex(peer);
-        leafPort[w] = device->GetRoceChannel()->GetPeer(device)->GetIfIndex();
-    }
-    for (uint32_t v = 0; v < switchOf.size(); ++v) // grows as switches are found
-    {
-        Ptr<RoceSwitch> sw = switchOf[v];
-        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
-        {
-            Ptr<Node> peer = PeerNode(sw->GetPort(p));
-            if (peer && peer->GetObject<RoceSwitch>())
-            {
-                const uint32_t u = vertex(peer);
-                boost::add_edge(v, u, Cable{p}, graph);
-            }
-        }
-    }
-    const std::set<uint32_t> leaves(leafOf.begin(), leafOf.end());
+    const FabricView fabric = MapFabric(nics);
+    const std::set<uint32_t> leaves(fabric.leafOf.begin(), fabric.leafOf.end());
 
     // Root: an aggregation-capable switch with the least largest hop count to the leaves.
-    std::vector<uint32_t> candidates;
     uint32_t best = std::numeric_limits<uint32_t>::max();
-    for (uint32_t v = 0; v < switchOf.size(); ++v)
-    {
-        if (!switchOf[v]->GetPort(0)->GetNode()->GetObject<InaAggregationEngine>())
-        {
-            continue;
-        }
-        const std::vector<uint32_t> hops = HopCounts(graph, v, nullptr);
-        uint32_t worst = 0;
-        for (uint32_t leaf : leaves)
-        {
-            worst = std::max(worst, hops[leaf]);
-        }
-        if (worst < best)
-        {
-            best = worst;
-            candidates.clear();
-        }
-        if (worst == best)
-        {
-            candidates.push_back(v);
-        }
-    }
+    const std::vector<uint32_t> candidates = RootCandidates(fabric, leaves, &best);
     if (candidates.empty() || best == std::numeric_limits<uint32_t>::max())
     {
         job.reason = "no aggregation-capable switch reaches every worker";
@@ -247,118 +428,54 @@ InaController::CreateJob(uint16_t jobId, const std::vector<Ptr<RdmaNic>>& nics)
     }
     const uint32_t root = candidates[jobId % candidates.size()];
     std::vector<uint32_t> parent;
-    HopCounts(graph, root, &parent);
+    HopCounts(fabric.graph, root, &parent);
 
     // The tree: the paths from the leaves up to the root.
-    struct Place
-    {
-        InaJobConfig config;
-    };
-
-    std::map<uint32_t, Place> places;
-    std::vector<uint32_t> order; // root first
-    auto placeOf = [&](uint32_t v) -> Place& {
-        auto [it, added] = places.emplace(v, Place());
-        if (added)
-        {
-            order.push_back(v);
-        }
-        return it->second;
-    };
-    placeOf(root);
-    for (uint32_t leaf : leaves)
-    {
-        for (uint32_t v = leaf; v != root; v = parent[v])
-        {
-            const uint32_t up = parent[v];
-            if (places.count(v) && places.at(v).config.parentPort != InaJobConfig::NO_PARENT)
-            {
-                break; // the rest of the path is in the tree already
-            }
-            // Ports of the cable between v and up, at both ends.
-            uint32_t portUp = 0;
-            uint32_t portDown = 0;
-            for (auto [e, end] = boost::out_edges(v, graph); e != end; ++e)
-            {
-                if (boost::target(*e, graph) == up)
-                {
-                    portUp = graph[*e].portAtSource;
-                    break;
-                }
-            }
-            for (auto [e, end] = boost::out_edges(up, graph); e != end; ++e)
-            {
-                if (boost::target(*e, graph) == v)
-                {
-                    portDown = graph[*e].portAtSource;
-                    break;
-                }
-            }
-            Place& child = placeOf(v);
-            child.config.parentPort = portUp;
-            Place& above = placeOf(up);
-            child.config.indexAtParent = static_cast<uint16_t>(above.config.childPorts.size());
-            above.config.childPorts.push_back(portDown);
-            above.config.childAddresses.push_back(InaGroupAddress(jobId));
-        }
-    }
-    for (auto& [v, place] : places)
-    {
-        place.config.rankChild.assign(nics.size(), -1);
-    }
-    for (uint32_t w = 0; w < nics.size(); ++w)
-    {
-        // The worker is a child of its leaf, and below every switch on the way to the root.
-        Place& leaf = placeOf(leafOf[w]);
-        leaf.config.rankChild[w] = static_cast<int32_t>(leaf.config.childPorts.size());
-        leaf.config.childPorts.push_back(leafPort[w]);
-        leaf.config.childAddresses.push_back(nics[w]->GetAddress());
-        for (uint32_t v = leafOf[w]; v != root; v = parent[v])
-        {
-            places.at(parent[v]).config.rankChild[w] = places.at(v).config.indexAtParent;
-        }
-    }
+    JobTree tree;
+    tree.PlaceOf(root);
+    AddPaths(tree, fabric.graph, leaves, root, parent, jobId);
+    AddWorkerChildren(tree, fabric, nics, root, parent);
 
     // Place the job on every switch of the tree, or on none.
     std::vector<Ptr<InaAggregationEngine>> placed;
-    for (uint32_t v : order)
+    std::string why;
+    if (!PlaceOnSwitches(tree,
+                         fabric.switchOf,
+                         jobId,
+                         m_poolSlots,
+                         m_priority,
+                         m_protocol,
+                         addresses,
+                         &placed,
+                         &why))
     {
-        Place& place = places.at(v);
-        place.config.job = jobId;
-        place.config.poolSlots = streaming ? 0 : m_poolSlots;
-        place.config.priority = m_priority;
-        place.config.protocol = m_protocol;
-        if (streaming)
-        {
-            place.config.workers = addresses;
-        }
-        Ptr<InaAggregationEngine> engine =
-            switchOf[v]->GetPort(0)->GetNode()->GetObject<InaAggregationEngine>();
-        std::string why;
-        if (!engine)
-        {
-            why = "a switch of the tree has no aggregation engine";
-        }
-        if (!engine || !engine->AddJob(place.config, &why))
-        {
-            for (const auto& e : placed)
-            {
-                e->RemoveJob(jobId);
-            }
-            job.reason = why;
-            NS_LOG_LOGIC("job " << jobId << " not in-network: " << why);
-            return job;
-        }
-        placed.push_back(engine);
+        job.reason = why;
+        NS_LOG_LOGIC("job " << jobId << " not in-network: " << why);
+        return job;
     }
     job.inNetwork = true;
     job.switches = placed;
     job.levels = best + 1;
+    SizeFragments(job, nics, addresses);
+    AddJobToWorkers(job, nics);
+    NS_LOG_LOGIC("job " << jobId << ": " << nics.size() << " workers, " << placed.size()
+                        << " switches in " << job.levels << " levels, "
+                        << InaProtocolName(m_protocol) << ", " << job.info.fragmentBytes
+                        << " B fragments, window " << job.info.poolSlots);
+    return job;
+}
+
+void
+InaController::SizeFragments(InaJob& job,
+                             const std::vector<Ptr<RdmaNic>>& nics,
+                             const std::vector<Ipv4Address>& addresses) const
+{
+    const bool streaming = m_protocol == InaProtocol::STREAMING;
     // Fragments: what every switch of the tree holds, and what every worker's port
     // carries (IPv4 + UDP + INA header + values within its MTU).
     uint32_t slotBytes = UINT32_MAX;
     uint32_t fragmentBytes = UINT32_MAX;
-    for (const auto& e : placed)
+    for (const auto& e : job.switches)
     {
         slotBytes = std::min(slotBytes, e->GetSlotBytes());
         fragmentBytes =
@@ -380,6 +497,11 @@ InaController::CreateJob(uint16_t jobId, const std::vector<Ptr<RdmaNic>>& nics)
             std::max<uint64_t>(1, (bytes + fragmentBytes - 1) / fragmentBytes));
         job.info.addresses = addresses;
     }
+}
+
+void
+InaController::AddJobToWorkers(InaJob& job, const std::vector<Ptr<RdmaNic>>& nics)
+{
     for (uint32_t w = 0; w < nics.size(); ++w)
     {
         Ptr<InaWorker> worker = WorkerOf(nics[w]);
@@ -388,11 +510,6 @@ InaController::CreateJob(uint16_t jobId, const std::vector<Ptr<RdmaNic>>& nics)
         worker->AddJob(info);
         job.workers.push_back(worker);
     }
-    NS_LOG_LOGIC("job " << jobId << ": " << nics.size() << " workers, " << placed.size()
-                        << " switches in " << job.levels << " levels, "
-                        << InaProtocolName(m_protocol) << ", " << job.info.fragmentBytes
-                        << " B fragments, window " << job.info.poolSlots);
-    return job;
 }
 
 void

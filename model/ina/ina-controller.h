@@ -81,6 +81,12 @@ class InaController : public Object
   private:
     /// \return the worker of nic, created on first use
     Ptr<InaWorker> WorkerOf(Ptr<RdmaNic> nic);
+    /// Set job's fragment size (streaming: window, addresses) from its switches and NICs
+    void SizeFragments(InaJob& job,
+                       const std::vector<Ptr<RdmaNic>>& nics,
+                       const std::vector<Ipv4Address>& addresses) const;
+    /// Give job to the worker of each NIC (rank: its index in nics)
+    void AddJobToWorkers(InaJob& job, const std::vector<Ptr<RdmaNic>>& nics);
 
     ObjectFactory m_workerFactory;                    //!< makes workers
     uint32_t m_poolSlots;                             //!< PoolSlots attribute

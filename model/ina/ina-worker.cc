@@ -365,14 +365,7 @@ InaWorker::OnFallbackData(Run& run, const InaHeader& h)
             // acknowledgement cannot give the values to one that needs them.
             NS_LOG_LOGIC("job " << h.job << " seq " << q << ": result sent to worker " << requester
                                 << ", which asked for it again");
-            InaHeader r = h;
-            r.type = InaHeader::RESULT;
-            r.flags = InaHeader::RETRANSMISSION | (h.flags & InaHeader::DIRECTED);
-            r.SetValues(NeedsValues(run, h, requester));
-            r.count = static_cast<uint16_t>(n);
-            r.bitmap = all;
-            r.sender = 0;
-            SendFrame(r, run.info.addresses[requester], run.info.priority);
+            ResendResult(run, h, requester, all);
         }
         return;
     }
@@ -385,12 +378,8 @@ InaWorker::OnFallbackData(Run& run, const InaHeader& h)
     {
         f.requesters |= 1ull << requester;
     }
-    if ((f.workers & h.bitmap) == 0)
+    if (AddFallbackContribution(f, h))
     {
-        f.workers |= h.bitmap;
-        f.count = static_cast<uint16_t>(f.count + h.count);
-        f.length = std::max(f.length, h.length);
-        f.values = f.values || !(h.flags & InaHeader::NO_VALUES);
         NS_LOG_LOGIC("job " << h.job << " seq " << q << ": fallback host has " << f.count << " of "
                             << n << " workers");
     }
@@ -402,25 +391,12 @@ InaWorker::OnFallbackData(Run& run, const InaHeader& h)
     }
     if (f.workers == all)
     {
-        InaHeader r = h;
-        r.type = InaHeader::RESULT;
-        r.flags = InaHeader::FALLBACK | (h.flags & InaHeader::DIRECTED);
-        r.sender = 0;
-        r.count = f.count;
-        r.bitmap = f.workers;
-        r.length = f.length;
-        r.slot = AggregatorOf(h.job, q);
+        InaHeader r = FallbackResult(h, f);
         const bool values = f.values;
         NS_LOG_LOGIC("job " << h.job << " seq " << q << ": the fallback host has every worker; "
                             << "result multicast down the tree");
         run.fallbacks.erase(q); // f is gone
-        // The tree carries the values on only if some other worker needs them.
-        const bool directedHere = (r.flags & InaHeader::DIRECTED) && r.destination == run.info.rank;
-        InaHeader down = r;
-        down.SetValues(values && !directedHere);
-        SendFrame(down, InaGroupAddress(h.job), run.info.priority);
-        r.SetValues(values && NeedsValues(run, r, run.info.rank));
-        OnResult(run, r);
+        DeliverFallbackResult(run, r, values);
         return;
     }
     if (requester == static_cast<int32_t>(run.info.rank) && n > 1)
@@ -431,6 +407,61 @@ InaWorker::OnFallbackData(Run& run, const InaHeader& h)
                             << " for the result");
         SendFrame(h, run.info.addresses[target], run.info.priority);
     }
+}
+
+void
+InaWorker::ResendResult(Run& run, const InaHeader& h, int32_t requester, uint64_t all)
+{
+    const uint32_t n = run.info.workers;
+    InaHeader r = h;
+    r.type = InaHeader::RESULT;
+    r.flags = InaHeader::RETRANSMISSION | (h.flags & InaHeader::DIRECTED);
+    r.SetValues(NeedsValues(run, h, requester));
+    r.count = static_cast<uint16_t>(n);
+    r.bitmap = all;
+    r.sender = 0;
+    SendFrame(r, run.info.addresses[requester], run.info.priority);
+}
+
+bool
+InaWorker::AddFallbackContribution(Fallback& f, const InaHeader& h)
+{
+    if ((f.workers & h.bitmap) == 0)
+    {
+        f.workers |= h.bitmap;
+        f.count = static_cast<uint16_t>(f.count + h.count);
+        f.length = std::max(f.length, h.length);
+        f.values = f.values || !(h.flags & InaHeader::NO_VALUES);
+        return true;
+    }
+    return false;
+}
+
+InaHeader
+InaWorker::FallbackResult(const InaHeader& h, const Fallback& f)
+{
+    const uint32_t q = h.sequence;
+    InaHeader r = h;
+    r.type = InaHeader::RESULT;
+    r.flags = InaHeader::FALLBACK | (h.flags & InaHeader::DIRECTED);
+    r.sender = 0;
+    r.count = f.count;
+    r.bitmap = f.workers;
+    r.length = f.length;
+    r.slot = AggregatorOf(h.job, q);
+    return r;
+}
+
+void
+InaWorker::DeliverFallbackResult(Run& run, InaHeader& r, bool values)
+{
+    // The tree carries the values on only if some other worker needs them.
+    const bool directedHere = (r.flags & InaHeader::DIRECTED) && r.destination == run.info.rank;
+    InaHeader down = r;
+    down.SetValues(values && !directedHere);
+    SendFrame(down, InaGroupAddress(r.job), run.info.priority);
+    r.SetValues(values && NeedsValues(run, r, run.info.rank));
+    OnResult(run, r);
 }
 
 void

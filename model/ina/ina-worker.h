@@ -237,6 +237,14 @@ class InaWorker : public Object
     void OnResult(Run& run, const InaHeader& h);
     /// Streaming: a contribution or a request reached this worker as fallback host.
     void OnFallbackData(Run& run, const InaHeader& h);
+    /// Fallback host: send the result of h's fragment again to requester, who asked for it
+    void ResendResult(Run& run, const InaHeader& h, int32_t requester, uint64_t all);
+    /// \return whether h's workers were new to f (then their contribution is added to it)
+    static bool AddFallbackContribution(Fallback& f, const InaHeader& h);
+    /// \return the RESULT a fallback host makes of f, which holds every worker of h's fragment
+    static InaHeader FallbackResult(const InaHeader& h, const Fallback& f);
+    /// Fallback host: multicast result r down the tree and take it here (values: f.values)
+    void DeliverFallbackResult(Run& run, InaHeader& r, bool values);
     /**
      * \param run the job
      * \param h a packet of the job

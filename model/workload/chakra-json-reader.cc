@@ -65,20 +65,12 @@ Find(const nlohmann::json& obj, std::initializer_list<const char*> keys)
     return nullptr;
 }
 
-/// Read a node object of either JSON form; false with reason set if it is malformed.
+/// Read a node's type if obj has one (a number or a NODE_TYPE_NAMES name, with or without
+/// its "_NODE"); false with reason set if it is unknown.
 bool
-JsonNode(const nlohmann::json& obj, RawNode& node, std::string& reason)
+JsonNodeType(const nlohmann::json& obj, RawNode& node, std::string& reason)
 {
     const nlohmann::json* v;
-    if ((v = Find(obj, {"id", "Id"})) && !JsonUnsigned(*v, node.id))
-    {
-        reason = "id is not an unsigned integer";
-        return false;
-    }
-    if ((v = Find(obj, {"name", "Name"})) && v->is_string())
-    {
-        node.name = v->get<std::string>();
-    }
     if ((v = Find(obj, {"type", "NodeType"})))
     {
         uint64_t t = 0;
@@ -97,6 +89,13 @@ JsonNode(const nlohmann::json& obj, RawNode& node, std::string& reason)
         }
         node.type = static_cast<int64_t>(std::min<uint64_t>(t, INT64_MAX));
     }
+    return true;
+}
+
+/// Read a node's data and control dependencies; false with reason set if malformed.
+bool
+JsonNodeDeps(const nlohmann::json& obj, RawNode& node, std::string& reason)
+{
     for (const char* key : {"dataDeps", "data_deps", "ctrlDeps", "ctrl_deps"})
     {
         auto deps = obj.find(key);
@@ -109,13 +108,15 @@ JsonNode(const nlohmann::json& obj, RawNode& node, std::string& reason)
             }
         }
     }
-    if ((v = Find(obj, {"durationMicros", "duration_micros", "runtime"})) &&
-        !JsonUnsigned(*v, node.durationMicros))
-    {
-        reason = "duration is not a non-negative integer (microseconds)";
-        return false;
-    }
-    // Attributes as keys of their own (the workload_graph form), then the attr list.
+    return true;
+}
+
+/// Read a node's attributes: keys of their own (the workload_graph form), then the attr
+/// list; false with reason set if malformed.
+bool
+JsonNodeAttrs(const nlohmann::json& obj, RawNode& node, std::string& reason)
+{
+    const nlohmann::json* v;
     for (const char* key : {"is_cpu_op",
                             "num_ops",
                             "tensor_size",
@@ -151,6 +152,33 @@ JsonNode(const nlohmann::json& obj, RawNode& node, std::string& reason)
         }
     }
     return true;
+}
+
+/// Read a node object of either JSON form; false with reason set if it is malformed.
+bool
+JsonNode(const nlohmann::json& obj, RawNode& node, std::string& reason)
+{
+    const nlohmann::json* v;
+    if ((v = Find(obj, {"id", "Id"})) && !JsonUnsigned(*v, node.id))
+    {
+        reason = "id is not an unsigned integer";
+        return false;
+    }
+    if ((v = Find(obj, {"name", "Name"})) && v->is_string())
+    {
+        node.name = v->get<std::string>();
+    }
+    if (!JsonNodeType(obj, node, reason) || !JsonNodeDeps(obj, node, reason))
+    {
+        return false;
+    }
+    if ((v = Find(obj, {"durationMicros", "duration_micros", "runtime"})) &&
+        !JsonUnsigned(*v, node.durationMicros))
+    {
+        reason = "duration is not a non-negative integer (microseconds)";
+        return false;
+    }
+    return JsonNodeAttrs(obj, node, reason);
 }
 
 } // namespace

@@ -444,14 +444,9 @@ WorkloadRunner::RankDone()
     }
 }
 
-void
-WorkloadRunner::Watchdog()
+bool
+WorkloadRunner::AnyComputeRunning() const
 {
-    if (IsFinished())
-    {
-        return;
-    }
-    // A running compute op is progress on its way, whatever its length.
     bool computing = false;
     for (uint32_t r = 0; r < m_ranks.size() && !computing; ++r)
     {
@@ -462,6 +457,18 @@ WorkloadRunner::Watchdog()
             computing = s.started[i] && !s.finished[i] && ops[i].kind == TraceOpKind::COMPUTE;
         }
     }
+    return computing;
+}
+
+void
+WorkloadRunner::Watchdog()
+{
+    if (IsFinished())
+    {
+        return;
+    }
+    // A running compute op is progress on its way, whatever its length.
+    const bool computing = AnyComputeRunning();
     const uint64_t probe = m_probe ? m_probe() : 0;
     if (m_progress != m_progressAtCheck || computing || probe != m_probeAtCheck)
     {
@@ -478,6 +485,16 @@ WorkloadRunner::Watchdog()
     os << "no op or transfer finished for " << m_hangTimeout.GetSeconds() * 1e3
        << " ms of simulated time (at " << Simulator::Now().GetSeconds() * 1e3 << " ms) with "
        << (m_opsTotal - m_opsDone) << " of " << m_opsTotal << " ops left\n";
+    ReportStuckOps(os);
+    ReportPendingTransfers(os);
+    m_stuckReport = os.str();
+    NS_LOG_WARN("WorkloadRunner: stuck\n" << m_stuckReport);
+    Simulator::Stop();
+}
+
+void
+WorkloadRunner::ReportStuckOps(std::ostream& os) const
+{
     const size_t MAX_LINES = 40;
     size_t lines = 0;
     for (uint32_t r = 0; r < m_ranks.size() && lines < MAX_LINES; ++r)
@@ -493,31 +510,7 @@ WorkloadRunner::Watchdog()
             const TraceOp& o = ops[i];
             if (s.started[i] && !s.finished[i])
             {
-                os << "  rank " << r << " op " << i << " '" << o.name << "' ("
-                   << TraceOpKindToString(o.kind);
-                if (o.kind == TraceOpKind::COLLECTIVE)
-                {
-                    os << " " << o.collective << " on " << o.group;
-                }
-                else if (o.kind != TraceOpKind::COMPUTE)
-                {
-                    os << (o.kind == TraceOpKind::SEND ? " to " : " from ") << o.peer;
-                }
-                os << ", stream " << o.stream << ") started at "
-                   << s.startTime[i].GetSeconds() * 1e3 << " ms";
-                // Which peers have not arrived?
-                for (const auto& [key, call] : m_pending)
-                {
-                    for (const auto& m : call.members)
-                    {
-                        if (m.first == r && m.second == i)
-                        {
-                            os << ", waiting for " << call.needed - call.members.size()
-                               << " more rank(s) to reach it (" << DescribeKey(key) << ")";
-                        }
-                    }
-                }
-                os << "\n";
+                ReportRunningOp(os, r, i);
                 ++lines;
             }
             else if (!s.started[i] && s.streamHead[o.stream] < s.streamOps[o.stream].size())
@@ -540,6 +533,41 @@ WorkloadRunner::Watchdog()
             }
         }
     }
+}
+
+void
+WorkloadRunner::ReportRunningOp(std::ostream& os, uint32_t r, uint32_t i) const
+{
+    const RankState& s = m_ranks[r];
+    const TraceOp& o = m_trace.GetOps(r)[i];
+    os << "  rank " << r << " op " << i << " '" << o.name << "' (" << TraceOpKindToString(o.kind);
+    if (o.kind == TraceOpKind::COLLECTIVE)
+    {
+        os << " " << o.collective << " on " << o.group;
+    }
+    else if (o.kind != TraceOpKind::COMPUTE)
+    {
+        os << (o.kind == TraceOpKind::SEND ? " to " : " from ") << o.peer;
+    }
+    os << ", stream " << o.stream << ") started at " << s.startTime[i].GetSeconds() * 1e3 << " ms";
+    // Which peers have not arrived?
+    for (const auto& [key, call] : m_pending)
+    {
+        for (const auto& m : call.members)
+        {
+            if (m.first == r && m.second == i)
+            {
+                os << ", waiting for " << call.needed - call.members.size()
+                   << " more rank(s) to reach it (" << DescribeKey(key) << ")";
+            }
+        }
+    }
+    os << "\n";
+}
+
+void
+WorkloadRunner::ReportPendingTransfers(std::ostream& os) const
+{
     const auto pending = m_engine->GetPendingTransfers();
     os << "  transfers in flight: " << pending.size() << "\n";
     for (size_t k = 0; k < pending.size() && k < 20; ++k)
@@ -549,9 +577,6 @@ WorkloadRunner::Watchdog()
            << p.channel << ", since " << p.sentAt.GetSeconds() * 1e3 << " ms (call " << p.runId
            << " transfer " << p.transfer << ")\n";
     }
-    m_stuckReport = os.str();
-    NS_LOG_WARN("WorkloadRunner: stuck\n" << m_stuckReport);
-    Simulator::Stop();
 }
 
 bool

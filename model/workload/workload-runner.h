@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <map>
 #include <string>
 #include <tuple>
@@ -213,6 +214,14 @@ class WorkloadRunner : public Object
                   const CollectiveResult& result);
     void Finish(uint32_t rank, uint32_t op, int64_t call);
     void Watchdog();
+    /// \return true if some rank has a compute op started and not finished
+    bool AnyComputeRunning() const;
+    /// Write to os the stuck report's lines on running and blocked ops (at most 40)
+    void ReportStuckOps(std::ostream& os) const;
+    /// Write to os the stuck report's line on op i of rank r, started and not finished
+    void ReportRunningOp(std::ostream& os, uint32_t r, uint32_t i) const;
+    /// Write to os the stuck report's lines on the engine's transfers in flight
+    void ReportPendingTransfers(std::ostream& os) const;
     void OnTransferDone(uint64_t runId, uint32_t transfer);
     void RankDone();
 
