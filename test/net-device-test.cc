@@ -6,6 +6,8 @@
 // header, while RoCE traffic on the same cable never does.
 #include "test-util.h"
 
+#include "ns3/ipv4-header.h"
+
 #include <gtest/gtest.h>
 
 using namespace aifabric;
@@ -80,21 +82,33 @@ TEST_F(RoceDeviceContract, FramesTheModelDoesNotTakeReachTheStack)
     FlowProbe flow;
     flow.Attach(RoceHelper::Connect(a, b));
     Simulator::Schedule(Seconds(0), [&flow]() { flow.sender->PostWrite(1 << 20); });
-    Simulator::Schedule(MicroSeconds(5), [da, db]() {
+    Simulator::Schedule(MicroSeconds(5), [da, db, b]() {
         da->Send(Create<Packet>(100), db->GetAddress(), ETHERTYPE_EXPERIMENTAL);
         da->Send(Create<Packet>(1500), db->GetAddress(), ETHERTYPE_EXPERIMENTAL);
+        // IPv4 to the NIC's own address that is not RoCE (TCP): the stack's, too.
+        Ptr<Packet> tcp = Create<Packet>(200);
+        Ipv4Header ip;
+        ip.SetProtocol(6);
+        ip.SetSource(Ipv4Address("10.0.0.1"));
+        ip.SetDestination(b->GetAddress());
+        ip.SetPayloadSize(200);
+        tcp->AddHeader(ip);
+        da->Send(tcp, db->GetAddress(), 0x0800);
     });
     Simulator::Run();
     EXPECT_EQ(flow.BytesReceived(), uint64_t{1} << 20);
-    ASSERT_EQ(stack.size(), 2u) << "RoCE frames reached the stack, or the others did not";
+    ASSERT_EQ(stack.size(), 3u) << "RoCE frames reached the stack, or the others did not";
     EXPECT_EQ(stack[0].bytes, 100u);
     EXPECT_EQ(stack[1].bytes, 1500u);
+    EXPECT_EQ(stack[2].bytes, 220u); // IPv4 header + 200 B
+    EXPECT_EQ(stack[0].protocol, ETHERTYPE_EXPERIMENTAL);
+    EXPECT_EQ(stack[1].protocol, ETHERTYPE_EXPERIMENTAL);
+    EXPECT_EQ(stack[2].protocol, 0x0800);
     for (const auto& r : stack)
     {
-        EXPECT_EQ(r.protocol, ETHERTYPE_EXPERIMENTAL);
         EXPECT_EQ(Mac48Address::ConvertFrom(r.from), Mac48Address::ConvertFrom(da->GetAddress()));
     }
-    EXPECT_EQ(promiscuous, 2u);
+    EXPECT_EQ(promiscuous, 3u);
     EXPECT_EQ(b->GetRxUnknownQpDrops(), 0u);
 
     // The ns-3 way: Node::AddDevice gave the device the node's receive callback, and a

@@ -265,6 +265,22 @@ TEST(ProgramBadInput, RoceIncastSizesTakeUnits)
         << si.out;
 }
 
+// Command lines written before the Roce prefix still run: the old TypeId in --cc and in an
+// attribute path select the same algorithm, with one warning line for the name.
+TEST(ProgramBadInput, OldCongestionControlNamesStillRun)
+{
+    const Outcome o =
+        RunProgram("roce-incast",
+                   {"--senders=2", "--bytes=1M", "--cc=ns3::Dcqcn", "--ns3::Dcqcn::RateAi=20Mbps"});
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_EQ(o.err,
+              "warning: ns3::Dcqcn is deprecated; use ns3::RoceDcqcn (the same congestion "
+              "control)\n");
+    EXPECT_NE(o.out.find("delivered        2097152 of 2097152 bytes"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("ns3::RoceDcqcn"), std::string::npos)
+        << "the report names the TypeId: " << o.out;
+}
+
 TEST(ProgramBadInput, DcqcnConvergence)
 {
     const std::string csvInFile = NotAFolder() + "/series.csv";

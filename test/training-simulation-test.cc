@@ -365,6 +365,8 @@ TEST(TrainingScenario, DeprecatedCongestionControlNamesStillRun)
     EXPECT_EQ(warnings,
               "warning: ns3::Dcqcn is deprecated; use ns3::RoceDcqcn (the same congestion "
               "control)\n");
+    sim.Run(false);
+    EXPECT_TRUE(sim.GetRunner()->IsFinished()) << "the old scenario runs to the end";
     Simulator::Destroy();
     Config::Reset();
 
@@ -833,6 +835,10 @@ TEST(TrainingSimulation, PfcDeadlockOfARunIsInTheResults)
     {
         switches.insert(q["switch"].get<std::string>());
         EXPECT_EQ(q["priority"], 3);
+        // Ports are numbered in the file's link order (h_i-s_i, s_i-s_i+1, ...): s0 has
+        // its host, then s1 (clockwise, port 1), then s4; every other s_i has s_i-1
+        // (port 0), its host, then s_i+1 (clockwise, port 2). The cycle is those ports.
+        EXPECT_EQ(q["port"], q["switch"] == "sw0" ? 1 : 2) << q.dump();
     }
     EXPECT_EQ(switches, (std::set<std::string>{"sw0", "sw1", "sw2", "sw3", "sw4"}));
     EXPECT_GT(deadlocks[0]["detected_s"].get<double>(), deadlocks[0]["formed_s"].get<double>());

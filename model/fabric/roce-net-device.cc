@@ -204,6 +204,7 @@ RoceNetDevice::DoDispose()
     m_rxCallback = RxCallback();
     m_stackRxCallback = NetDevice::ReceiveCallback();
     m_promiscRxCallback = NetDevice::PromiscReceiveCallback();
+    m_linkChangeCallbacks = TracedCallback<>(); // they may hold the device
     m_dequeueCallback = DequeueCallback();
     m_pullCallback = PullCallback();
     NetDevice::DoDispose();
