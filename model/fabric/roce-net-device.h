@@ -320,9 +320,6 @@ class RoceNetDevice : public NetDevice
     void DropItem(RoceQueueItem& item);
 
     RxCallback m_rxCallback;
-    NetDevice::ReceiveCallback m_stackRxCallback;         //!< SetReceiveCallback
-    NetDevice::PromiscReceiveCallback m_promiscRxCallback; //!< SetPromiscReceiveCallback
-    TracedCallback<> m_linkChangeCallbacks;                //!< AddLinkChangeCallback
     DequeueCallback m_dequeueCallback;
     PullCallback m_pullCallback;
 
@@ -338,6 +335,11 @@ class RoceNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>> m_phyRxDropTrace;
     TracedCallback<uint8_t, uint16_t> m_pfcSentTrace;
     TracedCallback<uint8_t, uint16_t> m_pfcReceivedTrace;
+
+    // Cold: the NetDevice contract toward a protocol stack, after the packet path's state.
+    NetDevice::ReceiveCallback m_stackRxCallback;         //!< SetReceiveCallback
+    NetDevice::PromiscReceiveCallback m_promiscRxCallback; //!< SetPromiscReceiveCallback
+    TracedCallback<> m_linkChangeCallbacks;                //!< AddLinkChangeCallback
 };
 
 } // namespace ns3
