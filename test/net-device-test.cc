@@ -9,6 +9,7 @@
 #include "ns3/ipv4-header.h"
 
 #include <gtest/gtest.h>
+#include <map>
 
 using namespace aifabric;
 
@@ -131,4 +132,40 @@ TEST_F(RoceDeviceContract, FramesTheModelDoesNotTakeReachTheStack)
     Simulator::Run();
     EXPECT_EQ(handled, 1u);
     EXPECT_EQ(a->GetRxUnknownQpDrops(), 0u);
+}
+
+// A cut cable loses every frame on it, in both directions: the one in flight when it is
+// cut (dropped on arrival) and every one sent while it is down; once mended it carries
+// frames again.
+TEST_F(RoceDeviceContract, ACutCableLosesEveryFrameBothWays)
+{
+    RoceHelper roce;
+    auto [a, b] = BackToBack(roce, DataRate("100Gbps"), MicroSeconds(1));
+    Ptr<RoceNetDevice> da = a->GetDevice();
+    Ptr<RoceNetDevice> db = b->GetDevice();
+    std::map<Ptr<ns3::NetDevice>, uint32_t> received;
+    auto count = [&received](Ptr<ns3::NetDevice> dev, Ptr<const Packet>, uint16_t, const Address&) {
+        ++received[dev];
+        return true;
+    };
+    da->SetReceiveCallback(ns3::NetDevice::ReceiveCallback(count));
+    db->SetReceiveCallback(ns3::NetDevice::ReceiveCallback(count));
+    Ptr<RoceChannel> cable = da->GetRoceChannel();
+    auto send = [](Ptr<RoceNetDevice> from, Ptr<RoceNetDevice> to) {
+        from->Send(Create<Packet>(1000), to->GetAddress(), ETHERTYPE_EXPERIMENTAL);
+    };
+    Simulator::Schedule(Seconds(0), [=]() { send(da, db); }); // in flight at the cut
+    Simulator::Schedule(NanoSeconds(500), &RoceChannel::SetUp, cable, false);
+    for (int i = 0; i < 2; ++i)
+    {
+        Simulator::Schedule(MicroSeconds(2), [=]() { send(da, db); }); // sent while down,
+        Simulator::Schedule(MicroSeconds(2), [=]() { send(db, da); }); // both ways
+    }
+    Simulator::Schedule(MicroSeconds(3), &RoceChannel::SetUp, cable, true);
+    Simulator::Schedule(MicroSeconds(4), [=]() { send(da, db); });
+    Simulator::Schedule(MicroSeconds(4), [=]() { send(db, da); });
+    Simulator::Run();
+    EXPECT_EQ(cable->GetLostFrames(), 5u);
+    EXPECT_EQ(received[db], 1u); // only the frame sent after the mend
+    EXPECT_EQ(received[da], 1u);
 }
