@@ -39,6 +39,13 @@ OutDir(const std::string& name)
 }
 
 /// Run a scenario, write its reports into dir, return the results JSON.
+/// Scenario keys of a small run: 2 servers x 2 GPUs, one spine, a generated 2-layer model
+/// (TP 2 x DP 2); callers wrap it in braces and may add keys.
+const std::string SMALL_SCENARIO =
+    R"("cluster": {"servers": 2, "gpusPerServer": 2, "spines": 1},
+        "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256, "heads": 4,
+        "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 2}})";
+
 nlohmann::json
 RunScenario(const TrainingScenario& scenario, const std::string& dir, bool* stuck = nullptr)
 {
@@ -305,9 +312,7 @@ TEST(TrainingSimulation, ChakraAndAicbWorkloadsRun)
 // ns3::NoCongestionControl in both, and the report names the TypeId that ran.
 TEST(TrainingScenario, CongestionControlNoneAsOnTheCommandLine)
 {
-    const std::string small = R"("cluster": {"servers": 2, "gpusPerServer": 2, "spines": 1},
-        "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256, "heads": 4,
-        "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 2}})";
+    const std::string small = SMALL_SCENARIO;
     std::string error;
     TrainingScenario fromFile;
     ASSERT_TRUE(
@@ -337,9 +342,7 @@ TEST(TrainingScenario, CongestionControlNoneAsOnTheCommandLine)
 // warning per name on stderr.
 TEST(TrainingScenario, DeprecatedCongestionControlNamesStillRun)
 {
-    const std::string small = R"("cluster": {"servers": 2, "gpusPerServer": 2, "spines": 1},
-        "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256, "heads": 4,
-        "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 2}})";
+    const std::string small = SMALL_SCENARIO;
     std::string error;
     TrainingScenario old;
     ASSERT_TRUE(TrainingScenario::Parse("{" + small +
@@ -405,9 +408,7 @@ TEST(TrainingScenario, ImpossibleSettingsAreNamedNotAborted)
         EXPECT_NE(error.find(expect), std::string::npos)
             << "expected '" << expect << "' in: " << error;
     };
-    const std::string small = R"("cluster": {"servers": 2, "gpusPerServer": 2, "spines": 1},
-        "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256, "heads": 4,
-        "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 2}})";
+    const std::string small = SMALL_SCENARIO;
     buildFails(
         "{" + small +
             R"(, "fabric": {"config": {"ns3::IdealTransport::Latency": "5 fortnights"}}})",
@@ -624,9 +625,7 @@ TEST(TrainingScenario, EventsAndBackgroundAreChecked)
                "/background/pairs/1: expected a list of [source, destination] host indices, "
                "two different integers, got [2,2]");
 
-    const std::string small = R"("cluster": {"servers": 2, "gpusPerServer": 2, "spines": 1},
-        "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256, "heads": 4,
-        "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 2}})";
+    const std::string small = SMALL_SCENARIO;
     auto buildFails = [](const std::string& text, const std::string& expect) {
         TrainingScenario s;
         std::string error;
