@@ -58,6 +58,7 @@
 #include "ns3/nv-switch-fabric.h"
 #include "ns3/nv-switch.h"
 #include "ns3/nvlink-port.h"
+#include "ns3/nvlink-transport.h"
 #include "ns3/pcap-feature.h"
 #include "ns3/pfc-deadlock-detector.h"
 #include "ns3/pfc-header.h"

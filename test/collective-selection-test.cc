@@ -10,6 +10,7 @@
 #include "ns3/collective-selection.h"
 #include "ns3/ideal-transport.h"
 #include "ns3/nv-switch-fabric.h"
+#include "ns3/nvlink-transport.h"
 #include "ns3/plan-checker.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -282,7 +283,9 @@ TEST(CollectiveSelection, NvlsWhereTheSwitchReduces)
     Ptr<NvSwitchFabric> fabric = CreateObject<NvSwitchFabric>();
     fabric->ApplyPreset("H100");
     fabric->SetAttribute("NGpus", UintegerValue(8));
-    CollectiveSelection select(fabric);
+    Ptr<NvLinkTransport> carrier = CreateObject<NvLinkTransport>();
+    carrier->SetFabric(fabric);
+    CollectiveSelection select(carrier);
     // NVLS moves S(1 + 1/n) per GPU instead of the ring's 2S(n-1)/n: it wins large
     // all-reduce, and small ones too (two switch hops instead of 2(n-1) steps).
     EXPECT_EQ(
@@ -305,8 +308,10 @@ TEST(CollectiveSelection, EnginePicksNvlsOnAnNvSwitch)
     Ptr<NvSwitchFabric> fabric = CreateObject<NvSwitchFabric>();
     fabric->ApplyPreset("H100");
     fabric->SetAttribute("NGpus", UintegerValue(8));
+    Ptr<NvLinkTransport> carrier = CreateObject<NvLinkTransport>();
+    carrier->SetFabric(fabric);
     Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
-    engine->SetTransport(fabric);
+    engine->SetTransport(carrier);
     CollectiveResult result;
     engine->RunCollective(CollectiveType::ALL_REDUCE,
                           CommGroup::Uniform(1, 8),

@@ -6,6 +6,7 @@
 #include "ns3/collective-engine.h"
 #include "ns3/double.h"
 #include "ns3/nv-switch-fabric.h"
+#include "ns3/nvlink-transport.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -26,6 +27,15 @@ MakeFabric(const std::string& preset, uint32_t n)
     f->ApplyPreset(preset);
     f->SetAttribute("NGpus", UintegerValue(n));
     return f;
+}
+
+/// The collective carrier over fabric f, as GpuClusterHelper builds it.
+Ptr<NvLinkTransport>
+Carrier(Ptr<NvSwitchFabric> f)
+{
+    auto carrier = CreateObject<NvLinkTransport>();
+    carrier->SetFabric(f);
+    return carrier;
 }
 
 double
@@ -53,7 +63,7 @@ CollectiveResult
 RunPlan(Ptr<NvSwitchFabric> f, const CommPlan& plan)
 {
     auto engine = CreateObject<CollectiveEngine>();
-    engine->SetTransport(f);
+    engine->SetTransport(Carrier(f));
     CollectiveResult out;
     bool done = false;
     engine->Run(plan, CollectiveEngine::DoneCallback([&](const CollectiveResult& r) {
@@ -70,7 +80,7 @@ RunPlan(Ptr<NvSwitchFabric> f, const CommPlan& plan)
 CollectiveResult
 RunNvls(Ptr<NvSwitchFabric> f, uint64_t bytes)
 {
-    return RunPlan(f, NvlsAllReduce(f->GetNRanks(), bytes));
+    return RunPlan(f, NvlsAllReduce(f->GetNGpus(), bytes));
 }
 } // namespace
 
@@ -82,7 +92,7 @@ TEST(NvSwitchFabric, H100RingAllReduceBusBw)
     const uint32_t n = 8;
     auto f = MakeFabric("H100", n);
     auto engine = CreateObject<CollectiveEngine>();
-    engine->SetTransport(f);
+    engine->SetTransport(Carrier(f));
     CollectiveResult res;
     engine->Run(RingAllReduce(n, GiB, 8, 2 * MiB),
                 CollectiveEngine::DoneCallback([&](const CollectiveResult& r) { res = r; }));
@@ -167,7 +177,7 @@ TEST(NvSwitchFabric, NvlsOnPartOfTheSwitch)
 {
     auto f = MakeFabric("H100", 8);
     auto engine = CreateObject<CollectiveEngine>();
-    engine->SetTransport(f);
+    engine->SetTransport(Carrier(f));
     std::vector<uint64_t> delivered(8, 0);
     f->TraceConnectWithoutContext(
         "ChunkDelivered",
@@ -212,7 +222,7 @@ TEST(NvSwitchFabric, CreditsIncast)
         Time last;
         for (uint32_t src : {1u, 2u})
         {
-            f->Send(src, 0, S, 0, CollectiveTransport::DoneCallback([&]() {
+            f->Send(src, 0, S, 0, NvSwitchFabric::DoneCallback([&]() {
                         ++done;
                         last = Simulator::Now();
                     }));
@@ -263,7 +273,7 @@ TEST(NvSwitchFabric, Presets)
         EXPECT_NEAR(Bps(f->GetPortRate()) / GBps, gbps, 1e-6) << name;
         const uint64_t S = 256 * MiB;
         Time end;
-        f->Send(0, 1, S, 0, CollectiveTransport::DoneCallback([&]() { end = Simulator::Now(); }));
+        f->Send(0, 1, S, 0, NvSwitchFabric::DoneCallback([&]() { end = Simulator::Now(); }));
         Simulator::Run();
         Simulator::Destroy();
         const double measured = S / end.GetSeconds() / GBps;
@@ -285,7 +295,7 @@ TEST(NvSwitchFabric, Presets)
         b->SetAttribute("CreditChunks", UintegerValue(8));
         Time end;
         const uint64_t S = 256 * MiB;
-        b->Send(0, 1, S, 0, CollectiveTransport::DoneCallback([&]() { end = Simulator::Now(); }));
+        b->Send(0, 1, S, 0, NvSwitchFabric::DoneCallback([&]() { end = Simulator::Now(); }));
         Simulator::Run();
         Simulator::Destroy();
         const uint64_t chunk = 64 * 1024;
@@ -306,9 +316,9 @@ TEST(NvSwitchFabric, FifoPerFlowAndZeroBytes)
 {
     auto f = MakeFabric("H100", 2);
     std::vector<int> order;
-    f->Send(0, 1, 8 * MiB, 0, CollectiveTransport::DoneCallback([&]() { order.push_back(1); }));
-    f->Send(0, 1, 1024, 0, CollectiveTransport::DoneCallback([&]() { order.push_back(2); }));
-    f->Send(0, 1, 0, 0, CollectiveTransport::DoneCallback([&]() { order.push_back(3); }));
+    f->Send(0, 1, 8 * MiB, 0, NvSwitchFabric::DoneCallback([&]() { order.push_back(1); }));
+    f->Send(0, 1, 1024, 0, NvSwitchFabric::DoneCallback([&]() { order.push_back(2); }));
+    f->Send(0, 1, 0, 0, NvSwitchFabric::DoneCallback([&]() { order.push_back(3); }));
     Simulator::Run();
     Simulator::Destroy();
     EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
@@ -338,8 +348,8 @@ TEST(NvSwitchFabric, PortsAndSwitchAreObjects)
     const uint64_t S = 256 * MiB;
     Time toFast;
     Time toSlow;
-    f->Send(0, 1, S, 0, CollectiveTransport::DoneCallback([&]() { toFast = Simulator::Now(); }));
-    f->Send(2, 3, S, 0, CollectiveTransport::DoneCallback([&]() { toSlow = Simulator::Now(); }));
+    f->Send(0, 1, S, 0, NvSwitchFabric::DoneCallback([&]() { toFast = Simulator::Now(); }));
+    f->Send(2, 3, S, 0, NvSwitchFabric::DoneCallback([&]() { toSlow = Simulator::Now(); }));
     Simulator::Run();
     Simulator::Destroy();
     EXPECT_NEAR(toSlow.GetSeconds() / toFast.GetSeconds(), 2.0, 0.02);
@@ -380,7 +390,7 @@ TEST(NvSwitchFabric, PerPartSettingsAndLatencies)
         auto g = MakeFabric("H100", 2);
         g->GetPort(0)->SetAttribute("Latency", TimeValue(senderLatency));
         g->GetPort(1)->SetAttribute("Latency", TimeValue(receiverLatency));
-        g->Send(0, 1, S, 0, CollectiveTransport::DoneCallback([&]() { end = Simulator::Now(); }));
+        g->Send(0, 1, S, 0, NvSwitchFabric::DoneCallback([&]() { end = Simulator::Now(); }));
         Simulator::Run();
         Simulator::Destroy();
         return S / end.GetSeconds() / GBps;

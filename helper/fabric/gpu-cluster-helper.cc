@@ -6,6 +6,7 @@
 #include "ns3/gpu-preset.h"
 #include "ns3/ina-transport.h"
 #include "ns3/log.h"
+#include "ns3/nvlink-transport.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -105,7 +106,9 @@ GpuClusterHelper::BuildOn(const RoceTopology& network,
         }
         nvswitch->SetAttribute("NGpus", UintegerValue(gpusPerServer));
         cluster.nvSwitches.push_back(nvswitch);
-        carriers.push_back(nvswitch);
+        Ptr<NvLinkTransport> carrier = CreateObject<NvLinkTransport>();
+        carrier->SetFabric(nvswitch);
+        carriers.push_back(carrier);
     }
     Ptr<RdmaTransport> scaleOut;
     if (m_ina)

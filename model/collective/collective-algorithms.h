@@ -233,7 +233,7 @@ constexpr uint64_t NVLS_DEFAULT_CHUNK_BYTES = 128 * 1024;
  * and lands at g) and then a SWITCH_MULTICAST of the sum to every rank. Pieces pipeline:
  * piece q+1 is reduced while piece q is multicast. Per rank and direction the links
  * carry S (1 + 1/n): time about S (1 + 1/n) / B_nvls, busbw 2(n-1)/(n+1) B_nvls.
- * Needs a carrier that reduces in a switch (NvSwitchFabric).
+ * Needs a carrier that reduces in a switch (NvLinkTransport over an NvSwitchFabric).
  */
 CommPlan NvlsAllReduce(uint32_t n, uint64_t bytes, uint64_t chunkBytes = 0);
 

@@ -32,7 +32,7 @@ CollectiveTransport::SwitchReduce(const std::vector<uint32_t>& members,
     NS_ABORT_MSG(GetInstanceTypeId().GetName()
                  << " cannot reduce in a switch (asked for " << members.size()
                  << " ranks into rank " << dst
-                 << "); NVLS plans need ranks that share an NVSwitch (NvSwitchFabric)");
+                 << "); NVLS plans need ranks that share an NVSwitch (NvLinkTransport)");
 }
 
 void
@@ -45,7 +45,7 @@ CollectiveTransport::SwitchMulticast(uint32_t src,
     NS_ABORT_MSG(GetInstanceTypeId().GetName()
                  << " cannot multicast in a switch (asked from rank " << src << " to "
                  << members.size()
-                 << " ranks); NVLS plans need ranks that share an NVSwitch (NvSwitchFabric)");
+                 << " ranks); NVLS plans need ranks that share an NVSwitch (NvLinkTransport)");
 }
 
 bool

@@ -19,7 +19,7 @@ namespace ns3
  * multicasts (NVLS) go to the scale-up carrier of the server that holds all their ranks.
  *
  * The scale-up side is either one carrier per server, whose ranks are the server's local
- * GPU indices (an NvSwitchFabric per server, as GpuClusterHelper builds), or one carrier
+ * GPU indices (an NvLinkTransport per server, as GpuClusterHelper builds), or one carrier
  * shared by every server that numbers the group's ranks itself (an IdealTransport
  * standing in for NVLink, say). The scale-out carrier numbers the group's ranks; without
  * one, transfers between servers are refused.

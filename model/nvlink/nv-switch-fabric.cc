@@ -29,14 +29,14 @@ NvSwitchFabric::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::NvSwitchFabric")
-            .SetParent<CollectiveTransport>()
+            .SetParent<Object>()
             .SetGroupName("AiFabric")
             .AddConstructor<NvSwitchFabric>()
             .AddAttribute(
                 "NGpus",
                 "GPUs on the NVSwitch (ranks 0..NGpus-1).",
                 UintegerValue(8),
-                MakeUintegerAccessor(&NvSwitchFabric::SetNGpus, &NvSwitchFabric::GetNRanks),
+                MakeUintegerAccessor(&NvSwitchFabric::SetNGpus, &NvSwitchFabric::GetNGpus),
                 MakeUintegerChecker<uint32_t>(1, MAX_GPUS))
             .AddAttribute(
                 "LinkCount",
@@ -133,7 +133,7 @@ NvSwitchFabric::DoDispose()
     m_uplinks.clear();
     m_ops.clear();
     m_reduceQueue.clear();
-    CollectiveTransport::DoDispose();
+    Object::DoDispose();
 }
 
 void
@@ -274,7 +274,7 @@ NvSwitchFabric::GetSwitch() const
 }
 
 uint32_t
-NvSwitchFabric::GetNRanks() const
+NvSwitchFabric::GetNGpus() const
 {
     return m_nGpus;
 }
@@ -326,7 +326,7 @@ NvSwitchFabric::GetNvlsRate() const
 }
 
 double
-NvSwitchFabric::Efficiency(bool nvls) const
+NvSwitchFabric::GetEfficiency(bool nvls) const
 {
     return nvls ? m_protocolEfficiency * m_nvlsEfficiency : m_protocolEfficiency;
 }
@@ -447,7 +447,7 @@ NvSwitchFabric::TryStartUplink(uint32_t gpu)
             up.ring.push_back(key); // round-robin per chunk
         }
         m_chunkSentTrace(c.src, c.dst, c.bytes);
-        const Time ser = port->StartUplink(c.bytes, Efficiency(c.kind != Kind::P2P));
+        const Time ser = port->StartUplink(c.bytes, GetEfficiency(c.kind != Kind::P2P));
         Simulator::Schedule(ser, &NvSwitchFabric::UplinkDone, Ptr<NvSwitchFabric>(this), gpu);
         Simulator::Schedule(ser + port->GetLatency(),
                             &NvSwitchFabric::ArriveSwitch,
@@ -558,7 +558,7 @@ NvSwitchFabric::EnqueueDown(uint32_t port, Chunk chunk)
     // switch; the egress credit it held reaches its sender one hop of the sender's link
     // after that. With equal links (the usual case) both happen in one event.
     const Time leave =
-        m_ports[port]->QueueDownlink(chunk.bytes, Efficiency(chunk.kind != Kind::P2P));
+        m_ports[port]->QueueDownlink(chunk.bytes, GetEfficiency(chunk.kind != Kind::P2P));
     const Time toReceiver = m_ports[port]->GetLatency();
     const bool holdsCredit = chunk.kind == Kind::P2P || chunk.kind == Kind::MCAST;
     const Time toSender = holdsCredit ? m_ports[chunk.src]->GetLatency() : toReceiver;
@@ -667,43 +667,10 @@ NvSwitchFabric::GetMaxEgressOccupancy() const
     return m_switch ? m_switch->GetMaxEgressOccupancy() : 0;
 }
 
-CarrierPath
-NvSwitchFabric::DescribePath(uint32_t src, uint32_t dst) const
+uint64_t
+NvSwitchFabric::GetChunkBytes() const
 {
-    NS_ABORT_MSG_IF(src >= m_nGpus || dst >= m_nGpus,
-                    "NvSwitchFabric::DescribePath: GPU " << std::max(src, dst) << " of "
-                                                         << m_nGpus);
-    CarrierPath path;
-    path.txPort = 2 * uint64_t{src};
-    path.rxPort = 2 * uint64_t{dst} + 1;
-    const double rate =
-        std::min(m_ports[src]->GetRate().GetBitRate(), m_ports[dst]->GetRate().GetBitRate()) / 8.0;
-    path.bytesPerSecond = rate * Efficiency(false);
-    path.latency = m_ports[src]->GetLatency() + m_ports[dst]->GetLatency();
-    path.forwardHops = 1;
-    path.forwardUnit = m_chunkBytes;
-    return path;
-}
-
-CarrierSwitchPath
-NvSwitchFabric::DescribeSwitchPath(const std::vector<uint32_t>& members) const
-{
-    CarrierSwitchPath sw;
-    double rate = m_nvlsThroughput.GetBitRate() / 8.0 / std::max<size_t>(members.size(), 1);
-    Time latency(0);
-    for (uint32_t g : members)
-    {
-        NS_ABORT_MSG_IF(g >= m_nGpus,
-                        "NvSwitchFabric::DescribeSwitchPath: GPU " << g << " of " << m_nGpus);
-        sw.txPorts.push_back(2 * uint64_t{g});
-        sw.rxPorts.push_back(2 * uint64_t{g} + 1);
-        rate = std::min(rate, m_ports[g]->GetRate().GetBitRate() / 8.0 * Efficiency(true));
-        latency = std::max(latency, m_ports[g]->GetLatency());
-    }
-    sw.bytesPerSecond = rate;
-    sw.latency = 2 * latency;
-    sw.forwardUnit = m_chunkBytes;
-    return sw;
+    return m_chunkBytes;
 }
 
 } // namespace ns3

@@ -2,12 +2,13 @@
 #ifndef NV_SWITCH_FABRIC_H
 #define NV_SWITCH_FABRIC_H
 
-#include "ns3/collective-transport.h"
+#include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/gpu-preset.h"
 #include "ns3/nstime.h"
 #include "ns3/nv-switch.h"
 #include "ns3/nvlink-port.h"
+#include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
@@ -24,7 +25,10 @@ namespace ns3
 
 /**
  * \ingroup ai-fabric
- * N GPUs on one NVSwitch, modelled at chunk granularity (the scale-up carrier).
+ * N GPUs on one NVSwitch, modelled at chunk granularity: the scale-up engine. The
+ * collective layer reaches it through NvLinkTransport (model/transport), the thin carrier
+ * that turns its figures into the cost model's terms; the engine knows nothing of
+ * collectives, plans or carriers.
  *
  * The fabric is made of one NvLinkPort per GPU (its NVLink device and links: LinkCount x
  * PerLinkRate per direction, Latency per hop) and one NvSwitch (egress credits,
@@ -67,7 +71,7 @@ namespace ns3
  * a switch reduction costs 2 per member + 2 per chunk, a multicast 2 + 1 per member copy. A
  * returning credit wakes idle uplinks in O(n).
  */
-class NvSwitchFabric : public CollectiveTransport
+class NvSwitchFabric : public Object
 {
   public:
     /**
@@ -79,27 +83,21 @@ class NvSwitchFabric : public CollectiveTransport
     NvSwitchFabric();
     ~NvSwitchFabric() override;
 
-    void Send(uint32_t src,
-              uint32_t dst,
-              uint64_t bytes,
-              uint32_t channel,
-              DoneCallback done) override;
-    uint32_t GetNRanks() const override;
+    /// Run once when a transfer or switch operation is complete.
+    typedef Callback<void> DoneCallback;
+
     /**
-     * Ports are the GPUs' uplinks and downlinks; a transfer gets the slower port's payload
-     * rate, both ports' latency, and one chunk stored in the switch.
+     * Move bytes from GPU src to GPU dst through the switch (point-to-point). Transfers of
+     * one (src, dst, channel) arrive in the order sent.
      * \param src sending GPU
      * \param dst receiving GPU
-     * \return the path's figures
+     * \param bytes payload
+     * \param channel FIFO flow id (NCCL's channel)
+     * \param done run when the last chunk has reached dst
      */
-    CarrierPath DescribePath(uint32_t src, uint32_t dst) const override;
-    /**
-     * The members' ports at the NVLS payload rate (or the reduction engine's share, if
-     * lower).
-     * \param members GPUs of the multicast group
-     * \return the figures, ports in the order of members
-     */
-    CarrierSwitchPath DescribeSwitchPath(const std::vector<uint32_t>& members) const override;
+    void Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done);
+    /// \return GPUs on the switch (the NGpus attribute)
+    uint32_t GetNGpus() const;
 
     /**
      * Set the number of GPUs (also NGpus). Only while nothing is in flight.
@@ -151,17 +149,45 @@ class NvSwitchFabric : public CollectiveTransport
      * \param members GPUs of a would-be multicast group
      * \return whether SwitchReduce and SwitchMulticast work over them
      */
-    bool CanReduceInSwitch(const std::vector<uint32_t>& members) const override;
+    bool CanReduceInSwitch(const std::vector<uint32_t>& members) const;
+    /**
+     * NVLS reduction issued by dst: every member's bytes are combined in the switch and the
+     * result goes down to dst. Aborts, naming NvlsSupported, where the switch cannot.
+     * \param members contributing GPUs (dst among them)
+     * \param dst the GPU that receives the result
+     * \param bytes per member
+     * \param channel ignored: a destination's reductions are served in the order posted
+     * \param done run when the last result chunk has reached dst
+     */
     void SwitchReduce(const std::vector<uint32_t>& members,
                       uint32_t dst,
                       uint64_t bytes,
                       uint32_t channel,
-                      DoneCallback done) override;
+                      DoneCallback done);
+    /**
+     * NVLS multicast: src's bytes go up once and down to every member.
+     * \param src sending GPU
+     * \param members receiving GPUs
+     * \param bytes payload
+     * \param channel ignored: a source's multicasts are served in the order posted
+     * \param done run when every member has every chunk
+     */
     void SwitchMulticast(uint32_t src,
                          const std::vector<uint32_t>& members,
                          uint64_t bytes,
                          uint32_t channel,
-                         DoneCallback done) override;
+                         DoneCallback done);
+
+    /**
+     * \param nvls whether for NVLS traffic
+     * \return the fraction of a port's line rate payload gets: ProtocolEfficiency, times
+     *         NvlsEfficiency for NVLS traffic
+     */
+    double GetEfficiency(bool nvls) const;
+    /// \return the flow-control unit (ChunkBytes): what the switch stores before forwarding
+    uint64_t GetChunkBytes() const;
+    /// \return the reduction engine's rate (NvlsThroughput), output bytes over all ports
+    DataRate GetNvlsThroughput() const;
 
     /// \return chunks delivered to GPUs so far (multicast copies count once per GPU)
     uint64_t GetChunksDelivered() const;
@@ -248,8 +274,6 @@ class NvSwitchFabric : public CollectiveTransport
         DoneCallback done;
     };
 
-    /// \return the fraction of line rate payload gets (NVLS traffic pays NvlsEfficiency too)
-    double Efficiency(bool nvls) const;
     void ConfigurePorts();
     void ConfigureSwitch();
     void SetOnPorts(const std::string& name, const AttributeValue& value);
@@ -262,7 +286,6 @@ class NvSwitchFabric : public CollectiveTransport
     void SetCreditChunks(uint32_t n);
     uint32_t GetCreditChunks() const;
     void SetNvlsThroughput(DataRate rate);
-    DataRate GetNvlsThroughput() const;
     void AddJob(uint32_t gpu, const FlowKey& key, Job job);
     bool Eligible(const Job& job) const;
     void TryStartUplink(uint32_t gpu);

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "nvlink-transport.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("NvLinkTransport");
+NS_OBJECT_ENSURE_REGISTERED(NvLinkTransport);
+
+TypeId
+NvLinkTransport::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::NvLinkTransport")
+                            .SetParent<CollectiveTransport>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<NvLinkTransport>();
+    return tid;
+}
+
+NvLinkTransport::NvLinkTransport()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+NvLinkTransport::~NvLinkTransport()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+NvLinkTransport::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    m_fabric = nullptr;
+    CollectiveTransport::DoDispose();
+}
+
+void
+NvLinkTransport::SetFabric(Ptr<NvSwitchFabric> fabric)
+{
+    NS_LOG_FUNCTION(this << fabric);
+    m_fabric = fabric;
+}
+
+Ptr<NvSwitchFabric>
+NvLinkTransport::GetFabric() const
+{
+    return m_fabric;
+}
+
+const Ptr<NvSwitchFabric>&
+NvLinkTransport::Fabric() const
+{
+    NS_ABORT_MSG_IF(!m_fabric, "NvLinkTransport: no NvSwitchFabric (call SetFabric)");
+    return m_fabric;
+}
+
+void
+NvLinkTransport::Send(uint32_t src,
+                      uint32_t dst,
+                      uint64_t bytes,
+                      uint32_t channel,
+                      DoneCallback done)
+{
+    NS_LOG_FUNCTION(this << src << dst << bytes << channel);
+    Fabric()->Send(src, dst, bytes, channel, done);
+}
+
+uint32_t
+NvLinkTransport::GetNRanks() const
+{
+    return m_fabric ? m_fabric->GetNGpus() : 0;
+}
+
+CarrierPath
+NvLinkTransport::DescribePath(uint32_t src, uint32_t dst) const
+{
+    const Ptr<NvSwitchFabric>& f = Fabric();
+    NS_ABORT_MSG_IF(src >= f->GetNGpus() || dst >= f->GetNGpus(),
+                    "NvLinkTransport::DescribePath: GPU " << std::max(src, dst) << " of "
+                                                          << f->GetNGpus());
+    const Ptr<NvLinkPort> from = f->GetPort(src);
+    const Ptr<NvLinkPort> to = f->GetPort(dst);
+    CarrierPath path;
+    path.txPort = 2 * uint64_t{src};
+    path.rxPort = 2 * uint64_t{dst} + 1;
+    const double rate = std::min(from->GetRate().GetBitRate(), to->GetRate().GetBitRate()) / 8.0;
+    path.bytesPerSecond = rate * f->GetEfficiency(false);
+    path.latency = from->GetLatency() + to->GetLatency();
+    path.forwardHops = 1;
+    path.forwardUnit = f->GetChunkBytes();
+    return path;
+}
+
+CarrierSwitchPath
+NvLinkTransport::DescribeSwitchPath(const std::vector<uint32_t>& members) const
+{
+    const Ptr<NvSwitchFabric>& f = Fabric();
+    CarrierSwitchPath sw;
+    double rate = f->GetNvlsThroughput().GetBitRate() / 8.0 / std::max<size_t>(members.size(), 1);
+    Time latency(0);
+    for (uint32_t g : members)
+    {
+        NS_ABORT_MSG_IF(g >= f->GetNGpus(),
+                        "NvLinkTransport::DescribeSwitchPath: GPU " << g << " of "
+                                                                    << f->GetNGpus());
+        const Ptr<NvLinkPort> port = f->GetPort(g);
+        sw.txPorts.push_back(2 * uint64_t{g});
+        sw.rxPorts.push_back(2 * uint64_t{g} + 1);
+        rate = std::min(rate, port->GetRate().GetBitRate() / 8.0 * f->GetEfficiency(true));
+        latency = std::max(latency, port->GetLatency());
+    }
+    sw.bytesPerSecond = rate;
+    sw.latency = 2 * latency;
+    sw.forwardUnit = f->GetChunkBytes();
+    return sw;
+}
+
+bool
+NvLinkTransport::CanReduceInSwitch(const std::vector<uint32_t>& members) const
+{
+    return m_fabric && m_fabric->CanReduceInSwitch(members);
+}
+
+void
+NvLinkTransport::SwitchReduce(const std::vector<uint32_t>& members,
+                              uint32_t dst,
+                              uint64_t bytes,
+                              uint32_t channel,
+                              DoneCallback done)
+{
+    NS_LOG_FUNCTION(this << dst << bytes << channel);
+    Fabric()->SwitchReduce(members, dst, bytes, channel, done);
+}
+
+void
+NvLinkTransport::SwitchMulticast(uint32_t src,
+                                 const std::vector<uint32_t>& members,
+                                 uint64_t bytes,
+                                 uint32_t channel,
+                                 DoneCallback done)
+{
+    NS_LOG_FUNCTION(this << src << bytes << channel);
+    Fabric()->SwitchMulticast(src, members, bytes, channel, done);
+}
+
+} // namespace ns3
