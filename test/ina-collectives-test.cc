@@ -405,3 +405,56 @@ TEST_F(InaCollectives, SelectionOffersInaWhereTheCarrierAggregates)
     }
     EXPECT_FALSE(selection.CanMakePlan(CollectiveType::ALL_TO_ALL, "ina", group, nullptr, nullptr));
 }
+
+// The limits the doc states ("Limits"): a streaming job names its workers in a 64-bit
+// bitmap, so 64 workers are placed and 65 refused with the reason; a SwitchML switch takes
+// at most 64 children; and the directed operations (reduce, and with it reduce-scatter,
+// all-gather, broadcast) carry the destination's rank in 8 bits, so a group of 257 ranks
+// all-reduces in the network while it cannot reduce there, and 256 can.
+TEST_F(InaCollectives, WorkerLimitsAreTheDocs)
+{
+    RoceHelper roce;
+    RoceTopologyHelper topoHelper(roce);
+    {
+        RoceTopology star = topoHelper.Star(65, DataRate("100Gbps"), MicroSeconds(1));
+        InaHelper streaming;
+        streaming.SetProtocol(InaProtocol::STREAMING);
+        streaming.Install(star.switchObjects);
+        std::vector<Ptr<RdmaNic>> first64(star.nics.begin(), star.nics.begin() + 64);
+        EXPECT_TRUE(streaming.CreateJob(1, first64).inNetwork);
+        const InaJob refused = streaming.CreateJob(2, star.nics);
+        EXPECT_FALSE(refused.inNetwork);
+        EXPECT_NE(refused.reason.find("at most 64 workers, this one 65"), std::string::npos)
+            << refused.reason;
+    }
+    {
+        RoceTopology star = topoHelper.Star(65, DataRate("100Gbps"), MicroSeconds(1));
+        InaHelper switchMl;
+        switchMl.SetProtocol(InaProtocol::SWITCHML);
+        switchMl.Install(star.switchObjects);
+        const InaJob refused = switchMl.CreateJob(1, star.nics);
+        EXPECT_FALSE(refused.inNetwork);
+        EXPECT_NE(refused.reason.find("1 to 64 children, got 65"), std::string::npos)
+            << refused.reason;
+        std::vector<Ptr<RdmaNic>> first64(star.nics.begin(), star.nics.begin() + 64);
+        const InaJob placed = switchMl.CreateJob(2, first64);
+        EXPECT_TRUE(placed.inNetwork) << placed.reason;
+    }
+    // 5 leaves of 52 hosts under one spine: no switch has more than 52 children.
+    // Oversubscribed 52:1 so that an uplink runs at a host's rate.
+    RoceTopology tree = topoHelper.LeafSpine(5, 1, 52, DataRate("100Gbps"), 52.0, MicroSeconds(1));
+    InaHelper ina;
+    ina.SetProtocol(InaProtocol::SWITCHML);
+    ina.SetPoolSlots(8); // several jobs share the switches' slots
+    ina.Install(tree.switchObjects);
+    Ptr<InaTransport> carrier = CreateObject<InaTransport>();
+    carrier->SetNics(tree.nics);
+    carrier->SetController(ina.GetController());
+    std::vector<uint32_t> ranks(257);
+    std::iota(ranks.begin(), ranks.end(), 0);
+    EXPECT_TRUE(carrier->CanAllReduceInNetwork(ranks));
+    EXPECT_FALSE(carrier->CanReduceInNetwork(ranks));
+    ranks.pop_back();
+    EXPECT_TRUE(carrier->CanAllReduceInNetwork(ranks));
+    EXPECT_TRUE(carrier->CanReduceInNetwork(ranks));
+}

@@ -169,3 +169,50 @@ TEST_F(RoceDeviceContract, ACutCableLosesEveryFrameBothWays)
     EXPECT_EQ(received[db], 1u); // only the frame sent after the mend
     EXPECT_EQ(received[da], 1u);
 }
+
+// What the doc says of the switches: they forward IPv4 frames by their destination
+// address, not by MAC address (no MAC learning, no flooding of broadcast), and no other
+// EtherType. On a star of three hosts, host 0 sends (1) IPv4 to host 1's address with host
+// 2's MAC, (2) IPv4 to host 2's address with the broadcast MAC, (3) a frame of another
+// EtherType to host 1's MAC: host 1 gets (1) only, host 2 gets (2) only, nobody gets (3),
+// and the switch counts no drop (other EtherTypes are not routed, not dropped for a cause).
+TEST_F(RoceDeviceContract, SwitchesRouteIpv4ByAddressOnly)
+{
+    RoceHelper roce;
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology star = topoHelper.Star(3, DataRate("100Gbps"), MicroSeconds(1));
+    std::vector<Ptr<RoceNetDevice>> dev;
+    for (const auto& nic : star.nics)
+    {
+        dev.push_back(nic->GetDevice());
+    }
+    std::vector<std::vector<uint32_t>> received(3); // sizes of the frames each host got
+    for (uint32_t h = 0; h < 3; ++h)
+    {
+        dev[h]->SetReceiveCallback(ns3::NetDevice::ReceiveCallback(
+            [&received, h](Ptr<ns3::NetDevice>, Ptr<const Packet> p, uint16_t, const Address&) {
+                received[h].push_back(p->GetSize());
+                return true;
+            }));
+    }
+    auto ipv4To = [](Ipv4Address to, uint32_t payload) {
+        Ptr<Packet> p = Create<Packet>(payload);
+        Ipv4Header ip;
+        ip.SetProtocol(6); // TCP: not RoCE
+        ip.SetSource(Ipv4Address("10.0.0.1"));
+        ip.SetDestination(to);
+        ip.SetPayloadSize(payload);
+        p->AddHeader(ip);
+        return p;
+    };
+    Simulator::Schedule(MicroSeconds(1), [&]() {
+        dev[0]->Send(ipv4To(star.nics[1]->GetAddress(), 100), dev[2]->GetAddress(), 0x0800);
+        dev[0]->Send(ipv4To(star.nics[2]->GetAddress(), 200), dev[0]->GetBroadcast(), 0x0800);
+        dev[0]->Send(Create<Packet>(300), dev[1]->GetAddress(), ETHERTYPE_EXPERIMENTAL);
+    });
+    Simulator::Run();
+    EXPECT_EQ(received[0], std::vector<uint32_t>{});
+    EXPECT_EQ(received[1], std::vector<uint32_t>{120}); // IPv4 header + 100 B
+    EXPECT_EQ(received[2], std::vector<uint32_t>{220});
+    EXPECT_EQ(TotalDrops(star), 0u);
+}

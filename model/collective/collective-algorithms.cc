@@ -234,27 +234,56 @@ IsCollectiveAlgorithmSupported(CollectiveType type, CollectiveAlgorithm algorith
 
 namespace
 {
-/// MakeCollectivePlan for the RING algorithm.
+/// Plan generators of a family that covers the five rooted and unrooted reductions and
+/// copies channel by channel (ring and ina): one table per family, one dispatch for both.
+struct ChannelFamily
+{
+    /// all-reduce, reduce-scatter, all-gather: (n, bytes, channels, chunk)
+    using Unrooted = CommPlan (*)(uint32_t, uint64_t, uint32_t, uint64_t);
+    /// broadcast, reduce: (n, bytes, root, channels, chunk)
+    using Rooted = CommPlan (*)(uint32_t, uint64_t, uint32_t, uint32_t, uint64_t);
+    Unrooted allReduce;     //!< ALL_REDUCE
+    Unrooted reduceScatter; //!< REDUCE_SCATTER
+    Unrooted allGather;     //!< ALL_GATHER
+    Rooted broadcast;       //!< BROADCAST
+    Rooted reduce;          //!< REDUCE
+};
+
+/// The RING algorithm's generators.
+const ChannelFamily RING_FAMILY{RingAllReduce,
+                                RingReduceScatter,
+                                RingAllGather,
+                                RingBroadcast,
+                                RingReduce};
+/// The INA algorithm's generators.
+const ChannelFamily INA_FAMILY{InaAllReduce,
+                               InaReduceScatter,
+                               InaAllGather,
+                               InaBroadcast,
+                               InaReduce};
+
+/// MakeCollectivePlan for the RING and INA algorithms.
 CommPlan
-RingPlan(CollectiveType type,
-         uint32_t n,
-         uint64_t bytes,
-         uint32_t ch,
-         uint64_t chunk,
-         const CollectivePlanOptions& options)
+ChannelFamilyPlan(const ChannelFamily& family,
+                  CollectiveType type,
+                  uint32_t n,
+                  uint64_t bytes,
+                  uint32_t ch,
+                  uint64_t chunk,
+                  const CollectivePlanOptions& options)
 {
     switch (type)
     {
     case CollectiveType::ALL_REDUCE:
-        return RingAllReduce(n, bytes, ch, chunk);
+        return family.allReduce(n, bytes, ch, chunk);
     case CollectiveType::REDUCE_SCATTER:
-        return RingReduceScatter(n, bytes, ch, chunk);
+        return family.reduceScatter(n, bytes, ch, chunk);
     case CollectiveType::ALL_GATHER:
-        return RingAllGather(n, bytes, ch, chunk);
+        return family.allGather(n, bytes, ch, chunk);
     case CollectiveType::BROADCAST:
-        return RingBroadcast(n, bytes, options.root, ch, chunk);
+        return family.broadcast(n, bytes, options.root, ch, chunk);
     default:
-        return RingReduce(n, bytes, options.root, ch, chunk);
+        return family.reduce(n, bytes, options.root, ch, chunk);
     }
 }
 
@@ -326,29 +355,6 @@ NvlsPlan(CollectiveType type, uint32_t n, uint64_t bytes, uint64_t chunk)
     }
 }
 
-/// MakeCollectivePlan for the INA algorithm.
-CommPlan
-InaPlan(CollectiveType type,
-        uint32_t n,
-        uint64_t bytes,
-        uint32_t ch,
-        uint64_t chunk,
-        const CollectivePlanOptions& options)
-{
-    switch (type)
-    {
-    case CollectiveType::ALL_REDUCE:
-        return InaAllReduce(n, bytes, ch, chunk);
-    case CollectiveType::REDUCE_SCATTER:
-        return InaReduceScatter(n, bytes, ch, chunk);
-    case CollectiveType::ALL_GATHER:
-        return InaAllGather(n, bytes, ch, chunk);
-    case CollectiveType::BROADCAST:
-        return InaBroadcast(n, bytes, options.root, ch, chunk);
-    default:
-        return InaReduce(n, bytes, options.root, ch, chunk);
-    }
-}
 } // namespace
 
 CommPlan
@@ -370,7 +376,7 @@ MakeCollectivePlan(CollectiveType type,
     switch (algorithm)
     {
     case CollectiveAlgorithm::RING:
-        return RingPlan(type, n, bytes, ch, chunk, options);
+        return ChannelFamilyPlan(RING_FAMILY, type, n, bytes, ch, chunk, options);
     case CollectiveAlgorithm::TREE:
         return TreePlan(type, n, bytes, chunk, options);
     case CollectiveAlgorithm::HALVING_DOUBLING:
@@ -380,7 +386,7 @@ MakeCollectivePlan(CollectiveType type,
     case CollectiveAlgorithm::NVLS:
         return NvlsPlan(type, n, bytes, chunk);
     case CollectiveAlgorithm::INA:
-        return InaPlan(type, n, bytes, ch, chunk, options);
+        return ChannelFamilyPlan(INA_FAMILY, type, n, bytes, ch, chunk, options);
     case CollectiveAlgorithm::RAIL_RING:
     case CollectiveAlgorithm::HIERARCHICAL:
     case CollectiveAlgorithm::NVLS_INA:
