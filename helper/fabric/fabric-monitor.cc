@@ -2,7 +2,9 @@
 #include "fabric-monitor.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/channel.h"
+#include "ns3/log.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
@@ -15,6 +17,7 @@
 namespace ns3
 {
 
+NS_LOG_COMPONENT_DEFINE("FabricMonitor");
 NS_OBJECT_ENSURE_REGISTERED(FabricMonitor);
 
 TypeId
@@ -28,13 +31,23 @@ FabricMonitor::GetTypeId()
                                           "Time between samples of link utilisation and queues.",
                                           TimeValue(MicroSeconds(20)),
                                           MakeTimeAccessor(&FabricMonitor::m_interval),
-                                          MakeTimeChecker(NanoSeconds(100), Seconds(10)));
+                                          MakeTimeChecker(NanoSeconds(100), Seconds(10)))
+                            .AddAttribute("IdleSleep",
+                                          "Stop sampling while no link sends and every queue is "
+                                          "empty, and resume at the next frame (samples, "
+                                          "totals and peaks unchanged; idle runs of samples "
+                                          "kept as their first and last). False samples "
+                                          "throughout, one event per interval.",
+                                          BooleanValue(true),
+                                          MakeBooleanAccessor(&FabricMonitor::m_idleSleep),
+                                          MakeBooleanChecker());
     return tid;
 }
 
 void
 FabricMonitor::DoDispose()
 {
+    Unhook();
     for (const Connection& c : m_connections)
     {
         c.sw->TraceDisconnectWithoutContext("QueueLength", c.queue);
@@ -285,6 +298,126 @@ FabricMonitor::Start(std::function<bool()> keepGoing)
 }
 
 void
+FabricMonitor::Stop()
+{
+    NS_LOG_FUNCTION(this);
+    if (m_stopped || m_finished)
+    {
+        return;
+    }
+    m_stopped = true;
+    if (m_asleep)
+    {
+        // The samples the idle time owes end here: the last sample time before now gets
+        // its zero sample, and the next one, if the simulation runs on, is the last.
+        NS_LOG_LOGIC("stopped while asleep");
+        m_asleep = false;
+        Unhook();
+        CatchUp();
+        ScheduleNextSample();
+    }
+}
+
+void
+FabricMonitor::ScheduleNextSample()
+{
+    // Sample times are start + k x interval, as if the monitor had sampled throughout: the
+    // first one not before now and after the last sample taken.
+    const Time now = Simulator::Now();
+    const int64_t step = m_interval.GetTimeStep();
+    const int64_t k = ((now - m_start).GetTimeStep() + step - 1) / step;
+    Time next = m_start + TimeStep(k * step);
+    if (next <= m_last)
+    {
+        next = m_last + m_interval;
+    }
+    Simulator::Schedule(next - now, &FabricMonitor::TakeSample, Ptr<FabricMonitor>(this));
+}
+
+void
+FabricMonitor::CatchUp()
+{
+    const Time now = Simulator::Now();
+    if (now <= m_last)
+    {
+        return;
+    }
+    const int64_t step = m_interval.GetTimeStep();
+    const int64_t k = ((now - m_start).GetTimeStep() - 1) / step;
+    const Time last = m_start + TimeStep(k * step); // the last sample time before now
+    if (last <= m_last)
+    {
+        return;
+    }
+    Sample s;
+    s.time = last;
+    s.utilisation.assign(m_classes.size(), 0.0);
+    m_samples.push_back(std::move(s));
+    m_last = last;
+}
+
+void
+FabricMonitor::Sleep()
+{
+    NS_LOG_LOGIC("idle at " << Simulator::Now().As(Time::US) << ": sleeping until a frame");
+    m_asleep = true;
+    ++m_sleeps;
+    if (m_hooked)
+    {
+        return; // still connected from the last wake-up
+    }
+    if (m_wake.IsNull())
+    {
+        m_wake = Callback<void, Ptr<const Packet>>([this](Ptr<const Packet>) { Wake(); });
+    }
+    for (const Link& l : m_links)
+    {
+        l.device->TraceConnectWithoutContext("MacTx", m_wake);
+    }
+    m_hooked = true;
+}
+
+void
+FabricMonitor::Wake()
+{
+    if (!m_asleep)
+    {
+        return;
+    }
+    NS_LOG_LOGIC("woken at " << Simulator::Now().As(Time::US));
+    m_asleep = false;
+    CatchUp();
+    ScheduleNextSample();
+    // Disconnecting inside the trace call that is running would invalidate its iteration.
+    Simulator::ScheduleNow([self = Ptr<FabricMonitor>(this)]() {
+        if (!self->m_asleep)
+        {
+            self->Unhook();
+        }
+    });
+}
+
+void
+FabricMonitor::Unhook()
+{
+    if (!m_hooked)
+    {
+        return;
+    }
+    for (const Link& l : m_links)
+    {
+        l.device->TraceDisconnectWithoutContext("MacTx", m_wake);
+    }
+    m_hooked = false;
+}
+
+uint64_t
+FabricMonitor::GetSleeps() const
+{
+    return m_sleeps;
+}
+
+void
 FabricMonitor::TakeSample()
 {
     if (m_finished)
@@ -293,6 +426,7 @@ FabricMonitor::TakeSample()
     }
     const Time now = Simulator::Now();
     const double dt = (now - m_last).GetSeconds();
+    bool moved = false;
     if (dt > 0)
     {
         Sample s;
@@ -303,6 +437,7 @@ FabricMonitor::TakeSample()
         {
             Link& l = m_links[i];
             const uint64_t tx = l.device->GetTxBytes();
+            moved = moved || tx != m_lastBytes[i];
             const double util = static_cast<double>(tx - m_lastBytes[i]) * 8.0 /
                                 (static_cast<double>(l.device->GetDataRate().GetBitRate()) * dt);
             m_lastBytes[i] = tx;
@@ -321,13 +456,24 @@ FabricMonitor::TakeSample()
         {
             s.utilisation.push_back(count[c] ? sum[c] / count[c] : 0);
         }
+        const bool idle = !moved && s.maxQueueBytes == 0;
         m_samples.push_back(std::move(s));
         m_last = now;
+        if (m_stopped || !(m_keepGoing && m_keepGoing()))
+        {
+            return; // the last sample
+        }
+        if (idle && m_idleSleep)
+        {
+            Sleep();
+            return;
+        }
     }
-    if (m_keepGoing && m_keepGoing())
+    else if (m_stopped || !(m_keepGoing && m_keepGoing()))
     {
-        Simulator::Schedule(m_interval, &FabricMonitor::TakeSample, Ptr<FabricMonitor>(this));
+        return;
     }
+    Simulator::Schedule(m_interval, &FabricMonitor::TakeSample, Ptr<FabricMonitor>(this));
 }
 
 void
@@ -335,6 +481,13 @@ FabricMonitor::Finish()
 {
     // No sample here: the simulator's clock may have run past the workload (timers of
     // idle queue pairs), and the samples stop with the workload.
+    if (m_asleep)
+    {
+        // The run ended while nothing moved: the samples owed up to now.
+        m_asleep = false;
+        CatchUp();
+    }
+    Unhook();
     m_finished = true;
     for (Link& l : m_links)
     {

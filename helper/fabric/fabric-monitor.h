@@ -25,6 +25,13 @@ namespace ns3
  * and, every SampleInterval, the utilisation of each link class and the largest queue,
  * for plots. Byte counts come from the devices' counters, read at each sample, so the
  * per-packet cost is one trace call per enqueue (queue maxima) and nothing else.
+ *
+ * Idle costs nothing (IdleSleep): a sample that finds no byte sent on any link and every
+ * queue empty is the last until a device sends again. The monitor then listens to the
+ * devices' MacTx traces instead of sampling; the first frame wakes it, it writes the last
+ * all-zero sample it skipped (a run of idle samples is kept as its first and its last,
+ * which draw the same lines) and samples again from the next sample time. Sample times,
+ * per-link totals, peaks and the monitored span are those of sampling throughout.
  */
 class FabricMonitor : public Object
 {
@@ -84,6 +91,12 @@ class FabricMonitor : public Object
     static Ptr<Node> FindNode(const RoceTopology& topo, const std::string& name);
     /// Start sampling now; stops by itself once keepGoing returns false.
     void Start(std::function<bool()> keepGoing);
+    /**
+     * The workload has ended (call when it does): the next sample is the last, as when
+     * keepGoing turns false. Needed only for exact samples when the monitor may be asleep
+     * then (IdleSleep): it says when the samples the idle time owes end.
+     */
+    void Stop();
     /// Take the final sample (call after the run) and fix the totals.
     void Finish();
 
@@ -91,8 +104,11 @@ class FabricMonitor : public Object
     const std::vector<Link>& GetLinks() const;
     /// \return the PFC frames sent by switches, in time order
     const std::vector<PfcEvent>& GetPfcEvents() const;
-    /// \return the samples
+    /// \return the samples; with IdleSleep a run of all-zero samples is kept as its first
+    ///         and last
     const std::vector<Sample>& GetSamples() const;
+    /// \return how many times the monitor went to sleep on an idle fabric (IdleSleep)
+    uint64_t GetSleeps() const;
     /// \return the link classes present, in sample order
     const std::vector<std::string>& GetClasses() const;
     /// \return the switches' names and objects
@@ -113,6 +129,17 @@ class FabricMonitor : public Object
 
   private:
     void TakeSample();
+    /// Schedule the next sample (unless stopped): at the next multiple of the interval
+    /// after the start that is not before now.
+    void ScheduleNextSample();
+    /// Nothing moves: listen to the devices' MacTx instead of sampling.
+    void Sleep();
+    /// A device sends: write the last skipped sample and sample again.
+    void Wake();
+    /// Write the all-zero sample of the last sample time before now, if one was skipped.
+    void CatchUp();
+    /// Stop listening to MacTx (after the trace call that woke the monitor has returned).
+    void Unhook();
     void OnQueue(uint32_t sw, uint32_t port, uint8_t priority, uint32_t bytes);
     void OnPfc(const std::string& sw,
                uint32_t swIndex,
@@ -133,9 +160,15 @@ class FabricMonitor : public Object
     };
 
     Time m_interval;
+    bool m_idleSleep{true}; //!< IdleSleep attribute
     Time m_start;
     Time m_last;
     std::function<bool()> m_keepGoing;
+    bool m_stopped{false};                    //!< Stop was called: the next sample is the last
+    bool m_asleep{false};                     //!< idle: waiting for a device to send
+    bool m_hooked{false};                     //!< connected to the devices' MacTx
+    uint64_t m_sleeps{0};                     //!< times gone to sleep
+    Callback<void, Ptr<const Packet>> m_wake; //!< connected to MacTx while hooked
     std::vector<Link> m_links;
     std::vector<uint64_t> m_lastBytes;
     std::vector<std::string> m_classes;

@@ -4,7 +4,6 @@
 #include "ina-feature.h"
 #include "link-events-feature.h"
 #include "pcap-feature.h"
-#include "ns3/roce-topology-reader.h"
 #include "scenario-settings.h"
 
 #include "ns3/boolean.h"
@@ -13,6 +12,7 @@
 #include "ns3/ideal-transport.h"
 #include "ns3/log.h"
 #include "ns3/roce-congestion-control.h"
+#include "ns3/roce-topology-reader.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -292,6 +292,10 @@ TrainingSimulation::SetUpRunner()
     // Timers of idle queue pairs would run the clock on: stop with the workload, once
     // the features are done (the background flows it started, if any).
     m_runner->SetFinishedCallback([this]() {
+        if (m_monitor)
+        {
+            m_monitor->Stop();
+        }
         for (const auto& feature : m_features)
         {
             feature->OnWorkloadFinished();
@@ -435,7 +439,18 @@ TrainingSimulation::Progress()
         std::fflush(stderr);
         m_printed = true;
     }
-    Simulator::Schedule(MicroSeconds(100), &TrainingSimulation::Progress, this);
+}
+
+void
+TrainingSimulation::OnOpFinished(const OpRecord& /* record */)
+{
+    Progress();
+}
+
+void
+TrainingSimulation::OnTransferDone(uint64_t /* runId */, uint32_t /* transfer */)
+{
+    Progress();
 }
 
 void
@@ -452,7 +467,13 @@ TrainingSimulation::Run(bool progress)
     }
     if (progress)
     {
-        Simulator::Schedule(MicroSeconds(100), &TrainingSimulation::Progress, this);
+        // Asked when work finishes (an op, a transfer), not by a timer: idle simulated
+        // time (long compute) costs no event.
+        m_runner->TraceConnectWithoutContext("OpFinished",
+                                             MakeCallback(&TrainingSimulation::OnOpFinished, this));
+        m_runner->GetEngine()->TraceConnectWithoutContext(
+            "TransferDone",
+            MakeCallback(&TrainingSimulation::OnTransferDone, this));
     }
     Simulator::Run();
     if (m_printed)

@@ -4,13 +4,13 @@
 
 #include "background-feature.h"
 #include "deadlock-detector-feature.h"
-#include "ns3/fabric-monitor.h"
-#include "ns3/gpu-cluster-helper.h"
-#include "ns3/roce-helper.h"
 #include "training-feature.h"
 #include "training-scenario.h"
 #include "training-workload.h"
 
+#include "ns3/fabric-monitor.h"
+#include "ns3/gpu-cluster-helper.h"
+#include "ns3/roce-helper.h"
 #include "ns3/workload-runner.h"
 
 #include <chrono>
@@ -124,7 +124,12 @@ eturn true on success
     void SetUpRunner();
     /// After the workload: stop the run once no feature is busy.
     void Drain();
+    /// Print the progress line if two wall seconds have passed since the last one.
     void Progress();
+    /// Progress, when an op finished (the runner's OpFinished trace).
+    void OnOpFinished(const OpRecord& record);
+    /// Progress, when a transfer finished (the engine's TransferDone trace).
+    void OnTransferDone(uint64_t runId, uint32_t transfer);
 
     TrainingScenario m_scenario;
     bool m_globalsApplied{false}; //!< ApplyGlobalSettings succeeded
