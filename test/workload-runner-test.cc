@@ -328,3 +328,46 @@ TEST(WorkloadRunner, StreamsDoNotReorderCalls)
     EXPECT_EQ(runner->GetCalls()[1].type, CollectiveType::ALL_REDUCE);
     EXPECT_EQ(runner->GetCalls()[1].launch, MicroSeconds(100));
 }
+
+// The progress line's ETA counts what the packet fabric still has to carry: on 2 servers
+// x 2 GPUs, a 4 MiB all-reduce on a group inside server 0 ("tp") costs nothing, a 1 MiB
+// all-reduce on a group across the servers ("dp", ranks 0 and 2) counts 1 MiB per member,
+// a 3 MiB send inside a server nothing and a 2 MiB send to the other server 2 MiB; two
+// iterations count everything twice, and a finished run has carried all of it.
+TEST(WorkloadRunner, FabricBytesCountOnlyWhatCrossesServers)
+{
+    TrainingTrace t(4);
+    t.AddGroup({"tp", "tp", {0, 1}});
+    t.AddGroup({"dp", "dp", {0, 2}});
+    t.AddOp(0, AllReduce("tp", 4 * MiB, 0));
+    t.AddOp(1, AllReduce("tp", 4 * MiB, 0));
+    t.AddOp(0, AllReduce("dp", MiB, 0, {0}));
+    t.AddOp(2, AllReduce("dp", MiB, 0));
+    TraceOp send;
+    send.kind = TraceOpKind::SEND;
+    send.stream = 1;
+    TraceOp recv = send;
+    recv.kind = TraceOpKind::RECV;
+    send.peer = 1;
+    send.bytes = 3 * MiB;
+    recv.peer = 0;
+    recv.bytes = 3 * MiB;
+    t.AddOp(0, send);
+    t.AddOp(1, recv);
+    send.peer = 3;
+    send.bytes = 2 * MiB;
+    recv.peer = 1;
+    recv.bytes = 2 * MiB;
+    t.AddOp(1, send);
+    t.AddOp(3, recv);
+    auto runner = CreateObject<WorkloadRunner>();
+    runner->SetAttribute("Iterations", UintegerValue(2));
+    runner->Setup(t, CommGroup::Uniform(2, 2), MakeIdeal(4));
+    runner->Start();
+    EXPECT_EQ(runner->GetFabricBytesProgress(),
+              std::make_pair(uint64_t{0}, uint64_t{2 * (2 * MiB + 2 * MiB)}));
+    Simulator::Run();
+    ASSERT_TRUE(runner->IsFinished());
+    EXPECT_EQ(runner->GetFabricBytesProgress().first, runner->GetFabricBytesProgress().second);
+    Simulator::Destroy();
+}

@@ -418,27 +418,35 @@ TrainingSimulation::Progress()
         return;
     }
     const auto now = std::chrono::steady_clock::now();
-    if (now - m_lastPrint >= std::chrono::seconds(2))
+    if (now - m_lastPrint < std::chrono::seconds(2))
     {
-        m_lastPrint = now;
-        const double wall = std::chrono::duration<double>(now - m_wallStart).count();
-        const auto [done, total] = m_runner->GetProgress();
-        const double fraction = total ? static_cast<double>(done) / total : 0;
-        std::fprintf(
-            stderr,
-            "\r[ai-fabric] simulated %.3f ms | ops %llu/%llu (%.0f%%) | wall %.0f s | ETA %s   ",
-            Simulator::Now().GetSeconds() * 1e3,
-            static_cast<unsigned long long>(done),
-            static_cast<unsigned long long>(total),
-            fraction * 100,
-            wall,
-            fraction > 0.01
-                ? (std::to_string(static_cast<int>(wall * (1 - fraction) / fraction)) + " s")
-                      .c_str()
-                : "?");
-        std::fflush(stderr);
-        m_printed = true;
+        return;
     }
+    m_lastPrint = now;
+    const double wall = std::chrono::duration<double>(now - m_wallStart).count();
+    const auto [done, total] = m_runner->GetProgress();
+    const auto [bytesDone, bytesTotal] = m_runner->GetFabricBytesProgress();
+    // Wall time goes to the packets: the ETA counts the bytes the fabric still has to
+    // carry (ops only when no op crosses servers).
+    const double fraction = bytesTotal ? static_cast<double>(bytesDone) / bytesTotal
+                            : total    ? static_cast<double>(done) / total
+                                       : 0;
+    std::fprintf(
+        stderr,
+        "\r[ai-fabric] simulated %.3f ms | ops %llu/%llu | fabric %.2f/%.2f GB (%.0f%%) "
+        "| wall %.0f s | ETA %s   ",
+        Simulator::Now().GetSeconds() * 1e3,
+        static_cast<unsigned long long>(done),
+        static_cast<unsigned long long>(total),
+        static_cast<double>(bytesDone) / 1e9,
+        static_cast<double>(bytesTotal) / 1e9,
+        fraction * 100,
+        wall,
+        fraction > 0.01
+            ? (std::to_string(static_cast<int>(wall * (1 - fraction) / fraction)) + " s").c_str()
+            : "?");
+    std::fflush(stderr);
+    m_printed = true;
 }
 
 void

@@ -198,6 +198,25 @@ WorkloadRunner::Start()
     NS_ABORT_MSG_IF(m_trace.GetNRanks() == 0, "WorkloadRunner::Start before Setup");
     m_start = Simulator::Now();
     m_opsTotal = m_trace.GetNOps() * m_iterations;
+    m_groupSpansServers.clear();
+    for (const TraceGroup& g : m_trace.GetGroups())
+    {
+        bool spans = false;
+        for (uint32_t r : g.ranks)
+        {
+            spans = spans || m_world.GetServer(r) != m_world.GetServer(g.ranks.front());
+        }
+        m_groupSpansServers[g.name] = spans;
+    }
+    m_fabricBytesDone = 0;
+    m_fabricBytesTotal = 0;
+    for (uint32_t r = 0; r < m_trace.GetNRanks(); ++r)
+    {
+        for (const TraceOp& o : m_trace.GetOps(r))
+        {
+            m_fabricBytesTotal += FabricBytes(r, o) * m_iterations;
+        }
+    }
     m_ranks.assign(m_trace.GetNRanks(), RankState());
     m_ranksDone = 0;
     for (uint32_t r = 0; r < m_trace.GetNRanks(); ++r)
@@ -388,6 +407,7 @@ WorkloadRunner::Finish(uint32_t rank, uint32_t op, int64_t call)
     ++s.nFinished;
     ++m_progress;
     ++m_opsDone;
+    m_fabricBytesDone += FabricBytes(rank, o);
     OpRecord rec;
     rec.rank = rank;
     rec.op = op;
@@ -601,6 +621,28 @@ std::pair<uint64_t, uint64_t>
 WorkloadRunner::GetProgress() const
 {
     return {m_opsDone, m_opsTotal};
+}
+
+uint64_t
+WorkloadRunner::FabricBytes(uint32_t rank, const TraceOp& o) const
+{
+    switch (o.kind)
+    {
+    case TraceOpKind::COLLECTIVE: {
+        const auto it = m_groupSpansServers.find(o.group);
+        return it != m_groupSpansServers.end() && it->second ? o.bytes : 0;
+    }
+    case TraceOpKind::SEND:
+        return m_world.GetServer(rank) != m_world.GetServer(o.peer) ? o.bytes : 0;
+    default:
+        return 0;
+    }
+}
+
+std::pair<uint64_t, uint64_t>
+WorkloadRunner::GetFabricBytesProgress() const
+{
+    return {m_fabricBytesDone, m_fabricBytesTotal};
 }
 
 const std::vector<OpRecord>&

@@ -129,6 +129,13 @@ class WorkloadRunner : public Object
     std::string GetStuckReport() const;
     /// \return ops finished so far and ops in the whole run
     std::pair<uint64_t, uint64_t> GetProgress() const;
+    /**
+     * What the packet fabric still has to carry, the part of a run that costs wall time:
+     * the bytes of the collectives on groups that span servers and of the sends to
+     * another server, each counted once per rank taking part (its op's bytes).
+     * \return those bytes of the ops finished so far, and of the whole run
+     */
+    std::pair<uint64_t, uint64_t> GetFabricBytesProgress() const;
 
     /// \return every op that finished, in finishing order
     const std::vector<OpRecord>& GetOps() const;
@@ -254,6 +261,11 @@ class WorkloadRunner : public Object
     uint64_t m_progressAtCheck{0};
     uint64_t m_opsDone{0};
     uint64_t m_opsTotal{0};
+    /// \return the bytes op o of rank puts on the fabric (GetFabricBytesProgress)
+    uint64_t FabricBytes(uint32_t rank, const TraceOp& o) const;
+    std::map<std::string, bool> m_groupSpansServers; //!< per trace group
+    uint64_t m_fabricBytesDone{0};
+    uint64_t m_fabricBytesTotal{0};
     uint32_t m_ranksDone{0};
     bool m_stuck{false};
     std::string m_stuckReport;
