@@ -151,8 +151,7 @@ ExpectHelp(const std::string& program)
 std::string
 NotAFolder()
 {
-    static const std::string path = TempFile("not-a-folder", "x\n");
-    return path;
+    return TempFile("not-a-folder", "x\n"); // in this test's own folder, which it removes
 }
 
 /// The arguments every program shares through ProgramOptions: unknown options, stray

@@ -37,11 +37,21 @@ namespace
 /// The folder TestDir made for the running test (empty before its first call).
 std::string g_testDir;
 
-/// Removes a passed test's TestDir folder; a failed test's stays for inspection.
+/// Every test starts from ns-3's initial attribute defaults and global values, whatever a
+/// test before it in the same process set (test.py runs a whole suite in one process, ctest
+/// one test per process), and ends with the simulator destroyed. Removes a passed test's
+/// TestDir folder; a failed test's stays for inspection.
 class TestDirCleaner : public ::testing::EmptyTestEventListener
 {
+    void OnTestStart(const ::testing::TestInfo& /* info */) override
+    {
+        Config::Reset();
+    }
+
     void OnTestEnd(const ::testing::TestInfo& info) override
     {
+        Simulator::Destroy();
+        Config::Reset();
         if (!g_testDir.empty() && info.result()->Passed())
         {
             std::error_code ignored;
