@@ -43,9 +43,8 @@ main(int argc, char* argv[])
     std::string cc = "ns3::RoceDcqcn";
     std::string pcap;
 
-    // The calendar queue suits the many near-future events of a packet network better
-    // than ns-3's default map; --SchedulerType=ns3::MapScheduler measures the default.
-    GlobalValue::Bind("SchedulerType", StringValue("ns3::CalendarScheduler"));
+    // ProgramOptions makes ProgramOptions::DEFAULT_SCHEDULER the scheduler, as in every
+    // ai-fabric program; --SchedulerType=ns3::MapScheduler measures ns-3's own default.
     ProgramOptions cmd("ai-fabric-bench", __FILE__);
     cmd.Usage("Whole-program benchmark of the packet path: every host of one leaf writes one "
               "message to a host of the other leaf, across the spines.");

@@ -2,6 +2,10 @@
 // Same seed, same result, bit for bit; another seed moves only what is random (ECMP).
 #include "test-util.h"
 
+#include "ns3/program-options.h"
+
+#include <cstdlib>
+
 using namespace aifabric;
 
 namespace
@@ -16,9 +20,10 @@ struct Outcome
 };
 
 Outcome
-RunOnce(uint32_t seed)
+RunOnce(uint32_t seed, const std::string& scheduler = "ns3::MapScheduler")
 {
     Config::Reset();
+    GlobalValue::Bind("SchedulerType", StringValue(scheduler));
     RngSeedManager::SetSeed(seed);
     const uint32_t hostsPerLeaf = 8;
     const uint32_t spines = 4;
@@ -90,4 +95,40 @@ TEST_F(Determinism, OtherSeedChangesTheEcmpSpread)
     Outcome b = RunOnce(2);
     EXPECT_NE(a.salts, b.salts);
     EXPECT_NE(a.spineBytes, b.spineBytes);
+}
+
+// The programs run on ProgramOptions::DEFAULT_SCHEDULER, not ns-3's default map: every
+// stock scheduler runs events in time order and ties in the order scheduled, so the run
+// is the same, event for event, on each of them.
+TEST_F(Determinism, EveryStockSchedulerGivesTheSameRun)
+{
+    const Outcome map = RunOnce(1);
+    for (const std::string scheduler : {"ns3::CalendarScheduler",
+                                        "ns3::HeapScheduler",
+                                        "ns3::ListScheduler",
+                                        "ns3::PriorityQueueScheduler"})
+    {
+        const Outcome o = RunOnce(1, scheduler);
+        EXPECT_EQ(o.events, map.events) << scheduler;
+        EXPECT_EQ(o.completions, map.completions) << scheduler;
+        EXPECT_EQ(o.delivered, map.delivered) << scheduler;
+        EXPECT_EQ(o.spineBytes, map.spineBytes) << scheduler;
+    }
+}
+
+// Every program gets the default scheduler from ProgramOptions, and keeps the one the
+// environment names.
+TEST_F(Determinism, ProgramsRunOnTheDefaultSchedulerUnlessTold)
+{
+    ::unsetenv("NS_GLOBAL_VALUE");
+    ProgramOptions first("prog");
+    EXPECT_EQ(ProgramOptions::GetSchedulerType(), ProgramOptions::DEFAULT_SCHEDULER);
+    const char* argv[] = {"prog", "--SchedulerType=ns3::HeapScheduler"};
+    EXPECT_TRUE(first.Parse(2, const_cast<char**>(argv)));
+    EXPECT_EQ(ProgramOptions::GetSchedulerType(), "ns3::HeapScheduler");
+    Config::Reset();
+    ::setenv("NS_GLOBAL_VALUE", "SchedulerType=ns3::ListScheduler", 1);
+    ProgramOptions second("prog");
+    ::unsetenv("NS_GLOBAL_VALUE");
+    EXPECT_EQ(ProgramOptions::GetSchedulerType(), "ns3::MapScheduler"); // not rebound
 }

@@ -8,6 +8,7 @@
 #include "ns3/global-value.h"
 #include "ns3/log.h"
 #include "ns3/roce-congestion-control.h"
+#include "ns3/string.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -143,11 +144,27 @@ SystemMessage(const std::error_code& ec)
 
 } // namespace
 
+const char* const ProgramOptions::DEFAULT_SCHEDULER = "ns3::CalendarScheduler";
+
 ProgramOptions::ProgramOptions(const std::string& program, const std::string& file)
     : m_program(program),
       m_cmd(file)
 {
     m_cmd.Usage(Forms::NOTE);
+    // The environment's choice (NS_GLOBAL_VALUE=SchedulerType=...) is the user's: keep it.
+    const char* env = std::getenv("NS_GLOBAL_VALUE");
+    if (!env || !std::strstr(env, "SchedulerType"))
+    {
+        GlobalValue::Bind("SchedulerType", StringValue(DEFAULT_SCHEDULER));
+    }
+}
+
+std::string
+ProgramOptions::GetSchedulerType()
+{
+    StringValue scheduler;
+    GlobalValue::GetValueByName("SchedulerType", scheduler);
+    return scheduler.Get();
 }
 
 void

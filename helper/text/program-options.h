@@ -59,6 +59,17 @@ class ProgramOptions
      */
     explicit ProgramOptions(const std::string& program, const std::string& file = "");
 
+    /**
+     * The scheduler every ai-fabric program runs on unless told otherwise: the constructor
+     * makes it the SchedulerType global value, which --SchedulerType=... and NS_GLOBAL_VALUE
+     * still override. It is the stock ns-3 scheduler that runs the packet path fastest
+     * (the measurement is in doc/). Results do not depend on it: every ns-3 scheduler runs
+     * events in time order, ties in the order they were scheduled (suite determinism).
+     */
+    static const char* const DEFAULT_SCHEDULER;
+    /// \return the SchedulerType the simulation runs on (for reports)
+    static std::string GetSchedulerType();
+
     /// Text printed by --help above the options (a sentence on bad input is appended).
     void Usage(const std::string& usage);
 

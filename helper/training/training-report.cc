@@ -5,6 +5,7 @@
 #include "report-files.h"
 
 #include "ns3/ina-transport.h"
+#include "ns3/program-options.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -358,7 +359,7 @@ TrainingReport::PrintOverview(std::ostream& os) const
     }
     os << std::setprecision(3) << "  run      : simulated " << Ms(runner->GetEndTime()) << " ms in "
        << std::setprecision(1) << m_sim.GetWallSeconds() << " s wall (" << std::setprecision(2)
-       << m_sim.GetEvents() / 1e6 << " M events)\n";
+       << m_sim.GetEvents() / 1e6 << " M events, " << ProgramOptions::GetSchedulerType() << ")\n";
     if (runner->IsStuck())
     {
         os << "\n  STUCK: " << runner->GetStuckReport() << "\n";
@@ -530,7 +531,9 @@ TrainingReport::WriteResults(std::ostream& os) const
     doc["communication"] = CommunicationJson(m_sim);
     doc["fabric"] = FabricJson(m_sim);
     // Wall-clock figures vary between runs; everything above does not.
-    doc["run"] = {{"wall_seconds", m_sim.GetWallSeconds()}, {"events", m_sim.GetEvents()}};
+    doc["run"] = {{"wall_seconds", m_sim.GetWallSeconds()},
+                  {"events", m_sim.GetEvents()},
+                  {"scheduler", ProgramOptions::GetSchedulerType()}};
     // Names come from trace files: never let one that is not UTF-8 abort the report.
     os << doc.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
 }
