@@ -92,33 +92,7 @@ InaStreamingProtocol::Process(InaAggregationJob& job,
     const bool mine = a.used && a.job == header.job && a.sequence == header.sequence;
     if (header.flags & InaHeader::RETRANSMISSION)
     {
-        // Never aggregated: what this switch holds of the fragment may be waiting for it
-        // in vain (the first copy collided somewhere, or was lost), so the partial sum
-        // goes to the fallback host, and so does the retransmission, up the tree.
-        if (mine)
-        {
-            InaHeader partial = header;
-            partial.flags = InaHeader::FALLBACK | (a.ecn ? InaHeader::ECN_ECHO : 0);
-            partial.count = a.count;
-            partial.bitmap = a.workers;
-            partial.length = a.length;
-            partial.SetValues(a.values);
-            partial.flags |= header.flags & InaHeader::DIRECTED;
-            NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": retransmission "
-                                << "takes the partial sum of " << a.count
-                                << " workers to the fallback host");
-            a = Aggregator();
-            CountFlush();
-            SendToFallbackHost(job, partial);
-        }
-        if (job.config.parentPort == InaJobConfig::NO_PARENT)
-        {
-            SendToFallbackHost(job, header);
-        }
-        else
-        {
-            SendUp(job, header);
-        }
+        ProcessRetransmission(job, header, a, mine);
         return;
     }
     if (a.used && !mine)
@@ -163,6 +137,41 @@ InaStreamingProtocol::Process(InaAggregationJob& job,
     const InaSum sum{a.sequence, a.workers, a.count, a.length, a.ecn, a.values};
     a = Aggregator();
     SendSum(job, header, sum);
+}
+
+void
+InaStreamingProtocol::ProcessRetransmission(InaAggregationJob& job,
+                                            const InaHeader& header,
+                                            Aggregator& a,
+                                            bool mine)
+{
+    // Never aggregated: what this switch holds of the fragment may be waiting for it
+    // in vain (the first copy collided somewhere, or was lost), so the partial sum
+    // goes to the fallback host, and so does the retransmission, up the tree.
+    if (mine)
+    {
+        InaHeader partial = header;
+        partial.flags = InaHeader::FALLBACK | (a.ecn ? InaHeader::ECN_ECHO : 0);
+        partial.count = a.count;
+        partial.bitmap = a.workers;
+        partial.length = a.length;
+        partial.SetValues(a.values);
+        partial.flags |= header.flags & InaHeader::DIRECTED;
+        NS_LOG_LOGIC("job " << header.job << " seq " << header.sequence << ": retransmission "
+                            << "takes the partial sum of " << a.count
+                            << " workers to the fallback host");
+        a = Aggregator();
+        CountFlush();
+        SendToFallbackHost(job, partial);
+    }
+    if (job.config.parentPort == InaJobConfig::NO_PARENT)
+    {
+        SendToFallbackHost(job, header);
+    }
+    else
+    {
+        SendUp(job, header);
+    }
 }
 
 void

@@ -71,6 +71,18 @@ class InaStreamingProtocol : public InaAggregationProtocol
 
     /// A RESULT: forward it along the tree, free its aggregator.
     void ForwardResult(const InaAggregationJob& job, uint32_t inPort, const InaHeader& header);
+    /**
+     * A retransmitted fragment is never aggregated: the partial sum this switch holds of
+     * it (a mine) goes to the fallback host, and so does the retransmission, up the tree.
+     * \param job its job
+     * \param header the retransmission
+     * \param a the aggregator of its slot
+     * \param mine whether a holds this fragment
+     */
+    void ProcessRetransmission(InaAggregationJob& job,
+                               const InaHeader& header,
+                               Aggregator& a,
+                               bool mine);
     /// Send a packet to its fragment's fallback host.
     void SendToFallbackHost(const InaAggregationJob& job, const InaHeader& header);
 

@@ -185,64 +185,78 @@ RdmaQueuePair::BuildNextDataPacket()
     const uint32_t mtu = m_config.payloadMtu;
     const uint64_t offset = (m_sndNxt - msg.firstPsn) * mtu;
     const uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(mtu, msg.bytes - offset));
-    // WRITE operations are whole multiples of the MTU, at most MAX_WRITE_BYTES.
-    const uint64_t opSize = (MAX_WRITE_BYTES / mtu) * mtu;
-    const uint64_t opIndex = offset / opSize;
-    const uint64_t opStart = opIndex * opSize;
-    const uint64_t opBytes = std::min(opSize, msg.bytes - opStart);
-    const bool firstOfOp = offset == opStart;
-    const bool lastOfOp = offset + payload == opStart + opBytes;
-    const bool lastOp = opStart + opBytes == msg.bytes;
+    // Payload and the 4 ICRC bytes (filled for real only when captured, see RoceHelper).
+    Ptr<Packet> p = Create<Packet>(payload + roce::ICRC_BYTES);
+    AddDataHeaders(p, msg, LocateInWrite(msg, offset, payload));
+    OnDataPacketBuilt(p);
+    return p;
+}
 
-    uint8_t opcode;
+RdmaQueuePair::WriteSegment
+RdmaQueuePair::LocateInWrite(const Message& msg, uint64_t offset, uint32_t payload) const
+{
+    // WRITE operations are whole multiples of the MTU, at most MAX_WRITE_BYTES.
+    const uint32_t mtu = m_config.payloadMtu;
+    const uint64_t opSize = (MAX_WRITE_BYTES / mtu) * mtu;
+    WriteSegment seg;
+    seg.opStart = offset / opSize * opSize;
+    seg.opBytes = std::min(opSize, msg.bytes - seg.opStart);
+    const bool firstOfOp = offset == seg.opStart;
+    const bool lastOfOp = offset + payload == seg.opStart + seg.opBytes;
+    const bool lastOp = seg.opStart + seg.opBytes == msg.bytes;
+    seg.lastPacket = lastOfOp && lastOp;
     if (firstOfOp && lastOfOp)
     {
-        opcode =
+        seg.opcode =
             lastOp ? BthHeader::RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE : BthHeader::RC_RDMA_WRITE_ONLY;
     }
     else if (firstOfOp)
     {
-        opcode = BthHeader::RC_RDMA_WRITE_FIRST;
+        seg.opcode = BthHeader::RC_RDMA_WRITE_FIRST;
     }
     else if (lastOfOp)
     {
-        opcode =
+        seg.opcode =
             lastOp ? BthHeader::RC_RDMA_WRITE_LAST_WITH_IMMEDIATE : BthHeader::RC_RDMA_WRITE_LAST;
     }
     else
     {
-        opcode = BthHeader::RC_RDMA_WRITE_MIDDLE;
+        seg.opcode = BthHeader::RC_RDMA_WRITE_MIDDLE;
     }
+    return seg;
+}
 
-    // Payload and the 4 ICRC bytes (filled for real only when captured, see RoceHelper).
-    Ptr<Packet> p = Create<Packet>(payload + roce::ICRC_BYTES);
-    if (OpcodeHasImmediate(opcode))
+void
+RdmaQueuePair::AddDataHeaders(Ptr<Packet> p, const Message& msg, const WriteSegment& segment)
+{
+    if (OpcodeHasImmediate(segment.opcode))
     {
         ImmediateDataHeader imm;
         imm.SetImmediate(static_cast<uint32_t>(msg.id));
         p->AddHeader(imm);
     }
-    if (OpcodeHasReth(opcode))
+    if (OpcodeHasReth(segment.opcode))
     {
         RethHeader reth;
-        reth.SetVirtualAddress(opStart);
+        reth.SetVirtualAddress(segment.opStart);
         reth.SetRKey(m_peerQpn);
-        reth.SetDmaLength(static_cast<uint32_t>(opBytes));
+        reth.SetDmaLength(static_cast<uint32_t>(segment.opBytes));
         p->AddHeader(reth);
     }
     BthHeader bth;
-    bth.SetOpcode(opcode);
+    bth.SetOpcode(segment.opcode);
     bth.SetDestQp(m_peerQpn);
     bth.SetPsn(static_cast<uint32_t>((m_sndNxt + m_localInitialPsn) & PSN_MASK));
     // Ask for an ACK at once at the end of the message, and when this packet fills a
     // window smaller than AckInterval packets: nothing more leaves until an ACK, and the
     // receiver would wait for more packets to coalesce (until the coalescing time, if a
     // later packet comes at all).
+    const uint64_t mtu = m_config.payloadMtu;
     const uint64_t window = m_cc->GetWindowBytes();
     const bool fillsWindow = window != 0 &&
                              window < static_cast<uint64_t>(m_config.ackInterval) * mtu &&
                              (m_sndNxt + 1 - m_sndUna) * mtu >= window;
-    bth.SetAckRequest((lastOfOp && lastOp) || fillsWindow);
+    bth.SetAckRequest(segment.lastPacket || fillsWindow);
     p->AddHeader(bth);
     if (m_needs.intTelemetry)
     {
@@ -255,7 +269,11 @@ RdmaQueuePair::BuildNextDataPacket()
     {
         m_services->AddIpHeaders(p, m_peer, m_udpSourcePort, false, roce::UDP_DEST_PORT);
     }
+}
 
+void
+RdmaQueuePair::OnDataPacketBuilt(Ptr<const Packet> p)
+{
     if (m_needs.rttPerAck)
     {
         // Sender-side timestamp of this PSN (a retransmission restamps it).
@@ -293,7 +311,6 @@ RdmaQueuePair::BuildNextDataPacket()
     {
         ArmRetransmitTimer();
     }
-    return p;
 }
 
 bool
@@ -411,6 +428,37 @@ RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info, const uint64_t* telemetry)
     CompleteAckedMessages();
     RoceAckSignal signal;
     signal.newlyAckedBytes = m_bytesAcked - ackedBytesBefore;
+    FillAckSignal(signal, info, telemetry, ackedPackets);
+    if (isNak)
+    {
+        // Go back to the first missing packet.
+        NS_LOG_INFO("QP " << m_qpn << ": NAK received, go-back-N from PSN " << m_sndUna
+                          << " (was sending " << m_sndNxt << ")");
+        m_sndNxt = m_sndUna;
+        m_rttProbeActive = false;
+        m_cc->OnNak();
+        m_services->NotifyHasData(m_qpn);
+        return;
+    }
+    if (m_sndNxt < m_sndUna)
+    {
+        m_sndNxt = m_sndUna;
+    }
+    uint64_t mtu = m_config.payloadMtu;
+    signal.inflightBytes = (m_sndNxt - m_sndUna) * mtu;
+    m_cc->OnAck(signal);
+    if (ackedPackets > 0 && m_cc->GetWindowBytes() != 0)
+    {
+        m_services->NotifyHasData(m_qpn); // the window may have opened
+    }
+}
+
+void
+RdmaQueuePair::FillAckSignal(RoceAckSignal& signal,
+                             const RoceFrameInfo& info,
+                             const uint64_t* telemetry,
+                             uint64_t ackedPackets)
+{
     signal.ackedPackets = static_cast<uint32_t>(ackedPackets);
     signal.ackedBytes = ackedPackets * m_config.payloadMtu;
     signal.ecnEcho = info.becn;
@@ -441,28 +489,6 @@ RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info, const uint64_t* telemetry)
     {
         signal.rtt = Simulator::Now() - m_rttProbeSent;
         m_rttProbeActive = false;
-    }
-    if (isNak)
-    {
-        // Go back to the first missing packet.
-        NS_LOG_INFO("QP " << m_qpn << ": NAK received, go-back-N from PSN " << m_sndUna
-                          << " (was sending " << m_sndNxt << ")");
-        m_sndNxt = m_sndUna;
-        m_rttProbeActive = false;
-        m_cc->OnNak();
-        m_services->NotifyHasData(m_qpn);
-        return;
-    }
-    if (m_sndNxt < m_sndUna)
-    {
-        m_sndNxt = m_sndUna;
-    }
-    uint64_t mtu = m_config.payloadMtu;
-    signal.inflightBytes = (m_sndNxt - m_sndUna) * mtu;
-    m_cc->OnAck(signal);
-    if (ackedPackets > 0 && m_cc->GetWindowBytes() != 0)
-    {
-        m_services->NotifyHasData(m_qpn); // the window may have opened
     }
 }
 

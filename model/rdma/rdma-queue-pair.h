@@ -200,6 +200,27 @@ class RdmaQueuePair : public Object
         uint64_t endPsn; //!< one past the last PSN
     };
 
+    /// Where the next data packet lies in its RDMA WRITE (a message is one or more WRITEs
+    /// of at most MAX_WRITE_BYTES) and the opcode that says so.
+    struct WriteSegment
+    {
+        uint8_t opcode;   //!< BthHeader opcode
+        uint64_t opStart; //!< the WRITE's first byte in the message
+        uint64_t opBytes; //!< the WRITE's length
+        bool lastPacket;  //!< last packet of the message
+    };
+
+    /// \return the segment of the packet of payload bytes at offset of msg
+    WriteSegment LocateInWrite(const Message& msg, uint64_t offset, uint32_t payload) const;
+    /// Put the RoCEv2 headers (immediate, RETH, BTH, INT, UDP, IPv4, Ethernet) on p.
+    void AddDataHeaders(Ptr<Packet> p, const Message& msg, const WriteSegment& segment);
+    /// Sender state after data packet p left: PSNs, counters, RTT probe, CC, timer.
+    void OnDataPacketBuilt(Ptr<const Packet> p);
+    /// Fill the congestion control's ACK signal: telemetry and the RTT sample.
+    void FillAckSignal(RoceAckSignal& signal,
+                       const RoceFrameInfo& info,
+                       const uint64_t* telemetry,
+                       uint64_t ackedPackets);
     void CompleteAckedMessages();
     void OnRateChange(double oldBps, double newBps);
     void ArmRetransmitTimer();
