@@ -19,7 +19,7 @@ for s in "${scenarios[@]}"; do
     line=$(grep 'run      :' "$log")
     simulated=$(sed -E 's/.*simulated ([0-9.]+ ms).*/\1/' <<<"$line")
     wall=$(sed -E 's/.* in ([0-9.]+) s wall.*/\1/' <<<"$line")
-    events=$(sed -E 's/.*\(([0-9.]+) M events\).*/\1/' <<<"$line")
+    events=$(sed -E 's/.*\(([0-9.]+) M events.*/\1/' <<<"$line")
     rss=$(awk '/Maximum resident/ {printf "%.0f MiB", $6/1024}' "$log")
     rate=$(awk -v e="$events" -v w="$wall" 'BEGIN {printf "%.2f M", e / w}')
     printf '%-45s %12s %9ss %10s M %12s %10s\n' "$(basename "$s")" "$simulated" "$wall" "$events" "$rate" "$rss"
