@@ -48,6 +48,8 @@ struct RingRun
     Time lastPauseBegan;
     uint64_t storms{0};
     uint64_t stormDrops{0};
+    uint64_t stormTraces{0};  //!< Storm trace calls, all watchdogs
+    size_t deadlockTraces{0}; //!< Deadlock trace calls
     uint64_t retransmitted{0};
     Time end;
 };
@@ -124,6 +126,20 @@ RunRing(bool watchdog, uint64_t bytes, Time stop)
                     }));
         }
     }
+    // The trace sources the doc lists: one Deadlock per reported cycle, one Storm per
+    // storm a watchdog counts.
+    detector->TraceConnectWithoutContext(
+        "Deadlock",
+        Callback<void, const PfcDeadlock&>([&r](const PfcDeadlock&) { ++r.deadlockTraces; }));
+    for (const auto& sw : topo.switchObjects)
+    {
+        for (const auto& w : sw->GetPfcWatchdogs())
+        {
+            w->TraceConnectWithoutContext(
+                "Storm",
+                Callback<void, uint8_t, Time>([&r](uint8_t, Time) { ++r.stormTraces; }));
+        }
+    }
     std::vector<FlowProbe> flows(5);
     for (uint32_t i = 0; i < 5; ++i)
     {
@@ -173,6 +189,7 @@ TEST_F(PfcPathologies, ARingDeadlocksAndTheDetectorNamesTheCycle)
     const RingRun r = RunRing(false, bytes, MilliSeconds(20));
     EXPECT_LT(r.delivered, 5 * bytes); // stuck for good
     ASSERT_FALSE(r.deadlocks.empty());
+    EXPECT_EQ(r.deadlockTraces, r.deadlocks.size());
     const PfcDeadlock& d = r.deadlocks.front();
     std::cout << "[ measured ] deadlock formed at " << d.formedAt.As(Time::US) << ", reported at "
               << d.detectedAt.As(Time::US) << ": " << d.Describe() << "; delivered " << r.delivered
@@ -208,6 +225,7 @@ TEST_F(PfcPathologies, TheWatchdogBreaksTheDeadlockAndEveryByteArrives)
     const RingRun r = RunRing(true, bytes / 8, Time());
     EXPECT_EQ(r.delivered, 5 * bytes / 8);
     EXPECT_GT(r.storms, 0u);
+    EXPECT_EQ(r.stormTraces, r.storms);
     EXPECT_GT(r.stormDrops, 0u);
     EXPECT_GT(r.retransmitted, 0u);
     std::cout << "[ measured ] with the watchdog: every byte in " << r.end.As(Time::MS) << ", "

@@ -5,6 +5,7 @@
 #include "test-util.h"
 #include "trace-encoders.h"
 
+#include "ns3/program-options.h"
 #include "ns3/scenario-overrides.h"
 #include "ns3/trace-json.h"
 #include "ns3/training-report.h"
@@ -951,4 +952,32 @@ TEST(TrainingScenario, LinkFailureAndBackgroundBesideTraining)
     const nlohmann::json again = RunScenario(s, OutDir("events-again"));
     EXPECT_EQ(again["iterations"][0]["time_s"], r["iterations"][0]["time_s"]);
     EXPECT_EQ(again["fabric"]["background"], bg);
+}
+
+// The summary and results.json name the scheduler the run was on: the one a program's
+// ProgramOptions chose (the calendar), or what the user set.
+TEST(TrainingSimulation, TheReportNamesTheScheduler)
+{
+    Config::Reset();
+    ProgramOptions program("ai-fabric-sim"); // makes the default scheduler the global one
+    TrainingScenario s;
+    std::string error;
+    ASSERT_TRUE(TrainingScenario::Parse("{" + SMALL_SCENARIO + "}", "scn.json", s, &error))
+        << error;
+    TrainingSimulation sim(s);
+    ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
+    sim.Run(false);
+    TrainingReport report(sim);
+    std::ostringstream summary;
+    report.PrintSummary(summary);
+    EXPECT_NE(
+        summary.str().find(std::string(" M events, ") + ProgramOptions::DEFAULT_SCHEDULER + ")"),
+        std::string::npos)
+        << summary.str();
+    const std::string dir = OutDir("scheduler");
+    EXPECT_FALSE(report.Write(dir, false, &error).empty()) << error;
+    Simulator::Destroy();
+    const nlohmann::json r = nlohmann::json::parse(Slurp(dir + "/results.json"));
+    EXPECT_EQ(r["run"]["scheduler"], ProgramOptions::DEFAULT_SCHEDULER);
+    Config::Reset();
 }
