@@ -97,16 +97,16 @@ TEST_F(Determinism, OtherSeedChangesTheEcmpSpread)
     EXPECT_NE(a.spineBytes, b.spineBytes);
 }
 
-// The programs run on ProgramOptions::DEFAULT_SCHEDULER, not ns-3's default map: every
-// stock scheduler runs events in time order and ties in the order scheduled, so the run
-// is the same, event for event, on each of them.
+// The programs run on ProgramOptions::DEFAULT_SCHEDULER, not ns-3's default map: the
+// stock schedulers run events in time order and ties in the order scheduled, so the run
+// is the same, event for event, on each of them. Not the heap: ns-3.37's HeapScheduler
+// hands the simulator an event earlier than the current time (the simulator's own assert
+// stops a debug ns-3 build on it, roce-incast at 32 us), so no program should use it.
 TEST_F(Determinism, EveryStockSchedulerGivesTheSameRun)
 {
     const Outcome map = RunOnce(1);
-    for (const std::string scheduler : {"ns3::CalendarScheduler",
-                                        "ns3::HeapScheduler",
-                                        "ns3::ListScheduler",
-                                        "ns3::PriorityQueueScheduler"})
+    for (const std::string scheduler :
+         {"ns3::CalendarScheduler", "ns3::ListScheduler", "ns3::PriorityQueueScheduler"})
     {
         const Outcome o = RunOnce(1, scheduler);
         EXPECT_EQ(o.events, map.events) << scheduler;
@@ -123,9 +123,9 @@ TEST_F(Determinism, ProgramsRunOnTheDefaultSchedulerUnlessTold)
     ::unsetenv("NS_GLOBAL_VALUE");
     ProgramOptions first("prog");
     EXPECT_EQ(ProgramOptions::GetSchedulerType(), ProgramOptions::DEFAULT_SCHEDULER);
-    const char* argv[] = {"prog", "--SchedulerType=ns3::HeapScheduler"};
+    const char* argv[] = {"prog", "--SchedulerType=ns3::PriorityQueueScheduler"};
     EXPECT_TRUE(first.Parse(2, const_cast<char**>(argv)));
-    EXPECT_EQ(ProgramOptions::GetSchedulerType(), "ns3::HeapScheduler");
+    EXPECT_EQ(ProgramOptions::GetSchedulerType(), "ns3::PriorityQueueScheduler");
     Config::Reset();
     ::setenv("NS_GLOBAL_VALUE", "SchedulerType=ns3::ListScheduler", 1);
     ProgramOptions second("prog");
