@@ -72,8 +72,6 @@ main(int argc, char* argv[])
                 " spines at this --rate and --hostsPerLeaf (each leaf-spine link "
                 "runs at rate x hostsPerLeaf / spines, at least 1Mbps)");
     }
-    StringValue scheduler;
-    GlobalValue::GetValueByName("SchedulerType", scheduler);
 
     std::string why;
     if (!RoceHelper::CheckCongestionControl(cc, &why))
@@ -138,7 +136,8 @@ main(int argc, char* argv[])
 
     std::cout << std::fixed << std::setprecision(3) << "scenario            " << hosts
               << " hosts x " << cmd.GetText("rate") << ", 2 leaves, " << spines << " spines, "
-              << bytes << " B per host, " << cc << ", " << scheduler.Get() << "\n"
+              << bytes << " B per host, " << cc << ", " << ProgramOptions::GetSchedulerType()
+              << "\n"
               << "messages completed  " << done.messages << " of " << hosts << "\n"
               << "wall seconds        " << wall << " (run " << runWall << ")\n"
               << "simulated seconds   " << std::setprecision(6) << done.last.GetSeconds()

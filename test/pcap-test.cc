@@ -214,12 +214,6 @@ class Pcap : public NsTest
         dir = TestDir();
     }
 
-    void TearDown() override
-    {
-        NsTest::TearDown();
-        std::filesystem::remove_all(dir);
-    }
-
     /**
      * One host writes one message to another through a switch at 400 Gb/s, 1.5 us
      * cables; the sender's port and the switch port at the other end of its cable are

@@ -20,16 +20,9 @@ PayloadRate(double lineRateBps, uint32_t mtu)
 void
 NsTest::SetUp()
 {
-    Config::Reset();
+    // Config is reset and the simulator destroyed around every test (TestDirCleaner).
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(1);
-}
-
-void
-NsTest::TearDown()
-{
-    Simulator::Destroy();
-    Config::Reset();
 }
 
 namespace

@@ -31,7 +31,6 @@ class NsTest : public ::testing::Test
 {
   protected:
     void SetUp() override;
-    void TearDown() override;
 };
 
 /// Completion record of one message.

@@ -958,7 +958,6 @@ TEST(TrainingScenario, LinkFailureAndBackgroundBesideTraining)
 // ProgramOptions chose (the calendar), or what the user set.
 TEST(TrainingSimulation, TheReportNamesTheScheduler)
 {
-    Config::Reset();
     ProgramOptions program("ai-fabric-sim"); // makes the default scheduler the global one
     TrainingScenario s;
     std::string error;
@@ -979,5 +978,4 @@ TEST(TrainingSimulation, TheReportNamesTheScheduler)
     Simulator::Destroy();
     const nlohmann::json r = nlohmann::json::parse(Slurp(dir + "/results.json"));
     EXPECT_EQ(r["run"]["scheduler"], ProgramOptions::DEFAULT_SCHEDULER);
-    Config::Reset();
 }

@@ -426,9 +426,10 @@ FabricMonitor::TakeSample()
     }
     const Time now = Simulator::Now();
     const double dt = (now - m_last).GetSeconds();
-    bool moved = false;
+    bool idle = false; // nothing sent on any link and every queue empty since the last
     if (dt > 0)
     {
+        idle = true;
         Sample s;
         s.time = now;
         std::vector<double> sum(m_classes.size(), 0);
@@ -437,7 +438,7 @@ FabricMonitor::TakeSample()
         {
             Link& l = m_links[i];
             const uint64_t tx = l.device->GetTxBytes();
-            moved = moved || tx != m_lastBytes[i];
+            idle = idle && tx == m_lastBytes[i];
             const double util = static_cast<double>(tx - m_lastBytes[i]) * 8.0 /
                                 (static_cast<double>(l.device->GetDataRate().GetBitRate()) * dt);
             m_lastBytes[i] = tx;
@@ -456,21 +457,17 @@ FabricMonitor::TakeSample()
         {
             s.utilisation.push_back(count[c] ? sum[c] / count[c] : 0);
         }
-        const bool idle = !moved && s.maxQueueBytes == 0;
+        idle = idle && s.maxQueueBytes == 0;
         m_samples.push_back(std::move(s));
         m_last = now;
-        if (m_stopped || !(m_keepGoing && m_keepGoing()))
-        {
-            return; // the last sample
-        }
-        if (idle && m_idleSleep)
-        {
-            Sleep();
-            return;
-        }
     }
-    else if (m_stopped || !(m_keepGoing && m_keepGoing()))
+    if (m_stopped || !(m_keepGoing && m_keepGoing()))
     {
+        return; // the last sample
+    }
+    if (idle && m_idleSleep)
+    {
+        Sleep();
         return;
     }
     Simulator::Schedule(m_interval, &FabricMonitor::TakeSample, Ptr<FabricMonitor>(this));

@@ -81,9 +81,6 @@ CarrierPath
 NvLinkTransport::DescribePath(uint32_t src, uint32_t dst) const
 {
     const Ptr<NvSwitchFabric>& f = Fabric();
-    NS_ABORT_MSG_IF(src >= f->GetNGpus() || dst >= f->GetNGpus(),
-                    "NvLinkTransport::DescribePath: GPU " << std::max(src, dst) << " of "
-                                                          << f->GetNGpus());
     const Ptr<NvLinkPort> from = f->GetPort(src);
     const Ptr<NvLinkPort> to = f->GetPort(dst);
     CarrierPath path;
@@ -106,9 +103,6 @@ NvLinkTransport::DescribeSwitchPath(const std::vector<uint32_t>& members) const
     Time latency(0);
     for (uint32_t g : members)
     {
-        NS_ABORT_MSG_IF(g >= f->GetNGpus(),
-                        "NvLinkTransport::DescribeSwitchPath: GPU " << g << " of "
-                                                                    << f->GetNGpus());
         const Ptr<NvLinkPort> port = f->GetPort(g);
         sw.txPorts.push_back(2 * uint64_t{g});
         sw.rxPorts.push_back(2 * uint64_t{g} + 1);

@@ -105,9 +105,16 @@ WorkloadRunner::Setup(const TrainingTrace& trace,
     m_sequence.assign(n, {});
     m_sequenceLength.assign(n, {});
     m_groupIndex.clear();
+    m_groupSpansServers.assign(trace.GetGroups().size(), false);
     for (uint32_t g = 0; g < trace.GetGroups().size(); ++g)
     {
-        m_groupIndex[trace.GetGroups()[g].name] = g + 1;
+        const TraceGroup& group = trace.GetGroups()[g];
+        m_groupIndex[group.name] = g + 1;
+        for (uint32_t r : group.ranks)
+        {
+            m_groupSpansServers[g] = m_groupSpansServers[g] ||
+                                     world.GetServer(r) != world.GetServer(group.ranks.front());
+        }
     }
     for (uint32_t r = 0; r < n; ++r)
     {
@@ -198,16 +205,6 @@ WorkloadRunner::Start()
     NS_ABORT_MSG_IF(m_trace.GetNRanks() == 0, "WorkloadRunner::Start before Setup");
     m_start = Simulator::Now();
     m_opsTotal = m_trace.GetNOps() * m_iterations;
-    m_groupSpansServers.clear();
-    for (const TraceGroup& g : m_trace.GetGroups())
-    {
-        bool spans = false;
-        for (uint32_t r : g.ranks)
-        {
-            spans = spans || m_world.GetServer(r) != m_world.GetServer(g.ranks.front());
-        }
-        m_groupSpansServers[g.name] = spans;
-    }
     m_fabricBytesDone = 0;
     m_fabricBytesTotal = 0;
     for (uint32_t r = 0; r < m_trace.GetNRanks(); ++r)
@@ -628,10 +625,8 @@ WorkloadRunner::FabricBytes(uint32_t rank, const TraceOp& o) const
 {
     switch (o.kind)
     {
-    case TraceOpKind::COLLECTIVE: {
-        const auto it = m_groupSpansServers.find(o.group);
-        return it != m_groupSpansServers.end() && it->second ? o.bytes : 0;
-    }
+    case TraceOpKind::COLLECTIVE:
+        return m_groupSpansServers[m_groupIndex.at(o.group) - 1] ? o.bytes : 0;
     case TraceOpKind::SEND:
         return m_world.GetServer(rank) != m_world.GetServer(o.peer) ? o.bytes : 0;
     default:

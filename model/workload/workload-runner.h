@@ -263,7 +263,7 @@ class WorkloadRunner : public Object
     uint64_t m_opsTotal{0};
     /// \return the bytes op o of rank puts on the fabric (GetFabricBytesProgress)
     uint64_t FabricBytes(uint32_t rank, const TraceOp& o) const;
-    std::map<std::string, bool> m_groupSpansServers; //!< per trace group
+    std::vector<bool> m_groupSpansServers; //!< per trace group (m_groupIndex - 1)
     uint64_t m_fabricBytesDone{0};
     uint64_t m_fabricBytesTotal{0};
     uint32_t m_ranksDone{0};
