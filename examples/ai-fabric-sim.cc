@@ -15,6 +15,7 @@
 //
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"
+#include "ns3/fast-forward-check.h"
 #include "ns3/training-report.h"
 #include "ns3/training-simulation.h"
 
@@ -132,10 +133,31 @@ main(int argc, char* argv[])
                   << scenario.outputDir << ": expected a writable folder (" << outError << ")\n";
         return 1;
     }
+    // --fast-forward=check: the packet reference first, then the fast-forwarded run, which
+    // writes the outputs; the two are compared at the end.
+    const bool check = scenario.fastForward == "check";
+    FastForwardFigures reference;
+    std::string error;
+    if (check)
+    {
+        TrainingScenario off = scenario;
+        off.fastForward = "off";
+        TrainingSimulation ref(off);
+        if (!ref.ApplyGlobalSettings(&error) || !ref.Build(&error))
+        {
+            std::cerr << "ai-fabric-sim: " << error << "\n";
+            return 1;
+        }
+        std::cerr << "ai-fabric-sim: --fast-forward=check: the packet reference first\n";
+        ref.Run(progress);
+        reference = FastForwardFigures::Of(ref);
+        ref.GetRunner()->Dispose();
+        Simulator::Destroy();
+        scenario.fastForward = "on";
+    }
     // The program owns process-wide state: the scenario's attribute defaults and seed
     // here, Simulator::Destroy() once the reports are written.
     TrainingSimulation sim(scenario);
-    std::string error;
     if (!sim.ApplyGlobalSettings(&error) || !sim.Build(&error))
     {
         std::cerr << "ai-fabric-sim: " << error << "\n";
@@ -153,6 +175,18 @@ main(int argc, char* argv[])
     const auto files = report.Write(scenario.outputDir, scenario.plots, &writeError);
     const bool stuck = sim.GetRunner()->IsStuck();
     const std::string stuckReport = stuck ? sim.GetRunner()->GetStuckReport() : "";
+    std::string checkFailure;
+    bool checkPassed = true;
+    if (check)
+    {
+        std::cout << "\n  fast-forward against the packet reference (bounds: iterations "
+                  << 100 * FastForwardFigures::ITERATION_TOLERANCE << " %, collectives "
+                  << 100 * FastForwardFigures::COLLECTIVE_TOLERANCE << " %)\n";
+        checkPassed = FastForwardFigures::Compare(reference,
+                                                  FastForwardFigures::Of(sim),
+                                                  std::cout,
+                                                  &checkFailure);
+    }
     Simulator::Destroy();
     if (files.empty())
     {
@@ -174,6 +208,11 @@ main(int argc, char* argv[])
         std::cerr << "ai-fabric-sim: the simulation made no progress and was stopped:\n"
                   << stuckReport;
         return 2;
+    }
+    if (!checkPassed)
+    {
+        std::cerr << "ai-fabric-sim: --fast-forward=check: " << checkFailure << "\n";
+        return 3;
     }
     return 0;
 }

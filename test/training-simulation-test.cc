@@ -135,9 +135,20 @@ TEST(TrainingSimulation, DefaultScenarioEndToEnd)
     EXPECT_EQ(first["fabric"]["drops"], 0);
     const double iteration = first["iterations"][0]["time_s"].get<double>();
     std::cout << "[ measured ] default scenario iteration: " << iteration * 1e3 << " ms\n";
-    // The figure doc/ai-fabric.rst and the README print (36.39 ms), to the picosecond the
-    // simulation resolves: the run is deterministic, so any change is a model change.
-    EXPECT_NEAR(iteration, 0.036390397, 1e-12);
+    // The figure doc/ai-fabric.rst and the README print (36.389 ms), to the picosecond the
+    // simulation resolves: the run is deterministic, so any change is a model change. It
+    // is fast-forwarded (the default), 95.9 % of the RDMA bytes skipped in 8 skips.
+    EXPECT_NEAR(iteration, 0.036388955, 1e-12);
+    EXPECT_EQ(first["fast_forward"]["status"], "on");
+    EXPECT_EQ(first["fast_forward"]["skips"], 8);
+    EXPECT_NEAR(first["fast_forward"]["skipped_fraction"].get<double>(), 0.9585, 0.0001);
+    // The packet reference (--fast-forward=off): 36.390 ms, 1.4 us (0.004 %) later.
+    TrainingScenario reference = scenario;
+    reference.fastForward = "off";
+    const nlohmann::json packets = RunScenario(reference, OutDir("default-reference"));
+    EXPECT_NEAR(packets["iterations"][0]["time_s"].get<double>(), 0.036390397, 1e-12);
+    EXPECT_EQ(packets["fast_forward"]["status"], "off");
+    EXPECT_FALSE(packets["fast_forward"].contains("skips"));
 
     // Same seed, same results: everything but the wall-clock figures.
     nlohmann::json a = first;

@@ -66,12 +66,13 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
                              "ina",
                              "algorithm",
                              "channels",
-                             "computeScale"})
+                             "computeScale",
+                             "fast-forward"})
     {
         ASSERT_EQ(cmd.help.count(name), 1u) << name;
         EXPECT_GT(cmd.help[name].size(), 10u) << name;
     }
-    EXPECT_EQ(cmd.help.size(), 14u);
+    EXPECT_EQ(cmd.help.size(), 15u);
     *cmd.fields["servers"] = "4";
     EXPECT_EQ(o.servers, "4");
 }

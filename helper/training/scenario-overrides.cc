@@ -182,6 +182,10 @@ ScenarioOverrides::GetOptions()
         {"computeScale",
          "Multiply every compute duration, e.g. to replay a trace made for another GPU",
          &ScenarioOverrides::computeScale},
+        {"fast-forward",
+         "Steady-state fast-forward of the RDMA fabric: on, off (the packet reference) or "
+         "check (run both ways and compare)",
+         &ScenarioOverrides::fastForward},
     };
     return options;
 }
@@ -388,6 +392,16 @@ ScenarioOverrides::ApplyFabric(TrainingScenario& s) const
             Bad("ina", ina, "expected off, " + InaHelper::GetProtocolNameList());
         }
         s.ina = ina;
+    }
+    if (!fastForward.empty())
+    {
+        if (!TrainingScenario::IsFastForwardMode(fastForward))
+        {
+            Bad("fast-forward",
+                fastForward,
+                std::string("expected ") + TrainingScenario::FAST_FORWARD_MODES);
+        }
+        s.fastForward = fastForward;
     }
 }
 

@@ -37,6 +37,7 @@ struct ScenarioOverrides
     std::string topology;         //!< a topology file, or rail-optimized / ideal
     std::string cc;               //!< congestion control TypeId, or none
     std::string ina;              //!< in-network aggregation: off or a protocol
+    std::string fastForward;      //!< steady-state fast-forward: on, off or check
     std::string algorithm;        //!< collective algorithm for every call
     std::string channels;         //!< channels (0: the default rule)
     std::string computeScale;     //!< factor on every compute duration

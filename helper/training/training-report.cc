@@ -218,6 +218,43 @@ CommunicationJson(const TrainingSimulation& sim)
 }
 
 /// Fabric counters, switches, links and background flows (results JSON "fabric").
+/// RDMA payload bytes delivered to the queue pairs of the cluster's NICs.
+uint64_t
+RdmaPayloadBytes(const TrainingSimulation& sim)
+{
+    uint64_t bytes = 0;
+    for (const Ptr<RdmaNic>& nic : sim.GetCluster().network.nics)
+    {
+        for (uint32_t q = 0; q < nic->GetNQueuePairs(); ++q)
+        {
+            bytes += nic->GetQueuePair(q)->GetBytesReceived();
+        }
+    }
+    return bytes;
+}
+
+/// What the steady-state fast-forward did: its status, and when on what it skipped.
+Json
+FastForwardJson(const TrainingSimulation& sim)
+{
+    Ptr<FastForwardFeature> feature = sim.GetFastForward();
+    Json j = {{"status", feature->GetStatus()}};
+    if (Ptr<RdmaFastForward> ff = feature->GetFastForward())
+    {
+        const uint64_t total = RdmaPayloadBytes(sim);
+        j["skipped_fraction"] =
+            total ? static_cast<double>(ff->GetSkippedPayloadBytes()) / static_cast<double>(total)
+                  : 0.0;
+        j["skipped_bytes"] = ff->GetSkippedPayloadBytes();
+        j["rdma_bytes"] = total;
+        j["skipped_packets"] = ff->GetSkippedPackets();
+        j["skips"] = ff->GetSkips();
+        j["interrupted_skips"] = ff->GetInterruptedSkips();
+        j["skipped_s"] = ff->GetSkippedTime().GetSeconds();
+    }
+    return j;
+}
+
 Json
 FabricJson(const TrainingSimulation& sim)
 {
@@ -360,6 +397,22 @@ TrainingReport::PrintOverview(std::ostream& os) const
     os << std::setprecision(3) << "  run      : simulated " << Ms(runner->GetEndTime()) << " ms in "
        << std::setprecision(1) << m_sim.GetWallSeconds() << " s wall (" << std::setprecision(2)
        << m_sim.GetEvents() / 1e6 << " M events, " << ProgramOptions::GetSchedulerType() << ")\n";
+    if (s.topology != "ideal")
+    {
+        const Json ff = FastForwardJson(m_sim);
+        os << "  fast-fwd : " << ff["status"].get<std::string>();
+        if (ff.contains("skipped_fraction"))
+        {
+            os << ", " << std::setprecision(1) << 100 * ff["skipped_fraction"].get<double>()
+               << " % of the RDMA bytes skipped (" << ff["skips"].get<uint64_t>() << " skips, "
+               << ff["interrupted_skips"].get<uint64_t>() << " interrupted)";
+        }
+        else if (ff["status"] == "off")
+        {
+            os << " (the packet reference)";
+        }
+        os << "\n";
+    }
     if (runner->IsStuck())
     {
         os << "\n  STUCK: " << runner->GetStuckReport() << "\n";
@@ -530,6 +583,7 @@ TrainingReport::WriteResults(std::ostream& os) const
     doc["iterations"] = IterationsJson(GetIterationTimes(), m_breakdown);
     doc["communication"] = CommunicationJson(m_sim);
     doc["fabric"] = FabricJson(m_sim);
+    doc["fast_forward"] = FastForwardJson(m_sim);
     // Wall-clock figures vary between runs; everything above does not.
     doc["run"] = {{"wall_seconds", m_sim.GetWallSeconds()},
                   {"events", m_sim.GetEvents()},

@@ -371,6 +371,13 @@ ParseRun(const Json& obj, TrainingScenario& s)
     {
         Fail("/run/sampleInterval", "must be between 100ns and 10s");
     }
+    s.fastForward = r.Text("fastForward", s.fastForward);
+    if (!TrainingScenario::IsFastForwardMode(s.fastForward))
+    {
+        Fail("/run/fastForward",
+             std::string("expected ") + TrainingScenario::FAST_FORWARD_MODES + ", got \"" +
+                 s.fastForward + "\"");
+    }
     r.Done();
 }
 
@@ -482,6 +489,12 @@ uint32_t
 TrainingScenario::GetNGpus() const
 {
     return servers * gpusPerServer;
+}
+
+bool
+TrainingScenario::IsFastForwardMode(const std::string& mode)
+{
+    return mode == "on" || mode == "off" || mode == "check";
 }
 
 bool

@@ -84,6 +84,9 @@ struct TrainingScenario
     uint32_t seed{1};
     Time hangTimeout{Seconds(1)};
     Time sampleInterval{MicroSeconds(20)};
+    /// Steady-state fast-forward: "on", "off" (the packet reference) or "check" (run both
+    /// and compare); FastForwardFeature
+    std::string fastForward{"on"};
 
     // Outputs
     std::string outputDir{"ai-fabric-results"};
@@ -102,6 +105,10 @@ struct TrainingScenario
     static constexpr double MAX_OVERSUBSCRIPTION = 64;  //!< from 1
     static constexpr uint32_t MAX_CHANNELS = 64;        //!< NCCL's channel limit
     static constexpr double MAX_COMPUTE_SCALE = 1000;   //!< above 0
+    /// The modes of /run/fastForward and --fast-forward, for messages
+    static constexpr const char* FAST_FORWARD_MODES = "on, off or check";
+    /// \param mode a name \return true if it is one of FAST_FORWARD_MODES
+    static bool IsFastForwardMode(const std::string& mode);
 
     /**
      * The checks that involve several cluster settings: pods divide the servers, and the

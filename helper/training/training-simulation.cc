@@ -33,11 +33,13 @@ TrainingSimulation::TrainingSimulation(const TrainingScenario& scenario)
     // traffic: both name /events or /background on the ideal topology, events first).
     m_background = Create<BackgroundFeature>();
     m_deadlocks = Create<DeadlockDetectorFeature>();
+    m_fastForward = Create<FastForwardFeature>();
     m_features = {Create<InaFeature>(),
                   Create<LinkEventsFeature>(),
                   m_background,
                   m_deadlocks,
-                  Create<PcapFeature>()};
+                  Create<PcapFeature>(),
+                  m_fastForward};
 }
 
 TrainingSimulation::~TrainingSimulation()
@@ -501,6 +503,12 @@ Ptr<BackgroundTraffic>
 TrainingSimulation::GetBackground() const
 {
     return m_background->GetTraffic();
+}
+
+Ptr<FastForwardFeature>
+TrainingSimulation::GetFastForward() const
+{
+    return m_fastForward;
 }
 
 std::vector<PfcDeadlock>

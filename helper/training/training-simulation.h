@@ -4,6 +4,7 @@
 
 #include "background-feature.h"
 #include "deadlock-detector-feature.h"
+#include "fast-forward-feature.h"
 #include "training-feature.h"
 #include "training-scenario.h"
 #include "training-workload.h"
@@ -106,6 +107,8 @@ eturn true on success
     std::vector<PfcDeadlock> GetPfcDeadlocks() const;
     /// \return the background traffic beside the workload (null without "background")
     Ptr<BackgroundTraffic> GetBackground() const;
+    /// \return the fast-forward feature: its status and, when on, the RdmaFastForward
+    Ptr<FastForwardFeature> GetFastForward() const;
 
   private:
     /// Check what the run will use of the settings: the collective engine's algorithm
@@ -144,6 +147,7 @@ eturn true on success
     Ptr<FabricMonitor> m_monitor;
     Ptr<BackgroundFeature> m_background;          //!< also in m_features
     Ptr<DeadlockDetectorFeature> m_deadlocks;     //!< also in m_features
+    Ptr<FastForwardFeature> m_fastForward;        //!< also in m_features
     std::vector<Ptr<TrainingFeature>> m_features; //!< installed in this order
     Time m_drainUntil;                            //!< Drain gives up here
     std::vector<Flow> m_flows;

@@ -18,6 +18,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -574,24 +575,113 @@ RoceNetDevice::GetQueuePackets(uint8_t priority) const
 }
 
 uint64_t
+RoceSkippedFrames::FramesBy(Time t) const
+{
+    if (t <= last)
+    {
+        return 0;
+    }
+    const auto frames = static_cast<uint64_t>((t - last).GetPicoSeconds() / periodPs);
+    return std::min(frames, maxFrames);
+}
+
+uint64_t
+RoceSkippedFrames::FramesHereBy(Time t) const
+{
+    return t < delay ? 0 : FramesBy(t - delay);
+}
+
+Time
+RoceSkippedFrames::StartOf(uint64_t frames) const
+{
+    // Rounded up to the clock's step, so that FramesBy(StartOf(k)) counts the k-th frame.
+    const int64_t psPerStep = std::max<int64_t>(TimeStep(1).GetPicoSeconds(), 1);
+    const auto ps = static_cast<int64_t>(std::ceil(static_cast<double>(frames) * periodPs));
+    return last + TimeStep((ps + psPerStep - 1) / psPerStep);
+}
+
+uint64_t
+RoceNetDevice::SkippedSoFar(uint64_t& bytes) const
+{
+    uint64_t frames = 0;
+    bytes = 0;
+    const Time now = Simulator::Now();
+    for (const RoceSkippedFrames& s : m_skipped)
+    {
+        const uint64_t n = s.FramesHereBy(now);
+        frames += n;
+        bytes += n * s.frameBytes;
+    }
+    return frames;
+}
+
+void
+RoceNetDevice::AddSkippedFrames(const RoceSkippedFrames& frames)
+{
+    NS_LOG_FUNCTION(this);
+    PruneSkippedFrames();
+    m_skipped.push_back(frames);
+}
+
+void
+RoceNetDevice::SettleSkippedFrames(Time end)
+{
+    NS_LOG_FUNCTION(this << end);
+    // The sources stopped at end; the frames they skipped until then still reach this
+    // port over its delay, and count as they do.
+    for (RoceSkippedFrames& s : m_skipped)
+    {
+        s.maxFrames = std::min(s.maxFrames, s.FramesBy(end));
+    }
+    PruneSkippedFrames();
+}
+
+void
+RoceNetDevice::PruneSkippedFrames()
+{
+    const Time now = Simulator::Now();
+    auto done = [this, now](const RoceSkippedFrames& s) {
+        if (s.FramesHereBy(now) < s.maxFrames)
+        {
+            return false;
+        }
+        m_txFrames += s.maxFrames;
+        m_txBytes += s.maxFrames * s.frameBytes;
+        return true;
+    };
+    m_skipped.erase(std::remove_if(m_skipped.begin(), m_skipped.end(), done), m_skipped.end());
+}
+
+uint64_t
 RoceNetDevice::GetTxBytes() const
 {
     NS_LOG_FUNCTION(this);
-    return m_txBytes;
+    if (m_skipped.empty())
+    {
+        return m_txBytes;
+    }
+    uint64_t bytes = 0;
+    SkippedSoFar(bytes);
+    return m_txBytes + bytes;
 }
 
 uint64_t
 RoceNetDevice::GetTxFrames() const
 {
     NS_LOG_FUNCTION(this);
-    return m_txFrames;
+    if (m_skipped.empty())
+    {
+        return m_txFrames;
+    }
+    uint64_t bytes = 0;
+    return m_txFrames + SkippedSoFar(bytes);
 }
 
 uint64_t
 RoceNetDevice::GetTxWireBytes() const
 {
     NS_LOG_FUNCTION(this);
-    return m_txBytes + uint64_t{roce::FCS_BYTES + roce::PREAMBLE_AND_IFG_BYTES} * m_txFrames;
+    return GetTxBytes() + uint64_t{roce::FCS_BYTES + roce::PREAMBLE_AND_IFG_BYTES} * GetTxFrames();
 }
 
 uint64_t

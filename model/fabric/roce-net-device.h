@@ -36,6 +36,28 @@ struct RoceQueueItem
 
 /**
  * \ingroup ai-fabric
+ * Frames a fast-forward lets through a port without simulating them (RdmaFastForward):
+ * one every periodPs picoseconds after the last simulated frame of the stream, at most
+ * maxFrames. The queue pair that owns the stream advances by the same count.
+ */
+struct RoceSkippedFrames
+{
+    Time last;              //!< start of the stream's last simulated frame at its source
+    double periodPs{0};     //!< one frame every this many picoseconds
+    uint32_t frameBytes{0}; //!< each frame's size (no FCS)
+    uint64_t maxFrames{0};  //!< the most frames the skip lets through
+    Time delay;             //!< from the source to this port (cables, store and forward)
+
+    /// \param t a time \return frames of the stream that started after last, up to t
+    uint64_t FramesBy(Time t) const;
+    /// \param t a time \return frames of the stream that reached this port by t
+    uint64_t FramesHereBy(Time t) const;
+    /// \param frames a frame count \return when the last of them starts
+    Time StartOf(uint64_t frames) const;
+};
+
+/**
+ * \ingroup ai-fabric
  * A full-duplex Ethernet port with 8 priority queues and IEEE 802.1Qbb PFC.
  *
  * Serialization counts the whole frame on the wire: the frame, its FCS, preamble/SFD and
@@ -169,6 +191,20 @@ class RoceNetDevice : public NetDevice
     uint64_t GetTxWireBytes() const;
     /// \return PFC frames sent (XOFF and XON)
     uint64_t GetPfcPausesSent() const;
+    /**
+     * A fast-forward lets a stream of frames through this port without simulating them:
+     * until SettleSkippedFrames, GetTxBytes, GetTxFrames and GetTxWireBytes count the
+     * stream's frames up to the current time (RoceSkippedFrames::FramesBy).
+     * \param frames the stream
+     */
+    void AddSkippedFrames(const RoceSkippedFrames& frames);
+    /**
+     * The fast-forward ended: the streams stop at what their sources skipped up to end
+     * (the frames still on their way count as they would have reached this port).
+     * \param end the end of the skip
+     */
+    void SettleSkippedFrames(Time end);
+
     /// \return PFC frames received (XOFF and XON)
     uint64_t GetPfcPausesReceived() const;
     /// \return frames dropped on receipt by the ReceiveErrorModel
@@ -325,6 +361,12 @@ class RoceNetDevice : public NetDevice
 
     uint64_t m_txBytes{0};
     uint64_t m_txFrames{0};
+    std::vector<RoceSkippedFrames> m_skipped; //!< streams of a fast-forward under way
+    /// Count the streams whose every frame has reached this port as sent, and drop them.
+    void PruneSkippedFrames();
+    /// \param bytes set to the frame bytes of the skipped streams so far
+    /// \return their frames so far
+    uint64_t SkippedSoFar(uint64_t& bytes) const;
     uint64_t m_pfcSent{0};
     uint64_t m_pfcReceived{0};
     uint64_t m_rxErrorDrops{0};

@@ -40,4 +40,10 @@ NoCongestionControl::Start(uint64_t lineRateBps)
     SetWindowBytes(0);
 }
 
+bool
+NoCongestionControl::IsRateSteady() const
+{
+    return true;
+}
+
 } // namespace ns3

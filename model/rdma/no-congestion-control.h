@@ -27,6 +27,8 @@ class NoCongestionControl : public RoceCongestionControl
     ~NoCongestionControl() override;
 
     void Start(uint64_t lineRateBps) override;
+    /// \return true: the rate is the line rate, always
+    bool IsRateSteady() const override;
 };
 
 } // namespace ns3

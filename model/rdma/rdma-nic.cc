@@ -146,6 +146,7 @@ RdmaNic::DoDispose()
         qp->Dispose();
     }
     m_qps.clear();
+    m_fastForward = nullptr;
     if (m_device)
     {
         // The device's callbacks hold this NIC: release them with the device.
@@ -196,6 +197,8 @@ RdmaNic::Connect(Ptr<RdmaNic> a, Ptr<RdmaNic> b)
     Ptr<RdmaQueuePair> qb = b->CreateQueuePair();
     qa->Connect(b->GetAddress(), qb->GetQpn(), qb->GetInitialPsn());
     qb->Connect(a->GetAddress(), qa->GetQpn(), qa->GetInitialPsn());
+    qa->SetPeerQueuePair(qb);
+    qb->SetPeerQueuePair(qa);
     NS_LOG_LOGIC("connected " << a->GetAddress() << " QP " << qa->GetQpn() << " <-> "
                               << b->GetAddress() << " QP " << qb->GetQpn());
     return {qa, qb};
@@ -240,6 +243,10 @@ RdmaNic::CreateQueuePair()
     auto srcPort = static_cast<uint16_t>(m_portRng->GetInteger(49152, 65535));
     qp->Bind(this, MakeQpConfig(), qpn, srcPort, cc);
     qp->SetInitialPsn(static_cast<uint32_t>(m_portRng->GetInteger(0, RdmaQueuePair::PSN_MASK)));
+    if (m_fastForward)
+    {
+        qp->SetFastForward(PeekPointer(m_fastForward));
+    }
     m_qps.push_back(qp);
     m_isActive.push_back(false);
     return qp;
@@ -257,6 +264,24 @@ RdmaNic::MakeQpConfig() const
     config.rtoMax = m_rtoMax;
     config.intHopCapacity = m_intHopCapacity;
     return config;
+}
+
+void
+RdmaNic::SetFastForward(Ptr<RdmaFastForward> controller)
+{
+    NS_LOG_FUNCTION(this << controller);
+    m_fastForward = controller;
+    for (const Ptr<RdmaQueuePair>& qp : m_qps)
+    {
+        qp->SetFastForward(PeekPointer(controller));
+    }
+}
+
+void
+RdmaNic::CountSkippedPackets(uint64_t packets)
+{
+    NS_LOG_FUNCTION(this << packets);
+    m_dataPacketsSent += packets;
 }
 
 uint32_t

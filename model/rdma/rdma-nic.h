@@ -2,6 +2,7 @@
 #ifndef RDMA_NIC_H
 #define RDMA_NIC_H
 
+#include "rdma-fast-forward.h"
 #include "rdma-queue-pair.h"
 #include "rdma-receive-buffer.h"
 #include "rdma-udp-port-dispatch.h"
@@ -80,6 +81,14 @@ class RdmaNic : public Object, public RdmaQpServices
      */
     static std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>> Connect(Ptr<RdmaNic> a,
                                                                      Ptr<RdmaNic> b);
+    /**
+     * Let a fast-forward watch this NIC's queue pairs, present and future
+     * (RdmaFastForward::Install calls it).
+     * \param controller the fast-forward (null: none)
+     */
+    void SetFastForward(Ptr<RdmaFastForward> controller);
+    /// \param packets data packets a fast-forward counted as sent (GetDataPacketsSent)
+    void CountSkippedPackets(uint64_t packets);
     uint32_t GetNQueuePairs() const; //!< \return how many queue pairs the NIC holds
     /// \param index 0 to GetNQueuePairs() - 1 \return that queue pair
     Ptr<RdmaQueuePair> GetQueuePair(uint32_t index) const;
@@ -188,6 +197,7 @@ class RdmaNic : public Object, public RdmaQpServices
     Ptr<RoceNetDevice> m_device;
     Ipv4Address m_address;
     std::vector<Ptr<RdmaQueuePair>> m_qps;
+    Ptr<RdmaFastForward> m_fastForward; //!< SetFastForward
     std::vector<uint32_t> m_active; //!< indices of queue pairs that may have data
     std::vector<bool> m_isActive;
     std::size_t m_rrCursor{0};

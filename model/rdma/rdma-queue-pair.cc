@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "rdma-queue-pair.h"
 
+#include "rdma-fast-forward.h"
 #include "rdma-nic.h"
 
 #include "ns3/abort.h"
@@ -20,6 +21,13 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("RdmaQueuePair");
+
+/// \return this file's log component, for rdma-queue-pair-skip.cc
+LogComponent&
+RdmaQueuePairLogComponent()
+{
+    return g_log;
+}
 NS_OBJECT_ENSURE_REGISTERED(RdmaQueuePair);
 
 TypeId
@@ -40,6 +48,13 @@ RdmaQueuePair::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     m_rtoEvent.Cancel();
+    if (m_skip)
+    {
+        RestartWindow();
+        m_skip->controller->NotifyGone(this);
+        m_skip = nullptr;
+    }
+    m_peerQp = nullptr;
     m_nic = nullptr;
     m_services = nullptr;
     m_cc = nullptr;
@@ -115,6 +130,10 @@ RdmaQueuePair::PostWrite(uint64_t bytes)
     m_psnAssigned = msg.endPsn;
     m_messages.push_back(msg);
     m_bytesPosted += bytes;
+    if (m_skip)
+    {
+        m_skip->controller->NotifyActive(this); // a new flow: no skip goes on past it
+    }
     m_services->NotifyHasData(m_qpn);
     return msg.id;
 }
@@ -137,12 +156,12 @@ bool
 RdmaQueuePair::HasDataToSend() const
 {
     NS_LOG_FUNCTION(this);
-    if (m_sndNxt >= m_psnAssigned)
+    if (m_sndNxt >= m_psnAssigned || (m_skip && m_skip->skipping))
     {
         return false;
     }
     uint64_t window = m_cc->GetWindowBytes();
-    return window == 0 || (m_sndNxt - m_sndUna) * m_config.payloadMtu < window;
+    return window == 0 || OutstandingPackets() * m_config.payloadMtu < window;
 }
 
 Time
@@ -151,17 +170,25 @@ RdmaQueuePair::GetNextSendTime() const
     NS_LOG_FUNCTION(this);
     // Derived from the current rate, so a rate increase shortens a gap already started.
     double rate = m_cc->GetRateBps();
-    if (rate >= static_cast<double>(m_cc->GetLineRateBps()))
+    Time next = m_lastSendTime; // the port's serialization is the only pacing at line rate
+    if (rate < static_cast<double>(m_cc->GetLineRateBps()))
     {
-        return m_lastSendTime; // the port's serialization is the only pacing at line rate
+        next += PicoSeconds(static_cast<int64_t>(m_lastSendWireBytes * 8.0 * 1e12 / rate));
     }
-    return m_lastSendTime +
-           PicoSeconds(static_cast<int64_t>(m_lastSendWireBytes * 8.0 * 1e12 / rate));
+    if (m_skip && next < m_skip->resumeAt)
+    {
+        next = m_skip->resumeAt; // the slot after the last skipped packet
+    }
+    return next;
 }
 
 void
 RdmaQueuePair::OnRateChange(double oldBps, double newBps)
 {
+    if (m_skip)
+    {
+        Disturb();
+    }
     if (newBps > oldBps && m_sndNxt < m_psnAssigned)
     {
         m_services->NotifyHasData(m_qpn); // the pacer may allow the next packet sooner
@@ -172,6 +199,10 @@ Ptr<Packet>
 RdmaQueuePair::BuildNextDataPacket()
 {
     NS_LOG_FUNCTION(this);
+    if (m_skip && m_sndNxt == m_skip->from && m_skip->from != m_skip->to)
+    {
+        m_sndNxt = m_skip->to; // going back N: the skipped packets count as delivered
+    }
     // Find the message holding m_sndNxt; after go-back-N the cursor moves backwards.
     while (m_sendCursor > 0 && m_messages[m_sendCursor].firstPsn > m_sndNxt)
     {
@@ -255,7 +286,7 @@ RdmaQueuePair::AddDataHeaders(Ptr<Packet> p, const Message& msg, const WriteSegm
     const uint64_t window = m_cc->GetWindowBytes();
     const bool fillsWindow = window != 0 &&
                              window < static_cast<uint64_t>(m_config.ackInterval) * mtu &&
-                             (m_sndNxt + 1 - m_sndUna) * mtu >= window;
+                             (OutstandingPackets() + 1) * mtu >= window;
     bth.SetAckRequest(segment.lastPacket || fillsWindow);
     p->AddHeader(bth);
     if (m_needs.intTelemetry)
@@ -287,7 +318,12 @@ RdmaQueuePair::OnDataPacketBuilt(Ptr<const Packet> p)
             m_sendTimes.push_back(Simulator::Now());
         }
     }
-    if (m_sndNxt < m_sndMax)
+    const bool retransmission = m_sndNxt < m_sndMax;
+    if (m_skip)
+    {
+        TrackSteadiness(p->GetSize(), retransmission); // before m_lastSendTime moves
+    }
+    if (retransmission)
     {
         ++m_packetsRetransmitted;
     }
@@ -354,6 +390,10 @@ RdmaQueuePair::OnRetransmitTimer()
                       << m_sndMax - m_sndUna << " packets outstanding), next RTO "
                       << std::min(m_rto * 2, m_config.rtoMax).As(Time::US));
     ++m_timeouts;
+    if (m_skip)
+    {
+        Disturb();
+    }
     m_sndNxt = m_sndUna;
     m_rttProbeActive = false;
     m_rto = std::min(m_rto * 2, m_config.rtoMax);
@@ -407,6 +447,12 @@ RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info, const uint64_t* telemetry)
         }
         newUna = acked + 1;
     }
+    if (m_skip && m_skip->from != m_skip->to && newUna >= m_skip->from)
+    {
+        // Everything before the skipped packets arrived: they count as acknowledged.
+        newUna = std::max(newUna, m_skip->to);
+        m_skip->from = m_skip->to;
+    }
     uint64_t ackedPackets = newUna - m_sndUna;
     uint64_t ackedBytesBefore = m_bytesAcked;
     m_sndUna = newUna;
@@ -423,12 +469,28 @@ RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info, const uint64_t* telemetry)
         if (m_sndUna >= m_psnAssigned)
         {
             m_cc->OnIdle();
+            if (m_skip)
+            {
+                RestartWindow();
+                m_skip->controller->NotifyIdle(this);
+            }
         }
     }
     CompleteAckedMessages();
     RoceAckSignal signal;
     signal.newlyAckedBytes = m_bytesAcked - ackedBytesBefore;
     FillAckSignal(signal, info, telemetry, ackedPackets);
+    if (m_skip)
+    {
+        if (isNak || signal.ecnEcho)
+        {
+            Disturb();
+        }
+        else if (!signal.rtt.IsZero())
+        {
+            TrackRtt(signal.rtt);
+        }
+    }
     if (isNak)
     {
         // Go back to the first missing packet.
@@ -445,7 +507,7 @@ RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info, const uint64_t* telemetry)
         m_sndNxt = m_sndUna;
     }
     uint64_t mtu = m_config.payloadMtu;
-    signal.inflightBytes = (m_sndNxt - m_sndUna) * mtu;
+    signal.inflightBytes = OutstandingPackets() * mtu;
     m_cc->OnAck(signal);
     if (ackedPackets > 0 && m_cc->GetWindowBytes() != 0)
     {
@@ -498,6 +560,10 @@ RdmaQueuePair::ReceiveCnp()
     NS_LOG_FUNCTION(this);
     NS_LOG_LOGIC("QP " << m_qpn << ": CNP received");
     ++m_cnpsReceived;
+    if (m_skip)
+    {
+        Disturb();
+    }
     m_cc->OnCnp();
 }
 
@@ -573,6 +639,10 @@ RdmaQueuePair::ReceiveData(const RoceFrameInfo& info, const uint64_t* telemetry)
         {
             m_receiveComplete(this, info.immediate, bytes);
         }
+    }
+    if (m_skip && m_skip->jumpPackets > 0 && m_rcvExpected == m_skip->jumpFrom)
+    {
+        ApplySkippedPackets(); // every packet before the peer's skipped ones is in
     }
 }
 

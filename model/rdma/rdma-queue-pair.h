@@ -19,9 +19,11 @@
 namespace ns3
 {
 
+class RdmaFastForward;
 class RdmaNic;
 class RdmaQueuePair;
 struct RoceFrameInfo;
+struct RoceSkippedFrames;
 
 /**
  * \ingroup ai-fabric
@@ -187,6 +189,57 @@ class RdmaQueuePair : public Object
     void ReceiveAck(const RoceFrameInfo& info, const uint64_t* telemetry = nullptr);
     /// A CNP for this QP arrived (sender role).
     void ReceiveCnp();
+    /// \param peer the queue pair at the other end, when both are in this simulation
+    ///        (RdmaNic::Connect); a fast-forward needs it to count skipped packets there
+    void SetPeerQueuePair(Ptr<RdmaQueuePair> peer);
+    /// \return the queue pair at the other end (null if not known)
+    Ptr<RdmaQueuePair> GetPeerQueuePair() const;
+
+    // ------------------------------------------- called by RdmaFastForward
+    /**
+     * Let a fast-forward watch this queue pair: from now on it measures whether its
+     * sending is steady and tells the controller (RdmaFastForward::NotifySteady).
+     * \param controller the fast-forward (null: none)
+     */
+    void SetFastForward(RdmaFastForward* controller);
+    /**
+     * \param now the current time
+     * \return true if the sending side has been steady for the controller's window and
+     *         still is: data to send, a constant gap between its packets, a constant RTT,
+     *         no congestion signal, a congestion control whose rate is steady, nothing
+     *         retransmitted, and no earlier skip still unacknowledged
+     */
+    bool IsSteady(Time now) const;
+    /**
+     * How this queue pair's data would go on if it kept its pace: its last packet, the
+     * gap between packets, their size, and how many packets may be skipped (the ones
+     * before the last endPackets of the current message or WRITE).
+     * \param endPackets packets at the end of each message always sent for real
+     * \param plan set to the stream of skippable packets
+     * \return false if there is nothing to skip
+     */
+    bool PlanSkip(uint32_t endPackets, RoceSkippedFrames& plan) const;
+    /// Another queue pair started or stopped sharing the port: measure the pace anew.
+    void ResetSteadiness();
+    /// Stop sending: a skip of the packets of PlanSkip starts.
+    void BeginSkip();
+    /**
+     * The skip ends: count packets of the plan as sent (and, at the peer, as received
+     * once the packets sent before them have arrived), and send the next packet at the
+     * plan's next slot.
+     * \param plan the plan of BeginSkip
+     * \param packets packets skipped (plan.FramesBy(the end of the skip))
+     */
+    void EndSkip(const RoceSkippedFrames& plan, uint64_t packets);
+    /**
+     * The peer skipped packets [firstPsn, firstPsn + packets) of its PSN sequence (the
+     * receiving side): count them as received, in order, once every packet before them
+     * has arrived.
+     * \param firstPsn the first skipped PSN (64-bit count since the initial PSN)
+     * \param packets skipped packets
+     * \param bytes their payload
+     */
+    void ExpectSkippedPackets(uint64_t firstPsn, uint64_t packets, uint64_t bytes);
 
   protected:
     void DoDispose() override;
@@ -222,6 +275,19 @@ class RdmaQueuePair : public Object
                        const uint64_t* telemetry,
                        uint64_t ackedPackets);
     void CompleteAckedMessages();
+    /// A data packet left (fast-forward only): extend or restart the steadiness window.
+    void TrackSteadiness(uint32_t frameBytes, bool retransmission);
+    /// An RTT sample (fast-forward only): a change restarts the steadiness window.
+    void TrackRtt(Time rtt);
+    /// A congestion signal or a rate change (fast-forward only): not steady any more.
+    void Disturb();
+    /// Restart the steadiness window (no send in it yet), telling the controller if the
+    /// queue pair was steady.
+    void RestartWindow();
+    /// Receiving side: count the peer's skipped packets, now in order.
+    void ApplySkippedPackets();
+    /// \return packets sent and not acknowledged, skipped ones aside
+    uint64_t OutstandingPackets() const;
     void OnRateChange(double oldBps, double newBps);
     void ArmRetransmitTimer();
     void OnRetransmitTimer();
@@ -278,6 +344,37 @@ class RdmaQueuePair : public Object
     };
 
     std::unique_ptr<Telemetry> m_telemetry; //!< intTelemetry only
+
+    /// What a fast-forward needs, allocated only under one (SetFastForward).
+    struct SkipState
+    {
+        RdmaFastForward* controller{nullptr};
+        // the sending side's steadiness window
+        Time first;             //!< first send of the window
+        uint64_t sends{0};      //!< sends in the window
+        Time mid;               //!< the first send past half the window
+        uint64_t midSends{0};   //!< sends up to it (0: not there yet)
+        int64_t minGap{0};      //!< shortest gap between two of them, in time steps
+        int64_t maxGap{0};      //!< longest gap
+        uint32_t frameBytes{0}; //!< their frame size
+        Time minRtt;            //!< smallest RTT sample in the window
+        Time maxRtt;            //!< largest
+        uint32_t rttSamples{0}; //!< RTT samples in the window
+        bool steady{false};     //!< the controller was told so
+        bool skipping{false};   //!< between BeginSkip and EndSkip
+        // sending side: skipped PSNs [from, to), counted as acknowledged with the
+        // packets before them; from == to when none is pending
+        uint64_t from{0};
+        uint64_t to{0};
+        Time resumeAt; //!< no packet before this (the slot after the skipped ones)
+        // receiving side: the peer's skipped PSNs [jumpFrom, jumpFrom + jumpPackets)
+        uint64_t jumpFrom{0};
+        uint64_t jumpPackets{0};
+        uint64_t jumpBytes{0}; //!< their payload
+    };
+
+    std::unique_ptr<SkipState> m_skip; //!< fast-forward only
+    Ptr<RdmaQueuePair> m_peerQp;       //!< the other end, when known
     uint64_t m_bytesPosted{0};
     uint64_t m_bytesAcked{0};
     uint64_t m_packetsSent{0};

@@ -196,6 +196,12 @@ RoceCongestionControl::GetSignalNeeds() const
 }
 
 bool
+RoceCongestionControl::IsRateSteady() const
+{
+    return false;
+}
+
+bool
 RoceCongestionControl::CheckConfiguration(std::string* /* error */) const
 {
     return true;

@@ -136,6 +136,16 @@ class RoceCongestionControl : public Object
 
     /// \return the signals this algorithm needs beyond the default (none here)
     virtual RoceSignalNeeds GetSignalNeeds() const;
+    /**
+     * Whether the rate and window stay as they are until a congestion signal (a CNP, an
+     * ECN echo, a NAK, a timeout, an RTT or telemetry sample that differs from the last
+     * ones): no timer, byte counter or send can change them meanwhile. A fast-forward
+     * (RdmaFastForward) skips only queue pairs whose algorithm says so, and sends them no
+     * OnSend for the packets it skips. The default is false: an algorithm that does not
+     * know is never skipped.
+     * \return true if the rate and window are steady
+     */
+    virtual bool IsRateSteady() const;
 
     /**
      * Check what the attribute checkers cannot: attributes that must fit together.

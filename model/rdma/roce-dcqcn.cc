@@ -233,6 +233,12 @@ RoceDcqcn::AtLineRate() const
     return GetRateBps() == line && m_targetRateBps == line;
 }
 
+bool
+RoceDcqcn::IsRateSteady() const
+{
+    return AtLineRate();
+}
+
 void
 RoceDcqcn::OnCnp()
 {

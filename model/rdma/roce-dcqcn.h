@@ -53,6 +53,9 @@ class RoceDcqcn : public RoceCongestionControl
     void OnSend(uint32_t wireBytes) override;
     void OnIdle() override;
     void OnActive() override;
+    /// \return true at line rate (Rc and Rt): only a CNP changes the rate then (α decays
+    ///         by the clock, not by sends or timers the queue pair drives)
+    bool IsRateSteady() const override;
 
     /// \return α as the always-running α timer would have it now (changes no state)
     double GetAlpha() const;

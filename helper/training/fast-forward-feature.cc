@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fast-forward-feature.h"
+
+#include "ns3/log.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FastForwardFeature");
+
+std::string
+FastForwardFeature::GetName() const
+{
+    return "steady-state fast-forward";
+}
+
+bool
+FastForwardFeature::Install(const TrainingContext& context, std::string*)
+{
+    const TrainingScenario& s = context.scenario;
+    if (s.fastForward == "off" || !context.packetFabric)
+    {
+        m_status = "off";
+        return true;
+    }
+    if (s.ina != "off")
+    {
+        m_status = "off: in-network aggregation frames are not fast-forwarded";
+    }
+    else if (!s.pcapPrefix.empty())
+    {
+        m_status = "off: a pcap capture holds every packet";
+    }
+    else
+    {
+        m_fastForward = CreateObject<RdmaFastForward>();
+        m_fastForward->Install(context.cluster.network.nics,
+                               context.cluster.network.switchObjects);
+        m_status = "on";
+    }
+    NS_LOG_INFO("fast-forward " << m_status);
+    return true;
+}
+
+Ptr<RdmaFastForward>
+FastForwardFeature::GetFastForward() const
+{
+    return m_fastForward;
+}
+
+std::string
+FastForwardFeature::GetStatus() const
+{
+    return m_status;
+}
+
+} // namespace ns3

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// RdmaQueuePair: what a fast-forward (RdmaFastForward) needs of a queue pair — the
+// steadiness window of its sending side, the plan of a skip, and the skipped packets
+// counted at both ends.
+#include "rdma-fast-forward.h"
+#include "rdma-queue-pair.h"
+
+#include "ns3/log.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ns3
+{
+
+// The class's log component ("RdmaQueuePair"), defined in rdma-queue-pair.cc: NS_LOG
+// finds it under this name.
+LogComponent& RdmaQueuePairLogComponent();
+static LogComponent& g_log = RdmaQueuePairLogComponent();
+
+namespace
+{
+/// Gaps between packets that differ by at most this many time steps count as constant
+/// (the port carries the sub-step part of each frame's time to the next one).
+constexpr int64_t GAP_TOLERANCE_STEPS = 2;
+/// Gaps may spread by 1/this of the shortest (a port serving queue pairs in turn between
+/// control frames); the pace is what the means say.
+constexpr int64_t GAP_SPREAD_DIVISOR = 20;
+/// The mean gaps of the two halves of a steady window agree to this fraction.
+constexpr double MEAN_TOLERANCE = 0.002;
+} // namespace
+
+void
+RdmaQueuePair::SetPeerQueuePair(Ptr<RdmaQueuePair> peer)
+{
+    NS_LOG_FUNCTION(this << peer);
+    m_peerQp = peer;
+}
+
+Ptr<RdmaQueuePair>
+RdmaQueuePair::GetPeerQueuePair() const
+{
+    NS_LOG_FUNCTION(this);
+    return m_peerQp;
+}
+
+void
+RdmaQueuePair::SetFastForward(RdmaFastForward* controller)
+{
+    NS_LOG_FUNCTION(this << controller);
+    if (!controller)
+    {
+        m_skip = nullptr;
+        return;
+    }
+    m_skip = std::make_unique<SkipState>();
+    m_skip->controller = controller;
+}
+
+void
+RdmaQueuePair::RestartWindow()
+{
+    if (m_skip->steady)
+    {
+        NS_LOG_LOGIC("QP " << m_qpn << ": not steady any more");
+        m_skip->steady = false;
+        m_skip->controller->NotifySteady(this, false);
+    }
+    m_skip->sends = 0;
+    m_skip->midSends = 0;
+    m_skip->rttSamples = 0;
+}
+
+void
+RdmaQueuePair::ResetSteadiness()
+{
+    NS_LOG_FUNCTION(this);
+    if (m_skip)
+    {
+        RestartWindow();
+    }
+}
+
+void
+RdmaQueuePair::Disturb()
+{
+    RestartWindow();
+}
+
+void
+RdmaQueuePair::TrackSteadiness(uint32_t frameBytes, bool retransmission)
+{
+    SkipState& s = *m_skip;
+    const Time now = Simulator::Now();
+    if (retransmission)
+    {
+        RestartWindow();
+        return;
+    }
+    if (s.sends > 0 && frameBytes == s.frameBytes)
+    {
+        // Gaps vary a little when the port serves several queue pairs in turn and slips
+        // control frames in between; the pace holds if they stay in a narrow band and the
+        // two halves of the window have the same mean.
+        const int64_t gap = (now - m_lastSendTime).GetTimeStep();
+        const int64_t lo = std::min(s.minGap, gap);
+        const int64_t hi = std::max(s.maxGap, gap);
+        if (hi - lo <= lo / GAP_SPREAD_DIVISOR + GAP_TOLERANCE_STEPS)
+        {
+            s.minGap = lo;
+            s.maxGap = hi;
+            ++s.sends;
+            const Time window = s.controller->GetSteadyWindow();
+            if (s.midSends == 0 && now - s.first >= window / 2)
+            {
+                s.mid = now;
+                s.midSends = s.sends;
+            }
+            if (!s.steady && s.midSends >= 2 && s.sends > s.midSends && s.rttSamples >= 2 &&
+                now - s.first >= window)
+            {
+                const double first = static_cast<double>((s.mid - s.first).GetTimeStep()) /
+                                     static_cast<double>(s.midSends - 1);
+                const double second = static_cast<double>((now - s.mid).GetTimeStep()) /
+                                      static_cast<double>(s.sends - s.midSends);
+                if (std::abs(first - second) > first * MEAN_TOLERANCE + GAP_TOLERANCE_STEPS)
+                {
+                    NS_LOG_LOGIC("QP " << m_qpn << ": mean gap " << first << " then " << second
+                                       << " steps: the window starts again");
+                }
+                else
+                {
+                    NS_LOG_LOGIC("QP " << m_qpn << ": steady, a packet every " << s.minGap
+                                       << " to " << s.maxGap << " steps, RTT "
+                                       << s.minRtt.As(Time::NS) << " to "
+                                       << s.maxRtt.As(Time::NS));
+                    s.steady = true;
+                    s.controller->NotifySteady(this, true);
+                    return;
+                }
+            }
+            else
+            {
+                return;
+            }
+        }
+    }
+    // A new window starts with this packet.
+    RestartWindow();
+    s.first = now;
+    s.sends = 1;
+    s.frameBytes = frameBytes;
+    s.minGap = std::numeric_limits<int64_t>::max();
+    s.maxGap = 0;
+}
+
+void
+RdmaQueuePair::TrackRtt(Time rtt)
+{
+    SkipState& s = *m_skip;
+    if (s.rttSamples > 0)
+    {
+        // The ACK that carries a sample waits for up to AckInterval packets.
+        const int64_t gap = s.sends > 1 ? s.maxGap : 0;
+        const Time tolerance =
+            TimeStep(static_cast<int64_t>(m_config.ackInterval) * gap + GAP_TOLERANCE_STEPS);
+        const Time lo = std::min(s.minRtt, rtt);
+        const Time hi = std::max(s.maxRtt, rtt);
+        if (hi - lo <= tolerance)
+        {
+            s.minRtt = lo;
+            s.maxRtt = hi;
+            ++s.rttSamples;
+            return;
+        }
+        // The queues on the path changed: the window starts again, this sample first.
+        NS_LOG_LOGIC("QP " << m_qpn << ": RTT " << rtt.As(Time::NS) << " outside "
+                           << s.minRtt.As(Time::NS) << " to " << s.maxRtt.As(Time::NS));
+        const uint64_t sends = s.sends;
+        RestartWindow();
+        if (sends > 0)
+        {
+            s.first = m_lastSendTime;
+            s.sends = 1;
+            s.minGap = std::numeric_limits<int64_t>::max();
+            s.maxGap = 0;
+        }
+    }
+    s.minRtt = rtt;
+    s.maxRtt = rtt;
+    s.rttSamples = 1;
+}
+
+bool
+RdmaQueuePair::IsSteady(Time now) const
+{
+    NS_LOG_FUNCTION(this);
+    if (!m_skip || !m_skip->steady || m_skip->skipping || !m_peerQp || !m_peerQp->m_skip)
+    {
+        return false;
+    }
+    return m_sndNxt < m_psnAssigned && m_sndNxt == m_sndMax && m_skip->from == m_skip->to &&
+           m_peerQp->m_skip->jumpPackets == 0 && m_cc->IsRateSteady() &&
+           (now - m_lastSendTime).GetTimeStep() <= m_skip->maxGap + GAP_TOLERANCE_STEPS;
+}
+
+bool
+RdmaQueuePair::PlanSkip(uint32_t endPackets, RoceSkippedFrames& plan) const
+{
+    NS_LOG_FUNCTION(this << endPackets);
+    if (!m_skip || m_skip->sends < 2)
+    {
+        return false;
+    }
+    std::size_t index = m_sendCursor;
+    while (index < m_messages.size() && m_messages[index].endPsn <= m_sndNxt)
+    {
+        ++index;
+    }
+    if (index == m_messages.size() || m_messages[index].firstPsn > m_sndNxt)
+    {
+        return false;
+    }
+    const Message& msg = m_messages[index];
+    // The skip ends inside the current WRITE (at most MAX_WRITE_BYTES) of the message:
+    // its last endPackets packets are sent for real, and with them the opcode that ends it.
+    const uint64_t opPackets = MAX_WRITE_BYTES / m_config.payloadMtu;
+    const uint64_t offset = m_sndNxt - msg.firstPsn;
+    const uint64_t opEnd = std::min(msg.endPsn, msg.firstPsn + (offset / opPackets + 1) * opPackets);
+    if (opEnd <= m_sndNxt + endPackets)
+    {
+        return false;
+    }
+    const SkipState& s = *m_skip;
+    double periodPs = static_cast<double>((m_lastSendTime - s.first).GetPicoSeconds()) /
+                      static_cast<double>(s.sends - 1);
+    // The mean gap of a steady stream is a whole number of frame times when the port is
+    // what paces it (one queue pair or several in turn): take the exact figure.
+    const double framePs = roce::WireBytes(s.frameBytes) * 8e12 /
+                           static_cast<double>(m_cc->GetLineRateBps());
+    const double frames = std::round(periodPs / framePs);
+    if (frames >= 1 && std::abs(periodPs - frames * framePs) < 1e-3 * periodPs)
+    {
+        periodPs = frames * framePs;
+    }
+    plan.last = m_lastSendTime;
+    plan.periodPs = periodPs;
+    plan.frameBytes = s.frameBytes;
+    plan.maxFrames = opEnd - endPackets - m_sndNxt;
+    return true;
+}
+
+void
+RdmaQueuePair::BeginSkip()
+{
+    NS_LOG_FUNCTION(this);
+    m_skip->skipping = true;
+}
+
+void
+RdmaQueuePair::EndSkip(const RoceSkippedFrames& plan, uint64_t packets)
+{
+    NS_LOG_FUNCTION(this << packets);
+    SkipState& s = *m_skip;
+    s.skipping = false;
+    RestartWindow();
+    s.resumeAt = plan.StartOf(packets + 1);
+    if (packets > 0)
+    {
+        const uint64_t first = m_sndNxt;
+        s.from = first;
+        s.to = first + packets;
+        m_sndNxt = s.to;
+        m_sndMax = s.to;
+        m_packetsSent += packets;
+        m_lastSendTime = plan.StartOf(packets);
+        // An RTT probe still out would time the skip, not the path.
+        m_rttProbeActive = false;
+        if (m_sndUna >= first)
+        {
+            m_sndUna = s.to; // nothing sent before the skip is outstanding
+            s.from = s.to;
+        }
+        NS_LOG_INFO("QP " << m_qpn << ": skipped PSNs " << first << " to " << s.to - 1
+                          << ", next packet at " << s.resumeAt.As(Time::US));
+        m_peerQp->ExpectSkippedPackets(first,
+                                       packets,
+                                       packets * static_cast<uint64_t>(m_config.payloadMtu));
+    }
+    m_services->NotifyHasData(m_qpn);
+}
+
+void
+RdmaQueuePair::ExpectSkippedPackets(uint64_t firstPsn, uint64_t packets, uint64_t bytes)
+{
+    NS_LOG_FUNCTION(this << firstPsn << packets << bytes);
+    m_skip->jumpFrom = firstPsn;
+    m_skip->jumpPackets = packets;
+    m_skip->jumpBytes = bytes;
+    if (m_rcvExpected == firstPsn)
+    {
+        ApplySkippedPackets();
+    }
+}
+
+void
+RdmaQueuePair::ApplySkippedPackets()
+{
+    SkipState& s = *m_skip;
+    NS_LOG_LOGIC("QP " << m_qpn << ": the peer's skipped PSNs " << s.jumpFrom << " to "
+                       << s.jumpFrom + s.jumpPackets - 1 << " count as received");
+    m_rcvExpected += s.jumpPackets;
+    m_bytesReceived += s.jumpBytes;
+    m_rcvMessageBytes += s.jumpBytes;
+    m_unackedPackets = 0; // their ACKs are skipped with them
+    m_ceUnacked = false;
+    m_nakOutstanding = false;
+    s.jumpPackets = 0;
+    s.jumpBytes = 0;
+}
+
+uint64_t
+RdmaQueuePair::OutstandingPackets() const
+{
+    uint64_t packets = m_sndNxt - m_sndUna;
+    if (m_skip && m_skip->from != m_skip->to && m_sndNxt >= m_skip->to)
+    {
+        packets -= m_skip->to - m_skip->from; // skipped, acknowledged with what precedes
+    }
+    return packets;
+}
+
+} // namespace ns3

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Steady-state fast-forward (RdmaFastForward) against the packet reference: the same
+// flows, run once packet by packet and once with the fast-forward, must finish at the
+// same times and leave the same counters; anything that would change the outcome (a new
+// flow, a pause) must end a skip. The training scenarios are compared in
+// training-fast-forward-test.cc.
+#include "test-util.h"
+
+#include "ns3/fast-forward-check.h"
+#include "ns3/rdma-fast-forward.h"
+
+#include <array>
+
+using namespace aifabric;
+
+namespace
+{
+
+/// One flow of a run: a WRITE of bytes from host src to host dst at time start.
+struct FlowSpec
+{
+    uint32_t src;
+    uint32_t dst;
+    uint64_t bytes;
+    Time start;
+};
+
+/// What a run leaves behind.
+struct Outcome
+{
+    std::vector<Time> completions;     //!< per flow: the receiver's completion
+    std::vector<uint64_t> received;    //!< per flow: bytes the receiver counted
+    std::vector<uint64_t> packetsSent; //!< per flow: the sender's data packets
+    std::vector<uint64_t> portBytes;   //!< per port (NICs, then switch ports): bytes sent
+    std::vector<uint64_t> portFrames;  //!< per port: frames sent
+    uint64_t pauses{0};
+    uint64_t ecnMarks{0};
+    uint64_t skips{0};
+    uint64_t interrupted{0};
+    uint64_t skippedBytes{0};
+    Time firstSkipEnd; //!< when the first skip ended (zero: none)
+};
+
+/**
+ * Run flows on a star of hosts at 100 Gb/s, 1 us cables, with or without the
+ * fast-forward, and destroy the simulator.
+ * \param roce the helper (congestion control and MMU set by the caller)
+ * \param hosts hosts on the switch
+ * \param flows the flows
+ * \param fastForward install an RdmaFastForward
+ * \return what the run left
+ */
+Outcome
+RunStar(RoceHelper& roce, uint32_t hosts, const std::vector<FlowSpec>& flows, bool fastForward)
+{
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.Star(hosts, DataRate("100Gbps"), MicroSeconds(1));
+    roce.AssignStreams(1);
+    Ptr<RdmaFastForward> ff;
+    Outcome out;
+    if (fastForward)
+    {
+        ff = CreateObject<RdmaFastForward>();
+        ff->Install(topo.nics, topo.switchObjects);
+        ff->TraceConnectWithoutContext(
+            "SkipEnded",
+            MakeCallback(
+                +[](Outcome* o, Time, uint64_t, bool) {
+                    if (o->firstSkipEnd.IsZero())
+                    {
+                        o->firstSkipEnd = Simulator::Now();
+                    }
+                })
+                .Bind(&out));
+    }
+    std::vector<FlowProbe> probes(flows.size());
+    for (std::size_t i = 0; i < flows.size(); ++i)
+    {
+        probes[i].Attach(RoceHelper::Connect(topo.nics[flows[i].src], topo.nics[flows[i].dst]));
+        Simulator::Schedule(flows[i].start,
+                            &RdmaQueuePair::PostWrite,
+                            probes[i].sender,
+                            flows[i].bytes);
+    }
+    Simulator::Run();
+    for (const FlowProbe& p : probes)
+    {
+        out.completions.push_back(p.LastReceive());
+        out.received.push_back(p.receiver->GetBytesReceived());
+        out.packetsSent.push_back(p.sender->GetPacketsSent());
+    }
+    auto port = [&out](Ptr<RoceNetDevice> d) {
+        out.portBytes.push_back(d->GetTxBytes());
+        out.portFrames.push_back(d->GetTxFrames());
+    };
+    for (const Ptr<RdmaNic>& nic : topo.nics)
+    {
+        port(nic->GetDevice());
+    }
+    for (const Ptr<RoceSwitch>& sw : topo.switchObjects)
+    {
+        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            port(sw->GetPort(p));
+        }
+        out.ecnMarks += sw->GetEcnMarks();
+    }
+    out.pauses = TotalPauses(topo);
+    if (ff)
+    {
+        out.skips = ff->GetSkips();
+        out.interrupted = ff->GetInterruptedSkips();
+        out.skippedBytes = ff->GetSkippedPayloadBytes();
+    }
+    Simulator::Destroy();
+    return out;
+}
+
+/// \return |a - b| / b
+double
+Relative(Time a, Time b)
+{
+    return std::abs((a - b).GetSeconds()) / b.GetSeconds();
+}
+
+class FastForward : public NsTest
+{
+};
+
+} // namespace
+
+// Two flows on disjoint paths at line rate (DCQCN, no congestion): nearly all of their
+// packets are skipped, and each finishes within 10 ns of the packet reference (one
+// rounding of the port's sub-nanosecond carry per skip); both ends count every byte.
+TEST_F(FastForward, DisjointFlowsMatchThePacketReference)
+{
+    const std::vector<FlowSpec> flows = {{0, 1, 8 << 20, Seconds(0)},
+                                         {2, 3, 16 << 20, MicroSeconds(3)}};
+    RoceHelper a;
+    const Outcome ref = RunStar(a, 4, flows, false);
+    RoceHelper b;
+    const Outcome ff = RunStar(b, 4, flows, true);
+    ASSERT_EQ(ref.completions.size(), 2u);
+    for (std::size_t i = 0; i < flows.size(); ++i)
+    {
+        EXPECT_EQ(ff.received[i], flows[i].bytes);
+        EXPECT_EQ(ff.received[i], ref.received[i]);
+        EXPECT_EQ(ff.packetsSent[i], ref.packetsSent[i]);
+        EXPECT_LE(std::abs((ff.completions[i] - ref.completions[i]).GetNanoSeconds()), 10)
+            << "flow " << i << ": " << ff.completions[i] << " vs " << ref.completions[i];
+    }
+    const double skipped = static_cast<double>(ff.skippedBytes) / (24 << 20);
+    std::cout << "[ measured ] " << ff.skips << " skips, " << 100 * skipped
+              << " % of the bytes skipped; completions " << ff.completions[0] << " / "
+              << ff.completions[1] << " (reference " << ref.completions[0] << " / "
+              << ref.completions[1] << ")\n";
+    EXPECT_GT(skipped, 0.9);
+    EXPECT_GE(ff.skips, 2u); // the second flow's tail runs after the first flow ends
+    EXPECT_EQ(ff.interrupted, 0u);
+    EXPECT_EQ(ref.ecnMarks + ref.pauses, 0u);
+}
+
+// Every port counts the skipped frames: the data frames exactly, the ACKs by the
+// receiver's rule (every AckInterval packets, or sooner at a slow pace).
+TEST_F(FastForward, PortsCountTheSkippedFrames)
+{
+    const std::vector<FlowSpec> flows = {{0, 1, 32 << 20, Seconds(0)}};
+    RoceHelper a;
+    const Outcome ref = RunStar(a, 2, flows, false);
+    RoceHelper b;
+    const Outcome ff = RunStar(b, 2, flows, true);
+    ASSERT_EQ(ref.portBytes.size(), ff.portBytes.size());
+    // Ports: NIC 0 (data), NIC 1 (ACKs), switch port 0 (ACKs to host 0), port 1 (data).
+    EXPECT_EQ(ff.portFrames[0], ref.portFrames[0]);
+    EXPECT_EQ(ff.portBytes[0], ref.portBytes[0]);
+    EXPECT_EQ(ff.portFrames[3], ref.portFrames[3]);
+    EXPECT_EQ(ff.portBytes[3], ref.portBytes[3]);
+    for (uint32_t p : {1u, 2u})
+    {
+        EXPECT_NEAR(static_cast<double>(ff.portFrames[p]),
+                    static_cast<double>(ref.portFrames[p]),
+                    1 + 0.001 * ref.portFrames[p])
+            << "port " << p;
+    }
+    EXPECT_GT(ff.skippedBytes, 30u << 20);
+}
+
+// A flow posted in the middle of a skip by the same sender, to another host: the skip
+// ends when it is posted, the two queue pairs share the sender's port from then on, and
+// both finish within 0.1 % of the reference.
+TEST_F(FastForward, ANewFlowMidSkipEndsIt)
+{
+    const std::vector<FlowSpec> flows = {{0, 1, 32 << 20, Seconds(0)},
+                                         {0, 2, 4 << 20, MicroSeconds(1000)}};
+    RoceHelper a;
+    const Outcome ref = RunStar(a, 3, flows, false);
+    RoceHelper b;
+    const Outcome ff = RunStar(b, 3, flows, true);
+    EXPECT_GE(ff.interrupted, 1u);
+    EXPECT_EQ(ff.firstSkipEnd, MicroSeconds(1000)); // ended by the post, not by its plan
+    EXPECT_GT(ff.skippedBytes, 16u << 20); // before the post, and after it while both share
+    for (std::size_t i = 0; i < flows.size(); ++i)
+    {
+        EXPECT_EQ(ff.received[i], flows[i].bytes);
+        EXPECT_LT(Relative(ff.completions[i], ref.completions[i]), 0.001)
+            << "flow " << i << ": " << ff.completions[i] << " vs " << ref.completions[i];
+    }
+    std::cout << "[ measured ] completions " << ff.completions[0] << " / " << ff.completions[1]
+              << " (reference " << ref.completions[0] << " / " << ref.completions[1] << "), "
+              << ff.skips << " skips, " << ff.skippedBytes << " B skipped\n";
+}
+
+// A second sender into the same receiver, mid-skip, under DCQCN: the skip ends, and the
+// incast (ECN marks, CNPs, rate cuts and the slow recovery) is simulated packet by packet.
+// One run of that incast is chaotic: which packets RED marks decides how deep the cuts go,
+// and the reference's own completion of the long flow ranges from 3.3 to 6.5 ms over seeds
+// 1 to 5. So the comparison is over seeds: the fast-forwarded runs' mean completions lie
+// within 10 % (long flow) and 5 % (short flow) of the reference's.
+TEST_F(FastForward, AnIncastMidSkipMatchesTheReferenceOverSeeds)
+{
+    const std::vector<FlowSpec> flows = {{0, 1, 32 << 20, Seconds(0)},
+                                         {2, 1, 4 << 20, MicroSeconds(1000)}};
+    const uint32_t seeds = 16;
+    std::array<double, 2> refMean{};
+    std::array<double, 2> ffMean{};
+    uint64_t interrupted = 0;
+    uint64_t marks = 0;
+    for (uint32_t run = 1; run <= seeds; ++run)
+    {
+        RngSeedManager::SetRun(run);
+        RoceHelper a;
+        const Outcome ref = RunStar(a, 3, flows, false);
+        RoceHelper b;
+        const Outcome ff = RunStar(b, 3, flows, true);
+        for (std::size_t i = 0; i < 2; ++i)
+        {
+            EXPECT_EQ(ff.received[i], flows[i].bytes);
+            refMean[i] += ref.completions[i].GetSeconds() / seeds;
+            ffMean[i] += ff.completions[i].GetSeconds() / seeds;
+        }
+        interrupted += ff.interrupted;
+        marks += ff.ecnMarks;
+    }
+    EXPECT_GE(interrupted, seeds);
+    EXPECT_GT(marks, 0u);
+    EXPECT_NEAR(ffMean[0], refMean[0], 0.10 * refMean[0]);
+    EXPECT_NEAR(ffMean[1], refMean[1], 0.05 * refMean[1]);
+    std::cout << "[ measured ] mean completions over " << seeds << " seeds: " << ffMean[0] * 1e3
+              << " / " << ffMean[1] * 1e3 << " ms (reference " << refMean[0] * 1e3 << " / "
+              << refMean[1] * 1e3 << " ms)\n";
+}
+
+// Without congestion control a second sender into the same port fills the switch buffer
+// until PFC pauses the senders. Posted mid-skip, it ends the skip, and the pauses that
+// follow happen as in the reference: completions within 0.5 %. The number of XOFF frames
+// depends on the phase of the refreshes (the reference itself sends 103, or 130 when the
+// second flow starts 100 ns later), so it is held to half to one and a half times.
+TEST_F(FastForward, APauseThatWouldHaveStartedStillStarts)
+{
+    const std::vector<FlowSpec> flows = {{0, 2, 16 << 20, Seconds(0)},
+                                         {1, 2, 2 << 20, MicroSeconds(500)}};
+    auto setUp = [](RoceHelper& roce) {
+        roce.SetCongestionControl("ns3::NoCongestionControl");
+        roce.SetMmuAttribute("BufferSize", UintegerValue(1 << 20));
+    };
+    RoceHelper a;
+    setUp(a);
+    const Outcome ref = RunStar(a, 3, flows, false);
+    RoceHelper b;
+    setUp(b);
+    const Outcome ff = RunStar(b, 3, flows, true);
+    ASSERT_GT(ref.pauses, 0u);
+    EXPECT_GE(ff.interrupted, 1u);
+    EXPECT_EQ(ff.firstSkipEnd, MicroSeconds(500));
+    EXPECT_NEAR(static_cast<double>(ff.pauses), static_cast<double>(ref.pauses), 0.5 * ref.pauses);
+    for (std::size_t i = 0; i < flows.size(); ++i)
+    {
+        EXPECT_EQ(ff.received[i], flows[i].bytes);
+        EXPECT_LT(Relative(ff.completions[i], ref.completions[i]), 0.005)
+            << "flow " << i << ": " << ff.completions[i] << " vs " << ref.completions[i];
+    }
+    std::cout << "[ measured ] pauses " << ff.pauses << " (reference " << ref.pauses
+              << "), completions " << ff.completions[0] << " / " << ff.completions[1]
+              << " (reference " << ref.completions[0] << " / " << ref.completions[1] << ")\n";
+}
+
+// A congestion control that cannot promise a steady rate is never skipped.
+TEST_F(FastForward, OnlySteadyCongestionControlsAreSkipped)
+{
+    const std::vector<FlowSpec> flows = {{0, 1, 8 << 20, Seconds(0)}};
+    for (const char* cc : {"ns3::RoceDctcp", "ns3::RoceHpcc", "ns3::RoceTimely", "ns3::RoceSwift"})
+    {
+        RoceHelper roce;
+        roce.SetCongestionControl(cc);
+        const Outcome ff = RunStar(roce, 2, flows, true);
+        EXPECT_EQ(ff.skips, 0u) << cc;
+        EXPECT_EQ(ff.received[0], flows[0].bytes) << cc;
+    }
+    RoceHelper none;
+    none.SetCongestionControl("ns3::NoCongestionControl");
+    EXPECT_GT(RunStar(none, 2, flows, true).skips, 0u);
+}
+
+// The comparison behind --fast-forward=check fails on a figure outside its bound.
+TEST_F(FastForward, TheCheckFailsOutsideTheBounds)
+{
+    FastForwardFigures ref;
+    ref.iterations = {MilliSeconds(100)};
+    ref.collectives = {{"all-reduce dp", 1e-3}};
+    FastForwardFigures same = ref;
+    std::ostringstream table;
+    std::string failure;
+    EXPECT_TRUE(FastForwardFigures::Compare(ref, same, table, &failure));
+    FastForwardFigures slowIteration = ref;
+    slowIteration.iterations = {MicroSeconds(101100)}; // 1.1 %
+    EXPECT_FALSE(FastForwardFigures::Compare(ref, slowIteration, table, &failure));
+    EXPECT_NE(failure.find("iteration 0"), std::string::npos) << failure;
+    FastForwardFigures slowCollective = ref;
+    slowCollective.collectives = {{"all-reduce dp", 1.021e-3}}; // 2.1 %
+    EXPECT_FALSE(FastForwardFigures::Compare(ref, slowCollective, table, &failure));
+    EXPECT_NE(failure.find("all-reduce dp"), std::string::npos) << failure;
+    FastForwardFigures withinBounds = ref;
+    withinBounds.iterations = {MicroSeconds(100900)};
+    withinBounds.collectives = {{"all-reduce dp", 1.019e-3}};
+    EXPECT_TRUE(FastForwardFigures::Compare(ref, withinBounds, table, &failure)) << failure;
+}

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Every shipped scenario (and the built-in default), run at reduced size with and without
+// the steady-state fast-forward: the iteration within 1 % and every collective's mean time
+// within 2 % of the packet reference (FastForwardFigures::Compare, the bounds of
+// --fast-forward=check), with a share of the bytes really skipped, so that the comparison
+// means something. Reduced size: each scenario's cluster, fabric and parallelism, with a
+// generated model of the same shape, a few layers deep and narrower.
+#include "test-util.h"
+
+#include "ns3/fast-forward-check.h"
+#include "ns3/training-simulation.h"
+#include "ns3/transformer-trace-generator.h"
+
+#include <sstream>
+
+using namespace aifabric;
+
+namespace
+{
+
+/// A shipped scenario and the reduced model it runs here.
+struct Reduced
+{
+    const char* scenario;    //!< file in traces/scenarios ("" for the built-in default)
+    const char* model;       //!< generator model (JSON)
+    double minSkipped;       //!< share of the RDMA bytes that must have been skipped
+};
+
+/// Run the scenario once, \return its figures.
+FastForwardFigures
+RunOnce(TrainingScenario scenario, const std::string& mode)
+{
+    scenario.fastForward = mode;
+    scenario.plots = false;
+    TrainingSimulation sim(scenario);
+    std::string error;
+    EXPECT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
+    sim.Run(false);
+    EXPECT_TRUE(sim.GetRunner()->IsFinished());
+    FastForwardFigures figures = FastForwardFigures::Of(sim);
+    Simulator::Destroy();
+    return figures;
+}
+
+class TrainingFastForward : public NsTest, public ::testing::WithParamInterface<Reduced>
+{
+};
+
+} // namespace
+
+TEST_P(TrainingFastForward, MatchesThePacketReference)
+{
+    const Reduced& r = GetParam();
+    TrainingScenario scenario = TrainingScenario::Default(AI_FABRIC_SOURCE_DIR "/traces");
+    std::string error;
+    if (*r.scenario)
+    {
+        ASSERT_TRUE(TrainingScenario::Read(
+            std::string(AI_FABRIC_SOURCE_DIR "/traces/scenarios/") + r.scenario,
+            scenario,
+            &error))
+            << error;
+    }
+    TransformerConfig model;
+    ASSERT_TRUE(TransformerTraceGenerator::ParseConfig(r.model, "reduced model", model, &error))
+        << error;
+    scenario.traceFormat = "generator";
+    scenario.generator = model;
+    scenario.traceFile.clear();
+
+    const FastForwardFigures reference = RunOnce(scenario, "off");
+    const FastForwardFigures fast = RunOnce(scenario, "on");
+    std::ostringstream table;
+    std::string failure;
+    EXPECT_TRUE(FastForwardFigures::Compare(reference, fast, table, &failure))
+        << failure << "\n"
+        << table.str();
+    EXPECT_GE(fast.skippedFraction, r.minSkipped) << table.str();
+    std::cout << "[ measured ] " << (*r.scenario ? r.scenario : "default") << ": "
+              << 100 * fast.skippedFraction << " % of the RDMA bytes skipped\n"
+              << table.str();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ShippedScenarios,
+    TrainingFastForward,
+    ::testing::Values(
+        // GPT-3 1.3B TP 8 x DP 2 on 2 x 8 H100
+        Reduced{"",
+                R"({"layers": 2, "hidden": 2048, "heads": 16, "seqLength": 1024,
+                    "vocab": 32000, "tp": 8, "dp": 2, "globalBatch": 4})",
+                0.5},
+        Reduced{"gpt3-13b-2x8-h100.json",
+                R"({"layers": 2, "hidden": 5120, "heads": 40, "seqLength": 1024,
+                    "vocab": 32000, "tp": 8, "dp": 2, "globalBatch": 4})",
+                0.5},
+        Reduced{"gpt3-175b-8x8-h100.json",
+                R"({"layers": 8, "hidden": 4096, "heads": 32, "seqLength": 1024,
+                    "vocab": 32000, "tp": 8, "pp": 8, "globalBatch": 8})",
+                0.3},
+        Reduced{"llama-70b-4x8-h100.json",
+                R"({"layers": 4, "hidden": 4096, "heads": 32, "kvHeads": 8,
+                    "ffnHidden": 14336, "gatedMlp": true, "seqLength": 1024, "vocab": 32000,
+                    "tp": 8, "pp": 4, "globalBatch": 4})",
+                0.3},
+        Reduced{"mixtral-8x7b-2x8-h100.json",
+                R"({"layers": 2, "hidden": 2048, "heads": 16, "kvHeads": 8,
+                    "ffnHidden": 7168, "gatedMlp": true, "seqLength": 1024, "vocab": 32000,
+                    "experts": 8, "topK": 2, "ep": 8, "dp": 16, "globalBatch": 16})",
+                0.1},
+        Reduced{"resnet50-2x8-a100.json",
+                R"({"kind": "cnn", "cnnParameters": 25557032, "cnnFlopsPerSample": 12.3e9,
+                    "dp": 16, "globalBatch": 256})",
+                0.0}, // its inter-server messages end before a window and a skip fit
+        Reduced{"moe-ep16-spine-2to1.json",
+                R"({"layers": 2, "hidden": 2048, "heads": 16, "kvHeads": 8,
+                    "ffnHidden": 7168, "gatedMlp": true, "seqLength": 2048, "vocab": 32000,
+                    "experts": 16, "topK": 2, "ep": 16, "dp": 16, "zeroStage": 1,
+                    "globalBatch": 16})",
+                0.0})); // an incast through a 2:1 spine: ECN marks and CNPs, nothing steady
