@@ -250,7 +250,6 @@ FastForwardJson(const TrainingSimulation& sim)
         j["skipped_packets"] = ff->GetSkippedPackets();
         j["skips"] = ff->GetSkips();
         j["interrupted_skips"] = ff->GetInterruptedSkips();
-        j["skipped_s"] = ff->GetSkippedTime().GetSeconds();
     }
     return j;
 }

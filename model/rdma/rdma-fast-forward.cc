@@ -80,11 +80,16 @@ void
 RdmaFastForward::DoDispose()
 {
     NS_LOG_FUNCTION(this);
-    m_endEvent.Cancel();
-    m_retryEvent.Cancel();
-    m_skipped.clear();
-    m_active.clear();
-    m_activeIndex.clear();
+    for (auto& [id, skip] : m_skips)
+    {
+        skip.end.Cancel();
+    }
+    m_skips.clear();
+    m_rerouteEvent.Cancel();
+    m_watched.clear();
+    m_order.clear();
+    m_users.clear();
+    m_pending.clear();
     Object::DoDispose();
 }
 
@@ -101,9 +106,6 @@ RdmaFastForward::Install(const std::vector<Ptr<RdmaNic>>& nics,
     }
     for (const Ptr<RoceSwitch>& sw : switches)
     {
-        sw->TraceConnectWithoutContext("Drop", MakeCallback(&RdmaFastForward::OnDrop, this));
-        sw->TraceConnectWithoutContext("EcnMark",
-                                       MakeCallback(&RdmaFastForward::OnFrameLost, this));
         for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
         {
             ports.push_back(sw->GetPort(p));
@@ -111,13 +113,12 @@ RdmaFastForward::Install(const std::vector<Ptr<RdmaNic>>& nics,
     }
     for (const Ptr<RoceNetDevice>& port : ports)
     {
-        port->TraceConnectWithoutContext("PfcReceived",
-                                         MakeCallback(&RdmaFastForward::OnPfc, this));
-        port->TraceConnectWithoutContext("PhyRxDrop",
-                                         MakeCallback(&RdmaFastForward::OnFrameLost, this));
+        port->TraceConnectWithoutContext(
+            "PfcReceived",
+            MakeCallback(&RdmaFastForward::OnPfc, this).Bind(Ptr<const RoceNetDevice>(port)));
         port->AddLinkChangeCallback(MakeCallback(&RdmaFastForward::Disturb, this));
     }
-    m_quietSince = Simulator::Now();
+    m_quietSince = Simulator::Now() - m_window;
 }
 
 Time
@@ -130,7 +131,7 @@ uint64_t
 RdmaFastForward::GetSkips() const
 {
     NS_LOG_FUNCTION(this);
-    return m_skips;
+    return m_nSkips;
 }
 
 uint64_t
@@ -154,76 +155,156 @@ RdmaFastForward::GetSkippedPayloadBytes() const
     return m_skippedBytes;
 }
 
-Time
-RdmaFastForward::GetSkippedTime() const
+void
+RdmaFastForward::Register(RdmaQueuePair* qp)
 {
-    NS_LOG_FUNCTION(this);
-    return m_skippedTime;
+    Watched& w = m_watched[qp];
+    w.order = m_order.size();
+    m_order.push_back(qp);
+    const Ptr<RdmaQueuePair> peer = qp->GetPeerQueuePair();
+    w.routed = peer && TracePath(qp, w.dataPath) && TracePath(PeekPointer(peer), w.ackPath);
+    if (!w.routed)
+    {
+        NS_LOG_LOGIC("QP " << qp->GetQpn() << ": no path known: no skip while it is active");
+        w.dataPath.clear();
+        w.ackPath.clear();
+        ++m_unrouted;
+        return;
+    }
+    for (const auto* path : {&w.dataPath, &w.ackPath})
+    {
+        for (const Ptr<RoceNetDevice>& port : *path)
+        {
+            std::vector<RdmaQueuePair*>& users = m_users[PeekPointer(port)];
+            if (users.empty() || users.back() != qp)
+            {
+                users.push_back(qp);
+            }
+        }
+    }
+}
+
+void
+RdmaFastForward::Unregister(RdmaQueuePair* qp)
+{
+    auto it = m_watched.find(qp);
+    Watched& w = it->second;
+    for (const auto* path : {&w.dataPath, &w.ackPath})
+    {
+        for (const Ptr<RoceNetDevice>& port : *path)
+        {
+            std::vector<RdmaQueuePair*>& users = m_users[PeekPointer(port)];
+            users.erase(std::remove(users.begin(), users.end(), qp), users.end());
+        }
+    }
+    if (!w.routed)
+    {
+        --m_unrouted;
+    }
+    const std::size_t index = w.order;
+    if (index + 1 != m_order.size())
+    {
+        m_order[index] = m_order.back();
+        m_watched[m_order[index]].order = index;
+    }
+    m_order.pop_back();
+    m_watched.erase(it);
+}
+
+void
+RdmaFastForward::ResetSharers(const RdmaQueuePair* qp)
+{
+    // One more or one less queue pair on a port changes the pace of the others there.
+    const Watched& w = m_watched.at(const_cast<RdmaQueuePair*>(qp));
+    for (const auto* path : {&w.dataPath, &w.ackPath})
+    {
+        for (const Ptr<RoceNetDevice>& port : *path)
+        {
+            for (RdmaQueuePair* other : m_users[PeekPointer(port)])
+            {
+                if (other != qp)
+                {
+                    other->ResetSteadiness();
+                }
+            }
+        }
+    }
+}
+
+void
+RdmaFastForward::EndSkipsOnPorts(const RdmaQueuePair* qp)
+{
+    const Watched& w = m_watched.at(const_cast<RdmaQueuePair*>(qp));
+    std::vector<uint64_t> ids;
+    for (const auto* path : {&w.dataPath, &w.ackPath})
+    {
+        for (const Ptr<RoceNetDevice>& port : *path)
+        {
+            for (RdmaQueuePair* other : m_users[PeekPointer(port)])
+            {
+                const uint64_t id = m_watched.at(other).skip;
+                if (other != qp && id != 0 &&
+                    std::find(ids.begin(), ids.end(), id) == ids.end())
+                {
+                    ids.push_back(id);
+                }
+            }
+        }
+    }
+    for (uint64_t id : ids)
+    {
+        NS_LOG_LOGIC("QP " << qp->GetQpn() << " starts over the ports of skip " << id
+                           << ": it ends");
+        End(id, true);
+    }
 }
 
 void
 RdmaFastForward::NotifyActive(RdmaQueuePair* qp)
 {
     NS_LOG_FUNCTION(this << qp);
-    if (!m_skipped.empty())
+    if (m_watched.count(qp))
     {
-        NS_LOG_LOGIC("QP " << qp->GetQpn() << " posted data: the skip ends");
-        End(true);
+        // More data for a queue pair already sending: its pace does not change (a skipped
+        // one keeps its plan, which ends before the message it is in).
+        return;
     }
-    if (m_activeIndex.emplace(qp, m_active.size()).second)
+    Register(qp);
+    if (m_unrouted > 0)
     {
-        m_active.push_back(qp);
-        ResetPortSharers(qp);
+        // Where it goes is unknown: it may cross any skip.
+        while (!m_skips.empty())
+        {
+            End(m_skips.begin()->first, true);
+        }
+        return;
     }
+    EndSkipsOnPorts(qp);
+    ResetSharers(qp);
 }
 
 void
 RdmaFastForward::NotifyIdle(RdmaQueuePair* qp)
 {
     NS_LOG_FUNCTION(this << qp);
-    auto it = m_activeIndex.find(qp);
-    if (it == m_activeIndex.end())
+    auto it = m_watched.find(qp);
+    if (it == m_watched.end())
     {
         return;
     }
-    const std::size_t index = it->second;
-    m_activeIndex.erase(it);
-    if (index + 1 != m_active.size())
+    if (it->second.skip != 0)
     {
-        m_active[index] = m_active.back();
-        m_activeIndex[m_active[index]] = index;
+        End(it->second.skip, true);
     }
-    m_active.pop_back();
-    ResetPortSharers(qp);
-    ScheduleTry(); // the others may all be steady
-}
-
-void
-RdmaFastForward::ResetPortSharers(const RdmaQueuePair* qp)
-{
-    // The NIC serves its queue pairs in turn: one more or one less changes their pace.
-    const Ptr<RdmaNic> nic = qp->GetNic();
-    for (RdmaQueuePair* other : m_active)
-    {
-        if (other != qp && other->GetNic() == nic)
-        {
-            other->ResetSteadiness();
-        }
-    }
+    ResetSharers(qp);
+    Unregister(qp);
 }
 
 void
 RdmaFastForward::NotifyGone(RdmaQueuePair* qp)
 {
     NS_LOG_FUNCTION(this << qp);
-    for (Skipped& s : m_skipped)
-    {
-        if (s.qp == qp)
-        {
-            End(true);
-            break;
-        }
-    }
+    m_pending.erase(std::remove(m_pending.begin(), m_pending.end(), qp), m_pending.end());
     NotifyIdle(qp);
 }
 
@@ -231,176 +312,239 @@ void
 RdmaFastForward::NotifySteady(RdmaQueuePair* qp, bool steady)
 {
     NS_LOG_FUNCTION(this << qp << steady);
-    if (!m_activeIndex.count(qp))
+    auto it = m_watched.find(qp);
+    if (it == m_watched.end())
     {
         return; // it counts once it posts
     }
+    it->second.steady = steady;
     if (steady)
     {
-        ++m_steady;
-        ScheduleTry();
+        ScheduleTry(qp);
     }
-    else
+}
+
+void
+RdmaFastForward::OnPfc(Ptr<const RoceNetDevice> port, uint8_t /* priority */, uint16_t /* quanta */)
+{
+    m_lastPfc[PeekPointer(port)] = Simulator::Now();
+    auto it = m_users.find(PeekPointer(port));
+    if (it == m_users.end())
     {
-        NS_ASSERT(m_steady > 0);
-        --m_steady;
+        return;
     }
-}
-
-void
-RdmaFastForward::OnPfc(uint8_t /* priority */, uint16_t /* quanta */)
-{
-    Disturb();
-}
-
-void
-RdmaFastForward::OnFrameLost(Ptr<const Packet> /* packet */)
-{
-    Disturb();
-}
-
-void
-RdmaFastForward::OnDrop(Ptr<const Packet> /* packet */, uint32_t /* reason */)
-{
-    Disturb();
+    for (RdmaQueuePair* qp : std::vector<RdmaQueuePair*>(it->second))
+    {
+        auto w = m_watched.find(qp);
+        if (w != m_watched.end() && w->second.skip != 0)
+        {
+            NS_LOG_LOGIC("PFC on a port of skip " << w->second.skip << ": it ends");
+            End(w->second.skip, true);
+        }
+    }
 }
 
 void
 RdmaFastForward::Disturb()
 {
     NS_LOG_FUNCTION(this);
+    NS_LOG_LOGIC("a link changed: every skip ends, routes are traced again in "
+                 << m_window.As(Time::US));
     m_quietSince = Simulator::Now();
-    if (!m_skipped.empty())
+    while (!m_skips.empty())
     {
-        NS_LOG_LOGIC("a pause, mark, drop or link change: the skip ends");
-        End(true);
+        End(m_skips.begin()->first, true);
     }
+    m_rerouteEvent.Cancel();
+    m_rerouteEvent = Simulator::Schedule(m_window, &RdmaFastForward::Reroute, this);
 }
 
 void
-RdmaFastForward::ScheduleTry()
-{
-    if (!m_tryPending && m_skipped.empty() && !m_active.empty() && m_steady >= m_active.size())
-    {
-        m_tryPending = true;
-        Simulator::ScheduleNow(&RdmaFastForward::TryStart, this);
-    }
-}
-
-void
-RdmaFastForward::TryStart()
+RdmaFastForward::Reroute()
 {
     NS_LOG_FUNCTION(this);
-    m_tryPending = false;
-    if (!m_skipped.empty() || m_active.empty() || m_steady < m_active.size())
+    const std::vector<RdmaQueuePair*> order = m_order;
+    std::vector<bool> steady;
+    for (RdmaQueuePair* qp : order)
     {
-        return;
+        steady.push_back(m_watched.at(qp).steady);
+        Unregister(qp);
     }
-    const Time now = Simulator::Now();
-    if (now - m_quietSince < m_window)
+    for (std::size_t i = 0; i < order.size(); ++i)
     {
-        NS_LOG_LOGIC("all " << m_active.size() << " queue pairs steady, the fabric quiet only since "
-                            << m_quietSince.As(Time::US));
-        if (m_retryEvent.IsExpired())
+        Register(order[i]);
+        m_watched.at(order[i]).steady = steady[i];
+        if (steady[i])
         {
-            m_retryEvent = Simulator::Schedule(m_quietSince + m_window - now,
-                                               &RdmaFastForward::TryStart,
-                                               this);
+            ScheduleTry(order[i]);
         }
+    }
+}
+
+void
+RdmaFastForward::ScheduleTry(RdmaQueuePair* qp)
+{
+    m_pending.push_back(qp);
+    if (!m_tryScheduled)
+    {
+        m_tryScheduled = true;
+        Simulator::ScheduleNow(&RdmaFastForward::TryPending, this);
+    }
+}
+
+void
+RdmaFastForward::TryPending()
+{
+    m_tryScheduled = false;
+    std::vector<RdmaQueuePair*> pending;
+    pending.swap(m_pending);
+    std::unordered_map<RdmaQueuePair*, bool> visited;
+    for (RdmaQueuePair* qp : pending)
+    {
+        if (m_watched.count(qp) && !visited[qp])
+        {
+            TryStart(qp, visited);
+        }
+    }
+}
+
+void
+RdmaFastForward::TryStart(RdmaQueuePair* qp, std::unordered_map<RdmaQueuePair*, bool>& visited)
+{
+    NS_LOG_FUNCTION(this << qp);
+    const Time now = Simulator::Now();
+    if (m_unrouted > 0 || now - m_quietSince < m_window)
+    {
+        return; // Reroute tries again
+    }
+    // The group: every watched queue pair reachable over shared ports.
+    std::vector<RdmaQueuePair*> members{qp};
+    visited[qp] = true;
+    std::unordered_map<const RoceNetDevice*, bool> seenPorts;
+    bool paused = false;
+    for (std::size_t i = 0; i < members.size(); ++i)
+    {
+        const Watched& w = m_watched.at(members[i]);
+        for (const auto* path : {&w.dataPath, &w.ackPath})
+        {
+            for (const Ptr<RoceNetDevice>& port : *path)
+            {
+                if (seenPorts[PeekPointer(port)])
+                {
+                    continue;
+                }
+                seenPorts[PeekPointer(port)] = true;
+                auto pfc = m_lastPfc.find(PeekPointer(port));
+                paused = paused || (pfc != m_lastPfc.end() && now - pfc->second < m_window);
+                for (RdmaQueuePair* other : m_users[PeekPointer(port)])
+                {
+                    if (!visited[other])
+                    {
+                        visited[other] = true;
+                        members.push_back(other);
+                    }
+                }
+            }
+        }
+    }
+    if (paused)
+    {
+        NS_LOG_LOGIC("group of QP " << qp->GetQpn() << ": a port was paused lately: no skip");
         return;
     }
-    std::vector<Skipped> skip;
-    skip.reserve(m_active.size());
     Time end = Time::Max();
-    for (RdmaQueuePair* qp : m_active)
+    for (RdmaQueuePair* m : members)
     {
-        Skipped s{qp, RoceSkippedFrames(), {}, {}};
-        if (!qp->IsSteady(now) || !qp->PlanSkip(m_endPackets, s.plan))
+        Watched& w = m_watched.at(m);
+        if (!w.steady || w.skip != 0 || !m->IsSteady(now) || !m->PlanSkip(m_endPackets, w.plan))
         {
-            NS_LOG_LOGIC("QP " << qp->GetQpn() << " is not steady now, or near its end: no skip");
+            NS_LOG_LOGIC("group of QP " << qp->GetQpn() << " (" << members.size()
+                                        << " queue pairs): QP " << m->GetQpn()
+                                        << " is not steady, or near its end: no skip");
             return;
         }
-        end = std::min(end, s.plan.StartOf(s.plan.maxFrames));
-        skip.push_back(std::move(s));
+        end = std::min(end, w.plan.StartOf(w.plan.maxFrames));
     }
     if (end - now < m_minSkip)
     {
-        NS_LOG_LOGIC("a skip would end at " << end.As(Time::US) << ": too short");
+        NS_LOG_LOGIC("group of QP " << qp->GetQpn() << ": a skip would end at "
+                                    << end.As(Time::US) << ": too short");
         return;
     }
-    for (Skipped& s : skip)
+    const uint64_t id = m_nextSkip++;
+    for (RdmaQueuePair* m : members)
     {
-        if (!TracePath(s.qp, s.dataPath) || !TracePath(PeekPointer(s.qp->GetPeerQueuePair()), s.ackPath))
-        {
-            NS_LOG_LOGIC("QP " << s.qp->GetQpn() << ": no path: no skip");
-            return;
-        }
-    }
-    for (Skipped& s : skip)
-    {
-        s.qp->BeginSkip();
+        Watched& w = m_watched.at(m);
+        w.skip = id;
+        m->BeginSkip();
         // The data on its way, then one ACK every AckEvery packets on the way back; each
         // port sees a stream later than the one before (cable, store and forward).
-        RoceSkippedFrames here = s.plan;
-        for (const Ptr<RoceNetDevice>& port : s.dataPath)
+        RoceSkippedFrames here = w.plan;
+        for (const Ptr<RoceNetDevice>& port : w.dataPath)
         {
             port->AddSkippedFrames(here);
             here.delay += HopDelay(port, here.frameBytes);
         }
-        const uint64_t every = AckEvery(PeekPointer(s.qp->GetPeerQueuePair()->GetNic()),
-                                        s.plan.periodPs);
-        here.periodPs = s.plan.periodPs * static_cast<double>(every);
+        const uint64_t every =
+            AckEvery(PeekPointer(m->GetPeerQueuePair()->GetNic()), w.plan.periodPs);
+        here.periodPs = w.plan.periodPs * static_cast<double>(every);
         here.frameBytes = ACK_FRAME_BYTES;
-        here.maxFrames = s.plan.maxFrames / every;
-        for (const Ptr<RoceNetDevice>& port : s.ackPath)
+        here.maxFrames = w.plan.maxFrames / every;
+        for (const Ptr<RoceNetDevice>& port : w.ackPath)
         {
             port->AddSkippedFrames(here);
             here.delay += HopDelay(port, here.frameBytes);
         }
     }
-    NS_LOG_INFO("skip of " << skip.size() << " queue pairs from " << now.As(Time::US) << " to "
-                           << end.As(Time::US));
-    m_skipped = std::move(skip);
-    m_skipStart = now;
-    ++m_skips;
-    m_endEvent = Simulator::Schedule(end - now, &RdmaFastForward::End, this, false);
-    m_skipStartedTrace(static_cast<uint32_t>(m_skipped.size()), end);
+    NS_LOG_INFO("skip " << id << " of " << members.size() << " queue pairs from "
+                        << now.As(Time::US) << " to " << end.As(Time::US));
+    Skip& skip = m_skips[id];
+    skip.members = std::move(members);
+    skip.start = now;
+    skip.end = Simulator::Schedule(end - now, &RdmaFastForward::End, this, id, false);
+    ++m_nSkips;
+    m_skipStartedTrace(static_cast<uint32_t>(skip.members.size()), end);
 }
 
 void
-RdmaFastForward::End(bool interrupted)
+RdmaFastForward::End(uint64_t id, bool interrupted)
 {
-    NS_LOG_FUNCTION(this << interrupted);
-    const Time now = Simulator::Now();
-    m_endEvent.Cancel();
-    // Out of m_skipped first: ending a queue pair's skip may make its NIC send at once.
-    std::vector<Skipped> skipped;
-    skipped.swap(m_skipped);
-    uint64_t packets = 0;
-    for (Skipped& s : skipped)
+    NS_LOG_FUNCTION(this << id << interrupted);
+    auto it = m_skips.find(id);
+    if (it == m_skips.end())
     {
-        const uint64_t k = s.plan.FramesBy(now);
-        const Ptr<RdmaNic> nic = s.qp->GetNic();
-        for (const Ptr<RoceNetDevice>& port : s.dataPath)
+        return;
+    }
+    // Out of the map first: ending a queue pair's skip may make its NIC send at once.
+    Skip skip = std::move(it->second);
+    m_skips.erase(it);
+    skip.end.Cancel();
+    const Time now = Simulator::Now();
+    uint64_t packets = 0;
+    for (RdmaQueuePair* m : skip.members)
+    {
+        Watched& w = m_watched.at(m);
+        const uint64_t k = w.plan.FramesBy(now);
+        const Ptr<RdmaNic> nic = m->GetNic();
+        for (const auto* path : {&w.dataPath, &w.ackPath})
         {
-            port->SettleSkippedFrames(now);
-        }
-        for (const Ptr<RoceNetDevice>& port : s.ackPath)
-        {
-            port->SettleSkippedFrames(now);
+            for (const Ptr<RoceNetDevice>& port : *path)
+            {
+                port->SettleSkippedFrames(now);
+            }
         }
         nic->CountSkippedPackets(k);
         packets += k;
         m_skippedBytes += k * nic->GetPayloadMtu();
-        s.qp->EndSkip(s.plan, k);
+        w.skip = 0;
+        m->EndSkip(w.plan, k);
     }
     m_skippedPackets += packets;
-    m_skippedTime += now - m_skipStart;
     m_interrupted += interrupted ? 1 : 0;
-    NS_LOG_INFO("skip ended at " << now.As(Time::US) << (interrupted ? " (interrupted)" : "")
-                                 << ": " << packets << " packets of " << skipped.size()
-                                 << " queue pairs");
-    m_skipEndedTrace(now - m_skipStart, packets, interrupted);
+    NS_LOG_INFO("skip " << id << " ended at " << now.As(Time::US)
+                        << (interrupted ? " (interrupted)" : "") << ": " << packets
+                        << " packets of " << skip.members.size() << " queue pairs");
+    m_skipEndedTrace(now - skip.start, packets, interrupted);
 }
 
 Time

@@ -8,6 +8,7 @@
 #include "ns3/roce-net-device.h"
 #include "ns3/traced-callback.h"
 
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -20,21 +21,26 @@ class RoceSwitch;
 
 /**
  * \ingroup ai-fabric
- * Steady-state fast-forward of the RDMA fabric: when every queue pair with data in flight
- * has sent at a constant pace, with a constant RTT and no congestion signal, for
- * SteadyWindow, and nothing in the fabric has paused, marked or dropped a frame for as
- * long, the queue pairs stop sending and their packets are counted as sent, forwarded and
+ * Steady-state fast-forward of the RDMA fabric.
+ *
+ * Queue pairs with data in flight are grouped by the ports their data and ACKs cross (two
+ * queue pairs that share a port, in either direction, are in one group, and so on
+ * transitively): a group's traffic cannot change another's. When every queue pair of a
+ * group has sent at a constant pace, with a constant RTT and no congestion signal, for
+ * SteadyWindow, and none of the group's ports has received a PFC frame for as long, the
+ * group's queue pairs stop sending and their packets are counted as sent, forwarded and
  * received, one per gap, until the first of them reaches the last EndPackets packets of
  * its message; then they send again, packet by packet, at the slot the skipped packets
- * leave them. Anything that could change the outcome ends a skip at once: a queue pair
- * posting data (a new flow), a PFC frame, an ECN mark, a drop, a link going down or up.
+ * leave them. Anything that could change a group's outcome ends its skip at once: a queue
+ * pair starting to send over one of its ports (a new flow), a PFC frame on one of its
+ * ports, a link going down or up anywhere.
  *
  * What a skip keeps as if the packets had been sent: the queue pairs' PSNs, bytes and
  * packet counts at both ends, the ports' byte and frame counters along each path (the
- * data, and one ACK per AckInterval packets back), the timing of every later packet.
- * What it does not produce: per-packet traces (MacTx, DataTx, pcap) of skipped packets.
- * Only congestion controls that say their rate is steady (RoceCongestionControl::
- * IsRateSteady: DCQCN at line rate, none) are ever skipped.
+ * data, and the ACKs back), the timing of every later packet. What it does not produce:
+ * per-packet traces (MacTx, DataTx, pcap) of skipped packets. Only congestion controls
+ * that say their rate is steady (RoceCongestionControl::IsRateSteady: DCQCN at line rate,
+ * none) are ever skipped.
  */
 class RdmaFastForward : public Object
 {
@@ -48,8 +54,8 @@ class RdmaFastForward : public Object
     ~RdmaFastForward() override;
 
     /**
-     * Watch the queue pairs of these NICs (present and future) and the fabric's ports and
-     * switches for what ends a skip.
+     * Watch the queue pairs of these NICs (present and future) and the fabric's ports for
+     * what ends a skip.
      * \param nics the NICs
      * \param switches the switches
      */
@@ -57,14 +63,13 @@ class RdmaFastForward : public Object
                  const std::vector<Ptr<RoceSwitch>>& switches);
 
     Time GetSteadyWindow() const;            //!< \return the SteadyWindow attribute
-    uint64_t GetSkips() const;               //!< \return skips started
+    uint64_t GetSkips() const;               //!< \return skips started (one per group)
     uint64_t GetInterruptedSkips() const;    //!< \return skips ended before their plan
     uint64_t GetSkippedPackets() const;      //!< \return data packets skipped
     uint64_t GetSkippedPayloadBytes() const; //!< \return their payload bytes
-    Time GetSkippedTime() const;             //!< \return simulated time spent in skips
 
     // ------------------------------------------------ called by RdmaQueuePair
-    /// \param qp posted data: it joins the watched queue pairs, and any skip ends now
+    /// \param qp posted data: it joins the watched queue pairs; skips over its ports end
     void NotifyActive(RdmaQueuePair* qp);
     /// \param qp every byte it posted is acknowledged
     void NotifyIdle(RdmaQueuePair* qp);
@@ -92,32 +97,57 @@ class RdmaFastForward : public Object
     void DoDispose() override;
 
   private:
-    /// One queue pair in a skip: its plan and the ports its data and ACKs cross.
-    struct Skipped
+    /// A watched queue pair: its ports and, while it is skipped, its skip.
+    struct Watched
     {
-        RdmaQueuePair* qp;
-        RoceSkippedFrames plan;
         std::vector<Ptr<RoceNetDevice>> dataPath; //!< sender's port first
         std::vector<Ptr<RoceNetDevice>> ackPath;  //!< receiver's port first
+        bool routed{false};                       //!< both paths traced
+        bool steady{false};                       //!< as the queue pair last said
+        uint64_t skip{0};                         //!< the skip it is in (0: none)
+        RoceSkippedFrames plan;                   //!< that skip's plan for it
+        std::size_t order{0};                     //!< its place in m_order
     };
 
-    /// Something in the fabric changed (pause, mark, drop, link): not quiet from now.
+    /// A skip under way: its queue pairs, start and planned end.
+    struct Skip
+    {
+        std::vector<RdmaQueuePair*> members;
+        Time start;
+        EventId end;
+    };
+
+    /// Something changed the whole fabric (a link): every skip ends, routes are traced anew.
     void Disturb();
-    /// \param priority PFC priority \param quanta pause quanta (trace adaptor)
-    void OnPfc(uint8_t priority, uint16_t quanta);
-    /// \param packet dropped frame (trace adaptor)
-    void OnFrameLost(Ptr<const Packet> packet);
-    /// \param packet dropped frame \param reason why (trace adaptor)
-    void OnDrop(Ptr<const Packet> packet, uint32_t reason);
-    /// \param qp joined or left the watched queue pairs: the others on its NIC restart
-    ///        their steadiness windows
-    void ResetPortSharers(const RdmaQueuePair* qp);
-    /// Schedule TryStart now (once).
-    void ScheduleTry();
-    /// Start a skip if every watched queue pair is steady and the fabric quiet.
-    void TryStart();
-    /// End the skip under way. \param interrupted ended before its plan
-    void End(bool interrupted);
+    /**
+     * A port received a PFC frame: skips over it end, none starts for SteadyWindow.
+     * \param port the port
+     * \param priority the priority (any)
+     * \param quanta the pause (any, XON included)
+     */
+    void OnPfc(Ptr<const RoceNetDevice> port, uint8_t priority, uint16_t quanta);
+    /// \param qp trace its paths and register it on their ports
+    void Register(RdmaQueuePair* qp);
+    /// Trace every watched queue pair's paths anew (after a link change), and try skips.
+    void Reroute();
+    /// \param qp leave its ports
+    void Unregister(RdmaQueuePair* qp);
+    /// \param qp restart the steadiness windows of the queue pairs sharing its ports
+    void ResetSharers(const RdmaQueuePair* qp);
+    /// \param qp end the skips of the queue pairs on its ports (not its own)
+    void EndSkipsOnPorts(const RdmaQueuePair* qp);
+    /// \param qp try a skip of its group soon (once per instant)
+    void ScheduleTry(RdmaQueuePair* qp);
+    /// Try a skip for each group with a queue pair that turned steady.
+    void TryPending();
+    /**
+     * Start a skip of qp's group if every member is steady and ready.
+     * \param qp a queue pair
+     * \param visited queue pairs already looked at in this round (they are marked)
+     */
+    void TryStart(RdmaQueuePair* qp, std::unordered_map<RdmaQueuePair*, bool>& visited);
+    /// End a skip. \param id the skip \param interrupted ended before its plan
+    void End(uint64_t id, bool interrupted);
     /**
      * The ports a queue pair's frames cross, as the switches route them.
      * \param qp the sender
@@ -142,21 +172,24 @@ class RdmaFastForward : public Object
     Time m_minSkip;        //!< MinSkip attribute
     uint32_t m_endPackets; //!< EndPackets attribute
 
-    std::vector<RdmaQueuePair*> m_active; //!< queue pairs with unacknowledged data
-    std::unordered_map<RdmaQueuePair*, std::size_t> m_activeIndex; //!< their places
-    std::size_t m_steady{0};        //!< of them, steady
-    Time m_quietSince;              //!< the last disturbance
-    bool m_tryPending{false};       //!< TryStart is scheduled
-    EventId m_retryEvent;           //!< TryStart once the fabric has been quiet long enough
-    std::vector<Skipped> m_skipped; //!< the skip under way (empty: none)
-    Time m_skipStart;
-    EventId m_endEvent;
+    /// The queue pairs with unacknowledged data, in the order they became active (for
+    /// determinism every walk goes through m_order, never through a hash map's order).
+    std::unordered_map<RdmaQueuePair*, Watched> m_watched;
+    std::vector<RdmaQueuePair*> m_order; //!< the watched queue pairs, for walks
+    std::unordered_map<const RoceNetDevice*, std::vector<RdmaQueuePair*>> m_users; //!< by port
+    std::unordered_map<const RoceNetDevice*, Time> m_lastPfc; //!< by port
+    std::vector<RdmaQueuePair*> m_pending; //!< turned steady since the last TryPending
+    bool m_tryScheduled{false};
+    uint32_t m_unrouted{0}; //!< watched queue pairs whose paths could not be traced
+    Time m_quietSince;      //!< the last link change
+    EventId m_rerouteEvent; //!< Reroute, SteadyWindow after a link change
+    std::map<uint64_t, Skip> m_skips; //!< skips under way, by id
+    uint64_t m_nextSkip{1};
 
-    uint64_t m_skips{0};
+    uint64_t m_nSkips{0};
     uint64_t m_interrupted{0};
     uint64_t m_skippedPackets{0};
     uint64_t m_skippedBytes{0};
-    Time m_skippedTime;
     TracedCallback<uint32_t, Time> m_skipStartedTrace;
     TracedCallback<Time, uint64_t, bool> m_skipEndedTrace;
 };
