@@ -2,17 +2,29 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Whole-program benchmark of the main program: wall time, events per second and peak
-# memory of ai-fabric-sim on the default scenario and on the shipped GPT-3 13B scenario.
-# Usage (after a Release build in build/): bash bench/training-bench.sh [scenario.json ...]
+# memory of ai-fabric-sim on the default scenario and on the shipped GPT-3 13B scenario,
+# as users run it (fast-forward on, the default) or as the packet reference
+# (--fast-forward=off).
+# Usage (after a Release build in build/):
+#   bash bench/training-bench.sh [--fast-forward=on|off] [scenario.json ...]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 sim=build/ai-fabric-sim
 [[ -x $sim ]] || { echo "build $sim first (scripts/build-and-test.sh)" >&2; exit 1; }
-scenarios=("$@")
+mode=on
+scenarios=()
+for arg in "$@"; do
+    case $arg in
+    --fast-forward=on | --fast-forward=off) mode=${arg#*=} ;;
+    --*) echo "training-bench.sh: $arg: unknown option (--fast-forward=on or off)" >&2; exit 1 ;;
+    *) scenarios+=("$arg") ;;
+    esac
+done
 [[ ${#scenarios[@]} -gt 0 ]] || scenarios=(default traces/scenarios/gpt3-13b-2x8-h100.json)
+echo "fast-forward: $mode"
 printf '%-45s %12s %10s %12s %12s %10s\n' scenario "simulated" "wall" "events" "events/s" "peak RSS"
 for s in "${scenarios[@]}"; do
-    args=(--progress=0 --plots=0 --out="/tmp/ai-fabric-bench-$(basename "$s" .json)")
+    args=(--progress=0 --plots=0 --fast-forward="$mode" --out="/tmp/ai-fabric-bench-$(basename "$s" .json)")
     [[ $s == default ]] || args+=(--scenario="$s")
     log=$(mktemp)
     /usr/bin/time -v "$sim" "${args[@]}" >"$log" 2>&1

@@ -10,6 +10,7 @@
 #include "ns3/rdma-fast-forward.h"
 
 #include <array>
+#include <functional>
 
 using namespace aifabric;
 
@@ -38,8 +39,14 @@ struct Outcome
     uint64_t skips{0};
     uint64_t interrupted{0};
     uint64_t skippedBytes{0};
-    Time firstSkipEnd; //!< when the first skip ended (zero: none)
+    uint64_t dataPacketsSent{0};  //!< all NICs' GetDataPacketsSent
+    Time firstSkipEnd;            //!< when the first skip ended (zero: none)
+    std::vector<Time> skipStarts; //!< when each skip started
+    std::vector<Time> skipEnds;   //!< when each skip ended
 };
+
+/// Something a test does to a run before it starts (schedules events on the topology).
+using Meddle = std::function<void(const RoceTopology&, const std::vector<FlowProbe>&)>;
 
 /**
  * Run flows on a star of hosts at 100 Gb/s, 1 us cables, with or without the
@@ -48,10 +55,15 @@ struct Outcome
  * \param hosts hosts on the switch
  * \param flows the flows
  * \param fastForward install an RdmaFastForward
+ * \param meddle what the test does to the run before it starts (none by default)
  * \return what the run left
  */
 Outcome
-RunStar(RoceHelper& roce, uint32_t hosts, const std::vector<FlowSpec>& flows, bool fastForward)
+RunStar(RoceHelper& roce,
+        uint32_t hosts,
+        const std::vector<FlowSpec>& flows,
+        bool fastForward,
+        const Meddle& meddle = Meddle())
 {
     RoceTopologyHelper topoHelper(roce);
     RoceTopology topo = topoHelper.Star(hosts, DataRate("100Gbps"), MicroSeconds(1));
@@ -62,16 +74,17 @@ RunStar(RoceHelper& roce, uint32_t hosts, const std::vector<FlowSpec>& flows, bo
     {
         ff = CreateObject<RdmaFastForward>();
         ff->Install(topo.nics, topo.switchObjects);
-        ff->TraceConnectWithoutContext(
-            "SkipEnded",
-            MakeCallback(
-                +[](Outcome* o, Time, uint64_t, bool) {
-                    if (o->firstSkipEnd.IsZero())
-                    {
-                        o->firstSkipEnd = Simulator::Now();
-                    }
-                })
-                .Bind(&out));
+        ff->TraceConnectWithoutContext("SkipEnded",
+                                       MakeCallback(+[](Outcome* o, Time, uint64_t, bool) {
+                                           if (o->firstSkipEnd.IsZero())
+                                           {
+                                               o->firstSkipEnd = Simulator::Now();
+                                           }
+                                           o->skipEnds.push_back(Simulator::Now());
+                                       }).Bind(&out));
+        ff->TraceConnectWithoutContext("SkipStarted", MakeCallback(+[](Outcome* o, uint32_t, Time) {
+                                                          o->skipStarts.push_back(Simulator::Now());
+                                                      }).Bind(&out));
     }
     std::vector<FlowProbe> probes(flows.size());
     for (std::size_t i = 0; i < flows.size(); ++i)
@@ -82,7 +95,15 @@ RunStar(RoceHelper& roce, uint32_t hosts, const std::vector<FlowSpec>& flows, bo
                             probes[i].sender,
                             flows[i].bytes);
     }
+    if (meddle)
+    {
+        meddle(topo, probes);
+    }
     Simulator::Run();
+    for (const Ptr<RdmaNic>& nic : topo.nics)
+    {
+        out.dataPacketsSent += nic->GetDataPacketsSent();
+    }
     for (const FlowProbe& p : probes)
     {
         out.completions.push_back(p.LastReceive());
@@ -146,6 +167,7 @@ TEST_F(FastForward, DisjointFlowsMatchThePacketReference)
         EXPECT_EQ(ff.received[i], flows[i].bytes);
         EXPECT_EQ(ff.received[i], ref.received[i]);
         EXPECT_EQ(ff.packetsSent[i], ref.packetsSent[i]);
+        EXPECT_EQ(ff.dataPacketsSent, ref.dataPacketsSent); // the NICs count skipped packets
         EXPECT_LE(std::abs((ff.completions[i] - ref.completions[i]).GetNanoSeconds()), 10)
             << "flow " << i << ": " << ff.completions[i] << " vs " << ref.completions[i];
     }
@@ -154,10 +176,33 @@ TEST_F(FastForward, DisjointFlowsMatchThePacketReference)
               << " % of the bytes skipped; completions " << ff.completions[0] << " / "
               << ff.completions[1] << " (reference " << ref.completions[0] << " / "
               << ref.completions[1] << ")\n";
-    EXPECT_GT(skipped, 0.9);
-    EXPECT_GE(ff.skips, 2u); // the second flow's tail runs after the first flow ends
+    EXPECT_GT(skipped, 0.97);
+    EXPECT_EQ(ff.skips, 2u); // no port in common: two groups, one skip each
     EXPECT_EQ(ff.interrupted, 0u);
     EXPECT_EQ(ref.ecnMarks + ref.pauses, 0u);
+}
+
+// Groups skip on their own: a new flow over the ports of one group (into host 1) ends that
+// group's skip only; the other group (2 -> 3) skips through it and finishes as in the
+// reference, to 10 ns.
+TEST_F(FastForward, ANewFlowEndsOnlyTheSkipOfItsGroup)
+{
+    const std::vector<FlowSpec> flows = {{0, 1, 32 << 20, Seconds(0)},
+                                         {2, 3, 32 << 20, Seconds(0)},
+                                         {4, 1, 1 << 20, MicroSeconds(1000)}};
+    RoceHelper a;
+    const Outcome ref = RunStar(a, 5, flows, false);
+    RoceHelper b;
+    const Outcome ff = RunStar(b, 5, flows, true);
+    EXPECT_EQ(ff.interrupted, 1u);
+    EXPECT_EQ(ff.firstSkipEnd, MicroSeconds(1000));
+    EXPECT_LE(std::abs((ff.completions[1] - ref.completions[1]).GetNanoSeconds()), 10)
+        << ff.completions[1] << " vs " << ref.completions[1];
+    for (std::size_t i = 0; i < flows.size(); ++i)
+    {
+        EXPECT_EQ(ff.received[i], flows[i].bytes);
+    }
+    EXPECT_GT(ff.skippedBytes, 40u << 20); // 2 -> 3 whole, 0 -> 1 until the new flow
 }
 
 // Every port counts the skipped frames: the data frames exactly, the ACKs by the
@@ -323,4 +368,90 @@ TEST_F(FastForward, TheCheckFailsOutsideTheBounds)
     withinBounds.iterations = {MicroSeconds(100900)};
     withinBounds.collectives = {{"all-reduce dp", 1.019e-3}};
     EXPECT_TRUE(FastForwardFigures::Compare(ref, withinBounds, table, &failure)) << failure;
+}
+
+// A congestion signal that reaches a skipped queue pair ends its group's skip at once: a
+// CNP delivered in the middle of a skip (as one answering a packet sent before it would
+// be) ends the skip then, and the rate cut it causes is simulated packet by packet.
+TEST_F(FastForward, ACongestionSignalEndsTheSkip)
+{
+    const std::vector<FlowSpec> flows = {{0, 1, 32 << 20, Seconds(0)}};
+    const Meddle cnp = [](const RoceTopology&, const std::vector<FlowProbe>& probes) {
+        Simulator::Schedule(MicroSeconds(700), &RdmaQueuePair::ReceiveCnp, probes[0].sender);
+    };
+    RoceHelper a;
+    const Outcome ref = RunStar(a, 2, flows, false, cnp);
+    RoceHelper b;
+    const Outcome ff = RunStar(b, 2, flows, true, cnp);
+    ASSERT_GE(ff.skipEnds.size(), 1u);
+    EXPECT_EQ(ff.skipEnds[0], MicroSeconds(700));
+    EXPECT_GE(ff.interrupted, 1u);
+    EXPECT_EQ(ff.received[0], flows[0].bytes);
+    // DCQCN recovers from the cut in the same steps: the completion within 0.1 %.
+    EXPECT_LT(Relative(ff.completions[0], ref.completions[0]), 0.001)
+        << ff.completions[0] << " vs " << ref.completions[0];
+}
+
+// A PFC frame that reaches a port of a skipping group ends its skip at once, and no skip
+// starts for SteadyWindow (20 us) after it; the other group skips on.
+TEST_F(FastForward, APauseOnAPortEndsTheSkip)
+{
+    const std::vector<FlowSpec> flows = {{0, 1, 32 << 20, Seconds(0)},
+                                         {2, 3, 32 << 20, Seconds(0)}};
+    // The switch pauses host 0's port at 600 us for 782 quanta (4 us at 100 G).
+    const Meddle pause = [](const RoceTopology& topo, const std::vector<FlowProbe>&) {
+        Ptr<RoceNetDevice> toHost0 = topo.switchObjects[0]->GetPort(0);
+        Simulator::Schedule(MicroSeconds(600), &RoceNetDevice::SendPfc, toHost0, 3, 782);
+    };
+    RoceHelper b;
+    const Outcome ff = RunStar(b, 4, flows, true, pause);
+    std::vector<Time> endedByThePause;
+    for (Time t : ff.skipEnds)
+    {
+        if (t > MicroSeconds(600) && t < MicroSeconds(602))
+        {
+            endedByThePause.push_back(t);
+        }
+    }
+    ASSERT_EQ(endedByThePause.size(), 1u) << "the skip of 0 -> 1 ends when the pause arrives";
+    EXPECT_EQ(ff.interrupted, 1u); // 2 -> 3 skips on
+    for (Time t : ff.skipStarts)
+    {
+        EXPECT_FALSE(t > endedByThePause[0] && t < endedByThePause[0] + MicroSeconds(20))
+            << "a skip started at " << t << ", within SteadyWindow of the pause";
+    }
+    for (std::size_t i = 0; i < flows.size(); ++i)
+    {
+        EXPECT_EQ(ff.received[i], flows[i].bytes);
+    }
+}
+
+// A link that goes down or up anywhere ends every skip, and none starts again for
+// SteadyWindow (20 us), after which the routes are traced anew.
+TEST_F(FastForward, ALinkChangeEndsEverySkip)
+{
+    const std::vector<FlowSpec> flows = {{0, 1, 32 << 20, Seconds(0)},
+                                         {2, 3, 32 << 20, Seconds(0)}};
+    const Meddle cut = [](const RoceTopology& topo, const std::vector<FlowProbe>&) {
+        // Host 4's cable carries none of the flows.
+        Ptr<RoceChannel> cable = topo.nics[4]->GetDevice()->GetRoceChannel();
+        Simulator::Schedule(MicroSeconds(600), &RoceChannel::SetUp, cable, false);
+    };
+    RoceHelper b;
+    const Outcome ff = RunStar(b, 5, flows, true, cut);
+    uint32_t endedAtTheCut = 0;
+    for (Time t : ff.skipEnds)
+    {
+        endedAtTheCut += t == MicroSeconds(600) ? 1 : 0;
+    }
+    EXPECT_EQ(endedAtTheCut, 2u);
+    for (Time t : ff.skipStarts)
+    {
+        EXPECT_FALSE(t >= MicroSeconds(600) && t < MicroSeconds(620)) << "a skip started at " << t;
+    }
+    EXPECT_GE(ff.skipStarts.size(), 4u); // both groups skip again after the quiet time
+    for (std::size_t i = 0; i < flows.size(); ++i)
+    {
+        EXPECT_EQ(ff.received[i], flows[i].bytes);
+    }
 }

@@ -21,9 +21,11 @@ namespace
 /// A shipped scenario and the reduced model it runs here.
 struct Reduced
 {
-    const char* scenario;    //!< file in traces/scenarios ("" for the built-in default)
-    const char* model;       //!< generator model (JSON)
-    double minSkipped;       //!< share of the RDMA bytes that must have been skipped
+    const char* scenario; //!< file in traces/scenarios ("" for the built-in default)
+    const char* model;    //!< generator model (JSON)
+    /// share of the RDMA bytes that must have been skipped: about 0.8 x the share measured;
+    /// 0 where nothing is steady (there the test shows only that watching changes nothing)
+    double minSkipped;
 };
 
 /// Run the scenario once, \return its figures.
@@ -55,10 +57,10 @@ TEST_P(TrainingFastForward, MatchesThePacketReference)
     std::string error;
     if (*r.scenario)
     {
-        ASSERT_TRUE(TrainingScenario::Read(
-            std::string(AI_FABRIC_SOURCE_DIR "/traces/scenarios/") + r.scenario,
-            scenario,
-            &error))
+        ASSERT_TRUE(TrainingScenario::Read(std::string(AI_FABRIC_SOURCE_DIR "/traces/scenarios/") +
+                                               r.scenario,
+                                           scenario,
+                                           &error))
             << error;
     }
     TransformerConfig model;
@@ -72,9 +74,8 @@ TEST_P(TrainingFastForward, MatchesThePacketReference)
     const FastForwardFigures fast = RunOnce(scenario, "on");
     std::ostringstream table;
     std::string failure;
-    EXPECT_TRUE(FastForwardFigures::Compare(reference, fast, table, &failure))
-        << failure << "\n"
-        << table.str();
+    EXPECT_TRUE(FastForwardFigures::Compare(reference, fast, table, &failure)) << failure << "\n"
+                                                                               << table.str();
     EXPECT_GE(fast.skippedFraction, r.minSkipped) << table.str();
     std::cout << "[ measured ] " << (*r.scenario ? r.scenario : "default") << ": "
               << 100 * fast.skippedFraction << " % of the RDMA bytes skipped\n"
@@ -89,25 +90,25 @@ INSTANTIATE_TEST_SUITE_P(
         Reduced{"",
                 R"({"layers": 2, "hidden": 2048, "heads": 16, "seqLength": 1024,
                     "vocab": 32000, "tp": 8, "dp": 2, "globalBatch": 4})",
-                0.5},
+                0.75},
         Reduced{"gpt3-13b-2x8-h100.json",
                 R"({"layers": 2, "hidden": 5120, "heads": 40, "seqLength": 1024,
                     "vocab": 32000, "tp": 8, "dp": 2, "globalBatch": 4})",
-                0.5},
+                0.78},
         Reduced{"gpt3-175b-8x8-h100.json",
                 R"({"layers": 8, "hidden": 4096, "heads": 32, "seqLength": 1024,
                     "vocab": 32000, "tp": 8, "pp": 8, "globalBatch": 8})",
-                0.3},
+                0.65},
         Reduced{"llama-70b-4x8-h100.json",
                 R"({"layers": 4, "hidden": 4096, "heads": 32, "kvHeads": 8,
                     "ffnHidden": 14336, "gatedMlp": true, "seqLength": 1024, "vocab": 32000,
                     "tp": 8, "pp": 4, "globalBatch": 4})",
-                0.3},
+                0.65},
         Reduced{"mixtral-8x7b-2x8-h100.json",
                 R"({"layers": 2, "hidden": 2048, "heads": 16, "kvHeads": 8,
                     "ffnHidden": 7168, "gatedMlp": true, "seqLength": 1024, "vocab": 32000,
                     "experts": 8, "topK": 2, "ep": 8, "dp": 16, "globalBatch": 16})",
-                0.1},
+                0.62},
         Reduced{"resnet50-2x8-a100.json",
                 R"({"kind": "cnn", "cnnParameters": 25557032, "cnnFlopsPerSample": 12.3e9,
                     "dp": 16, "globalBatch": 256})",

@@ -6,6 +6,7 @@
 
 #include "ns3/background-feature.h"
 #include "ns3/deadlock-detector-feature.h"
+#include "ns3/fast-forward-feature.h"
 #include "ns3/ina-feature.h"
 #include "ns3/ina-transport.h"
 #include "ns3/link-events-feature.h"
@@ -199,4 +200,34 @@ TEST_F(TrainingFeatures, InaOffBuildsAPlainRdmaCarrier)
     ASSERT_TRUE(off->Check(scenario, &error));
     Build({off});
     EXPECT_FALSE(DynamicCast<InaTransport>(cluster.scaleOut));
+}
+
+// The fast-forward is installed on a packet fabric unless asked off, and stays off, saying
+// why, with in-network aggregation or a pcap capture (their packets must all exist).
+TEST_F(TrainingFeatures, FastForwardIsOnUnlessAskedOffOrSomethingNeedsEveryPacket)
+{
+    std::string error;
+    const TrainingContext context = Build();
+    auto statusWith =
+        [&](const std::string& mode, const std::string& ina, const std::string& pcap) {
+            scenario.fastForward = mode;
+            scenario.ina = ina;
+            scenario.pcapPrefix = pcap;
+            Ptr<FastForwardFeature> ff = Create<FastForwardFeature>();
+            EXPECT_TRUE(ff->Install(context, &error)) << error;
+            EXPECT_EQ(static_cast<bool>(ff->GetFastForward()), ff->GetStatus() == "on");
+            return ff->GetStatus();
+        };
+    EXPECT_EQ(statusWith("on", "off", ""), "on");
+    EXPECT_EQ(statusWith("check", "off", ""), "on");
+    EXPECT_EQ(statusWith("off", "off", ""), "off");
+    EXPECT_EQ(statusWith("on", "streaming", ""),
+              "off: in-network aggregation frames are not fast-forwarded");
+    EXPECT_EQ(statusWith("on", "off", "capture"), "off: a pcap capture holds every packet");
+    Ptr<FastForwardFeature> ideal = Create<FastForwardFeature>();
+    scenario.fastForward = "on";
+    scenario.ina = "off";
+    scenario.pcapPrefix = "";
+    EXPECT_TRUE(ideal->Install(TrainingContext{scenario, roce, cluster, false}, &error));
+    EXPECT_EQ(ideal->GetStatus(), "off");
 }

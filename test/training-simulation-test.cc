@@ -150,6 +150,19 @@ TEST(TrainingSimulation, DefaultScenarioEndToEnd)
     EXPECT_NEAR(packets["iterations"][0]["time_s"].get<double>(), 0.036390397, 1e-12);
     EXPECT_EQ(packets["fast_forward"]["status"], "off");
     EXPECT_FALSE(packets["fast_forward"].contains("skips"));
+    // The links carried the same bytes (within 0.01 %) and frames: the skipped data frames
+    // exactly, their ACKs by the receiver's rule (992 of 3.43 M frames apart, 0.03 %).
+    const double hops = packets["fabric"]["link_frames"].get<double>();
+    EXPECT_GT(hops, 3.4e6);
+    EXPECT_NEAR(first["fabric"]["link_frames"].get<double>(), hops, 1e-3 * hops);
+    EXPECT_EQ(first["fast_forward"]["interrupted_skips"], 0);
+    // Utilisation samples see the skipped frames as they would have passed: the peak
+    // (per 20 us) within a point of the reference's, never above 100 %.
+    const double peak = first["fabric"]["peak_link_utilisation"].get<double>();
+    EXPECT_LE(peak, 1.0);
+    EXPECT_NEAR(peak, packets["fabric"]["peak_link_utilisation"].get<double>(), 0.01);
+    const double bytes = packets["fabric"]["link_bytes"].get<double>();
+    EXPECT_NEAR(first["fabric"]["link_bytes"].get<double>(), bytes, 1e-4 * bytes);
 
     // Same seed, same results: everything but the wall-clock figures.
     nlohmann::json a = first;
@@ -468,6 +481,12 @@ TEST(TrainingScenario, ImpossibleSettingsAreNamedNotAborted)
     EXPECT_FALSE(
         TrainingScenario::Parse(R"({"run": {"hangTimeout": "0s"}})", "scn.json", s, &error));
     EXPECT_NE(error.find("/run/hangTimeout: must be at least 1us"), std::string::npos) << error;
+    TrainingScenario fresh;
+    EXPECT_FALSE(
+        TrainingScenario::Parse(R"({"run": {"fastForward": "auto"}})", "scn.json", fresh, &error));
+    EXPECT_NE(error.find("scn.json: /run/fastForward: expected on, off or check, got \"auto\""),
+              std::string::npos)
+        << error;
     EXPECT_FALSE(
         TrainingScenario::Parse(R"({"cluster": {"linkDelay": "infs"}})", "scn.json", s, &error));
     EXPECT_NE(error.find("/cluster/linkDelay: expected a duration"), std::string::npos) << error;

@@ -103,7 +103,9 @@ TEST_F(NsTest, WhatIfOptionsOverrideTheScenario)
     o.algorithm = "ring";
     o.channels = "2";
     o.computeScale = "1.5";
+    o.fastForward = "off";
     ASSERT_TRUE(o.Apply(s, &error)) << error;
+    EXPECT_EQ(s.fastForward, "off");
     EXPECT_EQ(s.ina, "switchml");
     EXPECT_EQ(s.servers, 4u);
     EXPECT_EQ(s.gpusPerServer, 4u);
@@ -119,7 +121,7 @@ TEST_F(NsTest, WhatIfOptionsOverrideTheScenario)
         s.name,
         "default (what-if: --servers=4 --gpusPerServer=4 --gpu=A100 --nicRate=200Gbps --spines=3 "
         "--oversubscription=2 --cc=none --ina=switchml --algorithm=ring --channels=2 "
-        "--computeScale=1.5)");
+        "--computeScale=1.5 --fast-forward=off)");
 
     TrainingSimulation sim(s);
     ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
@@ -205,6 +207,7 @@ TEST(WhatIf, BadValuesAreOneMessageNamingTheOption)
          "--workload=missing: no such file (nor Chakra rank files "
          "missing.0.et or missing.0.json)"},
         {&ScenarioOverrides::workloadFormat, "json", "--workload-format=json: needs --workload"},
+        {&ScenarioOverrides::fastForward, "yes", "--fast-forward=yes: expected on, off or check"},
     };
     for (const Case& c : cases)
     {

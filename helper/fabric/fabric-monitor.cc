@@ -292,6 +292,7 @@ FabricMonitor::Start(std::function<bool()> keepGoing)
     for (size_t i = 0; i < m_links.size(); ++i)
     {
         m_links[i].baseBytes = m_links[i].device->GetTxBytes();
+        m_links[i].baseFrames = m_links[i].device->GetTxFrames();
         m_lastBytes[i] = m_links[i].baseBytes;
     }
     Simulator::Schedule(m_interval, &FabricMonitor::TakeSample, Ptr<FabricMonitor>(this));
@@ -489,6 +490,7 @@ FabricMonitor::Finish()
     for (Link& l : m_links)
     {
         l.bytes = l.device->GetTxBytes() - l.baseBytes;
+        l.frames = l.device->GetTxFrames() - l.baseFrames;
         l.ecnMarks = l.sw ? l.sw->GetEcnMarks(l.port) : 0;
     }
 }

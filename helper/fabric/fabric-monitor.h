@@ -47,8 +47,10 @@ class FabricMonitor : public Object
         Ptr<RoceNetDevice> device;
         Ptr<RoceSwitch> sw; //!< owner when from is a switch
         uint32_t port{0};
-        uint64_t baseBytes{0}; //!< device counter when Start was called
-        uint64_t bytes{0};     //!< sent since Start
+        uint64_t baseBytes{0};  //!< device counter when Start was called
+        uint64_t bytes{0};      //!< sent since Start
+        uint64_t baseFrames{0}; //!< device frame counter when Start was called
+        uint64_t frames{0};     //!< frames sent since Start (packet-hops on this link)
         double peakUtilisation{0};
         uint32_t maxQueueBytes{0};
         uint64_t pfcSent{0};

@@ -25,8 +25,8 @@ FastForwardFigures::Of(const TrainingSimulation& sim)
         {
             continue;
         }
-        const std::string key = CollectiveTypeToString(call.type) +
-                                (call.group.empty() ? "" : " " + call.group);
+        const std::string key =
+            CollectiveTypeToString(call.type) + (call.group.empty() ? "" : " " + call.group);
         auto& [sum, n] = sums[key];
         sum += (call.end - call.launch).GetSeconds();
         ++n;
@@ -45,9 +45,9 @@ FastForwardFigures::Of(const TrainingSimulation& sim)
                 total += nic->GetQueuePair(q)->GetBytesReceived();
             }
         }
-        f.skippedFraction = total ? static_cast<double>(ff->GetSkippedPayloadBytes()) /
-                                        static_cast<double>(total)
-                                  : 0.0;
+        f.skippedFraction =
+            total ? static_cast<double>(ff->GetSkippedPayloadBytes()) / static_cast<double>(total)
+                  : 0.0;
     }
     if (Ptr<FabricMonitor> monitor = sim.GetMonitor())
     {
@@ -71,8 +71,7 @@ FastForwardFigures::Compare(const FastForwardFigures& reference,
         const bool within = std::abs(diff) <= tolerance;
         table << "  " << std::left << std::setw(34) << name << std::right << std::setw(14)
               << std::setprecision(6) << ref << std::setw(14) << ff << std::setw(10)
-              << std::setprecision(3) << 100 * diff << " %" << (within ? "" : "  OUTSIDE")
-              << "\n";
+              << std::setprecision(3) << 100 * diff << " %" << (within ? "" : "  OUTSIDE") << "\n";
         if (!within && ok)
         {
             ok = false;
@@ -100,7 +99,9 @@ FastForwardFigures::Compare(const FastForwardFigures& reference,
     for (const auto& [key, ref] : reference.collectives)
     {
         auto it = fast.collectives.find(key);
-        row(key + " mean (us)", ref * 1e6, it == fast.collectives.end() ? 0 : it->second * 1e6,
+        row(key + " mean (us)",
+            ref * 1e6,
+            it == fast.collectives.end() ? 0 : it->second * 1e6,
             COLLECTIVE_TOLERANCE);
     }
     // Reported, not bounded: the ACKs of skipped packets are counted by formula; the wall
@@ -108,11 +109,12 @@ FastForwardFigures::Compare(const FastForwardFigures& reference,
     table << "  " << std::left << std::setw(34) << "wall (s)" << std::right << std::setw(14)
           << std::setprecision(4) << reference.wallSeconds << std::setw(14) << fast.wallSeconds
           << "\n";
-    table << "  " << std::left << std::setw(34) << "link bytes (GB)" << std::right
-          << std::setw(14) << std::setprecision(6) << reference.linkBytes / 1e9 << std::setw(14)
+    table << "  " << std::left << std::setw(34) << "link bytes (GB)" << std::right << std::setw(14)
+          << std::setprecision(6) << reference.linkBytes / 1e9 << std::setw(14)
           << fast.linkBytes / 1e9 << std::setw(10) << std::setprecision(3)
-          << (reference.linkBytes ? 100.0 * (static_cast<double>(fast.linkBytes) -
-                                             static_cast<double>(reference.linkBytes)) /
+          << (reference.linkBytes ? 100.0 *
+                                        (static_cast<double>(fast.linkBytes) -
+                                         static_cast<double>(reference.linkBytes)) /
                                         static_cast<double>(reference.linkBytes)
                                   : 0.0)
           << " %\n";

@@ -15,17 +15,17 @@ namespace ns3
 /**
  * \ingroup ai-fabric
  * The figures of a training run that a fast-forward must keep (iteration times, the mean
- * time of each collective, the bytes the links carried), and their comparison against the
- * packet reference: what `ai-fabric-sim --fast-forward=check` prints, and what the tests
- * assert for every shipped scenario.
+ * time of each collective; the bytes the links carried and the wall time are compared but
+ * not bounded), and their comparison against the packet reference: what `ai-fabric-sim
+ * --fast-forward=check` prints, and what the tests assert for every shipped scenario.
  */
 struct FastForwardFigures
 {
-    std::vector<Time> iterations;            //!< each iteration's time (slowest rank)
+    std::vector<Time> iterations;              //!< each iteration's time (slowest rank)
     std::map<std::string, double> collectives; //!< "type group" -> mean time of its calls, s
-    uint64_t linkBytes{0};                   //!< bytes all fabric links carried
-    double skippedFraction{0};               //!< RDMA payload skipped (0 without)
-    double wallSeconds{0};                   //!< wall-clock time of the run
+    uint64_t linkBytes{0};                     //!< bytes all fabric links carried
+    double skippedFraction{0};                 //!< RDMA payload skipped (0 without)
+    double wallSeconds{0};                     //!< wall-clock time of the run
 
     /// Iteration times may differ by this fraction of the reference (the bound).
     static constexpr double ITERATION_TOLERANCE = 0.01;

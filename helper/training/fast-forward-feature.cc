@@ -34,8 +34,7 @@ FastForwardFeature::Install(const TrainingContext& context, std::string*)
     else
     {
         m_fastForward = CreateObject<RdmaFastForward>();
-        m_fastForward->Install(context.cluster.network.nics,
-                               context.cluster.network.switchObjects);
+        m_fastForward->Install(context.cluster.network.nics, context.cluster.network.switchObjects);
         m_status = "on";
     }
     NS_LOG_INFO("fast-forward " << m_status);

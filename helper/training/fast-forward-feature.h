@@ -16,7 +16,7 @@ namespace ns3
  * Steady-state fast-forward of the RDMA fabric (an RdmaFastForward over every NIC and
  * switch), as the scenario's /run/fastForward asks: "on", "off" (the packet reference), or
  * "check" (ai-fabric-sim runs the scenario both ways and compares; see
- * FastForwardComparison). It stays off, and says why, where skipped packets would be
+ * FastForwardFigures). It stays off, and says why, where skipped packets would be
  * missed: with a pcap capture, and with in-network aggregation (whose frames it does not
  * model).
  */

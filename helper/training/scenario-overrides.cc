@@ -169,7 +169,9 @@ ScenarioOverrides::GetOptions()
          "Scale-out fabric: a RoceTopologyReader JSON file (one host per GPU), or "
          "rail-optimized, or ideal",
          &ScenarioOverrides::topology},
-        {"cc", "Congestion control: a TypeId such as ns3::RoceDcqcn, or none", &ScenarioOverrides::cc},
+        {"cc",
+         "Congestion control: a TypeId such as ns3::RoceDcqcn, or none",
+         &ScenarioOverrides::cc},
         {"ina",
          "In-network aggregation on every RoCE switch: off, streaming (ATP/SHARP-like) or "
          "switchml; collectives may then run as ina (all-reduce, reduce-scatter, all-gather, "

@@ -217,7 +217,6 @@ CommunicationJson(const TrainingSimulation& sim)
     return calls;
 }
 
-/// Fabric counters, switches, links and background flows (results JSON "fabric").
 /// RDMA payload bytes delivered to the queue pairs of the cluster's NICs.
 uint64_t
 RdmaPayloadBytes(const TrainingSimulation& sim)
@@ -254,6 +253,7 @@ FastForwardJson(const TrainingSimulation& sim)
     return j;
 }
 
+/// Fabric counters, switches, links and background flows (results JSON "fabric").
 Json
 FabricJson(const TrainingSimulation& sim)
 {
@@ -298,13 +298,16 @@ FabricJson(const TrainingSimulation& sim)
         }
         fabric["switches"] = switches;
         uint64_t bytes = 0;
+        uint64_t frames = 0;
         double peak = 0;
         for (const auto& l : mon->GetLinks())
         {
             bytes += l.bytes;
+            frames += l.frames;
             peak = std::max(peak, l.peakUtilisation);
         }
         fabric["link_bytes"] = bytes;
+        fabric["link_frames"] = frames;
         fabric["peak_link_utilisation"] = peak;
     }
     if (Ptr<BackgroundTraffic> bg = sim.GetBackground())

@@ -795,8 +795,8 @@ RoceNetDevice::DeliverUp(Ptr<Packet> frame)
     }
     p->RemoveHeader(eth);
     const uint16_t protocol = eth.GetLengthType();
-    NS_LOG_DEBUG("to the stack: " << p->GetSize() << " B of EtherType 0x" << std::hex
-                                  << protocol << std::dec);
+    NS_LOG_DEBUG("to the stack: " << p->GetSize() << " B of EtherType 0x" << std::hex << protocol
+                                  << std::dec);
     if (!m_promiscRxCallback.IsNull())
     {
         m_promiscRxCallback(this,

@@ -379,7 +379,7 @@ class RoceNetDevice : public NetDevice
     TracedCallback<uint8_t, uint16_t> m_pfcReceivedTrace;
 
     // Cold: the NetDevice contract toward a protocol stack, after the packet path's state.
-    NetDevice::ReceiveCallback m_stackRxCallback;         //!< SetReceiveCallback
+    NetDevice::ReceiveCallback m_stackRxCallback;          //!< SetReceiveCallback
     NetDevice::PromiscReceiveCallback m_promiscRxCallback; //!< SetPromiscReceiveCallback
     TracedCallback<> m_linkChangeCallbacks;                //!< AddLinkChangeCallback
 };

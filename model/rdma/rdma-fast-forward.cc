@@ -40,8 +40,8 @@ RdmaFastForward::GetTypeId()
             .AddAttribute("SteadyWindow",
                           "How long a queue pair must have sent at a constant gap, with a "
                           "constant RTT (at least two samples) and no congestion signal, and "
-                          "the fabric must have been free of pauses, marks and drops, before "
-                          "a skip; a few RTTs.",
+                          "the ports of its group must have received no PFC frame, before a "
+                          "skip; a few RTTs.",
                           TimeValue(MicroSeconds(20)),
                           MakeTimeAccessor(&RdmaFastForward::m_window),
                           MakeTimeChecker(NanoSeconds(100), Seconds(1)))
@@ -243,8 +243,7 @@ RdmaFastForward::EndSkipsOnPorts(const RdmaQueuePair* qp)
             for (RdmaQueuePair* other : m_users[PeekPointer(port)])
             {
                 const uint64_t id = m_watched.at(other).skip;
-                if (other != qp && id != 0 &&
-                    std::find(ids.begin(), ids.end(), id) == ids.end())
+                if (other != qp && id != 0 && std::find(ids.begin(), ids.end(), id) == ids.end())
                 {
                     ids.push_back(id);
                 }
@@ -321,6 +320,14 @@ RdmaFastForward::NotifySteady(RdmaQueuePair* qp, bool steady)
     if (steady)
     {
         ScheduleTry(qp);
+    }
+    else if (it->second.skip != 0)
+    {
+        // A congestion signal (CNP, ECN echo, NAK, timeout, rate change) reached a skipped
+        // queue pair, answering packets sent before the skip: its pace may change now.
+        NS_LOG_LOGIC("QP " << qp->GetQpn() << " is not steady any more: skip " << it->second.skip
+                           << " ends");
+        End(it->second.skip, true);
     }
 }
 
@@ -467,8 +474,8 @@ RdmaFastForward::TryStart(RdmaQueuePair* qp, std::unordered_map<RdmaQueuePair*, 
     }
     if (end - now < m_minSkip)
     {
-        NS_LOG_LOGIC("group of QP " << qp->GetQpn() << ": a skip would end at "
-                                    << end.As(Time::US) << ": too short");
+        NS_LOG_LOGIC("group of QP " << qp->GetQpn() << ": a skip would end at " << end.As(Time::US)
+                                    << ": too short");
         return;
     }
     const uint64_t id = m_nextSkip++;
@@ -559,7 +566,8 @@ RdmaFastForward::AckEvery(const RdmaNic* receiver, double periodPs)
 {
     // The receiver acknowledges after AckInterval packets, or at the first packet that
     // comes AckCoalescingTime or more after its last ACK.
-    const double coalescingPs = static_cast<double>(receiver->GetAckCoalescingTime().GetPicoSeconds());
+    const double coalescingPs =
+        static_cast<double>(receiver->GetAckCoalescingTime().GetPicoSeconds());
     const auto byTime = static_cast<uint64_t>(std::max(1.0, std::ceil(coalescingPs / periodPs)));
     return std::min<uint64_t>(receiver->GetAckInterval(), byTime);
 }

@@ -33,7 +33,9 @@ class RoceSwitch;
  * its message; then they send again, packet by packet, at the slot the skipped packets
  * leave them. Anything that could change a group's outcome ends its skip at once: a queue
  * pair starting to send over one of its ports (a new flow), a PFC frame on one of its
- * ports, a link going down or up anywhere.
+ * ports, a congestion signal reaching one of its queue pairs (a CNP, ECN echo, NAK,
+ * timeout or rate change answering packets sent before the skip), a link going down or up
+ * anywhere; and while a queue pair whose path cannot be traced is active, no skip runs.
  *
  * What a skip keeps as if the packets had been sent: the queue pairs' PSNs, bytes and
  * packet counts at both ends, the ports' byte and frame counters along each path (the
@@ -112,9 +114,9 @@ class RdmaFastForward : public Object
     /// A skip under way: its queue pairs, start and planned end.
     struct Skip
     {
-        std::vector<RdmaQueuePair*> members;
-        Time start;
-        EventId end;
+        std::vector<RdmaQueuePair*> members; //!< the group
+        Time start;                          //!< when it started
+        EventId end;                         //!< its planned end
     };
 
     /// Something changed the whole fabric (a link): every skip ends, routes are traced anew.
@@ -177,21 +179,21 @@ class RdmaFastForward : public Object
     std::unordered_map<RdmaQueuePair*, Watched> m_watched;
     std::vector<RdmaQueuePair*> m_order; //!< the watched queue pairs, for walks
     std::unordered_map<const RoceNetDevice*, std::vector<RdmaQueuePair*>> m_users; //!< by port
-    std::unordered_map<const RoceNetDevice*, Time> m_lastPfc; //!< by port
+    std::unordered_map<const RoceNetDevice*, Time> m_lastPfc;                      //!< by port
     std::vector<RdmaQueuePair*> m_pending; //!< turned steady since the last TryPending
     bool m_tryScheduled{false};
-    uint32_t m_unrouted{0}; //!< watched queue pairs whose paths could not be traced
-    Time m_quietSince;      //!< the last link change
-    EventId m_rerouteEvent; //!< Reroute, SteadyWindow after a link change
+    uint32_t m_unrouted{0};           //!< watched queue pairs whose paths could not be traced
+    Time m_quietSince;                //!< the last link change
+    EventId m_rerouteEvent;           //!< Reroute, SteadyWindow after a link change
     std::map<uint64_t, Skip> m_skips; //!< skips under way, by id
     uint64_t m_nextSkip{1};
 
-    uint64_t m_nSkips{0};
-    uint64_t m_interrupted{0};
-    uint64_t m_skippedPackets{0};
-    uint64_t m_skippedBytes{0};
-    TracedCallback<uint32_t, Time> m_skipStartedTrace;
-    TracedCallback<Time, uint64_t, bool> m_skipEndedTrace;
+    uint64_t m_nSkips{0};                                  //!< GetSkips
+    uint64_t m_interrupted{0};                             //!< GetInterruptedSkips
+    uint64_t m_skippedPackets{0};                          //!< GetSkippedPackets
+    uint64_t m_skippedBytes{0};                            //!< GetSkippedPayloadBytes
+    TracedCallback<uint32_t, Time> m_skipStartedTrace;     //!< SkipStarted
+    TracedCallback<Time, uint64_t, bool> m_skipEndedTrace; //!< SkipEnded
 };
 
 } // namespace ns3

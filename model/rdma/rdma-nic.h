@@ -198,7 +198,7 @@ class RdmaNic : public Object, public RdmaQpServices
     Ipv4Address m_address;
     std::vector<Ptr<RdmaQueuePair>> m_qps;
     Ptr<RdmaFastForward> m_fastForward; //!< SetFastForward
-    std::vector<uint32_t> m_active; //!< indices of queue pairs that may have data
+    std::vector<uint32_t> m_active;     //!< indices of queue pairs that may have data
     std::vector<bool> m_isActive;
     std::size_t m_rrCursor{0};
     EventId m_wakeEvent;

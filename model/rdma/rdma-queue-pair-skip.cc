@@ -133,10 +133,9 @@ RdmaQueuePair::TrackSteadiness(uint32_t frameBytes, bool retransmission)
                 }
                 else
                 {
-                    NS_LOG_LOGIC("QP " << m_qpn << ": steady, a packet every " << s.minGap
-                                       << " to " << s.maxGap << " steps, RTT "
-                                       << s.minRtt.As(Time::NS) << " to "
-                                       << s.maxRtt.As(Time::NS));
+                    NS_LOG_LOGIC("QP " << m_qpn << ": steady, a packet every " << s.minGap << " to "
+                                       << s.maxGap << " steps, RTT " << s.minRtt.As(Time::NS)
+                                       << " to " << s.maxRtt.As(Time::NS));
                     s.steady = true;
                     s.controller->NotifySteady(this, true);
                     return;
@@ -229,7 +228,8 @@ RdmaQueuePair::PlanSkip(uint32_t endPackets, RoceSkippedFrames& plan) const
     // its last endPackets packets are sent for real, and with them the opcode that ends it.
     const uint64_t opPackets = MAX_WRITE_BYTES / m_config.payloadMtu;
     const uint64_t offset = m_sndNxt - msg.firstPsn;
-    const uint64_t opEnd = std::min(msg.endPsn, msg.firstPsn + (offset / opPackets + 1) * opPackets);
+    const uint64_t opEnd =
+        std::min(msg.endPsn, msg.firstPsn + (offset / opPackets + 1) * opPackets);
     if (opEnd <= m_sndNxt + endPackets)
     {
         return false;
@@ -239,8 +239,8 @@ RdmaQueuePair::PlanSkip(uint32_t endPackets, RoceSkippedFrames& plan) const
                       static_cast<double>(s.sends - 1);
     // The mean gap of a steady stream is a whole number of frame times when the port is
     // what paces it (one queue pair or several in turn): take the exact figure.
-    const double framePs = roce::WireBytes(s.frameBytes) * 8e12 /
-                           static_cast<double>(m_cc->GetLineRateBps());
+    const double framePs =
+        roce::WireBytes(s.frameBytes) * 8e12 / static_cast<double>(m_cc->GetLineRateBps());
     const double frames = std::round(periodPs / framePs);
     if (frames >= 1 && std::abs(periodPs - frames * framePs) < 1e-3 * periodPs)
     {

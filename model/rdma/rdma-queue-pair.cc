@@ -28,6 +28,7 @@ RdmaQueuePairLogComponent()
 {
     return g_log;
 }
+
 NS_OBJECT_ENSURE_REGISTERED(RdmaQueuePair);
 
 TypeId
