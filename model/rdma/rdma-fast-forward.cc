@@ -424,11 +424,46 @@ RdmaFastForward::TryStart(RdmaQueuePair* qp, std::unordered_map<RdmaQueuePair*, 
     {
         return; // Reroute tries again
     }
-    // The group: every watched queue pair reachable over shared ports.
+    bool paused = false;
+    std::vector<RdmaQueuePair*> members = CollectGroup(qp, visited, paused);
+    if (paused)
+    {
+        NS_LOG_LOGIC("group of QP " << qp->GetQpn() << ": a port was paused lately: no skip");
+        return;
+    }
+    Time end = Time::Max();
+    for (RdmaQueuePair* m : members)
+    {
+        Watched& w = m_watched.at(m);
+        if (!w.steady || w.skip != 0 || !m->IsSteady(now) || !m->PlanSkip(m_endPackets, w.plan))
+        {
+            NS_LOG_LOGIC("group of QP " << qp->GetQpn() << " (" << members.size()
+                                        << " queue pairs): QP " << m->GetQpn()
+                                        << " is not steady, or near its end: no skip");
+            return;
+        }
+        end = std::min(end, w.plan.StartOf(w.plan.maxFrames));
+    }
+    if (end - now < m_minSkip)
+    {
+        NS_LOG_LOGIC("group of QP " << qp->GetQpn() << ": a skip would end at " << end.As(Time::US)
+                                    << ": too short");
+        return;
+    }
+    StartSkip(std::move(members), end);
+}
+
+std::vector<RdmaQueuePair*>
+RdmaFastForward::CollectGroup(RdmaQueuePair* qp,
+                              std::unordered_map<RdmaQueuePair*, bool>& visited,
+                              bool& paused)
+{
+    // Every watched queue pair reachable over shared ports, breadth first.
+    const Time now = Simulator::Now();
     std::vector<RdmaQueuePair*> members{qp};
     visited[qp] = true;
     std::unordered_map<const RoceNetDevice*, bool> seenPorts;
-    bool paused = false;
+    paused = false;
     for (std::size_t i = 0; i < members.size(); ++i)
     {
         const Watched& w = m_watched.at(members[i]);
@@ -454,30 +489,13 @@ RdmaFastForward::TryStart(RdmaQueuePair* qp, std::unordered_map<RdmaQueuePair*, 
             }
         }
     }
-    if (paused)
-    {
-        NS_LOG_LOGIC("group of QP " << qp->GetQpn() << ": a port was paused lately: no skip");
-        return;
-    }
-    Time end = Time::Max();
-    for (RdmaQueuePair* m : members)
-    {
-        Watched& w = m_watched.at(m);
-        if (!w.steady || w.skip != 0 || !m->IsSteady(now) || !m->PlanSkip(m_endPackets, w.plan))
-        {
-            NS_LOG_LOGIC("group of QP " << qp->GetQpn() << " (" << members.size()
-                                        << " queue pairs): QP " << m->GetQpn()
-                                        << " is not steady, or near its end: no skip");
-            return;
-        }
-        end = std::min(end, w.plan.StartOf(w.plan.maxFrames));
-    }
-    if (end - now < m_minSkip)
-    {
-        NS_LOG_LOGIC("group of QP " << qp->GetQpn() << ": a skip would end at " << end.As(Time::US)
-                                    << ": too short");
-        return;
-    }
+    return members;
+}
+
+void
+RdmaFastForward::StartSkip(std::vector<RdmaQueuePair*> members, Time end)
+{
+    const Time now = Simulator::Now();
     const uint64_t id = m_nextSkip++;
     for (RdmaQueuePair* m : members)
     {

@@ -148,6 +148,21 @@ class RdmaFastForward : public Object
      * \param visited queue pairs already looked at in this round (they are marked)
      */
     void TryStart(RdmaQueuePair* qp, std::unordered_map<RdmaQueuePair*, bool>& visited);
+    /**
+     * \param qp a watched queue pair
+     * \param visited marks the queue pairs of the group (and of groups looked at before)
+     * \param paused set if a port of the group received a PFC frame within SteadyWindow
+     * \return qp's group: every watched queue pair reachable over shared ports, qp first
+     */
+    std::vector<RdmaQueuePair*> CollectGroup(RdmaQueuePair* qp,
+                                             std::unordered_map<RdmaQueuePair*, bool>& visited,
+                                             bool& paused);
+    /**
+     * Start a skip of a group whose queue pairs have their plans.
+     * \param members the group
+     * \param end the planned end (the first member's last skippable packet)
+     */
+    void StartSkip(std::vector<RdmaQueuePair*> members, Time end);
     /// End a skip. \param id the skip \param interrupted ended before its plan
     void End(uint64_t id, bool interrupted);
     /**
