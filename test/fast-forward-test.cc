@@ -141,7 +141,7 @@ RunStar(RoceHelper& roce,
 double
 Relative(Time a, Time b)
 {
-    return std::abs((a - b).GetSeconds()) / b.GetSeconds();
+    return std::abs(a.GetSeconds() - b.GetSeconds()) / b.GetSeconds();
 }
 
 class FastForward : public NsTest

@@ -115,10 +115,13 @@ RdmaFastForward::Install(const std::vector<Ptr<RdmaNic>>& nics,
     {
         port->TraceConnectWithoutContext(
             "PfcReceived",
-            MakeCallback(&RdmaFastForward::OnPfc, this).Bind(Ptr<const RoceNetDevice>(port)));
+            MakeCallback(&RdmaFastForward::OnPfc, this)
+                .Bind(static_cast<const RoceNetDevice*>(PeekPointer(port))));
         port->AddLinkChangeCallback(MakeCallback(&RdmaFastForward::Disturb, this));
     }
     m_quietSince = Simulator::Now() - m_window;
+    // It lives as long as the fabric it watches: Simulator::Destroy() disposes it.
+    Simulator::ScheduleDestroy(&RdmaFastForward::Dispose, Ptr<RdmaFastForward>(this));
 }
 
 Time
@@ -332,10 +335,10 @@ RdmaFastForward::NotifySteady(RdmaQueuePair* qp, bool steady)
 }
 
 void
-RdmaFastForward::OnPfc(Ptr<const RoceNetDevice> port, uint8_t /* priority */, uint16_t /* quanta */)
+RdmaFastForward::OnPfc(const RoceNetDevice* port, uint8_t /* priority */, uint16_t /* quanta */)
 {
-    m_lastPfc[PeekPointer(port)] = Simulator::Now();
-    auto it = m_users.find(PeekPointer(port));
+    m_lastPfc[port] = Simulator::Now();
+    auto it = m_users.find(port);
     if (it == m_users.end())
     {
         return;

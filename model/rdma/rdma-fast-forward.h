@@ -127,7 +127,7 @@ class RdmaFastForward : public Object
      * \param priority the priority (any)
      * \param quanta the pause (any, XON included)
      */
-    void OnPfc(Ptr<const RoceNetDevice> port, uint8_t priority, uint16_t quanta);
+    void OnPfc(const RoceNetDevice* port, uint8_t priority, uint16_t quanta);
     /// \param qp trace its paths and register it on their ports
     void Register(RdmaQueuePair* qp);
     /// Trace every watched queue pair's paths anew (after a link change), and try skips.
