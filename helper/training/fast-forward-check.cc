@@ -35,20 +35,7 @@ FastForwardFigures::Of(const TrainingSimulation& sim)
     {
         f.collectives[key] = s.first / static_cast<double>(s.second);
     }
-    if (Ptr<RdmaFastForward> ff = sim.GetFastForward()->GetFastForward())
-    {
-        uint64_t total = 0;
-        for (const Ptr<RdmaNic>& nic : sim.GetCluster().network.nics)
-        {
-            for (uint32_t q = 0; q < nic->GetNQueuePairs(); ++q)
-            {
-                total += nic->GetQueuePair(q)->GetBytesReceived();
-            }
-        }
-        f.skippedFraction =
-            total ? static_cast<double>(ff->GetSkippedPayloadBytes()) / static_cast<double>(total)
-                  : 0.0;
-    }
+    f.skippedFraction = sim.GetSkippedFraction();
     if (Ptr<FabricMonitor> monitor = sim.GetMonitor())
     {
         for (const FabricMonitor::Link& link : monitor->GetLinks())

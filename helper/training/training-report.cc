@@ -217,21 +217,6 @@ CommunicationJson(const TrainingSimulation& sim)
     return calls;
 }
 
-/// RDMA payload bytes delivered to the queue pairs of the cluster's NICs.
-uint64_t
-RdmaPayloadBytes(const TrainingSimulation& sim)
-{
-    uint64_t bytes = 0;
-    for (const Ptr<RdmaNic>& nic : sim.GetCluster().network.nics)
-    {
-        for (uint32_t q = 0; q < nic->GetNQueuePairs(); ++q)
-        {
-            bytes += nic->GetQueuePair(q)->GetBytesReceived();
-        }
-    }
-    return bytes;
-}
-
 /// What the steady-state fast-forward did: its status, and when on what it skipped.
 Json
 FastForwardJson(const TrainingSimulation& sim)
@@ -240,12 +225,9 @@ FastForwardJson(const TrainingSimulation& sim)
     Json j = {{"status", feature->GetStatus()}};
     if (Ptr<RdmaFastForward> ff = feature->GetFastForward())
     {
-        const uint64_t total = RdmaPayloadBytes(sim);
-        j["skipped_fraction"] =
-            total ? static_cast<double>(ff->GetSkippedPayloadBytes()) / static_cast<double>(total)
-                  : 0.0;
+        j["skipped_fraction"] = sim.GetSkippedFraction();
         j["skipped_bytes"] = ff->GetSkippedPayloadBytes();
-        j["rdma_bytes"] = total;
+        j["rdma_bytes"] = sim.GetRdmaPayloadBytes();
         j["skipped_packets"] = ff->GetSkippedPackets();
         j["skips"] = ff->GetSkips();
         j["interrupted_skips"] = ff->GetInterruptedSkips();

@@ -616,4 +616,27 @@ TrainingSimulation::GetEcnMarks() const
     return n;
 }
 
+uint64_t
+TrainingSimulation::GetRdmaPayloadBytes() const
+{
+    uint64_t bytes = 0;
+    for (const Ptr<RdmaNic>& nic : m_cluster.network.nics)
+    {
+        for (uint32_t q = 0; q < nic->GetNQueuePairs(); ++q)
+        {
+            bytes += nic->GetQueuePair(q)->GetBytesReceived();
+        }
+    }
+    return bytes;
+}
+
+double
+TrainingSimulation::GetSkippedFraction() const
+{
+    const Ptr<RdmaFastForward> ff = m_fastForward->GetFastForward();
+    const uint64_t total = ff ? GetRdmaPayloadBytes() : 0;
+    return total ? static_cast<double>(ff->GetSkippedPayloadBytes()) / static_cast<double>(total)
+                 : 0.0;
+}
+
 } // namespace ns3

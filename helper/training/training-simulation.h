@@ -103,6 +103,10 @@ eturn true on success
     uint64_t GetDrops() const;
     uint64_t GetPfcPauses() const;
     uint64_t GetEcnMarks() const;
+    /// \return RDMA payload bytes delivered to the queue pairs of the cluster's NICs
+    uint64_t GetRdmaPayloadBytes() const;
+    /// \return the share of GetRdmaPayloadBytes() the fast-forward skipped (0 when off)
+    double GetSkippedFraction() const;
     /// \return the PFC deadlocks the detector on the RoCE switches found (none without)
     std::vector<PfcDeadlock> GetPfcDeadlocks() const;
     /// \return the background traffic beside the workload (null without "background")

@@ -38,6 +38,8 @@ constexpr uint32_t MIN_FRAME_BYTES_WITHOUT_FCS = 60;
 /// Headers in front of a WRITE MIDDLE payload: Ethernet + IPv4 + UDP + BTH.
 constexpr uint32_t DATA_HEADER_BYTES =
     ETHERNET_HEADER_BYTES + IPV4_HEADER_BYTES + UDP_HEADER_BYTES + BTH_BYTES;
+/// An ACK (or NAK) frame without FCS: Ethernet + IPv4 + UDP + BTH + AETH + ICRC.
+constexpr uint32_t ACK_FRAME_BYTES = DATA_HEADER_BYTES + AETH_BYTES + ICRC_BYTES;
 
 /**
  * \param frameBytesWithoutFcs a frame's size as captured (no FCS)

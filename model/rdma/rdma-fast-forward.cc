@@ -23,8 +23,6 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaFastForward);
 
 namespace
 {
-/// An ACK frame without FCS: Ethernet, IPv4, UDP, BTH, AETH and ICRC.
-constexpr uint32_t ACK_FRAME_BYTES = roce::DATA_HEADER_BYTES + roce::AETH_BYTES + roce::ICRC_BYTES;
 /// Switches a path may cross before TracePath gives up (a routing loop).
 constexpr uint32_t MAX_HOPS = 64;
 } // namespace
@@ -214,43 +212,48 @@ RdmaFastForward::Unregister(RdmaQueuePair* qp)
     m_watched.erase(it);
 }
 
-void
-RdmaFastForward::ResetSharers(const RdmaQueuePair* qp)
+std::vector<RdmaQueuePair*>
+RdmaFastForward::Sharers(const RdmaQueuePair* qp)
 {
-    // One more or one less queue pair on a port changes the pace of the others there.
     const Watched& w = m_watched.at(const_cast<RdmaQueuePair*>(qp));
+    std::vector<RdmaQueuePair*> sharers;
     for (const auto* path : {&w.dataPath, &w.ackPath})
     {
         for (const Ptr<RoceNetDevice>& port : *path)
         {
             for (RdmaQueuePair* other : m_users[PeekPointer(port)])
             {
-                if (other != qp)
+                if (other != qp &&
+                    std::find(sharers.begin(), sharers.end(), other) == sharers.end())
                 {
-                    other->ResetSteadiness();
+                    sharers.push_back(other);
                 }
             }
         }
+    }
+    return sharers;
+}
+
+void
+RdmaFastForward::ResetSharers(const RdmaQueuePair* qp)
+{
+    // One more or one less queue pair on a port changes the pace of the others there.
+    for (RdmaQueuePair* other : Sharers(qp))
+    {
+        other->ResetSteadiness();
     }
 }
 
 void
 RdmaFastForward::EndSkipsOnPorts(const RdmaQueuePair* qp)
 {
-    const Watched& w = m_watched.at(const_cast<RdmaQueuePair*>(qp));
     std::vector<uint64_t> ids;
-    for (const auto* path : {&w.dataPath, &w.ackPath})
+    for (RdmaQueuePair* other : Sharers(qp))
     {
-        for (const Ptr<RoceNetDevice>& port : *path)
+        const uint64_t id = m_watched.at(other).skip;
+        if (id != 0 && std::find(ids.begin(), ids.end(), id) == ids.end())
         {
-            for (RdmaQueuePair* other : m_users[PeekPointer(port)])
-            {
-                const uint64_t id = m_watched.at(other).skip;
-                if (other != qp && id != 0 && std::find(ids.begin(), ids.end(), id) == ids.end())
-                {
-                    ids.push_back(id);
-                }
-            }
+            ids.push_back(id);
         }
     }
     for (uint64_t id : ids)
@@ -516,7 +519,7 @@ RdmaFastForward::StartSkip(std::vector<RdmaQueuePair*> members, Time end)
         const uint64_t every =
             AckEvery(PeekPointer(m->GetPeerQueuePair()->GetNic()), w.plan.periodPs);
         here.periodPs = w.plan.periodPs * static_cast<double>(every);
-        here.frameBytes = ACK_FRAME_BYTES;
+        here.frameBytes = roce::ACK_FRAME_BYTES;
         here.maxFrames = w.plan.maxFrames / every;
         for (const Ptr<RoceNetDevice>& port : w.ackPath)
         {

@@ -134,6 +134,8 @@ class RdmaFastForward : public Object
     void Reroute();
     /// \param qp leave its ports
     void Unregister(RdmaQueuePair* qp);
+    /// \param qp a watched queue pair \return the others on its ports, each once
+    std::vector<RdmaQueuePair*> Sharers(const RdmaQueuePair* qp);
     /// \param qp restart the steadiness windows of the queue pairs sharing its ports
     void ResetSharers(const RdmaQueuePair* qp);
     /// \param qp end the skips of the queue pairs on its ports (not its own)

@@ -311,8 +311,7 @@ BackgroundTraffic::FctOverPath(const std::vector<std::pair<double, Time>>& path,
         return roce::WireBytes(roce::DATA_HEADER_BYTES + (first ? roce::RETH_BYTES : 0) +
                                (last ? roce::IMMEDIATE_BYTES : 0) + payload + roce::ICRC_BYTES);
     };
-    const double ack =
-        roce::WireBytes(roce::DATA_HEADER_BYTES + roce::AETH_BYTES + roce::ICRC_BYTES);
+    const double ack = roce::WireBytes(roce::ACK_FRAME_BYTES);
     double slowest = path.front().first;
     double seconds = 0;
     const double firstFrame = frame(firstPayload, true, packets == 1);
