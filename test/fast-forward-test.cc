@@ -56,6 +56,7 @@ using Meddle = std::function<void(const RoceTopology&, const std::vector<FlowPro
  * \param flows the flows
  * \param fastForward install an RdmaFastForward
  * \param meddle what the test does to the run before it starts (none by default)
+ * \param cable every cable's delay
  * \return what the run left
  */
 Outcome
@@ -63,10 +64,11 @@ RunStar(RoceHelper& roce,
         uint32_t hosts,
         const std::vector<FlowSpec>& flows,
         bool fastForward,
-        const Meddle& meddle = Meddle())
+        const Meddle& meddle = Meddle(),
+        Time cable = MicroSeconds(1))
 {
     RoceTopologyHelper topoHelper(roce);
-    RoceTopology topo = topoHelper.Star(hosts, DataRate("100Gbps"), MicroSeconds(1));
+    RoceTopology topo = topoHelper.Star(hosts, DataRate("100Gbps"), cable);
     roce.AssignStreams(1);
     Ptr<RdmaFastForward> ff;
     Outcome out;
@@ -142,6 +144,103 @@ double
 Relative(Time a, Time b)
 {
     return std::abs(a.GetSeconds() - b.GetSeconds()) / b.GetSeconds();
+}
+
+/// What a ring run leaves: when each step was received, per host and channel.
+struct RingOutcome
+{
+    std::vector<Time> stepDone; //!< per step: the last receive of that step, any host/channel
+    uint64_t skips{0};
+    double skipped{0}; //!< share of the payload bytes skipped
+};
+
+/// State of a chained ring: host h sends step k on channel c to host h+1 once it has
+/// received step k-1 on channel c from host h-1 (NCCL's ring: what a rank sends next is
+/// what it just received).
+struct Ring
+{
+    uint32_t hosts;
+    uint32_t channels;
+    uint32_t steps;
+    uint64_t bytes;
+    std::vector<Ptr<RdmaQueuePair>> senders; //!< [host * channels + c]: host -> host+1
+    std::vector<uint32_t> received;          //!< [host * channels + c]: steps received
+    std::vector<Time> stepDone;
+
+    /// Host h's receiver on channel c completed a step: h forwards it on.
+    void OnReceive(uint32_t index)
+    {
+        const uint32_t k = received[index]++;
+        stepDone[k] = std::max(stepDone[k], Simulator::Now());
+        const uint32_t host = index / channels;
+        const uint32_t c = index % channels;
+        if (k + 1 < steps)
+        {
+            senders[host * channels + c]->PostWrite(bytes);
+        }
+    }
+};
+
+/**
+ * A chained ring (Ring) on a star at 100 Gb/s with DCQCN, with or without the fast-forward.
+ * \param hosts ranks, one per host
+ * \param channels queue pairs per neighbour (NCCL's channels)
+ * \param steps messages each queue pair sends, one after the other
+ * \param bytes each message's size
+ * \param cable every cable's delay
+ * \param fastForward install an RdmaFastForward
+ * \return when each step was done everywhere, and how much was skipped
+ */
+RingOutcome
+RunRing(uint32_t hosts,
+        uint32_t channels,
+        uint32_t steps,
+        uint64_t bytes,
+        Time cable,
+        bool fastForward)
+{
+    RoceHelper roce;
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.Star(hosts, DataRate("100Gbps"), cable);
+    roce.AssignStreams(1);
+    Ptr<RdmaFastForward> ff;
+    if (fastForward)
+    {
+        ff = CreateObject<RdmaFastForward>();
+        ff->Install(topo.nics, topo.switchObjects);
+    }
+    Ring ring{hosts, channels, steps, bytes, {}, {}, {}};
+    ring.senders.resize(hosts * channels);
+    ring.received.assign(hosts * channels, 0);
+    ring.stepDone.assign(steps, Time());
+    for (uint32_t h = 0; h < hosts; ++h)
+    {
+        for (uint32_t c = 0; c < channels; ++c)
+        {
+            const uint32_t next = (h + 1) % hosts;
+            auto [sender, receiver] = RoceHelper::Connect(topo.nics[h], topo.nics[next]);
+            ring.senders[h * channels + c] = sender;
+            receiver->SetReceiveCompleteCallback(
+                MakeCallback(+[](Ring* r, uint32_t index, Ptr<RdmaQueuePair>, uint64_t, uint64_t) {
+                    r->OnReceive(index);
+                }).Bind(&ring, next * channels + c));
+        }
+    }
+    for (const Ptr<RdmaQueuePair>& s : ring.senders)
+    {
+        Simulator::ScheduleNow(&RdmaQueuePair::PostWrite, s, bytes);
+    }
+    Simulator::Run();
+    RingOutcome out;
+    out.stepDone = ring.stepDone;
+    if (ff)
+    {
+        out.skips = ff->GetSkips();
+        out.skipped = static_cast<double>(ff->GetSkippedPayloadBytes()) /
+                      static_cast<double>(bytes * steps * hosts * channels);
+    }
+    Simulator::Destroy();
+    return out;
 }
 
 class FastForward : public NsTest
@@ -453,5 +552,39 @@ TEST_F(FastForward, ALinkChangeEndsEverySkip)
     for (std::size_t i = 0; i < flows.size(); ++i)
     {
         EXPECT_EQ(ff.received[i], flows[i].bytes);
+    }
+}
+
+// A chained ring (each rank forwards what it received, like NCCL's ring all-reduce) of 3
+// ranks, 2 MiB steps, with 1 to 4 channels (queue pairs per neighbour, served in turn by
+// each NIC) and 1 or 5 us cables. Each step begins with the reverse flows' ACKs not yet on
+// the ports (for one RTT), and each skip ends with a NIC's queue pairs at different places
+// in its round robin. Every step ends within 0.05 % of the reference's (measured: -0.003 to
+// -0.02 %, the ACKs of the skipped packets still on their way at the end of a skip not on
+// the receivers' ports). A period measured before the ACKs came (0.25 % short), or a NIC
+// that resumes its queue pairs out of their turn, gave -0.15 % to -0.6 %.
+TEST_F(FastForward, AChainedRingMatchesTheReference)
+{
+    for (const auto& [channels, cableUs] : {std::pair<uint32_t, int>{1, 5}, {2, 5}, {4, 1}, {4, 5}})
+    {
+        const RingOutcome ref = RunRing(3, channels, 6, 2 << 20, MicroSeconds(cableUs), false);
+        const RingOutcome ff = RunRing(3, channels, 6, 2 << 20, MicroSeconds(cableUs), true);
+        ASSERT_EQ(ref.stepDone.size(), ff.stepDone.size());
+        double worst = 0;
+        for (std::size_t k = 0; k < ref.stepDone.size(); ++k)
+        {
+            const double error =
+                (ff.stepDone[k] - ref.stepDone[k]).GetDouble() / ref.stepDone[k].GetDouble();
+            EXPECT_LT(std::abs(error), 5e-4)
+                << channels << " channels, " << cableUs << " us cables, step " << k << ": "
+                << ff.stepDone[k].As(Time::NS) << " vs " << ref.stepDone[k].As(Time::NS);
+            worst = std::abs(error) > std::abs(worst) ? error : worst;
+        }
+        std::cout << "[ measured ] ring of 3, " << channels << " channels, " << cableUs
+                  << " us cables: last step " << ff.stepDone.back().As(Time::NS) << " vs "
+                  << ref.stepDone.back().As(Time::NS) << ", worst step " << 100 * worst << " %, "
+                  << ff.skips << " skips, " << 100 * ff.skipped << " % skipped\n";
+        EXPECT_EQ(ff.skips, 6u); // one per step
+        EXPECT_GT(ff.skipped, 0.5);
     }
 }

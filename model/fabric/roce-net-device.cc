@@ -624,14 +624,17 @@ RoceNetDevice::AddSkippedFrames(const RoceSkippedFrames& frames)
 }
 
 void
-RoceNetDevice::SettleSkippedFrames(Time end)
+RoceNetDevice::SettleSkippedFrames(const void* source, uint64_t frames)
 {
-    NS_LOG_FUNCTION(this << end);
-    // The sources stopped at end; the frames they skipped until then still reach this
-    // port over its delay, and count as they do.
+    NS_LOG_FUNCTION(this << source << frames);
+    // The source stopped; the frames it skipped still reach this port over its delay,
+    // and count as they do.
     for (RoceSkippedFrames& s : m_skipped)
     {
-        s.maxFrames = std::min(s.maxFrames, s.FramesBy(end));
+        if (s.source == source)
+        {
+            s.maxFrames = std::min(s.maxFrames, frames);
+        }
     }
     PruneSkippedFrames();
 }

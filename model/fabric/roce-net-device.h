@@ -42,11 +42,12 @@ struct RoceQueueItem
  */
 struct RoceSkippedFrames
 {
-    Time last;              //!< start of the stream's last simulated frame at its source
-    double periodPs{0};     //!< one frame every this many picoseconds
-    uint32_t frameBytes{0}; //!< each frame's size (no FCS)
-    uint64_t maxFrames{0};  //!< the most frames the skip lets through
-    Time delay;             //!< from the source to this port (cables, store and forward)
+    Time last;                   //!< start of the stream's last simulated frame at its source
+    double periodPs{0};          //!< one frame every this many picoseconds
+    uint32_t frameBytes{0};      //!< each frame's size (no FCS)
+    uint64_t maxFrames{0};       //!< the most frames the skip lets through
+    Time delay;                  //!< from the source to this port (cables, store and forward)
+    const void* source{nullptr}; //!< who skips the stream (SettleSkippedFrames names it)
 
     /// \param t a time \return frames of the stream that started after last, up to t
     uint64_t FramesBy(Time t) const;
@@ -199,11 +200,12 @@ class RoceNetDevice : public NetDevice
      */
     void AddSkippedFrames(const RoceSkippedFrames& frames);
     /**
-     * The fast-forward ended: the streams stop at what their sources skipped up to end
-     * (the frames still on their way count as they would have reached this port).
-     * \param end the end of the skip
+     * The fast-forward of a source ended: its streams stop at the frames it skipped (those
+     * still on their way count as they would have reached this port).
+     * \param source the streams' RoceSkippedFrames::source
+     * \param frames frames the source skipped in all
      */
-    void SettleSkippedFrames(Time end);
+    void SettleSkippedFrames(const void* source, uint64_t frames);
 
     /// \return PFC frames received (XOFF and XON)
     uint64_t GetPfcPausesReceived() const;

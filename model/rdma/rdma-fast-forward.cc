@@ -25,6 +25,9 @@ namespace
 {
 /// Switches a path may cross before TracePath gives up (a routing loop).
 constexpr uint32_t MAX_HOPS = 64;
+/// A NIC's measured round may differ from the one its port's load gives by this fraction
+/// (the ACKs that fell in the window); more, and the port is not what paces it.
+constexpr double PACE_TOLERANCE = 0.005;
 } // namespace
 
 TypeId
@@ -172,8 +175,11 @@ RdmaFastForward::Register(RdmaQueuePair* qp)
         ++m_unrouted;
         return;
     }
+    w.baseRtt = Time();
     for (const auto* path : {&w.dataPath, &w.ackPath})
     {
+        const uint32_t frameBytes =
+            path == &w.dataPath ? qp->GetNic()->GetPayloadMtu() : roce::ACK_FRAME_BYTES;
         for (const Ptr<RoceNetDevice>& port : *path)
         {
             std::vector<RdmaQueuePair*>& users = m_users[PeekPointer(port)];
@@ -181,6 +187,7 @@ RdmaFastForward::Register(RdmaQueuePair* qp)
             {
                 users.push_back(qp);
             }
+            w.baseRtt += HopDelay(port, frameBytes);
         }
     }
 }
@@ -237,10 +244,13 @@ RdmaFastForward::Sharers(const RdmaQueuePair* qp)
 void
 RdmaFastForward::ResetSharers(const RdmaQueuePair* qp)
 {
-    // One more or one less queue pair on a port changes the pace of the others there.
+    // One more or one less queue pair on a port changes the pace of the others there, once
+    // its data and its ACKs have reached (or left) the ports: within its RTT. A window that
+    // began sooner would measure the pace without the reverse flow's ACKs on the port.
+    const Time notBefore = Simulator::Now() + m_watched.at(const_cast<RdmaQueuePair*>(qp)).baseRtt;
     for (RdmaQueuePair* other : Sharers(qp))
     {
-        other->ResetSteadiness();
+        other->ResetSteadiness(notBefore);
     }
 }
 
@@ -437,7 +447,6 @@ RdmaFastForward::TryStart(RdmaQueuePair* qp, std::unordered_map<RdmaQueuePair*, 
         NS_LOG_LOGIC("group of QP " << qp->GetQpn() << ": a port was paused lately: no skip");
         return;
     }
-    Time end = Time::Max();
     for (RdmaQueuePair* m : members)
     {
         Watched& w = m_watched.at(m);
@@ -448,7 +457,22 @@ RdmaFastForward::TryStart(RdmaQueuePair* qp, std::unordered_map<RdmaQueuePair*, 
                                         << " is not steady, or near its end: no skip");
             return;
         }
-        end = std::min(end, w.plan.StartOf(w.plan.maxFrames));
+    }
+    if (!LoadSettled(members))
+    {
+        return;
+    }
+    const std::vector<Round> rounds = Rounds(members);
+    if (!PaceRounds(members, rounds))
+    {
+        return;
+    }
+    // It ends with the first round of a NIC in which one of its queue pairs would pass its
+    // last skippable packet.
+    Time end = Time::Max();
+    for (const Round& round : rounds)
+    {
+        end = std::min(end, m_watched.at(round.first).plan.StartOf(round.maxRounds));
     }
     if (end - now < m_minSkip)
     {
@@ -457,6 +481,176 @@ RdmaFastForward::TryStart(RdmaQueuePair* qp, std::unordered_map<RdmaQueuePair*, 
         return;
     }
     StartSkip(std::move(members), end);
+}
+
+bool
+RdmaFastForward::LoadSettled(const std::vector<RdmaQueuePair*>& members)
+{
+    // A queue pair's load reaches every port of its paths within its RTT of its start (its
+    // data, then its ACKs): a window that began sooner on a shared port measured a pace
+    // without part of that load (typically the reverse flow's ACKs).
+    // Per port the latest settling and whose it is, and the latest of the others.
+    struct Latest
+    {
+        RdmaQueuePair* owner{nullptr};
+        Time first;
+        Time second;
+    };
+
+    std::unordered_map<const RoceNetDevice*, Latest> latest;
+    for (RdmaQueuePair* m : members)
+    {
+        const Watched& w = m_watched.at(m);
+        const Time since = m->GetLoadSince() + w.baseRtt;
+        for (const auto* path : {&w.dataPath, &w.ackPath})
+        {
+            for (const Ptr<RoceNetDevice>& port : *path)
+            {
+                Latest& l = latest[PeekPointer(port)];
+                if (l.owner == m)
+                {
+                    continue; // a port on both of its paths
+                }
+                if (since > l.first)
+                {
+                    l.second = l.first;
+                    l.first = since;
+                    l.owner = m;
+                }
+                else
+                {
+                    l.second = std::max(l.second, since);
+                }
+            }
+        }
+    }
+    bool ok = true;
+    for (RdmaQueuePair* m : members)
+    {
+        // Its own load does not change its pace: the ACKs on its sending port are the flows'
+        // into its NIC, its own go through its receiver's.
+        const Watched& w = m_watched.at(m);
+        Time since;
+        for (const auto* path : {&w.dataPath, &w.ackPath})
+        {
+            for (const Ptr<RoceNetDevice>& port : *path)
+            {
+                const Latest& l = latest[PeekPointer(port)];
+                since = std::max(since, l.owner == m ? l.second : l.first);
+            }
+        }
+        if (m->GetWindowStart() < since)
+        {
+            NS_LOG_LOGIC("QP " << m->GetQpn() << ": its window began at "
+                               << m->GetWindowStart().As(Time::US)
+                               << ", before the load on its ports settled at " << since.As(Time::US)
+                               << ": it measures again");
+            m->ResetSteadiness(since);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+std::vector<RdmaFastForward::Round>
+RdmaFastForward::Rounds(const std::vector<RdmaQueuePair*>& members)
+{
+    // A steady NIC port is busy all the time (its queue pairs at line rate) and serves
+    // them in turn: the one that sent longest ago is next.
+    std::vector<Round> rounds;
+    for (RdmaQueuePair* m : members)
+    {
+        const RoceSkippedFrames& plan = m_watched.at(m).plan;
+        const RdmaNic* nic = PeekPointer(m->GetNic());
+        auto it = std::find_if(rounds.begin(), rounds.end(), [nic](const Round& r) {
+            return r.nic == nic;
+        });
+        if (it == rounds.end())
+        {
+            rounds.push_back({nic, m, plan.maxFrames});
+            continue;
+        }
+        if (plan.last < m_watched.at(it->first).plan.last)
+        {
+            it->first = m;
+        }
+        it->maxRounds = std::min(it->maxRounds, plan.maxFrames);
+    }
+    return rounds;
+}
+
+bool
+RdmaFastForward::PaceRounds(const std::vector<RdmaQueuePair*>& members,
+                            const std::vector<Round>& rounds)
+{
+    // A steady NIC port is never idle: in a round it sends one data frame of each of its
+    // queue pairs and the ACKs its receivers owe the flows into it (one per AckEvery of
+    // their packets). The round's length follows from that exactly, where a measured mean
+    // gap would be off by the ACKs that happen to fall in its window:
+    //   P = data frames' time / (1 - sum over flows in of ACK time / (P_flow x every)).
+    const std::size_t n = rounds.size();
+    std::unordered_map<const RdmaNic*, std::size_t> roundOf;
+    for (std::size_t r = 0; r < n; ++r)
+    {
+        roundOf[rounds[r].nic] = r;
+    }
+    std::vector<double> dataPs(n, 0);
+    std::vector<double> measured(n, 0);
+    std::vector<uint32_t> size(n, 0);
+    for (RdmaQueuePair* m : members)
+    {
+        const std::size_t r = roundOf.at(PeekPointer(m->GetNic()));
+        const RoceSkippedFrames& plan = m_watched.at(m).plan;
+        const double bps =
+            static_cast<double>(m->GetNic()->GetDevice()->GetDataRate().GetBitRate());
+        dataPs[r] += roce::WireBytes(plan.frameBytes) * 8e12 / bps;
+        measured[r] += plan.periodPs;
+        ++size[r];
+    }
+    std::vector<double> period(n);
+    for (std::size_t r = 0; r < n; ++r)
+    {
+        measured[r] /= size[r];
+        period[r] = measured[r];
+    }
+    for (int iteration = 0; iteration < 4; ++iteration)
+    {
+        std::vector<double> ackShare(n, 0);
+        for (RdmaQueuePair* m : members)
+        {
+            const Ptr<RdmaNic> receiver = m->GetPeerQueuePair()->GetNic();
+            auto in = roundOf.find(PeekPointer(receiver));
+            if (in == roundOf.end())
+            {
+                continue; // a receiver that sends nothing: its port paces nobody
+            }
+            const double p = period[roundOf.at(PeekPointer(m->GetNic()))];
+            const double ackPs =
+                roce::WireBytes(roce::ACK_FRAME_BYTES) * 8e12 /
+                static_cast<double>(receiver->GetDevice()->GetDataRate().GetBitRate());
+            ackShare[in->second] +=
+                ackPs / (p * static_cast<double>(AckEvery(PeekPointer(receiver), p)));
+        }
+        for (std::size_t r = 0; r < n; ++r)
+        {
+            period[r] = dataPs[r] / (1 - ackShare[r]);
+        }
+    }
+    for (std::size_t r = 0; r < n; ++r)
+    {
+        if (std::abs(period[r] - measured[r]) > PACE_TOLERANCE * measured[r])
+        {
+            NS_LOG_LOGIC("NIC of QP " << rounds[r].first->GetQpn() << ": a round of " << period[r]
+                                      << " ps where " << measured[r]
+                                      << " ps were measured: its port does not pace it, no skip");
+            return false;
+        }
+    }
+    for (RdmaQueuePair* m : members)
+    {
+        m_watched.at(m).plan.periodPs = period[roundOf.at(PeekPointer(m->GetNic()))];
+    }
+    return true;
 }
 
 std::vector<RdmaQueuePair*>
@@ -511,6 +705,7 @@ RdmaFastForward::StartSkip(std::vector<RdmaQueuePair*> members, Time end)
         // The data on its way, then one ACK every AckEvery packets on the way back; each
         // port sees a stream later than the one before (cable, store and forward).
         RoceSkippedFrames here = w.plan;
+        here.source = m;
         for (const Ptr<RoceNetDevice>& port : w.dataPath)
         {
             port->AddSkippedFrames(here);
@@ -518,9 +713,11 @@ RdmaFastForward::StartSkip(std::vector<RdmaQueuePair*> members, Time end)
         }
         const uint64_t every =
             AckEvery(PeekPointer(m->GetPeerQueuePair()->GetNic()), w.plan.periodPs);
+        w.ackEvery = every;
         here.periodPs = w.plan.periodPs * static_cast<double>(every);
         here.frameBytes = roce::ACK_FRAME_BYTES;
         here.maxFrames = w.plan.maxFrames / every;
+        here.source = &w;
         for (const Ptr<RoceNetDevice>& port : w.ackPath)
         {
             port->AddSkippedFrames(here);
@@ -552,23 +749,40 @@ RdmaFastForward::End(uint64_t id, bool interrupted)
     skip.end.Cancel();
     const Time now = Simulator::Now();
     uint64_t packets = 0;
-    for (RdmaQueuePair* m : skip.members)
+    for (const Round& round : Rounds(skip.members))
     {
-        Watched& w = m_watched.at(m);
-        const uint64_t k = w.plan.FramesBy(now);
-        const Ptr<RdmaNic> nic = m->GetNic();
-        for (const auto* path : {&w.dataPath, &w.ackPath})
+        // Whole rounds: the next one starts with the queue pair that sent longest ago (it
+        // is where the NIC's round robin stands), after the last round that began by now.
+        const RoceSkippedFrames& lead = m_watched.at(round.first).plan;
+        const uint64_t k = std::min(lead.FramesBy(now), round.maxRounds);
+        const Time resumeAt = lead.StartOf(k + 1);
+        // The lead first: it may send at once, the others wait for their turn.
+        std::vector<RdmaQueuePair*> onNic{round.first};
+        for (RdmaQueuePair* m : skip.members)
         {
-            for (const Ptr<RoceNetDevice>& port : *path)
+            if (m != round.first && PeekPointer(m->GetNic()) == round.nic)
             {
-                port->SettleSkippedFrames(now);
+                onNic.push_back(m);
             }
         }
-        nic->CountSkippedPackets(k);
-        packets += k;
-        m_skippedBytes += k * nic->GetPayloadMtu();
-        w.skip = 0;
-        m->EndSkip(w.plan, k);
+        for (RdmaQueuePair* m : onNic)
+        {
+            Watched& w = m_watched.at(m);
+            for (const Ptr<RoceNetDevice>& port : w.dataPath)
+            {
+                port->SettleSkippedFrames(m, k);
+            }
+            for (const Ptr<RoceNetDevice>& port : w.ackPath)
+            {
+                port->SettleSkippedFrames(&w, k / w.ackEvery);
+            }
+            const Ptr<RdmaNic> nic = m->GetNic();
+            nic->CountSkippedPackets(k);
+            packets += k;
+            m_skippedBytes += k * nic->GetPayloadMtu();
+            w.skip = 0;
+            m->EndSkip(w.plan, k, resumeAt);
+        }
     }
     m_skippedPackets += packets;
     m_interrupted += interrupted ? 1 : 0;

@@ -108,8 +108,40 @@ class RdmaFastForward : public Object
         bool steady{false};                       //!< as the queue pair last said
         uint64_t skip{0};                         //!< the skip it is in (0: none)
         RoceSkippedFrames plan;                   //!< that skip's plan for it
+        uint64_t ackEvery{1};                     //!< its receiver's ACKs: one per this many
+        Time baseRtt;                             //!< data there and ACK back, no queues
         std::size_t order{0};                     //!< its place in m_order
     };
+
+    /**
+     * The members of a skip that share one NIC: its port serves them in turn, one packet
+     * each per round, so they skip whole rounds and resume where the round robin stands.
+     */
+    struct Round
+    {
+        const RdmaNic* nic{nullptr};   //!< their NIC
+        RdmaQueuePair* first{nullptr}; //!< the next in the round (sent longest ago)
+        uint64_t maxRounds{0};         //!< rounds before one of them nears its end
+    };
+
+    /**
+     * Every member's window must have begun after the load on its ports settled (each
+     * queue pair's start plus its base RTT); a member whose window began sooner measures
+     * again.
+     * \param members a group
+     * \return true if every window is good
+     */
+    bool LoadSettled(const std::vector<RdmaQueuePair*>& members);
+    /**
+     * Set every member's period to its NIC's round as the port's load gives it (its queue
+     * pairs' data frames and the ACKs of the flows into it).
+     * \param members a skip's queue pairs (their plans made)
+     * \param rounds their rounds (Rounds)
+     * \return false if a measured round is not what its port's load gives (no skip)
+     */
+    bool PaceRounds(const std::vector<RdmaQueuePair*>& members, const std::vector<Round>& rounds);
+    /// \param members a skip's queue pairs (their plans made) \return their NICs' rounds
+    std::vector<Round> Rounds(const std::vector<RdmaQueuePair*>& members);
 
     /// A skip under way: its queue pairs, start and planned end.
     struct Skip

@@ -75,11 +75,12 @@ RdmaQueuePair::RestartWindow()
 }
 
 void
-RdmaQueuePair::ResetSteadiness()
+RdmaQueuePair::ResetSteadiness(Time notBefore)
 {
-    NS_LOG_FUNCTION(this);
+    NS_LOG_FUNCTION(this << notBefore);
     if (m_skip)
     {
+        m_skip->notBefore = std::max(m_skip->notBefore, notBefore);
         RestartWindow();
     }
 }
@@ -87,7 +88,22 @@ RdmaQueuePair::ResetSteadiness()
 void
 RdmaQueuePair::Disturb()
 {
+    m_skip->loadSince = Simulator::Now();
     RestartWindow();
+}
+
+Time
+RdmaQueuePair::GetWindowStart() const
+{
+    NS_LOG_FUNCTION(this);
+    return m_skip->first;
+}
+
+Time
+RdmaQueuePair::GetLoadSince() const
+{
+    NS_LOG_FUNCTION(this);
+    return m_skip->loadSince;
 }
 
 void
@@ -95,7 +111,15 @@ RdmaQueuePair::TrackSteadiness(uint32_t frameBytes, bool retransmission)
 {
     SkipState& s = *m_skip;
     const Time now = Simulator::Now();
-    if (retransmission)
+    // A pause in sending (a gap of more than twice the one before) starts a new load on
+    // the ports: the others' pace changes within this queue pair's RTT.
+    const int64_t sinceLast = (now - m_lastSendTime).GetTimeStep();
+    if (s.lastGap == 0 || sinceLast > 2 * s.lastGap + GAP_TOLERANCE_STEPS)
+    {
+        s.loadSince = now;
+    }
+    s.lastGap = std::max<int64_t>(sinceLast, 1);
+    if (retransmission || now < s.notBefore)
     {
         RestartWindow();
         return;
@@ -235,17 +259,8 @@ RdmaQueuePair::PlanSkip(uint32_t endPackets, RoceSkippedFrames& plan) const
         return false;
     }
     const SkipState& s = *m_skip;
-    double periodPs = static_cast<double>((m_lastSendTime - s.first).GetPicoSeconds()) /
-                      static_cast<double>(s.sends - 1);
-    // The mean gap of a steady stream is a whole number of frame times when the port is
-    // what paces it (one queue pair or several in turn): take the exact figure.
-    const double framePs =
-        roce::WireBytes(s.frameBytes) * 8e12 / static_cast<double>(m_cc->GetLineRateBps());
-    const double frames = std::round(periodPs / framePs);
-    if (frames >= 1 && std::abs(periodPs - frames * framePs) < 1e-3 * periodPs)
-    {
-        periodPs = frames * framePs;
-    }
+    const double periodPs = static_cast<double>((m_lastSendTime - s.first).GetPicoSeconds()) /
+                            static_cast<double>(s.sends - 1);
     plan.last = m_lastSendTime;
     plan.periodPs = periodPs;
     plan.frameBytes = s.frameBytes;
@@ -261,13 +276,13 @@ RdmaQueuePair::BeginSkip()
 }
 
 void
-RdmaQueuePair::EndSkip(const RoceSkippedFrames& plan, uint64_t packets)
+RdmaQueuePair::EndSkip(const RoceSkippedFrames& plan, uint64_t packets, Time resumeAt)
 {
-    NS_LOG_FUNCTION(this << packets);
+    NS_LOG_FUNCTION(this << packets << resumeAt);
     SkipState& s = *m_skip;
     s.skipping = false;
     RestartWindow();
-    s.resumeAt = plan.StartOf(packets + 1);
+    s.resumeAt = resumeAt;
     if (packets > 0)
     {
         const uint64_t first = m_sndNxt;

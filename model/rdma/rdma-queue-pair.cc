@@ -157,9 +157,13 @@ bool
 RdmaQueuePair::HasDataToSend() const
 {
     NS_LOG_FUNCTION(this);
-    if (m_sndNxt >= m_psnAssigned || (m_skip && m_skip->skipping))
+    if (m_sndNxt >= m_psnAssigned)
     {
         return false;
+    }
+    if (m_skip && m_skip->skipping)
+    {
+        return true; // not before the skip ends (GetNextSendTime), in its place in the round
     }
     uint64_t window = m_cc->GetWindowBytes();
     return window == 0 || OutstandingPackets() * m_config.payloadMtu < window;
@@ -169,6 +173,10 @@ Time
 RdmaQueuePair::GetNextSendTime() const
 {
     NS_LOG_FUNCTION(this);
+    if (m_skip && m_skip->skipping)
+    {
+        return Time::Max(); // EndSkip tells the NIC
+    }
     // Derived from the current rate, so a rate increase shortens a gap already started.
     double rate = m_cc->GetRateBps();
     Time next = m_lastSendTime; // the port's serialization is the only pacing at line rate

@@ -169,9 +169,11 @@ class RdmaQueuePair : public Object
     /// \param psn first PSN this side sends (RC starts at a random PSN); before any post
     void SetInitialPsn(uint32_t psn);
     uint32_t GetInitialPsn() const; //!< \return the first PSN this side sends
-    /// \return true when data is waiting and the window allows sending (pacing aside)
+    /// \return true when data is waiting and the window allows sending (pacing aside), or
+    ///         while the fast-forward skips its packets (it keeps its place in the round)
     bool HasDataToSend() const;
-    /// \return the earliest time the pacer allows the next packet
+    /// \return the earliest time the pacer allows the next packet (Time::Max() while the
+    ///         fast-forward skips its packets)
     Time GetNextSendTime() const;
     /// Build the next data frame and advance; paces and arms the timer. \return the frame
     Ptr<Packet> BuildNextDataPacket();
@@ -210,6 +212,14 @@ class RdmaQueuePair : public Object
      *         retransmitted, and no earlier skip still unacknowledged
      */
     bool IsSteady(Time now) const;
+    /// \return when the current steadiness window began (fast-forward only)
+    Time GetWindowStart() const;
+    /**
+     * \return when this queue pair's load on its ports last changed (fast-forward only):
+     *         it began sending after a pause, or its congestion control or a congestion
+     *         signal changed its pace
+     */
+    Time GetLoadSince() const;
     /**
      * How this queue pair's data would go on if it kept its pace: its last packet, the
      * gap between packets, their size, and how many packets may be skipped (the ones
@@ -219,18 +229,24 @@ class RdmaQueuePair : public Object
      * \return false if there is nothing to skip
      */
     bool PlanSkip(uint32_t endPackets, RoceSkippedFrames& plan) const;
-    /// Another queue pair started or stopped sharing the port: measure the pace anew.
-    void ResetSteadiness();
+    /**
+     * Another queue pair started or stopped sharing a port: measure the pace anew, in a
+     * window that starts once its data and ACKs have reached (or left) every port.
+     * \param notBefore the window starts no sooner
+     */
+    void ResetSteadiness(Time notBefore);
     /// Stop sending: a skip of the packets of PlanSkip starts.
     void BeginSkip();
     /**
      * The skip ends: count packets of the plan as sent (and, at the peer, as received
-     * once the packets sent before them have arrived), and send the next packet at the
-     * plan's next slot.
+     * once the packets sent before them have arrived), and send the next packet from
+     * resumeAt on, in the queue pair's turn of its NIC's round robin (it kept its place
+     * there while it skipped).
      * \param plan the plan of BeginSkip
-     * \param packets packets skipped (plan.FramesBy(the end of the skip))
+     * \param packets packets skipped (at most plan.maxFrames)
+     * \param resumeAt no packet before this (the next round of the NIC's queue pairs)
      */
-    void EndSkip(const RoceSkippedFrames& plan, uint64_t packets);
+    void EndSkip(const RoceSkippedFrames& plan, uint64_t packets, Time resumeAt);
     /**
      * The peer skipped packets [firstPsn, firstPsn + packets) of its PSN sequence (the
      * receiving side): count them as received, in order, once every packet before them
@@ -366,7 +382,10 @@ class RdmaQueuePair : public Object
         // packets before them; from == to when none is pending
         uint64_t from{0};
         uint64_t to{0};
-        Time resumeAt; //!< no packet before this (the slot after the skipped ones)
+        Time resumeAt;      //!< no packet before this (the slot after the skipped ones)
+        Time notBefore;     //!< no window starts before this (ResetSteadiness)
+        Time loadSince;     //!< GetLoadSince
+        int64_t lastGap{0}; //!< the gap before the last send, in time steps
         // receiving side: the peer's skipped PSNs [jumpFrom, jumpFrom + jumpPackets)
         uint64_t jumpFrom{0};
         uint64_t jumpPackets{0};
