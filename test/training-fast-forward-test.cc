@@ -48,6 +48,10 @@ class TrainingFastForward : public NsTest, public ::testing::WithParamInterface<
 {
 };
 
+class TrainingFastForwardDp : public NsTest
+{
+};
+
 } // namespace
 
 TEST_P(TrainingFastForward, MatchesThePacketReference)
@@ -98,12 +102,12 @@ INSTANTIATE_TEST_SUITE_P(
         Reduced{"gpt3-175b-8x8-h100.json",
                 R"({"layers": 8, "hidden": 4096, "heads": 32, "seqLength": 1024,
                     "vocab": 32000, "tp": 8, "pp": 8, "globalBatch": 8})",
-                0.65},
+                0.53},
         Reduced{"llama-70b-4x8-h100.json",
                 R"({"layers": 4, "hidden": 4096, "heads": 32, "kvHeads": 8,
                     "ffnHidden": 14336, "gatedMlp": true, "seqLength": 1024, "vocab": 32000,
                     "tp": 8, "pp": 4, "globalBatch": 4})",
-                0.65},
+                0.53},
         Reduced{"mixtral-8x7b-2x8-h100.json",
                 R"({"layers": 2, "hidden": 2048, "heads": 16, "kvHeads": 8,
                     "ffnHidden": 7168, "gatedMlp": true, "seqLength": 1024, "vocab": 32000,
@@ -119,3 +123,51 @@ INSTANTIATE_TEST_SUITE_P(
                     "experts": 16, "topK": 2, "ep": 16, "dp": 16, "zeroStage": 1,
                     "globalBatch": 16})",
                 0.0})); // an incast through a 2:1 spine: ECN marks and CNPs, nothing steady
+
+// The case that exposed the fast-forward's old error: a DP ring all-reduce over 8 servers,
+// 8 channels sharing each NIC in turn, 5 us cables (each ring step begins with the reverse
+// flows' ACKs one RTT away from the ports). Every DP all-reduce's mean time within 0.01 %
+// of the reference (measured +0.003 %; before the NICs resumed whole rounds at the pace of
+// their ports' load and the receivers sent the ACKs of the skipped packets still on their
+// way, a 4-layer copy of this model came out 3.5 % early).
+TEST_F(TrainingFastForwardDp, ARingWithLongCablesMatchesTheReference)
+{
+    TrainingScenario scenario = TrainingScenario::Default(AI_FABRIC_SOURCE_DIR "/traces");
+    scenario.servers = 8;
+    scenario.linkDelay = MicroSeconds(5);
+    std::string error;
+    TransformerConfig model;
+    ASSERT_TRUE(TransformerTraceGenerator::ParseConfig(
+        R"({"layers": 2, "hidden": 2048, "heads": 16, "seqLength": 2048, "vocab": 51200,
+            "tp": 8, "dp": 8, "globalBatch": 32})",
+        "DP 8 model",
+        model,
+        &error))
+        << error;
+    scenario.traceFormat = "generator";
+    scenario.generator = model;
+    scenario.traceFile.clear();
+    const FastForwardFigures reference = RunOnce(scenario, "off");
+    const FastForwardFigures fast = RunOnce(scenario, "on");
+    uint32_t dp = 0;
+    for (const auto& [name, mean] : reference.collectives)
+    {
+        if (name.find(" dp") == std::string::npos)
+        {
+            continue;
+        }
+        ++dp;
+        ASSERT_TRUE(fast.collectives.count(name)) << name;
+        const double error = (fast.collectives.at(name) - mean) / mean;
+        EXPECT_LT(std::abs(error), 1e-4) << name << ": " << fast.collectives.at(name) * 1e6
+                                         << " us against " << mean * 1e6 << " us";
+        if (dp == 1)
+        {
+            std::cout << "[ measured ] " << name << ": " << fast.collectives.at(name) * 1e6
+                      << " us against " << mean * 1e6 << " us (" << 100 * error << " %), "
+                      << 100 * fast.skippedFraction << " % of the RDMA bytes skipped\n";
+        }
+    }
+    EXPECT_EQ(dp, 8u);                    // one group per rail
+    EXPECT_GT(fast.skippedFraction, 0.2); // 24 % measured
+}

@@ -768,20 +768,25 @@ RdmaFastForward::End(uint64_t id, bool interrupted)
         for (RdmaQueuePair* m : onNic)
         {
             Watched& w = m_watched.at(m);
+            const Ptr<RdmaNic> nic = m->GetNic();
+            nic->CountSkippedPackets(k);
+            packets += k;
+            m_skippedBytes += k * nic->GetPayloadMtu();
+            w.skip = 0;
+            Time pathDelay;
+            for (const Ptr<RoceNetDevice>& port : w.dataPath)
+            {
+                pathDelay += HopDelay(port, w.plan.frameBytes);
+            }
+            const uint64_t acks = m->EndSkip(w.plan, k, resumeAt, pathDelay, w.ackEvery);
             for (const Ptr<RoceNetDevice>& port : w.dataPath)
             {
                 port->SettleSkippedFrames(m, k);
             }
             for (const Ptr<RoceNetDevice>& port : w.ackPath)
             {
-                port->SettleSkippedFrames(&w, k / w.ackEvery);
+                port->SettleSkippedFrames(&w, acks);
             }
-            const Ptr<RdmaNic> nic = m->GetNic();
-            nic->CountSkippedPackets(k);
-            packets += k;
-            m_skippedBytes += k * nic->GetPayloadMtu();
-            w.skip = 0;
-            m->EndSkip(w.plan, k, resumeAt);
         }
     }
     m_skippedPackets += packets;

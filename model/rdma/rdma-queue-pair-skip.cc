@@ -5,6 +5,7 @@
 #include "rdma-fast-forward.h"
 #include "rdma-queue-pair.h"
 
+#include "ns3/aeth-header.h"
 #include "ns3/log.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/simulator.h"
@@ -275,14 +276,19 @@ RdmaQueuePair::BeginSkip()
     m_skip->skipping = true;
 }
 
-void
-RdmaQueuePair::EndSkip(const RoceSkippedFrames& plan, uint64_t packets, Time resumeAt)
+uint64_t
+RdmaQueuePair::EndSkip(const RoceSkippedFrames& plan,
+                       uint64_t packets,
+                       Time resumeAt,
+                       Time pathDelay,
+                       uint64_t ackEvery)
 {
     NS_LOG_FUNCTION(this << packets << resumeAt);
     SkipState& s = *m_skip;
     s.skipping = false;
     RestartWindow();
     s.resumeAt = resumeAt;
+    uint64_t acks = 0;
     if (packets > 0)
     {
         const uint64_t first = m_sndNxt;
@@ -301,24 +307,69 @@ RdmaQueuePair::EndSkip(const RoceSkippedFrames& plan, uint64_t packets, Time res
         }
         NS_LOG_INFO("QP " << m_qpn << ": skipped PSNs " << first << " to " << s.to - 1
                           << ", next packet at " << s.resumeAt.As(Time::US));
-        m_peerQp->ExpectSkippedPackets(first,
-                                       packets,
-                                       packets * static_cast<uint64_t>(m_config.payloadMtu));
+        acks = m_peerQp->ExpectSkippedPackets(first,
+                                              packets,
+                                              packets * static_cast<uint64_t>(m_config.payloadMtu),
+                                              plan,
+                                              pathDelay,
+                                              ackEvery);
     }
     m_services->NotifyHasData(m_qpn);
+    return acks;
 }
 
-void
-RdmaQueuePair::ExpectSkippedPackets(uint64_t firstPsn, uint64_t packets, uint64_t bytes)
+uint64_t
+RdmaQueuePair::ExpectSkippedPackets(uint64_t firstPsn,
+                                    uint64_t packets,
+                                    uint64_t bytes,
+                                    const RoceSkippedFrames& plan,
+                                    Time pathDelay,
+                                    uint64_t ackEvery)
 {
     NS_LOG_FUNCTION(this << firstPsn << packets << bytes);
     m_skip->jumpFrom = firstPsn;
     m_skip->jumpPackets = packets;
     m_skip->jumpBytes = bytes;
-    if (m_rcvExpected == firstPsn)
+    if (m_rcvExpected != firstPsn)
     {
-        ApplySkippedPackets();
+        // Packets sent before the skip are still on their way: the skipped ones count when
+        // they are in, and their ACKs as the ports counted them.
+        return packets / ackEvery;
     }
+    // The receiver would have acknowledged every ackEvery-th packet counted on from the ones
+    // it has not acknowledged yet. The ACKs of packets that arrived by now are counted by the
+    // ports; those of the packets still on their way take the receiver's port as they would
+    // (a few per skip: one base delay's worth), so the packets sent after the skip meet them.
+    const uint64_t unacked = m_unackedPackets;
+    ApplySkippedPackets();
+    const Time now = Simulator::Now();
+    uint64_t acks = 0;
+    for (uint64_t j = ackEvery - unacked % ackEvery; j <= packets; j += ackEvery)
+    {
+        const Time arrival = plan.StartOf(j) + pathDelay;
+        if (arrival <= now)
+        {
+            ++acks;
+        }
+        else
+        {
+            Simulator::Schedule(arrival - now,
+                                &RdmaQueuePair::SendSkippedAck,
+                                Ptr<RdmaQueuePair>(this),
+                                firstPsn + j - 1);
+        }
+    }
+    m_unackedPackets = static_cast<uint32_t>((unacked + packets) % ackEvery);
+    return acks;
+}
+
+void
+RdmaQueuePair::SendSkippedAck(uint64_t psn)
+{
+    NS_LOG_FUNCTION(this << psn);
+    const uint32_t unacked = m_unackedPackets; // the packets after it are counted already
+    SendAck(psn, AethHeader::SYNDROME_ACK);
+    m_unackedPackets = unacked;
 }
 
 void

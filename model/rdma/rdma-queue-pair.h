@@ -245,17 +245,38 @@ class RdmaQueuePair : public Object
      * \param plan the plan of BeginSkip
      * \param packets packets skipped (at most plan.maxFrames)
      * \param resumeAt no packet before this (the next round of the NIC's queue pairs)
+     * \param pathDelay from the start of a packet at this NIC to its arrival at the peer's
+     * \param ackEvery the peer acknowledges one in this many packets
+     * \return the peer's ACKs of the skipped packets that arrived by now (the rest, still on
+     *         their way, the peer sends as they arrive)
      */
-    void EndSkip(const RoceSkippedFrames& plan, uint64_t packets, Time resumeAt);
+    uint64_t EndSkip(const RoceSkippedFrames& plan,
+                     uint64_t packets,
+                     Time resumeAt,
+                     Time pathDelay,
+                     uint64_t ackEvery);
     /**
      * The peer skipped packets [firstPsn, firstPsn + packets) of its PSN sequence (the
      * receiving side): count them as received, in order, once every packet before them
-     * has arrived.
+     * has arrived. If they have, the ACKs of the ones still on their way (the peer's plan
+     * and pathDelay say when each arrives) are sent as they arrive, every ackEvery
+     * packets counted on from the packets received so far.
      * \param firstPsn the first skipped PSN (64-bit count since the initial PSN)
      * \param packets skipped packets
      * \param bytes their payload
+     * \param plan the peer's plan
+     * \param pathDelay from the start of a packet at the peer's NIC to its arrival here
+     * \param ackEvery one ACK per this many packets
+     * \return the ACKs of the skipped packets that arrived by now
      */
-    void ExpectSkippedPackets(uint64_t firstPsn, uint64_t packets, uint64_t bytes);
+    uint64_t ExpectSkippedPackets(uint64_t firstPsn,
+                                  uint64_t packets,
+                                  uint64_t bytes,
+                                  const RoceSkippedFrames& plan,
+                                  Time pathDelay,
+                                  uint64_t ackEvery);
+    /// The ACK of a skipped packet that arrives now (ExpectSkippedPackets). \param psn its PSN
+    void SendSkippedAck(uint64_t psn);
 
   protected:
     void DoDispose() override;
