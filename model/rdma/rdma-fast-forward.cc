@@ -42,8 +42,8 @@ RdmaFastForward::GetTypeId()
                           "How long a queue pair must have sent at a constant gap, with a "
                           "constant RTT (at least two samples) and no congestion signal, and "
                           "the ports of its group must have received no PFC frame, before a "
-                          "skip; a few RTTs.",
-                          TimeValue(MicroSeconds(20)),
+                          "skip; a few RTTs (and never less than two RTT samples).",
+                          TimeValue(MicroSeconds(10)),
                           MakeTimeAccessor(&RdmaFastForward::m_window),
                           MakeTimeChecker(NanoSeconds(100), Seconds(1)))
             .AddAttribute("MinSkip",
