@@ -28,6 +28,28 @@ struct Reduced
     double minSkipped;
 };
 
+/**
+ * Replace the scenario's workload with a model the generator builds.
+ * \param scenario the scenario
+ * \param json the generator model
+ * \param name what error messages call it
+ * \param error set when the model is refused
+ * \return false if it is refused
+ */
+bool
+UseModel(TrainingScenario& scenario, const char* json, const char* name, std::string* error)
+{
+    TransformerConfig model;
+    if (!TransformerTraceGenerator::ParseConfig(json, name, model, error))
+    {
+        return false;
+    }
+    scenario.traceFormat = "generator";
+    scenario.generator = model;
+    scenario.traceFile.clear();
+    return true;
+}
+
 /// Run the scenario once, \return its figures.
 FastForwardFigures
 RunOnce(TrainingScenario scenario, const std::string& mode)
@@ -67,12 +89,7 @@ TEST_P(TrainingFastForward, MatchesThePacketReference)
                                            &error))
             << error;
     }
-    TransformerConfig model;
-    ASSERT_TRUE(TransformerTraceGenerator::ParseConfig(r.model, "reduced model", model, &error))
-        << error;
-    scenario.traceFormat = "generator";
-    scenario.generator = model;
-    scenario.traceFile.clear();
+    ASSERT_TRUE(UseModel(scenario, r.model, "reduced model", &error)) << error;
 
     const FastForwardFigures reference = RunOnce(scenario, "off");
     const FastForwardFigures fast = RunOnce(scenario, "on");
@@ -136,17 +153,12 @@ TEST_F(TrainingFastForwardDp, ARingWithLongCablesMatchesTheReference)
     scenario.servers = 8;
     scenario.linkDelay = MicroSeconds(5);
     std::string error;
-    TransformerConfig model;
-    ASSERT_TRUE(TransformerTraceGenerator::ParseConfig(
-        R"({"layers": 2, "hidden": 2048, "heads": 16, "seqLength": 2048, "vocab": 51200,
-            "tp": 8, "dp": 8, "globalBatch": 32})",
-        "DP 8 model",
-        model,
-        &error))
+    ASSERT_TRUE(UseModel(scenario,
+                         R"({"layers": 2, "hidden": 2048, "heads": 16, "seqLength": 2048,
+                             "vocab": 51200, "tp": 8, "dp": 8, "globalBatch": 32})",
+                         "DP 8 model",
+                         &error))
         << error;
-    scenario.traceFormat = "generator";
-    scenario.generator = model;
-    scenario.traceFile.clear();
     const FastForwardFigures reference = RunOnce(scenario, "off");
     const FastForwardFigures fast = RunOnce(scenario, "on");
     uint32_t dp = 0;

@@ -463,7 +463,7 @@ RdmaFastForward::TryStart(RdmaQueuePair* qp, std::unordered_map<RdmaQueuePair*, 
         return;
     }
     const std::vector<Round> rounds = Rounds(members);
-    if (!PaceRounds(members, rounds))
+    if (!PaceRounds(rounds))
     {
         return;
     }
@@ -472,7 +472,7 @@ RdmaFastForward::TryStart(RdmaQueuePair* qp, std::unordered_map<RdmaQueuePair*, 
     Time end = Time::Max();
     for (const Round& round : rounds)
     {
-        end = std::min(end, m_watched.at(round.first).plan.StartOf(round.maxRounds));
+        end = std::min(end, m_watched.at(round.members.front()).plan.StartOf(round.maxRounds));
     }
     if (end - now < m_minSkip)
     {
@@ -567,12 +567,13 @@ RdmaFastForward::Rounds(const std::vector<RdmaQueuePair*>& members)
         });
         if (it == rounds.end())
         {
-            rounds.push_back({nic, m, plan.maxFrames});
+            rounds.push_back({nic, {m}, plan.maxFrames});
             continue;
         }
-        if (plan.last < m_watched.at(it->first).plan.last)
+        it->members.push_back(m);
+        if (plan.last < m_watched.at(it->members.front()).plan.last)
         {
-            it->first = m;
+            std::swap(it->members.front(), it->members.back());
         }
         it->maxRounds = std::min(it->maxRounds, plan.maxFrames);
     }
@@ -580,8 +581,7 @@ RdmaFastForward::Rounds(const std::vector<RdmaQueuePair*>& members)
 }
 
 bool
-RdmaFastForward::PaceRounds(const std::vector<RdmaQueuePair*>& members,
-                            const std::vector<Round>& rounds)
+RdmaFastForward::PaceRounds(const std::vector<Round>& rounds)
 {
     // A steady NIC port is never idle: in a round it sends one data frame of each of its
     // queue pairs and the ACKs its receivers owe the flows into it (one per AckEvery of
@@ -590,46 +590,42 @@ RdmaFastForward::PaceRounds(const std::vector<RdmaQueuePair*>& members,
     //   P = data frames' time / (1 - sum over flows in of ACK time / (P_flow x every)).
     const std::size_t n = rounds.size();
     std::unordered_map<const RdmaNic*, std::size_t> roundOf;
+    std::vector<double> dataPs(n, 0);
+    std::vector<double> measured(n, 0);
     for (std::size_t r = 0; r < n; ++r)
     {
         roundOf[rounds[r].nic] = r;
-    }
-    std::vector<double> dataPs(n, 0);
-    std::vector<double> measured(n, 0);
-    std::vector<uint32_t> size(n, 0);
-    for (RdmaQueuePair* m : members)
-    {
-        const std::size_t r = roundOf.at(PeekPointer(m->GetNic()));
-        const RoceSkippedFrames& plan = m_watched.at(m).plan;
         const double bps =
-            static_cast<double>(m->GetNic()->GetDevice()->GetDataRate().GetBitRate());
-        dataPs[r] += roce::WireBytes(plan.frameBytes) * 8e12 / bps;
-        measured[r] += plan.periodPs;
-        ++size[r];
+            static_cast<double>(rounds[r].nic->GetDevice()->GetDataRate().GetBitRate());
+        for (RdmaQueuePair* m : rounds[r].members)
+        {
+            const RoceSkippedFrames& plan = m_watched.at(m).plan;
+            dataPs[r] += roce::WireBytes(plan.frameBytes) * 8e12 / bps;
+            measured[r] += plan.periodPs;
+        }
+        measured[r] /= static_cast<double>(rounds[r].members.size());
     }
-    std::vector<double> period(n);
-    for (std::size_t r = 0; r < n; ++r)
-    {
-        measured[r] /= size[r];
-        period[r] = measured[r];
-    }
+    std::vector<double> period = measured;
     for (int iteration = 0; iteration < 4; ++iteration)
     {
         std::vector<double> ackShare(n, 0);
-        for (RdmaQueuePair* m : members)
+        for (std::size_t r = 0; r < n; ++r)
         {
-            const Ptr<RdmaNic> receiver = m->GetPeerQueuePair()->GetNic();
-            auto in = roundOf.find(PeekPointer(receiver));
-            if (in == roundOf.end())
+            for (RdmaQueuePair* m : rounds[r].members)
             {
-                continue; // a receiver that sends nothing: its port paces nobody
+                const Ptr<RdmaNic> receiver = m->GetPeerQueuePair()->GetNic();
+                auto in = roundOf.find(PeekPointer(receiver));
+                if (in == roundOf.end())
+                {
+                    continue; // a receiver that sends nothing: its port paces nobody
+                }
+                const double ackPs =
+                    roce::WireBytes(roce::ACK_FRAME_BYTES) * 8e12 /
+                    static_cast<double>(receiver->GetDevice()->GetDataRate().GetBitRate());
+                ackShare[in->second] +=
+                    ackPs /
+                    (period[r] * static_cast<double>(AckEvery(PeekPointer(receiver), period[r])));
             }
-            const double p = period[roundOf.at(PeekPointer(m->GetNic()))];
-            const double ackPs =
-                roce::WireBytes(roce::ACK_FRAME_BYTES) * 8e12 /
-                static_cast<double>(receiver->GetDevice()->GetDataRate().GetBitRate());
-            ackShare[in->second] +=
-                ackPs / (p * static_cast<double>(AckEvery(PeekPointer(receiver), p)));
         }
         for (std::size_t r = 0; r < n; ++r)
         {
@@ -640,15 +636,18 @@ RdmaFastForward::PaceRounds(const std::vector<RdmaQueuePair*>& members,
     {
         if (std::abs(period[r] - measured[r]) > PACE_TOLERANCE * measured[r])
         {
-            NS_LOG_LOGIC("NIC of QP " << rounds[r].first->GetQpn() << ": a round of " << period[r]
-                                      << " ps where " << measured[r]
+            NS_LOG_LOGIC("NIC of QP " << rounds[r].members.front()->GetQpn() << ": a round of "
+                                      << period[r] << " ps where " << measured[r]
                                       << " ps were measured: its port does not pace it, no skip");
             return false;
         }
     }
-    for (RdmaQueuePair* m : members)
+    for (std::size_t r = 0; r < n; ++r)
     {
-        m_watched.at(m).plan.periodPs = period[roundOf.at(PeekPointer(m->GetNic()))];
+        for (RdmaQueuePair* m : rounds[r].members)
+        {
+            m_watched.at(m).plan.periodPs = period[r];
+        }
     }
     return true;
 }
@@ -711,6 +710,7 @@ RdmaFastForward::StartSkip(std::vector<RdmaQueuePair*> members, Time end)
             port->AddSkippedFrames(here);
             here.delay += HopDelay(port, here.frameBytes);
         }
+        w.dataDelay = here.delay;
         const uint64_t every =
             AckEvery(PeekPointer(m->GetPeerQueuePair()->GetNic()), w.plan.periodPs);
         w.ackEvery = every;
@@ -753,19 +753,11 @@ RdmaFastForward::End(uint64_t id, bool interrupted)
     {
         // Whole rounds: the next one starts with the queue pair that sent longest ago (it
         // is where the NIC's round robin stands), after the last round that began by now.
-        const RoceSkippedFrames& lead = m_watched.at(round.first).plan;
+        const RoceSkippedFrames& lead = m_watched.at(round.members.front()).plan;
         const uint64_t k = std::min(lead.FramesBy(now), round.maxRounds);
         const Time resumeAt = lead.StartOf(k + 1);
         // The lead first: it may send at once, the others wait for their turn.
-        std::vector<RdmaQueuePair*> onNic{round.first};
-        for (RdmaQueuePair* m : skip.members)
-        {
-            if (m != round.first && PeekPointer(m->GetNic()) == round.nic)
-            {
-                onNic.push_back(m);
-            }
-        }
-        for (RdmaQueuePair* m : onNic)
+        for (RdmaQueuePair* m : round.members)
         {
             Watched& w = m_watched.at(m);
             const Ptr<RdmaNic> nic = m->GetNic();
@@ -773,12 +765,7 @@ RdmaFastForward::End(uint64_t id, bool interrupted)
             packets += k;
             m_skippedBytes += k * nic->GetPayloadMtu();
             w.skip = 0;
-            Time pathDelay;
-            for (const Ptr<RoceNetDevice>& port : w.dataPath)
-            {
-                pathDelay += HopDelay(port, w.plan.frameBytes);
-            }
-            const uint64_t acks = m->EndSkip(w.plan, k, resumeAt, pathDelay, w.ackEvery);
+            const uint64_t acks = m->EndSkip(w.plan, k, resumeAt, w.dataDelay, w.ackEvery);
             for (const Ptr<RoceNetDevice>& port : w.dataPath)
             {
                 port->SettleSkippedFrames(m, k);

@@ -109,8 +109,9 @@ class RdmaFastForward : public Object
         uint64_t skip{0};                         //!< the skip it is in (0: none)
         RoceSkippedFrames plan;                   //!< that skip's plan for it
         uint64_t ackEvery{1};                     //!< its receiver's ACKs: one per this many
-        Time baseRtt;                             //!< data there and ACK back, no queues
-        std::size_t order{0};                     //!< its place in m_order
+        Time dataDelay; //!< that skip's: from its NIC to its peer's (cables, store and forward)
+        Time baseRtt;   //!< data there and ACK back, no queues
+        std::size_t order{0}; //!< its place in m_order
     };
 
     /**
@@ -119,9 +120,10 @@ class RdmaFastForward : public Object
      */
     struct Round
     {
-        const RdmaNic* nic{nullptr};   //!< their NIC
-        RdmaQueuePair* first{nullptr}; //!< the next in the round (sent longest ago)
-        uint64_t maxRounds{0};         //!< rounds before one of them nears its end
+        const RdmaNic* nic{nullptr}; //!< their NIC
+        /// they, the next in the round (the one that sent longest ago) first
+        std::vector<RdmaQueuePair*> members;
+        uint64_t maxRounds{0}; //!< rounds before one of them nears its end
     };
 
     /**
@@ -135,11 +137,10 @@ class RdmaFastForward : public Object
     /**
      * Set every member's period to its NIC's round as the port's load gives it (its queue
      * pairs' data frames and the ACKs of the flows into it).
-     * \param members a skip's queue pairs (their plans made)
-     * \param rounds their rounds (Rounds)
+     * \param rounds a skip's rounds (Rounds; their members' plans made)
      * \return false if a measured round is not what its port's load gives (no skip)
      */
-    bool PaceRounds(const std::vector<RdmaQueuePair*>& members, const std::vector<Round>& rounds);
+    bool PaceRounds(const std::vector<Round>& rounds);
     /// \param members a skip's queue pairs (their plans made) \return their NICs' rounds
     std::vector<Round> Rounds(const std::vector<RdmaQueuePair*>& members);
 
