@@ -17,6 +17,7 @@
 #include "ns3/nstime.h"
 #include "ns3/plan-checker.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -685,5 +686,130 @@ TEST(CollectiveEngineDeathTest, InvalidPlanAborts)
             engine->Run(RingAllReduce(8, MiB));
         },
         "plan needs transport rank 7 but the transport connects only 4 ranks");
+    Simulator::Destroy();
+}
+
+namespace
+{
+
+/// \return whether two plans are the same transfers, in the same order
+bool
+SamePlan(const CommPlan& a, const CommPlan& b)
+{
+    if (a.GetAlgorithm() != b.GetAlgorithm() || a.GetTotalBytes() != b.GetTotalBytes() ||
+        a.GetNTransfers() != b.GetNTransfers())
+    {
+        return false;
+    }
+    for (uint32_t t = 0; t < a.GetNTransfers(); ++t)
+    {
+        const CommPlan::Transfer& x = a.GetTransfers()[t];
+        const CommPlan::Transfer& y = b.GetTransfers()[t];
+        if (x.src != y.src || x.dst != y.dst || x.bytes != y.bytes || x.deps != y.deps ||
+            x.channel != y.channel || x.kind != y.kind || x.reduce != y.reduce)
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+// The plan cache answers a repeated call with the plan a new build makes, and any change
+// of the call (size, ranks, algorithm, Channels) with a new plan.
+TEST(CollectiveEnginePlanCache, ARepeatedCallGetsTheSamePlan)
+{
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(MakeIdeal(8));
+    engine->SetAttribute("Algorithm", StringValue("ring"));
+    const CommGroup group = CommGroup::Uniform(4, 1);
+    const std::vector<uint32_t> ranks{0, 2, 4, 6};
+    auto first = engine->GetCollectivePlan(CollectiveType::ALL_REDUCE, group, MiB, ranks);
+    auto again = engine->GetCollectivePlan(CollectiveType::ALL_REDUCE, group, MiB, ranks);
+    EXPECT_EQ(first.get(), again.get());
+    EXPECT_TRUE(
+        SamePlan(*first,
+                 engine->MakeCollectivePlan(CollectiveType::ALL_REDUCE, group, MiB, ranks)));
+    CollectiveEngine::PlanCacheStats stats = engine->GetPlanCacheStats();
+    EXPECT_EQ(stats.hits, 1u);
+    EXPECT_EQ(stats.builds, 1u);
+    EXPECT_EQ(stats.plans, 1u);
+    EXPECT_EQ(stats.transfers, first->GetNTransfers());
+
+    // Each of these differs from the first call in one thing and gets its own plan.
+    auto bigger = engine->GetCollectivePlan(CollectiveType::ALL_REDUCE, group, 2 * MiB, ranks);
+    EXPECT_EQ(bigger->GetTotalBytes(), 2 * MiB);
+    auto others = engine->GetCollectivePlan(CollectiveType::ALL_REDUCE, group, MiB, {1, 3, 5, 7});
+    EXPECT_NE(others.get(), first.get());
+    auto gather = engine->GetCollectivePlan(CollectiveType::ALL_GATHER, group, MiB, ranks);
+    EXPECT_EQ(gather->GetType(), CollectiveType::ALL_GATHER);
+    auto tree = engine->GetCollectivePlan(CollectiveType::ALL_REDUCE,
+                                          group,
+                                          MiB,
+                                          ranks,
+                                          0,
+                                          CollectiveAlgorithm::TREE);
+    EXPECT_EQ(tree->GetAlgorithm(), "tree");
+    EXPECT_NE(first->GetAlgorithm(), "tree");
+    engine->SetAttribute("Channels", UintegerValue(2));
+    auto twoChannels = engine->GetCollectivePlan(CollectiveType::ALL_REDUCE, group, MiB, ranks);
+    EXPECT_NE(twoChannels.get(), first.get());
+    EXPECT_TRUE(
+        SamePlan(*twoChannels,
+                 engine->MakeCollectivePlan(CollectiveType::ALL_REDUCE, group, MiB, ranks)));
+    auto channels = [](const CommPlan& p) {
+        uint32_t most = 0;
+        for (const CommPlan::Transfer& t : p.GetTransfers())
+        {
+            most = std::max(most, t.channel + 1);
+        }
+        return most;
+    };
+    EXPECT_EQ(channels(*first), 1u);
+    EXPECT_EQ(channels(*twoChannels), 2u);
+    stats = engine->GetPlanCacheStats();
+    EXPECT_EQ(stats.hits, 1u);
+    EXPECT_EQ(stats.builds, 6u);
+    EXPECT_EQ(stats.plans, 6u);
+    EXPECT_EQ(stats.evictions, 0u);
+    Simulator::Destroy();
+}
+
+// The cache holds at most PlanCacheTransfers transfers and forgets the least recently
+// used plan first; 0 turns it off.
+TEST(CollectiveEnginePlanCache, ItStaysWithinItsBoundAndForgetsTheLeastRecentlyUsed)
+{
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(MakeIdeal(4));
+    const CommGroup group = CommGroup::Uniform(4, 1);
+    const uint32_t ring = RingAllReduce(4, MiB).GetNTransfers(); // 2 (n - 1) n = 24
+    ASSERT_EQ(ring, 24u);
+    engine->SetAttribute("Algorithm", StringValue("ring"));
+    engine->SetAttribute("PlanCacheTransfers", UintegerValue(2 * ring));
+    auto a = engine->GetCollectivePlan(CollectiveType::ALL_REDUCE, group, 1 * MiB);
+    auto b = engine->GetCollectivePlan(CollectiveType::ALL_REDUCE, group, 2 * MiB);
+    EXPECT_EQ(engine->GetCollectivePlan(CollectiveType::ALL_REDUCE, group, 1 * MiB).get(),
+              a.get()); // a is now the more recently used
+    auto c = engine->GetCollectivePlan(CollectiveType::ALL_REDUCE, group, 3 * MiB);
+    CollectiveEngine::PlanCacheStats stats = engine->GetPlanCacheStats();
+    EXPECT_EQ(stats.evictions, 1u);
+    EXPECT_EQ(stats.plans, 2u);
+    EXPECT_EQ(stats.transfers, 2u * ring);
+    EXPECT_EQ(engine->GetCollectivePlan(CollectiveType::ALL_REDUCE, group, 1 * MiB).get(),
+              a.get()); // kept
+    EXPECT_NE(engine->GetCollectivePlan(CollectiveType::ALL_REDUCE, group, 2 * MiB).get(),
+              b.get()); // forgotten, built again
+    EXPECT_EQ(engine->GetPlanCacheStats().builds, 4u);
+
+    Ptr<CollectiveEngine> off = CreateObject<CollectiveEngine>();
+    off->SetTransport(MakeIdeal(4));
+    off->SetAttribute("PlanCacheTransfers", UintegerValue(0));
+    auto x = off->GetCollectivePlan(CollectiveType::ALL_REDUCE, group, MiB);
+    auto y = off->GetCollectivePlan(CollectiveType::ALL_REDUCE, group, MiB);
+    EXPECT_NE(x.get(), y.get());
+    EXPECT_TRUE(SamePlan(*x, *y));
+    EXPECT_EQ(off->GetPlanCacheStats().plans, 0u);
+    EXPECT_EQ(off->GetPlanCacheStats().builds, 2u);
     Simulator::Destroy();
 }

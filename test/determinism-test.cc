@@ -123,9 +123,9 @@ TEST_F(Determinism, ProgramsRunOnTheDefaultSchedulerUnlessTold)
     ::unsetenv("NS_GLOBAL_VALUE");
     ProgramOptions first("prog");
     EXPECT_EQ(ProgramOptions::GetSchedulerType(), ProgramOptions::DEFAULT_SCHEDULER);
-    const char* argv[] = {"prog", "--SchedulerType=ns3::PriorityQueueScheduler"};
+    const char* argv[] = {"prog", "--SchedulerType=ns3::CalendarScheduler"};
     EXPECT_TRUE(first.Parse(2, const_cast<char**>(argv)));
-    EXPECT_EQ(ProgramOptions::GetSchedulerType(), "ns3::PriorityQueueScheduler");
+    EXPECT_EQ(ProgramOptions::GetSchedulerType(), "ns3::CalendarScheduler");
     Config::Reset();
     ::setenv("NS_GLOBAL_VALUE", "SchedulerType=ns3::ListScheduler", 1);
     ProgramOptions second("prog");

@@ -985,8 +985,44 @@ TEST(TrainingScenario, LinkFailureAndBackgroundBesideTraining)
     EXPECT_EQ(again["fabric"]["background"], bg);
 }
 
+// The engine's plan cache changes nothing but the work: the same run without it
+// (PlanCacheTransfers 0) has the same iteration time and per-collective times, to the
+// picosecond, and the same events; with it, repeated calls are answered from the cache.
+TEST(TrainingSimulation, ThePlanCacheChangesNoResult)
+{
+    auto run = [](const std::string& config, const std::string& dir, uint64_t* hits) {
+        TrainingScenario s;
+        std::string error;
+        EXPECT_TRUE(
+            TrainingScenario::Parse("{" + SMALL_SCENARIO + config + "}", "scn.json", s, &error))
+            << error;
+        s.plots = false;
+        TrainingSimulation sim(s);
+        EXPECT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
+        sim.Run(false);
+        *hits = sim.GetRunner()->GetEngine()->GetPlanCacheStats().hits;
+        TrainingReport report(sim);
+        EXPECT_FALSE(report.Write(dir, false, &error).empty()) << error;
+        Simulator::Destroy();
+        return nlohmann::json::parse(Slurp(dir + "/results.json"));
+    };
+    uint64_t hits = 0;
+    uint64_t hitsOff = 0;
+    const nlohmann::json cached = run("", OutDir("plan-cache-on"), &hits);
+    const nlohmann::json built =
+        run(R"(, "fabric": {"config": {"ns3::CollectiveEngine::PlanCacheTransfers": "0"}})",
+            OutDir("plan-cache-off"),
+            &hitsOff);
+    Config::Reset();
+    EXPECT_GT(hits, 0u);
+    EXPECT_EQ(hitsOff, 0u);
+    EXPECT_EQ(cached["iterations"], built["iterations"]);
+    EXPECT_EQ(cached["communication"], built["communication"]);
+    EXPECT_EQ(cached["run"]["events"], built["run"]["events"]);
+}
+
 // The summary and results.json name the scheduler the run was on: the one a program's
-// ProgramOptions chose (the calendar), or what the user set.
+// ProgramOptions chose (the priority queue), or what the user set.
 TEST(TrainingSimulation, TheReportNamesTheScheduler)
 {
     ProgramOptions program("ai-fabric-sim"); // makes the default scheduler the global one

@@ -144,7 +144,7 @@ SystemMessage(const std::error_code& ec)
 
 } // namespace
 
-const char* const ProgramOptions::DEFAULT_SCHEDULER = "ns3::CalendarScheduler";
+const char* const ProgramOptions::DEFAULT_SCHEDULER = "ns3::PriorityQueueScheduler";
 
 ProgramOptions::ProgramOptions(const std::string& program, const std::string& file)
     : m_program(program),

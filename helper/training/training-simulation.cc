@@ -265,7 +265,7 @@ void
 TrainingSimulation::SetUpRunner()
 {
     m_runner = CreateObject<WorkloadRunner>();
-    m_runner->Setup(m_workload.GetTrace(), m_world, m_transport);
+    m_runner->Setup(m_workload.GetSharedTrace(), m_world, m_transport);
     // Progress below whole transfers, for the hang watchdog: bytes the NICs sent and
     // chunks the NVSwitches delivered; on the ideal carrier, time while messages fly
     // (it cannot deadlock).

@@ -28,13 +28,13 @@ TrainingWorkload::Load(const TrainingScenario& s, std::string* error)
             // The default names the shipped trace; a binary run away from its source
             // tree generates the same one instead.
             auto gen = CreateObject<TransformerTraceGenerator>();
-            m_trace = gen->Generate(s.generator, error);
+            *m_trace = gen->Generate(s.generator, error);
             m_note = "generated (" + s.traceFile + " not found)";
-            return m_trace.GetNRanks() > 0;
+            return m_trace->GetNRanks() > 0;
         }
-        m_trace = TraceJson::Read(s.traceFile, error);
+        *m_trace = TraceJson::Read(s.traceFile, error);
         m_note = s.traceFile;
-        return m_trace.GetNRanks() > 0;
+        return m_trace->GetNRanks() > 0;
     }
     if (s.traceFormat == "generator")
     {
@@ -42,10 +42,10 @@ TrainingWorkload::Load(const TrainingScenario& s, std::string* error)
         // (GpuClusterHelper::GetGpuDefaults, applied with the scenario's settings), unless
         // the user's settings say otherwise.
         auto gen = CreateObject<TransformerTraceGenerator>();
-        m_trace = gen->Generate(s.generator, error);
+        *m_trace = gen->Generate(s.generator, error);
         m_note = s.traceFile.empty() ? "generated from the scenario's model"
                                      : "generated from " + s.traceFile;
-        return m_trace.GetNRanks() > 0;
+        return m_trace->GetNRanks() > 0;
     }
     return LoadForeign(s, error);
 }
@@ -57,7 +57,7 @@ TrainingWorkload::LoadForeign(const TrainingScenario& s, std::string* error)
     if (s.traceFormat == "aicb")
     {
         std::ostringstream warnings; // one line each: layer counts, ignored fields
-        m_trace = AicbTraceReader::Read(s.traceFile, ranks, error, &warnings);
+        *m_trace = AicbTraceReader::Read(s.traceFile, ranks, error, &warnings);
         std::istringstream lines(warnings.str());
         for (std::string line; std::getline(lines, line);)
         {
@@ -67,7 +67,7 @@ TrainingWorkload::LoadForeign(const TrainingScenario& s, std::string* error)
     }
     else if (s.traceFormat == "chakra")
     {
-        m_trace = ChakraTraceReader::ReadPrefix(s.traceFile, ranks, error);
+        *m_trace = ChakraTraceReader::ReadPrefix(s.traceFile, ranks, error);
     }
     else if (s.traceFormat == "chakra-json")
     {
@@ -76,7 +76,7 @@ TrainingWorkload::LoadForeign(const TrainingScenario& s, std::string* error)
         {
             files.push_back(s.traceFile + "." + std::to_string(r) + ".json");
         }
-        m_trace = ChakraTraceReader::ReadJson(files, error);
+        *m_trace = ChakraTraceReader::ReadJson(files, error);
     }
     else
     {
@@ -84,13 +84,13 @@ TrainingWorkload::LoadForeign(const TrainingScenario& s, std::string* error)
         return false;
     }
     m_note = s.traceFormat + " " + s.traceFile;
-    return m_trace.GetNRanks() > 0;
+    return m_trace->GetNRanks() > 0;
 }
 
 void
 TrainingWorkload::Adapt(const TrainingScenario& s)
 {
-    const std::string& traceGpu = m_trace.GetGpu();
+    const std::string& traceGpu = m_trace->GetGpu();
     if (!traceGpu.empty() && traceGpu != s.gpu)
     {
         std::ostringstream w;
@@ -118,9 +118,9 @@ TrainingWorkload::Adapt(const TrainingScenario& s)
     if (s.computeScale != 1)
     {
         NS_LOG_INFO("compute x " << s.computeScale);
-        for (uint32_t r = 0; r < m_trace.GetNRanks(); ++r)
+        for (uint32_t r = 0; r < m_trace->GetNRanks(); ++r)
         {
-            for (TraceOp& op : m_trace.GetOps(r))
+            for (TraceOp& op : m_trace->GetOps(r))
             {
                 if (op.kind == TraceOpKind::COMPUTE)
                 {
@@ -131,11 +131,11 @@ TrainingWorkload::Adapt(const TrainingScenario& s)
         }
     }
     const uint32_t gpus = s.GetNGpus();
-    if (m_trace.GetNRanks() < gpus)
+    if (m_trace->GetNRanks() < gpus)
     {
-        const uint32_t idle = gpus - m_trace.GetNRanks();
+        const uint32_t idle = gpus - m_trace->GetNRanks();
         std::ostringstream w;
-        w << "the workload has " << m_trace.GetNRanks() << " ranks but the cluster " << gpus
+        w << "the workload has " << m_trace->GetNRanks() << " ranks but the cluster " << gpus
           << " GPUs: " << idle << " GPUs ("
           << (idle * 2 == gpus ? "half the cluster" : std::to_string(100 * idle / gpus) + " %")
           << ") stay idle";
@@ -145,6 +145,12 @@ TrainingWorkload::Adapt(const TrainingScenario& s)
 
 const TrainingTrace&
 TrainingWorkload::GetTrace() const
+{
+    return *m_trace;
+}
+
+std::shared_ptr<const TrainingTrace>
+TrainingWorkload::GetSharedTrace() const
 {
     return m_trace;
 }

@@ -6,6 +6,7 @@
 
 #include "ns3/training-trace.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,8 @@ class TrainingWorkload
 
     /// \return the trace
     const TrainingTrace& GetTrace() const;
+    /// \return the trace, to share with the runner instead of copying it
+    std::shared_ptr<const TrainingTrace> GetSharedTrace() const;
     /// \return where the trace came from (file, or generated)
     const std::string& GetNote() const;
     /// \return the warnings of Load and Adapt, one line each
@@ -47,7 +50,8 @@ class TrainingWorkload
     /// Read a trace of another tool's format (AICB, Chakra protobuf or JSON).
     bool LoadForeign(const TrainingScenario& s, std::string* error);
 
-    TrainingTrace m_trace;
+    /// the trace (shared with the runner: at 1,024 GPUs it holds over a million ops)
+    std::shared_ptr<TrainingTrace> m_trace{std::make_shared<TrainingTrace>()};
     std::string m_note;
     std::vector<std::string> m_warnings;
 };

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <tuple>
 
 namespace ns3
 {
@@ -69,6 +70,14 @@ CollectiveEngine::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&CollectiveEngine::m_chunkBytes),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("PlanCacheTransfers",
+                          "Most transfers the plan cache holds over all its plans (0: no "
+                          "cache, every call planned anew). A training step repeats the same "
+                          "calls on the same groups; a cached plan is the one a new build "
+                          "would make, so results do not depend on it.",
+                          UintegerValue(1 << 20),
+                          MakeUintegerAccessor(&CollectiveEngine::m_planCacheTransfers),
+                          MakeUintegerChecker<uint64_t>())
             .AddTraceSource("CollectiveDone",
                             "A collective call finished (fires before the caller's callback).",
                             MakeTraceSourceAccessor(&CollectiveEngine::m_doneTrace),
@@ -109,6 +118,8 @@ CollectiveEngine::DoDispose()
     m_readyHead = 0;
     m_transport = nullptr;
     m_selections.clear();
+    m_plans.clear();
+    m_validated.clear();
     Object::DoDispose();
 }
 
@@ -118,6 +129,10 @@ CollectiveEngine::SetTransport(Ptr<CollectiveTransport> transport)
     NS_LOG_FUNCTION(this << transport);
     m_transport = transport;
     m_selections.clear(); // their estimates were for the previous carrier
+    m_plans.clear();      // and so were the plans auto chose
+    m_validated.clear();
+    m_planStats.plans = 0;
+    m_planStats.transfers = 0;
 }
 
 Ptr<CollectiveTransport>
@@ -151,15 +166,23 @@ CollectiveEngine::RunSelected(const CommPlan& plan,
     NS_LOG_FUNCTION(this << plan.GetType() << plan.GetGroupSize() << plan.GetTotalBytes());
     // The plan's CollectiveSelection (MakeCollectivePlan, same carrier and rank map) has
     // asked the carrier what it can reduce where: not again.
-    CheckRankMap(plan, rankMap);
+    // A cached plan is validated when first run: after that only its ranks are checked.
+    auto cached = m_validated.find(&plan);
+    CheckRankMap(plan, rankMap, cached == m_validated.end() || !cached->second);
+    if (cached != m_validated.end())
+    {
+        cached->second = true;
+    }
     return Start(plan, rankMap, std::move(done));
 }
 
 void
-CollectiveEngine::CheckRankMap(const CommPlan& plan, const std::vector<uint32_t>& rankMap) const
+CollectiveEngine::CheckRankMap(const CommPlan& plan,
+                               const std::vector<uint32_t>& rankMap,
+                               bool validate) const
 {
     std::string reason;
-    NS_ABORT_MSG_IF(!plan.Validate(&reason),
+    NS_ABORT_MSG_IF(validate && !plan.Validate(&reason),
                     "CollectiveEngine::Run: invalid plan ("
                         << plan.GetType() << " '" << plan.GetAlgorithm() << "', "
                         << plan.GetGroupSize() << " ranks, " << plan.GetNTransfers()
@@ -562,6 +585,90 @@ CollectiveEngine::MakeCollectivePlan(CollectiveType type,
     NS_LOG_LOGIC("CollectiveEngine: " << type << " of " << bytes << " B over " << group.GetSize()
                                       << " ranks: " << requested << " -> " << plan.GetAlgorithm());
     return plan;
+}
+
+bool
+CollectiveEngine::PlanKey::operator<(const PlanKey& o) const
+{
+    return std::tie(type, algorithm, bytes, root, channels, chunkBytes, rankMap, shape) <
+           std::tie(o.type,
+                    o.algorithm,
+                    o.bytes,
+                    o.root,
+                    o.channels,
+                    o.chunkBytes,
+                    o.rankMap,
+                    o.shape);
+}
+
+std::shared_ptr<const CommPlan>
+CollectiveEngine::GetCollectivePlan(CollectiveType type,
+                                    const CommGroup& group,
+                                    uint64_t bytes,
+                                    const std::vector<uint32_t>& rankMap,
+                                    uint32_t root,
+                                    std::optional<CollectiveAlgorithm> algorithm) const
+{
+    const CollectiveAlgorithm requested = algorithm.value_or(m_algorithm);
+    PlanKey key{rankMap,
+                {},
+                static_cast<int>(type),
+                static_cast<int>(requested),
+                bytes,
+                root,
+                m_channels,
+                m_chunkBytes};
+    key.shape.reserve(2 * static_cast<size_t>(group.GetSize()));
+    for (uint32_t r = 0; r < group.GetSize(); ++r)
+    {
+        key.shape.push_back(group.GetGpu(r).server);
+        key.shape.push_back(group.GetGpu(r).local);
+    }
+    ++m_planUses;
+    auto it = m_plans.find(key);
+    if (it != m_plans.end())
+    {
+        ++m_planStats.hits;
+        it->second.lastUse = m_planUses;
+        NS_LOG_LOGIC("CollectiveEngine: " << type << " of " << bytes << " B over "
+                                          << group.GetSize() << " ranks: cached "
+                                          << it->second.plan->GetAlgorithm() << " plan");
+        return it->second.plan;
+    }
+    ++m_planStats.builds;
+    auto plan = std::make_shared<const CommPlan>(
+        MakeCollectivePlan(type, group, bytes, rankMap, root, requested));
+    const uint64_t size = plan->GetNTransfers();
+    if (size == 0 || size > m_planCacheTransfers)
+    {
+        return plan; // nothing worth keeping, or larger than the whole cache
+    }
+    while (m_planStats.transfers + size > m_planCacheTransfers)
+    {
+        // Forget the least recently used plan (rare: only when the cache is full).
+        auto lru =
+            std::min_element(m_plans.begin(), m_plans.end(), [](const auto& a, const auto& b) {
+                return a.second.lastUse < b.second.lastUse;
+            });
+        NS_LOG_LOGIC("CollectiveEngine: plan cache full, forgetting a "
+                     << lru->second.plan->GetNTransfers() << "-transfer plan");
+        m_planStats.transfers -= lru->second.plan->GetNTransfers();
+        m_validated.erase(lru->second.plan.get());
+        --m_planStats.plans;
+        ++m_planStats.evictions;
+        m_plans.erase(lru);
+    }
+    m_validated.emplace(plan.get(), false);
+    m_plans.emplace(std::move(key), CachedPlan{plan, m_planUses});
+    ++m_planStats.plans;
+    m_planStats.transfers += size;
+    return plan;
+}
+
+CollectiveEngine::PlanCacheStats
+CollectiveEngine::GetPlanCacheStats() const
+{
+    return m_planStats;
 }
 
 CommPlan

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -153,6 +154,37 @@ eturn the plan (GetAlgorithm names the algorithm taken)
                                 std::optional<CollectiveAlgorithm> algorithm = {}) const;
 
     /**
+     * The plan MakeCollectivePlan would make, from the plan cache when the same call
+     * (collective, rank map, group shape, size, root, algorithm asked for, Channels and
+     * ChunkBytes) was planned before: a training step repeats the same calls on the same
+     * groups, layer after layer. The cache holds at most PlanCacheTransfers transfers
+     * over all plans and forgets the least recently used plans beyond that; a plan is
+     * immutable once cached, so a cached plan is the one a new build would make.
+     * Arguments as MakeCollectivePlan.
+     * \return the plan, shared with the cache
+     */
+    std::shared_ptr<const CommPlan> GetCollectivePlan(
+        CollectiveType type,
+        const CommGroup& group,
+        uint64_t bytes,
+        const std::vector<uint32_t>& rankMap = {},
+        uint32_t root = 0,
+        std::optional<CollectiveAlgorithm> algorithm = {}) const;
+
+    /// How often GetCollectivePlan found its plan in the cache.
+    struct PlanCacheStats
+    {
+        uint64_t hits{0};      //!< calls answered from the cache
+        uint64_t builds{0};    //!< plans built (not in the cache)
+        uint64_t evictions{0}; //!< plans forgotten to stay within PlanCacheTransfers
+        uint64_t plans{0};     //!< plans held now
+        uint64_t transfers{0}; //!< their transfers
+    };
+
+    /// \return the plan cache's counters
+    PlanCacheStats GetPlanCacheStats() const;
+
+    /**
      * The plan of a send/recv of bytes from plan rank 0 to plan rank 1 over the Channels
      * attribute's channels.
      * \param bytes message size
@@ -229,8 +261,11 @@ eturn the plan
     void DoDispose() override;
 
   private:
-    /// Abort unless the plan is well formed and rankMap maps it onto distinct carrier ranks.
-    void CheckRankMap(const CommPlan& plan, const std::vector<uint32_t>& rankMap) const;
+    /// Abort unless the plan is well formed (if validate) and rankMap maps it onto
+    /// distinct carrier ranks.
+    void CheckRankMap(const CommPlan& plan,
+                      const std::vector<uint32_t>& rankMap,
+                      bool validate = true) const;
     /// Abort unless the carrier can run every switch transfer over its ranks.
     void CheckCarrier(const CommPlan& plan, const std::vector<uint32_t>& rankMap) const;
     /// \return the plan's member sets as carrier ranks
@@ -282,6 +317,37 @@ eturn the plan
     CollectiveAlgorithm m_algorithm{CollectiveAlgorithm::AUTO}; //!< Algorithm attribute
     /// Plans on m_transport by rank map (keeps auto's choices across calls)
     mutable std::map<std::vector<uint32_t>, CollectiveSelection> m_selections;
+
+    /// What makes two GetCollectivePlan calls the same call.
+    struct PlanKey
+    {
+        std::vector<uint32_t> rankMap; //!< carrier rank of each group rank
+        std::vector<uint32_t> shape;   //!< server and local GPU of each group rank
+        int type;                      //!< CollectiveType
+        int algorithm;                 //!< CollectiveAlgorithm asked for (AUTO included)
+        uint64_t bytes;                //!< call size
+        uint32_t root;                 //!< root rank
+        uint32_t channels;             //!< Channels when planned
+        uint64_t chunkBytes;           //!< ChunkBytes when planned
+
+        /// \param o another key \return a strict weak order over keys
+        bool operator<(const PlanKey& o) const;
+    };
+
+    /// A cached plan and when it was last asked for.
+    struct CachedPlan
+    {
+        std::shared_ptr<const CommPlan> plan; //!< the plan
+        uint64_t lastUse{0};                  //!< m_planUses when last asked for
+    };
+
+    uint64_t m_planCacheTransfers{0};              //!< PlanCacheTransfers attribute
+    mutable std::map<PlanKey, CachedPlan> m_plans; //!< the plan cache
+    mutable uint64_t m_planUses{0};                //!< GetCollectivePlan calls so far
+    mutable PlanCacheStats m_planStats;            //!< its counters
+    /// The cached plans, and whether RunSelected has validated each (then it checks only
+    /// the ranks of a run)
+    mutable std::unordered_map<const CommPlan*, bool> m_validated;
     uint32_t m_channels{1};                        //!< ring channels
     uint64_t m_chunkBytes{0};                      //!< chunk size (0: each algorithm's default)
     uint64_t m_nextId{1};                          //!< id of the next Run

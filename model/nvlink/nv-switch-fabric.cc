@@ -355,13 +355,13 @@ void
 NvSwitchFabric::AddJob(uint32_t gpu, const FlowKey& key, Job job)
 {
     Uplink& up = m_uplinks[gpu];
-    auto& q = up.flows[key];
-    if (q.empty())
+    auto it = up.flows.try_emplace(key).first;
+    if (it->second.empty())
     {
         // A flow is in the ring exactly while it has jobs.
-        up.ring.push_back(key);
+        up.ring.push_back(it);
     }
-    q.push_back(std::move(job));
+    it->second.push_back(std::move(job));
 }
 
 bool
@@ -389,20 +389,19 @@ void
 NvSwitchFabric::TryStartUplink(uint32_t gpu)
 {
     Uplink& up = m_uplinks[gpu];
-    Ptr<NvLinkPort> port = m_ports[gpu];
+    const Ptr<NvLinkPort>& port = m_ports[gpu];
     if (port->IsUplinkBusy())
     {
         return;
     }
     for (size_t tries = up.ring.size(); tries > 0; --tries)
     {
-        const FlowKey key = up.ring.front();
+        const auto it = up.ring.front();
         up.ring.pop_front();
-        auto it = up.flows.find(key);
         Job& job = it->second.front();
         if (!Eligible(job))
         {
-            up.ring.push_back(key);
+            up.ring.push_back(it);
             continue;
         }
         Chunk c{job.kind, gpu, ANY, 0, job.op, job.index, true, DoneCallback()};
@@ -444,7 +443,7 @@ NvSwitchFabric::TryStartUplink(uint32_t gpu)
         }
         else
         {
-            up.ring.push_back(key); // round-robin per chunk
+            up.ring.push_back(it); // round-robin per chunk
         }
         m_chunkSentTrace(c.src, c.dst, c.bytes);
         const Time ser = port->StartUplink(c.bytes, GetEfficiency(c.kind != Kind::P2P));
@@ -480,7 +479,10 @@ NvSwitchFabric::KickUplinks()
 {
     for (uint32_t g = 0; g < m_nGpus; ++g)
     {
-        TryStartUplink(g);
+        if (!m_uplinks[g].ring.empty())
+        {
+            TryStartUplink(g);
+        }
     }
 }
 

@@ -258,8 +258,10 @@ class NvSwitchFabric : public Object
     /// A GPU's uplink scheduler: round-robin over its flows, per chunk.
     struct Uplink
     {
-        std::deque<FlowKey> ring;                 //!< flows with work, in RR order
-        std::map<FlowKey, std::deque<Job>> flows; //!< their jobs
+        /// The flows, each with its jobs (a flow is here exactly while it has jobs).
+        typedef std::map<FlowKey, std::deque<Job>> Flows;
+        Flows flows;                      //!< the flows with work, by key
+        std::deque<Flows::iterator> ring; //!< the same flows, in round-robin order
     };
 
     /// State of one switch reduction or multicast.

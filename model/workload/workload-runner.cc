@@ -76,6 +76,16 @@ WorkloadRunner::Setup(const TrainingTrace& trace,
                       const CommGroup& world,
                       Ptr<CollectiveTransport> transport)
 {
+    Setup(std::make_shared<const TrainingTrace>(trace), world, transport);
+}
+
+void
+WorkloadRunner::Setup(std::shared_ptr<const TrainingTrace> shared,
+                      const CommGroup& world,
+                      Ptr<CollectiveTransport> transport)
+{
+    NS_ABORT_MSG_IF(!shared, "WorkloadRunner: no trace");
+    const TrainingTrace& trace = *shared;
     std::string why;
     NS_ABORT_MSG_IF(!trace.Validate(&why), "WorkloadRunner: invalid trace: " << why);
     NS_ABORT_MSG_IF(!transport, "WorkloadRunner: no transport");
@@ -84,7 +94,7 @@ WorkloadRunner::Setup(const TrainingTrace& trace,
                     "WorkloadRunner: the trace has "
                         << trace.GetNRanks() << " ranks but the world has " << world.GetSize()
                         << " and the transport connects " << transport->GetNRanks());
-    m_trace = trace;
+    m_trace = std::move(shared);
     m_world = world;
     m_transport = transport;
     m_engine->SetTransport(transport);
@@ -171,7 +181,7 @@ WorkloadRunner::DescribeKey(const CallKey& key) const
     std::ostringstream os;
     if (key.group > 0)
     {
-        os << "c:" << m_trace.GetGroups()[key.group - 1].name;
+        os << "c:" << m_trace->GetGroups()[key.group - 1].name;
     }
     else
     {
@@ -202,21 +212,21 @@ WorkloadRunner::OnTransferDone(uint64_t, uint32_t)
 void
 WorkloadRunner::Start()
 {
-    NS_ABORT_MSG_IF(m_trace.GetNRanks() == 0, "WorkloadRunner::Start before Setup");
+    NS_ABORT_MSG_IF(m_trace->GetNRanks() == 0, "WorkloadRunner::Start before Setup");
     m_start = Simulator::Now();
-    m_opsTotal = m_trace.GetNOps() * m_iterations;
+    m_opsTotal = m_trace->GetNOps() * m_iterations;
     m_fabricBytesDone = 0;
     m_fabricBytesTotal = 0;
-    for (uint32_t r = 0; r < m_trace.GetNRanks(); ++r)
+    for (uint32_t r = 0; r < m_trace->GetNRanks(); ++r)
     {
-        for (const TraceOp& o : m_trace.GetOps(r))
+        for (const TraceOp& o : m_trace->GetOps(r))
         {
             m_fabricBytesTotal += FabricBytes(r, o) * m_iterations;
         }
     }
-    m_ranks.assign(m_trace.GetNRanks(), RankState());
+    m_ranks.assign(m_trace->GetNRanks(), RankState());
     m_ranksDone = 0;
-    for (uint32_t r = 0; r < m_trace.GetNRanks(); ++r)
+    for (uint32_t r = 0; r < m_trace->GetNRanks(); ++r)
     {
         Simulator::ScheduleNow(&WorkloadRunner::StartRepetition, Ptr<WorkloadRunner>(this), r);
     }
@@ -228,7 +238,7 @@ void
 WorkloadRunner::StartRepetition(uint32_t rank)
 {
     RankState& s = m_ranks[rank];
-    const auto& ops = m_trace.GetOps(rank);
+    const auto& ops = m_trace->GetOps(rank);
     s.missingDeps.assign(ops.size(), 0);
     s.started.assign(ops.size(), false);
     s.finished.assign(ops.size(), false);
@@ -259,7 +269,7 @@ void
 WorkloadRunner::TryStart(uint32_t rank, uint32_t op)
 {
     RankState& s = m_ranks[rank];
-    const TraceOp& o = m_trace.GetOps(rank)[op];
+    const TraceOp& o = m_trace->GetOps(rank)[op];
     const auto& stream = s.streamOps[o.stream];
     if (s.started[op] || s.missingDeps[op] != 0 || s.streamHead[o.stream] >= stream.size() ||
         stream[s.streamHead[o.stream]] != op)
@@ -273,7 +283,7 @@ void
 WorkloadRunner::Begin(uint32_t rank, uint32_t op)
 {
     RankState& s = m_ranks[rank];
-    const TraceOp& o = m_trace.GetOps(rank)[op];
+    const TraceOp& o = m_trace->GetOps(rank)[op];
     s.started[op] = true;
     s.startTime[op] = Simulator::Now();
     if (o.kind == TraceOpKind::COMPUTE)
@@ -289,7 +299,7 @@ WorkloadRunner::Begin(uint32_t rank, uint32_t op)
     // The call this op joins: its place in list order, continued across repetitions.
     const uint64_t k = s.repetition * m_sequenceLength[rank][op] + m_sequence[rank][op];
     const uint32_t needed = o.kind == TraceOpKind::COLLECTIVE
-                                ? static_cast<uint32_t>(m_trace.GetGroup(o.group).ranks.size())
+                                ? static_cast<uint32_t>(m_trace->GetGroup(o.group).ranks.size())
                                 : 2;
     CallKey key = MatchKey(rank, o);
     key.k = k;
@@ -321,17 +331,17 @@ WorkloadRunner::Launch(const CallKey& key)
     m_pending.erase(it);
 
     const auto [rank0, op0] = members.front();
-    const TraceOp& first = m_trace.GetOps(rank0)[op0];
+    const TraceOp& first = m_trace->GetOps(rank0)[op0];
     CallRecord rec;
     rec.name = first.name;
     rec.firstArrival = firstArrival;
     rec.launch = Simulator::Now();
     rec.iteration = m_ranks[rank0].repetition * m_traceIterations + first.iteration;
-    CommPlan plan;
+    std::shared_ptr<const CommPlan> plan;
     std::vector<uint32_t> rankMap;
     if (first.kind == TraceOpKind::COLLECTIVE)
     {
-        const TraceGroup& g = m_trace.GetGroup(first.group);
+        const TraceGroup& g = m_trace->GetGroup(first.group);
         rec.requested = first.algorithm.empty() ? m_engine->GetAlgorithmName() : first.algorithm;
         // The trace's name was checked when it was read; the engine's attribute otherwise.
         std::optional<CollectiveAlgorithm> algorithm;
@@ -340,12 +350,12 @@ WorkloadRunner::Launch(const CallKey& key)
         {
             algorithm = named;
         }
-        plan = m_engine->MakeCollectivePlan(first.collective,
-                                            m_world.SubGroup(g.ranks),
-                                            first.bytes,
-                                            g.ranks,
-                                            first.root,
-                                            algorithm);
+        plan = m_engine->GetCollectivePlan(first.collective,
+                                           m_world.SubGroup(g.ranks),
+                                           first.bytes,
+                                           g.ranks,
+                                           first.root,
+                                           algorithm);
         rankMap = g.ranks;
         rec.group = g.name;
         rec.type = first.collective;
@@ -355,25 +365,25 @@ WorkloadRunner::Launch(const CallKey& key)
     {
         // The sender's op says how much moves; plan rank 0 sends to plan rank 1.
         const auto [sr, so] = first.kind == TraceOpKind::SEND ? members[0] : members[1];
-        const TraceOp& send = m_trace.GetOps(sr)[so];
-        plan = m_engine->MakeSendRecvPlan(send.bytes);
+        const TraceOp& send = m_trace->GetOps(sr)[so];
+        plan = std::make_shared<const CommPlan>(m_engine->MakeSendRecvPlan(send.bytes));
         rankMap = {sr, send.peer};
         rec.type = CollectiveType::SEND_RECV;
         rec.bytes = send.bytes;
         rec.name = send.name;
     }
-    rec.algorithm = plan.GetAlgorithm();
+    rec.algorithm = plan->GetAlgorithm();
     if (rec.requested.empty())
     {
         rec.requested = rec.algorithm; // send/recv: direct, nothing to choose
     }
-    rec.nRanks = plan.GetGroupSize();
+    rec.nRanks = plan->GetGroupSize();
     const uint64_t index = m_calls.size();
     m_calls.push_back(rec);
     Ptr<WorkloadRunner> self(this);
     // The engine made the plan for these ranks (its selection asked the carrier).
     m_engine->RunSelected(
-        plan,
+        *plan,
         rankMap,
         CollectiveEngine::DoneCallback([self, index, members](const CollectiveResult& r) {
             self->CallDone(index, members, r);
@@ -399,7 +409,7 @@ void
 WorkloadRunner::Finish(uint32_t rank, uint32_t op, int64_t call)
 {
     RankState& s = m_ranks[rank];
-    const TraceOp& o = m_trace.GetOps(rank)[op];
+    const TraceOp& o = m_trace->GetOps(rank)[op];
     s.finished[op] = true;
     ++s.nFinished;
     ++m_progress;
@@ -419,7 +429,7 @@ WorkloadRunner::Finish(uint32_t rank, uint32_t op, int64_t call)
     m_end = rec.end;
     m_opFinishedTrace(rec);
 
-    if (s.nFinished == m_trace.GetOps(rank).size())
+    if (s.nFinished == m_trace->GetOps(rank).size())
     {
         if (++s.repetition < m_iterations)
         {
@@ -449,7 +459,7 @@ WorkloadRunner::Finish(uint32_t rank, uint32_t op, int64_t call)
 void
 WorkloadRunner::RankDone()
 {
-    if (++m_ranksDone < m_trace.GetNRanks())
+    if (++m_ranksDone < m_trace->GetNRanks())
     {
         return;
     }
@@ -468,7 +478,7 @@ WorkloadRunner::AnyComputeRunning() const
     for (uint32_t r = 0; r < m_ranks.size() && !computing; ++r)
     {
         const RankState& s = m_ranks[r];
-        const auto& ops = m_trace.GetOps(r);
+        const auto& ops = m_trace->GetOps(r);
         for (uint32_t i = 0; i < s.started.size() && !computing; ++i)
         {
             computing = s.started[i] && !s.finished[i] && ops[i].kind == TraceOpKind::COMPUTE;
@@ -521,7 +531,7 @@ WorkloadRunner::ReportStuckOps(std::ostream& os) const
         {
             continue;
         }
-        const auto& ops = m_trace.GetOps(r);
+        const auto& ops = m_trace->GetOps(r);
         for (uint32_t i = 0; i < ops.size() && lines < MAX_LINES; ++i)
         {
             const TraceOp& o = ops[i];
@@ -556,7 +566,7 @@ void
 WorkloadRunner::ReportRunningOp(std::ostream& os, uint32_t r, uint32_t i) const
 {
     const RankState& s = m_ranks[r];
-    const TraceOp& o = m_trace.GetOps(r)[i];
+    const TraceOp& o = m_trace->GetOps(r)[i];
     os << "  rank " << r << " op " << i << " '" << o.name << "' (" << TraceOpKindToString(o.kind);
     if (o.kind == TraceOpKind::COLLECTIVE)
     {
@@ -729,7 +739,7 @@ Intersect(const std::vector<Interval>& a, const std::vector<Interval>& b)
 std::vector<IterationBreakdown>
 WorkloadRunner::GetBreakdown() const
 {
-    const uint32_t n = m_trace.GetNRanks();
+    const uint32_t n = m_trace->GetNRanks();
     const uint32_t iters = GetNIterations();
     // Per rank: every compute and communication interval (communication from its call's
     // launch: before it, the rank only waits for peers, which is idle time), and per

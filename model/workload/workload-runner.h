@@ -14,6 +14,7 @@
 #include <functional>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -82,8 +83,8 @@ struct IterationBreakdown
  * compute by convention, and communication streams overlap compute and each other).
  * COMPUTE ops take their duration. The k-th collective a rank issues on a group joins
  * the k-th call of that group: when the last member has arrived, the engine plans it
- * (CollectiveEngine::MakeCollectivePlan: the op's algorithm, or the engine's Algorithm
- * attribute, on the group's sub-group of the world, so hierarchy and NVLS are known, with
+ * (CollectiveEngine::GetCollectivePlan, cached per call shape: the op's algorithm, or the engine's
+ * Algorithm attribute, on the group's sub-group of the world, so hierarchy and NVLS are known, with
  * the engine's Channels and ChunkBytes), runs it, and every member's op finishes when it
  * completes. The engine is created with the runner: set its attributes through
  * ns3::CollectiveEngine defaults or GetEngine(). SEND/RECV pairs meet the same way
@@ -112,6 +113,17 @@ class WorkloadRunner : public Object
      * \param transport the carrier
      */
     void Setup(const TrainingTrace& trace,
+               const CommGroup& world,
+               Ptr<CollectiveTransport> transport);
+
+    /**
+     * As Setup above, sharing the trace instead of copying it (a generated 1,024-GPU
+     * trace holds over a million ops).
+     * \param trace the workload, not changed while the runner has it
+     * \param world rank -> GPU placement of the trace's ranks
+     * \param transport the carrier
+     */
+    void Setup(std::shared_ptr<const TrainingTrace> trace,
                const CommGroup& world,
                Ptr<CollectiveTransport> transport);
 
@@ -232,7 +244,7 @@ class WorkloadRunner : public Object
     void OnTransferDone(uint64_t runId, uint32_t transfer);
     void RankDone();
 
-    TrainingTrace m_trace;
+    std::shared_ptr<const TrainingTrace> m_trace{std::make_shared<const TrainingTrace>()};
     CommGroup m_world;
     Ptr<CollectiveTransport> m_transport;
     Ptr<CollectiveEngine> m_engine;
