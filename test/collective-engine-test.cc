@@ -697,7 +697,8 @@ bool
 SamePlan(const CommPlan& a, const CommPlan& b)
 {
     if (a.GetAlgorithm() != b.GetAlgorithm() || a.GetTotalBytes() != b.GetTotalBytes() ||
-        a.GetNTransfers() != b.GetNTransfers())
+        a.GetNTransfers() != b.GetNTransfers() || a.GetType() != b.GetType() ||
+        a.GetGroupSize() != b.GetGroupSize() || a.GetRoot() != b.GetRoot())
     {
         return false;
     }
@@ -706,7 +707,9 @@ SamePlan(const CommPlan& a, const CommPlan& b)
         const CommPlan::Transfer& x = a.GetTransfers()[t];
         const CommPlan::Transfer& y = b.GetTransfers()[t];
         if (x.src != y.src || x.dst != y.dst || x.bytes != y.bytes || x.deps != y.deps ||
-            x.channel != y.channel || x.kind != y.kind || x.reduce != y.reduce)
+            x.channel != y.channel || x.kind != y.kind || x.reduce != y.reduce ||
+            x.members != y.members || x.chunk != y.chunk || x.chunkCount != y.chunkCount ||
+            x.step != y.step)
         {
             return false;
         }
@@ -768,10 +771,38 @@ TEST(CollectiveEnginePlanCache, ARepeatedCallGetsTheSamePlan)
     };
     EXPECT_EQ(channels(*first), 1u);
     EXPECT_EQ(channels(*twoChannels), 2u);
+    // The root of a broadcast and the chunk of a pipelined plan are part of the call.
+    auto root0 = engine->GetCollectivePlan(CollectiveType::BROADCAST, group, MiB, ranks, 0);
+    auto root2 = engine->GetCollectivePlan(CollectiveType::BROADCAST, group, MiB, ranks, 2);
+    EXPECT_EQ(root0->GetRoot(), 0u);
+    EXPECT_EQ(root2->GetRoot(), 2u);
+    EXPECT_TRUE(
+        SamePlan(*root2,
+                 engine->MakeCollectivePlan(CollectiveType::BROADCAST, group, MiB, ranks, 2)));
+    auto treePlan = [&]() {
+        return engine->GetCollectivePlan(CollectiveType::ALL_REDUCE,
+                                         group,
+                                         4 * MiB,
+                                         ranks,
+                                         0,
+                                         CollectiveAlgorithm::TREE);
+    };
+    auto wholeChunks = treePlan();
+    engine->SetAttribute("ChunkBytes", UintegerValue(MiB / 4));
+    auto smallChunks = treePlan();
+    EXPECT_NE(smallChunks.get(), wholeChunks.get());
+    EXPECT_GT(smallChunks->GetNTransfers(), wholeChunks->GetNTransfers());
+    EXPECT_TRUE(SamePlan(*smallChunks,
+                         engine->MakeCollectivePlan(CollectiveType::ALL_REDUCE,
+                                                    group,
+                                                    4 * MiB,
+                                                    ranks,
+                                                    0,
+                                                    CollectiveAlgorithm::TREE)));
     stats = engine->GetPlanCacheStats();
     EXPECT_EQ(stats.hits, 1u);
-    EXPECT_EQ(stats.builds, 6u);
-    EXPECT_EQ(stats.plans, 6u);
+    EXPECT_EQ(stats.builds, 10u);
+    EXPECT_EQ(stats.plans, 10u);
     EXPECT_EQ(stats.evictions, 0u);
     Simulator::Destroy();
 }
@@ -802,7 +833,17 @@ TEST(CollectiveEnginePlanCache, ItStaysWithinItsBoundAndForgetsTheLeastRecentlyU
               b.get()); // forgotten, built again
     EXPECT_EQ(engine->GetPlanCacheStats().builds, 4u);
 
+    // A bound lowered after plans were cached holds from the next call on; 0 empties it.
+    engine->SetAttribute("PlanCacheTransfers", UintegerValue(0));
+    auto fresh = engine->GetCollectivePlan(CollectiveType::ALL_REDUCE, group, 1 * MiB);
+    EXPECT_NE(fresh.get(), a.get());
+    EXPECT_EQ(engine->GetPlanCacheStats().plans, 0u);
+    EXPECT_EQ(engine->GetPlanCacheStats().transfers, 0u);
+
     Ptr<CollectiveEngine> off = CreateObject<CollectiveEngine>();
+    UintegerValue bound;
+    off->GetAttribute("PlanCacheTransfers", bound);
+    EXPECT_EQ(bound.Get(), 1u << 20); // the default the doc states
     off->SetTransport(MakeIdeal(4));
     off->SetAttribute("PlanCacheTransfers", UintegerValue(0));
     auto x = off->GetCollectivePlan(CollectiveType::ALL_REDUCE, group, MiB);

@@ -122,6 +122,7 @@ TEST_F(Determinism, ProgramsRunOnTheDefaultSchedulerUnlessTold)
 {
     ::unsetenv("NS_GLOBAL_VALUE");
     ProgramOptions first("prog");
+    EXPECT_STREQ(ProgramOptions::DEFAULT_SCHEDULER, "ns3::PriorityQueueScheduler");
     EXPECT_EQ(ProgramOptions::GetSchedulerType(), ProgramOptions::DEFAULT_SCHEDULER);
     const char* argv[] = {"prog", "--SchedulerType=ns3::CalendarScheduler"};
     EXPECT_TRUE(first.Parse(2, const_cast<char**>(argv)));

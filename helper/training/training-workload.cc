@@ -28,11 +28,11 @@ TrainingWorkload::Load(const TrainingScenario& s, std::string* error)
             // The default names the shipped trace; a binary run away from its source
             // tree generates the same one instead.
             auto gen = CreateObject<TransformerTraceGenerator>();
-            *m_trace = gen->Generate(s.generator, error);
+            m_trace = std::make_shared<TrainingTrace>(gen->Generate(s.generator, error));
             m_note = "generated (" + s.traceFile + " not found)";
             return m_trace->GetNRanks() > 0;
         }
-        *m_trace = TraceJson::Read(s.traceFile, error);
+        m_trace = std::make_shared<TrainingTrace>(TraceJson::Read(s.traceFile, error));
         m_note = s.traceFile;
         return m_trace->GetNRanks() > 0;
     }
@@ -42,7 +42,7 @@ TrainingWorkload::Load(const TrainingScenario& s, std::string* error)
         // (GpuClusterHelper::GetGpuDefaults, applied with the scenario's settings), unless
         // the user's settings say otherwise.
         auto gen = CreateObject<TransformerTraceGenerator>();
-        *m_trace = gen->Generate(s.generator, error);
+        m_trace = std::make_shared<TrainingTrace>(gen->Generate(s.generator, error));
         m_note = s.traceFile.empty() ? "generated from the scenario's model"
                                      : "generated from " + s.traceFile;
         return m_trace->GetNRanks() > 0;
@@ -57,7 +57,8 @@ TrainingWorkload::LoadForeign(const TrainingScenario& s, std::string* error)
     if (s.traceFormat == "aicb")
     {
         std::ostringstream warnings; // one line each: layer counts, ignored fields
-        *m_trace = AicbTraceReader::Read(s.traceFile, ranks, error, &warnings);
+        m_trace = std::make_shared<TrainingTrace>(
+            AicbTraceReader::Read(s.traceFile, ranks, error, &warnings));
         std::istringstream lines(warnings.str());
         for (std::string line; std::getline(lines, line);)
         {
@@ -67,7 +68,8 @@ TrainingWorkload::LoadForeign(const TrainingScenario& s, std::string* error)
     }
     else if (s.traceFormat == "chakra")
     {
-        *m_trace = ChakraTraceReader::ReadPrefix(s.traceFile, ranks, error);
+        m_trace = std::make_shared<TrainingTrace>(
+            ChakraTraceReader::ReadPrefix(s.traceFile, ranks, error));
     }
     else if (s.traceFormat == "chakra-json")
     {
@@ -76,7 +78,7 @@ TrainingWorkload::LoadForeign(const TrainingScenario& s, std::string* error)
         {
             files.push_back(s.traceFile + "." + std::to_string(r) + ".json");
         }
-        *m_trace = ChakraTraceReader::ReadJson(files, error);
+        m_trace = std::make_shared<TrainingTrace>(ChakraTraceReader::ReadJson(files, error));
     }
     else
     {

@@ -625,6 +625,13 @@ CollectiveEngine::GetCollectivePlan(CollectiveType type,
         key.shape.push_back(group.GetGpu(r).local);
     }
     ++m_planUses;
+    TrimPlans(m_planCacheTransfers); // the bound may have been lowered since
+    if (m_planCacheTransfers == 0)
+    {
+        ++m_planStats.builds;
+        return std::make_shared<const CommPlan>(
+            MakeCollectivePlan(type, group, bytes, rankMap, root, requested));
+    }
     auto it = m_plans.find(key);
     if (it != m_plans.end())
     {
@@ -643,7 +650,18 @@ CollectiveEngine::GetCollectivePlan(CollectiveType type,
     {
         return plan; // nothing worth keeping, or larger than the whole cache
     }
-    while (m_planStats.transfers + size > m_planCacheTransfers)
+    TrimPlans(m_planCacheTransfers - size);
+    m_validated[plan.get()] = false;
+    m_plans.emplace(std::move(key), CachedPlan{plan, m_planUses});
+    ++m_planStats.plans;
+    m_planStats.transfers += size;
+    return plan;
+}
+
+void
+CollectiveEngine::TrimPlans(uint64_t transfers) const
+{
+    while (m_planStats.transfers > transfers)
     {
         // Forget the least recently used plan (rare: only when the cache is full).
         auto lru =
@@ -658,11 +676,6 @@ CollectiveEngine::GetCollectivePlan(CollectiveType type,
         ++m_planStats.evictions;
         m_plans.erase(lru);
     }
-    m_validated.emplace(plan.get(), false);
-    m_plans.emplace(std::move(key), CachedPlan{plan, m_planUses});
-    ++m_planStats.plans;
-    m_planStats.transfers += size;
-    return plan;
 }
 
 CollectiveEngine::PlanCacheStats

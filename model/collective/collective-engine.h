@@ -159,8 +159,16 @@ eturn the plan (GetAlgorithm names the algorithm taken)
      * ChunkBytes) was planned before: a training step repeats the same calls on the same
      * groups, layer after layer. The cache holds at most PlanCacheTransfers transfers
      * over all plans and forgets the least recently used plans beyond that; a plan is
-     * immutable once cached, so a cached plan is the one a new build would make.
-     * Arguments as MakeCollectivePlan.
+     * immutable once cached, so a cached plan is the one a new build would make. The
+     * carrier's capabilities (what it can reduce where) are taken as fixed between
+     * SetTransport calls, which empty the cache.
+     * \param type the collective
+     * \param group the call's group (its servers and rails)
+     * \param bytes call size
+     * \param rankMap carrier rank of each group rank (empty: group rank r = carrier rank r)
+     * \param root root rank of broadcast and reduce
+     * \param algorithm the algorithm (CollectiveAlgorithm::AUTO: the fastest); none for
+     *        the Algorithm attribute
      * \return the plan, shared with the cache
      */
     std::shared_ptr<const CommPlan> GetCollectivePlan(
@@ -171,7 +179,9 @@ eturn the plan (GetAlgorithm names the algorithm taken)
         uint32_t root = 0,
         std::optional<CollectiveAlgorithm> algorithm = {}) const;
 
-    /// How often GetCollectivePlan found its plan in the cache.
+    /// How often GetCollectivePlan found its plan in the cache (hits, builds and
+    /// evictions count from the engine's creation; plans and transfers are what the
+    /// cache holds now).
     struct PlanCacheStats
     {
         uint64_t hits{0};      //!< calls answered from the cache
@@ -340,6 +350,9 @@ eturn the plan
         std::shared_ptr<const CommPlan> plan; //!< the plan
         uint64_t lastUse{0};                  //!< m_planUses when last asked for
     };
+
+    /// Forget the least recently used plans until the cache holds at most transfers.
+    void TrimPlans(uint64_t transfers) const;
 
     uint64_t m_planCacheTransfers{0};              //!< PlanCacheTransfers attribute
     mutable std::map<PlanKey, CachedPlan> m_plans; //!< the plan cache

@@ -145,7 +145,7 @@ NvSwitchFabric::SetNGpus(uint32_t n)
     NS_ABORT_MSG_IF(GetTransfersInFlight() != 0,
                     "NvSwitchFabric: NGpus changed while transfers are in flight");
     m_nGpus = n;
-    m_uplinks.assign(n, Uplink());
+    m_uplinks = std::vector<Uplink>(n); // moved, never copied: rings point into flows
     m_reduceQueue.assign(n, std::deque<uint64_t>());
     // One NVLink port per GPU and the switch, configured from the fabric's attributes;
     // each may be changed on its own afterwards (GetPort, GetSwitch).

@@ -260,8 +260,13 @@ class NvSwitchFabric : public Object
     {
         /// The flows, each with its jobs (a flow is here exactly while it has jobs).
         typedef std::map<FlowKey, std::deque<Job>> Flows;
-        Flows flows;                      //!< the flows with work, by key
-        std::deque<Flows::iterator> ring; //!< the same flows, in round-robin order
+        Uplink() = default;
+        Uplink(const Uplink&) = delete; //!< the ring points into this uplink's flows
+        Uplink& operator=(const Uplink&) = delete;
+        Uplink(Uplink&&) = default;            //!< map nodes move with the map
+        Uplink& operator=(Uplink&&) = default; //!< map nodes move with the map
+        Flows flows;                           //!< the flows with work, by key
+        std::deque<Flows::iterator> ring;      //!< the same flows, in round-robin order
     };
 
     /// State of one switch reduction or multicast.
