@@ -807,6 +807,42 @@ TEST(CollectiveEnginePlanCache, ARepeatedCallGetsTheSamePlan)
     Simulator::Destroy();
 }
 
+// The group's shape is part of the call: the same carrier ranks laid out as 2 servers x 2
+// GPUs or as 4 servers x 1 GPU get different rail-aligned rings, each the plan a new build
+// makes.
+TEST(CollectiveEnginePlanCache, TheGroupShapeIsPartOfTheCall)
+{
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(MakeIdeal(4));
+    const std::vector<uint32_t> ranks{0, 1, 2, 3};
+    const CommGroup twoByTwo = CommGroup::Uniform(2, 2);
+    const CommGroup fourByOne = CommGroup::Uniform(4, 1);
+    auto plan = [&](const CommGroup& g) {
+        return engine->GetCollectivePlan(CollectiveType::ALL_REDUCE,
+                                         g,
+                                         MiB,
+                                         ranks,
+                                         0,
+                                         CollectiveAlgorithm::HIERARCHICAL);
+    };
+    auto a = plan(twoByTwo);
+    auto b = plan(fourByOne);
+    EXPECT_NE(a.get(), b.get());
+    EXPECT_FALSE(SamePlan(*a, *b));
+    for (const auto& [cached, group] : {std::pair{a, twoByTwo}, std::pair{b, fourByOne}})
+    {
+        EXPECT_TRUE(SamePlan(*cached,
+                             engine->MakeCollectivePlan(CollectiveType::ALL_REDUCE,
+                                                        group,
+                                                        MiB,
+                                                        ranks,
+                                                        0,
+                                                        CollectiveAlgorithm::HIERARCHICAL)));
+    }
+    EXPECT_EQ(plan(twoByTwo).get(), a.get());
+    Simulator::Destroy();
+}
+
 // The cache holds at most PlanCacheTransfers transfers and forgets the least recently
 // used plan first; 0 turns it off.
 TEST(CollectiveEnginePlanCache, ItStaysWithinItsBoundAndForgetsTheLeastRecentlyUsed)
