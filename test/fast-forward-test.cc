@@ -151,7 +151,8 @@ struct RingOutcome
 {
     std::vector<Time> stepDone; //!< per step: the last receive of that step, any host/channel
     uint64_t skips{0};
-    double skipped{0}; //!< share of the payload bytes skipped
+    double skipped{0};            //!< share of the payload bytes skipped
+    std::vector<Time> skipStarts; //!< when each skip started
 };
 
 /// State of a chained ring: host h sends step k on channel c to host h+1 once it has
@@ -209,6 +210,14 @@ RunRing(uint32_t hosts,
         ff = CreateObject<RdmaFastForward>();
         ff->Install(topo.nics, topo.switchObjects);
     }
+    std::vector<Time> skipStarts;
+    if (ff)
+    {
+        ff->TraceConnectWithoutContext("SkipStarted",
+                                       MakeCallback(+[](std::vector<Time>* starts, uint32_t, Time) {
+                                           starts->push_back(Simulator::Now());
+                                       }).Bind(&skipStarts));
+    }
     Ring ring{hosts, channels, steps, bytes, {}, {}, {}};
     ring.senders.resize(hosts * channels);
     ring.received.assign(hosts * channels, 0);
@@ -233,6 +242,7 @@ RunRing(uint32_t hosts,
     Simulator::Run();
     RingOutcome out;
     out.stepDone = ring.stepDone;
+    out.skipStarts = skipStarts;
     if (ff)
     {
         out.skips = ff->GetSkips();
@@ -564,7 +574,7 @@ TEST_F(FastForward, ALinkChangeEndsEverySkip)
 // the ports (for one RTT), each skip ends with a NIC's queue pairs at different places in
 // its round robin, and the ACKs of the skipped packets still on their way at its end meet
 // the packets sent after it. Every step ends within 0.01 % of the reference's (measured:
-// -0.003 % to +0.001 %). A period measured before the ACKs came, or a NIC that resumes its
+// -0.0011 % to +0.0020 %). A period measured before the ACKs came, or a NIC that resumes its
 // queue pairs out of their turn, gave -0.15 % to -0.6 %; without those last ACKs, -0.02 %.
 TEST_F(FastForward, AChainedRingMatchesTheReference)
 {
@@ -590,5 +600,40 @@ TEST_F(FastForward, AChainedRingMatchesTheReference)
                   << ff.skips << " skips, " << 100 * ff.skipped << " % skipped\n";
         EXPECT_EQ(ff.skips, 6u); // one per step
         EXPECT_GT(ff.skipped, 0.5);
+    }
+}
+
+// Each step of a chained ring is posted as the step before completes; the load on the
+// ports settles one base RTT after the last post, and the step's skip starts when the
+// windows that began then are done: SteadyWindow, closed by a packet and an RTT sample
+// within one ACK interval (AckInterval packet gaps). A queue pair that sends again after
+// a pause restarts the windows on its ports from then on (RdmaFastForward::NotifyResumed):
+// without it, the windows that began too soon were found out only when the skip was tried,
+// and measured again: a SteadyWindow more per step, past the bound's 1 us of slack. And
+// the window's RTT samples come one per ACK (a probe every AckInterval packets): with the
+// congestion control's single probe, one sample per RTT, two took 2 RTTs, +14 to +19 us
+// past the bound with 5 us cables.
+TEST_F(FastForward, ARingStepSkipsOneWindowAfterItsLoadSettles)
+{
+    const Time window = CreateObject<RdmaFastForward>()->GetSteadyWindow();
+    const int64_t ackInterval = 4; // RdmaNic::AckInterval's default
+    for (const auto& [channels, cableUs] : {std::pair<uint32_t, int>{1, 1}, {4, 1}, {1, 5}, {4, 5}})
+    {
+        const RingOutcome ff = RunRing(3, channels, 6, 2 << 20, MicroSeconds(cableUs), true);
+        ASSERT_EQ(ff.skipStarts.size(), 6u);
+        // Four cables, a 4 KiB data frame serialized twice and an ACK twice (0.68 us at
+        // 100 Gb/s); a queue pair sends one frame per round of its NIC's channels.
+        const Time baseRtt = MicroSeconds(4 * cableUs) + NanoSeconds(680);
+        const Time gap = NanoSeconds(333 * channels);
+        const Time expected = baseRtt + window + gap * ackInterval;
+        for (std::size_t k = 1; k < ff.skipStarts.size(); ++k)
+        {
+            const Time delay = ff.skipStarts[k] - ff.stepDone[k - 1];
+            EXPECT_LE(delay, expected + MicroSeconds(1))
+                << channels << " channels, " << cableUs << " us cables, step " << k;
+            std::cout << "[ measured ] ring of 3, " << channels << " channels, " << cableUs
+                      << " us cables, step " << k << ": skip " << delay.As(Time::US)
+                      << " after the step began (bound " << expected.As(Time::US) << " + 1 us)\n";
+        }
     }
 }

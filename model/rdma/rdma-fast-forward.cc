@@ -55,8 +55,9 @@ RdmaFastForward::GetTypeId()
             .AddAttribute("EndPackets",
                           "Packets at the end of every message (and of every WRITE of a "
                           "message) that are always sent for real, so that completions, "
-                          "opcodes and the ACKs around them are simulated.",
-                          UintegerValue(16),
+                          "opcodes and the ACKs around them are simulated (8: two of the "
+                          "receiver's default ACK intervals).",
+                          UintegerValue(8),
                           MakeUintegerAccessor(&RdmaFastForward::m_endPackets),
                           MakeUintegerChecker<uint32_t>(1, 1u << 20))
             .AddTraceSource("SkipStarted",
@@ -321,6 +322,26 @@ RdmaFastForward::NotifyGone(RdmaQueuePair* qp)
     NS_LOG_FUNCTION(this << qp);
     m_pending.erase(std::remove(m_pending.begin(), m_pending.end(), qp), m_pending.end());
     NotifyIdle(qp);
+}
+
+void
+RdmaFastForward::NotifyResumed(RdmaQueuePair* qp)
+{
+    NS_LOG_FUNCTION(this << qp);
+    auto it = m_watched.find(qp);
+    if (it == m_watched.end() || !it->second.routed)
+    {
+        return;
+    }
+    const Time notBefore = Simulator::Now() + it->second.baseRtt;
+    for (RdmaQueuePair* other : Sharers(qp))
+    {
+        // A skipping queue pair has no sharer outside its skip; the check keeps it so.
+        if (m_watched.at(other).skip == 0)
+        {
+            other->ResetSteadiness(notBefore);
+        }
+    }
 }
 
 void

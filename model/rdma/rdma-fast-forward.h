@@ -80,6 +80,13 @@ class RdmaFastForward : public Object
     void NotifySteady(RdmaQueuePair* qp, bool steady);
     /// \param qp it is being disposed
     void NotifyGone(RdmaQueuePair* qp);
+    /**
+     * A queue pair sent again after a pause (or began to send): the load on its ports
+     * changes within its base RTT, so the windows of the queue pairs sharing them start
+     * after that (as LoadSettled would require at the next try).
+     * \param qp the queue pair
+     */
+    void NotifyResumed(RdmaQueuePair* qp);
 
     /**
      * Signature of the SkipStarted trace.

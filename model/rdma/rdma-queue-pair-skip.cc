@@ -89,6 +89,9 @@ RdmaQueuePair::ResetSteadiness(Time notBefore)
 void
 RdmaQueuePair::Disturb()
 {
+    // Go-back-N resends PSNs: a probe out now would time the resent packet from the
+    // first send.
+    m_skip->probes.clear();
     m_skip->loadSince = Simulator::Now();
     RestartWindow();
 }
@@ -118,6 +121,7 @@ RdmaQueuePair::TrackSteadiness(uint32_t frameBytes, bool retransmission)
     if (s.lastGap == 0 || sinceLast > 2 * s.lastGap + GAP_TOLERANCE_STEPS)
     {
         s.loadSince = now;
+        s.controller->NotifyResumed(this);
     }
     s.lastGap = std::max<int64_t>(sinceLast, 1);
     if (retransmission || now < s.notBefore)
@@ -300,6 +304,7 @@ RdmaQueuePair::EndSkip(const RoceSkippedFrames& plan,
         m_lastSendTime = plan.StartOf(packets);
         // An RTT probe still out would time the skip, not the path.
         m_rttProbeActive = false;
+        m_skip->probes.clear();
         if (m_sndUna >= first)
         {
             m_sndUna = s.to; // nothing sent before the skip is outstanding

@@ -331,6 +331,10 @@ RdmaQueuePair::OnDataPacketBuilt(Ptr<const Packet> p)
     if (m_skip)
     {
         TrackSteadiness(p->GetSize(), retransmission); // before m_lastSendTime moves
+        if (!retransmission && m_sndNxt % m_config.ackInterval == 0)
+        {
+            m_skip->probes.emplace_back(m_sndNxt, Simulator::Now());
+        }
     }
     if (retransmission)
     {
@@ -491,13 +495,21 @@ RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info, const uint64_t* telemetry)
     FillAckSignal(signal, info, telemetry, ackedPackets);
     if (m_skip)
     {
+        // The newest probe this ACK covers times the path; the older ones leave.
+        Time rtt;
+        std::deque<std::pair<uint64_t, Time>>& probes = m_skip->probes;
+        while (!probes.empty() && probes.front().first < m_sndUna)
+        {
+            rtt = Simulator::Now() - probes.front().second;
+            probes.pop_front();
+        }
         if (isNak || signal.ecnEcho)
         {
             Disturb();
         }
-        else if (!signal.rtt.IsZero())
+        else if (!rtt.IsZero())
         {
-            TrackRtt(signal.rtt);
+            TrackRtt(rtt);
         }
     }
     if (isNak)
