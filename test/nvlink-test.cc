@@ -172,6 +172,53 @@ TEST(NvSwitchFabric, NvlsReduceScatterAndAllGather)
     }
 }
 
+// A multicast's copies that reach their GPUs at the same time, each with its credit, are
+// delivered by one event, in member order, as the separate events ran (events due at the
+// same time run in the order they were scheduled). A multicast of 16 chunks from GPU 0 to
+// 8 GPUs on equal links: per chunk an uplink end, an arrival at the switch and one
+// delivery, 48 events (160 with an event per copy); every chunk reaches the 8 GPUs at one
+// time, in member order, after the chunk before.
+TEST(NvSwitchFabric, MulticastCopiesArrivingTogetherAreOneEvent)
+{
+    const uint32_t n = 8;
+    const uint32_t chunks = 16;
+    auto f = MakeFabric("H100", n);
+    std::vector<std::pair<Time, uint32_t>> delivered;
+    f->TraceConnectWithoutContext("ChunkDelivered",
+                                  MakeCallback(+[](std::vector<std::pair<Time, uint32_t>>* out,
+                                                   uint32_t,
+                                                   uint32_t dst,
+                                                   uint64_t) {
+                                      out->emplace_back(Simulator::Now(), dst);
+                                  }).Bind(&delivered));
+    std::vector<uint32_t> members{3, 0, 1, 2, 4, 5, 6, 7}; // any order: it is kept
+    bool done = false;
+    f->SwitchMulticast(0,
+                       members,
+                       chunks * f->GetChunkBytes(),
+                       0,
+                       NvSwitchFabric::DoneCallback([&]() { done = true; }));
+    const uint64_t eventsBefore = Simulator::GetEventCount();
+    Simulator::Run();
+    const uint64_t events = Simulator::GetEventCount() - eventsBefore;
+    Simulator::Destroy();
+    EXPECT_TRUE(done);
+    EXPECT_EQ(events, 3u * chunks);
+    ASSERT_EQ(delivered.size(), std::size_t{n} * chunks);
+    for (uint32_t c = 0; c < chunks; ++c)
+    {
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            EXPECT_EQ(delivered[c * n + i].first, delivered[c * n].first) << "chunk " << c;
+            EXPECT_EQ(delivered[c * n + i].second, members[i]) << "chunk " << c;
+        }
+        if (c > 0)
+        {
+            EXPECT_GT(delivered[c * n].first, delivered[(c - 1) * n].first);
+        }
+    }
+}
+
 // A multicast group of some GPUs only (a tensor-parallel slice): the others' links idle.
 TEST(NvSwitchFabric, NvlsOnPartOfTheSwitch)
 {

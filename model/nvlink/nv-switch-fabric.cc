@@ -510,12 +510,7 @@ NvSwitchFabric::ArriveSwitch(Chunk chunk)
         EnqueueDown(chunk.dst, std::move(chunk));
         break;
     case Kind::MCAST:
-        for (uint32_t g : m_ops.at(chunk.op).members)
-        {
-            Chunk copy = chunk;
-            copy.dst = g;
-            EnqueueDown(g, std::move(copy));
-        }
+        MulticastDown(std::move(chunk));
         break;
     case Kind::CONTRIB: {
         SwitchOp& op = m_ops.at(chunk.op);
@@ -578,6 +573,94 @@ NvSwitchFabric::EnqueueDown(uint32_t port, Chunk chunk)
                         port,
                         std::move(chunk),
                         together);
+}
+
+void
+NvSwitchFabric::MulticastDown(Chunk chunk)
+{
+    // EnqueueDown for every member, in member order. When every copy's credit returns
+    // with the copy (equal link latencies, the usual case), the copies that reach their
+    // GPUs at the same time are delivered by one event, in member order: events due at the
+    // same time run in the order they were scheduled, so nothing could run between the
+    // separate events, and what they schedule runs after the last of them.
+    const std::vector<uint32_t>& members = m_ops.at(chunk.op).members;
+    const double efficiency = GetEfficiency(true);
+    const Time toSender = m_ports[chunk.src]->GetLatency();
+    m_copyDelays.clear();
+    bool sameTime = true;
+    for (uint32_t g : members)
+    {
+        const Time leave = m_ports[g]->QueueDownlink(chunk.bytes, efficiency);
+        const Time toReceiver = m_ports[g]->GetLatency();
+        m_copyDelays.emplace_back(leave, toReceiver);
+        sameTime = sameTime && toReceiver == toSender;
+    }
+    if (sameTime)
+    {
+        // Group the members by arrival, each group in member order.
+        std::vector<std::pair<Time, std::vector<uint32_t>>> groups;
+        for (std::size_t i = 0; i < members.size(); ++i)
+        {
+            const Time at = m_copyDelays[i].first + toSender;
+            auto it = std::find_if(groups.begin(), groups.end(), [at](const auto& group) {
+                return group.first == at;
+            });
+            if (it == groups.end())
+            {
+                groups.emplace_back(at, std::vector<uint32_t>{members[i]});
+            }
+            else
+            {
+                it->second.push_back(members[i]);
+            }
+        }
+        NS_LOG_LOGIC("multicast chunk of op " << chunk.op << ": " << members.size()
+                                              << " copies arrive at " << groups.size() << " times");
+        for (auto& [at, gpus] : groups)
+        {
+            Simulator::Schedule(at,
+                                &NvSwitchFabric::AfterMulticastDown,
+                                Ptr<NvSwitchFabric>(this),
+                                chunk,
+                                std::move(gpus));
+        }
+        return;
+    }
+    for (std::size_t i = 0; i < members.size(); ++i)
+    {
+        const auto [leave, toReceiver] = m_copyDelays[i];
+        const bool together = toSender == toReceiver;
+        if (!together)
+        {
+            Simulator::Schedule(leave + toSender,
+                                &NvSwitchFabric::CreditBack,
+                                Ptr<NvSwitchFabric>(this),
+                                members[i]);
+        }
+        Chunk copy = chunk;
+        copy.dst = members[i];
+        Simulator::Schedule(leave + toReceiver,
+                            &NvSwitchFabric::AfterDown,
+                            Ptr<NvSwitchFabric>(this),
+                            members[i],
+                            std::move(copy),
+                            together);
+    }
+}
+
+void
+NvSwitchFabric::AfterMulticastDown(Chunk chunk, std::vector<uint32_t> gpus)
+{
+    for (uint32_t g : gpus)
+    {
+        if (m_disposed)
+        {
+            return; // a completion callback tore the fabric down
+        }
+        Chunk copy = chunk;
+        copy.dst = g;
+        AfterDown(g, std::move(copy), true);
+    }
 }
 
 void

@@ -302,6 +302,8 @@ class NvSwitchFabric : public Object
     void ReduceDone(uint64_t op, uint32_t index);
     void EnqueueDown(uint32_t port, Chunk chunk);
     void AfterDown(uint32_t port, Chunk chunk, bool returnCredit);
+    void MulticastDown(Chunk chunk);
+    void AfterMulticastDown(Chunk chunk, std::vector<uint32_t> gpus);
     void CreditBack(uint32_t port);
     uint64_t ChunkSize(uint64_t bytes, uint32_t index) const;
     uint32_t ChunkCount(uint64_t bytes) const;
@@ -332,6 +334,7 @@ class NvSwitchFabric : public Object
     std::vector<Uplink> m_uplinks;                   //!< per GPU: what it sends next
     std::vector<std::deque<uint64_t>> m_reduceQueue; //!< per GPU: reductions to issue
     std::unordered_map<uint64_t, SwitchOp> m_ops;
+    std::vector<std::pair<Time, Time>> m_copyDelays; //!< MulticastDown's, per member
     uint64_t m_switchOpsStarted{0};
     uint64_t m_switchOpsDone{0};
     uint64_t m_nextOp{1};
