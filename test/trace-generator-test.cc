@@ -154,7 +154,7 @@ TEST(TraceGenerator, OneFOneBBubbleMatchesTheClosedForm)
         Time pipeline; // last backward op over all stages (the optimizer step follows)
         for (const OpRecord& r : runner->GetOps())
         {
-            if (r.name.rfind("bwd.", 0) == 0)
+            if (runner->GetOpName(r).rfind("bwd.", 0) == 0)
             {
                 pipeline = std::max(pipeline, r.end);
             }

@@ -158,7 +158,7 @@ TEST(WorkloadRunner, DependenciesAndStreamsOrderOps)
     {
         if (r.rank == 0)
         {
-            byName[r.name] = r;
+            byName[runner->GetOpName(r)] = r;
         }
     }
     EXPECT_EQ(byName["a"].start, Time());

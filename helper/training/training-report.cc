@@ -629,8 +629,9 @@ TrainingReport::WriteTimeline(std::ostream& os) const
     const auto& calls = runner->GetCalls();
     for (const OpRecord& rec : runner->GetOps())
     {
+        const std::string& opName = runner->GetOpName(rec);
         Json e = {{"ph", "X"},
-                  {"name", rec.name.empty() ? TraceOpKindToString(rec.kind) : rec.name},
+                  {"name", opName.empty() ? TraceOpKindToString(rec.kind) : opName},
                   {"cat", TraceOpKindToString(rec.kind)},
                   {"pid", rec.rank},
                   {"tid", rec.stream},

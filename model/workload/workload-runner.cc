@@ -421,7 +421,6 @@ WorkloadRunner::Finish(uint32_t rank, uint32_t op, int64_t call)
     rec.stream = o.stream;
     rec.iteration = s.repetition * m_traceIterations + o.iteration;
     rec.kind = o.kind;
-    rec.name = o.name;
     rec.start = s.startTime[op];
     rec.end = Simulator::Now();
     rec.call = call;
@@ -654,6 +653,12 @@ const std::vector<OpRecord>&
 WorkloadRunner::GetOps() const
 {
     return m_records;
+}
+
+const std::string&
+WorkloadRunner::GetOpName(const OpRecord& record) const
+{
+    return m_trace->GetOps(record.rank)[record.op].name;
 }
 
 const std::vector<CallRecord>&
