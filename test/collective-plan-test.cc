@@ -161,6 +161,9 @@ TEST(CommGroupTest, SubGroupKeepsHierarchy)
     EXPECT_EQ(pair.GetGpu(1).local, 7u);
     // Two GPUs on server 0, one on server 1: not the same shape everywhere.
     EXPECT_FALSE(world.SubGroup({0, 1, 8}).IsUniform());
+    // The shape: (server, local) of each rank in rank order, what plan caches key on.
+    EXPECT_EQ(pair.GetShape(), (std::vector<uint32_t>{2, 2, 2, 7}));
+    EXPECT_NE(world.SubGroup({0, 8}).GetShape(), world.SubGroup({8, 0}).GetShape());
 }
 
 TEST(CommGroupDeathTest, BadInputIsNamed)

@@ -631,6 +631,9 @@ TEST_F(FastForward, ARingStepSkipsOneWindowAfterItsLoadSettles)
             const Time delay = ff.skipStarts[k] - ff.stepDone[k - 1];
             EXPECT_LE(delay, expected + MicroSeconds(1))
                 << channels << " channels, " << cableUs << " us cables, step " << k;
+            // And never before a whole window of the settled load.
+            EXPECT_GE(delay, baseRtt + window)
+                << channels << " channels, " << cableUs << " us cables, step " << k;
             std::cout << "[ measured ] ring of 3, " << channels << " channels, " << cableUs
                       << " us cables, step " << k << ": skip " << delay.As(Time::US)
                       << " after the step began (bound " << expected.As(Time::US) << " + 1 us)\n";

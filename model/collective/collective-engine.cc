@@ -610,20 +610,6 @@ CollectiveEngine::GetCollectivePlan(CollectiveType type,
                                     std::optional<CollectiveAlgorithm> algorithm) const
 {
     const CollectiveAlgorithm requested = algorithm.value_or(m_algorithm);
-    PlanKey key{rankMap,
-                {},
-                static_cast<int>(type),
-                static_cast<int>(requested),
-                bytes,
-                root,
-                m_channels,
-                m_chunkBytes};
-    key.shape.reserve(2 * static_cast<size_t>(group.GetSize()));
-    for (uint32_t r = 0; r < group.GetSize(); ++r)
-    {
-        key.shape.push_back(group.GetGpu(r).server);
-        key.shape.push_back(group.GetGpu(r).local);
-    }
     ++m_planUses;
     TrimPlans(m_planCacheTransfers); // the bound may have been lowered since
     if (m_planCacheTransfers == 0)
@@ -632,6 +618,14 @@ CollectiveEngine::GetCollectivePlan(CollectiveType type,
         return std::make_shared<const CommPlan>(
             MakeCollectivePlan(type, group, bytes, rankMap, root, requested));
     }
+    PlanKey key{rankMap,
+                group.GetShape(),
+                static_cast<int>(type),
+                static_cast<int>(requested),
+                bytes,
+                root,
+                m_channels,
+                m_chunkBytes};
     auto it = m_plans.find(key);
     if (it != m_plans.end())
     {

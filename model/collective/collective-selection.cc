@@ -294,12 +294,7 @@ CollectiveSelection::Choose(CollectiveType type,
                             uint64_t bytes,
                             const CollectivePlanOptions& options) const
 {
-    std::vector<uint32_t> shape;
-    for (uint32_t r = 0; r < group.GetSize(); ++r)
-    {
-        shape.push_back(group.GetGpu(r).server);
-        shape.push_back(group.GetGpu(r).local);
-    }
+    std::vector<uint32_t> shape = group.GetShape();
     shape.push_back(options.doubleTree ? 1 : 0);
     shape.push_back(options.peer);
     ChoiceKey key{static_cast<int>(type),

@@ -333,13 +333,23 @@ RdmaFastForward::NotifyResumed(RdmaQueuePair* qp)
     {
         return;
     }
+    // Every queue pair on its ports (one on several of them more than once: resetting a
+    // window twice is resetting it once), without collecting them: this runs at every
+    // pause of every watched queue pair.
     const Time notBefore = Simulator::Now() + it->second.baseRtt;
-    for (RdmaQueuePair* other : Sharers(qp))
+    for (const auto* path : {&it->second.dataPath, &it->second.ackPath})
     {
-        // A skipping queue pair has no sharer outside its skip; the check keeps it so.
-        if (m_watched.at(other).skip == 0)
+        for (const Ptr<RoceNetDevice>& port : *path)
         {
-            other->ResetSteadiness(notBefore);
+            for (RdmaQueuePair* other : m_users[PeekPointer(port)])
+            {
+                // A skipping queue pair has no sharer outside its skip; the check keeps
+                // it so.
+                if (other != qp && m_watched.at(other).skip == 0)
+                {
+                    other->ResetSteadiness(notBefore);
+                }
+            }
         }
     }
 }

@@ -92,6 +92,7 @@ RdmaQueuePair::Disturb()
     // Go-back-N resends PSNs: a probe out now would time the resent packet from the
     // first send.
     m_skip->probes.clear();
+    m_skip->probesHead = 0;
     m_skip->loadSince = Simulator::Now();
     RestartWindow();
 }
@@ -305,6 +306,7 @@ RdmaQueuePair::EndSkip(const RoceSkippedFrames& plan,
         // An RTT probe still out would time the skip, not the path.
         m_rttProbeActive = false;
         m_skip->probes.clear();
+        m_skip->probesHead = 0;
         if (m_sndUna >= first)
         {
             m_sndUna = s.to; // nothing sent before the skip is outstanding

@@ -497,11 +497,22 @@ RdmaQueuePair::ReceiveAck(const RoceFrameInfo& info, const uint64_t* telemetry)
     {
         // The newest probe this ACK covers times the path; the older ones leave.
         Time rtt;
-        std::deque<std::pair<uint64_t, Time>>& probes = m_skip->probes;
-        while (!probes.empty() && probes.front().first < m_sndUna)
+        std::vector<std::pair<uint64_t, Time>>& probes = m_skip->probes;
+        std::size_t& head = m_skip->probesHead;
+        while (head < probes.size() && probes[head].first < m_sndUna)
         {
-            rtt = Simulator::Now() - probes.front().second;
-            probes.pop_front();
+            rtt = Simulator::Now() - probes[head].second;
+            ++head;
+        }
+        if (head == probes.size())
+        {
+            probes.clear();
+            head = 0;
+        }
+        else if (head >= 64 && 2 * head >= probes.size())
+        {
+            probes.erase(probes.begin(), probes.begin() + static_cast<std::ptrdiff_t>(head));
+            head = 0;
         }
         if (isNak || signal.ecnEcho)
         {

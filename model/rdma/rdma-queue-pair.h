@@ -399,10 +399,11 @@ class RdmaQueuePair : public Object
         uint32_t rttSamples{0}; //!< RTT samples in the window
         /// PSN and send time of one new packet in every AckInterval: each ACK times the
         /// newest it covers (a congestion control's single probe gives one sample per
-        /// RTT, and a window needs two)
-        std::deque<std::pair<uint64_t, Time>> probes;
-        bool steady{false};   //!< the controller was told so
-        bool skipping{false}; //!< between BeginSkip and EndSkip
+        /// RTT, and a window needs two); those before probesHead are used
+        std::vector<std::pair<uint64_t, Time>> probes;
+        std::size_t probesHead{0}; //!< the oldest probe not yet covered by an ACK
+        bool steady{false};        //!< the controller was told so
+        bool skipping{false};      //!< between BeginSkip and EndSkip
         // sending side: skipped PSNs [from, to), counted as acknowledged with the
         // packets before them; from == to when none is pending
         uint64_t from{0};

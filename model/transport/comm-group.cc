@@ -102,6 +102,19 @@ CommGroup::SameServer(uint32_t a, uint32_t b) const
 }
 
 std::vector<uint32_t>
+CommGroup::GetShape() const
+{
+    std::vector<uint32_t> shape;
+    shape.reserve(2 * m_gpus.size());
+    for (const Gpu& gpu : m_gpus)
+    {
+        shape.push_back(gpu.server);
+        shape.push_back(gpu.local);
+    }
+    return shape;
+}
+
+std::vector<uint32_t>
 CommGroup::GetServers() const
 {
     std::set<uint32_t> servers;

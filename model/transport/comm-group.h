@@ -88,6 +88,12 @@ class CommGroup
      */
     bool SameServer(uint32_t a, uint32_t b) const;
 
+    /**
+     * The group's shape: what a plan built for it depends on besides its size (the
+     * server and local index of every rank), as one list to key caches by.
+     * \return server and local index of rank 0, then of rank 1, and so on
+     */
+    std::vector<uint32_t> GetShape() const;
     /// \return the servers the group spans, ascending
     std::vector<uint32_t> GetServers() const;
     /// \return the number of distinct servers the group spans

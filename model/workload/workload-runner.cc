@@ -95,6 +95,9 @@ WorkloadRunner::Setup(std::shared_ptr<const TrainingTrace> shared,
                         << trace.GetNRanks() << " ranks but the world has " << world.GetSize()
                         << " and the transport connects " << transport->GetNRanks());
     m_trace = std::move(shared);
+    // Records name their ops by index into the trace: those of another trace go with it.
+    m_records.clear();
+    m_calls.clear();
     m_world = world;
     m_transport = transport;
     m_engine->SetTransport(transport);
@@ -658,7 +661,7 @@ WorkloadRunner::GetOps() const
 const std::string&
 WorkloadRunner::GetOpName(const OpRecord& record) const
 {
-    return m_trace->GetOps(record.rank)[record.op].name;
+    return m_trace->GetOps(record.rank).at(record.op).name;
 }
 
 const std::vector<CallRecord>&
