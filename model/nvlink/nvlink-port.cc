@@ -61,10 +61,21 @@ NvLinkPort::GetLatency() const
 Time
 NvLinkPort::GetTransmissionTime(uint64_t bytes, double efficiency) const
 {
+    const uint64_t rateBps = GetRate().GetBitRate();
+    for (const TxTime& t : m_txTimes)
+    {
+        if (t.bytes == bytes && t.efficiency == efficiency && t.rateBps == rateBps)
+        {
+            return t.time;
+        }
+    }
     // In double: DataRate::CalculateBytesTxTime takes 32 bits and rounds the rate product.
-    const double rate = static_cast<double>(GetRate().GetBitRate()) * efficiency;
+    const double rate = static_cast<double>(rateBps) * efficiency;
     NS_ABORT_MSG_IF(rate <= 0, "NvLinkPort: the port rate must be positive");
-    return Seconds(static_cast<double>(bytes) * 8.0 / rate);
+    const Time time = Seconds(static_cast<double>(bytes) * 8.0 / rate);
+    m_txTimes[m_txNext] = TxTime{bytes, efficiency, rateBps, time};
+    m_txNext ^= 1;
+    return time;
 }
 
 bool

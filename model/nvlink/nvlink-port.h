@@ -80,6 +80,20 @@ class NvLinkPort : public Object
     Time m_downlinkFree; //!< when the downlink becomes idle
     uint64_t m_bytesSent{0};
     uint64_t m_bytesReceived{0};
+
+    /// A transmission time computed before: chunks are nearly all ChunkBytes long, at one
+    /// of two efficiencies (point to point, NVLS), and the double-to-Time conversion is a
+    /// visible part of a large run's forward pass.
+    struct TxTime
+    {
+        uint64_t bytes{0};
+        double efficiency{0};
+        uint64_t rateBps{0};
+        Time time;
+    };
+
+    mutable TxTime m_txTimes[2]; //!< the last two, for GetTransmissionTime
+    mutable uint8_t m_txNext{0}; //!< which of them the next new one replaces
 };
 
 } // namespace ns3
