@@ -131,6 +131,7 @@ NvSwitchFabric::DoDispose()
     // into engines that are being torn down too.
     m_disposed = true;
     m_uplinks.clear();
+    m_nWaiting = 0;
     m_ops.clear();
     m_reduceQueue.clear();
     Object::DoDispose();
@@ -146,6 +147,7 @@ NvSwitchFabric::SetNGpus(uint32_t n)
                     "NvSwitchFabric: NGpus changed while transfers are in flight");
     m_nGpus = n;
     m_uplinks = std::vector<Uplink>(n); // moved, never copied: rings point into flows
+    m_nWaiting = 0;
     m_reduceQueue.assign(n, std::deque<uint64_t>());
     // One NVLink port per GPU and the switch, configured from the fabric's attributes;
     // each may be changed on its own afterwards (GetPort, GetSwitch).
@@ -362,6 +364,21 @@ NvSwitchFabric::AddJob(uint32_t gpu, const FlowKey& key, Job job)
         up.ring.push_back(it);
     }
     it->second.push_back(std::move(job));
+    if (!m_ports[gpu]->IsUplinkBusy())
+    {
+        SetWaiting(gpu, true);
+    }
+}
+
+void
+NvSwitchFabric::SetWaiting(uint32_t gpu, bool waiting)
+{
+    Uplink& up = m_uplinks[gpu];
+    if (up.waiting != waiting)
+    {
+        up.waiting = waiting;
+        m_nWaiting += waiting ? 1 : -1;
+    }
 }
 
 bool
@@ -445,6 +462,7 @@ NvSwitchFabric::TryStartUplink(uint32_t gpu)
         {
             up.ring.push_back(it); // round-robin per chunk
         }
+        SetWaiting(gpu, false);
         m_chunkSentTrace(c.src, c.dst, c.bytes);
         const Time ser = port->StartUplink(c.bytes, GetEfficiency(c.kind != Kind::P2P));
         Simulator::Schedule(ser, &NvSwitchFabric::UplinkDone, Ptr<NvSwitchFabric>(this), gpu);
@@ -455,6 +473,7 @@ NvSwitchFabric::TryStartUplink(uint32_t gpu)
         return;
     }
     // Nothing eligible: the uplink idles until a credit returns (KickUplinks).
+    SetWaiting(gpu, !up.ring.empty());
     if (!up.ring.empty())
     {
         NS_LOG_LOGIC("GPU " << gpu << ": " << up.ring.size()
@@ -477,9 +496,11 @@ NvSwitchFabric::ChunkCount(uint64_t bytes) const
 void
 NvSwitchFabric::KickUplinks()
 {
-    for (uint32_t g = 0; g < m_nGpus; ++g)
+    // Uplinks that are busy start their next chunk when they are done; idle ones with
+    // no work have nothing to start: only the waiting ones can do anything here.
+    for (uint32_t g = 0; g < m_nGpus && m_nWaiting > 0; ++g)
     {
-        if (!m_uplinks[g].ring.empty())
+        if (m_uplinks[g].waiting)
         {
             TryStartUplink(g);
         }
@@ -584,67 +605,46 @@ NvSwitchFabric::MulticastDown(Chunk chunk)
     // same time run in the order they were scheduled, so nothing could run between the
     // separate events, and what they schedule runs after the last of them.
     const std::vector<uint32_t>& members = m_ops.at(chunk.op).members;
-    const double efficiency = GetEfficiency(true);
     const Time toSender = m_ports[chunk.src]->GetLatency();
-    m_copyDelays.clear();
-    bool sameTime = true;
-    for (uint32_t g : members)
+    if (!std::all_of(members.begin(), members.end(), [this, toSender](uint32_t g) {
+            return m_ports[g]->GetLatency() == toSender;
+        }))
     {
-        const Time leave = m_ports[g]->QueueDownlink(chunk.bytes, efficiency);
-        const Time toReceiver = m_ports[g]->GetLatency();
-        m_copyDelays.emplace_back(leave, toReceiver);
-        sameTime = sameTime && toReceiver == toSender;
-    }
-    if (sameTime)
-    {
-        // Group the members by arrival, each group in member order.
-        std::vector<std::pair<Time, std::vector<uint32_t>>> groups;
-        for (std::size_t i = 0; i < members.size(); ++i)
+        for (uint32_t g : members)
         {
-            const Time at = m_copyDelays[i].first + toSender;
-            auto it = std::find_if(groups.begin(), groups.end(), [at](const auto& group) {
-                return group.first == at;
-            });
-            if (it == groups.end())
-            {
-                groups.emplace_back(at, std::vector<uint32_t>{members[i]});
-            }
-            else
-            {
-                it->second.push_back(members[i]);
-            }
-        }
-        NS_LOG_LOGIC("multicast chunk of op " << chunk.op << ": " << members.size()
-                                              << " copies arrive at " << groups.size() << " times");
-        for (auto& [at, gpus] : groups)
-        {
-            Simulator::Schedule(at,
-                                &NvSwitchFabric::AfterMulticastDown,
-                                Ptr<NvSwitchFabric>(this),
-                                chunk,
-                                std::move(gpus));
+            Chunk copy = chunk;
+            copy.dst = g;
+            EnqueueDown(g, std::move(copy));
         }
         return;
     }
-    for (std::size_t i = 0; i < members.size(); ++i)
+    // Group the members by arrival, each group in member order.
+    const double efficiency = GetEfficiency(true);
+    std::vector<std::pair<Time, std::vector<uint32_t>>> groups;
+    for (uint32_t g : members)
     {
-        const auto [leave, toReceiver] = m_copyDelays[i];
-        const bool together = toSender == toReceiver;
-        if (!together)
+        const Time at = m_ports[g]->QueueDownlink(chunk.bytes, efficiency) + toSender;
+        auto it = std::find_if(groups.begin(), groups.end(), [at](const auto& group) {
+            return group.first == at;
+        });
+        if (it == groups.end())
         {
-            Simulator::Schedule(leave + toSender,
-                                &NvSwitchFabric::CreditBack,
-                                Ptr<NvSwitchFabric>(this),
-                                members[i]);
+            groups.emplace_back(at, std::vector<uint32_t>{g});
         }
-        Chunk copy = chunk;
-        copy.dst = members[i];
-        Simulator::Schedule(leave + toReceiver,
-                            &NvSwitchFabric::AfterDown,
+        else
+        {
+            it->second.push_back(g);
+        }
+    }
+    NS_LOG_LOGIC("multicast chunk of op " << chunk.op << ": " << members.size()
+                                          << " copies arrive at " << groups.size() << " times");
+    for (auto& [at, gpus] : groups)
+    {
+        Simulator::Schedule(at,
+                            &NvSwitchFabric::AfterMulticastDown,
                             Ptr<NvSwitchFabric>(this),
-                            members[i],
-                            std::move(copy),
-                            together);
+                            chunk,
+                            std::move(gpus));
     }
 }
 

@@ -267,6 +267,7 @@ class NvSwitchFabric : public Object
         Uplink& operator=(Uplink&&) = default; //!< map nodes move with the map
         Flows flows;                           //!< the flows with work, by key
         std::deque<Flows::iterator> ring;      //!< the same flows, in round-robin order
+        bool waiting{false}; //!< idle with work (credit stall, or work just added)
     };
 
     /// State of one switch reduction or multicast.
@@ -296,7 +297,11 @@ class NvSwitchFabric : public Object
     void AddJob(uint32_t gpu, const FlowKey& key, Job job);
     bool Eligible(const Job& job) const;
     void TryStartUplink(uint32_t gpu);
+    /// Try every uplink that is idle with work (in GPU order), as a returning credit or
+    /// slot may let it start: the ones that are busy or have nothing to send cannot.
     void KickUplinks();
+    /// \param gpu its uplink \param waiting whether it is idle with work
+    void SetWaiting(uint32_t gpu, bool waiting);
     void UplinkDone(uint32_t gpu);
     void ArriveSwitch(Chunk chunk);
     void ReduceDone(uint64_t op, uint32_t index);
@@ -332,9 +337,9 @@ class NvSwitchFabric : public Object
     std::vector<Ptr<NvLinkPort>> m_ports; //!< per GPU
     Ptr<NvSwitch> m_switch;
     std::vector<Uplink> m_uplinks;                   //!< per GPU: what it sends next
+    uint32_t m_nWaiting{0};                          //!< uplinks idle with work
     std::vector<std::deque<uint64_t>> m_reduceQueue; //!< per GPU: reductions to issue
     std::unordered_map<uint64_t, SwitchOp> m_ops;
-    std::vector<std::pair<Time, Time>> m_copyDelays; //!< MulticastDown's, per member
     uint64_t m_switchOpsStarted{0};
     uint64_t m_switchOpsDone{0};
     uint64_t m_nextOp{1};
