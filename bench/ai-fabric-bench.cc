@@ -137,7 +137,7 @@ main(int argc, char* argv[])
     std::cout << std::fixed << std::setprecision(3) << "scenario            " << hosts
               << " hosts x " << cmd.GetText("rate") << ", 2 leaves, " << spines << " spines, "
               << bytes << " B per host, " << cc << ", " << ProgramOptions::GetSchedulerType()
-              << "\n"
+              << ", " << ProgramOptions::GetAllocator() << "\n"
               << "messages completed  " << done.messages << " of " << hosts << "\n"
               << "wall seconds        " << wall << " (run " << runWall << ")\n"
               << "simulated seconds   " << std::setprecision(6) << done.last.GetSeconds()

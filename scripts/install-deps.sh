@@ -8,8 +8,8 @@
 AI_FABRIC_PACKAGES=(
     # ns-3 3.37 and what its exported CMake targets reference
     ns3 libns3-dev libgsl-dev libsqlite3-dev libxml2-dev libpython3.11-dev
-    # libraries and test framework
-    nlohmann-json3-dev libboost-dev libgtest-dev
+    # libraries and test framework; gperftools' tcmalloc is the programs' allocator
+    nlohmann-json3-dev libboost-dev libgtest-dev libgoogle-perftools-dev
     # toolchain
     cmake g++ make python3
     # tools: pcap decoding in tests, plots, the API documentation check

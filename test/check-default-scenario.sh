@@ -4,10 +4,13 @@
 # The main program as users start it (README quick start): the built-in default scenario
 # must exit 0, print the documented iteration (36.390 ms: 19.796 compute, 16.594 exposed
 # communication, no drops; fast-forwarded, as by default) and write every report and plot it lists.
-# Usage: check-default-scenario.sh <ai-fabric-sim> <output folder>
+# The summary and results.json name the allocator the build linked in (tcmalloc, or glibc
+# with -DAI_FABRIC_ALLOCATOR=system and in sanitized builds).
+# Usage: check-default-scenario.sh <ai-fabric-sim> <output folder> [allocator]
 set -uo pipefail
 program=$1
 out=$2
+allocator=${3:-}
 rm -rf "$out"
 log=$("$program" --progress=0 --out="$out" 2>&1)
 status=$?
@@ -20,11 +23,17 @@ fail()
 ((status == 0)) || fail "ai-fabric-sim exited with status $status"
 grep -Eq '^ +0 +36\.390 +19\.796 +16\.594 +0\.000$' <<<"$log" ||
     fail "iteration line is not '0  36.390  19.796  16.594  0.000' (ms)"
-grep -q 'fast-fwd : on, 97.5 % of the RDMA bytes skipped' <<<"$log" ||
-    fail "the summary does not say that 97.5 % of the RDMA bytes were fast-forwarded"
+grep -q 'fast-fwd : on, 98.3 % of the RDMA bytes skipped' <<<"$log" ||
+    fail "the summary does not say that 98.3 % of the RDMA bytes were fast-forwarded"
 grep -q 'drops 0' <<<"$log" || fail "the fabric dropped packets"
 for f in results.json timeline.json iterations.csv collectives.csv fct.csv pfc.csv links.csv \
     breakdown.png fabric.png; do
     [[ -s $out/$f ]] || fail "$out/$f missing or empty"
 done
+if [[ -n $allocator ]]; then
+    grep -Eq "M events, [^,]+, $allocator\)" <<<"$log" ||
+        fail "the summary's run line does not name the allocator $allocator"
+    grep -q "\"allocator\": \"$allocator\"" "$out/results.json" ||
+        fail "results.json's run.allocator is not $allocator"
+fi
 echo "default scenario: 36.390 ms iteration, all outputs written"

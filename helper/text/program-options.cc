@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -165,6 +166,22 @@ ProgramOptions::GetSchedulerType()
     StringValue scheduler;
     GlobalValue::GetValueByName("SchedulerType", scheduler);
     return scheduler.Get();
+}
+
+std::string
+ProgramOptions::GetAllocator()
+{
+    // malloc is whichever library defines it first in the lookup order; tcmalloc and
+    // jemalloc also define their own entry points, glibc neither.
+    if (dlsym(RTLD_DEFAULT, "tc_malloc"))
+    {
+        return "tcmalloc";
+    }
+    if (dlsym(RTLD_DEFAULT, "mallctl"))
+    {
+        return "jemalloc";
+    }
+    return "glibc";
 }
 
 void

@@ -69,6 +69,13 @@ class ProgramOptions
     static const char* const DEFAULT_SCHEDULER;
     /// \return the SchedulerType the simulation runs on (for reports)
     static std::string GetSchedulerType();
+    /**
+     * The memory allocator this process runs on, as its symbols show: "tcmalloc" (the
+     * standalone build links it into the programs, AI_FABRIC_ALLOCATOR), "jemalloc" (one
+     * preloaded, say), or "glibc". Results do not depend on it, only the wall time.
+     * \return its name (for reports)
+     */
+    static std::string GetAllocator();
 
     /// Text printed by --help above the options (a sentence on bad input is appended).
     void Usage(const std::string& usage);

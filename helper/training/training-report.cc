@@ -380,7 +380,8 @@ TrainingReport::PrintOverview(std::ostream& os) const
     }
     os << std::setprecision(3) << "  run      : simulated " << Ms(runner->GetEndTime()) << " ms in "
        << std::setprecision(1) << m_sim.GetWallSeconds() << " s wall (" << std::setprecision(2)
-       << m_sim.GetEvents() / 1e6 << " M events, " << ProgramOptions::GetSchedulerType() << ")\n";
+       << m_sim.GetEvents() / 1e6 << " M events, " << ProgramOptions::GetSchedulerType() << ", "
+       << ProgramOptions::GetAllocator() << ")\n";
     if (s.topology != "ideal")
     {
         const Json ff = FastForwardJson(m_sim);
@@ -571,7 +572,8 @@ TrainingReport::WriteResults(std::ostream& os) const
     // Wall-clock figures vary between runs; everything above does not.
     doc["run"] = {{"wall_seconds", m_sim.GetWallSeconds()},
                   {"events", m_sim.GetEvents()},
-                  {"scheduler", ProgramOptions::GetSchedulerType()}};
+                  {"scheduler", ProgramOptions::GetSchedulerType()},
+                  {"allocator", ProgramOptions::GetAllocator()}};
     // Names come from trace files: never let one that is not UTF-8 abort the report.
     os << doc.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
 }

@@ -46,6 +46,16 @@ RdmaFastForward::GetTypeId()
                           TimeValue(MicroSeconds(10)),
                           MakeTimeAccessor(&RdmaFastForward::m_window),
                           MakeTimeChecker(NanoSeconds(100), Seconds(1)))
+            .AddAttribute("WarmWindow",
+                          "The steadiness window of a queue pair whose last skip ended as "
+                          "planned, with nothing since that could change its pace (a "
+                          "congestion signal, a rate change, a timeout): if its group is that "
+                          "skip's again (the same queue pairs, a ring's next step, say), the "
+                          "pace it settles to is the one measured before; any other group "
+                          "measures a full SteadyWindow. Equal to SteadyWindow: no shortcut.",
+                          TimeValue(MicroSeconds(2)),
+                          MakeTimeAccessor(&RdmaFastForward::m_warmWindow),
+                          MakeTimeChecker(NanoSeconds(100), Seconds(1)))
             .AddAttribute("MinSkip",
                           "Skips that would end sooner than this are not started (each one "
                           "costs the queue pairs a new SteadyWindow afterwards).",
@@ -130,6 +140,12 @@ Time
 RdmaFastForward::GetSteadyWindow() const
 {
     return m_window;
+}
+
+Time
+RdmaFastForward::GetWarmWindow() const
+{
+    return std::min(m_warmWindow, m_window);
 }
 
 uint64_t
@@ -489,7 +505,7 @@ RdmaFastForward::TryStart(RdmaQueuePair* qp, std::unordered_map<RdmaQueuePair*, 
             return;
         }
     }
-    if (!LoadSettled(members))
+    if (!WarmGroupHolds(members) || !LoadSettled(members))
     {
         return;
     }
@@ -512,6 +528,36 @@ RdmaFastForward::TryStart(RdmaQueuePair* qp, std::unordered_map<RdmaQueuePair*, 
         return;
     }
     StartSkip(std::move(members), end);
+}
+
+bool
+RdmaFastForward::WarmGroupHolds(const std::vector<RdmaQueuePair*>& members)
+{
+    const uint64_t skip = members.front()->GetWarmSkip();
+    const bool again = skip != 0 && members.front()->GetWarmMembers() == members.size() &&
+                       std::all_of(members.begin(), members.end(), [skip](RdmaQueuePair* m) {
+                           return m->GetWarmSkip() == skip;
+                       });
+    if (again)
+    {
+        NS_LOG_LOGIC("group of QP " << members.front()->GetQpn() << ": the " << members.size()
+                                    << " queue pairs of skip " << skip << " again");
+        return true;
+    }
+    bool ok = true;
+    const Time now = Simulator::Now();
+    for (RdmaQueuePair* m : members)
+    {
+        if (m->GetWarmSkip() != 0)
+        {
+            NS_LOG_LOGIC("QP " << m->GetQpn() << ": warm from skip " << m->GetWarmSkip()
+                               << ", but its group is not that skip's: a full window");
+            m->SetWarm(0, 0, 0);
+            m->ResetSteadiness(now);
+            ok = false;
+        }
+    }
+    return ok;
 }
 
 bool
@@ -796,6 +842,9 @@ RdmaFastForward::End(uint64_t id, bool interrupted)
             packets += k;
             m_skippedBytes += k * nic->GetPayloadMtu();
             w.skip = 0;
+            m->SetWarm(interrupted ? 0 : id,
+                       static_cast<uint32_t>(skip.members.size()),
+                       w.plan.periodPs);
             const uint64_t acks = m->EndSkip(w.plan, k, resumeAt, w.dataDelay, w.ackEvery);
             for (const Ptr<RoceNetDevice>& port : w.dataPath)
             {

@@ -65,6 +65,7 @@ class RdmaFastForward : public Object
                  const std::vector<Ptr<RoceSwitch>>& switches);
 
     Time GetSteadyWindow() const;            //!< \return the SteadyWindow attribute
+    Time GetWarmWindow() const;              //!< \return the WarmWindow attribute
     uint64_t GetSkips() const;               //!< \return skips started (one per group)
     uint64_t GetInterruptedSkips() const;    //!< \return skips ended before their plan
     uint64_t GetSkippedPackets() const;      //!< \return data packets skipped
@@ -200,6 +201,14 @@ class RdmaFastForward : public Object
                                              std::unordered_map<RdmaQueuePair*, bool>& visited,
                                              bool& paused);
     /**
+     * A group whose queue pairs all measured a WarmWindow may skip only if it is their
+     * last skip's group again (every one warm from the same skip, and as many); otherwise
+     * the warm ones measure a full SteadyWindow.
+     * \param members a group, every one steady
+     * \return true if no member measured a WarmWindow or the group is its last skip's
+     */
+    bool WarmGroupHolds(const std::vector<RdmaQueuePair*>& members);
+    /**
      * Start a skip of a group whose queue pairs have their plans.
      * \param members the group
      * \param end the planned end (the first member's last skippable packet)
@@ -228,6 +237,7 @@ class RdmaFastForward : public Object
     static Time HopDelay(const Ptr<RoceNetDevice>& port, uint32_t frameBytes);
 
     Time m_window;         //!< SteadyWindow attribute
+    Time m_warmWindow;     //!< WarmWindow attribute
     Time m_minSkip;        //!< MinSkip attribute
     uint32_t m_endPackets; //!< EndPackets attribute
 

@@ -32,6 +32,9 @@ constexpr int64_t GAP_TOLERANCE_STEPS = 2;
 constexpr int64_t GAP_SPREAD_DIVISOR = 20;
 /// The mean gaps of the two halves of a steady window agree to this fraction.
 constexpr double MEAN_TOLERANCE = 0.002;
+/// A warm window's mean gap is its last skip's period to this fraction (an ACK frame more
+/// or less in a short window is about 0.3 % of a gap at 8 queue pairs per port).
+constexpr double WARM_PACE_TOLERANCE = 0.005;
 } // namespace
 
 void
@@ -87,6 +90,33 @@ RdmaQueuePair::ResetSteadiness(Time notBefore)
 }
 
 void
+RdmaQueuePair::SetWarm(uint64_t skip, uint32_t members, double periodPs)
+{
+    NS_LOG_FUNCTION(this << skip << members << periodPs);
+    if (m_skip)
+    {
+        m_skip->warmSkip = skip;
+        m_skip->warmMembers = skip == 0 ? 0 : members;
+        m_skip->warmPeriodPs = skip == 0 ? 0 : periodPs;
+        // The RTTs of the window that led to that skip.
+        m_skip->warmMinRtt = m_skip->minRtt;
+        m_skip->warmMaxRtt = m_skip->maxRtt;
+    }
+}
+
+uint64_t
+RdmaQueuePair::GetWarmSkip() const
+{
+    return m_skip ? m_skip->warmSkip : 0;
+}
+
+uint32_t
+RdmaQueuePair::GetWarmMembers() const
+{
+    return m_skip ? m_skip->warmMembers : 0;
+}
+
+void
 RdmaQueuePair::Disturb()
 {
     // Go-back-N resends PSNs: a probe out now would time the resent packet from the
@@ -94,6 +124,8 @@ RdmaQueuePair::Disturb()
     m_skip->probes.clear();
     m_skip->probesHead = 0;
     m_skip->loadSince = Simulator::Now();
+    m_skip->warmSkip = 0; // its pace may change: a full window
+    m_skip->warmMembers = 0;
     RestartWindow();
 }
 
@@ -143,29 +175,26 @@ RdmaQueuePair::TrackSteadiness(uint32_t frameBytes, bool retransmission)
             s.minGap = lo;
             s.maxGap = hi;
             ++s.sends;
-            const Time window = s.controller->GetSteadyWindow();
+            const bool warm = s.warmSkip != 0;
+            const Time window =
+                warm ? s.controller->GetWarmWindow() : s.controller->GetSteadyWindow();
             if (s.midSends == 0 && now - s.first >= window / 2)
             {
                 s.mid = now;
                 s.midSends = s.sends;
             }
-            if (!s.steady && s.midSends >= 2 && s.sends > s.midSends && s.rttSamples >= 2 &&
-                now - s.first >= window)
+            // A warm window compares its pace and RTT with its last skip's: one sample
+            // does; a full one needs two to see that the RTT holds.
+            const bool enough = warm ? s.sends >= 3 && s.rttSamples >= 1
+                                     : s.midSends >= 2 && s.sends > s.midSends && s.rttSamples >= 2;
+            if (!s.steady && enough && now - s.first >= window)
             {
-                const double first = static_cast<double>((s.mid - s.first).GetTimeStep()) /
-                                     static_cast<double>(s.midSends - 1);
-                const double second = static_cast<double>((now - s.mid).GetTimeStep()) /
-                                      static_cast<double>(s.sends - s.midSends);
-                if (std::abs(first - second) > first * MEAN_TOLERANCE + GAP_TOLERANCE_STEPS)
-                {
-                    NS_LOG_LOGIC("QP " << m_qpn << ": mean gap " << first << " then " << second
-                                       << " steps: the window starts again");
-                }
-                else
+                if (warm ? WarmPaceHolds(now) : HalvesAgree(now))
                 {
                     NS_LOG_LOGIC("QP " << m_qpn << ": steady, a packet every " << s.minGap << " to "
                                        << s.maxGap << " steps, RTT " << s.minRtt.As(Time::NS)
-                                       << " to " << s.maxRtt.As(Time::NS));
+                                       << " to " << s.maxRtt.As(Time::NS)
+                                       << (warm ? " (warm)" : ""));
                     s.steady = true;
                     s.controller->NotifySteady(this, true);
                     return;
@@ -186,16 +215,61 @@ RdmaQueuePair::TrackSteadiness(uint32_t frameBytes, bool retransmission)
     s.maxGap = 0;
 }
 
+bool
+RdmaQueuePair::HalvesAgree(Time now) const
+{
+    const SkipState& s = *m_skip;
+    const double first =
+        static_cast<double>((s.mid - s.first).GetTimeStep()) / static_cast<double>(s.midSends - 1);
+    const double second = static_cast<double>((now - s.mid).GetTimeStep()) /
+                          static_cast<double>(s.sends - s.midSends);
+    if (std::abs(first - second) > first * MEAN_TOLERANCE + GAP_TOLERANCE_STEPS)
+    {
+        NS_LOG_LOGIC("QP " << m_qpn << ": mean gap " << first << " then " << second
+                           << " steps: the window starts again");
+        return false;
+    }
+    return true;
+}
+
+bool
+RdmaQueuePair::WarmPaceHolds(Time now)
+{
+    SkipState& s = *m_skip;
+    const double mean =
+        static_cast<double>((now - s.first).GetPicoSeconds()) / static_cast<double>(s.sends - 1);
+    const Time tolerance = RttTolerance();
+    if (std::abs(mean - s.warmPeriodPs) > s.warmPeriodPs * WARM_PACE_TOLERANCE ||
+        s.minRtt < s.warmMinRtt - tolerance || s.maxRtt > s.warmMaxRtt + tolerance)
+    {
+        NS_LOG_LOGIC("QP " << m_qpn << ": a packet every " << mean << " ps, RTT "
+                           << s.minRtt.As(Time::NS) << " to " << s.maxRtt.As(Time::NS)
+                           << ", where skip " << s.warmSkip << " had one every " << s.warmPeriodPs
+                           << " ps, RTT " << s.warmMinRtt.As(Time::NS) << " to "
+                           << s.warmMaxRtt.As(Time::NS) << ": a full window");
+        s.warmSkip = 0;
+        s.warmMembers = 0;
+        return false;
+    }
+    return true;
+}
+
+Time
+RdmaQueuePair::RttTolerance() const
+{
+    // The ACK that carries a sample waits for up to AckInterval packets.
+    const SkipState& s = *m_skip;
+    const int64_t gap = s.sends > 1 ? s.maxGap : 0;
+    return TimeStep(static_cast<int64_t>(m_config.ackInterval) * gap + GAP_TOLERANCE_STEPS);
+}
+
 void
 RdmaQueuePair::TrackRtt(Time rtt)
 {
     SkipState& s = *m_skip;
     if (s.rttSamples > 0)
     {
-        // The ACK that carries a sample waits for up to AckInterval packets.
-        const int64_t gap = s.sends > 1 ? s.maxGap : 0;
-        const Time tolerance =
-            TimeStep(static_cast<int64_t>(m_config.ackInterval) * gap + GAP_TOLERANCE_STEPS);
+        const Time tolerance = RttTolerance();
         const Time lo = std::min(s.minRtt, rtt);
         const Time hi = std::max(s.maxRtt, rtt);
         if (hi - lo <= tolerance)

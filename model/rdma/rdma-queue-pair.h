@@ -235,6 +235,21 @@ class RdmaQueuePair : public Object
      * \param notBefore the window starts no sooner
      */
     void ResetSteadiness(Time notBefore);
+    /**
+     * Its last skip ended as planned (skip != 0), or something may have changed its pace
+     * since (skip == 0: a congestion signal, a rate change, a timeout, a skip ended early,
+     * a group that is not that skip's). While it is set, its steadiness window is the
+     * controller's WarmWindow: the same queue pairs on the same ports settle to the pace
+     * they had.
+     * \param skip that skip's id (0: none)
+     * \param members that skip's queue pairs
+     * \param periodPs its period in that skip: a warm window's mean gap must be this
+     */
+    void SetWarm(uint64_t skip, uint32_t members, double periodPs);
+    /// \return the skip SetWarm last named (0: none; always 0 without a fast-forward)
+    uint64_t GetWarmSkip() const;
+    /// \return that skip's queue pairs
+    uint32_t GetWarmMembers() const;
     /// Stop sending: a skip of the packets of PlanSkip starts.
     void BeginSkip();
     /**
@@ -314,6 +329,19 @@ class RdmaQueuePair : public Object
     void CompleteAckedMessages();
     /// A data packet left (fast-forward only): extend or restart the steadiness window.
     void TrackSteadiness(uint32_t frameBytes, bool retransmission);
+    /// \param now the last send of a full window \return its halves' mean gaps agree
+    bool HalvesAgree(Time now) const;
+    /// \return how far apart two RTT samples of a steady pace may be (an ACK waits for
+    ///         up to AckInterval packets)
+    Time RttTolerance() const;
+    /**
+     * A warm window's mean gap is the pace of its last skip, and its RTT samples lie
+     * within the RTTs of the window before that skip; if not, the queue pair is not warm
+     * any more.
+     * \param now the last send of the window
+     * \return true if it is
+     */
+    bool WarmPaceHolds(Time now);
     /// An RTT sample (fast-forward only): a change restarts the steadiness window.
     void TrackRtt(Time rtt);
     /// A congestion signal or a rate change (fast-forward only): not steady any more.
@@ -402,6 +430,11 @@ class RdmaQueuePair : public Object
         /// RTT, and a window needs two); those before probesHead are used
         std::vector<std::pair<uint64_t, Time>> probes;
         std::size_t probesHead{0}; //!< the oldest probe not yet covered by an ACK
+        uint64_t warmSkip{0};      //!< SetWarm's skip (0: none)
+        uint32_t warmMembers{0};   //!< its queue pairs
+        double warmPeriodPs{0};    //!< its period in that skip
+        Time warmMinRtt;           //!< the smallest RTT of the window before that skip
+        Time warmMaxRtt;           //!< the largest
         bool steady{false};        //!< the controller was told so
         bool skipping{false};      //!< between BeginSkip and EndSkip
         // sending side: skipped PSNs [from, to), counted as acknowledged with the
