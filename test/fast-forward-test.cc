@@ -596,7 +596,7 @@ TEST_F(FastForward, ALinkChangeEndsEverySkip)
 // the ports (for one RTT), each skip ends with a NIC's queue pairs at different places in
 // its round robin, and the ACKs of the skipped packets still on their way at its end meet
 // the packets sent after it. Every step ends within 0.01 % of the reference's (measured:
-// -0.0011 % to +0.0020 %). A period measured before the ACKs came, or a NIC that resumes its
+// -0.0006 % to +0.0021 %). A period measured before the ACKs came, or a NIC that resumes its
 // queue pairs out of their turn, gave -0.15 % to -0.6 %; without those last ACKs, -0.02 %.
 TEST_F(FastForward, AChainedRingMatchesTheReference)
 {

@@ -65,9 +65,9 @@ RdmaFastForward::GetTypeId()
             .AddAttribute("EndPackets",
                           "Packets at the end of every message (and of every WRITE of a "
                           "message) that are always sent for real, so that completions, "
-                          "opcodes and the ACKs around them are simulated (8: two of the "
+                          "opcodes and the ACKs around them are simulated (4: one of the "
                           "receiver's default ACK intervals).",
-                          UintegerValue(8),
+                          UintegerValue(4),
                           MakeUintegerAccessor(&RdmaFastForward::m_endPackets),
                           MakeUintegerChecker<uint32_t>(1, 1u << 20))
             .AddTraceSource("SkipStarted",
