@@ -4,8 +4,8 @@
 # The main program as users start it (README quick start): the built-in default scenario
 # must exit 0, print the documented iteration (36.390 ms: 19.796 compute, 16.594 exposed
 # communication, no drops; fast-forwarded, as by default) and write every report and plot it lists.
-# The summary and results.json name the allocator the build linked in (tcmalloc, or glibc
-# with -DAI_FABRIC_ALLOCATOR=system and in sanitized builds).
+# The summary and results.json name the allocator the build linked in (tcmalloc; glibc
+# with -DAI_FABRIC_ALLOCATOR=system; asan in sanitized builds).
 # Usage: check-default-scenario.sh <ai-fabric-sim> <output folder> [allocator]
 set -uo pipefail
 program=$1

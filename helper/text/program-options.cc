@@ -171,17 +171,27 @@ ProgramOptions::GetSchedulerType()
 std::string
 ProgramOptions::GetAllocator()
 {
-    // malloc is whichever library defines it first in the lookup order; tcmalloc and
-    // jemalloc also define their own entry points, glibc neither.
-    if (dlsym(RTLD_DEFAULT, "tc_malloc"))
+    // The allocator is whichever library defines the malloc this process calls (a
+    // preloaded one, one linked first, or glibc's); ASan's interceptors are libasan's.
+    Dl_info info{};
+    void* (*const mallocAddress)(std::size_t) = &std::malloc;
+    if (!dladdr(reinterpret_cast<void*>(mallocAddress), &info) || !info.dli_fname)
     {
-        return "tcmalloc";
+        return "unknown";
     }
-    if (dlsym(RTLD_DEFAULT, "mallctl"))
+    const std::string file = std::filesystem::path(info.dli_fname).filename().string();
+    for (const char* name : {"tcmalloc", "jemalloc", "asan"})
     {
-        return "jemalloc";
+        if (file.find(name) != std::string::npos)
+        {
+            return name;
+        }
     }
-    return "glibc";
+    if (file.rfind("libc.so", 0) == 0)
+    {
+        return "glibc";
+    }
+    return file;
 }
 
 void

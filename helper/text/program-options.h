@@ -70,9 +70,11 @@ class ProgramOptions
     /// \return the SchedulerType the simulation runs on (for reports)
     static std::string GetSchedulerType();
     /**
-     * The memory allocator this process runs on, as its symbols show: "tcmalloc" (the
-     * standalone build links it into the programs, AI_FABRIC_ALLOCATOR), "jemalloc" (one
-     * preloaded, say), or "glibc". Results do not depend on it, only the wall time.
+     * The memory allocator this process runs on: the library that defines the malloc it
+     * calls. "tcmalloc" (the standalone build links it into the programs,
+     * AI_FABRIC_ALLOCATOR), "jemalloc" (one preloaded, say), "asan" (a sanitized build),
+     * "glibc", or that library's file name. Results do not depend on it, only the wall
+     * time.
      * \return its name (for reports)
      */
     static std::string GetAllocator();

@@ -42,23 +42,27 @@ RdmaFastForward::GetTypeId()
                           "How long a queue pair must have sent at a constant gap, with a "
                           "constant RTT (at least two samples) and no congestion signal, and "
                           "the ports of its group must have received no PFC frame, before a "
-                          "skip; a few RTTs (and never less than two RTT samples).",
+                          "skip; a few RTTs (and never less than two RTT samples; see "
+                          "WarmWindow for the group of a skip that ended as planned).",
                           TimeValue(MicroSeconds(10)),
                           MakeTimeAccessor(&RdmaFastForward::m_window),
                           MakeTimeChecker(NanoSeconds(100), Seconds(1)))
             .AddAttribute("WarmWindow",
                           "The steadiness window of a queue pair whose last skip ended as "
                           "planned, with nothing since that could change its pace (a "
-                          "congestion signal, a rate change, a timeout): if its group is that "
-                          "skip's again (the same queue pairs, a ring's next step, say), the "
-                          "pace it settles to is the one measured before; any other group "
-                          "measures a full SteadyWindow. Equal to SteadyWindow: no shortcut.",
+                          "congestion signal, a rate change, a timeout, a PFC frame on its "
+                          "ports, a link change): one RTT sample closes it, and it holds if "
+                          "its mean gap is that skip's period (0.5 %) and its RTTs those since "
+                          "its last full window. A skip on warm windows needs the group of "
+                          "that skip again (the same queue pairs: a ring's next step, say); "
+                          "any other group measures a full SteadyWindow. At most "
+                          "SteadyWindow (more is SteadyWindow).",
                           TimeValue(MicroSeconds(2)),
                           MakeTimeAccessor(&RdmaFastForward::m_warmWindow),
                           MakeTimeChecker(NanoSeconds(100), Seconds(1)))
             .AddAttribute("MinSkip",
                           "Skips that would end sooner than this are not started (each one "
-                          "costs the queue pairs a new SteadyWindow afterwards).",
+                          "costs the queue pairs a new window afterwards).",
                           TimeValue(MicroSeconds(20)),
                           MakeTimeAccessor(&RdmaFastForward::m_minSkip),
                           MakeTimeChecker(Seconds(0), Seconds(1)))
@@ -405,6 +409,7 @@ RdmaFastForward::OnPfc(const RoceNetDevice* port, uint8_t /* priority */, uint16
     }
     for (RdmaQueuePair* qp : std::vector<RdmaQueuePair*>(it->second))
     {
+        qp->SetWarm(0, 0, 0); // a pause: its pace is measured anew, in a full window
         auto w = m_watched.find(qp);
         if (w != m_watched.end() && w->second.skip != 0)
         {
@@ -421,6 +426,7 @@ RdmaFastForward::Disturb()
     NS_LOG_LOGIC("a link changed: every skip ends, routes are traced again in "
                  << m_window.As(Time::US));
     m_quietSince = Simulator::Now();
+    m_warmFloor = m_nextSkip; // the paths may differ: no warm window counts
     while (!m_skips.empty())
     {
         End(m_skips.begin()->first, true);
@@ -534,7 +540,7 @@ bool
 RdmaFastForward::WarmGroupHolds(const std::vector<RdmaQueuePair*>& members)
 {
     const uint64_t skip = members.front()->GetWarmSkip();
-    const bool again = skip != 0 && members.front()->GetWarmMembers() == members.size() &&
+    const bool again = skip >= m_warmFloor && members.front()->GetWarmMembers() == members.size() &&
                        std::all_of(members.begin(), members.end(), [skip](RdmaQueuePair* m) {
                            return m->GetWarmSkip() == skip;
                        });

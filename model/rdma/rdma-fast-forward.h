@@ -64,9 +64,9 @@ class RdmaFastForward : public Object
     void Install(const std::vector<Ptr<RdmaNic>>& nics,
                  const std::vector<Ptr<RoceSwitch>>& switches);
 
-    Time GetSteadyWindow() const;            //!< \return the SteadyWindow attribute
-    Time GetWarmWindow() const;              //!< \return the WarmWindow attribute
-    uint64_t GetSkips() const;               //!< \return skips started (one per group)
+    Time GetSteadyWindow() const; //!< \return the SteadyWindow attribute
+    Time GetWarmWindow() const;   //!< \return the WarmWindow attribute, at most SteadyWindow
+    uint64_t GetSkips() const;    //!< \return skips started (one per group)
     uint64_t GetInterruptedSkips() const;    //!< \return skips ended before their plan
     uint64_t GetSkippedPackets() const;      //!< \return data packets skipped
     uint64_t GetSkippedPayloadBytes() const; //!< \return their payload bytes
@@ -201,11 +201,12 @@ class RdmaFastForward : public Object
                                              std::unordered_map<RdmaQueuePair*, bool>& visited,
                                              bool& paused);
     /**
-     * A group whose queue pairs all measured a WarmWindow may skip only if it is their
-     * last skip's group again (every one warm from the same skip, and as many); otherwise
-     * the warm ones measure a full SteadyWindow.
+     * A group with warm members (their windows were WarmWindow long) may skip only if it
+     * is their last skip's group again: every member warm from the same skip, as many
+     * as that skip had, and no link changed since. Otherwise the warm members measure a
+     * full SteadyWindow.
      * \param members a group, every one steady
-     * \return true if no member measured a WarmWindow or the group is its last skip's
+     * \return true if no member is warm or the group is its last skip's
      */
     bool WarmGroupHolds(const std::vector<RdmaQueuePair*>& members);
     /**
@@ -254,6 +255,7 @@ class RdmaFastForward : public Object
     EventId m_rerouteEvent;           //!< Reroute, SteadyWindow after a link change
     std::map<uint64_t, Skip> m_skips; //!< skips under way, by id
     uint64_t m_nextSkip{1};
+    uint64_t m_warmFloor{1}; //!< skips before this one (a link changed since) warm no one
 
     uint64_t m_nSkips{0};                                  //!< GetSkips
     uint64_t m_interrupted{0};                             //!< GetInterruptedSkips

@@ -95,12 +95,17 @@ RdmaQueuePair::SetWarm(uint64_t skip, uint32_t members, double periodPs)
     NS_LOG_FUNCTION(this << skip << members << periodPs);
     if (m_skip)
     {
+        const bool warm = m_skip->warmSkip != 0; // this skip began on a warm window
         m_skip->warmSkip = skip;
         m_skip->warmMembers = skip == 0 ? 0 : members;
         m_skip->warmPeriodPs = skip == 0 ? 0 : periodPs;
-        // The RTTs of the window that led to that skip.
-        m_skip->warmMinRtt = m_skip->minRtt;
-        m_skip->warmMaxRtt = m_skip->maxRtt;
+        if (skip == 0 || !warm)
+        {
+            // The RTTs measured since its last full window: a chain of warm windows is
+            // held to that window's, so a queue growing a little at every step is seen.
+            m_skip->warmMinRtt = m_skip->minRtt;
+            m_skip->warmMaxRtt = m_skip->maxRtt;
+        }
     }
 }
 

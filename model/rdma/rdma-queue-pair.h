@@ -248,7 +248,7 @@ class RdmaQueuePair : public Object
     void SetWarm(uint64_t skip, uint32_t members, double periodPs);
     /// \return the skip SetWarm last named (0: none; always 0 without a fast-forward)
     uint64_t GetWarmSkip() const;
-    /// \return that skip's queue pairs
+    /// \return how many queue pairs that skip had
     uint32_t GetWarmMembers() const;
     /// Stop sending: a skip of the packets of PlanSkip starts.
     void BeginSkip();
@@ -336,8 +336,8 @@ class RdmaQueuePair : public Object
     Time RttTolerance() const;
     /**
      * A warm window's mean gap is the pace of its last skip, and its RTT samples lie
-     * within the RTTs of the window before that skip; if not, the queue pair is not warm
-     * any more.
+     * within the RTTs measured since its last full window; if not, the queue pair is not
+     * warm any more.
      * \param now the last send of the window
      * \return true if it is
      */
@@ -433,7 +433,7 @@ class RdmaQueuePair : public Object
         uint64_t warmSkip{0};      //!< SetWarm's skip (0: none)
         uint32_t warmMembers{0};   //!< its queue pairs
         double warmPeriodPs{0};    //!< its period in that skip
-        Time warmMinRtt;           //!< the smallest RTT of the window before that skip
+        Time warmMinRtt;           //!< the smallest RTT since its last full window
         Time warmMaxRtt;           //!< the largest
         bool steady{false};        //!< the controller was told so
         bool skipping{false};      //!< between BeginSkip and EndSkip
