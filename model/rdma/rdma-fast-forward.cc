@@ -409,7 +409,13 @@ RdmaFastForward::OnPfc(const RoceNetDevice* port, uint8_t /* priority */, uint16
     }
     for (RdmaQueuePair* qp : std::vector<RdmaQueuePair*>(it->second))
     {
-        qp->SetWarm(0, 0, 0); // a pause: its pace is measured anew, in a full window
+        if (qp->GetWarmSkip() != 0)
+        {
+            // A pause: its pace is measured anew, in a full window (a warm one that
+            // closed already would otherwise count as full).
+            qp->SetWarm(0, 0, 0);
+            qp->ResetSteadiness(Simulator::Now());
+        }
         auto w = m_watched.find(qp);
         if (w != m_watched.end() && w->second.skip != 0)
         {
