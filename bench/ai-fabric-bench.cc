@@ -4,7 +4,10 @@
 // 400 Gb/s on a non-blocking leaf-spine (2 leaves × 64 hosts, 64 spines, 1 µs links);
 // host i writes one 64 MiB message to host (i + 64) mod 128, so every byte crosses a
 // spine; DCQCN; 4096 B MTU. Prints wall time, simulated time, scheduler events, data
-// packets, packet-hops, packet-hops per wall second and peak RSS.
+// packets, packet-hops, packet-hops per wall second and peak RSS. With --emptyEvents=N it
+// then runs N empty events on each of ns-3's stock schedulers (a hold model: a population
+// of pending events, each event scheduling one more) and compares the packet path's
+// packet-hops per second with the fastest of them.
 //
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"
@@ -13,6 +16,7 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <random>
 #include <sys/resource.h>
 
 using namespace ns3;
@@ -31,6 +35,57 @@ OnReceived(Completion* c, Ptr<RdmaQueuePair>, uint64_t, uint64_t)
     ++c->messages;
     c->last = Simulator::Now();
 }
+
+/// The hold model: every event schedules one more, after a delay from a fixed table, until
+/// left reaches zero; then the population drains.
+struct Hold
+{
+    uint64_t left{0};
+    std::vector<Time> delays; //!< a power of two of them
+    std::size_t next{0};
+};
+
+void
+HoldEvent(Hold* h)
+{
+    if (h->left == 0)
+    {
+        return;
+    }
+    --h->left;
+    Simulator::Schedule(h->delays[h->next++ & (h->delays.size() - 1)], &HoldEvent, h);
+}
+
+/**
+ * Empty events per wall second on scheduler type: population pending events, each of which
+ * schedules one more at a delay uniform in [0, 2 us), events in all (the population
+ * included). Destroys the simulation that ran before.
+ */
+double
+EmptyEventRate(const std::string& type, uint64_t events, uint32_t population)
+{
+    Simulator::Destroy();
+    ObjectFactory factory(type);
+    Simulator::SetScheduler(factory);
+    Hold h;
+    std::mt19937_64 rng(1);
+    std::uniform_int_distribution<int64_t> ps(0, 1999999);
+    h.delays.resize(1u << 16);
+    for (Time& d : h.delays)
+    {
+        d = PicoSeconds(ps(rng));
+    }
+    h.left = events > population ? events - population : 0;
+    for (uint32_t i = 0; i < population; ++i)
+    {
+        Simulator::Schedule(h.delays[h.next++ & (h.delays.size() - 1)], &HoldEvent, &h);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    Simulator::Run();
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return static_cast<double>(Simulator::GetEventCount()) / secs;
+}
 } // namespace
 
 int
@@ -42,6 +97,8 @@ main(int argc, char* argv[])
     DataRate rate("400Gbps");
     std::string cc = "ns3::RoceDcqcn";
     std::string pcap;
+    uint32_t emptyEvents = 0;
+    uint32_t population = 1000;
 
     // ProgramOptions makes ProgramOptions::DEFAULT_SCHEDULER the scheduler, as in every
     // ai-fabric program; --SchedulerType=ns3::MapScheduler measures ns-3's own default.
@@ -57,6 +114,15 @@ main(int argc, char* argv[])
                       "Capture every port into PREFIX-<node>-<device>.pcap (empty: none; the "
                       "default scenario writes about 70 GB: 8 GiB, 8 captures per frame)",
                       pcap);
+    cmd.AddValue("emptyEvents",
+                 "After the run, time this many empty events on each stock scheduler and "
+                 "compare (0: no)",
+                 emptyEvents);
+    cmd.AddValue("population",
+                 "Pending events of the empty-event runs (--emptyEvents)",
+                 population,
+                 1u,
+                 10000000u);
     if (!cmd.Parse(argc, argv))
     {
         return 1;
@@ -150,6 +216,28 @@ main(int argc, char* argv[])
               << "events/packet-hop   " << double(Simulator::GetEventCount()) / hops << "\n"
               << "drops / PFC pauses  " << drops << " / " << pauses << "\n"
               << "peak RSS            " << usage.ru_maxrss / 1024.0 << " MiB\n";
+    if (emptyEvents > 0)
+    {
+        // ns3::ListScheduler is left out: its insertion is linear in the population.
+        const double hopRate = hops / runWall;
+        double best = 0;
+        std::string bestType;
+        for (const char* type : {"ns3::MapScheduler",
+                                 "ns3::HeapScheduler",
+                                 "ns3::CalendarScheduler",
+                                 "ns3::PriorityQueueScheduler"})
+        {
+            const double rate = EmptyEventRate(type, emptyEvents, population);
+            std::cout << "empty events/wall s " << rate << " (" << type << ", " << population
+                      << " pending)\n";
+            if (rate > best)
+            {
+                best = rate;
+                bestType = type;
+            }
+        }
+        std::cout << "hops/s / empty      " << hopRate / best << " (against " << bestType << ")\n";
+    }
     Simulator::Destroy();
     return done.messages == hosts ? 0 : 1;
 }
