@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <iomanip>
 #include <map>
+#include <numeric>
 
 namespace ns3
 {
@@ -40,6 +41,14 @@ FabricMonitor::GetTypeId()
                                           "throughout, one event per interval.",
                                           BooleanValue(true),
                                           MakeBooleanAccessor(&FabricMonitor::m_idleSleep),
+                                          MakeBooleanChecker())
+                            .AddAttribute("ActiveLinksOnly",
+                                          "A sample reads only the links that sent, queued "
+                                          "or had a fast-forward stream since the last one "
+                                          "(the others add zeros; samples unchanged). False "
+                                          "reads every link at every sample.",
+                                          BooleanValue(true),
+                                          MakeBooleanAccessor(&FabricMonitor::m_activeOnly),
                                           MakeBooleanChecker());
     return tid;
 }
@@ -47,7 +56,7 @@ FabricMonitor::GetTypeId()
 void
 FabricMonitor::DoDispose()
 {
-    Unhook();
+    Disarm();
     for (const Connection& c : m_connections)
     {
         c.sw->TraceDisconnectWithoutContext("QueueLength", c.queue);
@@ -289,11 +298,20 @@ FabricMonitor::Start(std::function<bool()> keepGoing)
     m_start = Simulator::Now();
     m_last = m_start;
     m_lastBytes.resize(m_links.size());
-    for (size_t i = 0; i < m_links.size(); ++i)
+    m_classCount.assign(m_classes.size(), 0);
+    m_active.clear();
+    m_isActive.assign(m_links.size(), 1);
+    m_activeSorted = true;
+    m_activity.clear();
+    FabricMonitor* self = this; // Disarm cancels these before the monitor goes
+    for (uint32_t i = 0; i < m_links.size(); ++i)
     {
         m_links[i].baseBytes = m_links[i].device->GetTxBytes();
         m_links[i].baseFrames = m_links[i].device->GetTxFrames();
         m_lastBytes[i] = m_links[i].baseBytes;
+        ++m_classCount[m_classOf[i]];
+        m_active.push_back(i); // the first sample reads every link
+        m_activity.emplace_back([self, i]() { self->OnActivity(i); });
     }
     Simulator::Schedule(m_interval, &FabricMonitor::TakeSample, Ptr<FabricMonitor>(this));
 }
@@ -313,7 +331,6 @@ FabricMonitor::Stop()
         // its zero sample, and the next one, if the simulation runs on, is the last.
         NS_LOG_LOGIC("stopped while asleep");
         m_asleep = false;
-        Unhook();
         CatchUp();
         ScheduleNextSample();
     }
@@ -360,62 +377,93 @@ FabricMonitor::CatchUp()
 void
 FabricMonitor::Sleep()
 {
-    NS_LOG_LOGIC("idle at " << Simulator::Now().As(Time::US) << ": sleeping until a frame");
+    NS_LOG_LOGIC("idle at " << Simulator::Now().As(Time::US)
+                            << ": sleeping until a device is active");
     m_asleep = true;
     ++m_sleeps;
-    if (m_hooked)
+    if (!m_activeOnly)
     {
-        return; // still connected from the last wake-up
+        // Every link is quiet; any of them wakes the monitor.
+        for (const uint32_t i : m_active)
+        {
+            Deactivate(i);
+        }
+        m_active.clear();
     }
-    if (m_wake.IsNull())
-    {
-        m_wake = Callback<void, Ptr<const Packet>>([this](Ptr<const Packet>) { Wake(); });
-    }
-    for (const Link& l : m_links)
-    {
-        l.device->TraceConnectWithoutContext("MacTx", m_wake);
-    }
-    m_hooked = true;
 }
 
 void
 FabricMonitor::Wake()
 {
-    if (!m_asleep)
-    {
-        return;
-    }
     NS_LOG_LOGIC("woken at " << Simulator::Now().As(Time::US));
     m_asleep = false;
+    if (!m_activeOnly)
+    {
+        // Read every link again.
+        for (uint32_t i = 0; i < m_links.size(); ++i)
+        {
+            if (!m_isActive[i])
+            {
+                m_links[i].device->CancelActivityNotification(m_activity[i]);
+                m_isActive[i] = 1;
+            }
+        }
+        m_active.resize(m_links.size());
+        std::iota(m_active.begin(), m_active.end(), 0u);
+        m_activeSorted = true;
+    }
     CatchUp();
     ScheduleNextSample();
-    // Disconnecting inside the trace call that is running would invalidate its iteration.
-    Simulator::ScheduleNow([self = Ptr<FabricMonitor>(this)]() {
-        if (!self->m_asleep)
-        {
-            self->Unhook();
-        }
-    });
 }
 
 void
-FabricMonitor::Unhook()
+FabricMonitor::OnActivity(uint32_t link)
 {
-    if (!m_hooked)
+    NS_LOG_LOGIC("link " << m_links[link].from << "->" << m_links[link].to << " active at "
+                         << Simulator::Now().As(Time::US));
+    m_isActive[link] = 1;
+    if (!m_active.empty() && m_active.back() > link)
     {
-        return;
+        m_activeSorted = false;
     }
-    for (const Link& l : m_links)
+    m_active.push_back(link);
+    if (m_asleep)
     {
-        l.device->TraceDisconnectWithoutContext("MacTx", m_wake);
+        Wake();
     }
-    m_hooked = false;
+}
+
+void
+FabricMonitor::Deactivate(uint32_t link)
+{
+    m_isActive[link] = 0;
+    m_links[link].device->NotifyOnActivity(m_activity[link]);
+}
+
+void
+FabricMonitor::Disarm()
+{
+    for (uint32_t i = 0; i < m_isActive.size() && i < m_activity.size(); ++i)
+    {
+        if (!m_isActive[i])
+        {
+            m_links[i].device->CancelActivityNotification(m_activity[i]);
+            m_isActive[i] = 1;
+        }
+    }
+    m_activity.clear();
 }
 
 uint64_t
 FabricMonitor::GetSleeps() const
 {
     return m_sleeps;
+}
+
+uint64_t
+FabricMonitor::GetLinkReads() const
+{
+    return m_linkReads;
 }
 
 void
@@ -430,22 +478,29 @@ FabricMonitor::TakeSample()
     bool idle = false; // nothing sent on any link and every queue empty since the last
     if (dt > 0)
     {
-        idle = true;
         Sample s;
         s.time = now;
         std::vector<double> sum(m_classes.size(), 0);
-        std::vector<uint32_t> count(m_classes.size(), 0);
-        for (size_t i = 0; i < m_links.size(); ++i)
+        // Inactive links add zeros: the sums over the active ones in link order are the
+        // sums over all.
+        if (!m_activeSorted)
+        {
+            std::sort(m_active.begin(), m_active.end());
+            m_activeSorted = true;
+        }
+        size_t kept = 0;
+        idle = true;
+        m_linkReads += m_active.size();
+        for (const uint32_t i : m_active)
         {
             Link& l = m_links[i];
             const uint64_t tx = l.device->GetTxBytes();
-            idle = idle && tx == m_lastBytes[i];
+            const bool sent = tx != m_lastBytes[i];
             const double util = static_cast<double>(tx - m_lastBytes[i]) * 8.0 /
                                 (static_cast<double>(l.device->GetDataRate().GetBitRate()) * dt);
             m_lastBytes[i] = tx;
             l.peakUtilisation = std::max(l.peakUtilisation, util);
             sum[m_classOf[i]] += util;
-            ++count[m_classOf[i]];
             uint32_t queued = 0;
             for (uint8_t p = 0; p < 8; ++p)
             {
@@ -453,12 +508,22 @@ FabricMonitor::TakeSample()
             }
             s.maxQueueBytes = std::max(s.maxQueueBytes, queued);
             l.maxQueueBytes = std::max(l.maxQueueBytes, queued); // NIC ports have no trace
+            const bool quiet = !sent && queued == 0 && !l.device->HasSkippedFramesPending();
+            idle = idle && quiet;
+            if (quiet && m_activeOnly)
+            {
+                Deactivate(i);
+            }
+            else
+            {
+                m_active[kept++] = i;
+            }
         }
+        m_active.resize(kept);
         for (size_t c = 0; c < sum.size(); ++c)
         {
-            s.utilisation.push_back(count[c] ? sum[c] / count[c] : 0);
+            s.utilisation.push_back(m_classCount[c] ? sum[c] / m_classCount[c] : 0);
         }
-        idle = idle && s.maxQueueBytes == 0;
         m_samples.push_back(std::move(s));
         m_last = now;
     }
@@ -485,7 +550,7 @@ FabricMonitor::Finish()
         m_asleep = false;
         CatchUp();
     }
-    Unhook();
+    Disarm();
     m_finished = true;
     for (Link& l : m_links)
     {

@@ -26,9 +26,14 @@ namespace ns3
  * for plots. Byte counts come from the devices' counters, read at each sample, so the
  * per-packet cost is one trace call per enqueue (queue maxima) and nothing else.
  *
- * Idle costs nothing (IdleSleep): a sample that finds no byte sent on any link and every
- * queue empty is the last until a device sends again. The monitor then listens to the
- * devices' MacTx traces instead of sampling; the first frame wakes it, it writes the last
+ * A sample reads only the active links: a link that sent nothing since the last sample,
+ * has an empty queue and no fast-forward stream still counting on it contributes zero to
+ * every figure, so the sample leaves it and asks its device to say when it next sends,
+ * queues a frame or gets a stream (RoceNetDevice::NotifyOnActivity); then it is read
+ * again. The samples are those of reading every link (the same sums, in link order).
+ *
+ * Idle costs nothing (IdleSleep): a sample that finds no link active is the last until a
+ * device is active again. The first activity wakes the monitor, which writes the last
  * all-zero sample it skipped (a run of idle samples is kept as its first and its last,
  * which draw the same lines) and samples again from the next sample time. Sample times,
  * per-link totals, peaks and the monitored span are those of sampling throughout.
@@ -111,6 +116,8 @@ class FabricMonitor : public Object
     const std::vector<Sample>& GetSamples() const;
     /// \return how many times the monitor went to sleep on an idle fabric (IdleSleep)
     uint64_t GetSleeps() const;
+    /// \return links read by all samples so far (ActiveLinksOnly reads fewer)
+    uint64_t GetLinkReads() const;
     /// \return the link classes present, in sample order
     const std::vector<std::string>& GetClasses() const;
     /// \return the switches' names and objects
@@ -134,14 +141,18 @@ class FabricMonitor : public Object
     /// Schedule the next sample (unless stopped): at the next multiple of the interval
     /// after the start that is not before now.
     void ScheduleNextSample();
-    /// Nothing moves: listen to the devices' MacTx instead of sampling.
+    /// Nothing moves: wait for a device's activity instead of sampling.
     void Sleep();
-    /// A device sends: write the last skipped sample and sample again.
+    /// A device is active: write the last skipped sample and sample again.
     void Wake();
     /// Write the all-zero sample of the last sample time before now, if one was skipped.
     void CatchUp();
-    /// Stop listening to MacTx (after the trace call that woke the monitor has returned).
-    void Unhook();
+    /// Link link's device is active again: read it from the next sample on.
+    void OnActivity(uint32_t link);
+    /// Stop reading link until its device is active again.
+    void Deactivate(uint32_t link);
+    /// Cancel every device's activity notification.
+    void Disarm();
     void OnQueue(uint32_t sw, uint32_t port, uint8_t priority, uint32_t bytes);
     void OnPfc(const std::string& sw,
                uint32_t swIndex,
@@ -162,16 +173,21 @@ class FabricMonitor : public Object
     };
 
     Time m_interval;
-    bool m_idleSleep{true}; //!< IdleSleep attribute
+    bool m_idleSleep{true};  //!< IdleSleep attribute
+    bool m_activeOnly{true}; //!< ActiveLinksOnly attribute
+    uint64_t m_linkReads{0}; //!< GetLinkReads
     Time m_start;
     Time m_last;
     std::function<bool()> m_keepGoing;
-    bool m_stopped{false};                    //!< Stop was called: the next sample is the last
-    bool m_asleep{false};                     //!< idle: waiting for a device to send
-    bool m_hooked{false};                     //!< connected to the devices' MacTx
-    uint64_t m_sleeps{0};                     //!< times gone to sleep
-    Callback<void, Ptr<const Packet>> m_wake; //!< connected to MacTx while hooked
+    bool m_stopped{false}; //!< Stop was called: the next sample is the last
+    bool m_asleep{false};  //!< idle: waiting for a device's activity
+    uint64_t m_sleeps{0};  //!< times gone to sleep
     std::vector<Link> m_links;
+    std::vector<uint32_t> m_active;         //!< links read by the next sample
+    std::vector<uint8_t> m_isActive;        //!< per link: in m_active
+    bool m_activeSorted{true};              //!< m_active in link order
+    std::vector<Callback<void>> m_activity; //!< per link: OnActivity(link), built once
+    std::vector<uint32_t> m_classCount;     //!< links per class
     std::vector<uint64_t> m_lastBytes;
     std::vector<std::string> m_classes;
     std::vector<uint32_t> m_classOf; //!< per link, index in m_classes

@@ -208,6 +208,7 @@ RoceNetDevice::DoDispose()
     m_linkChangeCallbacks = TracedCallback<>(); // they may hold the device
     m_dequeueCallback = DequeueCallback();
     m_pullCallback = PullCallback();
+    m_onActivity.clear();
     NetDevice::DoDispose();
 }
 
@@ -295,6 +296,10 @@ RoceNetDevice::EnqueueData(Ptr<Packet> packet,
     m_queueBytes[priority] += item.bytes;
     ++m_queuedDataFrames;
     m_queues[priority].push_back(std::move(item));
+    if (!m_onActivity.empty())
+    {
+        FireActivity();
+    }
     Kick();
 }
 
@@ -485,6 +490,10 @@ RoceNetDevice::StartTransmission(Ptr<Packet> packet)
     m_busyUntil = Simulator::Now() + txTime;
     m_txBytes += bytes;
     ++m_txFrames;
+    if (!m_onActivity.empty())
+    {
+        FireActivity();
+    }
     m_macTxTrace(packet);
     m_snifferTrace(packet);
     m_channel->TransmitStart(packet, this, txTime);
@@ -621,6 +630,46 @@ RoceNetDevice::AddSkippedFrames(const RoceSkippedFrames& frames)
     NS_LOG_FUNCTION(this);
     PruneSkippedFrames();
     m_skipped.push_back(frames);
+    if (!m_onActivity.empty())
+    {
+        FireActivity();
+    }
+}
+
+bool
+RoceNetDevice::HasSkippedFramesPending() const
+{
+    const Time now = Simulator::Now();
+    return std::any_of(m_skipped.begin(), m_skipped.end(), [now](const RoceSkippedFrames& s) {
+        return s.FramesHereBy(now) < s.maxFrames;
+    });
+}
+
+void
+RoceNetDevice::NotifyOnActivity(Callback<void> cb)
+{
+    m_onActivity.push_back(std::move(cb));
+}
+
+void
+RoceNetDevice::CancelActivityNotification(const Callback<void>& cb)
+{
+    m_onActivity.erase(std::remove_if(m_onActivity.begin(),
+                                      m_onActivity.end(),
+                                      [&cb](const Callback<void>& c) { return c.IsEqual(cb); }),
+                       m_onActivity.end());
+}
+
+void
+RoceNetDevice::FireActivity()
+{
+    NS_LOG_LOGIC("activity: telling " << m_onActivity.size() << " watcher(s)");
+    std::vector<Callback<void>> watchers;
+    std::swap(watchers, m_onActivity);
+    for (const Callback<void>& cb : watchers)
+    {
+        cb();
+    }
 }
 
 void

@@ -206,6 +206,20 @@ class RoceNetDevice : public NetDevice
      * \param frames frames the source skipped in all
      */
     void SettleSkippedFrames(const void* source, uint64_t frames);
+    /// \return whether a fast-forward's stream still has frames to count on this port
+    bool HasSkippedFramesPending() const;
+    /**
+     * Call cb once, at this port's next activity: a frame it starts to send, a data frame
+     * queued on it, or a fast-forward's stream added to it (AddSkippedFrames). One shot:
+     * a watcher that wants the next one asks again. Until then GetTxBytes and the queues
+     * stay as they are. Several watchers may ask; each is called once. While nobody
+     * asks, the cost is one test per frame.
+     * \param cb the callback
+     */
+    void NotifyOnActivity(Callback<void> cb);
+    /// Take back a NotifyOnActivity that has not fired (no effect if it has).
+    /// \param cb the callback given to it
+    void CancelActivityNotification(const Callback<void>& cb);
 
     /// \return PFC frames received (XOFF and XON)
     uint64_t GetPfcPausesReceived() const;
@@ -364,6 +378,9 @@ class RoceNetDevice : public NetDevice
     uint64_t m_txBytes{0};
     uint64_t m_txFrames{0};
     std::vector<RoceSkippedFrames> m_skipped; //!< streams of a fast-forward under way
+    std::vector<Callback<void>> m_onActivity; //!< NotifyOnActivity, one shot each
+    /// Call and clear m_onActivity (out of line: the hot path only tests it).
+    void FireActivity();
     /// Count the streams whose every frame has reached this port as sent, and drop them.
     void PruneSkippedFrames();
     /// \param bytes set to the frame bytes of the skipped streams so far
