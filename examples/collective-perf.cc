@@ -56,6 +56,8 @@ main(int argc, char* argv[])
     std::string csv = "collective-perf.csv";
     std::string pcap;
     bool ina = false;
+    uint32_t qpsPerConnection = 1;
+    bool splitDataOnQps = false;
     std::string inaProtocolName = InaProtocolName(InaHelper::GetProtocols().front());
     std::vector<std::string> inaProtocolNames;
     for (InaProtocol p : InaHelper::GetProtocols())
@@ -132,6 +134,17 @@ main(int argc, char* argv[])
                  1000,
                  true);
     cmd.AddCongestionControl("cc", "Congestion control of the NICs", cc);
+    cmd.AddValue("qpsPerConnection",
+                 "rdma, dgx: queue pairs per connection, each with its own UDP source port for "
+                 "ECMP (NCCL_IB_QPS_PER_CONNECTION)",
+                 qpsPerConnection,
+                 1,
+                 RdmaTransport::MAX_QPS_PER_CONNECTION);
+    cmd.AddValue("splitDataOnQps",
+                 "rdma, dgx: split every transfer evenly over a connection's queue pairs "
+                 "(NCCL_IB_SPLIT_DATA_ON_QPS=1); false: 512 KiB requests take them in turn "
+                 "(NCCL's default)",
+                 splitDataOnQps);
     cmd.AddValue("ina",
                  "rdma, dgx: every RoCE switch aggregates in the network "
                  "(InaAggregationEngine; its attributes: "
@@ -193,6 +206,8 @@ main(int argc, char* argv[])
         {"cc", {"rdma", "dgx"}},
         {"ina", {"rdma", "dgx"}},
         {"inaProtocol", {"rdma", "dgx"}},
+        {"qpsPerConnection", {"rdma", "dgx"}},
+        {"splitDataOnQps", {"rdma", "dgx"}},
     };
     for (const auto& [option, transports] : usedBy)
     {
@@ -207,6 +222,25 @@ main(int argc, char* argv[])
             return cmd.Fail(option,
                             "only used with " + list + ", not --transport=" + transportName);
         }
+    }
+    // The options win over --ns3::RdmaTransport::... only when given; the header says what
+    // the carrier runs with.
+    if (cmd.IsGiven("qpsPerConnection"))
+    {
+        Config::SetDefault("ns3::RdmaTransport::QpsPerConnection", UintegerValue(qpsPerConnection));
+    }
+    if (cmd.IsGiven("splitDataOnQps"))
+    {
+        Config::SetDefault("ns3::RdmaTransport::SplitDataOnQps", BooleanValue(splitDataOnQps));
+    }
+    {
+        Ptr<RdmaTransport> defaults = CreateObject<RdmaTransport>();
+        UintegerValue qps;
+        BooleanValue split;
+        defaults->GetAttribute("QpsPerConnection", qps);
+        defaults->GetAttribute("SplitDataOnQps", split);
+        qpsPerConnection = static_cast<uint32_t>(qps.Get());
+        splitDataOnQps = split.Get();
     }
     if (dgx && ranks % servers != 0)
     {
@@ -388,9 +422,17 @@ main(int argc, char* argv[])
                 transportName.c_str(),
                 rate.c_str(),
                 transportName == "ideal" ? "no packets" : cc.c_str());
-    std::printf("# %u channel(s), chunk %s%s\n",
+    const std::string qps = transportName == "ideal"
+                                ? ""
+                                : ", " + std::to_string(qpsPerConnection) +
+                                      " QP(s) per connection" +
+                                      (qpsPerConnection == 1 ? ""
+                                       : splitDataOnQps      ? " (data split)"
+                                                             : " (requests in turn)");
+    std::printf("# %u channel(s), chunk %s%s%s\n",
                 channels,
                 chunkText.c_str(),
+                qps.c_str(),
                 ina ? (", in-network aggregation on every switch (" + inaProtocolName + ")").c_str()
                     : "");
     std::printf("#\n# %12s %12s %8s %6s %6s %10s %8s %8s %6s  %s\n",

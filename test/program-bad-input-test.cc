@@ -364,6 +364,11 @@ TEST(ProgramBadInput, CollectivePerf)
                 {{"--ranks=1"}, "--ranks=1: expected an integer from 2 to 4096"},
                 {{"--channels=65"}, "--channels=65: expected an integer from 0 to 64"},
                 {{"--channels=-1"}, "--channels=-1: expected an integer from 0 to 64"},
+                {{"--qpsPerConnection=0"},
+                 "--qpsPerConnection=0: expected an integer from 1 to 128"},
+                {{"--transport=ideal", "--qpsPerConnection=2"},
+                 "--qpsPerConnection=2: only used with --transport=rdma or --transport=dgx, not "
+                 "--transport=ideal"},
                 {{"--chunk=big"}, "--chunk=big: expected \"auto\" or a size from 4K B"},
                 {{"--chunk=0"}, "--chunk=0: expected \"auto\" or a size from 4K B"},
                 {{"--transport=ideal", "--servers=2"},

@@ -490,6 +490,22 @@ TEST(TrainingScenario, ImpossibleSettingsAreNamedNotAborted)
     EXPECT_FALSE(
         TrainingScenario::Parse(R"({"cluster": {"linkDelay": "infs"}})", "scn.json", s, &error));
     EXPECT_NE(error.find("/cluster/linkDelay: expected a duration"), std::string::npos) << error;
+    EXPECT_FALSE(TrainingScenario::Parse(R"({"collectives": {"qpsPerConnection": 0}})",
+                                         "scn.json",
+                                         s,
+                                         &error));
+    EXPECT_NE(error.find("scn.json: /collectives/qpsPerConnection: expected an integer in "
+                         "1..128, got 0"),
+              std::string::npos)
+        << error;
+    EXPECT_FALSE(TrainingScenario::Parse(R"({"collectives": {"splitDataOnQps": "yes"}})",
+                                         "scn.json",
+                                         s,
+                                         &error));
+    EXPECT_NE(error.find("scn.json: /collectives/splitDataOnQps: expected true or false, got "
+                         "\"yes\""),
+              std::string::npos)
+        << error;
     EXPECT_FALSE(
         TrainingScenario::Parse(R"({"collectives": {"chunkBytes": 1}})", "scn.json", s, &error));
     EXPECT_NE(

@@ -66,13 +66,15 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
                              "ina",
                              "algorithm",
                              "channels",
+                             "qpsPerConnection",
+                             "splitDataOnQps",
                              "computeScale",
                              "fast-forward"})
     {
         ASSERT_EQ(cmd.help.count(name), 1u) << name;
         EXPECT_GT(cmd.help[name].size(), 10u) << name;
     }
-    EXPECT_EQ(cmd.help.size(), 15u);
+    EXPECT_EQ(cmd.help.size(), 17u);
     *cmd.fields["servers"] = "4";
     EXPECT_EQ(o.servers, "4");
 }
@@ -102,6 +104,8 @@ TEST_F(NsTest, WhatIfOptionsOverrideTheScenario)
     o.ina = "switchml";
     o.algorithm = "ring";
     o.channels = "2";
+    o.qpsPerConnection = "4";
+    o.splitDataOnQps = "true";
     o.computeScale = "1.5";
     o.fastForward = "off";
     ASSERT_TRUE(o.Apply(s, &error)) << error;
@@ -116,12 +120,14 @@ TEST_F(NsTest, WhatIfOptionsOverrideTheScenario)
     EXPECT_EQ(s.congestionControl, "ns3::NoCongestionControl");
     EXPECT_EQ(s.algorithm, "ring");
     EXPECT_EQ(s.channels, 2u);
+    EXPECT_EQ(s.qpsPerConnection, 4u);
+    EXPECT_TRUE(s.splitDataOnQps);
     EXPECT_DOUBLE_EQ(s.computeScale, 1.5);
     EXPECT_EQ(
         s.name,
         "default (what-if: --servers=4 --gpusPerServer=4 --gpu=A100 --nicRate=200Gbps --spines=3 "
         "--oversubscription=2 --cc=none --ina=switchml --algorithm=ring --channels=2 "
-        "--computeScale=1.5 --fast-forward=off)");
+        "--qpsPerConnection=4 --splitDataOnQps=true --computeScale=1.5 --fast-forward=off)");
 
     TrainingSimulation sim(s);
     ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
@@ -140,6 +146,12 @@ TEST_F(NsTest, WhatIfOptionsOverrideTheScenario)
     sim.GetRunner()->GetEngine()->GetAttribute("Algorithm", algorithm);
     EXPECT_EQ(channels.Get(), 2u);
     EXPECT_EQ(algorithm.Get(), "ring");
+    UintegerValue qps;
+    BooleanValue split;
+    c.scaleOut->GetAttribute("QpsPerConnection", qps);
+    c.scaleOut->GetAttribute("SplitDataOnQps", split);
+    EXPECT_EQ(qps.Get(), 4u);
+    EXPECT_TRUE(split.Get());
     // --ina: an engine on every RoCE switch, the scale-out carrier aggregates.
     for (const auto& sw : c.network.switchObjects)
     {
@@ -192,6 +204,15 @@ TEST(WhatIf, BadValuesAreOneMessageNamingTheOption)
          "--cc=ns3::Node: expected a congestion-control TypeId (ns3::"},
         {&ScenarioOverrides::algorithm, "rings", "--algorithm=rings: expected one of auto, ring"},
         {&ScenarioOverrides::channels, "65", "--channels=65: expected an integer in 0..64"},
+        {&ScenarioOverrides::qpsPerConnection,
+         "0",
+         "--qpsPerConnection=0: expected an integer in 1..128"},
+        {&ScenarioOverrides::qpsPerConnection,
+         "129",
+         "--qpsPerConnection=129: expected an integer in 1..128"},
+        {&ScenarioOverrides::splitDataOnQps,
+         "yes",
+         "--splitDataOnQps=yes: expected true, false, 1 or 0"},
         {&ScenarioOverrides::computeScale,
          "0",
          "--computeScale=0: expected a number above 0 to 1000"},

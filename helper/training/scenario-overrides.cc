@@ -7,6 +7,7 @@
 #include "ns3/ina-helper.h"
 #include "ns3/log.h"
 #include "ns3/quantity-text.h"
+#include "ns3/rdma-transport.h"
 #include "ns3/roce-congestion-control.h"
 #include "ns3/transformer-trace-generator.h"
 #include "ns3/type-id.h"
@@ -181,6 +182,15 @@ ScenarioOverrides::GetOptions()
          "Collective algorithm for every call (auto picks the fastest)",
          &ScenarioOverrides::algorithm},
         {"channels", "Channels per collective (0: the default rule)", &ScenarioOverrides::channels},
+        {"qpsPerConnection",
+         "Queue pairs per RDMA connection, each with its own UDP source port for ECMP "
+         "(NCCL_IB_QPS_PER_CONNECTION; 1)",
+         &ScenarioOverrides::qpsPerConnection},
+        {"splitDataOnQps",
+         "Split every transfer evenly over a connection's queue pairs "
+         "(NCCL_IB_SPLIT_DATA_ON_QPS=1); false: 512 KiB requests take them in turn (NCCL's "
+         "default)",
+         &ScenarioOverrides::splitDataOnQps},
         {"computeScale",
          "Multiply every compute duration, e.g. to replay a trace made for another GPU",
          &ScenarioOverrides::computeScale},
@@ -310,6 +320,8 @@ ScenarioOverrides::RefuseClusterOptionsNotTaken(const TrainingScenario& s) const
           "only a rail-optimized cluster is oversubscribed here");
     needs("cc", cc, !ideal, "the ideal topology has no NICs");
     needs("ina", ina, !ideal, "the ideal topology has no switches to aggregate in");
+    needs("qpsPerConnection", qpsPerConnection, !ideal, "the ideal topology has no queue pairs");
+    needs("splitDataOnQps", splitDataOnQps, !ideal, "the ideal topology has no queue pairs");
 }
 
 void
@@ -427,6 +439,18 @@ ScenarioOverrides::ApplyCollectives(TrainingScenario& s) const
     if (!channels.empty())
     {
         s.channels = Integer("channels", channels, 0, TrainingScenario::MAX_CHANNELS);
+    }
+    if (!qpsPerConnection.empty())
+    {
+        s.qpsPerConnection =
+            Integer("qpsPerConnection", qpsPerConnection, 1, RdmaTransport::MAX_QPS_PER_CONNECTION);
+    }
+    if (!splitDataOnQps.empty())
+    {
+        if (!TextToBool(splitDataOnQps, s.splitDataOnQps))
+        {
+            Bad("splitDataOnQps", splitDataOnQps, std::string("expected ") + FLAG_FORMS);
+        }
     }
 }
 

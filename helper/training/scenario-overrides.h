@@ -40,6 +40,8 @@ struct ScenarioOverrides
     std::string fastForward;      //!< steady-state fast-forward: on, off or check
     std::string algorithm;        //!< collective algorithm for every call
     std::string channels;         //!< channels (0: the default rule)
+    std::string qpsPerConnection; //!< queue pairs per RDMA connection
+    std::string splitDataOnQps;   //!< split every transfer over them (true/false)
     std::string computeScale;     //!< factor on every compute duration
 
     /// One option: its name on the command line, help text, and field.
@@ -105,7 +107,7 @@ struct ScenarioOverrides
     void ApplyCluster(TrainingScenario& s) const;
     /// Apply --cc and --ina.
     void ApplyFabric(TrainingScenario& s) const;
-    /// Apply --algorithm and --channels.
+    /// Apply --algorithm, --channels, --qpsPerConnection and --splitDataOnQps.
     void ApplyCollectives(TrainingScenario& s) const;
     /// Apply --computeScale, --workload and --workload-format.
     void ApplyWorkload(TrainingScenario& s) const;

@@ -2,12 +2,14 @@
 #include "scenario-settings.h"
 
 #include "ns3/attribute-text.h"
+#include "ns3/boolean.h"
 #include "ns3/collective-algorithms.h"
 #include "ns3/collective-engine.h"
 #include "ns3/config.h"
 #include "ns3/fabric-monitor.h"
 #include "ns3/gpu-cluster-helper.h"
 #include "ns3/log.h"
+#include "ns3/rdma-transport.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-congestion-control.h"
 #include "ns3/uinteger.h"
@@ -94,6 +96,8 @@ ScenarioSettings::Apply(const TrainingScenario& s, std::string* error)
         "ns3::CollectiveEngine::Channels",
         UintegerValue(s.channels ? s.channels : CollectiveDefaultChannels(s.gpusPerServer)));
     Config::SetDefault("ns3::CollectiveEngine::ChunkBytes", UintegerValue(s.chunkBytes));
+    Config::SetDefault("ns3::RdmaTransport::QpsPerConnection", UintegerValue(s.qpsPerConnection));
+    Config::SetDefault("ns3::RdmaTransport::SplitDataOnQps", BooleanValue(s.splitDataOnQps));
     Config::SetDefault("ns3::FabricMonitor::SampleInterval", TimeValue(s.sampleInterval));
     for (const auto& [path, value] : s.config)
     {

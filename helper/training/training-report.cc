@@ -4,8 +4,10 @@
 #include "fct-report.h"
 #include "report-files.h"
 
+#include "ns3/boolean.h"
 #include "ns3/ina-transport.h"
 #include "ns3/program-options.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -133,6 +135,22 @@ CsvField(const std::string& text)
     return out + "\"";
 }
 
+/// The RDMA carrier's queue pairs per connection and SplitDataOnQps ({0, false}: none).
+std::pair<uint32_t, bool>
+CarrierQps(const TrainingSimulation& sim)
+{
+    Ptr<RdmaTransport> rdma = sim.GetCluster().scaleOut;
+    if (!rdma)
+    {
+        return {0, false};
+    }
+    UintegerValue qps;
+    BooleanValue split;
+    rdma->GetAttribute("QpsPerConnection", qps);
+    rdma->GetAttribute("SplitDataOnQps", split);
+    return {static_cast<uint32_t>(qps.Get()), split.Get()};
+}
+
 /// The scenario part of results JSON.
 Json
 ScenarioJson(const TrainingScenario& s)
@@ -150,6 +168,8 @@ ScenarioJson(const TrainingScenario& s)
             {"oversubscription", s.oversubscription},
             {"congestionControl", s.congestionControl},
             {"ina", s.ina},
+            {"qpsPerConnection", s.qpsPerConnection},
+            {"splitDataOnQps", s.splitDataOnQps},
             {"seed", s.seed},
             {"iterations", s.iterations}};
 }
@@ -378,6 +398,13 @@ TrainingReport::PrintOverview(std::ostream& os) const
            << " spines, " << std::setprecision(1) << s.oversubscription << ":1, "
            << s.congestionControl << "\n";
     }
+    if (const auto [qps, split] = CarrierQps(m_sim); qps > 1)
+    {
+        os << "             " << qps << " queue pairs per RDMA connection"
+           << (split ? ", every transfer split over them"
+                     : ", requests of NCCL's size taking them in turn")
+           << "\n";
+    }
     os << std::setprecision(3) << "  run      : simulated " << Ms(runner->GetEndTime()) << " ms in "
        << std::setprecision(1) << m_sim.GetWallSeconds() << " s wall (" << std::setprecision(2)
        << m_sim.GetEvents() / 1e6 << " M events, " << ProgramOptions::GetSchedulerType() << ", "
@@ -550,6 +577,12 @@ TrainingReport::WriteResults(std::ostream& os) const
     Ptr<WorkloadRunner> runner = m_sim.GetRunner();
     Json doc;
     doc["scenario"] = ScenarioJson(s);
+    if (const auto [qps, split] = CarrierQps(m_sim); qps > 0)
+    {
+        // What the carrier runs with (--ns3::RdmaTransport::... may have changed it).
+        doc["scenario"]["qpsPerConnection"] = qps;
+        doc["scenario"]["splitDataOnQps"] = split;
+    }
     doc["workload"] = {{"name", m_sim.GetTrace().GetName()},
                        {"from", m_sim.GetWorkloadNote()},
                        {"ranks", m_sim.GetTrace().GetNRanks()},

@@ -7,6 +7,7 @@
 #include "ns3/gpu-preset.h"
 #include "ns3/ina-helper.h"
 #include "ns3/quantity-text.h"
+#include "ns3/rdma-transport.h"
 
 #include <algorithm>
 #include <fstream>
@@ -351,6 +352,11 @@ ParseCollectives(const Json& obj, TrainingScenario& s)
         Fail("/collectives/chunkBytes",
              "must be 0 (each algorithm's default chunk) or at least 4096");
     }
+    s.qpsPerConnection = c.Unsigned("qpsPerConnection",
+                                    s.qpsPerConnection,
+                                    1,
+                                    RdmaTransport::MAX_QPS_PER_CONNECTION);
+    s.splitDataOnQps = c.Bool("splitDataOnQps", s.splitDataOnQps);
     c.Done();
 }
 

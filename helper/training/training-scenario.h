@@ -80,6 +80,8 @@ struct TrainingScenario
     std::string algorithm{"auto"};
     uint32_t channels{0}; //!< 0: GPUs per server (NCCL opens one per NIC/rail)
     uint64_t chunkBytes{0};
+    uint32_t qpsPerConnection{1}; //!< ns3::RdmaTransport::QpsPerConnection
+    bool splitDataOnQps{false};   //!< ns3::RdmaTransport::SplitDataOnQps
     uint32_t iterations{1};
     uint32_t seed{1};
     Time hangTimeout{Seconds(1)};

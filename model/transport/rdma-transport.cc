@@ -2,12 +2,14 @@
 #include "rdma-transport.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-frame-info.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <deque>
 #include <tuple>
@@ -16,6 +18,13 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("RdmaTransport");
+
+namespace
+{
+/// NCCL rounds each queue pair's share of a split request up to this (IB_WRITE_CHUNK_ALIGNMENT).
+constexpr uint64_t SPLIT_ALIGNMENT = 128;
+} // namespace
+
 NS_OBJECT_ENSURE_REGISTERED(RdmaTransport);
 
 TypeId
@@ -24,7 +33,30 @@ RdmaTransport::GetTypeId()
     static TypeId tid = TypeId("ns3::RdmaTransport")
                             .SetParent<CollectiveTransport>()
                             .SetGroupName("AiFabric")
-                            .AddConstructor<RdmaTransport>();
+                            .AddConstructor<RdmaTransport>()
+                            .AddAttribute("QpsPerConnection",
+                                          "Queue pairs per connection, each with its own UDP "
+                                          "source port (NCCL_IB_QPS_PER_CONNECTION; NCCL's "
+                                          "default is 1).",
+                                          UintegerValue(1),
+                                          MakeUintegerAccessor(&RdmaTransport::m_qpsPerConnection),
+                                          MakeUintegerChecker<uint32_t>(1, MAX_QPS_PER_CONNECTION))
+                            .AddAttribute("SplitDataOnQps",
+                                          "Split every transfer evenly over the connection's "
+                                          "queue pairs (NCCL_IB_SPLIT_DATA_ON_QPS=1); false "
+                                          "(NCCL's default) sends each request of "
+                                          "RequestBytes on one queue pair, round robin.",
+                                          BooleanValue(false),
+                                          MakeBooleanAccessor(&RdmaTransport::m_splitDataOnQps),
+                                          MakeBooleanChecker())
+                            .AddAttribute("RequestBytes",
+                                          "Size of NCCL's network requests, which take the "
+                                          "queue pairs in turn without SplitDataOnQps: "
+                                          "NCCL_BUFFSIZE / NCCL_STEPS, 4 MiB / 8 for the Simple "
+                                          "protocol (NCCL 2.30).",
+                                          UintegerValue(512 * 1024),
+                                          MakeUintegerAccessor(&RdmaTransport::m_requestBytes),
+                                          MakeUintegerChecker<uint64_t>(4096, uint64_t{1} << 40));
     return tid;
 }
 
@@ -47,7 +79,10 @@ RdmaTransport::CloseConnections()
     // their connections (bound into the callbacks) go away.
     for (auto& [key, connection] : m_connections)
     {
-        connection->receiver->SetReceiveCompleteCallback(RdmaQueuePair::MessageCallback());
+        for (Lane& lane : connection->lanes)
+        {
+            lane.receiver->SetReceiveCompleteCallback(RdmaQueuePair::MessageCallback());
+        }
     }
     m_connections.clear();
 }
@@ -102,11 +137,16 @@ RdmaTransport::GetConnection(uint32_t src, uint32_t dst, uint32_t channel)
         return *it->second;
     }
     NS_LOG_LOGIC("rank " << src << " -> " << dst << ", channel " << channel
-                         << ": opens a connection (" << m_connections.size() + 1 << " in all)");
+                         << ": opens a connection of " << m_qpsPerConnection << " queue pair(s) ("
+                         << m_connections.size() + 1 << " in all)");
     auto connection = std::make_unique<Connection>();
-    std::tie(connection->sender, connection->receiver) = RdmaNic::Connect(m_nics[src], m_nics[dst]);
-    connection->receiver->SetReceiveCompleteCallback(
-        MakeBoundCallback(&RdmaTransport::MessageReceived, connection.get()));
+    connection->lanes.resize(m_qpsPerConnection);
+    for (Lane& lane : connection->lanes)
+    {
+        std::tie(lane.sender, lane.receiver) = RdmaNic::Connect(m_nics[src], m_nics[dst]);
+        lane.receiver->SetReceiveCompleteCallback(
+            MakeBoundCallback(&RdmaTransport::MessageReceived, &lane));
+    }
     Connection& ref = *connection;
     m_connections.emplace(key, std::move(connection));
     return ref;
@@ -133,8 +173,87 @@ RdmaTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel
         return;
     }
     Connection& connection = GetConnection(src, dst, channel);
-    connection.pending.push_back(done);
-    connection.sender->PostWrite(bytes);
+    auto transfer = std::make_shared<Transfer>();
+    transfer->done = std::move(done);
+    const auto n = static_cast<uint32_t>(connection.lanes.size());
+    if (n == 1)
+    {
+        transfer->parts = 1;
+        connection.lanes[0].pending.push_back(std::move(transfer));
+        connection.lanes[0].sender->PostWrite(bytes);
+        return;
+    }
+    // The queue pair of the first request first, as NCCL posts them.
+    const uint32_t first = m_splitDataOnQps ? 0 : connection.nextRequest % n;
+    const std::vector<uint64_t> shares =
+        SpreadOverQps(bytes, n, m_splitDataOnQps, m_requestBytes, connection.nextRequest);
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        transfer->parts += shares[k] > 0 ? 1 : 0;
+    }
+    NS_LOG_LOGIC("rank " << src << " -> " << dst << ", channel " << channel << ": " << bytes
+                         << " B over " << transfer->parts << " of " << n << " queue pairs");
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        const uint32_t q = (first + k) % n;
+        if (shares[q] > 0)
+        {
+            connection.lanes[q].pending.push_back(transfer);
+            connection.lanes[q].sender->PostWrite(shares[q]);
+        }
+    }
+}
+
+std::vector<uint64_t>
+RdmaTransport::SpreadOverQps(uint64_t bytes,
+                             uint32_t nQps,
+                             bool split,
+                             uint64_t requestBytes,
+                             uint64_t& nextRequest)
+{
+    std::vector<uint64_t> shares(nQps, 0);
+    if (split)
+    {
+        // Each queue pair takes ceil(bytes / n) rounded up to the alignment, the last ones
+        // what is left (possibly nothing).
+        const uint64_t share =
+            ((bytes + nQps - 1) / nQps + SPLIT_ALIGNMENT - 1) / SPLIT_ALIGNMENT * SPLIT_ALIGNMENT;
+        uint64_t left = bytes;
+        for (uint64_t& s : shares)
+        {
+            s = std::min(share, left);
+            left -= s;
+        }
+        return shares;
+    }
+    const uint64_t requests = (bytes + requestBytes - 1) / requestBytes;
+    const uint64_t last = bytes - (requests - 1) * requestBytes;
+    // Request r of this transfer goes to queue pair (nextRequest + r) mod n: each queue
+    // pair gets every n-th request.
+    for (uint32_t k = 0; k < nQps && k < requests; ++k)
+    {
+        const uint64_t count = (requests - k + nQps - 1) / nQps; // requests k, k + n, ...
+        shares[(nextRequest + k) % nQps] = count * requestBytes;
+    }
+    // The last request is short.
+    shares[(nextRequest + requests - 1) % nQps] -= requestBytes - last;
+    nextRequest += requests;
+    return shares;
+}
+
+std::vector<Ptr<RdmaQueuePair>>
+RdmaTransport::GetSenders(uint32_t src, uint32_t dst, uint32_t channel) const
+{
+    std::vector<Ptr<RdmaQueuePair>> senders;
+    auto it = m_connections.find(std::make_tuple(src, dst, channel));
+    if (it != m_connections.end())
+    {
+        for (const Lane& lane : it->second->lanes)
+        {
+            senders.push_back(lane.sender);
+        }
+    }
+    return senders;
 }
 
 void
@@ -144,16 +263,20 @@ RdmaTransport::Invoke(DoneCallback done)
 }
 
 void
-RdmaTransport::MessageReceived(Connection* connection, Ptr<RdmaQueuePair>, uint64_t, uint64_t)
+RdmaTransport::MessageReceived(Lane* lane, Ptr<RdmaQueuePair>, uint64_t, uint64_t)
 {
-    NS_ABORT_MSG_IF(connection->pending.empty(),
+    NS_ABORT_MSG_IF(lane->pending.empty(),
                     "RdmaTransport: a message arrived on QP "
-                        << connection->receiver->GetQpn() << " that this transport did not send");
-    NS_LOG_DEBUG("QP " << connection->receiver->GetQpn() << ": transfer complete, "
-                       << connection->pending.size() - 1 << " more in flight");
-    DoneCallback done = connection->pending.front();
-    connection->pending.pop_front();
-    done();
+                        << lane->receiver->GetQpn() << " that this transport did not send");
+    std::shared_ptr<Transfer> transfer = std::move(lane->pending.front());
+    lane->pending.pop_front();
+    NS_LOG_DEBUG("QP " << lane->receiver->GetQpn() << ": part complete, " << transfer->parts - 1
+                       << " more of its transfer, " << lane->pending.size()
+                       << " more messages on the queue pair");
+    if (--transfer->parts == 0)
+    {
+        transfer->done();
+    }
 }
 
 const RdmaTransport::Reach&

@@ -16,13 +16,19 @@ namespace ns3
 
 /**
  * \ingroup ai-fabric
- * The collective carrier over the RoCE fabric: one RDMA WRITE per transfer.
+ * The collective carrier over the RoCE fabric: RDMA WRITEs.
  *
- * Rank r sends through NIC r. A reliable connection (a pair of queue pairs) is opened on
- * first use for each (source, destination, channel) and reused afterwards, as NCCL keeps
- * its connections per peer and channel. A transfer is done when the receiver's queue
- * pair reports the message complete (its last byte arrived in order); messages of one
- * connection complete in order, so their callbacks wait in a FIFO.
+ * Rank r sends through NIC r. A connection is opened on first use for each (source,
+ * destination, channel) and reused afterwards, as NCCL keeps its connections per peer and
+ * channel. A connection has QpsPerConnection reliable connections (pairs of queue pairs,
+ * NCCL_IB_QPS_PER_CONNECTION), each with its own UDP source port, so ECMP may route them
+ * apart. A transfer is one WRITE per queue pair that carries part of it: with
+ * SplitDataOnQps (NCCL_IB_SPLIT_DATA_ON_QPS=1) its bytes are split evenly over all of them
+ * (shares rounded up to 128 B); without (NCCL's default) NCCL posts requests of RequestBytes
+ * round robin over the queue pairs of the connection, and each queue pair carries the sum
+ * of its requests. A transfer is done when the receiver's queue pairs report every part
+ * complete (its last byte arrived in order); messages of one queue pair complete in order,
+ * so the parts wait in a FIFO per queue pair.
  */
 class RdmaTransport : public CollectiveTransport
 {
@@ -32,6 +38,8 @@ class RdmaTransport : public CollectiveTransport
      * \return the object TypeId
      */
     static TypeId GetTypeId();
+    /// The most QpsPerConnection takes (NCCL's limit, NCCL_IB_MAX_QPS).
+    static constexpr uint32_t MAX_QPS_PER_CONNECTION = 128;
     RdmaTransport();
     ~RdmaTransport() override;
 
@@ -57,8 +65,30 @@ class RdmaTransport : public CollectiveTransport
      * \return the path's figures
      */
     CarrierPath DescribePath(uint32_t src, uint32_t dst) const override;
-    /// \return connections (queue pair pairs) opened so far
+    /// \return connections opened so far (each of QpsPerConnection queue pair pairs)
     uint32_t GetNConnections() const;
+    /**
+     * How a transfer is spread over the queue pairs of its connection.
+     * \param bytes the transfer's bytes
+     * \param nQps queue pairs of the connection
+     * \param split SplitDataOnQps
+     * \param requestBytes RequestBytes (without split)
+     * \param nextRequest the connection's next request number (without split; advanced
+     *        by the requests of this transfer)
+     * \return bytes per queue pair, nQps entries
+     */
+    static std::vector<uint64_t> SpreadOverQps(uint64_t bytes,
+                                               uint32_t nQps,
+                                               bool split,
+                                               uint64_t requestBytes,
+                                               uint64_t& nextRequest);
+    /**
+     * \param src sending rank
+     * \param dst receiving rank
+     * \param channel the channel
+     * \return the sending queue pairs of that connection (empty if not opened yet)
+     */
+    std::vector<Ptr<RdmaQueuePair>> GetSenders(uint32_t src, uint32_t dst, uint32_t channel) const;
     /// \param rank a rank \return its NIC
     Ptr<RdmaNic> GetNic(uint32_t rank) const;
 
@@ -66,18 +96,36 @@ class RdmaTransport : public CollectiveTransport
     void DoDispose() override;
 
   private:
-    struct Connection
+    /// A transfer under way: its parts still to arrive.
+    struct Transfer
+    {
+        uint32_t parts{0};
+        DoneCallback done;
+    };
+
+    /// One reliable connection of a Connection, with the transfers of its messages.
+    struct Lane
     {
         Ptr<RdmaQueuePair> sender;
         Ptr<RdmaQueuePair> receiver;
-        std::deque<DoneCallback> pending;
+        std::deque<std::shared_ptr<Transfer>> pending;
+    };
+
+    struct Connection
+    {
+        std::vector<Lane> lanes; //!< QpsPerConnection, never resized (callbacks hold them)
+        uint64_t nextRequest{0}; //!< NCCL's request number, without SplitDataOnQps
     };
 
     Connection& GetConnection(uint32_t src, uint32_t dst, uint32_t channel);
     /// Unhook every connection's receive callback and forget the connections.
     void CloseConnections();
     static void Invoke(DoneCallback done);
-    static void MessageReceived(Connection* connection, Ptr<RdmaQueuePair>, uint64_t, uint64_t);
+    static void MessageReceived(Lane* lane, Ptr<RdmaQueuePair>, uint64_t, uint64_t);
+
+    uint32_t m_qpsPerConnection{1}; //!< QpsPerConnection attribute
+    bool m_splitDataOnQps{false};   //!< SplitDataOnQps attribute
+    uint64_t m_requestBytes{0};     //!< RequestBytes attribute
 
     /// Links and summed cable delay from one node to every node it reaches.
     struct Reach
