@@ -128,8 +128,18 @@ class CollectivePlanCost::EstimateRun
     /// Book the arrival of transfer id at time at.
     void Arrive(uint32_t id, double at);
     /// The switch's result of id (ser seconds per port of s) leaves towards every member
-    /// from first on: book its arrival.
-    void ToEveryMember(uint32_t id, const CarrierSwitchPath& s, double ser, double first);
+    /// from first on: book its arrival, not before notBefore.
+    void ToEveryMember(uint32_t id,
+                       const CarrierSwitchPath& s,
+                       double ser,
+                       double first,
+                       double notBefore = 0);
+    /**
+     * Queue the reduction of id on its switch's engine (if s has one), from the last
+     * contribution's start on.
+     * \return when its result has left the engine and crossed a port (0 without engine)
+     */
+    double ReduceOnEngine(uint32_t id, const CarrierSwitchPath& s, double unit);
     /// One switch operation's bytes leave through port at now: book what follows.
     /// \return how long the port is busy
     double ServeSwitch(uint32_t id, double now);
@@ -152,9 +162,10 @@ class CollectivePlanCost::EstimateRun
     std::map<uint32_t, CarrierSwitchPath> m_switchPaths;          //!< by member set
     std::unordered_map<uint64_t, TxPort> m_txPorts;               //!< sending ports
     std::unordered_map<uint64_t, double> m_rxFree;                //!< receiving ports: when free
-    std::vector<uint64_t> m_remaining;         //!< point to point: bytes not yet sent
-    std::vector<uint32_t> m_contributionsLeft; //!< switch reductions: members not started
-    std::vector<double> m_lastContribution;    //!< switch reductions: last member's start
+    std::unordered_map<uint64_t, double> m_engineFree; //!< switch reduction engines: when free
+    std::vector<uint64_t> m_remaining;                 //!< point to point: bytes not yet sent
+    std::vector<uint32_t> m_contributionsLeft;         //!< switch reductions: members not started
+    std::vector<double> m_lastContribution;            //!< switch reductions: last member's start
     std::priority_queue<Event, std::vector<Event>, std::greater<>> m_events; //!< pending
     uint64_t m_seq{0};                                                       //!< events booked
     double m_makespan{0}; //!< the last arrival so far
@@ -226,9 +237,10 @@ void
 CollectivePlanCost::EstimateRun::ToEveryMember(uint32_t id,
                                                const CarrierSwitchPath& s,
                                                double ser,
-                                               double first)
+                                               double first,
+                                               double notBefore)
 {
-    double done = first;
+    double done = std::max(first, notBefore);
     for (uint64_t rxPort : s.rxPorts)
     {
         double& rx = m_rxFree[rxPort];
@@ -236,6 +248,24 @@ CollectivePlanCost::EstimateRun::ToEveryMember(uint32_t id,
         done = std::max(done, rx);
     }
     Arrive(id, done);
+}
+
+double
+CollectivePlanCost::EstimateRun::ReduceOnEngine(uint32_t id,
+                                                const CarrierSwitchPath& s,
+                                                double unit)
+{
+    if (s.engineBytesPerSecond <= 0)
+    {
+        return 0;
+    }
+    // The engine is one FIFO server for every reduction on the switch: it starts once the
+    // first unit of every contribution is in, behind the reductions before it.
+    const double half = s.latency.GetSeconds() / 2;
+    double& engine = m_engineFree[s.engine];
+    const double start = std::max(m_lastContribution[id] + half + unit, engine);
+    engine = start + Serialization(m_transfers[id].bytes, s.engineBytesPerSecond);
+    return engine + half + unit;
 }
 
 double
@@ -252,14 +282,16 @@ CollectivePlanCost::EstimateRun::ServeSwitch(uint32_t id, double now)
         if (--m_contributionsLeft[id] == 0)
         {
             const double first = m_lastContribution[id] + s.latency.GetSeconds() + unit;
+            const double reduced = ReduceOnEngine(id, s, unit);
             if (effect == CommPlan::Kind::SWITCH_REDUCE)
             {
                 double& rx = m_rxFree[s.rxPorts[m_plan.GetMemberIndex(t.members, t.dst)]];
                 rx = std::max(first, rx) + ser;
-                Arrive(id, rx);
+                Arrive(id, std::max(rx, reduced));
                 return ser;
             }
-            ToEveryMember(id, s, ser, first); // in-network all-reduce: the sum to every member
+            // In-network all-reduce: the sum to every member.
+            ToEveryMember(id, s, ser, first, reduced);
         }
         return ser;
     }

@@ -50,6 +50,10 @@ struct CarrierSwitchPath
     double bytesPerSecond{0};      //!< payload rate per port for switch traffic
     Time latency;                  //!< up and down propagation
     uint64_t forwardUnit{0};       //!< bytes the switch holds before forwarding
+    /// Reduced (output) bytes per second of the switch's reduction engine, which every
+    /// reduction on the switch shares, one at a time (0: the ports are the only limit)
+    double engineBytesPerSecond{0};
+    uint64_t engine{0}; //!< the engine's id, distinct from every port id
 };
 
 /**

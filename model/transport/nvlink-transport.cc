@@ -5,6 +5,7 @@
 #include "ns3/log.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace ns3
 {
@@ -99,7 +100,10 @@ NvLinkTransport::DescribeSwitchPath(const std::vector<uint32_t>& members) const
 {
     const Ptr<NvSwitchFabric>& f = Fabric();
     CarrierSwitchPath sw;
-    double rate = f->GetNvlsThroughput().GetBitRate() / 8.0 / std::max<size_t>(members.size(), 1);
+    // The ports bound each member's share; the reduction engine, one FIFO server for the
+    // whole switch (NvSwitch::Reduce), is a resource of its own that the estimate queues
+    // reductions on.
+    double rate = std::numeric_limits<double>::max();
     Time latency(0);
     for (uint32_t g : members)
     {
@@ -112,6 +116,8 @@ NvLinkTransport::DescribeSwitchPath(const std::vector<uint32_t>& members) const
     sw.bytesPerSecond = rate;
     sw.latency = 2 * latency;
     sw.forwardUnit = f->GetChunkBytes();
+    sw.engineBytesPerSecond = f->GetNvlsThroughput().GetBitRate() / 8.0;
+    sw.engine = 2 * uint64_t{f->GetNGpus()}; // after every port id (2g, 2g + 1)
     return sw;
 }
 

@@ -369,6 +369,7 @@ ServerRoutingTransport::DescribeSwitchPath(const std::vector<uint32_t>& members)
             p = ScaleUpPort(hop.index, p);
         }
     }
+    sw.engine = ScaleUpPort(hop.index, sw.engine);
     return sw;
 }
 
