@@ -58,8 +58,8 @@ HoldEvent(Hold* h)
 
 /**
  * Empty events per wall second on scheduler type: population pending events, each of which
- * schedules one more at a delay uniform in [0, 2 us), events in all (the population
- * included). Destroys the simulation that ran before.
+ * schedules one more at a delay uniform in [0, 2 us), max(events, population) in all (the
+ * population included). Destroys the simulation that ran before.
  */
 double
 EmptyEventRate(const std::string& type, uint64_t events, uint32_t population)

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Idle simulated time costs no events: the fabric monitor sleeps while nothing moves
 // (FabricMonitor::IdleSleep) and the progress line is asked when work finishes, not by a
-// timer. And a busy fabric's idle links cost its samples nothing (ActiveLinksOnly). A small training run whose compute is stretched 1000-fold (long idle stretches
-// between bursts of communication) is run with and without IdleSleep: everything the
-// report says is the same, the samples kept are the same samples, the ones dropped were
-// all zero inside a run of zeros, and the events saved are the samples dropped.
+// timer; and a busy fabric's quiet links cost its samples nothing (ActiveLinksOnly). A
+// small training run whose compute is stretched 1000-fold (long idle stretches between
+// bursts of communication) is run with and without IdleSleep: everything the report says
+// is the same, the samples kept are the same samples, the ones dropped were all zero
+// inside a run of zeros, and the events saved are the samples dropped.
 #include "test-util.h"
 
 #include "ns3/fabric-monitor.h"

@@ -498,6 +498,16 @@ TEST(TrainingScenario, ImpossibleSettingsAreNamedNotAborted)
                          "1..128, got 0"),
               std::string::npos)
         << error;
+    TrainingScenario ideal; // Parse keeps what it read: a scenario of its own
+    EXPECT_FALSE(TrainingScenario::Parse(
+        R"({"cluster": {"topology": "ideal"}, "collectives": {"qpsPerConnection": 2}})",
+        "scn.json",
+        ideal,
+        &error));
+    EXPECT_NE(error.find("scn.json: /collectives/qpsPerConnection: the ideal topology has no "
+                         "queue pairs"),
+              std::string::npos)
+        << error;
     EXPECT_FALSE(TrainingScenario::Parse(R"({"collectives": {"splitDataOnQps": "yes"}})",
                                          "scn.json",
                                          s,

@@ -34,8 +34,10 @@ FabricMonitor::GetTypeId()
                                           MakeTimeAccessor(&FabricMonitor::m_interval),
                                           MakeTimeChecker(NanoSeconds(100), Seconds(10)))
                             .AddAttribute("IdleSleep",
-                                          "Stop sampling while no link sends and every queue is "
-                                          "empty, and resume at the next frame (samples, "
+                                          "Stop sampling while no link sends, every queue is "
+                                          "empty and no fast-forwarded stream counts, and "
+                                          "resume when a device sends, queues a frame or "
+                                          "gets a stream (samples, "
                                           "totals and peaks unchanged; idle runs of samples "
                                           "kept as their first and last). False samples "
                                           "throughout, one event per interval.",
@@ -297,6 +299,7 @@ FabricMonitor::Start(std::function<bool()> keepGoing)
     m_keepGoing = std::move(keepGoing);
     m_start = Simulator::Now();
     m_last = m_start;
+    Disarm(); // a second Start: no notification of the first may stay on a device
     m_lastBytes.resize(m_links.size());
     m_classCount.assign(m_classes.size(), 0);
     m_active.clear();

@@ -357,6 +357,13 @@ ParseCollectives(const Json& obj, TrainingScenario& s)
                                     1,
                                     RdmaTransport::MAX_QPS_PER_CONNECTION);
     s.splitDataOnQps = c.Bool("splitDataOnQps", s.splitDataOnQps);
+    for (const char* key : {"qpsPerConnection", "splitDataOnQps"})
+    {
+        if (c.Has(key) && s.topology == "ideal")
+        {
+            Fail(std::string("/collectives/") + key, "the ideal topology has no queue pairs");
+        }
+    }
     c.Done();
 }
 

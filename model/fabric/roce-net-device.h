@@ -211,9 +211,12 @@ class RoceNetDevice : public NetDevice
     /**
      * Call cb once, at this port's next activity: a frame it starts to send, a data frame
      * queued on it, or a fast-forward's stream added to it (AddSkippedFrames). One shot:
-     * a watcher that wants the next one asks again. Until then GetTxBytes and the queues
-     * stay as they are. Several watchers may ask; each is called once. While nobody
-     * asks, the cost is one test per frame.
+     * a watcher that wants the next one asks again. Nothing else raises GetTxBytes or the
+     * queues, so a watcher that asks while the queues are empty and no stream is pending
+     * (HasSkippedFramesPending) sees them unchanged until it is called; a stream already
+     * added keeps counting, and dequeues shrink the queues, without a call. Several
+     * watchers may ask; each is called once. While nobody asks, the cost is one test per
+     * frame.
      * \param cb the callback
      */
     void NotifyOnActivity(Callback<void> cb);

@@ -212,6 +212,10 @@ RdmaTransport::SpreadOverQps(uint64_t bytes,
                              uint64_t& nextRequest)
 {
     std::vector<uint64_t> shares(nQps, 0);
+    if (bytes == 0 || nQps == 0)
+    {
+        return shares; // nothing to spread
+    }
     if (split)
     {
         // Each queue pair takes ceil(bytes / n) rounded up to the alignment, the last ones
