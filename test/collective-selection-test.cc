@@ -228,6 +228,31 @@ TEST(CollectiveSelection, AlgorithmAttributeIsTheNameTable)
               "auto|ring|rail-ring|tree|halving-doubling|direct|hierarchical|nvls|ina|nvls-ina");
 }
 
+namespace
+{
+/// Run one all-reduce of bytes over group on carrier with algorithm; the simulator runs
+/// (the caller destroys it).
+CollectiveResult
+RunAllReduce(Ptr<CollectiveTransport> carrier,
+             const std::string& algorithm,
+             const CommGroup& group,
+             uint64_t bytes)
+{
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(carrier);
+    engine->SetAttribute("Algorithm", StringValue(algorithm));
+    CollectiveResult result;
+    engine->RunCollective(CollectiveType::ALL_REDUCE,
+                          group,
+                          bytes,
+                          MakeBoundCallback(
+                              +[](CollectiveResult* out, const CollectiveResult& r) { *out = r; },
+                              &result));
+    Simulator::Run();
+    return result;
+}
+} // namespace
+
 TEST(CollectiveSelection, EngineChoosesByAttribute)
 {
     CommGroup group = CommGroup::Uniform(2, 4);
@@ -236,18 +261,7 @@ TEST(CollectiveSelection, EngineChoosesByAttribute)
     {
         Ptr<IdealTransport> transport = CreateObject<IdealTransport>();
         transport->SetAttribute("NRanks", UintegerValue(8));
-        Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
-        engine->SetTransport(transport);
-        engine->SetAttribute("Algorithm", StringValue(algorithm));
-        CollectiveResult result;
-        engine->RunCollective(
-            CollectiveType::ALL_REDUCE,
-            group,
-            8 << 20,
-            MakeBoundCallback(
-                +[](CollectiveResult* out, const CollectiveResult& r) { *out = r; },
-                &result));
-        Simulator::Run();
+        const CollectiveResult result = RunAllReduce(transport, algorithm, group, 8 << 20);
         if (algorithm == "auto")
         {
             chosen = result.algorithm;
@@ -347,12 +361,10 @@ TEST(CollectiveSelection, NvlsPlanOnACarrierWithoutSwitchAborts)
 
 namespace
 {
-/// Simulated time of an all-reduce of bytes over 8 GPUs of preset on one NVSwitch.
-Time
-SimulatedAllReduce(const std::string& preset,
-                   const std::string& algorithm,
-                   uint64_t bytes,
-                   DataRate engine)
+/// A carrier over 8 GPUs of preset on one NVSwitch (engine: its NvlsThroughput, 0: the
+/// default).
+Ptr<NvLinkTransport>
+EightGpus(const std::string& preset, DataRate engine)
 {
     Ptr<NvSwitchFabric> fabric = CreateObject<NvSwitchFabric>();
     fabric->ApplyPreset(preset);
@@ -363,18 +375,18 @@ SimulatedAllReduce(const std::string& preset,
     }
     Ptr<NvLinkTransport> carrier = CreateObject<NvLinkTransport>();
     carrier->SetFabric(fabric);
-    Ptr<CollectiveEngine> engineObj = CreateObject<CollectiveEngine>();
-    engineObj->SetTransport(carrier);
-    engineObj->SetAttribute("Algorithm", StringValue(algorithm));
-    CollectiveResult result;
-    engineObj->RunCollective(
-        CollectiveType::ALL_REDUCE,
-        CommGroup::Uniform(1, 8),
-        bytes,
-        MakeBoundCallback(
-            +[](CollectiveResult* out, const CollectiveResult& r) { *out = r; },
-            &result));
-    Simulator::Run();
+    return carrier;
+}
+
+/// Simulated time of an all-reduce of bytes over 8 GPUs of preset on one NVSwitch.
+Time
+SimulatedAllReduce(const std::string& preset,
+                   const std::string& algorithm,
+                   uint64_t bytes,
+                   DataRate engine)
+{
+    const CollectiveResult result =
+        RunAllReduce(EightGpus(preset, engine), algorithm, CommGroup::Uniform(1, 8), bytes);
     Simulator::Destroy();
     return result.end - result.start;
 }
@@ -383,15 +395,7 @@ SimulatedAllReduce(const std::string& preset,
 std::map<std::string, Time>
 Estimates(const std::string& preset, uint64_t bytes, DataRate engine)
 {
-    Ptr<NvSwitchFabric> fabric = CreateObject<NvSwitchFabric>();
-    fabric->ApplyPreset(preset);
-    fabric->SetAttribute("NGpus", UintegerValue(8));
-    if (engine.GetBitRate() > 0)
-    {
-        fabric->SetAttribute("NvlsThroughput", DataRateValue(engine));
-    }
-    Ptr<NvLinkTransport> carrier = CreateObject<NvLinkTransport>();
-    carrier->SetFabric(fabric);
+    Ptr<NvLinkTransport> carrier = EightGpus(preset, engine);
     std::map<std::string, Time> out;
     for (const auto& c : CollectiveSelection(carrier).Rank(CollectiveType::ALL_REDUCE,
                                                            CommGroup::Uniform(1, 8),
