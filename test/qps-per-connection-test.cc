@@ -8,8 +8,13 @@
 #include "test-util.h"
 
 #include "ns3/rdma-transport.h"
+#include "ns3/training-report.h"
+#include "ns3/training-scenario.h"
+#include "ns3/training-simulation.h"
 
+#include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 using namespace aifabric;
 
@@ -142,7 +147,11 @@ TEST_F(QpsPerConnection, QueuePairsSpreadOverTheSpines)
         Simulator::Schedule(Seconds(0), [&]() {
             for (uint32_t i = 0; i < 8; ++i)
             {
-                transport->Send(i, i + 8, 8 << 20, 0, MakeBoundCallback(&Record, &done, i));
+                transport->Send(i,
+                                i + 8,
+                                8 << 20,
+                                0,
+                                MakeBoundCallback(&Record, &done, static_cast<int>(i)));
             }
         });
         Simulator::Run();
@@ -168,4 +177,46 @@ TEST_F(QpsPerConnection, QueuePairsSpreadOverTheSpines)
         EXPECT_LT(eight, 2 * payload);
         EXPECT_GT(eight, payload);
     }
+}
+
+// The reports say what the carrier ran with: the summary's cluster block names the queue
+// pairs when there is more than one, and results.json always has them, read back from the
+// carrier (here set by the scenario's collectives section).
+TEST_F(QpsPerConnection, TheReportsNameTheQueuePairs)
+{
+    TrainingScenario scenario;
+    std::string error;
+    ASSERT_TRUE(TrainingScenario::Parse(
+        R"({"cluster": {"servers": 2, "gpusPerServer": 2, "spines": 1},
+            "collectives": {"qpsPerConnection": 2, "splitDataOnQps": true},
+            "workload": {"format": "generator",
+                         "model": {"layers": 1, "hidden": 256, "heads": 4, "seqLength": 64,
+                                   "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 2}}})",
+        "qps.json",
+        scenario,
+        &error))
+        << error;
+    TrainingSimulation sim(scenario);
+    ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
+    sim.Run(false);
+    ASSERT_TRUE(sim.GetRunner()->IsFinished());
+    TrainingReport report(sim);
+    std::ostringstream summary;
+    report.PrintSummary(summary);
+    EXPECT_NE(summary.str().find("2 queue pairs per RDMA connection, every transfer split "
+                                 "over them"),
+              std::string::npos)
+        << summary.str();
+    std::ostringstream results;
+    report.WriteResults(results);
+    const nlohmann::json doc = nlohmann::json::parse(results.str());
+    EXPECT_EQ(doc["scenario"]["qpsPerConnection"], 2);
+    EXPECT_EQ(doc["scenario"]["splitDataOnQps"], true);
+    // The DP connection of rank 0 to rank 2 (GPU 0 of each server, one NIC each) has two
+    // queue pairs, both of which carried data.
+    const std::vector<Ptr<RdmaQueuePair>> senders = sim.GetCluster().scaleOut->GetSenders(0, 2, 0);
+    ASSERT_EQ(senders.size(), 2u);
+    EXPECT_GT(senders[0]->GetBytesPosted(), 0u);
+    EXPECT_GT(senders[1]->GetBytesPosted(), 0u);
+    Simulator::Destroy();
 }
