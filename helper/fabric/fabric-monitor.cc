@@ -403,14 +403,7 @@ FabricMonitor::Wake()
     if (!m_activeOnly)
     {
         // Read every link again.
-        for (uint32_t i = 0; i < m_links.size(); ++i)
-        {
-            if (!m_isActive[i])
-            {
-                m_links[i].device->CancelActivityNotification(m_activity[i]);
-                m_isActive[i] = 1;
-            }
-        }
+        Disarm();
         m_active.resize(m_links.size());
         std::iota(m_active.begin(), m_active.end(), 0u);
         m_activeSorted = true;
@@ -454,7 +447,6 @@ FabricMonitor::Disarm()
             m_isActive[i] = 1;
         }
     }
-    m_activity.clear();
 }
 
 uint64_t

@@ -151,7 +151,7 @@ class FabricMonitor : public Object
     void OnActivity(uint32_t link);
     /// Stop reading link until its device is active again.
     void Deactivate(uint32_t link);
-    /// Cancel every device's activity notification.
+    /// Cancel every device's activity notification: every link counts as active.
     void Disarm();
     void OnQueue(uint32_t sw, uint32_t port, uint8_t priority, uint32_t bytes);
     void OnPfc(const std::string& sw,

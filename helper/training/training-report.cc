@@ -168,8 +168,6 @@ ScenarioJson(const TrainingScenario& s)
             {"oversubscription", s.oversubscription},
             {"congestionControl", s.congestionControl},
             {"ina", s.ina},
-            {"qpsPerConnection", s.qpsPerConnection},
-            {"splitDataOnQps", s.splitDataOnQps},
             {"seed", s.seed},
             {"iterations", s.iterations}};
 }

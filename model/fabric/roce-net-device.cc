@@ -296,10 +296,7 @@ RoceNetDevice::EnqueueData(Ptr<Packet> packet,
     m_queueBytes[priority] += item.bytes;
     ++m_queuedDataFrames;
     m_queues[priority].push_back(std::move(item));
-    if (!m_onActivity.empty())
-    {
-        FireActivity();
-    }
+    NoteActivity();
     Kick();
 }
 
@@ -490,10 +487,7 @@ RoceNetDevice::StartTransmission(Ptr<Packet> packet)
     m_busyUntil = Simulator::Now() + txTime;
     m_txBytes += bytes;
     ++m_txFrames;
-    if (!m_onActivity.empty())
-    {
-        FireActivity();
-    }
+    NoteActivity();
     m_macTxTrace(packet);
     m_snifferTrace(packet);
     m_channel->TransmitStart(packet, this, txTime);
@@ -630,10 +624,7 @@ RoceNetDevice::AddSkippedFrames(const RoceSkippedFrames& frames)
     NS_LOG_FUNCTION(this);
     PruneSkippedFrames();
     m_skipped.push_back(frames);
-    if (!m_onActivity.empty())
-    {
-        FireActivity();
-    }
+    NoteActivity();
 }
 
 bool

@@ -382,6 +382,16 @@ class RoceNetDevice : public NetDevice
     uint64_t m_txFrames{0};
     std::vector<RoceSkippedFrames> m_skipped; //!< streams of a fast-forward under way
     std::vector<Callback<void>> m_onActivity; //!< NotifyOnActivity, one shot each
+
+    /// The port is active (a frame sent or queued, a stream added): tell the watchers.
+    void NoteActivity()
+    {
+        if (!m_onActivity.empty())
+        {
+            FireActivity();
+        }
+    }
+
     /// Call and clear m_onActivity (out of line: the hot path only tests it).
     void FireActivity();
     /// Count the streams whose every frame has reached this port as sent, and drop them.

@@ -176,13 +176,6 @@ RdmaTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel
     auto transfer = std::make_shared<Transfer>();
     transfer->done = std::move(done);
     const auto n = static_cast<uint32_t>(connection.lanes.size());
-    if (n == 1)
-    {
-        transfer->parts = 1;
-        connection.lanes[0].pending.push_back(std::move(transfer));
-        connection.lanes[0].sender->PostWrite(bytes);
-        return;
-    }
     // The queue pair of the first request first, as NCCL posts them.
     const uint32_t first = m_splitDataOnQps ? 0 : connection.nextRequest % n;
     const std::vector<uint64_t> shares =
