@@ -36,6 +36,7 @@ main(int argc, char* argv[])
 {
     std::string collectiveName = "all-reduce";
     std::string algorithmName = AUTO_ALGORITHM_NAME;
+    std::string protocolName = CollectiveProtocolToString(CollectiveProtocol::AUTO);
     std::string transportName = "rdma";
     uint32_t servers = 1;
     std::string nvlinkPreset = "H100";
@@ -98,6 +99,18 @@ main(int argc, char* argv[])
                       "NVSwitch that supports it; rail-ring and hierarchical need servers)",
                   algorithmName,
                   algorithmNames);
+    std::vector<std::string> protocolNames{CollectiveProtocolToString(CollectiveProtocol::AUTO)};
+    for (CollectiveProtocol p : GetCollectiveProtocols())
+    {
+        protocolNames.push_back(CollectiveProtocolToString(p));
+    }
+    protocolNames.push_back(CollectiveProtocolToString(CollectiveProtocol::NONE));
+    cmd.AddChoice("protocol",
+                  "NCCL protocol, as NCCL_PROTO: " + GetCollectiveProtocolNameList() +
+                      " (auto: the fastest by the cost model, per size, as NCCL's tuner "
+                      "picks; none: no protocol costs, the wire bound)",
+                  protocolName,
+                  protocolNames);
     cmd.AddChoice("transport",
                   "rdma (RoCE fabric, one host per rank), ideal (rate + latency), or dgx "
                   "(servers of GPUs on NVSwitch + one NIC per GPU, rail-optimized)",
@@ -402,6 +415,17 @@ main(int argc, char* argv[])
             Simulator::Destroy();
             return 1;
         }
+        CollectiveAlgorithm named = CollectiveAlgorithm::AUTO;
+        CollectiveProtocol protocol = CollectiveProtocol::AUTO;
+        CollectiveAlgorithmFromString(algorithmName, named);
+        CollectiveProtocolFromString(protocolName, protocol);
+        if (!CollectiveProtocolApplies(named, protocol))
+        {
+            std::cerr << "collective-perf: --protocol=" << protocolName << ": " << algorithmName
+                      << " runs the " << CollectiveProtocol::SIMPLE << " protocol only\n";
+            Simulator::Destroy();
+            return 1;
+        }
     }
 
     if (!pcap.empty())
@@ -412,12 +436,13 @@ main(int argc, char* argv[])
     if (csv != "none")
     {
         out.open(csv);
-        out << "collective,requested,algorithm,transport,ranks,size_bytes,count,time_us,algbw_GBps,"
-               "busbw_GBps\n";
+        out << "collective,requested,algorithm,protocol,transport,ranks,size_bytes,count,time_us,"
+               "algbw_GBps,busbw_GBps\n";
     }
-    std::printf("# %s, algorithm %s, %u ranks, transport %s (%s, %s)\n",
+    std::printf("# %s, algorithm %s, protocol %s, %u ranks, transport %s (%s, %s)\n",
                 collectiveName.c_str(),
                 algorithmName.c_str(),
+                protocolName.c_str(),
                 ranks,
                 transportName.c_str(),
                 rate.c_str(),
@@ -461,6 +486,7 @@ main(int argc, char* argv[])
     // 0: each algorithm's own chunk (CollectiveDefaultChunkBytes): NCCL pipelines trees
     // and NVLS in chunks.
     options.chunkBytes = chunkBytes;
+    CollectiveProtocolFromString(protocolName, options.protocol); // a choice of the table
     double busSum = 0;
     uint32_t rows = 0;
     CollectiveAlgorithm algorithm = CollectiveAlgorithm::AUTO; // checked above (CanMakePlan)
@@ -477,7 +503,7 @@ main(int argc, char* argv[])
         bool rooted = type == CollectiveType::BROADCAST || type == CollectiveType::REDUCE;
         bool reduces = type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE ||
                        type == CollectiveType::REDUCE_SCATTER;
-        std::printf("  %12llu %12llu %8s %6s %6d %10.1f %8.2f %8.2f %6s  %s\n",
+        std::printf("  %12llu %12llu %8s %6s %6d %10.1f %8.2f %8.2f %6s  %s/%s\n",
                     static_cast<unsigned long long>(bytes),
                     static_cast<unsigned long long>(bytes / 4),
                     "float",
@@ -487,12 +513,14 @@ main(int argc, char* argv[])
                     result.algBw / 1e9,
                     result.busBw / 1e9,
                     "N/A",
-                    plan.GetAlgorithm().c_str());
+                    plan.GetAlgorithm().c_str(),
+                    CollectiveProtocolToString(plan.GetProtocol()).c_str());
         if (out)
         {
             out << collectiveName << ',' << algorithmName << ',' << plan.GetAlgorithm() << ','
-                << transportName << ',' << ranks << ',' << bytes << ',' << bytes / 4 << ',' << us
-                << ',' << result.algBw / 1e9 << ',' << result.busBw / 1e9 << '\n';
+                << CollectiveProtocolToString(plan.GetProtocol()) << ',' << transportName << ','
+                << ranks << ',' << bytes << ',' << bytes / 4 << ',' << us << ','
+                << result.algBw / 1e9 << ',' << result.busBw / 1e9 << '\n';
         }
         busSum += result.busBw / 1e9;
         ++rows;

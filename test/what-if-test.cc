@@ -65,6 +65,7 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
                              "cc",
                              "ina",
                              "algorithm",
+                             "protocol",
                              "channels",
                              "qpsPerConnection",
                              "splitDataOnQps",
@@ -74,7 +75,7 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
         ASSERT_EQ(cmd.help.count(name), 1u) << name;
         EXPECT_GT(cmd.help[name].size(), 10u) << name;
     }
-    EXPECT_EQ(cmd.help.size(), 17u);
+    EXPECT_EQ(cmd.help.size(), 18u);
     *cmd.fields["servers"] = "4";
     EXPECT_EQ(o.servers, "4");
 }

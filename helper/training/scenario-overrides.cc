@@ -2,6 +2,7 @@
 #include "scenario-overrides.h"
 
 #include "ns3/collective-algorithms.h"
+#include "ns3/collective-protocol.h"
 #include "ns3/collective-selection.h"
 #include "ns3/gpu-preset.h"
 #include "ns3/ina-helper.h"
@@ -181,6 +182,10 @@ ScenarioOverrides::GetOptions()
         {"algorithm",
          "Collective algorithm for every call (auto picks the fastest)",
          &ScenarioOverrides::algorithm},
+        {"protocol",
+         "NCCL protocol of every call, as NCCL_PROTO: auto (the fastest per call, as NCCL's "
+         "tuner picks), LL, LL128, Simple, or none (no protocol costs: the wire bound)",
+         &ScenarioOverrides::protocol},
         {"channels", "Channels per collective (0: the default rule)", &ScenarioOverrides::channels},
         {"qpsPerConnection",
          "Queue pairs per RDMA connection, each with its own UDP source port for ECMP "
@@ -435,6 +440,15 @@ ScenarioOverrides::ApplyCollectives(TrainingScenario& s) const
             Bad("algorithm", algorithm, "expected one of " + GetCollectiveAlgorithmNameList());
         }
         s.algorithm = algorithm;
+    }
+    if (!protocol.empty())
+    {
+        CollectiveProtocol p;
+        if (!CollectiveProtocolFromString(protocol, p))
+        {
+            Bad("protocol", protocol, "expected one of " + GetCollectiveProtocolNameList());
+        }
+        s.protocol = protocol;
     }
     if (!channels.empty())
     {

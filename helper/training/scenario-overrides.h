@@ -39,6 +39,7 @@ struct ScenarioOverrides
     std::string ina;              //!< in-network aggregation: off or a protocol
     std::string fastForward;      //!< steady-state fast-forward: on, off or check
     std::string algorithm;        //!< collective algorithm for every call
+    std::string protocol;         //!< NCCL protocol for every call
     std::string channels;         //!< channels (0: the default rule)
     std::string qpsPerConnection; //!< queue pairs per RDMA connection
     std::string splitDataOnQps;   //!< split every transfer over them (true/false)

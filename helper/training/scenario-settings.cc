@@ -5,6 +5,7 @@
 #include "ns3/boolean.h"
 #include "ns3/collective-algorithms.h"
 #include "ns3/collective-engine.h"
+#include "ns3/collective-protocol.h"
 #include "ns3/config.h"
 #include "ns3/fabric-monitor.h"
 #include "ns3/gpu-cluster-helper.h"
@@ -12,6 +13,7 @@
 #include "ns3/rdma-transport.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-congestion-control.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 #include "ns3/workload-runner.h"
 
@@ -92,6 +94,15 @@ ScenarioSettings::Apply(const TrainingScenario& s, std::string* error)
                  GetCollectiveAlgorithmNameList() + ")";
         return false;
     }
+    CollectiveProtocol protocol = CollectiveProtocol::AUTO;
+    if (!CollectiveProtocolFromString(s.protocol, protocol))
+    {
+        *error = s.source + ": unknown collective protocol \"" + s.protocol + "\" (" +
+                 GetCollectiveProtocolNameList() + ")";
+        return false;
+    }
+    Config::SetDefault("ns3::CollectiveEngine::Protocol",
+                       StringValue(CollectiveProtocolToString(protocol)));
     Config::SetDefault(
         "ns3::CollectiveEngine::Channels",
         UintegerValue(s.channels ? s.channels : CollectiveDefaultChannels(s.gpusPerServer)));

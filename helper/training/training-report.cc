@@ -48,6 +48,7 @@ struct CallSummary
     std::string kind;
     std::string groupKind;
     std::string algorithm;
+    std::string protocol;  //!< NCCL protocol of the calls
     std::string requested; //!< what was asked ("auto" or a name)
     uint64_t bytes{0};
     uint32_t ranks{0};
@@ -61,7 +62,8 @@ Summarize(const TrainingSimulation& sim)
 {
     // Grouped by what a user asks about ("the TP all-reduces", "the DP buckets"); sizes
     // within a group are averaged.
-    std::map<std::tuple<std::string, std::string, std::string, uint32_t, std::string>, CallSummary>
+    std::map<std::tuple<std::string, std::string, std::string, std::string, uint32_t, std::string>,
+             CallSummary>
         by;
     for (const CallRecord& c : sim.GetRunner()->GetCalls())
     {
@@ -72,10 +74,11 @@ Summarize(const TrainingSimulation& sim)
         const std::string kind =
             c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type);
         const std::string gk = c.group.empty() ? "pp" : sim.GetTrace().GetGroup(c.group).kind;
-        CallSummary& s = by[{kind, gk, c.algorithm, c.nRanks, c.requested}];
+        CallSummary& s = by[{kind, gk, c.algorithm, c.protocol, c.nRanks, c.requested}];
         s.kind = kind;
         s.groupKind = gk;
         s.algorithm = c.algorithm;
+        s.protocol = c.protocol;
         s.requested = c.requested;
         s.bytes += c.bytes;
         s.ranks = c.nRanks;
@@ -225,6 +228,7 @@ CommunicationJson(const TrainingSimulation& sim)
         calls.push_back({{"collective", c.kind},
                          {"group_kind", c.groupKind},
                          {"algorithm", c.algorithm},
+                         {"protocol", c.protocol},
                          {"requested", c.requested},
                          {"ranks", c.ranks},
                          {"mean_bytes", c.bytes},
@@ -462,8 +466,8 @@ void
 TrainingReport::PrintCommunication(std::ostream& os) const
 {
     os << "\n  communication by total time\n"
-       << "  collective      group  algorithm          calls  mean size   mean (us)   busbw "
-          "(GB/s)\n";
+       << "  collective      group  algorithm         protocol   calls  mean size   mean (us)   "
+          "busbw (GB/s)\n";
     const auto summary = Summarize(m_sim);
     bool chosen = false;
     for (size_t k = 0; k < summary.size() && k < 10; ++k)
@@ -472,13 +476,14 @@ TrainingReport::PrintCommunication(std::ostream& os) const
         const bool byAuto = c.requested == AUTO_ALGORITHM_NAME;
         chosen = chosen || byAuto;
         os << "  " << std::left << std::setw(16) << c.kind << std::setw(7) << c.groupKind
-           << std::setw(17) << (c.algorithm + (byAuto ? "*" : "")) << std::right << std::setw(7)
-           << c.calls << std::setw(13) << Bytes(c.bytes) << std::setprecision(1) << std::setw(12)
-           << Us(c.total) / c.calls << std::setw(15) << c.busBwSum / c.calls / 1e9 << "\n";
+           << std::setw(18) << (c.algorithm + (byAuto ? "*" : "")) << std::setw(8) << c.protocol
+           << std::right << std::setw(7) << c.calls << std::setw(13) << Bytes(c.bytes)
+           << std::setprecision(1) << std::setw(12) << Us(c.total) / c.calls << std::setw(15)
+           << c.busBwSum / c.calls / 1e9 << "\n";
     }
     if (chosen)
     {
-        os << "  (* chosen by auto: the fastest plan by the cost model)\n";
+        os << "  (* chosen by auto: the fastest algorithm and protocol by the cost model)\n";
     }
 }
 
@@ -842,7 +847,7 @@ TrainingReport::WriteIterationsCsv(std::ostream& os) const
 void
 TrainingReport::WriteCollectivesCsv(std::ostream& os) const
 {
-    os << "call,name,collective,group,algorithm,requested,ranks,bytes,iteration,first_"
+    os << "call,name,collective,group,algorithm,protocol,requested,ranks,bytes,iteration,first_"
           "arrival_us,"
           "launch_us,end_us,duration_us,busbw_GBps\n";
     const auto& calls = m_sim.GetRunner()->GetCalls();
@@ -851,9 +856,9 @@ TrainingReport::WriteCollectivesCsv(std::ostream& os) const
         const CallRecord& c = calls[k];
         os << k << "," << CsvField(c.name) << ","
            << (c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type))
-           << "," << CsvField(c.group) << "," << c.algorithm << "," << c.requested << ","
-           << c.nRanks << "," << c.bytes << "," << c.iteration << "," << Us(c.firstArrival) << ","
-           << Us(c.launch) << ",";
+           << "," << CsvField(c.group) << "," << c.algorithm << "," << c.protocol << ","
+           << c.requested << "," << c.nRanks << "," << c.bytes << "," << c.iteration << ","
+           << Us(c.firstArrival) << "," << Us(c.launch) << ",";
         if (c.finished)
         {
             os << Us(c.end) << "," << Us(c.end - c.launch) << "," << c.busBw / 1e9 << "\n";

@@ -3,6 +3,7 @@
 
 #include "../../model/workload/json-text.h"
 
+#include "ns3/collective-protocol.h"
 #include "ns3/flow-size-cdf.h"
 #include "ns3/gpu-preset.h"
 #include "ns3/ina-helper.h"
@@ -344,6 +345,13 @@ ParseCollectives(const Json& obj, TrainingScenario& s)
 {
     Section c(obj, "/collectives");
     s.algorithm = c.Text("algorithm", s.algorithm);
+    s.protocol = c.Text("protocol", s.protocol);
+    CollectiveProtocol protocol;
+    if (!CollectiveProtocolFromString(s.protocol, protocol))
+    {
+        Fail("/collectives/protocol",
+             "expected one of " + GetCollectiveProtocolNameList() + ", not \"" + s.protocol + "\"");
+    }
     s.channels = c.Unsigned("channels", s.channels, 0, TrainingScenario::MAX_CHANNELS);
     s.chunkBytes = c.Unsigned("chunkBytes", s.chunkBytes, 0, uint64_t{1} << 34);
     if (s.chunkBytes != 0 && s.chunkBytes < 4096)

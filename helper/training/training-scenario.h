@@ -78,6 +78,9 @@ struct TrainingScenario
 
     // Collectives and run
     std::string algorithm{"auto"};
+    /// NCCL protocol of every call (ns3::CollectiveEngine::Protocol): auto, LL, LL128,
+    /// Simple or none, in any letter case
+    std::string protocol{"auto"};
     uint32_t channels{0}; //!< 0: GPUs per server (NCCL opens one per NIC/rail)
     uint64_t chunkBytes{0};
     uint32_t qpsPerConnection{1}; //!< ns3::RdmaTransport::QpsPerConnection

@@ -399,6 +399,18 @@ TrainingSimulation::CheckAlgorithms(std::string* error) const
                          "\" (" + GetCollectiveAlgorithmNameList() + ")";
                 return false;
             }
+            CollectiveAlgorithm named = CollectiveAlgorithm::AUTO;
+            CollectiveProtocol protocol = CollectiveProtocol::AUTO;
+            CollectiveAlgorithmFromString(algorithm, named);
+            CollectiveProtocolFromString(m_scenario.protocol, protocol);
+            if (!CollectiveProtocolApplies(named, protocol))
+            {
+                *error = m_scenario.source + ": algorithm " + algorithm + " runs the " +
+                         CollectiveProtocolToString(CollectiveProtocol::SIMPLE) +
+                         " protocol only, not " + m_scenario.protocol +
+                         " (collectives.protocol or --protocol)";
+                return false;
+            }
             if (!ok)
             {
                 *error = m_scenario.source + ": rank " + std::to_string(r) + " op " +

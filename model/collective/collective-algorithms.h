@@ -5,6 +5,7 @@
 #include "comm-plan.h"
 
 #include "ns3/attribute.h"
+#include "ns3/nstime.h"
 #include "ns3/ptr.h"
 
 #include <cstdint>
@@ -423,6 +424,10 @@ bool CollectiveAlgorithmNeedsServers(CollectiveAlgorithm algorithm);
 
 std::ostream& operator<<(std::ostream& os, CollectiveAlgorithm algorithm);
 
+/// NCCL_NET_OVERHEAD's default on x86 Intel and most CPUs, us (AMD: 2 us; NCCL v2.30.7,
+/// src/graph/tuning.cc getNetOverhead)
+constexpr double NCCL_DEFAULT_NET_OVERHEAD_US = 1.0;
+
 /// Knobs of MakeCollectivePlan; each generator reads the ones it has.
 struct CollectivePlanOptions
 {
@@ -432,6 +437,11 @@ struct CollectivePlanOptions
     uint32_t root{0};       //!< broadcast / reduce root, send/recv sender
     uint32_t peer{1};       //!< send/recv receiver
     bool doubleTree{true};  //!< tree all-reduce uses two trees
+    /// The protocol CollectiveSelection::MakePlan gives the plan (AUTO: the fastest for the
+    /// call by the cost model, as NCCL's tuner picks; the plan generators ignore it)
+    CollectiveProtocol protocol{CollectiveProtocol::AUTO};
+    Time netOverhead{MicroSeconds(
+        NCCL_DEFAULT_NET_OVERHEAD_US)}; //!< NCCL_NET_OVERHEAD, for the protocols' step latency
 };
 
 /**

@@ -6,6 +6,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/nstime.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -29,7 +30,12 @@ operator<<(std::ostream& os, const CollectiveResult& r)
     os << "#" << r.id << " " << r.type;
     if (!r.algorithm.empty())
     {
-        os << " (" << r.algorithm << ")";
+        os << " (" << r.algorithm;
+        if (r.protocol != CollectiveProtocol::NONE)
+        {
+            os << ", " << r.protocol;
+        }
+        os << ")";
     }
     os << " n=" << r.nRanks << " bytes=" << r.bytes << " transfers=" << r.nTransfers
        << " time=" << r.GetDuration().GetSeconds() * 1e6 << "us"
@@ -58,6 +64,22 @@ CollectiveEngine::GetTypeId()
                           aifabric::MakeEnumValueCompat(CollectiveAlgorithm::AUTO),
                           aifabric::MakeEnumMemberAccessor(&CollectiveEngine::m_algorithm),
                           MakeCollectiveAlgorithmChecker())
+            .AddAttribute("Protocol",
+                          "NCCL protocol of collective calls (as NCCL_PROTO): " +
+                              GetCollectiveProtocolNameList() +
+                              " (auto: the fastest for each call by CollectiveSelection's "
+                              "estimates, as NCCL's tuner picks; none: no protocol costs, "
+                              "the wire bound). Plans run with Run keep their own.",
+                          aifabric::MakeEnumValueCompat(CollectiveProtocol::AUTO),
+                          aifabric::MakeEnumMemberAccessor(&CollectiveEngine::m_protocol),
+                          MakeCollectiveProtocolChecker())
+            .AddAttribute("NetOverhead",
+                          "NCCL_NET_OVERHEAD: the least time a step inside a server of a "
+                          "call that crosses the network waits for the network proxy (x3 "
+                          "with Simple). NCCL's default: 1 us (x86 Intel), 2 us (AMD).",
+                          TimeValue(MicroSeconds(NCCL_DEFAULT_NET_OVERHEAD_US)),
+                          MakeTimeAccessor(&CollectiveEngine::m_netOverhead),
+                          MakeTimeChecker(Seconds(0), MilliSeconds(1)))
             .AddAttribute("Channels",
                           "Ring channels (and send/recv connections) per call.",
                           UintegerValue(1),
@@ -274,6 +296,7 @@ CollectiveEngine::Start(const CommPlan& plan,
     r.id = id;
     r.type = plan.GetType();
     r.algorithm = plan.GetAlgorithm();
+    r.protocol = plan.GetProtocol();
     r.nRanks = plan.GetGroupSize();
     r.bytes = plan.GetTotalBytes();
     r.nTransfers = plan.GetNTransfers();
@@ -285,6 +308,7 @@ CollectiveEngine::Start(const CommPlan& plan,
     // the list of transfers that wait for each one.
     const std::vector<CommPlan::Transfer>& transfers = plan.GetTransfers();
     const uint32_t nT = plan.GetNTransfers();
+    const CollectiveProtocolCosts protocol(plan, *m_transport, rankMap, m_netOverhead);
     run.transfers.resize(nT);
     run.dependentsBegin.assign(static_cast<size_t>(nT) + 1, 0);
     size_t nEdges = 0;
@@ -295,6 +319,8 @@ CollectiveEngine::Start(const CommPlan& plan,
         ts.src = rankMap[tr.src];
         ts.dst = rankMap[tr.dst];
         ts.bytes = tr.bytes;
+        ts.wireBytes = protocol.GetWireBytes(tr.bytes);
+        ts.latency = protocol.GetStepLatency(t);
         ts.channel = tr.channel;
         ts.kind = tr.kind;
         ts.members = tr.members;
@@ -334,11 +360,12 @@ CollectiveEngine::Start(const CommPlan& plan,
         Simulator::ScheduleNow(&CollectiveEngine::Finish, Ptr<CollectiveEngine>(this), id);
         return id;
     }
+    const Time callLatency = protocol.GetCallLatency();
     for (uint32_t t = 0; t < nT; ++t)
     {
         if (run.transfers[t].missingDeps == 0)
         {
-            Release(id, t);
+            Release(id, t, callLatency);
         }
     }
     SendReleased();
@@ -346,9 +373,28 @@ CollectiveEngine::Start(const CommPlan& plan,
 }
 
 void
-CollectiveEngine::Release(uint64_t runId, uint32_t transfer)
+CollectiveEngine::Release(uint64_t runId, uint32_t transfer, Time extra)
+{
+    const Time latency = extra + m_runs[runId].transfers[transfer].latency;
+    if (latency.IsStrictlyPositive())
+    {
+        NS_LOG_LOGIC("call " << runId << " transfer " << transfer << " waits "
+                             << latency.As(Time::US) << " (protocol)");
+        Simulator::Schedule(latency,
+                            &CollectiveEngine::ReleaseNow,
+                            Ptr<CollectiveEngine>(this),
+                            runId,
+                            transfer);
+        return;
+    }
+    m_ready.emplace_back(runId, transfer);
+}
+
+void
+CollectiveEngine::ReleaseNow(uint64_t runId, uint32_t transfer)
 {
     m_ready.emplace_back(runId, transfer);
+    SendReleased();
 }
 
 void
@@ -377,7 +423,7 @@ CollectiveEngine::SendReleased()
         ++it->second.nInFlight;
         const uint32_t src = ts.src;
         const uint32_t dst = ts.dst;
-        const uint64_t bytes = ts.bytes;
+        const uint64_t bytes = ts.wireBytes;
         const uint32_t channel = ts.channel;
         NS_LOG_LOGIC("call " << runId << " transfer " << t << ": " << src << " -> " << dst << " "
                              << bytes << " B ch " << channel);
@@ -580,6 +626,8 @@ CollectiveEngine::MakeCollectivePlan(CollectiveType type,
     options.channels = m_channels;
     options.chunkBytes = m_chunkBytes;
     options.root = root;
+    options.protocol = m_protocol;
+    options.netOverhead = m_netOverhead;
     const CollectiveAlgorithm requested = algorithm.value_or(m_algorithm);
     CommPlan plan = sel->second.MakePlan(type, requested, group, bytes, options);
     NS_LOG_LOGIC("CollectiveEngine: " << type << " of " << bytes << " B over " << group.GetSize()
@@ -590,15 +638,25 @@ CollectiveEngine::MakeCollectivePlan(CollectiveType type,
 bool
 CollectiveEngine::PlanKey::operator<(const PlanKey& o) const
 {
-    return std::tie(type, algorithm, bytes, root, channels, chunkBytes, rankMap, shape) <
-           std::tie(o.type,
-                    o.algorithm,
-                    o.bytes,
-                    o.root,
-                    o.channels,
-                    o.chunkBytes,
-                    o.rankMap,
-                    o.shape);
+    return std::tie(type,
+                    algorithm,
+                    bytes,
+                    root,
+                    channels,
+                    chunkBytes,
+                    protocol,
+                    netOverhead,
+                    rankMap,
+                    shape) < std::tie(o.type,
+                                      o.algorithm,
+                                      o.bytes,
+                                      o.root,
+                                      o.channels,
+                                      o.chunkBytes,
+                                      o.protocol,
+                                      o.netOverhead,
+                                      o.rankMap,
+                                      o.shape);
 }
 
 std::shared_ptr<const CommPlan>
@@ -625,7 +683,9 @@ CollectiveEngine::GetCollectivePlan(CollectiveType type,
                 bytes,
                 root,
                 m_channels,
-                m_chunkBytes};
+                m_chunkBytes,
+                static_cast<int>(m_protocol),
+                m_netOverhead.GetTimeStep()};
     auto it = m_plans.find(key);
     if (it != m_plans.end())
     {
@@ -688,6 +748,12 @@ std::string
 CollectiveEngine::GetAlgorithmName() const
 {
     return CollectiveAlgorithmToString(m_algorithm);
+}
+
+CollectiveProtocol
+CollectiveEngine::GetProtocol() const
+{
+    return m_protocol;
 }
 
 } // namespace ns3

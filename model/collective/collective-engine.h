@@ -38,13 +38,14 @@ struct CollectiveResult
     uint64_t id{0};                                  //!< the id Run returned
     CollectiveType type{CollectiveType::ALL_REDUCE}; //!< collective
     std::string algorithm;                           //!< CommPlan::GetAlgorithm (may be empty)
-    uint32_t nRanks{0};                              //!< group size
-    uint64_t bytes{0};                               //!< call size (CommPlan::GetTotalBytes)
-    uint32_t nTransfers{0};                          //!< transfers executed
-    Time start;                                      //!< when Run was called
-    Time end;                                        //!< when the last transfer arrived
-    double algBw{0};                                 //!< bytes / (end - start), B/s
-    double busBw{0};                                 //!< algBw x bus factor, B/s
+    CollectiveProtocol protocol{CollectiveProtocol::NONE}; //!< CommPlan::GetProtocol
+    uint32_t nRanks{0};                                    //!< group size
+    uint64_t bytes{0};                                     //!< call size (CommPlan::GetTotalBytes)
+    uint32_t nTransfers{0};                                //!< transfers executed
+    Time start;                                            //!< when Run was called
+    Time end;                                              //!< when the last transfer arrived
+    double algBw{0};                                       //!< bytes / (end - start), B/s
+    double busBw{0};                                       //!< algBw x bus factor, B/s
 
     /// \return end - start
     Time GetDuration() const
@@ -205,6 +206,8 @@ eturn the plan
 
     /// \return the Algorithm attribute's name ("auto" or an algorithm)
     std::string GetAlgorithmName() const;
+    /// \return the Protocol attribute ("auto", a protocol, or "none")
+    CollectiveProtocol GetProtocol() const;
 
     /**
      * Start a collective call now on some of the transport's ranks: plan rank r is
@@ -290,7 +293,9 @@ eturn the plan
     {
         uint32_t src;
         uint32_t dst;
-        uint64_t bytes;
+        uint64_t bytes;     //!< payload
+        uint64_t wireBytes; //!< what the protocol puts on the wire (handed to the carrier)
+        Time latency;       //!< the protocol's step latency before it is handed over
         uint32_t channel;
         CommPlan::Kind kind;
         uint32_t members;     //!< switch transfers: member set (RunState::memberSets)
@@ -314,8 +319,10 @@ eturn the plan
         DoneCallback done;                             //!< the caller's callback
     };
 
-    /// Queue a ready transfer for sending.
-    void Release(uint64_t runId, uint32_t transfer);
+    /// A transfer's deps are done: queue it for sending after its step latency (plus extra).
+    void Release(uint64_t runId, uint32_t transfer, Time extra = Time(0));
+    /// Queue a transfer whose latency has passed, and send what is queued.
+    void ReleaseNow(uint64_t runId, uint32_t transfer);
     /// Send every queued transfer (safe if the transport calls back inside Send).
     void SendReleased();
     /// The transport reports transfer of run runId done.
@@ -325,6 +332,8 @@ eturn the plan
 
     Ptr<CollectiveTransport> m_transport;                       //!< the carrier
     CollectiveAlgorithm m_algorithm{CollectiveAlgorithm::AUTO}; //!< Algorithm attribute
+    CollectiveProtocol m_protocol{CollectiveProtocol::AUTO};    //!< Protocol attribute
+    Time m_netOverhead;                                         //!< NetOverhead attribute
     /// Plans on m_transport by rank map (keeps auto's choices across calls)
     mutable std::map<std::vector<uint32_t>, CollectiveSelection> m_selections;
 
@@ -339,6 +348,8 @@ eturn the plan
         uint32_t root;                 //!< root rank
         uint32_t channels;             //!< Channels when planned
         uint64_t chunkBytes;           //!< ChunkBytes when planned
+        int protocol;                  //!< Protocol when planned
+        int64_t netOverhead;           //!< NetOverhead when planned (time steps)
 
         /// \param o another key \return a strict weak order over keys
         bool operator<(const PlanKey& o) const;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "collective-plan-cost.h"
 
+#include "collective-protocol.h"
+
 #include "ns3/abort.h"
 #include "ns3/log.h"
 
@@ -19,9 +21,11 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("CollectivePlanCost");
 
 CollectivePlanCost::CollectivePlanCost(const CollectiveTransport& carrier,
-                                       std::vector<uint32_t> rankMap)
+                                       std::vector<uint32_t> rankMap,
+                                       Time netOverhead)
     : m_carrier(carrier),
-      m_rankMap(std::move(rankMap))
+      m_rankMap(std::move(rankMap)),
+      m_netOverhead(netOverhead)
 {
 }
 
@@ -104,6 +108,7 @@ class CollectivePlanCost::EstimateRun
     {
         PORT_FREE, //!< a sending port finished a slice: serve the next
         ARRIVED,   //!< a transfer arrived: release its children
+        READY,     //!< a transfer's protocol latency has passed: hand it to its ports
     };
 
     /// An event of the run, in time order (ties: in the order booked).
@@ -150,12 +155,17 @@ class CollectivePlanCost::EstimateRun
     void ServeNext(uint64_t portId, double now);
     /// Queue switch operation id at a sending port and serve the port.
     void OfferSwitch(uint64_t portId, uint32_t id, double now);
-    /// Every dependency of transfer id has arrived at now: hand it to its ports.
+    /// Every dependency of transfer id has arrived at now: hand it to its ports after
+    /// its protocol latency (plus extra).
+    void Ready(uint32_t id, double now, double extra = 0);
+    /// Hand transfer id to its ports at now.
     void Release(uint32_t id, double now);
 
     const CollectivePlanCost& m_cost;                   //!< carrier and rank map
     const CommPlan& m_plan;                             //!< the plan
     const std::vector<CommPlan::Transfer>& m_transfers; //!< its transfers
+    CollectiveProtocolCosts m_protocol;                 //!< its protocol's costs
+    std::vector<uint64_t> m_wire;                       //!< per transfer: bytes on the wire
     std::vector<uint32_t> m_missing;                    //!< per transfer: deps not arrived
     std::vector<std::vector<uint32_t>> m_children;      //!< per transfer: its dependents
     std::map<std::pair<uint32_t, uint32_t>, CarrierPath> m_paths; //!< by carrier (src, dst)
@@ -175,6 +185,8 @@ CollectivePlanCost::EstimateRun::EstimateRun(const CollectivePlanCost& cost, con
     : m_cost(cost),
       m_plan(plan),
       m_transfers(plan.GetTransfers()),
+      m_protocol(plan, cost.m_carrier, cost.m_rankMap, cost.m_netOverhead),
+      m_wire(m_transfers.size(), 0),
       m_missing(m_transfers.size(), 0),
       m_children(m_transfers.size()),
       m_remaining(m_transfers.size(), 0),
@@ -184,6 +196,7 @@ CollectivePlanCost::EstimateRun::EstimateRun(const CollectivePlanCost& cost, con
     for (const auto& t : m_transfers)
     {
         m_missing[t.id] = static_cast<uint32_t>(t.deps.size());
+        m_wire[t.id] = m_protocol.GetWireBytes(t.bytes);
         for (uint32_t d : t.deps)
         {
             m_children[d].push_back(t.id);
@@ -264,7 +277,7 @@ CollectivePlanCost::EstimateRun::ReduceOnEngine(uint32_t id,
     const double half = s.latency.GetSeconds() / 2;
     double& engine = m_engineFree[s.engine];
     const double start = std::max(m_lastContribution[id] + half + unit, engine);
-    engine = start + Serialization(m_transfers[id].bytes, s.engineBytesPerSecond);
+    engine = start + Serialization(m_wire[id], s.engineBytesPerSecond);
     return engine + half + unit;
 }
 
@@ -273,8 +286,8 @@ CollectivePlanCost::EstimateRun::ServeSwitch(uint32_t id, double now)
 {
     const CommPlan::Transfer& t = m_transfers[id];
     const CarrierSwitchPath& s = SwitchPathOf(t);
-    const double ser = Serialization(t.bytes, s.bytesPerSecond);
-    const double unit = Serialization(std::min(t.bytes, s.forwardUnit), s.bytesPerSecond);
+    const double ser = Serialization(m_wire[id], s.bytesPerSecond);
+    const double unit = Serialization(std::min(m_wire[id], s.forwardUnit), s.bytesPerSecond);
     const CommPlan::Kind effect = CommPlan::DataEffect(t.kind);
     if (effect == CommPlan::Kind::SWITCH_REDUCE || effect == CommPlan::Kind::SWITCH_ALL_REDUCE)
     {
@@ -305,7 +318,7 @@ CollectivePlanCost::EstimateRun::ServeSlice(uint32_t id, double now)
     const CommPlan::Transfer& t = m_transfers[id];
     const CarrierPath& p = PathOf(t);
     // At least a byte a slice: a zero-byte message (remaining 1) must finish too.
-    const uint64_t slice = std::min(m_remaining[id], std::max<uint64_t>(SliceOf(p, t.bytes), 1));
+    const uint64_t slice = std::min(m_remaining[id], std::max<uint64_t>(SliceOf(p, m_wire[id]), 1));
     m_remaining[id] -= slice;
     const bool last = m_remaining[id] == 0;
     const double ser = Serialization(slice, p.bytesPerSecond);
@@ -394,6 +407,18 @@ CollectivePlanCost::EstimateRun::OfferSwitch(uint64_t portId, uint32_t id, doubl
 }
 
 void
+CollectivePlanCost::EstimateRun::Ready(uint32_t id, double now, double extra)
+{
+    const double latency = extra + m_protocol.GetStepLatency(id).GetSeconds();
+    if (latency <= 0)
+    {
+        Release(id, now);
+        return;
+    }
+    m_events.push({now + latency, m_seq++, Ev::READY, 0, id});
+}
+
+void
 CollectivePlanCost::EstimateRun::Release(uint32_t id, double now)
 {
     const CommPlan::Transfer& t = m_transfers[id];
@@ -401,7 +426,7 @@ CollectivePlanCost::EstimateRun::Release(uint32_t id, double now)
     {
     case CommPlan::Kind::POINT_TO_POINT: {
         const CarrierPath& p = PathOf(t);
-        m_remaining[id] = std::max<uint64_t>(t.bytes, 1); // a zero-byte message still goes
+        m_remaining[id] = std::max<uint64_t>(m_wire[id], 1); // a zero-byte message still goes
         const uint64_t flow = p.servesInSendOrder ? 0 : p.rxPort * 1024 + (t.channel % 1024);
         TxPort& tx = m_txPorts[p.txPort];
         auto& queue = tx.flows[flow];
@@ -436,11 +461,12 @@ double
 CollectivePlanCost::EstimateRun::Run()
 {
     const size_t nT = m_transfers.size();
+    const double call = m_protocol.GetCallLatency().GetSeconds();
     for (uint32_t id = 0; id < nT; ++id)
     {
         if (m_missing[id] == 0)
         {
-            Release(id, 0.0);
+            Ready(id, 0.0, call);
         }
     }
     while (!m_events.empty())
@@ -453,11 +479,16 @@ CollectivePlanCost::EstimateRun::Run()
             ServeNext(e.port, e.at);
             continue;
         }
+        if (e.kind == Ev::READY)
+        {
+            Release(e.transfer, e.at);
+            continue;
+        }
         for (uint32_t c : m_children[e.transfer])
         {
             if (--m_missing[c] == 0)
             {
-                Release(c, e.at);
+                Ready(c, e.at);
             }
         }
     }

@@ -2,6 +2,7 @@
 #ifndef COLLECTIVE_PLAN_COST_H
 #define COLLECTIVE_PLAN_COST_H
 
+#include "collective-protocol.h"
 #include "comm-plan.h"
 
 #include "ns3/collective-transport.h"
@@ -30,6 +31,10 @@ namespace ns3
  * source's port once and every member's receiving port. On the ideal carrier (latency
  * held at the sender, receivers optionally free) this is the carrier's own timing.
  *
+ * The plan's protocol (CommPlan::GetProtocol) is charged as the engine charges it
+ * (CollectiveProtocolCosts): its call latency before the first transfers, its step
+ * latency before each point-to-point transfer, its wire bytes instead of the payload.
+ *
  * What it leaves out: congestion inside the fabric (spine oversubscription, ECMP
  * collisions, PFC), congestion control, and the credit loops of NVLink. These matter for
  * the fabric's behaviour under load but rarely change which algorithm is fastest; the
@@ -45,8 +50,11 @@ class CollectivePlanCost
     /**
      * \param carrier the carrier the plan would run on
      * \param rankMap carrier rank of each plan rank (empty: plan rank r is carrier rank r)
+     * \param netOverhead NCCL_NET_OVERHEAD, for the plan's protocol (CollectiveProtocolCosts)
      */
-    CollectivePlanCost(const CollectiveTransport& carrier, std::vector<uint32_t> rankMap = {});
+    CollectivePlanCost(const CollectiveTransport& carrier,
+                       std::vector<uint32_t> rankMap = {},
+                       Time netOverhead = MicroSeconds(NCCL_DEFAULT_NET_OVERHEAD_US));
 
     /**
      * \param plan a valid plan (CommPlan::Validate) over the ranks of rankMap
@@ -63,6 +71,7 @@ class CollectivePlanCost
 
     const CollectiveTransport& m_carrier; //!< whose figures are used
     std::vector<uint32_t> m_rankMap;      //!< plan rank -> carrier rank
+    Time m_netOverhead;                   //!< NCCL_NET_OVERHEAD
 };
 
 } // namespace ns3

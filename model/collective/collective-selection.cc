@@ -3,6 +3,7 @@
 
 #include "collective-hierarchical.h"
 #include "collective-plan-cost.h"
+#include "collective-protocol.h"
 
 #include "ns3/abort.h"
 #include "ns3/ina-header.h"
@@ -257,6 +258,16 @@ CollectiveSelection::Rank(CollectiveType type,
                           uint64_t bytes,
                           const CollectivePlanOptions& options) const
 {
+    return Rank(type, group, bytes, options, CollectiveAlgorithm::AUTO);
+}
+
+std::vector<CollectiveSelection::Candidate>
+CollectiveSelection::Rank(CollectiveType type,
+                          const CommGroup& group,
+                          uint64_t bytes,
+                          const CollectivePlanOptions& options,
+                          CollectiveAlgorithm only) const
+{
     std::vector<Candidate> candidates;
     const bool acrossServers = SpansServersWithSeveralGpus(group);
     Ptr<const CollectiveTransport> carrier = m_carrier;
@@ -265,11 +276,17 @@ CollectiveSelection::Rank(CollectiveType type,
         // No carrier: the default figures of CollectiveTransport, which gives none.
         carrier = CreateObject<FigurelessCarrier>();
     }
-    const CollectivePlanCost cost(*carrier, m_rankMap);
+    const CollectivePlanCost cost(*carrier, m_rankMap, options.netOverhead);
     for (CollectiveAlgorithm a : GetCollectiveAlgorithms())
     {
+        if (only != CollectiveAlgorithm::AUTO && a != only)
+        {
+            continue;
+        }
         if (!Applies(type, a, group, nullptr) ||
-            (CollectiveAlgorithmNeedsServers(a) && !(acrossServers && IsRingFamily(type))))
+            (only == CollectiveAlgorithm::AUTO && CollectiveAlgorithmNeedsServers(a) &&
+             !(acrossServers && IsRingFamily(type))) ||
+            !CollectiveProtocolApplies(a, options.protocol))
         {
             continue;
         }
@@ -279,7 +296,21 @@ CollectiveSelection::Rank(CollectiveType type,
         {
             continue;
         }
-        candidates.push_back({a, cost.Estimate(Build(type, a, group, bytes, options))});
+        CommPlan plan = Build(type, a, group, bytes, options);
+        if (options.protocol != CollectiveProtocol::AUTO)
+        {
+            plan.SetProtocol(options.protocol);
+            candidates.push_back({a, options.protocol, cost.Estimate(plan)});
+            continue;
+        }
+        for (CollectiveProtocol p : GetCollectiveProtocols())
+        {
+            if (CollectiveProtocolApplies(a, p))
+            {
+                plan.SetProtocol(p);
+                candidates.push_back({a, p, cost.Estimate(plan)});
+            }
+        }
     }
     std::stable_sort(
         candidates.begin(),
@@ -288,34 +319,48 @@ CollectiveSelection::Rank(CollectiveType type,
     return candidates;
 }
 
-CollectiveAlgorithm
+CollectiveSelection::Candidate
 CollectiveSelection::Choose(CollectiveType type,
                             const CommGroup& group,
                             uint64_t bytes,
                             const CollectivePlanOptions& options) const
 {
+    return Pick(type, CollectiveAlgorithm::AUTO, group, bytes, options);
+}
+
+CollectiveSelection::Candidate
+CollectiveSelection::Pick(CollectiveType type,
+                          CollectiveAlgorithm requested,
+                          const CommGroup& group,
+                          uint64_t bytes,
+                          const CollectivePlanOptions& options) const
+{
     std::vector<uint32_t> shape = group.GetShape();
     shape.push_back(options.doubleTree ? 1 : 0);
     shape.push_back(options.peer);
+    shape.push_back(static_cast<uint32_t>(requested));
+    shape.push_back(static_cast<uint32_t>(options.protocol));
     ChoiceKey key{static_cast<int>(type),
                   bytes,
                   options.channels,
                   options.chunkBytes,
                   options.root,
+                  options.netOverhead.GetTimeStep(),
                   shape};
     auto it = m_choices.find(key);
     if (it != m_choices.end())
     {
         return it->second;
     }
-    const std::vector<Candidate> ranked = Rank(type, group, bytes, options);
+    const std::vector<Candidate> ranked = Rank(type, group, bytes, options, requested);
     NS_ABORT_MSG_IF(ranked.empty(),
-                    "CollectiveSelection: no algorithm applies to " << type << " over "
-                                                                    << group.GetSize() << " ranks");
+                    "CollectiveSelection: no algorithm applies to "
+                        << type << " over " << group.GetSize() << " ranks with protocol "
+                        << options.protocol);
     // Ties go to the simpler algorithm: the earliest in the name table among those within
-    // TIE_TOLERANCE of the fastest.
+    // TIE_TOLERANCE of the fastest; it runs its fastest protocol (ranked is fastest first).
     const double limit = ranked.front().estimate.GetSeconds() * (1 + TIE_TOLERANCE);
-    CollectiveAlgorithm best = ranked.front().algorithm;
+    Candidate best = ranked.front();
     for (CollectiveAlgorithm a : GetCollectiveAlgorithms())
     {
         auto c = std::find_if(ranked.begin(), ranked.end(), [a](const Candidate& x) {
@@ -323,12 +368,13 @@ CollectiveSelection::Choose(CollectiveType type,
         });
         if (c != ranked.end() && c->estimate.GetSeconds() <= limit)
         {
-            best = a;
+            best = *c;
             break;
         }
     }
     NS_LOG_LOGIC("auto for " << type << " of " << bytes << " B over " << group.GetSize()
-                             << " ranks: " << best);
+                             << " ranks: " << best.algorithm << " " << best.protocol << " ("
+                             << best.estimate.As(Time::US) << ")");
     m_choices.emplace(std::move(key), best);
     return best;
 }
@@ -344,9 +390,13 @@ CollectiveSelection::MakePlan(CollectiveType type,
     NS_ABORT_MSG_IF(!CanMakePlan(type, algorithm, group, &reason),
                     "CollectiveSelection: " << type << " with " << algorithm << " over "
                                             << group.GetSize() << " ranks: " << reason);
-    const CollectiveAlgorithm a =
-        algorithm == CollectiveAlgorithm::AUTO ? Choose(type, group, bytes, options) : algorithm;
-    return Build(type, a, group, bytes, options);
+    NS_ABORT_MSG_IF(!CollectiveProtocolApplies(algorithm, options.protocol),
+                    "CollectiveSelection: " << algorithm << " does not run the " << options.protocol
+                                            << " protocol (it runs Simple only)");
+    const Candidate c = Pick(type, algorithm, group, bytes, options);
+    CommPlan plan = Build(type, c.algorithm, group, bytes, options);
+    plan.SetProtocol(c.protocol);
+    return plan;
 }
 
 } // namespace ns3

@@ -3,6 +3,7 @@
 #define COLLECTIVE_SELECTION_H
 
 #include "collective-algorithms.h"
+#include "collective-protocol.h"
 
 #include "ns3/collective-transport.h"
 #include "ns3/comm-group.h"
@@ -40,10 +41,11 @@ namespace ns3
 class CollectiveSelection
 {
   public:
-    /// One algorithm's estimate for a call.
+    /// One algorithm and protocol's estimate for a call.
     struct Candidate
     {
         CollectiveAlgorithm algorithm; //!< the algorithm
+        CollectiveProtocol protocol;   //!< the protocol its kernels use
         Time estimate;                 //!< its estimated time (CollectivePlanCost)
     };
 
@@ -64,8 +66,9 @@ class CollectiveSelection
      * \param type collective
      * \param group the call's group (its servers and rails)
      * \param bytes call size
-     * \param options channels, chunk, root
-     * \return the applicable algorithms with their estimates, fastest first
+     * \param options channels, chunk, root, protocol (AUTO: every protocol each
+     *        algorithm runs, one candidate each)
+     * \return the applicable algorithms and protocols with their estimates, fastest first
      */
     std::vector<Candidate> Rank(
         CollectiveType type,
@@ -74,13 +77,12 @@ class CollectiveSelection
         const CollectivePlanOptions& options = CollectivePlanOptions()) const;
 
     /**
-     * \return the algorithm "auto" takes for this call (see the class)
+     * \return the algorithm and protocol "auto" takes for this call (see the class)
      */
-    CollectiveAlgorithm Choose(
-        CollectiveType type,
-        const CommGroup& group,
-        uint64_t bytes,
-        const CollectivePlanOptions& options = CollectivePlanOptions()) const;
+    Candidate Choose(CollectiveType type,
+                     const CommGroup& group,
+                     uint64_t bytes,
+                     const CollectivePlanOptions& options = CollectivePlanOptions()) const;
 
     /**
      * Whether MakePlan builds this pair for group and the carrier can run it: "auto"
@@ -113,8 +115,10 @@ class CollectiveSelection
 
     /**
      * Build the plan for an algorithm, or for the fastest one with AUTO (the plan's
-     * GetAlgorithm names the choice). Aborts, naming collective, algorithm and group
-     * size, when CanMakePlan says no.
+     * GetAlgorithm names the choice), with options.protocol, or with the fastest protocol
+     * for that algorithm when it is AUTO (GetProtocol names it). Aborts, naming
+     * collective, algorithm and group size, when CanMakePlan says no or the algorithm
+     * does not run the protocol (CollectiveProtocolApplies).
      */
     CommPlan MakePlan(CollectiveType type,
                       CollectiveAlgorithm algorithm,
@@ -123,6 +127,18 @@ class CollectiveSelection
                       const CollectivePlanOptions& options = CollectivePlanOptions()) const;
 
   private:
+    /// Rank, over one algorithm only unless only is AUTO (then as the public Rank).
+    std::vector<Candidate> Rank(CollectiveType type,
+                                const CommGroup& group,
+                                uint64_t bytes,
+                                const CollectivePlanOptions& options,
+                                CollectiveAlgorithm only) const;
+    /// The candidate MakePlan takes for requested (AUTO: any algorithm), cached.
+    Candidate Pick(CollectiveType type,
+                   CollectiveAlgorithm requested,
+                   const CommGroup& group,
+                   uint64_t bytes,
+                   const CollectivePlanOptions& options) const;
     /// \return whether the carrier reduces in a switch over all of group's ranks
     bool SwitchReduction(const CommGroup& group) const;
     /**
@@ -152,11 +168,12 @@ class CollectiveSelection
 
     Ptr<const CollectiveTransport> m_carrier; //!< where plans run (may be null)
     std::vector<uint32_t> m_rankMap;          //!< group rank -> carrier rank
-    /// Key of the Choose cache: collective, bytes, channels, chunk, root, and the group's
-    /// (server, local index) pairs followed by the options' doubleTree and peer.
+    /// Key of the Pick cache: collective, bytes, channels, chunk, root, network overhead,
+    /// and the group's (server, local index) pairs followed by the options' doubleTree and
+    /// peer, the algorithm asked for and the protocol asked for.
     using ChoiceKey =
-        std::tuple<int, uint64_t, uint32_t, uint64_t, uint32_t, std::vector<uint32_t>>;
-    mutable std::map<ChoiceKey, CollectiveAlgorithm> m_choices; //!< cache of Choose
+        std::tuple<int, uint64_t, uint32_t, uint64_t, uint32_t, int64_t, std::vector<uint32_t>>;
+    mutable std::map<ChoiceKey, Candidate> m_choices; //!< cache of Pick
 };
 
 } // namespace ns3

@@ -226,6 +226,18 @@ CommPlan::GetAlgorithm() const
 }
 
 void
+CommPlan::SetProtocol(CollectiveProtocol protocol)
+{
+    m_protocol = protocol;
+}
+
+CollectiveProtocol
+CommPlan::GetProtocol() const
+{
+    return m_protocol;
+}
+
+void
 CommPlan::SetRoot(uint32_t root)
 {
     m_root = root;
@@ -641,6 +653,10 @@ CommPlan::Print(std::ostream& os) const
     if (!m_algorithm.empty())
     {
         os << " (" << m_algorithm << ")";
+    }
+    if (m_protocol != CollectiveProtocol::NONE)
+    {
+        os << " protocol " << CollectiveProtocolToString(m_protocol);
     }
     os << ": " << m_groupSize << " ranks, " << m_totalBytes << " bytes, " << m_blocks.size()
        << " blocks, " << m_transfers.size() << " transfers, " << GetNChannels() << " channels, "

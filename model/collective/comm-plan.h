@@ -56,6 +56,31 @@ double CollectiveBusBwFactor(CollectiveType type, uint32_t n);
 
 /**
  * \ingroup ai-fabric
+ * NCCL's protocols: how a collective's kernels hand data from one GPU to the next.
+ *
+ * LL ("low latency") writes 8-byte lines of 4 data bytes and a 4-byte flag, so the
+ * receiver polls the data itself: the lowest latency, half the payload on the wire. LL128
+ * writes 128-byte lines of 120 data bytes and an 8-byte flag. Simple moves whole buffers
+ * and synchronises with flags per step: full payload, the highest latency per step. Their
+ * names (CollectiveProtocolToString) are the one table of protocol names, as NCCL_PROTO
+ * spells them; "none" is a what-if (payload at wire rate, no protocol latency: the wire
+ * bound) and "auto" the choice per call by estimated time, as NCCL's tuner makes it.
+ */
+enum class CollectiveProtocol : uint8_t
+{
+    LL,     //!< "LL": 8-byte lines, half payload, lowest latency
+    LL128,  //!< "LL128": 128-byte lines, 120/128 payload
+    SIMPLE, //!< "Simple": full payload, flag per step
+    NONE,   //!< "none": no protocol costs (wire time only)
+    AUTO,   //!< "auto": the fastest protocol per call by the cost model
+};
+
+/// \return the protocol's name: "LL", "LL128", "Simple", "none" or "auto" (the one
+/// table of protocol names, in collective-protocol.cc)
+std::string CollectiveProtocolToString(CollectiveProtocol protocol);
+
+/**
+ * \ingroup ai-fabric
  * One collective call expanded into a DAG of point-to-point transfers: plain data.
  *
  * The data of the call is cut into blocks. A block is the unit the checker reasons
@@ -176,6 +201,11 @@ class CommPlan
     void SetAlgorithm(const std::string& name);
     /// \return the algorithm name
     const std::string& GetAlgorithm() const;
+
+    /// Set the protocol the call's kernels use (what CollectiveProtocolCosts charges).
+    void SetProtocol(CollectiveProtocol protocol);
+    /// \return the protocol (NONE unless set: a plan built by hand moves payload only)
+    CollectiveProtocol GetProtocol() const;
 
     /// Set the root of BROADCAST / REDUCE, or the sender of SEND_RECV.
     void SetRoot(uint32_t root);
@@ -300,10 +330,11 @@ class CommPlan
     /// \return whether transfer i's deps name other transfers, once each (else why says not)
     bool ValidateDeps(uint32_t i, std::ostream& why) const;
 
-    CollectiveType m_type;                           //!< collective
-    uint32_t m_groupSize;                            //!< ranks
-    uint64_t m_totalBytes;                           //!< size of the call
-    std::string m_algorithm;                         //!< producing algorithm, for printing
+    CollectiveType m_type;                                   //!< collective
+    uint32_t m_groupSize;                                    //!< ranks
+    uint64_t m_totalBytes;                                   //!< size of the call
+    std::string m_algorithm;                                 //!< producing algorithm, for printing
+    CollectiveProtocol m_protocol{CollectiveProtocol::NONE}; //!< the kernels' protocol
     uint32_t m_root{0};                              //!< broadcast/reduce root, send/recv sender
     uint32_t m_peer{0};                              //!< send/recv receiver
     std::vector<uint64_t> m_pairBytes;               //!< all-to-allv matrix, row = sender

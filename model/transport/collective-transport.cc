@@ -16,6 +16,27 @@ CollectiveTransport::GetTypeId()
     return tid;
 }
 
+std::string
+LinkHardwareToString(LinkHardware hardware)
+{
+    switch (hardware)
+    {
+    case LinkHardware::NVLINK:
+        return "nvlink";
+    case LinkHardware::PCI:
+        return "pci";
+    case LinkHardware::NET:
+        break;
+    }
+    return "net";
+}
+
+LinkHardware
+CollectiveTransport::GetLinkHardware(uint32_t /* src */, uint32_t /* dst */) const
+{
+    return LinkHardware::NET;
+}
+
 bool
 CollectiveTransport::CanReduceInSwitch(const std::vector<uint32_t>& /* members */) const
 {

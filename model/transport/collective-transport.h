@@ -7,6 +7,7 @@
 #include "ns3/object.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -36,6 +37,25 @@ struct CarrierPath
                                     //!< they were handed to it (IdealTransport); otherwise
                                     //!< in plan order, as ranks issue them
 };
+
+/**
+ * \ingroup ai-fabric
+ * The kind of hardware a transfer between two ranks crosses, as NCCL's tuning model
+ * tells them apart (its NCCL_HW_NVLINK, NCCL_HW_PCI and NCCL_HW_NET): the collective
+ * layer charges each protocol's per-step latency by it.
+ */
+enum class LinkHardware : uint8_t
+{
+    NVLINK, //!< GPU to GPU over NVLink (through an NVSwitch or direct)
+    PCI,    //!< GPU to GPU inside a server over PCIe
+    NET,    //!< across servers through NICs and the scale-out network
+};
+
+/**
+ * \param hardware a hardware kind
+ * \return "nvlink", "pci" or "net"
+ */
+std::string LinkHardwareToString(LinkHardware hardware);
 
 /**
  * \ingroup ai-fabric
@@ -207,6 +227,14 @@ class CollectiveTransport : public Object
      * \return the path's figures
      */
     virtual CarrierPath DescribePath(uint32_t src, uint32_t dst) const;
+    /**
+     * The hardware a transfer from src to dst crosses (what a protocol's per-step latency
+     * depends on). The default: the network.
+     * \param src sending rank
+     * \param dst receiving rank
+     * \return the hardware kind
+     */
+    virtual LinkHardware GetLinkHardware(uint32_t src, uint32_t dst) const;
     /**
      * The carrier's figures for switch reductions and multicasts over members (only
      * asked when CanReduceInSwitch, CanAllReduceInNetwork or CanReduceInNetwork holds for

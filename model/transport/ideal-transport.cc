@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "ideal-transport.h"
 
+#include "../fabric/ai-fabric-compat.h"
+
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -55,6 +58,19 @@ IdealTransport::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&IdealTransport::m_modelReceivePort),
                           MakeBooleanChecker())
+            .AddAttribute(
+                "Hardware",
+                "What the ports stand for, as the collective layer's protocols "
+                "see it (GetLinkHardware): the per-step latency of NCCL's LL, "
+                "LL128 and Simple protocols depends on it.",
+                aifabric::MakeEnumValueCompat(LinkHardware::NET),
+                aifabric::MakeEnumMemberAccessor(&IdealTransport::m_hardware),
+                aifabric::MakeEnumCheckerCompat(LinkHardware::NET,
+                                                LinkHardwareToString(LinkHardware::NET),
+                                                LinkHardware::NVLINK,
+                                                LinkHardwareToString(LinkHardware::NVLINK),
+                                                LinkHardware::PCI,
+                                                LinkHardwareToString(LinkHardware::PCI)))
             .AddTraceSource("MessageSent",
                             "Send was called: (src, dst, bytes, channel).",
                             MakeTraceSourceAccessor(&IdealTransport::m_sentTrace),
@@ -222,6 +238,12 @@ uint64_t
 IdealTransport::GetMessagesInFlight() const
 {
     return m_sent - m_delivered;
+}
+
+LinkHardware
+IdealTransport::GetLinkHardware(uint32_t /* src */, uint32_t /* dst */) const
+{
+    return m_hardware;
 }
 
 CarrierPath

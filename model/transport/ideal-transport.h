@@ -69,6 +69,12 @@ class IdealTransport : public CollectiveTransport
      * \return the path's figures
      */
     CarrierPath DescribePath(uint32_t src, uint32_t dst) const override;
+    /**
+     * \param src sending rank
+     * \param dst receiving rank
+     * \return the Hardware attribute
+     */
+    LinkHardware GetLinkHardware(uint32_t src, uint32_t dst) const override;
 
     /**
      * Set the number of ranks (also the NRanks attribute). Resizes the port clocks; do
@@ -125,16 +131,17 @@ class IdealTransport : public CollectiveTransport
     /// The last byte is at the receiver: count, trace and call back.
     void Deliver(Message msg);
 
-    uint32_t m_nRanks;               //!< ranks served
-    DataRate m_rate;                 //!< per-rank port rate, each direction
-    Time m_latency;                  //!< per-message cost, paid at the sender's port
-    bool m_modelReceivePort;         //!< serialize at the receiver's ingress too
-    std::vector<Time> m_egressFree;  //!< per rank: when its egress port becomes idle
-    std::vector<Time> m_ingressFree; //!< per rank: when its ingress port becomes idle
-    uint64_t m_sent{0};              //!< messages sent
-    uint64_t m_delivered{0};         //!< messages delivered
-    uint64_t m_bytesDelivered{0};    //!< payload bytes delivered
-    bool m_disposed{false};          //!< late events after DoDispose are dropped
+    uint32_t m_nRanks;                          //!< ranks served
+    DataRate m_rate;                            //!< per-rank port rate, each direction
+    Time m_latency;                             //!< per-message cost, paid at the sender's port
+    bool m_modelReceivePort;                    //!< serialize at the receiver's ingress too
+    LinkHardware m_hardware{LinkHardware::NET}; //!< Hardware attribute
+    std::vector<Time> m_egressFree;             //!< per rank: when its egress port becomes idle
+    std::vector<Time> m_ingressFree;            //!< per rank: when its ingress port becomes idle
+    uint64_t m_sent{0};                         //!< messages sent
+    uint64_t m_delivered{0};                    //!< messages delivered
+    uint64_t m_bytesDelivered{0};               //!< payload bytes delivered
+    bool m_disposed{false};                     //!< late events after DoDispose are dropped
 
     TracedCallback<uint32_t, uint32_t, uint64_t, uint32_t> m_sentTrace;      //!< Send called
     TracedCallback<uint32_t, uint32_t, uint64_t, uint32_t> m_deliveredTrace; //!< delivered

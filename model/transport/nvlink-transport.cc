@@ -78,6 +78,12 @@ NvLinkTransport::GetNRanks() const
     return m_fabric ? m_fabric->GetNGpus() : 0;
 }
 
+LinkHardware
+NvLinkTransport::GetLinkHardware(uint32_t /* src */, uint32_t /* dst */) const
+{
+    return LinkHardware::NVLINK;
+}
+
 CarrierPath
 NvLinkTransport::DescribePath(uint32_t src, uint32_t dst) const
 {

@@ -56,6 +56,12 @@ class NvLinkTransport : public CollectiveTransport
      */
     CarrierPath DescribePath(uint32_t src, uint32_t dst) const override;
     /**
+     * \param src sending GPU
+     * \param dst receiving GPU
+     * \return LinkHardware::NVLINK: every transfer crosses NVLink
+     */
+    LinkHardware GetLinkHardware(uint32_t src, uint32_t dst) const override;
+    /**
      * The members' ports at the NVLS payload rate (or the reduction engine's share, if
      * lower).
      * \param members GPUs of the multicast group

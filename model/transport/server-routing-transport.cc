@@ -314,6 +314,17 @@ ServerRoutingTransport::DoDispose()
     CollectiveTransport::DoDispose();
 }
 
+LinkHardware
+ServerRoutingTransport::GetLinkHardware(uint32_t src, uint32_t dst) const
+{
+    NS_ABORT_MSG_IF(m_scaleUp.empty(), "ServerRoutingTransport::GetLinkHardware before Setup");
+    if (m_group.SameServer(src, dst))
+    {
+        return m_scaleUp[CarrierIndex(src)]->GetLinkHardware(CarrierRank(src), CarrierRank(dst));
+    }
+    return m_scaleOut ? m_scaleOut->GetLinkHardware(src, dst) : LinkHardware::NET;
+}
+
 CarrierPath
 ServerRoutingTransport::DescribePath(uint32_t src, uint32_t dst) const
 {

@@ -74,6 +74,13 @@ class ServerRoutingTransport : public CollectiveTransport
      */
     CarrierPath DescribePath(uint32_t src, uint32_t dst) const override;
     /**
+     * \param src sending rank
+     * \param dst receiving rank
+     * \return the server's carrier's answer for ranks of one server, the scale-out
+     *         carrier's for the others
+     */
+    LinkHardware GetLinkHardware(uint32_t src, uint32_t dst) const override;
+    /**
      * The scale-up carrier's figures for members on one server; the scale-out carrier's
      * for an in-network aggregation group across servers.
      * \param members ranks of the multicast or aggregation group

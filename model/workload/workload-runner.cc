@@ -376,6 +376,7 @@ WorkloadRunner::Launch(const CallKey& key)
         rec.name = send.name;
     }
     rec.algorithm = plan->GetAlgorithm();
+    rec.protocol = CollectiveProtocolToString(plan->GetProtocol());
     if (rec.requested.empty())
     {
         rec.requested = rec.algorithm; // send/recv: direct, nothing to choose

@@ -44,6 +44,7 @@ struct CallRecord
     CollectiveType type{CollectiveType::ALL_REDUCE}; //!< SEND_RECV for point to point
     std::string algorithm; //!< the plan's algorithm (what auto chose, if it was asked)
     std::string requested; //!< the algorithm asked for: a name or "auto"
+    std::string protocol;  //!< the plan's NCCL protocol (CollectiveProtocolToString)
     std::string name;      //!< the op's name (first member's)
     uint32_t nRanks{0};
     uint64_t bytes{0};

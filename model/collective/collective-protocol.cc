@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// NCCL's protocols: the name table, what each puts on the wire, and the latencies of
+// NCCL's tuning model (NVIDIA/nccl v2.30.7, src/graph/tuning.cc).
+#include "collective-protocol.h"
+
+#include "../fabric/ai-fabric-compat.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CollectiveProtocol");
+
+namespace
+{
+/// The one table of protocol names.
+struct ProtocolEntry
+{
+    CollectiveProtocol protocol; //!< the protocol
+    const char* name;            //!< its name, as NCCL_PROTO spells it
+};
+
+const ProtocolEntry PROTOCOLS[] = {
+    {CollectiveProtocol::LL, "LL"},
+    {CollectiveProtocol::LL128, "LL128"},
+    {CollectiveProtocol::SIMPLE, "Simple"},
+    {CollectiveProtocol::NONE, "none"},
+    {CollectiveProtocol::AUTO, "auto"},
+};
+
+/// NCCL's algorithm rows of the tuning tables (NCCL_ALGO_*), in its order.
+enum NcclAlgo
+{
+    NCCL_TREE,
+    NCCL_RING,
+    NCCL_COLLNET_DIRECT,
+    NCCL_COLLNET_CHAIN,
+    NCCL_NVLS,
+    NCCL_NVLS_TREE,
+    NCCL_PAT,
+    NCCL_ALGOS
+};
+
+/// baseLatencies[algorithm][LL, LL128, Simple], us (v2.30.7)
+constexpr double BASE_LATENCY_US[NCCL_ALGOS][3] = {
+    {6.8, 14.0, 8.4}, // tree
+    {6.6, 14.0, 8.4}, // ring
+    {0, 0, 0},        // CollNet direct
+    {0, 0, 0},        // CollNet chain
+    {0, 0, 0},        // NVLS
+    {0, 0, 0},        // NVLS tree
+    {8.0, 8.0, 8.0},  // PAT
+};
+
+/// hwLatencies[NVLink, PCI, network][algorithm][LL, LL128, Simple], us (v2.30.7)
+constexpr double HW_LATENCY_US[3][NCCL_ALGOS][3] = {
+    {
+        // NVLink
+        {0.6, 1.25, 4.0}, // tree
+        {0.6, 1.9, 3.4},  // ring
+        {0, 0, 3.7},      // CollNet direct
+        {0, 0, 2.8},      // CollNet chain
+        {0, 0, 25},       // NVLS
+        {0, 0, 25},       // NVLS tree
+        {0, 0, 4.0},      // PAT
+    },
+    {
+        // PCI
+        {1.0, 1.9, 4.0}, // tree
+        {1.0, 2.5, 5.7}, // ring
+        {0, 0, 3.7},     // CollNet direct
+        {0, 0, 2.8},     // CollNet chain
+        {0, 0, 0},       // NVLS
+        {0, 0, 0},       // NVLS tree
+        {0, 0, 4.0},     // PAT
+    },
+    {
+        // network
+        {5.0, 8.5, 14}, // tree
+        {2.7, 4.0, 14}, // ring
+        {0, 0, 31},     // CollNet direct
+        {0, 0, 30},     // CollNet chain
+        {0, 0, 18},     // NVLS
+        {0, 0, 20.9},   // NVLS tree
+        {0, 0, 14},     // PAT
+    },
+};
+
+/// \return NCCL's row for one of our algorithms
+NcclAlgo
+NcclRow(CollectiveAlgorithm algorithm)
+{
+    switch (algorithm)
+    {
+    case CollectiveAlgorithm::TREE:
+        return NCCL_TREE;
+    case CollectiveAlgorithm::NVLS:
+    case CollectiveAlgorithm::NVLS_INA:
+        return NCCL_NVLS;
+    case CollectiveAlgorithm::INA:
+        return NCCL_COLLNET_DIRECT;
+    default:
+        return NCCL_RING; // the point-to-point algorithms: see CollectiveProtocolCosts
+    }
+}
+
+/// \return the column of a protocol (LL, LL128, Simple)
+int
+NcclColumn(CollectiveProtocol protocol)
+{
+    NS_ABORT_MSG_IF(protocol != CollectiveProtocol::LL && protocol != CollectiveProtocol::LL128 &&
+                        protocol != CollectiveProtocol::SIMPLE,
+                    "NCCL's tables have no column for protocol "
+                        << CollectiveProtocolToString(protocol));
+    return static_cast<int>(protocol);
+}
+
+/// \return true if the algorithm's data moves through switches (NVLS, in-network)
+bool
+SwitchAlgorithm(CollectiveAlgorithm algorithm)
+{
+    return algorithm == CollectiveAlgorithm::NVLS || algorithm == CollectiveAlgorithm::INA ||
+           algorithm == CollectiveAlgorithm::NVLS_INA;
+}
+} // namespace
+
+std::string
+CollectiveProtocolToString(CollectiveProtocol protocol)
+{
+    for (const auto& e : PROTOCOLS)
+    {
+        if (e.protocol == protocol)
+        {
+            return e.name;
+        }
+    }
+    NS_ABORT_MSG("CollectiveProtocol " << static_cast<int>(protocol) << " has no name");
+    return "";
+}
+
+bool
+CollectiveProtocolFromString(const std::string& name, CollectiveProtocol& protocol)
+{
+    auto lower = [](std::string s) {
+        std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) {
+            return static_cast<char>(std::tolower(c));
+        });
+        return s;
+    };
+    for (const auto& e : PROTOCOLS)
+    {
+        if (lower(e.name) == lower(name))
+        {
+            protocol = e.protocol;
+            return true;
+        }
+    }
+    return false;
+}
+
+const std::vector<CollectiveProtocol>&
+GetCollectiveProtocols()
+{
+    static const std::vector<CollectiveProtocol> protocols{CollectiveProtocol::LL,
+                                                           CollectiveProtocol::LL128,
+                                                           CollectiveProtocol::SIMPLE};
+    return protocols;
+}
+
+std::string
+GetCollectiveProtocolNameList()
+{
+    std::string list = CollectiveProtocolToString(CollectiveProtocol::AUTO);
+    for (const auto& e : PROTOCOLS)
+    {
+        if (e.protocol != CollectiveProtocol::AUTO)
+        {
+            list += std::string(", ") + e.name;
+        }
+    }
+    return list;
+}
+
+Ptr<const AttributeChecker>
+MakeCollectiveProtocolChecker()
+{
+    auto name = [](CollectiveProtocol p) { return CollectiveProtocolToString(p); };
+    static_assert(static_cast<int>(CollectiveProtocol::AUTO) == 4,
+                  "a new protocol must be added to this checker");
+    return aifabric::MakeEnumCheckerCompat(CollectiveProtocol::AUTO,
+                                           name(CollectiveProtocol::AUTO),
+                                           CollectiveProtocol::LL,
+                                           name(CollectiveProtocol::LL),
+                                           CollectiveProtocol::LL128,
+                                           name(CollectiveProtocol::LL128),
+                                           CollectiveProtocol::SIMPLE,
+                                           name(CollectiveProtocol::SIMPLE),
+                                           CollectiveProtocol::NONE,
+                                           name(CollectiveProtocol::NONE));
+}
+
+std::ostream&
+operator<<(std::ostream& os, CollectiveProtocol protocol)
+{
+    return os << CollectiveProtocolToString(protocol);
+}
+
+bool
+CollectiveProtocolApplies(CollectiveAlgorithm algorithm, CollectiveProtocol protocol)
+{
+    if (protocol == CollectiveProtocol::NONE || protocol == CollectiveProtocol::AUTO ||
+        protocol == CollectiveProtocol::SIMPLE)
+    {
+        return true;
+    }
+    return !SwitchAlgorithm(algorithm);
+}
+
+uint64_t
+CollectiveProtocolWireBytes(CollectiveProtocol protocol, uint64_t payload)
+{
+    switch (protocol)
+    {
+    case CollectiveProtocol::LL:
+        return (payload / 8 + (payload % 8 ? 1 : 0)) * 16;
+    case CollectiveProtocol::LL128:
+        return (payload / 120 + (payload % 120 ? 1 : 0)) * 128;
+    default:
+        return payload;
+    }
+}
+
+double
+NcclBaseLatencyUs(CollectiveAlgorithm algorithm, CollectiveProtocol protocol)
+{
+    return BASE_LATENCY_US[NcclRow(algorithm)][NcclColumn(protocol)];
+}
+
+double
+NcclHwLatencyUs(LinkHardware hardware, CollectiveAlgorithm algorithm, CollectiveProtocol protocol)
+{
+    return HW_LATENCY_US[static_cast<int>(hardware)][NcclRow(algorithm)][NcclColumn(protocol)];
+}
+
+CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
+                                                 const CollectiveTransport& carrier,
+                                                 const std::vector<uint32_t>& rankMap,
+                                                 Time netOverhead)
+    : m_protocol(plan.GetProtocol())
+{
+    if (m_protocol == CollectiveProtocol::NONE || m_protocol == CollectiveProtocol::AUTO)
+    {
+        m_protocol = CollectiveProtocol::NONE;
+        return;
+    }
+    CollectiveAlgorithm algorithm = CollectiveAlgorithm::RING;
+    NS_ABORT_MSG_IF(!CollectiveAlgorithmFromString(plan.GetAlgorithm(), algorithm) ||
+                        algorithm == CollectiveAlgorithm::AUTO,
+                    "CollectiveProtocolCosts: plan of protocol "
+                        << m_protocol << " names no algorithm ('" << plan.GetAlgorithm()
+                        << "'): its latencies depend on it");
+    NS_ABORT_MSG_IF(!CollectiveProtocolApplies(algorithm, m_protocol),
+                    "CollectiveProtocolCosts: " << plan.GetAlgorithm() << " does not run the "
+                                                << m_protocol << " protocol (Simple only)");
+    auto carrierRank = [&rankMap](uint32_t r) { return rankMap.empty() ? r : rankMap[r]; };
+    const uint32_t nT = plan.GetNTransfers();
+    m_hardware.assign(nT, LinkHardware::NET);
+    m_pointToPoint.assign(nT, 0);
+    bool network = false;   // some step crosses the network
+    bool intra = false;     // some step stays inside a server
+    bool inNetwork = false; // some transfer aggregates in the network
+    for (uint32_t t = 0; t < nT; ++t)
+    {
+        const CommPlan::Transfer& tr = plan.GetTransfer(t);
+        if (tr.kind != CommPlan::Kind::POINT_TO_POINT)
+        {
+            inNetwork = inNetwork || CommPlan::InNetwork(tr.kind);
+            continue;
+        }
+        m_pointToPoint[t] = 1;
+        m_hardware[t] = carrier.GetLinkHardware(carrierRank(tr.src), carrierRank(tr.dst));
+        (m_hardware[t] == LinkHardware::NET ? network : intra) = true;
+    }
+    const CollectiveProtocol p = m_protocol;
+    auto us = [](double v) { return NanoSeconds(static_cast<int64_t>(v * 1000.0 + 0.5)); };
+    if (SwitchAlgorithm(algorithm))
+    {
+        // NCCL charges NVLS and CollNet as a whole call: the NVLS (or CollNet) hardware
+        // latency, plus the network's when the call also aggregates across servers.
+        if (algorithm == CollectiveAlgorithm::INA)
+        {
+            m_callLatency = us(NcclHwLatencyUs(LinkHardware::NET, algorithm, p));
+        }
+        else
+        {
+            m_callLatency = us(NcclHwLatencyUs(LinkHardware::NVLINK, algorithm, p));
+            if (inNetwork || network)
+            {
+                m_callLatency += us(NcclHwLatencyUs(LinkHardware::NET, algorithm, p));
+            }
+        }
+    }
+    else
+    {
+        m_callLatency = us(NcclBaseLatencyUs(algorithm, p));
+    }
+    for (LinkHardware hw : {LinkHardware::NVLINK, LinkHardware::PCI, LinkHardware::NET})
+    {
+        Time lat = us(NcclHwLatencyUs(hw, algorithm, p));
+        if (hw == LinkHardware::NET && !intra && algorithm != CollectiveAlgorithm::TREE &&
+            !SwitchAlgorithm(algorithm))
+        {
+            // One rank per server: the latencies are fully exposed (NCCL takes the tree's).
+            lat = us(NcclHwLatencyUs(hw, CollectiveAlgorithm::TREE, p));
+        }
+        if (hw != LinkHardware::NET && network && algorithm != CollectiveAlgorithm::TREE)
+        {
+            // An inter-server ring still launches every step through the network proxy.
+            const Time overhead = netOverhead * (p == CollectiveProtocol::SIMPLE ? 3 : 1);
+            lat = std::max(lat, overhead);
+        }
+        m_stepLatency[static_cast<int>(hw)] = SwitchAlgorithm(algorithm) ? Time(0) : lat;
+    }
+    NS_LOG_LOGIC("protocol " << p << " for " << plan.GetAlgorithm() << ": call "
+                             << m_callLatency.As(Time::US) << ", steps nvlink "
+                             << m_stepLatency[0].As(Time::US) << " pci "
+                             << m_stepLatency[1].As(Time::US) << " net "
+                             << m_stepLatency[2].As(Time::US));
+}
+
+bool
+CollectiveProtocolCosts::IsCharged() const
+{
+    return m_protocol != CollectiveProtocol::NONE;
+}
+
+Time
+CollectiveProtocolCosts::GetCallLatency() const
+{
+    return m_callLatency;
+}
+
+Time
+CollectiveProtocolCosts::GetStepLatency(uint32_t transfer) const
+{
+    if (!IsCharged() || !m_pointToPoint[transfer])
+    {
+        return Time(0);
+    }
+    return GetStepLatency(m_hardware[transfer]);
+}
+
+Time
+CollectiveProtocolCosts::GetStepLatency(LinkHardware hardware) const
+{
+    return IsCharged() ? m_stepLatency[static_cast<int>(hardware)] : Time(0);
+}
+
+uint64_t
+CollectiveProtocolCosts::GetWireBytes(uint64_t payload) const
+{
+    return CollectiveProtocolWireBytes(m_protocol, payload);
+}
+
+} // namespace ns3

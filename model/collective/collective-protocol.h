@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef COLLECTIVE_PROTOCOL_H
+#define COLLECTIVE_PROTOCOL_H
+
+#include "collective-algorithms.h"
+#include "comm-plan.h"
+
+#include "ns3/attribute.h"
+#include "ns3/collective-transport.h"
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \param name a protocol name, in any letter case ("simple" and "Simple" alike, as
+ *        NCCL_PROTO accepts them)
+ * \param protocol set to the protocol when found
+ * \return true if name names a protocol, "none" or "auto"
+ */
+bool CollectiveProtocolFromString(const std::string& name, CollectiveProtocol& protocol);
+
+/// \return NCCL's three protocols: LL, LL128, Simple
+const std::vector<CollectiveProtocol>& GetCollectiveProtocols();
+
+/// \return "auto, LL, LL128, Simple, none": every accepted name, for messages and help
+std::string GetCollectiveProtocolNameList();
+
+/// \return the checker of an EnumValue attribute naming a protocol (every name of the table)
+Ptr<const AttributeChecker> MakeCollectiveProtocolChecker();
+
+std::ostream& operator<<(std::ostream& os, CollectiveProtocol protocol);
+
+/**
+ * \param algorithm an algorithm
+ * \param protocol a protocol
+ * \return whether the algorithm runs that protocol: NVLS, in-network aggregation and
+ *         nvls-ina only Simple (NCCL runs NVLS and CollNet with Simple only); the others
+ *         all three. "none" and "auto" apply to every algorithm.
+ */
+bool CollectiveProtocolApplies(CollectiveAlgorithm algorithm, CollectiveProtocol protocol);
+
+/**
+ * Bytes a protocol puts on the wire for a payload: LL ceil(payload / 8) x 16 (a 16-byte
+ * line carries two 4-byte words and their two flags), LL128 ceil(payload / 120) x 128,
+ * Simple and none the payload itself.
+ * \param protocol the protocol
+ * \param payload data bytes
+ * \return bytes moved
+ */
+uint64_t CollectiveProtocolWireBytes(CollectiveProtocol protocol, uint64_t payload);
+
+/**
+ * \ingroup ai-fabric
+ * What a protocol costs one call, from NCCL's tuning model (NVIDIA/nccl v2.30.7,
+ * src/graph/tuning.cc: baseLatencies, hwLatencies, the network overhead), landed where
+ * the hardware spends it:
+ *
+ * - a call latency, once before the first transfer (the kernel launch and set-up:
+ *   baseLatencies of the algorithm and protocol; for NVLS the NVLS hardware latency,
+ *   plus the network one across servers; for in-network aggregation the CollNet network
+ *   latency);
+ * - a step latency before every point-to-point transfer, by the hardware it crosses
+ *   (CollectiveTransport::GetLinkHardware): hwLatencies[NVLink | PCI | network] of the
+ *   algorithm and protocol. As in NCCL's ring model, a step inside a server of a call
+ *   that crosses the network waits at least the network overhead (x3 for Simple), and a
+ *   call with one rank per server pays the tree's network latency per network step;
+ * - wire bytes: CollectiveProtocolWireBytes of each transfer's payload.
+ *
+ * Point-to-point algorithms other than tree (ring, rail-ring, halving-doubling, direct,
+ * hierarchical) take the ring's figures: NCCL's ring is the one with per-step costs for
+ * peer-to-peer steps. What NCCL's model adds beyond this (bandwidth ceilings per
+ * protocol, the tree correction factors, the ring plateau factor) is its fit to its own
+ * kernels and is not charged: the carriers give the bandwidth.
+ */
+class CollectiveProtocolCosts
+{
+  public:
+    /**
+     * \param plan the call (its algorithm name and protocol; NONE and AUTO cost nothing)
+     * \param carrier the carrier it runs on (the hardware of each transfer)
+     * \param rankMap carrier rank of each plan rank (empty: plan rank r is carrier rank r)
+     * \param netOverhead NCCL_NET_OVERHEAD
+     */
+    CollectiveProtocolCosts(const CommPlan& plan,
+                            const CollectiveTransport& carrier,
+                            const std::vector<uint32_t>& rankMap,
+                            Time netOverhead);
+
+    /// \return whether the call pays anything (a protocol other than none)
+    bool IsCharged() const;
+    /// \return the latency paid once, before the call's first transfer
+    Time GetCallLatency() const;
+    /// \param transfer a transfer id of the plan \return the latency before it starts
+    Time GetStepLatency(uint32_t transfer) const;
+    /// \param payload data bytes \return bytes on the wire
+    uint64_t GetWireBytes(uint64_t payload) const;
+
+    /**
+     * \param hardware what a step crosses
+     * \return the latency of a point-to-point step over it in this call
+     */
+    Time GetStepLatency(LinkHardware hardware) const;
+
+  private:
+    CollectiveProtocol m_protocol{CollectiveProtocol::NONE}; //!< the call's protocol
+    Time m_callLatency;                                      //!< once per call
+    Time m_stepLatency[3];                //!< by LinkHardware, point-to-point steps
+    std::vector<LinkHardware> m_hardware; //!< per transfer (point to point only)
+    std::vector<uint8_t> m_pointToPoint;  //!< per transfer: 1 if point to point
+};
+
+/**
+ * NCCL's figures, for doc and tests: the base latency of an algorithm and protocol, us.
+ * \param algorithm one of ours (mapped onto NCCL's: see CollectiveProtocolCosts)
+ * \param protocol LL, LL128 or Simple
+ * \return baseLatencies[algorithm][protocol] of NCCL v2.30.7
+ */
+double NcclBaseLatencyUs(CollectiveAlgorithm algorithm, CollectiveProtocol protocol);
+
+/**
+ * \param hardware NVLink, PCI or network
+ * \param algorithm one of ours (mapped onto NCCL's)
+ * \param protocol LL, LL128 or Simple
+ * \return hwLatencies[hardware][algorithm][protocol] of NCCL v2.30.7, us
+ */
+double NcclHwLatencyUs(LinkHardware hardware,
+                       CollectiveAlgorithm algorithm,
+                       CollectiveProtocol protocol);
+
+} // namespace ns3
+
+#endif // COLLECTIVE_PROTOCOL_H
