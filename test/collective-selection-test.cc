@@ -226,7 +226,8 @@ TEST(CollectiveSelection, AlgorithmAttributeIsTheNameTable)
     EXPECT_EQ(AttributeValueFromText(info.checker, "Ring", &expected), nullptr);
     EXPECT_NE(AttributeValueFromText(info.checker, "ina", &expected), nullptr);
     EXPECT_EQ(info.checker->GetUnderlyingTypeInformation(),
-              "auto|ring|rail-ring|tree|halving-doubling|direct|hierarchical|nvls|ina|nvls-ina");
+              "auto|ring|rail-ring|tree|halving-doubling|direct|hierarchical|nvls|ina|nvls-ina|"
+              "nvls-tree");
 }
 
 namespace

@@ -55,6 +55,7 @@ const AlgorithmEntry ALGORITHMS[] = {
     {CollectiveAlgorithm::NVLS, "nvls", NVLS_DEFAULT_CHUNK_BYTES},
     {CollectiveAlgorithm::INA, "ina", 0}, // the workers pipeline by their own window
     {CollectiveAlgorithm::NVLS_INA, "nvls-ina", NVLS_DEFAULT_CHUNK_BYTES},
+    {CollectiveAlgorithm::NVLS_TREE, "nvls-tree", NVLS_DEFAULT_CHUNK_BYTES},
 };
 
 const AlgorithmEntry&
@@ -83,7 +84,7 @@ MakeCollectiveAlgorithmChecker()
 {
     // An EnumChecker takes its pairs at once; the names come from the one table.
     auto name = [](CollectiveAlgorithm a) { return CollectiveAlgorithmToString(a); };
-    static_assert(static_cast<int>(CollectiveAlgorithm::AUTO) == 9,
+    static_assert(static_cast<int>(CollectiveAlgorithm::AUTO) == 10,
                   "a new algorithm must be added to this checker");
     return aifabric::MakeEnumCheckerCompat(CollectiveAlgorithm::AUTO,
                                            AUTO_ALGORITHM_NAME,
@@ -104,7 +105,9 @@ MakeCollectiveAlgorithmChecker()
                                            CollectiveAlgorithm::INA,
                                            name(CollectiveAlgorithm::INA),
                                            CollectiveAlgorithm::NVLS_INA,
-                                           name(CollectiveAlgorithm::NVLS_INA));
+                                           name(CollectiveAlgorithm::NVLS_INA),
+                                           CollectiveAlgorithm::NVLS_TREE,
+                                           name(CollectiveAlgorithm::NVLS_TREE));
 }
 
 bool
@@ -181,7 +184,8 @@ CollectiveAlgorithmNeedsServers(CollectiveAlgorithm algorithm)
 {
     return algorithm == CollectiveAlgorithm::RAIL_RING ||
            algorithm == CollectiveAlgorithm::HIERARCHICAL ||
-           algorithm == CollectiveAlgorithm::NVLS_INA;
+           algorithm == CollectiveAlgorithm::NVLS_INA ||
+           algorithm == CollectiveAlgorithm::NVLS_TREE;
 }
 
 std::ostream&
@@ -225,6 +229,7 @@ IsCollectiveAlgorithmSupported(CollectiveType type, CollectiveAlgorithm algorith
                type == CollectiveType::ALL_GATHER || type == CollectiveType::BROADCAST ||
                type == CollectiveType::REDUCE;
     case CollectiveAlgorithm::NVLS_INA:
+    case CollectiveAlgorithm::NVLS_TREE:
         return type == CollectiveType::ALL_REDUCE;
     case CollectiveAlgorithm::AUTO:
         return false; // a choice among algorithms, made by CollectiveSelection
@@ -390,6 +395,7 @@ MakeCollectivePlan(CollectiveType type,
     case CollectiveAlgorithm::RAIL_RING:
     case CollectiveAlgorithm::HIERARCHICAL:
     case CollectiveAlgorithm::NVLS_INA:
+    case CollectiveAlgorithm::NVLS_TREE:
     case CollectiveAlgorithm::AUTO:
         break; // refused above
     }

@@ -364,6 +364,9 @@ enum class CollectiveAlgorithm
                       //!< carrier whose switches aggregate, InaTransport)
     NVLS_INA,         //!< "nvls-ina": NVLS in each server, in-network aggregation per
                       //!< rail across servers (NvlsInaAllReduce); needs the group's servers
+    NVLS_TREE,        //!< "nvls-tree": NVLS in each server, a tree per rail across servers
+                      //!< over the NICs (NCCL's NVLSTree, NvlsTreeAllReduce); needs the
+                      //!< group's servers
     AUTO,             //!< "auto": not an algorithm but the choice of one per call by
                       //!< estimated time (CollectiveSelection); what Algorithm attributes
                       //!< hold by default. No plan generator takes it.

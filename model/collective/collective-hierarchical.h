@@ -127,6 +127,26 @@ CommPlan HierarchicalAllGather(const CommGroup& group,
 CommPlan NvlsInaAllReduce(const CommGroup& group, uint64_t bytes, uint64_t chunkBytes = 0);
 
 /**
+ * NVLS inside each server, a tree across servers over the NICs: NCCL's NVLSTree. Shard p
+ * (about bytes / g) belongs to rail p; per piece of a shard:
+ * (1) each server's NVSwitch reduces the piece of its g GPUs into its GPU p;
+ * (2) a binary tree over rail p's GPUs (servers in order, position v's parent (v - 1) / 2;
+ *     every other piece on the mirrored tree, as NCCL's double binary tree) reduces the
+ *     servers' sums up to its root, point to point;
+ * (3) the root's total goes back down the tree;
+ * (4) each server's NVSwitch multicasts the total to its GPUs.
+ * No switch aggregates in the network. Bytes per GPU and direction: S + S/g on NVLink
+ * (as NVLS); on the NIC at most S/g up and S/g down per tree a GPU is inner in (two
+ * children: 2 S/g in, from the mirror tree as a leaf nothing), against the rail ring's
+ * 2(s-1)/s x S/g. Needs at least two servers whose switches reduce.
+ * \param group ranks and where they run; same number of ranks on every server
+ * \param bytes buffer size
+ * \param chunkBytes piece size (0: CollectiveDefaultChunkBytes, NVLS's 128 KiB)
+ * \return the plan (algorithm "nvls-tree")
+ */
+CommPlan NvlsTreeAllReduce(const CommGroup& group, uint64_t bytes, uint64_t chunkBytes = 0);
+
+/**
  * \param group the group the plan was built for
  * \param transfer a transfer of that plan
  * \return true if the transfer stays inside one server (NVLink/NVSwitch), false if it

@@ -104,6 +104,8 @@ NcclRow(CollectiveAlgorithm algorithm)
         return NCCL_NVLS;
     case CollectiveAlgorithm::INA:
         return NCCL_COLLNET_DIRECT;
+    case CollectiveAlgorithm::NVLS_TREE:
+        return NCCL_NVLS_TREE;
     default:
         return NCCL_RING; // the point-to-point algorithms: see CollectiveProtocolCosts
     }
@@ -120,12 +122,13 @@ NcclColumn(CollectiveProtocol protocol)
     return static_cast<int>(protocol);
 }
 
-/// \return true if the algorithm's data moves through switches (NVLS, in-network)
+/// \return true if the algorithm reduces in switches (NVLS, in-network; Simple only)
 bool
 SwitchAlgorithm(CollectiveAlgorithm algorithm)
 {
     return algorithm == CollectiveAlgorithm::NVLS || algorithm == CollectiveAlgorithm::INA ||
-           algorithm == CollectiveAlgorithm::NVLS_INA;
+           algorithm == CollectiveAlgorithm::NVLS_INA ||
+           algorithm == CollectiveAlgorithm::NVLS_TREE;
 }
 } // namespace
 
@@ -299,7 +302,7 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
         else
         {
             m_callLatency = us(NcclHwLatencyUs(LinkHardware::NVLINK, algorithm, p));
-            if (inNetwork || network)
+            if ((inNetwork || network) && algorithm != CollectiveAlgorithm::NVLS_TREE)
             {
                 m_callLatency += us(NcclHwLatencyUs(LinkHardware::NET, algorithm, p));
             }
@@ -324,7 +327,16 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
             const Time overhead = netOverhead * (p == CollectiveProtocol::SIMPLE ? 3 : 1);
             lat = std::max(lat, overhead);
         }
-        m_stepLatency[static_cast<int>(hw)] = SwitchAlgorithm(algorithm) ? Time(0) : lat;
+        if (algorithm == CollectiveAlgorithm::NVLS_TREE)
+        {
+            // NVLSTree: NVLS's latency once (above), the tree's network latency per hop.
+            lat = hw == LinkHardware::NET ? us(NcclHwLatencyUs(hw, algorithm, p)) : Time(0);
+        }
+        else if (SwitchAlgorithm(algorithm))
+        {
+            lat = Time(0);
+        }
+        m_stepLatency[static_cast<int>(hw)] = lat;
     }
     NS_LOG_LOGIC("protocol " << p << " for " << plan.GetAlgorithm() << ": call "
                              << m_callLatency.As(Time::US) << ", steps nvlink "

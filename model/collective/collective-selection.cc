@@ -101,33 +101,46 @@ CollectiveSelection::NetworkReduction(const CommGroup& group, CollectiveType typ
 }
 
 bool
-CollectiveSelection::ServerAndRailReduction(const CommGroup& group) const
+CollectiveSelection::EveryServerReduces(const CommGroup& group,
+                                        std::vector<uint32_t>& members) const
 {
-    std::vector<uint32_t> members;
     if (!CarrierMembers(group, members) || group.GetNServers() < 2 || !group.IsUniform())
     {
         return false;
     }
-    // The plan's member sets (every server's ranks, every rail's), as the carrier numbers
-    // the ranks; the carriers answer for a set whatever its order.
-    auto carrierSet = [&members](const std::vector<uint32_t>& ranks) {
+    for (uint32_t server : group.GetServers())
+    {
         std::vector<uint32_t> set;
-        for (uint32_t r : ranks)
+        for (uint32_t r : group.GetRanksOnServer(server))
         {
             set.push_back(members[r]);
         }
-        return set;
-    };
-    for (uint32_t server : group.GetServers())
-    {
-        if (!m_carrier->CanReduceInSwitch(carrierSet(group.GetRanksOnServer(server))))
+        if (!m_carrier->CanReduceInSwitch(set))
         {
             return false;
         }
     }
+    return true;
+}
+
+bool
+CollectiveSelection::ServerAndRailReduction(const CommGroup& group) const
+{
+    // The plan's member sets (every server's ranks, every rail's), as the carrier numbers
+    // the ranks; the carriers answer for a set whatever its order.
+    std::vector<uint32_t> members;
+    if (!EveryServerReduces(group, members))
+    {
+        return false;
+    }
     for (uint32_t rail : group.GetRails())
     {
-        if (!m_carrier->CanAllReduceInNetwork(carrierSet(group.GetRail(rail))))
+        std::vector<uint32_t> set;
+        for (uint32_t r : group.GetRail(rail))
+        {
+            set.push_back(members[r]);
+        }
+        if (!m_carrier->CanAllReduceInNetwork(set))
         {
             return false;
         }
@@ -164,6 +177,12 @@ CollectiveSelection::Applies(CollectiveType type,
         return no("nvls needs the whole group on one NVSwitch whose GPUs support NVLS "
                   "(Hopper or newer); this carrier cannot reduce in a switch over these " +
                   std::to_string(group.GetSize()) + " ranks");
+    }
+    std::vector<uint32_t> members;
+    if (algorithm == CollectiveAlgorithm::NVLS_TREE && !EveryServerReduces(group, members))
+    {
+        return no("nvls-tree needs at least two servers, every one's GPUs on an NVSwitch that "
+                  "reduces (NVLS: Hopper or newer)");
     }
     if (algorithm == CollectiveAlgorithm::NVLS_INA && !ServerAndRailReduction(group))
     {
@@ -247,6 +266,8 @@ CollectiveSelection::Build(CollectiveType type,
     }
     case CollectiveAlgorithm::NVLS_INA:
         return NvlsInaAllReduce(group, bytes, chunk);
+    case CollectiveAlgorithm::NVLS_TREE:
+        return NvlsTreeAllReduce(group, bytes, chunk);
     default:
         return MakeCollectivePlan(type, algorithm, group.GetSize(), bytes, options);
     }

@@ -149,8 +149,15 @@ class CollectiveSelection
      *         multicasts (CanReduceInNetwork) for the others
      */
     bool NetworkReduction(const CommGroup& group, CollectiveType type) const;
-    /// \return true if the group spans several servers, every server's ranks reduce in
-    ///         their switch and every rail's ranks aggregate in the network (nvls-ina)
+    /**
+     * \param group the group
+     * \param members set to the group's carrier ranks
+     * \return true if the group spans several servers (the same GPUs on each) and every
+     *         server's ranks reduce in their switch (nvls-tree)
+     */
+    bool EveryServerReduces(const CommGroup& group, std::vector<uint32_t>& members) const;
+    /// \return true if EveryServerReduces and every rail's ranks aggregate in the network
+    ///         (nvls-ina)
     bool ServerAndRailReduction(const CommGroup& group) const;
     /// \return false without a carrier; else sets members to group's carrier ranks
     bool CarrierMembers(const CommGroup& group, std::vector<uint32_t>& members) const;

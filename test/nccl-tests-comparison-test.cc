@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Our collective times against published nccl-tests results on H100 (test/data/
+// nccl-tests-h100.csv, each source named there and in doc/ai-fabric-collective.rst,
+// "NCCL's protocols"): one 8-GPU server over NVLink with the ring, and 2 and 4 servers over
+// 400G with auto, at the sizes a unit test affords. The bands are the doc's.
+#include "plan-test-util.h"
+#include "test-util.h"
+
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+
+using namespace aifabric;
+
+namespace
+{
+class NcclTestsComparison : public NsTest
+{
+};
+
+/// One published row.
+struct Row
+{
+    std::string source;
+    uint64_t bytes;
+    double us;
+};
+
+/// The rows of one source.
+std::vector<Row>
+Published(const std::string& source)
+{
+    std::ifstream in(std::string(AI_FABRIC_SOURCE_DIR) + "/test/data/nccl-tests-h100.csv");
+    EXPECT_TRUE(in.good()) << "test/data/nccl-tests-h100.csv";
+    std::vector<Row> rows;
+    std::string line;
+    while (std::getline(in, line))
+    {
+        if (line.empty() || line[0] == '#' || line.rfind("source,", 0) == 0)
+        {
+            continue;
+        }
+        std::stringstream ss(line);
+        std::vector<std::string> f;
+        std::string cell;
+        while (std::getline(ss, cell, ','))
+        {
+            f.push_back(cell);
+        }
+        if (f.size() == 7 && f[0] == source)
+        {
+            rows.push_back({f[0], std::stoull(f[5]), std::stod(f[6])});
+        }
+    }
+    return rows;
+}
+
+/// Our time of one call on servers x 8 H100 (as collective-perf --transport=dgx builds
+/// them: 400G NICs, one spine, 1 us cables), one channel per GPU.
+double
+OursUs(uint32_t servers, const std::string& algorithm, uint64_t bytes)
+{
+    RoceHelper roce;
+    GpuClusterHelper helper(roce);
+    GpuCluster cluster =
+        helper.Build(servers, 8, "H100", DataRate("400Gbps"), 1, 1.0, MicroSeconds(1));
+    roce.AssignStreams(1);
+    CollectiveSelection selection(cluster.transport);
+    CollectivePlanOptions options;
+    options.channels = 8;
+    CollectiveAlgorithm a = CollectiveAlgorithm::AUTO;
+    CollectiveAlgorithmFromString(algorithm, a);
+    const CommPlan plan =
+        selection.MakePlan(CollectiveType::ALL_REDUCE, a, cluster.world, bytes, options);
+    auto engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(cluster.transport);
+    CollectiveResult result;
+    engine->Run(plan, MakeBoundCallback(&StoreResult, &result));
+    Simulator::Run();
+    Simulator::Destroy();
+    return result.GetDuration().GetSeconds() * 1e6;
+}
+
+/// Compare the published rows of source up to maxBytes whose log2 is a multiple of
+/// log2Step; band(bytes) is the largest relative difference the doc states for that size
+/// (negative: a published row the doc leaves out).
+void
+Compare(const std::string& source,
+        uint32_t servers,
+        const std::string& algorithm,
+        uint64_t maxBytes,
+        uint32_t log2Step,
+        const std::function<double(uint64_t)>& band)
+{
+    const std::vector<Row> rows = Published(source);
+    ASSERT_GT(rows.size(), 10u) << source;
+    uint32_t compared = 0;
+    for (const Row& r : rows)
+    {
+        const auto log2 =
+            static_cast<uint32_t>(std::lround(std::log2(static_cast<double>(r.bytes))));
+        if (r.bytes > maxBytes || log2 % log2Step != 0 || band(r.bytes) < 0)
+        {
+            continue;
+        }
+        const double ours = OursUs(servers, algorithm, r.bytes);
+        const double diff = ours / r.us - 1;
+        std::cout << "[ measured ] " << source << " " << r.bytes << " B: published " << r.us
+                  << " us, ours " << ours << " us (" << diff * 100 << " %)\n";
+        EXPECT_LE(std::abs(diff), band(r.bytes)) << source << " " << r.bytes << " B";
+        ++compared;
+    }
+    EXPECT_GT(compared, 4u);
+}
+} // namespace
+
+// One server, ring: NCCL_ALGO=RING (Together AI, NCCL 2.26.2, one process driving the
+// eight GPUs). From 4 MiB up within 10 % but at 16 and 32 MiB (23 and 18 % fast); below,
+// 16 to 31 % fast (the published floor of 35 us against our 29: a single process's
+// launches), and the published 512 KiB row (69 us between 38 and 47) 56 %.
+TEST_F(NcclTestsComparison, OneServerRing)
+{
+    Compare("together-1x8-ring", 1, "ring", 1ull << 30, 1, [](uint64_t bytes) {
+        if (bytes == (512 << 10))
+        {
+            return 0.60;
+        }
+        if (bytes == (16 << 20) || bytes == (32 << 20))
+        {
+            return 0.25;
+        }
+        return bytes >= (4 << 20) ? 0.10 : 0.35;
+    });
+}
+
+// Two and four servers over 400G InfiniBand, NCCL's default algorithm (NVLSTree) against
+// auto (nvls-tree from a few MiB), every fourth size to 256 MiB. Two servers: within 13 %
+// up to 128 KiB, then up to 39 % fast (NCCL's LL and LL128 bandwidth ceilings, not
+// charged); the published 8 B and 256 B rows (69 and 94 us among 25 to 32) are left out.
+// Four servers (a cluster that peaks at 331 GB/s busbw where nvls-tree reaches ~480): up
+// to 52 % fast.
+TEST_F(NcclTestsComparison, TwoAndFourServersAuto)
+{
+    Compare("nccl-tests-309-2x8", 2, "auto", 256 << 20, 2, [](uint64_t bytes) {
+        return bytes == 8 || bytes == 256 ? -1 : (bytes <= (128 << 10) ? 0.15 : 0.40);
+    });
+    Compare("voltagepark-4x8", 4, "auto", 256 << 20, 2, [](uint64_t) { return 0.55; });
+}
