@@ -135,10 +135,10 @@ CommPlan NvlsInaAllReduce(const CommGroup& group, uint64_t bytes, uint64_t chunk
  *     servers' sums up to its root, point to point;
  * (3) the root's total goes back down the tree;
  * (4) each server's NVSwitch multicasts the total to its GPUs.
- * No switch aggregates in the network. Bytes per GPU and direction: S + S/g on NVLink
- * (as NVLS); on the NIC at most S/g up and S/g down per tree a GPU is inner in (two
- * children: 2 S/g in, from the mirror tree as a leaf nothing), against the rail ring's
- * 2(s-1)/s x S/g. Needs at least two servers whose switches reduce.
+ * No switch aggregates in the network: per piece, 2 (s - 1) point-to-point transfers over
+ * rail p (one up and one down per tree edge), spread over the servers' NICs by the two
+ * mirrored trees. Bytes per GPU and direction on NVLink: S + S/g (as NVLS). Needs at
+ * least two servers whose switches reduce.
  * \param group ranks and where they run; same number of ranks on every server
  * \param bytes buffer size
  * \param chunkBytes piece size (0: CollectiveDefaultChunkBytes, NVLS's 128 KiB)
