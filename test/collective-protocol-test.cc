@@ -4,6 +4,7 @@
 #include "test-util.h"
 
 #include "ns3/collective-engine.h"
+#include "ns3/collective-hierarchical.h"
 #include "ns3/collective-plan-cost.h"
 #include "ns3/collective-protocol.h"
 #include "ns3/collective-selection.h"
@@ -14,6 +15,7 @@
 #include "ns3/uinteger.h"
 
 #include <gtest/gtest.h>
+#include <tuple>
 
 using namespace ns3;
 using namespace aifabric;
@@ -63,10 +65,15 @@ RingAllReduce(Ptr<CollectiveTransport> carrier,
     return result;
 }
 
-/// A carrier of servers of four GPUs: NVLink inside a server, the network across.
+/// A carrier of servers of four GPUs (or gpus): NVLink inside a server, the network across.
 class FourPerServer : public CollectiveTransport
 {
   public:
+    explicit FourPerServer(uint32_t gpus = 4)
+        : m_gpus(gpus)
+    {
+    }
+
     void Send(uint32_t, uint32_t, uint64_t, uint32_t, DoneCallback) override
     {
     }
@@ -78,10 +85,93 @@ class FourPerServer : public CollectiveTransport
 
     LinkHardware GetLinkHardware(uint32_t src, uint32_t dst) const override
     {
-        return src / 4 == dst / 4 ? LinkHardware::NVLINK : LinkHardware::NET;
+        return src / m_gpus == dst / m_gpus ? LinkHardware::NVLINK : LinkHardware::NET;
     }
+
+  private:
+    uint32_t m_gpus; //!< GPUs per server
 };
 } // namespace
+
+// NCCL v2.30.7's figures as the doc's table prints them (src/graph/tuning.cc), us.
+TEST_F(CollectiveProtocolTest, TheTablesAreNccl230s)
+{
+    const CollectiveProtocol ll = CollectiveProtocol::LL;
+    const CollectiveProtocol ll128 = CollectiveProtocol::LL128;
+    const CollectiveProtocol simple = CollectiveProtocol::SIMPLE;
+    using A = CollectiveAlgorithm;
+    using H = LinkHardware;
+    EXPECT_EQ(NcclBaseLatencyUs(A::RING, ll), 6.6);
+    EXPECT_EQ(NcclBaseLatencyUs(A::RING, ll128), 14.0);
+    EXPECT_EQ(NcclBaseLatencyUs(A::RING, simple), 8.4);
+    EXPECT_EQ(NcclBaseLatencyUs(A::TREE, ll), 6.8);
+    EXPECT_EQ(NcclBaseLatencyUs(A::TREE, ll128), 14.0);
+    EXPECT_EQ(NcclBaseLatencyUs(A::TREE, simple), 8.4);
+    EXPECT_EQ(NcclBaseLatencyUs(A::NVLS, simple), 0.0);
+    const std::vector<std::tuple<H, A, double, double, double>> hw{
+        {H::NVLINK, A::RING, 0.6, 1.9, 3.4},
+        {H::PCI, A::RING, 1.0, 2.5, 5.7},
+        {H::NET, A::RING, 2.7, 4.0, 14.0},
+        {H::NVLINK, A::TREE, 0.6, 1.25, 4.0},
+        {H::PCI, A::TREE, 1.0, 1.9, 4.0},
+        {H::NET, A::TREE, 5.0, 8.5, 14.0},
+    };
+    for (const auto& [h, a, vll, vll128, vsimple] : hw)
+    {
+        EXPECT_EQ(NcclHwLatencyUs(h, a, ll), vll) << LinkHardwareToString(h) << " " << a;
+        EXPECT_EQ(NcclHwLatencyUs(h, a, ll128), vll128) << LinkHardwareToString(h) << " " << a;
+        EXPECT_EQ(NcclHwLatencyUs(h, a, simple), vsimple) << LinkHardwareToString(h) << " " << a;
+    }
+    EXPECT_EQ(NcclHwLatencyUs(H::NVLINK, A::INA, simple), 3.7);
+    EXPECT_EQ(NcclHwLatencyUs(H::NET, A::INA, simple), 31.0);
+    EXPECT_EQ(NcclHwLatencyUs(H::NVLINK, A::NVLS, simple), 25.0);
+    EXPECT_EQ(NcclHwLatencyUs(H::NET, A::NVLS, simple), 18.0);
+    EXPECT_EQ(NcclHwLatencyUs(H::NVLINK, A::NVLS_TREE, simple), 25.0);
+    EXPECT_EQ(NcclHwLatencyUs(H::NET, A::NVLS_TREE, simple), 20.9);
+}
+
+// Where the switch algorithms' latencies land: nvls once per call (25 us), nvls-ina that
+// plus NVLS's network 18 us, nvls-tree 25 us per call and 20.9 us per network hop, ina
+// CollNet's 31 us, or the tree's 14 us with one rank per server (NCCL's ppn = 1 rule).
+TEST_F(CollectiveProtocolTest, SwitchAlgorithmsPayPerCall)
+{
+    const Time overhead = MicroSeconds(1);
+    auto costs = [&overhead](CommPlan plan, const CollectiveTransport& carrier) {
+        plan.SetProtocol(CollectiveProtocol::SIMPLE);
+        return CollectiveProtocolCosts(plan, carrier, {}, overhead);
+    };
+    const FourPerServer oneServer(8);
+    const FourPerServer fourPerServer(4);
+    const FourPerServer onePerServer(1);
+    const CollectiveProtocolCosts nvls =
+        costs(MakeCollectivePlan(CollectiveType::ALL_REDUCE, CollectiveAlgorithm::NVLS, 8, 1 << 20),
+              oneServer);
+    EXPECT_EQ(nvls.GetCallLatency(), MicroSeconds(25));
+    const CollectiveProtocolCosts nvlsIna =
+        costs(NvlsInaAllReduce(CommGroup::Uniform(2, 4), 1 << 20), fourPerServer);
+    EXPECT_EQ(nvlsIna.GetCallLatency(), MicroSeconds(43));
+    const CommPlan treePlan = NvlsTreeAllReduce(CommGroup::Uniform(2, 4), 1 << 20);
+    const CollectiveProtocolCosts tree = costs(treePlan, fourPerServer);
+    EXPECT_EQ(tree.GetCallLatency(), MicroSeconds(25));
+    EXPECT_EQ(tree.GetStepLatency(LinkHardware::NET), NanoSeconds(20900));
+    EXPECT_EQ(tree.GetStepLatency(LinkHardware::NVLINK), Time(0));
+    uint32_t hops = 0;
+    for (uint32_t t = 0; t < treePlan.GetNTransfers(); ++t)
+    {
+        const bool p2p = treePlan.GetTransfer(t).kind == CommPlan::Kind::POINT_TO_POINT;
+        hops += p2p ? 1 : 0;
+        EXPECT_EQ(tree.GetStepLatency(t), p2p ? NanoSeconds(20900) : Time(0)) << t;
+    }
+    EXPECT_GT(hops, 0u);
+    const CommPlan inaPlan =
+        MakeCollectivePlan(CollectiveType::ALL_REDUCE, CollectiveAlgorithm::INA, 8, 1 << 20);
+    EXPECT_EQ(costs(inaPlan, onePerServer).GetCallLatency(), MicroSeconds(14));
+    EXPECT_EQ(costs(inaPlan, fourPerServer).GetCallLatency(), MicroSeconds(31));
+    // A plan runs a protocol: auto is a choice, not one.
+    CommPlan undecided = inaPlan;
+    undecided.SetProtocol(CollectiveProtocol::AUTO);
+    EXPECT_DEATH(CollectiveProtocolCosts(undecided, onePerServer, {}, overhead), "protocol auto");
+}
 
 // Each protocol's layout: LL carries 8 data bytes in a 16-byte line, LL128 120 in 128.
 TEST_F(CollectiveProtocolTest, WireBytesFollowTheLineLayouts)
@@ -192,6 +282,15 @@ TEST_F(CollectiveProtocolTest, StepsInsideServersOfANetworkRingWaitForTheProxy)
             ASSERT_EQ(costs.GetStepLatency(t), expected) << row.p << " transfer " << t;
         }
     }
+    // A larger overhead: LL128's 1.9 us becomes 2.0, Simple's 3.4 becomes 3 x 2.0.
+    plan.SetProtocol(CollectiveProtocol::LL128);
+    EXPECT_EQ(CollectiveProtocolCosts(plan, *carrier, {}, MicroSeconds(2))
+                  .GetStepLatency(LinkHardware::NVLINK),
+              MicroSeconds(2));
+    plan.SetProtocol(CollectiveProtocol::SIMPLE);
+    EXPECT_EQ(CollectiveProtocolCosts(plan, *carrier, {}, MicroSeconds(2))
+                  .GetStepLatency(LinkHardware::NVLINK),
+              MicroSeconds(6));
     plan.SetProtocol(CollectiveProtocol::NONE);
     const CollectiveProtocolCosts none(plan, *carrier, {}, overhead);
     EXPECT_FALSE(none.IsCharged());

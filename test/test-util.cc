@@ -157,6 +157,30 @@ StoreResult(CollectiveResult* out, const CollectiveResult& result)
     *out = result;
 }
 
+CollectiveResult
+RunDgxAllReduce(uint32_t servers, const std::string& algorithm, uint64_t bytes)
+{
+    RoceHelper roce;
+    GpuClusterHelper helper(roce);
+    GpuCluster cluster =
+        helper.Build(servers, 8, "H100", DataRate("400Gbps"), 1, 1.0, MicroSeconds(1));
+    roce.AssignStreams(1);
+    CollectiveSelection selection(cluster.transport);
+    CollectivePlanOptions options;
+    options.channels = 8;
+    CollectiveAlgorithm a = CollectiveAlgorithm::AUTO;
+    EXPECT_TRUE(CollectiveAlgorithmFromString(algorithm, a)) << algorithm;
+    const CommPlan plan =
+        selection.MakePlan(CollectiveType::ALL_REDUCE, a, cluster.world, bytes, options);
+    auto engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(cluster.transport);
+    CollectiveResult result;
+    engine->Run(plan, MakeBoundCallback(&StoreResult, &result));
+    Simulator::Run();
+    Simulator::Destroy();
+    return result;
+}
+
 RoceTopology
 SmallBufferStar(RoceHelper& roce)
 {

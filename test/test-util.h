@@ -63,6 +63,14 @@ std::pair<Ptr<RdmaNic>, Ptr<RdmaNic>> BackToBack(RoceHelper& roce, DataRate rate
 void StoreResult(CollectiveResult* out, const CollectiveResult& result);
 
 /**
+ * One all-reduce on servers x 8 H100 as collective-perf --transport=dgx builds them
+ * (400G NICs, one spine, 1 us cables), 8 channels, the algorithm by name ("auto" too) and
+ * its fastest protocol; runs and destroys the simulator.
+ * \return the call's result
+ */
+CollectiveResult RunDgxAllReduce(uint32_t servers, const std::string& algorithm, uint64_t bytes);
+
+/**
  * Three hosts on one switch (100 Gb/s, 1 us cables) whose MMU has a 1 MB buffer and marks
  * ECN from 20 kB to 80 kB, the hosts without congestion control (their receivers still
  * answer CE marks with CNPs), random streams fixed: the incast of StartTwoToOneIncast

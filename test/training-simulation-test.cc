@@ -135,7 +135,7 @@ TEST(TrainingSimulation, DefaultScenarioEndToEnd)
     EXPECT_EQ(first["fabric"]["drops"], 0);
     const double iteration = first["iterations"][0]["time_s"].get<double>();
     std::cout << "[ measured ] default scenario iteration: " << iteration * 1e3 << " ms\n";
-    // The figure doc/ai-fabric.rst and the README print (45.261 ms), to the picosecond the
+    // The figure the workload page and the README print (45.261 ms), to the picosecond the
     // simulation resolves: the run is deterministic, so any change is a model change. It
     // is fast-forwarded (the default): 98.6 % of the RDMA bytes skipped in 64 skips (one
     // per rail and DP step pair: the rails are independent groups).

@@ -256,9 +256,13 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
                                                  Time netOverhead)
     : m_protocol(plan.GetProtocol())
 {
-    if (m_protocol == CollectiveProtocol::NONE || m_protocol == CollectiveProtocol::AUTO)
+    NS_ABORT_MSG_IF(m_protocol == CollectiveProtocol::AUTO,
+                    "CollectiveProtocolCosts: plan '"
+                        << plan.GetAlgorithm()
+                        << "' has protocol auto, a choice CollectiveSelection makes, not one "
+                           "a plan can run");
+    if (m_protocol == CollectiveProtocol::NONE)
     {
-        m_protocol = CollectiveProtocol::NONE;
         return;
     }
     CollectiveAlgorithm algorithm = CollectiveAlgorithm::RING;
@@ -289,15 +293,24 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
         m_hardware[t] = carrier.GetLinkHardware(carrierRank(tr.src), carrierRank(tr.dst));
         (m_hardware[t] == LinkHardware::NET ? network : intra) = true;
     }
+    // Several ranks per server (NCCL's ppn > 1): a step inside a server, or neighbouring
+    // ranks on one (switch plans have no point-to-point steps to tell).
+    for (uint32_t r = 0; !intra && r + 1 < plan.GetGroupSize(); ++r)
+    {
+        intra = carrier.GetLinkHardware(carrierRank(r), carrierRank(r + 1)) != LinkHardware::NET;
+    }
     const CollectiveProtocol p = m_protocol;
     auto us = [](double v) { return NanoSeconds(static_cast<int64_t>(v * 1000.0 + 0.5)); };
     if (SwitchAlgorithm(algorithm))
     {
         // NCCL charges NVLS and CollNet as a whole call: the NVLS (or CollNet) hardware
-        // latency, plus the network's when the call also aggregates across servers.
+        // latency, plus the network's when the call also aggregates across servers. With
+        // one rank per server the network latency is fully exposed: NCCL takes the tree's.
         if (algorithm == CollectiveAlgorithm::INA)
         {
-            m_callLatency = us(NcclHwLatencyUs(LinkHardware::NET, algorithm, p));
+            m_callLatency = us(NcclHwLatencyUs(LinkHardware::NET,
+                                               intra ? algorithm : CollectiveAlgorithm::TREE,
+                                               p));
         }
         else
         {

@@ -39,9 +39,9 @@ std::ostream& operator<<(std::ostream& os, CollectiveProtocol protocol);
 /**
  * \param algorithm an algorithm
  * \param protocol a protocol
- * \return whether the algorithm runs that protocol: NVLS, in-network aggregation and
- *         nvls-ina only Simple (NCCL runs NVLS and CollNet with Simple only); the others
- *         all three. "none" and "auto" apply to every algorithm.
+ * \return whether the algorithm runs that protocol: nvls, ina, nvls-ina and nvls-tree only
+ *         Simple (NCCL runs NVLS, NVLSTree and CollNet with Simple only); the others all
+ *         three. "none" and "auto" apply to every algorithm.
  */
 bool CollectiveProtocolApplies(CollectiveAlgorithm algorithm, CollectiveProtocol protocol);
 
@@ -62,14 +62,16 @@ uint64_t CollectiveProtocolWireBytes(CollectiveProtocol protocol, uint64_t paylo
  * the hardware spends it:
  *
  * - a call latency, once before the first transfer (the kernel launch and set-up:
- *   baseLatencies of the algorithm and protocol; for NVLS the NVLS hardware latency,
- *   plus the network one across servers; for in-network aggregation the CollNet network
- *   latency);
+ *   baseLatencies of the algorithm and protocol; for nvls and nvls-tree the NVLS
+ *   hardware latency, for nvls-ina that plus NVLS's network one; for in-network
+ *   aggregation the CollNet network latency, the tree's with one rank per server);
  * - a step latency before every point-to-point transfer, by the hardware it crosses
  *   (CollectiveTransport::GetLinkHardware): hwLatencies[NVLink | PCI | network] of the
  *   algorithm and protocol. As in NCCL's ring model, a step inside a server of a call
  *   that crosses the network waits at least the network overhead (x3 for Simple), and a
- *   call with one rank per server pays the tree's network latency per network step;
+ *   call with one rank per server (no two neighbouring ranks, and no step, inside one
+ *   server) pays the tree's network latency per network step; nvls-tree's network hops
+ *   pay NVLSTree's network latency;
  * - wire bytes: CollectiveProtocolWireBytes of each transfer's payload.
  *
  * Point-to-point algorithms other than tree (ring, rail-ring, halving-doubling, direct,
@@ -82,7 +84,8 @@ class CollectiveProtocolCosts
 {
   public:
     /**
-     * \param plan the call (its algorithm name and protocol; NONE and AUTO cost nothing)
+     * \param plan the call (its algorithm name and protocol; NONE costs nothing, AUTO
+     *        aborts: a plan runs a protocol, the choice is CollectiveSelection's)
      * \param carrier the carrier it runs on (the hardware of each transfer)
      * \param rankMap carrier rank of each plan rank (empty: plan rank r is carrier rank r)
      * \param netOverhead NCCL_NET_OVERHEAD

@@ -58,7 +58,7 @@ double CollectiveBusBwFactor(CollectiveType type, uint32_t n);
  * \ingroup ai-fabric
  * NCCL's protocols: how a collective's kernels hand data from one GPU to the next.
  *
- * LL ("low latency") writes 8-byte lines of 4 data bytes and a 4-byte flag, so the
+ * LL ("low latency") writes 16-byte lines of two 4-byte words, each with its 4-byte flag, so the
  * receiver polls the data itself: the lowest latency, half the payload on the wire. LL128
  * writes 128-byte lines of 120 data bytes and an 8-byte flag. Simple moves whole buffers
  * and synchronises with flags per step: full payload, the highest latency per step. Their
@@ -68,7 +68,7 @@ double CollectiveBusBwFactor(CollectiveType type, uint32_t n);
  */
 enum class CollectiveProtocol : uint8_t
 {
-    LL,     //!< "LL": 8-byte lines, half payload, lowest latency
+    LL,     //!< "LL": 16-byte lines, half payload, lowest latency
     LL128,  //!< "LL128": 128-byte lines, 120/128 payload
     SIMPLE, //!< "Simple": full payload, flag per step
     NONE,   //!< "none": no protocol costs (wire time only)
