@@ -16,6 +16,8 @@
 
 #include <gtest/gtest.h>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 using namespace ns3;
 using namespace aifabric;
@@ -226,6 +228,34 @@ TEST_F(CollectiveProtocolTest, RingStepsOverTheNetworkAreClosedForms)
     EXPECT_NEAR(none.GetDuration().GetSeconds(),
                 2 * (n - 1) * (alpha + static_cast<double>(bytes / n) / rate),
                 2 * (n - 1) * 1e-9);
+}
+
+// LL across servers never beats NCCL's LL ceiling (llMaxBws on x86 Intel: 39 GB/s of bus
+// bandwidth for two servers, 20.4 for more), shared by the plan's channels: on an 800 Gb/s
+// ideal carrier each step of a 1-channel ring all-reduce of 8 MiB over four servers takes
+// its 2 MiB payload at 20.4 GB/s (102.8 us) instead of alpha + 4 MiB of LL lines at the
+// rate (43.9 us); over two servers at 39 GB/s. Simple is not held.
+TEST_F(CollectiveProtocolTest, LlAcrossServersKeepsNcclsCeiling)
+{
+    const uint64_t bytes = 8 << 20;
+    for (auto [n, ceiling] : std::vector<std::pair<uint32_t, double>>{{4, 20.4e9}, {2, 39e9}})
+    {
+        auto carrier = Ideal(n, "net");
+        carrier->SetAttribute("DataRate", DataRateValue(DataRate("800Gbps")));
+        const CollectiveResult ll =
+            RingAllReduce(carrier, CommGroup::Uniform(n, 1), bytes, CollectiveProtocol::LL);
+        const double step = std::max(2e-6 + 2.0 * (bytes / n) / 100e9, (bytes / n) / ceiling);
+        const double expected = 6.6e-6 + 2 * (n - 1) * (5.0e-6 + step);
+        EXPECT_NEAR(ll.GetDuration().GetSeconds(), expected, 2 * (n - 1) * 1e-9) << n;
+        EXPECT_GT((bytes / n) / ceiling, 2e-6 + 2.0 * (bytes / n) / 100e9) << "not held";
+    }
+    auto carrier = Ideal(4, "net");
+    carrier->SetAttribute("DataRate", DataRateValue(DataRate("800Gbps")));
+    const CollectiveResult simple =
+        RingAllReduce(carrier, CommGroup::Uniform(4, 1), bytes, CollectiveProtocol::SIMPLE);
+    EXPECT_NEAR(simple.GetDuration().GetSeconds(),
+                8.4e-6 + 6 * (14e-6 + 2e-6 + (bytes / 4) / 100e9),
+                6e-9);
 }
 
 // Inside one server over NVLink the steps cost the ring's NVLink latencies

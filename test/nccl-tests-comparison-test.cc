@@ -116,8 +116,8 @@ TEST_F(NcclTestsComparison, OneServerRing)
 
 // Two and four servers over 400G InfiniBand, NCCL's default algorithm (NVLSTree) against
 // auto (nvls-tree from a few MiB), every other size (x 4 apart) to 256 MiB. Two servers:
-// -13 to +12 % up to 128 KiB, then up to 39 % fast (NCCL's LL and LL128 bandwidth
-// ceilings, not charged); the published 256 B row (94 us among 25 to 32) is left out.
+// -13 to +12 % up to 128 KiB, then up to 39 % fast (cause not settled: doc); the
+// published 256 B row (94 us among 25 to 32) is left out.
 // Four servers (a cluster that peaks at 331 GB/s busbw): up to 52 % fast.
 TEST_F(NcclTestsComparison, TwoAndFourServersAuto)
 {

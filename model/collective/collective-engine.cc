@@ -321,6 +321,7 @@ CollectiveEngine::Start(const CommPlan& plan,
         ts.bytes = tr.bytes;
         ts.wireBytes = protocol.GetWireBytes(tr.bytes);
         ts.latency = protocol.GetStepLatency(t);
+        ts.minDuration = protocol.GetMinDuration(t, tr.bytes);
         ts.channel = tr.channel;
         ts.kind = tr.kind;
         ts.members = tr.members;
@@ -483,6 +484,23 @@ CollectiveEngine::TransferDone(uint64_t runId, uint32_t transfer)
     }
     RunState& run = it->second;
     TransferState& ts = run.transfers[transfer];
+    if (ts.minDuration.IsStrictlyPositive() && ts.sent && !ts.done)
+    {
+        // The protocol's ceiling: the data arrived, the GPU's copy has not finished.
+        const Time due = ts.sentAt + ts.minDuration;
+        ts.minDuration = Time(0);
+        if (Simulator::Now() < due)
+        {
+            NS_LOG_LOGIC("call " << runId << " transfer " << transfer << " held to "
+                                 << due.As(Time::US) << " (protocol ceiling)");
+            Simulator::Schedule(due - Simulator::Now(),
+                                &CollectiveEngine::TransferDone,
+                                Ptr<CollectiveEngine>(this),
+                                runId,
+                                transfer);
+            return;
+        }
+    }
     NS_ABORT_MSG_IF(!ts.sent || ts.done,
                     "CollectiveEngine: the transport reported transfer "
                         << transfer << " of call " << runId

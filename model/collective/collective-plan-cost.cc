@@ -166,6 +166,7 @@ class CollectivePlanCost::EstimateRun
     const std::vector<CommPlan::Transfer>& m_transfers; //!< its transfers
     CollectiveProtocolCosts m_protocol;                 //!< its protocol's costs
     std::vector<uint64_t> m_wire;                       //!< per transfer: bytes on the wire
+    std::vector<double> m_released;                     //!< per transfer: when handed over
     std::vector<uint32_t> m_missing;                    //!< per transfer: deps not arrived
     std::vector<std::vector<uint32_t>> m_children;      //!< per transfer: its dependents
     std::map<std::pair<uint32_t, uint32_t>, CarrierPath> m_paths; //!< by carrier (src, dst)
@@ -187,6 +188,7 @@ CollectivePlanCost::EstimateRun::EstimateRun(const CollectivePlanCost& cost, con
       m_transfers(plan.GetTransfers()),
       m_protocol(plan, cost.m_carrier, cost.m_rankMap, cost.m_netOverhead),
       m_wire(m_transfers.size(), 0),
+      m_released(m_transfers.size(), 0.0),
       m_missing(m_transfers.size(), 0),
       m_children(m_transfers.size()),
       m_remaining(m_transfers.size(), 0),
@@ -242,6 +244,10 @@ CollectivePlanCost::EstimateRun::SwitchPathOf(const CommPlan::Transfer& t)
 void
 CollectivePlanCost::EstimateRun::Arrive(uint32_t id, double at)
 {
+    // The protocol's ceiling: not before its least duration from the hand-over.
+    at = std::max(at,
+                  m_released[id] +
+                      m_protocol.GetMinDuration(id, m_transfers[id].bytes).GetSeconds());
     m_events.push({at, m_seq++, Ev::ARRIVED, 0, id});
     m_makespan = std::max(m_makespan, at);
 }
@@ -422,6 +428,7 @@ void
 CollectivePlanCost::EstimateRun::Release(uint32_t id, double now)
 {
     const CommPlan::Transfer& t = m_transfers[id];
+    m_released[id] = now;
     switch (t.kind)
     {
     case CommPlan::Kind::POINT_TO_POINT: {

@@ -91,6 +91,11 @@ constexpr double HW_LATENCY_US[3][NCCL_ALGOS][3] = {
     },
 };
 
+/// llMaxBws of NCCL v2.30.7 for calls across servers on x86 Intel hosts (its row
+/// "Intel-N2/Intel-N4"), GB/s of bus bandwidth: two servers, more.
+constexpr double LL_MAX_BW_TWO_SERVERS_GBPS = 39.0;
+constexpr double LL_MAX_BW_MORE_SERVERS_GBPS = 20.4;
+
 /// \return NCCL's row for one of our algorithms
 NcclAlgo
 NcclRow(CollectiveAlgorithm algorithm)
@@ -295,9 +300,13 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
     }
     // Several ranks per server (NCCL's ppn > 1): a step inside a server, or neighbouring
     // ranks on one (switch plans have no point-to-point steps to tell).
-    for (uint32_t r = 0; !intra && r + 1 < plan.GetGroupSize(); ++r)
+    uint32_t servers = 1; // server boundaries between neighbouring ranks, plus one
+    for (uint32_t r = 0; r + 1 < plan.GetGroupSize(); ++r)
     {
-        intra = carrier.GetLinkHardware(carrierRank(r), carrierRank(r + 1)) != LinkHardware::NET;
+        const bool same =
+            carrier.GetLinkHardware(carrierRank(r), carrierRank(r + 1)) != LinkHardware::NET;
+        intra = intra || same;
+        servers += same ? 0 : 1;
     }
     const CollectiveProtocol p = m_protocol;
     auto us = [](double v) { return NanoSeconds(static_cast<int64_t>(v * 1000.0 + 0.5)); };
@@ -351,6 +360,12 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
         }
         m_stepLatency[static_cast<int>(hw)] = lat;
     }
+    if (p == CollectiveProtocol::LL && network && servers > 1 && !SwitchAlgorithm(algorithm))
+    {
+        const double busBw =
+            1e9 * (servers == 2 ? LL_MAX_BW_TWO_SERVERS_GBPS : LL_MAX_BW_MORE_SERVERS_GBPS);
+        m_rateCap = busBw / plan.GetNChannels();
+    }
     NS_LOG_LOGIC("protocol " << p << " for " << plan.GetAlgorithm() << ": call "
                              << m_callLatency.As(Time::US) << ", steps nvlink "
                              << m_stepLatency[0].As(Time::US) << " pci "
@@ -384,6 +399,16 @@ Time
 CollectiveProtocolCosts::GetStepLatency(LinkHardware hardware) const
 {
     return IsCharged() ? m_stepLatency[static_cast<int>(hardware)] : Time(0);
+}
+
+Time
+CollectiveProtocolCosts::GetMinDuration(uint32_t transfer, uint64_t payload) const
+{
+    if (m_rateCap <= 0 || !m_pointToPoint[transfer] || m_hardware[transfer] != LinkHardware::NET)
+    {
+        return Time(0);
+    }
+    return Seconds(static_cast<double>(payload) / m_rateCap);
 }
 
 uint64_t

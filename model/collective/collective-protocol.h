@@ -72,7 +72,9 @@ uint64_t CollectiveProtocolWireBytes(CollectiveProtocol protocol, uint64_t paylo
  *   call with one rank per server (no two neighbouring ranks, and no step, inside one
  *   server) pays the tree's network latency per network step; nvls-tree's network hops
  *   pay NVLSTree's network latency;
- * - wire bytes: CollectiveProtocolWireBytes of each transfer's payload.
+ * - wire bytes: CollectiveProtocolWireBytes of each transfer's payload;
+ * - LL across servers: no point-to-point transfer faster than NCCL's LL ceiling (llMaxBws,
+ *   bus bandwidth, for x86 Intel hosts) over the plan's channels (GetMinDuration).
  *
  * Point-to-point algorithms other than tree (ring, rail-ring, halving-doubling, direct,
  * hierarchical) take the ring's figures: NCCL's ring is the one with per-step costs for
@@ -103,6 +105,16 @@ class CollectiveProtocolCosts
     Time GetStepLatency(uint32_t transfer) const;
     /// \param payload data bytes \return bytes on the wire
     uint64_t GetWireBytes(uint64_t payload) const;
+    /**
+     * The least time a transfer takes once handed over: LL's bandwidth ceiling across
+     * servers (NCCL's llMaxBws, x86 Intel: 39 GB/s of bus bandwidth for two servers, 20.4
+     * for more), shared by the plan's channels, over the payload. Zero for other protocols,
+     * within a server and for switch transfers.
+     * \param transfer a transfer id of the plan
+     * \param payload its data bytes
+     * \return the least duration
+     */
+    Time GetMinDuration(uint32_t transfer, uint64_t payload) const;
 
     /**
      * \param hardware what a step crosses
@@ -116,6 +128,7 @@ class CollectiveProtocolCosts
     Time m_stepLatency[3];                //!< by LinkHardware, point-to-point steps
     std::vector<LinkHardware> m_hardware; //!< per transfer (point to point only)
     std::vector<uint8_t> m_pointToPoint;  //!< per transfer: 1 if point to point
+    double m_rateCap{0}; //!< payload bytes/s of one point-to-point transfer (0: none)
 };
 
 /**
