@@ -17,6 +17,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <numeric>
 
 using namespace ns3;
@@ -57,6 +58,7 @@ main(int argc, char* argv[])
     std::string csv = "collective-perf.csv";
     std::string pcap;
     bool ina = false;
+    bool ncclModel = false;
     uint32_t qpsPerConnection = 1;
     bool splitDataOnQps = false;
     std::string inaProtocolName = InaProtocolName(InaHelper::GetProtocols().front());
@@ -170,6 +172,10 @@ main(int argc, char* argv[])
                   "aggregators) or switchml (SwitchML slot pools, 1 KiB fragments)",
                   inaProtocolName,
                   inaProtocolNames);
+    cmd.AddValue("ncclModel",
+                 "Print beside each row what NCCL's own tuning model (v2.30.7) predicts: the "
+                 "algorithm/protocol NCCL's tuner would pick and its time",
+                 ncclModel);
     cmd.AddOutputFile("csv", "CSV output file (\"none\": no CSV)", csv, "none");
     cmd.AddPcapPrefix("pcap",
                       "rdma, dgx: capture every port into PREFIX-<node>-<device>.pcap (nanosecond "
@@ -432,12 +438,33 @@ main(int argc, char* argv[])
     {
         roce.EnablePcapAll(pcap);
     }
+    // NCCL's view of this machine (--ncclModel): the GPU preset's NVLinks at NCCL's own
+    // per-link figure, one NIC per GPU at the link rate behind a PCIe switch (Gen5 x16
+    // from Hopper on, Gen4 on A100); rdma and ideal: one GPU per host.
+    std::unique_ptr<NcclTuningModel> nccl;
+    if (ncclModel && NcclTuningModel::Covers(type))
+    {
+        const GpuPreset* preset = gpu ? gpu : GpuPreset::Find("H100");
+        NcclSystem system;
+        system.nodes = dgx ? servers : ranks;
+        system.gpusPerNode = dgx ? ranks / servers : 1;
+        system.computeCapability = preset->computeCapability;
+        system.nvlinks = dgx && system.gpusPerNode > 1 ? preset->nvlinkCount : 0;
+        system.nvlinkGBps = NcclNvlinkGBps(preset->computeCapability);
+        system.nvls = dgx && preset->nvls;
+        system.nicsPerNode = system.gpusPerNode;
+        system.netGBps = linkRate.GetBitRate() / 8e9;
+        system.pciGBps = preset->computeCapability >= 90 ? 48 : 24;
+        system.collNet = ina;
+        nccl = std::make_unique<NcclTuningModel>(system);
+    }
     std::ofstream out;
     if (csv != "none")
     {
         out.open(csv);
         out << "collective,requested,algorithm,protocol,transport,ranks,size_bytes,count,time_us,"
-               "algbw_GBps,busbw_GBps\n";
+               "algbw_GBps,busbw_GBps,nccl_model_algorithm,nccl_model_protocol,nccl_model_time_"
+               "us\n";
     }
     std::printf("# %s, algorithm %s, protocol %s, %u ranks, transport %s (%s, %s)\n",
                 collectiveName.c_str(),
@@ -460,6 +487,18 @@ main(int argc, char* argv[])
                 qps.c_str(),
                 ina ? (", in-network aggregation on every switch (" + inaProtocolName + ")").c_str()
                     : "");
+    if (ncclModel)
+    {
+        std::printf("# NCCL's tuning model (v2.30.7, src/graph/tuning.cc) on %s: ring %u channels "
+                    "x %.1f GB/s%s\n",
+                    dgx ? (std::to_string(servers) + " x " + std::to_string(ranks / servers) + " " +
+                           nvlinkPreset)
+                              .c_str()
+                        : (std::to_string(ranks) + " one-GPU hosts").c_str(),
+                    nccl ? nccl->GetGraph(NcclAlgorithm::RING).nChannels : 0,
+                    nccl ? nccl->GetGraph(NcclAlgorithm::RING).bwIntra : 0.0,
+                    nccl ? "" : " (NCCL has no tuning model for this collective)");
+    }
     std::printf("#\n# %12s %12s %8s %6s %6s %10s %8s %8s %6s  %s\n",
                 "size",
                 "count",
@@ -503,7 +542,19 @@ main(int argc, char* argv[])
         bool rooted = type == CollectiveType::BROADCAST || type == CollectiveType::REDUCE;
         bool reduces = type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE ||
                        type == CollectiveType::REDUCE_SCATTER;
-        std::printf("  %12llu %12llu %8s %6s %6d %10.1f %8.2f %8.2f %6s  %s/%s\n",
+        NcclTuningModel::Choice ncclChoice;
+        if (nccl)
+        {
+            // As NCCL_ALGO / NCCL_PROTO would: an algorithm NCCL has, named, is NCCL's only one.
+            NcclAlgorithm only = NcclAlgorithm::RING;
+            const bool named = NcclCounterpart(algorithm, &only);
+            ncclChoice = nccl->Choose(type, bytes, named ? &only : nullptr, options.protocol);
+        }
+        const std::string ncclText = ncclChoice.timeUs < 0
+                                         ? std::string()
+                                         : NcclAlgorithmToString(ncclChoice.algorithm) + "/" +
+                                               CollectiveProtocolToString(ncclChoice.protocol);
+        std::printf("  %12llu %12llu %8s %6s %6d %10.1f %8.2f %8.2f %6s  %s/%s",
                     static_cast<unsigned long long>(bytes),
                     static_cast<unsigned long long>(bytes / 4),
                     "float",
@@ -515,12 +566,34 @@ main(int argc, char* argv[])
                     "N/A",
                     plan.GetAlgorithm().c_str(),
                     CollectiveProtocolToString(plan.GetProtocol()).c_str());
+        if (ncclModel)
+        {
+            if (ncclChoice.timeUs < 0)
+            {
+                std::printf("  nccl-model n/a");
+            }
+            else
+            {
+                std::printf("  nccl-model %.1f us %s", ncclChoice.timeUs, ncclText.c_str());
+            }
+        }
+        std::printf("\n");
         if (out)
         {
             out << collectiveName << ',' << algorithmName << ',' << plan.GetAlgorithm() << ','
                 << CollectiveProtocolToString(plan.GetProtocol()) << ',' << transportName << ','
                 << ranks << ',' << bytes << ',' << bytes / 4 << ',' << us << ','
-                << result.algBw / 1e9 << ',' << result.busBw / 1e9 << '\n';
+                << result.algBw / 1e9 << ',' << result.busBw / 1e9 << ',';
+            if (ncclChoice.timeUs >= 0)
+            {
+                out << NcclAlgorithmToString(ncclChoice.algorithm) << ','
+                    << CollectiveProtocolToString(ncclChoice.protocol) << ',' << ncclChoice.timeUs;
+            }
+            else
+            {
+                out << ",,";
+            }
+            out << '\n';
         }
         busSum += result.busBw / 1e9;
         ++rows;

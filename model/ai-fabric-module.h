@@ -54,6 +54,7 @@
 #include "ns3/ina-worker.h"
 #include "ns3/int-header.h"
 #include "ns3/link-events-feature.h"
+#include "ns3/nccl-tuning-model.h"
 #include "ns3/no-congestion-control.h"
 #include "ns3/nv-switch-fabric.h"
 #include "ns3/nv-switch.h"

@@ -22,43 +22,6 @@ class NcclTestsComparison : public NsTest
 {
 };
 
-/// One published row.
-struct Row
-{
-    std::string source;
-    uint64_t bytes;
-    double us;
-};
-
-/// The rows of one source.
-std::vector<Row>
-Published(const std::string& source)
-{
-    std::ifstream in(std::string(AI_FABRIC_SOURCE_DIR) + "/test/data/nccl-tests-h100.csv");
-    EXPECT_TRUE(in.good()) << "test/data/nccl-tests-h100.csv";
-    std::vector<Row> rows;
-    std::string line;
-    while (std::getline(in, line))
-    {
-        if (line.empty() || line[0] == '#' || line.rfind("source,", 0) == 0)
-        {
-            continue;
-        }
-        std::stringstream ss(line);
-        std::vector<std::string> f;
-        std::string cell;
-        while (std::getline(ss, cell, ','))
-        {
-            f.push_back(cell);
-        }
-        if (f.size() == 7 && f[0] == source)
-        {
-            rows.push_back({f[0], std::stoull(f[5]), std::stod(f[6])});
-        }
-    }
-    return rows;
-}
-
 /// Compare the published rows of source up to maxBytes whose log2 is a multiple of
 /// log2Step; band(bytes) is the range of (ours / published - 1) the doc states for that
 /// size (low above high: a published row the doc leaves out).
@@ -70,10 +33,10 @@ Compare(const std::string& source,
         uint32_t log2Step,
         const std::function<std::pair<double, double>(uint64_t)>& band)
 {
-    const std::vector<Row> rows = Published(source);
+    const std::vector<PublishedRow> rows = PublishedNcclTests(source);
     ASSERT_GT(rows.size(), 10u) << source;
     uint32_t compared = 0;
-    for (const Row& r : rows)
+    for (const PublishedRow& r : rows)
     {
         const auto log2 =
             static_cast<uint32_t>(std::lround(std::log2(static_cast<double>(r.bytes))));

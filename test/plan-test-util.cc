@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "plan-test-util.h"
 
+#include <fstream>
 #include <gtest/gtest.h>
 #include <set>
+#include <sstream>
 #include <vector>
 
 namespace ns3
@@ -44,6 +46,34 @@ NamedAlgorithm(const std::string& name)
     CollectiveAlgorithm a = CollectiveAlgorithm::AUTO;
     EXPECT_TRUE(CollectiveAlgorithmFromString(name, a)) << "no algorithm named " << name;
     return a;
+}
+
+std::vector<PublishedRow>
+PublishedNcclTests(const std::string& source)
+{
+    std::ifstream in(std::string(AI_FABRIC_SOURCE_DIR) + "/test/data/nccl-tests-h100.csv");
+    EXPECT_TRUE(in.good()) << "test/data/nccl-tests-h100.csv";
+    std::vector<PublishedRow> rows;
+    std::string line;
+    while (std::getline(in, line))
+    {
+        if (line.empty() || line[0] == '#' || line.rfind("source,", 0) == 0)
+        {
+            continue;
+        }
+        std::stringstream ss(line);
+        std::vector<std::string> f;
+        std::string cell;
+        while (std::getline(ss, cell, ','))
+        {
+            f.push_back(cell);
+        }
+        if (f.size() == 7 && f[0] == source)
+        {
+            rows.push_back({f[0], std::stoull(f[5]), std::stod(f[6])});
+        }
+    }
+    return rows;
 }
 
 } // namespace ns3

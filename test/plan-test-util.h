@@ -6,7 +6,9 @@
 #include "ns3/collective-algorithms.h"
 #include "ns3/comm-plan.h"
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -20,6 +22,17 @@ CommPlan DropTransfer(const CommPlan& plan, uint32_t drop);
 
 /// \return the algorithm of a name the table has (a test failure, and AUTO, if not)
 CollectiveAlgorithm NamedAlgorithm(const std::string& name);
+
+/// One published nccl-tests result (test/data/nccl-tests-h100.csv).
+struct PublishedRow
+{
+    std::string source; //!< the log it came from (named in the file's header)
+    uint64_t bytes;     //!< size
+    double us;          //!< out-of-place time
+};
+
+/// \return the rows of one source of test/data/nccl-tests-h100.csv, smallest first
+std::vector<PublishedRow> PublishedNcclTests(const std::string& source);
 
 } // namespace ns3
 

@@ -4,6 +4,7 @@
 #include "collective-protocol.h"
 
 #include "../fabric/ai-fabric-compat.h"
+#include "nccl-tuning-model.h"
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
@@ -33,98 +34,14 @@ const ProtocolEntry PROTOCOLS[] = {
     {CollectiveProtocol::AUTO, "auto"},
 };
 
-/// NCCL's algorithm rows of the tuning tables (NCCL_ALGO_*), in its order.
-enum NcclAlgo
-{
-    NCCL_TREE,
-    NCCL_RING,
-    NCCL_COLLNET_DIRECT,
-    NCCL_COLLNET_CHAIN,
-    NCCL_NVLS,
-    NCCL_NVLS_TREE,
-    NCCL_PAT,
-    NCCL_ALGOS
-};
-
-/// baseLatencies[algorithm][LL, LL128, Simple], us (v2.30.7)
-constexpr double BASE_LATENCY_US[NCCL_ALGOS][3] = {
-    {6.8, 14.0, 8.4}, // tree
-    {6.6, 14.0, 8.4}, // ring
-    {0, 0, 0},        // CollNet direct
-    {0, 0, 0},        // CollNet chain
-    {0, 0, 0},        // NVLS
-    {0, 0, 0},        // NVLS tree
-    {8.0, 8.0, 8.0},  // PAT
-};
-
-/// hwLatencies[NVLink, PCI, network][algorithm][LL, LL128, Simple], us (v2.30.7)
-constexpr double HW_LATENCY_US[3][NCCL_ALGOS][3] = {
-    {
-        // NVLink
-        {0.6, 1.25, 4.0}, // tree
-        {0.6, 1.9, 3.4},  // ring
-        {0, 0, 3.7},      // CollNet direct
-        {0, 0, 2.8},      // CollNet chain
-        {0, 0, 25},       // NVLS
-        {0, 0, 25},       // NVLS tree
-        {0, 0, 4.0},      // PAT
-    },
-    {
-        // PCI
-        {1.0, 1.9, 4.0}, // tree
-        {1.0, 2.5, 5.7}, // ring
-        {0, 0, 3.7},     // CollNet direct
-        {0, 0, 2.8},     // CollNet chain
-        {0, 0, 0},       // NVLS
-        {0, 0, 0},       // NVLS tree
-        {0, 0, 4.0},     // PAT
-    },
-    {
-        // network
-        {5.0, 8.5, 14}, // tree
-        {2.7, 4.0, 14}, // ring
-        {0, 0, 31},     // CollNet direct
-        {0, 0, 30},     // CollNet chain
-        {0, 0, 18},     // NVLS
-        {0, 0, 20.9},   // NVLS tree
-        {0, 0, 14},     // PAT
-    },
-};
-
-/// llMaxBws of NCCL v2.30.7 for calls across servers on x86 Intel hosts (its row
-/// "Intel-N2/Intel-N4"), GB/s of bus bandwidth: two servers, more.
-constexpr double LL_MAX_BW_TWO_SERVERS_GBPS = 39.0;
-constexpr double LL_MAX_BW_MORE_SERVERS_GBPS = 20.4;
-
-/// \return NCCL's row for one of our algorithms
-NcclAlgo
+/// \return NCCL's row of the tuning tables for one of our algorithms: its counterpart, or
+/// the ring's for the point-to-point algorithms NCCL lacks (see CollectiveProtocolCosts)
+NcclAlgorithm
 NcclRow(CollectiveAlgorithm algorithm)
 {
-    switch (algorithm)
-    {
-    case CollectiveAlgorithm::TREE:
-        return NCCL_TREE;
-    case CollectiveAlgorithm::NVLS:
-    case CollectiveAlgorithm::NVLS_INA:
-        return NCCL_NVLS;
-    case CollectiveAlgorithm::INA:
-        return NCCL_COLLNET_DIRECT;
-    case CollectiveAlgorithm::NVLS_TREE:
-        return NCCL_NVLS_TREE;
-    default:
-        return NCCL_RING; // the point-to-point algorithms: see CollectiveProtocolCosts
-    }
-}
-
-/// \return the column of a protocol (LL, LL128, Simple)
-int
-NcclColumn(CollectiveProtocol protocol)
-{
-    NS_ABORT_MSG_IF(protocol != CollectiveProtocol::LL && protocol != CollectiveProtocol::LL128 &&
-                        protocol != CollectiveProtocol::SIMPLE,
-                    "NCCL's tables have no column for protocol "
-                        << CollectiveProtocolToString(protocol));
-    return static_cast<int>(protocol);
+    NcclAlgorithm row = NcclAlgorithm::RING;
+    NcclCounterpart(algorithm, &row);
+    return row;
 }
 
 /// \return true if the algorithm reduces in switches (NVLS, in-network; Simple only)
@@ -246,13 +163,13 @@ CollectiveProtocolWireBytes(CollectiveProtocol protocol, uint64_t payload)
 double
 NcclBaseLatencyUs(CollectiveAlgorithm algorithm, CollectiveProtocol protocol)
 {
-    return BASE_LATENCY_US[NcclRow(algorithm)][NcclColumn(protocol)];
+    return NcclBaseLatencyUs(NcclRow(algorithm), protocol);
 }
 
 double
 NcclHwLatencyUs(LinkHardware hardware, CollectiveAlgorithm algorithm, CollectiveProtocol protocol)
 {
-    return HW_LATENCY_US[static_cast<int>(hardware)][NcclRow(algorithm)][NcclColumn(protocol)];
+    return NcclHwLatencyUs(hardware, NcclRow(algorithm), protocol);
 }
 
 CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
@@ -362,8 +279,7 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
     }
     if (p == CollectiveProtocol::LL && network && servers > 1 && !SwitchAlgorithm(algorithm))
     {
-        const double busBw =
-            1e9 * (servers == 2 ? LL_MAX_BW_TWO_SERVERS_GBPS : LL_MAX_BW_MORE_SERVERS_GBPS);
+        const double busBw = 1e9 * NcclLlMaxBwGBps(servers, 90, false);
         m_rateCap = busBw / plan.GetNChannels();
     }
     NS_LOG_LOGIC("protocol " << p << " for " << plan.GetAlgorithm() << ": call "

@@ -13,11 +13,11 @@ GpuPreset::GetAll()
     // 8 x 64 KiB cover the credit loop up to ~390 GB/s of payload with 0.5 us hops; a
     // 900 GB/s port needs 16 (nvlink test, Presets).
     static const std::vector<GpuPreset> table{
-        // name   links  per link            credits NVLS   BF16 dense  HBM B/s
-        {"A100", 12, DataRate("200Gbps"), 8, false, 312e12, 2.039e12}, // NVLink3, HBM2e 80 GB
-        {"H100", 18, DataRate("200Gbps"), 8, true, 989e12, 3.35e12},   // NVLink4, HBM3
-        {"H200", 18, DataRate("200Gbps"), 8, true, 989e12, 4.8e12},    // NVLink4, HBM3e
-        {"B200", 18, DataRate("400Gbps"), 16, true, 2250e12, 8.0e12},  // NVLink5, HBM3e
+        // name   links  per link            credits NVLS   BF16 dense  HBM B/s  sm
+        {"A100", 12, DataRate("200Gbps"), 8, false, 312e12, 2.039e12, 80}, // NVLink3, HBM2e 80 GB
+        {"H100", 18, DataRate("200Gbps"), 8, true, 989e12, 3.35e12, 90},   // NVLink4, HBM3
+        {"H200", 18, DataRate("200Gbps"), 8, true, 989e12, 4.8e12, 90},    // NVLink4, HBM3e
+        {"B200", 18, DataRate("400Gbps"), 16, true, 2250e12, 8.0e12, 100}, // NVLink5, HBM3e
     };
     return table;
 }

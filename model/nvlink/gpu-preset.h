@@ -26,14 +26,15 @@ namespace ns3
  */
 struct GpuPreset
 {
-    std::string name;       //!< "A100", "H100", "H200", "B200"
-    uint32_t nvlinkCount;   //!< NVLinks per GPU, all to the NVSwitch
-    DataRate nvlinkRate;    //!< one NVLink, per direction
-    uint32_t creditChunks;  //!< NvSwitchFabric egress credits (cover the credit loop's
-                            //!< bandwidth-delay product at this line rate)
-    bool nvls;              //!< NVLink SHARP (in-switch reduction): Hopper and newer
-    double peakFlops;       //!< peak dense BF16/FP16 tensor FLOP/s
-    double memoryBandwidth; //!< HBM bytes per second
+    std::string name;           //!< "A100", "H100", "H200", "B200"
+    uint32_t nvlinkCount;       //!< NVLinks per GPU, all to the NVSwitch
+    DataRate nvlinkRate;        //!< one NVLink, per direction
+    uint32_t creditChunks;      //!< NvSwitchFabric egress credits (cover the credit loop's
+                                //!< bandwidth-delay product at this line rate)
+    bool nvls;                  //!< NVLink SHARP (in-switch reduction): Hopper and newer
+    double peakFlops;           //!< peak dense BF16/FP16 tensor FLOP/s
+    double memoryBandwidth;     //!< HBM bytes per second
+    uint32_t computeCapability; //!< CUDA compute capability x 10 (80, 90, 100)
 
     /// \return line rate of the GPU's NVLink port per direction (count x rate)
     DataRate GetNvlinkPortRate() const;
