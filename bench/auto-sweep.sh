@@ -18,7 +18,7 @@ trap 'rm -rf "$WORK"' EXIT
 
 SIZES="8K 64K 1M 16M 256M 1G"
 COLLECTIVES="all-reduce reduce-scatter all-gather broadcast all-to-all"
-ALGORITHMS="auto ring rail-ring tree halving-doubling direct hierarchical nvls"
+ALGORITHMS="auto ring rail-ring tree halving-doubling direct hierarchical nvls pat"
 SHAPES="1:8:H100 2:8:H100 1:8:A100"
 
 for shape in $SHAPES; do

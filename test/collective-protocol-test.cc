@@ -53,18 +53,7 @@ RingAllReduce(Ptr<CollectiveTransport> carrier,
               uint64_t bytes,
               CollectiveProtocol protocol)
 {
-    auto engine = CreateObject<CollectiveEngine>();
-    engine->SetTransport(carrier);
-    engine->SetAttribute("Algorithm", StringValue("ring"));
-    engine->SetAttribute("Protocol", StringValue(CollectiveProtocolToString(protocol)));
-    CollectiveResult result;
-    engine->RunCollective(CollectiveType::ALL_REDUCE,
-                          group,
-                          bytes,
-                          MakeBoundCallback(&StoreResult, &result));
-    Simulator::Run();
-    Simulator::Destroy();
-    return result;
+    return RunCollectiveOn(carrier, CollectiveType::ALL_REDUCE, group, bytes, "ring", protocol);
 }
 
 /// A carrier of servers of four GPUs (or gpus): NVLink inside a server, the network across.

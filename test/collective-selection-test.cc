@@ -104,13 +104,17 @@ TEST(CollectiveSelection, UnknownOrUnsupportedAlgorithmAborts)
 {
     CollectiveSelection select;
     CommGroup group = CommGroup::Uniform(1, 6);
-    CollectiveAlgorithm pat;
-    EXPECT_FALSE(CollectiveAlgorithmFromString("pat", pat)); // NCCL's PAT is not built
+    CollectiveAlgorithm collnet;
+    EXPECT_FALSE(CollectiveAlgorithmFromString("collnet", collnet)); // NCCL's name: ina here
     std::string why;
     bool known = true;
-    EXPECT_FALSE(select.CanMakePlan(CollectiveType::ALL_REDUCE, "pat", group, &known, &why));
+    EXPECT_FALSE(select.CanMakePlan(CollectiveType::ALL_REDUCE, "collnet", group, &known, &why));
     EXPECT_FALSE(known);
-    EXPECT_NE(why.find("unknown algorithm 'pat'"), std::string::npos) << why;
+    EXPECT_NE(why.find("unknown algorithm 'collnet'"), std::string::npos) << why;
+    // A known algorithm for another collective: refused with the reason.
+    EXPECT_FALSE(select.CanMakePlan(CollectiveType::ALL_REDUCE, "pat", group, &known, &why));
+    EXPECT_TRUE(known);
+    EXPECT_NE(why.find("all-reduce has no pat algorithm for 6 ranks"), std::string::npos) << why;
     EXPECT_DEATH(select.MakePlan(CollectiveType::ALL_REDUCE,
                                  NamedAlgorithm("halving-doubling"),
                                  group,
@@ -227,7 +231,7 @@ TEST(CollectiveSelection, AlgorithmAttributeIsTheNameTable)
     EXPECT_NE(AttributeValueFromText(info.checker, "ina", &expected), nullptr);
     EXPECT_EQ(info.checker->GetUnderlyingTypeInformation(),
               "auto|ring|rail-ring|tree|halving-doubling|direct|hierarchical|nvls|ina|nvls-ina|"
-              "nvls-tree");
+              "nvls-tree|pat");
 }
 
 namespace

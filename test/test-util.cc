@@ -181,6 +181,25 @@ RunDgxAllReduce(uint32_t servers, const std::string& algorithm, uint64_t bytes)
     return result;
 }
 
+CollectiveResult
+RunCollectiveOn(Ptr<CollectiveTransport> carrier,
+                CollectiveType type,
+                const CommGroup& group,
+                uint64_t bytes,
+                const std::string& algorithm,
+                CollectiveProtocol protocol)
+{
+    auto engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(carrier);
+    engine->SetAttribute("Algorithm", StringValue(algorithm));
+    engine->SetAttribute("Protocol", StringValue(CollectiveProtocolToString(protocol)));
+    CollectiveResult result;
+    engine->RunCollective(type, group, bytes, MakeBoundCallback(&StoreResult, &result));
+    Simulator::Run();
+    Simulator::Destroy();
+    return result;
+}
+
 RoceTopology
 SmallBufferStar(RoceHelper& roce)
 {

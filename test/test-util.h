@@ -71,6 +71,18 @@ void StoreResult(CollectiveResult* out, const CollectiveResult& result);
 CollectiveResult RunDgxAllReduce(uint32_t servers, const std::string& algorithm, uint64_t bytes);
 
 /**
+ * One collective on carrier by the engine (RunCollective), the algorithm by name and the
+ * protocol given; runs and destroys the simulator.
+ * \return the call's result
+ */
+CollectiveResult RunCollectiveOn(Ptr<CollectiveTransport> carrier,
+                                 CollectiveType type,
+                                 const CommGroup& group,
+                                 uint64_t bytes,
+                                 const std::string& algorithm,
+                                 CollectiveProtocol protocol);
+
+/**
  * Three hosts on one switch (100 Gb/s, 1 us cables) whose MMU has a 1 MB buffer and marks
  * ECN from 20 kB to 80 kB, the hosts without congestion control (their receivers still
  * answer CE marks with CNPs), random streams fixed: the incast of StartTwoToOneIncast

@@ -56,6 +56,7 @@ const AlgorithmEntry ALGORITHMS[] = {
     {CollectiveAlgorithm::INA, "ina", 0}, // the workers pipeline by their own window
     {CollectiveAlgorithm::NVLS_INA, "nvls-ina", NVLS_DEFAULT_CHUNK_BYTES},
     {CollectiveAlgorithm::NVLS_TREE, "nvls-tree", NVLS_DEFAULT_CHUNK_BYTES},
+    {CollectiveAlgorithm::PAT, "pat", 0},
 };
 
 const AlgorithmEntry&
@@ -84,7 +85,7 @@ MakeCollectiveAlgorithmChecker()
 {
     // An EnumChecker takes its pairs at once; the names come from the one table.
     auto name = [](CollectiveAlgorithm a) { return CollectiveAlgorithmToString(a); };
-    static_assert(static_cast<int>(CollectiveAlgorithm::AUTO) == 10,
+    static_assert(static_cast<int>(CollectiveAlgorithm::AUTO) == 11,
                   "a new algorithm must be added to this checker");
     return aifabric::MakeEnumCheckerCompat(CollectiveAlgorithm::AUTO,
                                            AUTO_ALGORITHM_NAME,
@@ -107,7 +108,9 @@ MakeCollectiveAlgorithmChecker()
                                            CollectiveAlgorithm::NVLS_INA,
                                            name(CollectiveAlgorithm::NVLS_INA),
                                            CollectiveAlgorithm::NVLS_TREE,
-                                           name(CollectiveAlgorithm::NVLS_TREE));
+                                           name(CollectiveAlgorithm::NVLS_TREE),
+                                           CollectiveAlgorithm::PAT,
+                                           name(CollectiveAlgorithm::PAT));
 }
 
 bool
@@ -231,6 +234,8 @@ IsCollectiveAlgorithmSupported(CollectiveType type, CollectiveAlgorithm algorith
     case CollectiveAlgorithm::NVLS_INA:
     case CollectiveAlgorithm::NVLS_TREE:
         return type == CollectiveType::ALL_REDUCE;
+    case CollectiveAlgorithm::PAT:
+        return type == CollectiveType::ALL_GATHER || type == CollectiveType::REDUCE_SCATTER;
     case CollectiveAlgorithm::AUTO:
         return false; // a choice among algorithms, made by CollectiveSelection
     }
@@ -392,6 +397,9 @@ MakeCollectivePlan(CollectiveType type,
         return NvlsPlan(type, n, bytes, chunk);
     case CollectiveAlgorithm::INA:
         return ChannelFamilyPlan(INA_FAMILY, type, n, bytes, ch, chunk, options);
+    case CollectiveAlgorithm::PAT:
+        return type == CollectiveType::ALL_GATHER ? PatAllGather(n, bytes)
+                                                  : PatReduceScatter(n, bytes);
     case CollectiveAlgorithm::RAIL_RING:
     case CollectiveAlgorithm::HIERARCHICAL:
     case CollectiveAlgorithm::NVLS_INA:

@@ -184,6 +184,29 @@ CommPlan HalvingDoublingReduceScatter(uint32_t n, uint64_t bytes);
 CommPlan HalvingDoublingAllGather(uint32_t n, uint64_t bytes);
 
 /**
+ * PAT, NCCL's Parallel Aggregated Trees (NCCL 2.23 on; NCCL runs it with one GPU per
+ * server): Bruck's all-gather for any n. Step k (distance d = 2^k, ceil(log2 n) steps)
+ * every rank r sends the min(d, n - d) blocks it holds, r .. r + d - 1 (mod n), to rank
+ * r - d; a range that wraps past block n - 1 goes as two transfers of the step. Time
+ * ceil(log2 n) alpha + (n-1)/n S/B on a full-bisection fabric (a wrapping rank pays a
+ * second alpha in that step).
+ * \param n ranks
+ * \param bytes buffer size (the gathered whole)
+ * \return the plan
+ */
+CommPlan PatAllGather(uint32_t n, uint64_t bytes);
+
+/**
+ * PAT reduce-scatter: PatAllGather's flow reversed, largest distance first: rank s sends
+ * the partial sums of blocks s + d .. s + d + cnt - 1 (mod n) to s + d, which reduces
+ * them; rank r ends with block r reduced over all ranks. ceil(log2 n) steps.
+ * \param n ranks
+ * \param bytes buffer size
+ * \return the plan
+ */
+CommPlan PatReduceScatter(uint32_t n, uint64_t bytes);
+
+/**
  * Direct (pairwise) all-to-all: every rank sends SplitBytes(bytes, n, d) to every other
  * rank d, n(n-1) independent transfers; step k-1 holds the sends r -> r+k (the
  * pairwise-exchange order). Time (n-1) alpha + (n-1)/n S/B on a full-bisection fabric.
@@ -367,6 +390,8 @@ enum class CollectiveAlgorithm
     NVLS_TREE,        //!< "nvls-tree": NVLS in each server, a tree per rail across servers
                       //!< over the NICs (NCCL's NVLSTree, NvlsTreeAllReduce); needs the
                       //!< group's servers
+    PAT,              //!< "pat": NCCL's PAT (Bruck's all-gather and its mirror
+                      //!< reduce-scatter, log steps, any group size)
     AUTO,             //!< "auto": not an algorithm but the choice of one per call by
                       //!< estimated time (CollectiveSelection); what Algorithm attributes
                       //!< hold by default. No plan generator takes it.

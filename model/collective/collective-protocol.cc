@@ -52,6 +52,13 @@ SwitchAlgorithm(CollectiveAlgorithm algorithm)
            algorithm == CollectiveAlgorithm::NVLS_INA ||
            algorithm == CollectiveAlgorithm::NVLS_TREE;
 }
+
+/// \return true if NCCL runs the algorithm with Simple only (the switch ones and PAT)
+bool
+SimpleOnly(CollectiveAlgorithm algorithm)
+{
+    return SwitchAlgorithm(algorithm) || algorithm == CollectiveAlgorithm::PAT;
+}
 } // namespace
 
 std::string
@@ -143,7 +150,7 @@ CollectiveProtocolApplies(CollectiveAlgorithm algorithm, CollectiveProtocol prot
     {
         return true;
     }
-    return !SwitchAlgorithm(algorithm);
+    return !SimpleOnly(algorithm);
 }
 
 uint64_t
@@ -250,6 +257,11 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
     else
     {
         m_callLatency = us(NcclBaseLatencyUs(algorithm, p));
+        if (algorithm == CollectiveAlgorithm::PAT)
+        {
+            // PAT's linear part (NCCL: "hopefully we'll manage to remove it").
+            m_callLatency += us(NCCL_PAT_PER_RANK_LATENCY_US * plan.GetGroupSize());
+        }
     }
     for (LinkHardware hw : {LinkHardware::NVLINK, LinkHardware::PCI, LinkHardware::NET})
     {
@@ -266,7 +278,16 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
             const Time overhead = netOverhead * (p == CollectiveProtocol::SIMPLE ? 3 : 1);
             lat = std::max(lat, overhead);
         }
-        if (algorithm == CollectiveAlgorithm::NVLS_TREE)
+        if (algorithm == CollectiveAlgorithm::PAT)
+        {
+            // PAT: a network step pays the network latency / 3.5 (the tree's with one rank
+            // per server); no network overhead rule (that is the ring's).
+            lat = hw == LinkHardware::NET
+                      ? us(NcclHwLatencyUs(hw, intra ? algorithm : CollectiveAlgorithm::TREE, p) /
+                           NCCL_PAT_STEP_LATENCY_DIVISOR)
+                      : us(NcclHwLatencyUs(hw, algorithm, p));
+        }
+        else if (algorithm == CollectiveAlgorithm::NVLS_TREE)
         {
             // NVLSTree: NVLS's latency once (above), the tree's network latency per hop.
             lat = hw == LinkHardware::NET ? us(NcclHwLatencyUs(hw, algorithm, p)) : Time(0);

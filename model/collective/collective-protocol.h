@@ -39,9 +39,9 @@ std::ostream& operator<<(std::ostream& os, CollectiveProtocol protocol);
 /**
  * \param algorithm an algorithm
  * \param protocol a protocol
- * \return whether the algorithm runs that protocol: nvls, ina, nvls-ina and nvls-tree only
- *         Simple (NCCL runs NVLS, NVLSTree and CollNet with Simple only); the others all
- *         three. "none" and "auto" apply to every algorithm.
+ * \return whether the algorithm runs that protocol: nvls, ina, nvls-ina, nvls-tree and pat
+ *         only Simple (NCCL runs NVLS, NVLSTree, CollNet and PAT with Simple only); the
+ *         others all three. "none" and "auto" apply to every algorithm.
  */
 bool CollectiveProtocolApplies(CollectiveAlgorithm algorithm, CollectiveProtocol protocol);
 
@@ -64,14 +64,15 @@ uint64_t CollectiveProtocolWireBytes(CollectiveProtocol protocol, uint64_t paylo
  * - a call latency, once before the first transfer (the kernel launch and set-up:
  *   baseLatencies of the algorithm and protocol; for nvls and nvls-tree the NVLS
  *   hardware latency, for nvls-ina that plus NVLS's network one; for in-network
- *   aggregation the CollNet network latency, the tree's with one rank per server);
+ *   aggregation the CollNet network latency, the tree's with one rank per server; for
+ *   pat its base plus 2.8 us per rank);
  * - a step latency before every point-to-point transfer, by the hardware it crosses
  *   (CollectiveTransport::GetLinkHardware): hwLatencies[NVLink | PCI | network] of the
  *   algorithm and protocol. As in NCCL's ring model, a step inside a server of a call
  *   that crosses the network waits at least the network overhead (x3 for Simple), and a
  *   call with one rank per server (no two neighbouring ranks, and no step, inside one
  *   server) pays the tree's network latency per network step; nvls-tree's network hops
- *   pay NVLSTree's network latency;
+ *   pay NVLSTree's network latency; pat's network steps the network latency / 3.5;
  * - wire bytes: CollectiveProtocolWireBytes of each transfer's payload;
  * - LL across servers: no point-to-point transfer faster than NCCL's LL ceiling (llMaxBws,
  *   bus bandwidth, for x86 Intel hosts) over the plan's channels (GetMinDuration).

@@ -220,6 +220,9 @@ NcclCounterpart(CollectiveAlgorithm algorithm, NcclAlgorithm* nccl)
     case CollectiveAlgorithm::INA:
         *nccl = NcclAlgorithm::COLLNET_DIRECT;
         return true;
+    case CollectiveAlgorithm::PAT:
+        *nccl = NcclAlgorithm::PAT;
+        return true;
     default:
         return false;
     }
@@ -683,7 +686,8 @@ NcclTuningModel::Tune()
                 case NcclAlgorithm::PAT:
                     if (gatherScatter)
                     {
-                        lat += log2Nodes * (interLat / 3.5) + nRanks * 2.8;
+                        lat += log2Nodes * (interLat / NCCL_PAT_STEP_LATENCY_DIVISOR) +
+                               nRanks * NCCL_PAT_PER_RANK_LATENCY_US;
                     }
                     break;
                 }

@@ -39,7 +39,7 @@ std::string NcclAlgorithmToString(NcclAlgorithm algorithm);
 /**
  * The one map from our algorithms to NCCL's: ring, tree, nvls (NVLS), nvls-ina (NVLS with
  * CollNet across servers: NCCL's NVLS algorithm), nvls-tree (NVLSTree), ina (CollNet
- * direct).
+ * direct), pat (PAT).
  * \param algorithm one of ours
  * \param nccl set to NCCL's counterpart when there is one
  * \return false for the algorithms NCCL does not have (halving-doubling, direct,
@@ -62,6 +62,11 @@ double NcclBaseLatencyUs(NcclAlgorithm algorithm, CollectiveProtocol protocol);
  * \return hwLatencies[hardware][algorithm][protocol], us
  */
 double NcclHwLatencyUs(LinkHardware hardware, NcclAlgorithm algorithm, CollectiveProtocol protocol);
+
+/// PAT's latency in NCCL's model (tuning.cc): per network step the network latency / 3.5
+constexpr double NCCL_PAT_STEP_LATENCY_DIVISOR = 3.5;
+/// PAT's latency in NCCL's model: a linear part of 2.8 us per rank
+constexpr double NCCL_PAT_PER_RANK_LATENCY_US = 2.8;
 
 /**
  * \param nodes servers of the call
