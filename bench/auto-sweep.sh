@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# "auto" against every algorithm run by name, with collective-perf on the dgx carrier:
-# all-reduce, reduce-scatter, all-gather, broadcast and all-to-all at 8 KiB, 64 KiB,
-# 1 MiB, 16 MiB, 256 MiB and 1 GiB, on 1 x 8 H100, 2 x 8 H100 (8 x 400G NICs per server)
-# and 1 x 8 A100. Prints, per point, auto's time and choice, the best named algorithm and
-# its time, auto/best, and auto's busbw; then whether auto is within 5 % of the best
+# "auto" against every algorithm and protocol run by name, with collective-perf: per shape,
+# collective and size, auto's time and choice, the fastest algorithm/protocol run by name
+# and its time, auto/best and auto's busbw; then whether auto is within 5 % of the best
 # everywhere and whether its busbw never drops more than 5 % from one size to the next.
 #
-#   bash bench/auto-sweep.sh [build-dir] > sweep.txt     (about 5 minutes on two cores)
+# Shapes (SHAPES, space-separated):
+#   S:G:GPU       dgx carrier: S servers of G GPUs (preset GPU), 400G NIC per GPU
+#   rdma:H:O      rdma carrier: H one-GPU hosts, 400G, two leaves, O:1 oversubscribed
+#                 spines (O = 1: non-blocking)
+# Defaults are issue 22's: 1 x 8 A100, H100, H200 and B200; 2, 4 and 8 x 8 H100; 32 and 64
+# hosts at 1:1 and 2:1; all-reduce, reduce-scatter, all-gather, broadcast and all-to-all;
+# 8 B to 8 GiB x 8. That is hours of simulation; a subset, e.g.
+#   SHAPES="1:8:H100 2:8:H100 rdma:32:2" SIZES="8 4K 256K 16M 1G" \
+#     COLLECTIVES="all-reduce all-gather" bash bench/auto-sweep.sh
+# takes minutes.
+#
+#   bash bench/auto-sweep.sh [build-dir] > sweep.txt
 set -euo pipefail
 BUILD="${1:-$(dirname "${BASH_SOURCE[0]}")/../build}"
 PERF="$BUILD/collective-perf"
@@ -16,46 +25,59 @@ PERF="$BUILD/collective-perf"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
-SIZES="8K 64K 1M 16M 256M 1G"
-COLLECTIVES="all-reduce reduce-scatter all-gather broadcast all-to-all"
-ALGORITHMS="auto ring rail-ring tree halving-doubling direct hierarchical nvls pat"
-SHAPES="1:8:H100 2:8:H100 1:8:A100"
+SIZES="${SIZES:-8 64 512 4K 32K 256K 2M 16M 128M 1G 8G}"
+COLLECTIVES="${COLLECTIVES:-all-reduce reduce-scatter all-gather broadcast all-to-all}"
+SHAPES="${SHAPES:-1:8:A100 1:8:H100 1:8:H200 1:8:B200 2:8:H100 4:8:H100 8:8:H100 rdma:32:1 rdma:32:2 rdma:64:1 rdma:64:2}"
+ALGORITHMS="ring rail-ring tree halving-doubling direct hierarchical nvls nvls-tree pat"
+PROTOCOLS="LL LL128 Simple"
 
 for shape in $SHAPES; do
-    IFS=: read -r servers gpus gpu <<<"$shape"
-    ranks=$((servers * gpus))
+    IFS=: read -r a b c <<<"$shape"
+    if [ "$a" = rdma ]; then
+        name="rdma${b}-${c}to1"
+        carrier=(--transport=rdma --ranks="$b" --leaves=2 --spines=$((b / 2 / c))
+            --oversubscription="$c")
+    else
+        name="${a}x${b}-${c}"
+        carrier=(--transport=dgx --servers="$a" --ranks=$((a * b)) --nvlink="$c")
+    fi
     for coll in $COLLECTIVES; do
-        for algo in $ALGORITHMS; do
-            for size in $SIZES; do
-                # Algorithms that do not apply to this collective or shape are refused
-                # with exit status 1 and skipped.
-                "$PERF" --transport=dgx --servers="$servers" --ranks="$ranks" --nvlink="$gpu" \
-                    --collective="$coll" --algorithm="$algo" --minBytes="$size" \
-                    --maxBytes="$size" --csv="$WORK/row.csv" >/dev/null 2>&1 || continue
-                tail -n +2 "$WORK/row.csv" | sed "s/^/${servers}x${gpus}-${gpu},/" >>"$WORK/all.csv"
+        for size in $SIZES; do
+            runs=("auto auto")
+            for algo in $ALGORITHMS; do
+                for proto in $PROTOCOLS; do runs+=("$algo $proto"); done
+            done
+            for run in "${runs[@]}"; do
+                read -r algo proto <<<"$run"
+                # Algorithms and protocols that do not apply to this collective or shape
+                # are refused with exit status 1 and skipped.
+                "$PERF" "${carrier[@]}" --collective="$coll" --algorithm="$algo" \
+                    --protocol="$proto" --minBytes="$size" --maxBytes="$size" \
+                    --csv="$WORK/row.csv" >/dev/null 2>&1 || continue
+                tail -n +2 "$WORK/row.csv" | sed "s/^/${name},/" >>"$WORK/all.csv"
             done
         done
     done
 done
 
-# shape,collective,requested,algorithm,transport,ranks,size_bytes,count,time_us,algbw,busbw
-# (rows arrive sorted by shape, collective and size; plain POSIX awk)
-sort -t, -k1,1 -k2,2 -k7,7n "$WORK/all.csv" | awk -F, '
+# shape,collective,requested,algorithm,protocol,transport,ranks,size_bytes,count,time_us,
+# algbw,busbw,... (rows arrive sorted by shape, collective and size; plain POSIX awk)
+sort -t, -k1,1 -k2,2 -k8,8n "$WORK/all.csv" | awk -F, '
 {
-    key = $1 "," $2 "," $7
+    key = $1 "," $2 "," $8
     if (!(key in seen)) { seen[key] = 1; order[++n] = key }
-    if ($3 == "auto") { autoT[key] = $9; autoA[key] = $4; autoB[key] = $11 }
-    else if (!(key in bestT) || $9 + 0 < bestT[key] + 0) { bestT[key] = $9; bestA[key] = $3 }
+    if ($3 == "auto") { autoT[key] = $10; autoA[key] = $4 "/" $5; autoB[key] = $12 }
+    else if (!(key in bestT) || $10 + 0 < bestT[key] + 0) { bestT[key] = $10; bestA[key] = $4 "/" $5 }
 }
 END {
-    printf "%-11s %-15s %11s %10s %-17s %10s %-17s %7s %8s\n", "shape", "collective", "bytes",
+    printf "%-13s %-15s %11s %10s %-24s %10s %-24s %7s %8s\n", "shape", "collective", "bytes",
         "auto (us)", "auto chose", "best (us)", "best", "ratio", "busbw"
     worst = 0; drops = 0
     for (i = 1; i <= n; ++i) {
         k = order[i]; split(k, f, ",")
         r = autoT[k] / bestT[k]
         if (r > worst) worst = r
-        printf "%-11s %-15s %11d %10.1f %-17s %10.1f %-17s %7.3f %8.2f\n", f[1], f[2], f[3],
+        printf "%-13s %-15s %11.0f %10.1f %-24s %10.1f %-24s %7.3f %8.2f\n", f[1], f[2], f[3],
             autoT[k], autoA[k], bestT[k], bestA[k], r, autoB[k]
         series = f[1] "," f[2]
         if ((series in lastB) && autoB[k] < 0.95 * lastB[series]) {

@@ -4,10 +4,12 @@
 # Published nccl-tests results beside ours and beside NCCL's own tuning model: for every
 # source of test/data/nccl-tests-h100.csv, collective-perf on the dgx carrier (H100, 400G
 # NICs) at every published size, with the algorithm the source forced (NCCL_ALGO=RING:
-# --algorithm=ring) or auto, and --ncclModel. Prints per size: the published time, ours,
-# ours/published - 1, NCCL's model's time and its choice, model/published - 1.
+# --algorithm=ring) or auto, and --ncclModel; then again with --asNccl (ours running the
+# algorithm and protocol NCCL's model picks). Prints per size: the published time; ours,
+# our choice and ours/published - 1; ours as NCCL picks and /published - 1; NCCL's model's
+# time, its choice and model/published - 1.
 #
-#   bash bench/nccl-side-by-side.sh [build-dir] > side-by-side.txt   (about 10 minutes)
+#   bash bench/nccl-side-by-side.sh [build-dir] > side-by-side.txt   (about 15 minutes)
 set -euo pipefail
 HERE="$(dirname "${BASH_SOURCE[0]}")"
 BUILD="${1:-$HERE/../build}"
@@ -29,16 +31,22 @@ grep -v '^#' "$DATA" | tail -n +2 | cut -d, -f1-5 | sort -u | while IFS=, read -
     "$PERF" --transport=dgx --servers="$servers" --ranks="$ranks" --nvlink=H100 \
         --collective="$coll" --algorithm="$ours" --minBytes="$min" --maxBytes="$max" \
         --ncclModel --csv="$WORK/ours.csv" >/dev/null
+    "$PERF" --transport=dgx --servers="$servers" --ranks="$ranks" --nvlink=H100 \
+        --collective="$coll" --algorithm="$ours" --minBytes="$min" --maxBytes="$max" \
+        --asNccl --csv="$WORK/as-nccl.csv" >/dev/null
     echo "# $source: $coll on $servers x $gpus H100, published NCCL_ALGO $algo; ours --algorithm=$ours"
-    printf '%12s %12s %12s %8s  %-22s %12s %-16s %8s\n' size published ours diff ours_algo nccl_model nccl_choice diff
-    # ours.csv: collective,requested,algorithm,protocol,transport,ranks,size_bytes,count,
+    printf '%12s %10s | %10s %-22s %7s | %10s %-20s %7s | %10s %-16s %7s\n' size published \
+        ours choice diff as_nccl runs diff nccl_model choice diff
+    # the CSVs: collective,requested,algorithm,protocol,transport,ranks,size_bytes,count,
     # time_us,algbw,busbw,nccl_model_algorithm,nccl_model_protocol,nccl_model_time_us
-    awk -F, 'NR == FNR { pub[$1] = $2; next }
+    awk -F, 'FILENAME == ARGV[1] { pub[$1] = $2; next }
+             FILENAME == ARGV[2] { if (FNR > 1) { as[$7] = $9; asAlgo[$7] = $3 "/" $4 }; next }
              FNR > 1 && ($7 in pub) {
                  p = pub[$7]; nccl = ($14 == "" ? -1 : $14)
-                 printf "%12.0f %12.1f %12.1f %+7.1f%%  %-22s %12.1f %-16s %+7.1f%%\n", $7, p, $9,
-                        100 * ($9 / p - 1), $3 "/" $4, nccl, $12 "/" $13,
-                        nccl < 0 ? 0 : 100 * (nccl / p - 1)
-             }' "$WORK/published.csv" "$WORK/ours.csv"
+                 printf "%12.0f %10.1f | %10.1f %-22s %+6.1f%% | %10.1f %-20s %+6.1f%% | %10.1f %-16s %+6.1f%%\n",
+                        $7, p, $9, $3 "/" $4, 100 * ($9 / p - 1),
+                        as[$7], asAlgo[$7], 100 * (as[$7] / p - 1),
+                        nccl, $12 "/" $13, nccl < 0 ? 0 : 100 * (nccl / p - 1)
+             }' "$WORK/published.csv" "$WORK/as-nccl.csv" "$WORK/ours.csv"
     echo
 done

@@ -59,6 +59,7 @@ main(int argc, char* argv[])
     std::string pcap;
     bool ina = false;
     bool ncclModel = false;
+    bool asNccl = false;
     uint32_t qpsPerConnection = 1;
     bool splitDataOnQps = false;
     std::string inaProtocolName = InaProtocolName(InaHelper::GetProtocols().front());
@@ -176,6 +177,11 @@ main(int argc, char* argv[])
                  "Print beside each row what NCCL's own tuning model (v2.30.7) predicts: the "
                  "algorithm/protocol NCCL's tuner would pick and its time",
                  ncclModel);
+    cmd.AddValue("asNccl",
+                 "Run, per size, the algorithm and protocol NCCL's tuning model picks, mapped "
+                 "to ours (implies --ncclModel; with --algorithm, NCCL's choice is limited to "
+                 "that algorithm, as NCCL_ALGO limits it)",
+                 asNccl);
     cmd.AddOutputFile("csv", "CSV output file (\"none\": no CSV)", csv, "none");
     cmd.AddPcapPrefix("pcap",
                       "rdma, dgx: capture every port into PREFIX-<node>-<device>.pcap (nanosecond "
@@ -201,6 +207,16 @@ main(int argc, char* argv[])
     }
     CollectiveType type = CollectiveType::ALL_REDUCE;
     CollectiveTypeFromString(collectiveName, type); // one of collectiveNames: checked above
+    CollectiveAlgorithm namedAlgorithm = CollectiveAlgorithm::AUTO;
+    NcclAlgorithm ncclNamed = NcclAlgorithm::RING;
+    if (asNccl && CollectiveAlgorithmFromString(algorithmName, namedAlgorithm) &&
+        namedAlgorithm != CollectiveAlgorithm::AUTO && !NcclCounterpart(namedAlgorithm, &ncclNamed))
+    {
+        return cmd.Fail("asNccl",
+                        "runs NCCL's own choice: expected --algorithm=auto or one NCCL has "
+                        "(ring, rail-ring, tree, nvls, nvls-ina, nvls-tree, ina, pat)");
+    }
+    ncclModel = ncclModel || asNccl;
     rate = cmd.GetText("rate");
     chunkText = cmd.GetText("chunk");
     const bool dgx = transportName == "dgx";
@@ -468,7 +484,8 @@ main(int argc, char* argv[])
     }
     std::printf("# %s, algorithm %s, protocol %s, %u ranks, transport %s (%s, %s)\n",
                 collectiveName.c_str(),
-                algorithmName.c_str(),
+                asNccl ? ("as NCCL's tuning model picks (" + algorithmName + ")").c_str()
+                       : algorithmName.c_str(),
                 protocolName.c_str(),
                 ranks,
                 transportName.c_str(),
@@ -533,15 +550,6 @@ main(int argc, char* argv[])
     for (uint64_t bytes = minBytes; bytes <= maxBytes; bytes *= factor)
     {
         CollectiveResult result;
-        // "auto" may pick a different algorithm per size (see CollectiveSelection).
-        CommPlan plan = selection.MakePlan(type, algorithm, group, bytes, options);
-        Simulator::ScheduleNow(
-            [&, plan]() { engine->Run(plan, MakeBoundCallback(&Store, &result)); });
-        Simulator::Run(); // returns when the fabric is idle again
-        double us = (result.end - result.start).GetSeconds() * 1e6;
-        bool rooted = type == CollectiveType::BROADCAST || type == CollectiveType::REDUCE;
-        bool reduces = type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE ||
-                       type == CollectiveType::REDUCE_SCATTER;
         NcclTuningModel::Choice ncclChoice;
         if (nccl)
         {
@@ -550,6 +558,28 @@ main(int argc, char* argv[])
             const bool named = NcclCounterpart(algorithm, &only);
             ncclChoice = nccl->Choose(type, bytes, named ? &only : nullptr, options.protocol);
         }
+        // "auto" may pick a different algorithm per size (see CollectiveSelection);
+        // --asNccl runs NCCL's choice where we have it (else auto's).
+        CollectiveAlgorithm run = algorithm;
+        CollectivePlanOptions runOptions = options;
+        if (asNccl && ncclChoice.timeUs >= 0)
+        {
+            const bool acrossServers = dgx && servers > 1 && ranks / servers > 1;
+            const CollectiveAlgorithm ours = NcclToOurs(ncclChoice.algorithm, acrossServers);
+            if (ours != CollectiveAlgorithm::AUTO && selection.CanMakePlan(type, ours, group))
+            {
+                run = ours;
+                runOptions.protocol = ncclChoice.protocol;
+            }
+        }
+        CommPlan plan = selection.MakePlan(type, run, group, bytes, runOptions);
+        Simulator::ScheduleNow(
+            [&, plan]() { engine->Run(plan, MakeBoundCallback(&Store, &result)); });
+        Simulator::Run(); // returns when the fabric is idle again
+        double us = (result.end - result.start).GetSeconds() * 1e6;
+        bool rooted = type == CollectiveType::BROADCAST || type == CollectiveType::REDUCE;
+        bool reduces = type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE ||
+                       type == CollectiveType::REDUCE_SCATTER;
         const std::string ncclText = ncclChoice.timeUs < 0
                                          ? std::string()
                                          : NcclAlgorithmToString(ncclChoice.algorithm) + "/" +

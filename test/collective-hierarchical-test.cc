@@ -505,3 +505,59 @@ TEST(HierarchicalDeathTest, BadArgumentsAreNamed)
                  "HierarchicalAllGather: the group is empty");
     EXPECT_DEATH(HierarchicalAllReduce(world, 100, 0), "channels must be at least 1");
 }
+
+// NCCL's tree across servers (TreeAllReduceAcrossServers, what "tree" builds for a group
+// of several servers of several GPUs): the plan checker proves it; per piece 2 (s - 1)
+// transfers cross servers, all on the rail of the piece's channel (local GPU c mod g, the
+// chain's head), and 2 s (g - 1) stay inside servers; the longest chain of dependent
+// transfers is 2 ((g - 1) + depth of the servers' tree), the hops NCCL's tree model counts
+// (2 ((ppn - 1) hwLat[NVLink] + log2(s) hwLat[net])).
+TEST(HierarchicalPlanTest, NcclTreeAcrossServers)
+{
+    for (auto [s, g] :
+         std::vector<std::pair<uint32_t, uint32_t>>{{2, 2}, {2, 8}, {3, 4}, {4, 8}, {5, 2}})
+    {
+        const CommGroup group = CommGroup::Uniform(s, g);
+        for (uint32_t channels : {1u, 2u, 8u})
+        {
+            for (uint64_t chunk : {uint64_t{0}, uint64_t{4096}})
+            {
+                const CommPlan plan =
+                    TreeAllReduceAcrossServers(group, (uint64_t{1} << 16) + 3, channels, chunk);
+                const PlanCheckResult r = PlanChecker::Check(plan);
+                EXPECT_TRUE(r.ok) << s << " x " << g << ", " << channels << " ch: " << r.reason;
+                EXPECT_EQ(plan.GetAlgorithm(), "tree");
+                std::vector<uint32_t> cross(plan.GetNBlocks(), 0);
+                std::vector<uint32_t> inside(plan.GetNBlocks(), 0);
+                std::vector<uint32_t> hops(plan.GetNTransfers(), 1);
+                uint32_t longest = 0;
+                for (const auto& t : plan.GetTransfers())
+                {
+                    const bool across = !group.SameServer(t.src, t.dst);
+                    (across ? cross : inside)[t.chunk] += 1;
+                    if (across)
+                    {
+                        EXPECT_EQ(group.GetLocalIndex(t.src), t.channel % g);
+                        EXPECT_EQ(group.GetLocalIndex(t.dst), t.channel % g);
+                    }
+                    for (uint32_t d : t.deps)
+                    {
+                        hops[t.id] = std::max(hops[t.id], hops[d] + 1);
+                    }
+                    longest = std::max(longest, hops[t.id]);
+                }
+                for (uint32_t b = 0; b < plan.GetNBlocks(); ++b)
+                {
+                    EXPECT_EQ(cross[b], 2 * (s - 1)) << "piece " << b;
+                    EXPECT_EQ(inside[b], 2 * s * (g - 1)) << "piece " << b;
+                }
+                uint32_t depth = 0; // of the servers' balanced binary tree: floor(log2 s)
+                while ((2u << depth) <= s)
+                {
+                    ++depth;
+                }
+                EXPECT_EQ(longest, 2 * ((g - 1) + depth)) << s << " x " << g;
+            }
+        }
+    }
+}

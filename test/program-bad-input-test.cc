@@ -405,8 +405,33 @@ TEST(ProgramBadInput, CollectivePerf)
                  "(4)"},
                 {{"--ina", "--ns3::InaAggregationEngine::Slots=0"},
                  "--ns3::InaAggregationEngine::Slots=0: expected an integer (uint32_t 2:16777216)"},
+                {{"--asNccl", "--algorithm=direct", "--collective=all-gather"},
+                 "--asNccl=true: runs NCCL's own choice: expected --algorithm=auto or one NCCL "
+                 "has"},
             }));
     ExpectHelp("collective-perf");
+}
+
+// --ncclModel prints NCCL's own choice and time beside each row; --asNccl runs that choice:
+// on 2 x 8 H100 at 8 B NCCL's model takes Tree/LL (25.2 us), at 8 MiB NVLSTree (100.9 us),
+// and the rows run tree/LL and nvls-tree/Simple.
+TEST(ProgramBadInput, CollectivePerfRunsNcclsChoice)
+{
+    const Outcome o = RunProgram("collective-perf",
+                                 {"--transport=dgx",
+                                  "--servers=2",
+                                  "--ranks=16",
+                                  "--minBytes=8",
+                                  "--maxBytes=8M",
+                                  "--stepFactor=1024",
+                                  "--csv=none",
+                                  "--asNccl"});
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_NE(o.out.find("ring 8 channels x 48.0 GB/s"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("tree/LL  nccl-model 25.2 us Tree/LL\n"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("nvls-tree/Simple  nccl-model 100.9 us NVLSTree/Simple\n"),
+              std::string::npos)
+        << o.out;
 }
 
 // An attribute on the command line wins over the preset --nvlink names (the preset only

@@ -147,6 +147,25 @@ CommPlan NvlsInaAllReduce(const CommGroup& group, uint64_t bytes, uint64_t chunk
 CommPlan NvlsTreeAllReduce(const CommGroup& group, uint64_t bytes, uint64_t chunkBytes = 0);
 
 /**
+ * NCCL's tree across servers (all-reduce): per channel c, a chain inside every server from
+ * its GPU c mod g (the head, on that rail's NIC) through the others in local order, and the
+ * servers' heads joined by a binary tree (even channels the tree, odd ones its mirror: the
+ * double binary tree of TreeAllReduce, over servers). Each piece is reduced up the chains
+ * and the tree to the root server's head and copied back down; pieces alternate over the
+ * channels. Latency per piece 2 ((g - 1) NVLink hops + log2(s) network hops), as NCCL's
+ * tree model counts it.
+ * \param group ranks and where they run; two servers or more, the same GPUs on each
+ * \param bytes buffer size
+ * \param channels trees side by side
+ * \param chunkBytes piece size (0: none)
+ * \return the plan (algorithm "tree")
+ */
+CommPlan TreeAllReduceAcrossServers(const CommGroup& group,
+                                    uint64_t bytes,
+                                    uint32_t channels,
+                                    uint64_t chunkBytes = 0);
+
+/**
  * \param group the group the plan was built for
  * \param transfer a transfer of that plan
  * \return true if the transfer stays inside one server (NVLink/NVSwitch), false if it

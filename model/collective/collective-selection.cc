@@ -268,6 +268,13 @@ CollectiveSelection::Build(CollectiveType type,
         return NvlsInaAllReduce(group, bytes, chunk);
     case CollectiveAlgorithm::NVLS_TREE:
         return NvlsTreeAllReduce(group, bytes, chunk);
+    case CollectiveAlgorithm::TREE:
+        if (type == CollectiveType::ALL_REDUCE && SpansServersWithSeveralGpus(group))
+        {
+            // NCCL's tree: chains inside the servers, a double binary tree between them.
+            return TreeAllReduceAcrossServers(group, bytes, options.channels, chunk);
+        }
+        return MakeCollectivePlan(type, algorithm, group.GetSize(), bytes, options);
     default:
         return MakeCollectivePlan(type, algorithm, group.GetSize(), bytes, options);
     }

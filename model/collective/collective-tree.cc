@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Binary-tree generators: (double) tree all-reduce, tree broadcast, tree reduce.
+// Binary-tree generators: (double) tree all-reduce, tree broadcast, tree reduce, and NCCL's
+// tree across servers (chains inside, a double binary tree between servers).
 #include "collective-algorithms.h"
+#include "collective-hierarchical.h"
 
 #include "ns3/abort.h"
 
@@ -94,6 +96,48 @@ struct BinaryTree
             }
         }
         NS_ABORT_MSG_IF(topDown.size() != n, "BinaryTree: the tree misses ranks (internal error)");
+        ComputeHeights();
+    }
+
+    /**
+     * Any spanning tree, by its parents (no tree shape of its own).
+     * \param rootRank the root
+     * \param parents each rank's parent, NONE for the root
+     */
+    BinaryTree(uint32_t rootRank, const std::vector<uint32_t>& parents)
+        : root(rootRank),
+          parent(parents),
+          children(parents.size()),
+          depth(parents.size(), 0),
+          height(parents.size(), 0)
+    {
+        for (uint32_t v = 0; v < parents.size(); ++v)
+        {
+            if (parents[v] != NONE)
+            {
+                children[parents[v]].push_back(v);
+            }
+        }
+        std::vector<uint32_t> queue{root};
+        for (size_t head = 0; head < queue.size(); ++head)
+        {
+            const uint32_t v = queue[head];
+            topDown.push_back(v);
+            for (uint32_t c : children[v])
+            {
+                depth[c] = depth[v] + 1;
+                queue.push_back(c);
+            }
+        }
+        NS_ABORT_MSG_IF(topDown.size() != parents.size(),
+                        "BinaryTree: the parents do not span the ranks (internal error)");
+        ComputeHeights();
+    }
+
+  private:
+    /// Fill height from topDown (leaves 0).
+    void ComputeHeights()
+    {
         for (auto it = topDown.rbegin(); it != topDown.rend(); ++it)
         {
             if (parent[*it] != NONE)
@@ -220,6 +264,73 @@ TreeAllReduce(uint32_t n, uint64_t bytes, uint64_t chunkBytes, bool doubleTree)
             rootDeps.push_back(upId[c]);
         }
         AddBroadcastDown(plan, tree, b, which, tree.height[tree.root], rootDeps);
+    }
+    return plan;
+}
+
+CommPlan
+TreeAllReduceAcrossServers(const CommGroup& group,
+                           uint64_t bytes,
+                           uint32_t channels,
+                           uint64_t chunkBytes)
+{
+    const std::vector<uint32_t> servers = group.GetServers();
+    const auto s = static_cast<uint32_t>(servers.size());
+    const uint32_t n = group.GetSize();
+    NS_ABORT_MSG_IF(!group.IsUniform() || s < 2,
+                    "TreeAllReduceAcrossServers: needs two servers or more with the same GPUs");
+    NS_ABORT_MSG_IF(channels == 0, "TreeAllReduceAcrossServers: no channels");
+    const uint32_t g = n / s;
+    CommPlan plan(CollectiveType::ALL_REDUCE, n, bytes);
+    plan.SetAlgorithm(CollectiveAlgorithmToString(CollectiveAlgorithm::TREE));
+    // The double binary tree over the servers (positions as TreeAllReduce's).
+    std::vector<BinaryTree> between;
+    between.emplace_back(s, [](uint32_t p) { return p - 1; });
+    between.emplace_back(s, [s](uint32_t p) { return p % s; });
+    std::vector<std::vector<uint32_t>> onServer(s);
+    for (uint32_t v = 0; v < s; ++v)
+    {
+        onServer[v] = group.GetRanksOnServerByLocalIndex(servers[v]);
+    }
+    // Channel c: in every server a chain from local GPU c mod g (the head, on its NIC's
+    // rail) through the others in local order; the heads joined by one of the two trees.
+    std::vector<BinaryTree> trees;
+    for (uint32_t c = 0; c < channels; ++c)
+    {
+        const BinaryTree& inter = between[c % 2];
+        std::vector<uint32_t> parent(n, NONE);
+        for (uint32_t v = 0; v < s; ++v)
+        {
+            const std::vector<uint32_t>& ranks = onServer[v];
+            for (uint32_t k = 1; k < g; ++k)
+            {
+                parent[ranks[(c + k) % g]] = ranks[(c + k - 1) % g];
+            }
+            if (inter.parent[v] != NONE)
+            {
+                parent[ranks[c % g]] = onServer[inter.parent[v]][c % g];
+            }
+        }
+        trees.emplace_back(onServer[inter.root][c % g], parent);
+    }
+    const uint32_t rounds = CollectivePipelineRounds(bytes, channels, chunkBytes);
+    const uint32_t nBlocks = channels * rounds;
+    for (uint32_t b = 0; b < nBlocks; ++b)
+    {
+        plan.AddBlock(CommPlan::SplitBytes(bytes, nBlocks, b));
+    }
+    std::vector<uint32_t> upId;
+    for (uint32_t b = 0; b < nBlocks; ++b)
+    {
+        const uint32_t c = b % channels;
+        const BinaryTree& tree = trees[c];
+        AddReduceUp(plan, tree, b, c, upId);
+        std::vector<uint32_t> rootDeps;
+        for (uint32_t child : tree.children[tree.root])
+        {
+            rootDeps.push_back(upId[child]);
+        }
+        AddBroadcastDown(plan, tree, b, c, tree.height[tree.root], rootDeps);
     }
     return plan;
 }

@@ -199,33 +199,59 @@ NcclAlgorithmToString(NcclAlgorithm algorithm)
     return ALGORITHM_NAMES[static_cast<uint32_t>(algorithm)];
 }
 
+namespace
+{
+/// The one table between our algorithms and NCCL's: each of ours that NCCL has, in the
+/// order NcclToOurs prefers (one server first, then across servers).
+struct Counterpart
+{
+    CollectiveAlgorithm ours; //!< our algorithm
+    NcclAlgorithm nccl;       //!< NCCL's
+    bool acrossServers;       //!< what NCCL's runs across servers of several GPUs
+};
+
+const Counterpart COUNTERPARTS[] = {
+    {CollectiveAlgorithm::RING, NcclAlgorithm::RING, false},
+    {CollectiveAlgorithm::RAIL_RING, NcclAlgorithm::RING, true}, // NCCL's rings are rail-aligned
+    {CollectiveAlgorithm::TREE, NcclAlgorithm::TREE, false},
+    {CollectiveAlgorithm::TREE, NcclAlgorithm::TREE, true},
+    {CollectiveAlgorithm::NVLS, NcclAlgorithm::NVLS, false},
+    {CollectiveAlgorithm::NVLS_INA, NcclAlgorithm::NVLS, true}, // NVLS + CollNet (SHARP)
+    {CollectiveAlgorithm::NVLS_TREE, NcclAlgorithm::NVLS_TREE, true},
+    {CollectiveAlgorithm::INA, NcclAlgorithm::COLLNET_DIRECT, false},
+    {CollectiveAlgorithm::INA, NcclAlgorithm::COLLNET_DIRECT, true},
+    {CollectiveAlgorithm::INA, NcclAlgorithm::COLLNET_CHAIN, false},
+    {CollectiveAlgorithm::INA, NcclAlgorithm::COLLNET_CHAIN, true},
+    {CollectiveAlgorithm::PAT, NcclAlgorithm::PAT, false},
+    {CollectiveAlgorithm::PAT, NcclAlgorithm::PAT, true},
+};
+} // namespace
+
 bool
 NcclCounterpart(CollectiveAlgorithm algorithm, NcclAlgorithm* nccl)
 {
-    switch (algorithm)
+    for (const Counterpart& c : COUNTERPARTS)
     {
-    case CollectiveAlgorithm::RING:
-        *nccl = NcclAlgorithm::RING;
-        return true;
-    case CollectiveAlgorithm::TREE:
-        *nccl = NcclAlgorithm::TREE;
-        return true;
-    case CollectiveAlgorithm::NVLS:
-    case CollectiveAlgorithm::NVLS_INA:
-        *nccl = NcclAlgorithm::NVLS;
-        return true;
-    case CollectiveAlgorithm::NVLS_TREE:
-        *nccl = NcclAlgorithm::NVLS_TREE;
-        return true;
-    case CollectiveAlgorithm::INA:
-        *nccl = NcclAlgorithm::COLLNET_DIRECT;
-        return true;
-    case CollectiveAlgorithm::PAT:
-        *nccl = NcclAlgorithm::PAT;
-        return true;
-    default:
-        return false;
+        if (c.ours == algorithm)
+        {
+            *nccl = c.nccl;
+            return true;
+        }
     }
+    return false;
+}
+
+CollectiveAlgorithm
+NcclToOurs(NcclAlgorithm nccl, bool acrossServers)
+{
+    for (const Counterpart& c : COUNTERPARTS)
+    {
+        if (c.nccl == nccl && c.acrossServers == acrossServers)
+        {
+            return c.ours;
+        }
+    }
+    return CollectiveAlgorithm::AUTO; // NVLSTree inside one server: none
 }
 
 double

@@ -37,15 +37,24 @@ constexpr uint32_t NCCL_ALGORITHM_COUNT = 7;
 std::string NcclAlgorithmToString(NcclAlgorithm algorithm);
 
 /**
- * The one map from our algorithms to NCCL's: ring, tree, nvls (NVLS), nvls-ina (NVLS with
- * CollNet across servers: NCCL's NVLS algorithm), nvls-tree (NVLSTree), ina (CollNet
- * direct), pat (PAT).
+ * The one map from our algorithms to NCCL's: ring and rail-ring (Ring), tree, nvls (NVLS),
+ * nvls-ina (NVLS with CollNet across servers: NCCL's NVLS algorithm), nvls-tree (NVLSTree),
+ * ina (CollNet direct), pat (PAT).
  * \param algorithm one of ours
  * \param nccl set to NCCL's counterpart when there is one
  * \return false for the algorithms NCCL does not have (halving-doubling, direct,
  *         hierarchical, rail-ring, auto)
  */
 bool NcclCounterpart(CollectiveAlgorithm algorithm, NcclAlgorithm* nccl);
+
+/**
+ * \param nccl one of NCCL's algorithms
+ * \param acrossServers the call spans servers of several GPUs each
+ * \return ours that runs it: Ring ring (rail-ring across servers: NCCL's rings are
+ *         rail-aligned), Tree tree, NVLS nvls (nvls-ina across servers: NVLS with CollNet),
+ *         NVLSTree nvls-tree, CollNet direct and chain ina, PAT pat; AUTO if none
+ */
+CollectiveAlgorithm NcclToOurs(NcclAlgorithm nccl, bool acrossServers);
 
 /**
  * NCCL v2.30.7's tuning constants (src/graph/tuning.cc), the one copy in the module.
