@@ -213,8 +213,7 @@ main(int argc, char* argv[])
         namedAlgorithm != CollectiveAlgorithm::AUTO && !NcclCounterpart(namedAlgorithm, &ncclNamed))
     {
         return cmd.Fail("asNccl",
-                        "runs NCCL's own choice: expected --algorithm=auto or one NCCL has "
-                        "(ring, rail-ring, tree, nvls, nvls-ina, nvls-tree, ina, pat)");
+                        "runs NCCL's own choice: expected --algorithm=auto or one NCCL has");
     }
     ncclModel = ncclModel || asNccl;
     rate = cmd.GetText("rate");
@@ -470,7 +469,7 @@ main(int argc, char* argv[])
         system.nvls = dgx && preset->nvls;
         system.nicsPerNode = system.gpusPerNode;
         system.netGBps = linkRate.GetBitRate() / 8e9;
-        system.pciGBps = preset->computeCapability >= 90 ? 48 : 24;
+        system.pciGBps = NcclPciGBps(preset->computeCapability);
         system.collNet = ina;
         nccl = std::make_unique<NcclTuningModel>(system);
     }

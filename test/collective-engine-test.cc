@@ -8,6 +8,8 @@
 // IdealTransport Latency (5 us unless stated), S = the plan's total bytes in the
 // nccl-tests sense of CollectiveType (all-reduce: the buffer; all-gather: the output;
 // reduce-scatter: the input; all-to-all: one rank's send buffer).
+#include "plan-test-util.h"
+
 #include "ns3/boolean.h"
 #include "ns3/collective-algorithms.h"
 #include "ns3/collective-engine.h"
@@ -39,18 +41,6 @@ constexpr uint64_t MiB = 1ull << 20; //!< bytes
 /// of each transfer's time to whole nanoseconds (largest deviation seen: 1.6e-5, 1.7 ns in
 /// 108 us); a lost or extra step of a 2(n-1)-step ring moves the time by far more.
 constexpr double TOLERANCE = 5e-5;
-
-/// \return log2 n for a power of two
-uint32_t
-Log2(uint32_t n)
-{
-    uint32_t l = 0;
-    while ((1u << l) < n)
-    {
-        ++l;
-    }
-    return l;
-}
 
 /// An ideal carrier with B = 100 Gb/s and the given alpha.
 Ptr<IdealTransport>
@@ -262,7 +252,7 @@ TEST(CollectiveEngineClosedForm, HalvingDoublingAllReduce)
         for (uint32_t n : {4u, 8u, 16u})
         {
             CollectiveResult r = RunAlone(HalvingDoublingAllReduce(n, S));
-            const double closed = 2.0 * Log2(n) * ALPHA + 2.0 * (n - 1) / n * S / RATE;
+            const double closed = 2.0 * CeilLog2(n) * ALPHA + 2.0 * (n - 1) / n * S / RATE;
             ExpectClosedForm("halving-doubling all-reduce",
                              n,
                              S,
@@ -350,7 +340,7 @@ TreeClosedForm(uint32_t n, uint64_t S, uint32_t R, double alpha = ALPHA)
     {
         return 2.0 * R * tau;
     }
-    return (4.0 * R + 3.0 * Log2(n) - 6.0) * tau;
+    return (4.0 * R + 3.0 * CeilLog2(n) - 6.0) * tau;
 }
 
 TEST(CollectiveEngineClosedForm, DoubleBinaryTreeAllReducePipelined)

@@ -6,6 +6,7 @@
 
 #include "ns3/collective-algorithms.h"
 #include "ns3/collective-hierarchical.h"
+#include "ns3/collective-selection.h"
 #include "ns3/comm-group.h"
 #include "ns3/comm-plan.h"
 #include "ns3/plan-checker.h"
@@ -560,4 +561,36 @@ TEST(HierarchicalPlanTest, NcclTreeAcrossServers)
             }
         }
     }
+}
+
+// "tree" all-reduce through CollectiveSelection on servers of several GPUs is NCCL's tree
+// across servers (2 (s - 1) transfers per piece cross servers); on one server, or one GPU
+// per server, the flat double binary tree.
+TEST(HierarchicalPlanTest, TreeAcrossServersIsWhatSelectionBuilds)
+{
+    const CollectiveSelection selection;
+    CollectivePlanOptions options;
+    options.channels = 4;
+    auto crossing = [](const CommPlan& plan, const CommGroup& group) {
+        uint32_t n = 0;
+        for (const auto& t : plan.GetTransfers())
+        {
+            n += group.SameServer(t.src, t.dst) ? 0 : 1;
+        }
+        return n;
+    };
+    const CommGroup servers = CommGroup::Uniform(4, 4);
+    const CommPlan across = selection.MakePlan(CollectiveType::ALL_REDUCE,
+                                               CollectiveAlgorithm::TREE,
+                                               servers,
+                                               1 << 20,
+                                               options);
+    EXPECT_EQ(crossing(across, servers), across.GetNBlocks() * 2 * (4 - 1));
+    EXPECT_EQ(across.GetNBlocks() % 4, 0u); // pieces alternate over the 4 channels
+    const CommPlan flat = selection.MakePlan(CollectiveType::ALL_REDUCE,
+                                             CollectiveAlgorithm::TREE,
+                                             CommGroup::Uniform(16, 1),
+                                             1 << 20,
+                                             options);
+    EXPECT_EQ(flat.GetNTransfers(), TreeAllReduce(16, 1 << 20, 512 * 1024).GetNTransfers());
 }

@@ -32,18 +32,6 @@ Hosts(uint32_t n, Time latency)
     t->SetAttribute("Hardware", StringValue("net"));
     return t;
 }
-
-/// ceil(log2 n)
-uint32_t
-Steps(uint32_t n)
-{
-    uint32_t k = 0;
-    while ((1u << k) < n)
-    {
-        ++k;
-    }
-    return k;
-}
 } // namespace
 
 TEST_F(Pat, PlanCheckerProvesIt)
@@ -67,7 +55,7 @@ TEST_F(Pat, PlanCheckerProvesIt)
                     blocks[t.src] += t.chunkCount;
                     EXPECT_EQ(t.reduce, type == CollectiveType::REDUCE_SCATTER);
                 }
-                EXPECT_EQ(steps, Steps(n)) << n;
+                EXPECT_EQ(steps, CeilLog2(n)) << n;
                 for (uint32_t r = 0; r < n; ++r)
                 {
                     EXPECT_EQ(blocks[r], n - 1) << "rank " << r << " of " << n;
@@ -109,30 +97,25 @@ TEST_F(Pat, TakesLogStepsAndTheBandwidthBound)
                                                        "pat",
                                                        CollectiveProtocol::NONE);
             const double expected = (n - 1) * 1e6 * 8 / 100e9;
-            EXPECT_NEAR(r.GetDuration().GetSeconds(), expected, Steps(n) * 1e-9)
+            EXPECT_NEAR(r.GetDuration().GetSeconds(), expected, CeilLog2(n) * 1e-9)
                 << type << " " << n;
         }
-        const Time alpha = MicroSeconds(1);
-        const double pat = RunCollectiveOn(Hosts(n, alpha),
-                                           CollectiveType::ALL_GATHER,
-                                           CommGroup::Uniform(n, 1),
-                                           0,
-                                           "pat",
-                                           CollectiveProtocol::NONE)
-                               .GetDuration()
-                               .GetSeconds();
-        const double ring = RunCollectiveOn(Hosts(n, alpha),
-                                            CollectiveType::ALL_GATHER,
-                                            CommGroup::Uniform(n, 1),
-                                            0,
-                                            "ring",
-                                            CollectiveProtocol::NONE)
-                                .GetDuration()
-                                .GetSeconds();
+        auto zeroBytes = [n](const std::string& algorithm) {
+            return RunCollectiveOn(Hosts(n, MicroSeconds(1)),
+                                   CollectiveType::ALL_GATHER,
+                                   CommGroup::Uniform(n, 1),
+                                   0,
+                                   algorithm,
+                                   CollectiveProtocol::NONE)
+                .GetDuration()
+                .GetSeconds();
+        };
+        const double pat = zeroBytes("pat");
+        const double ring = zeroBytes("ring");
         std::cout << "[ measured ] " << n << " ranks, zero bytes: pat " << pat * 1e6 << " us, ring "
                   << ring * 1e6 << " us\n";
-        EXPECT_GE(pat, Steps(n) * 1e-6 - 1e-12) << n;
-        EXPECT_LE(pat, 2 * Steps(n) * 1e-6 + 1e-12) << n;
+        EXPECT_GE(pat, CeilLog2(n) * 1e-6 - 1e-12) << n;
+        EXPECT_LE(pat, 2 * CeilLog2(n) * 1e-6 + 1e-12) << n;
         EXPECT_NEAR(ring, (n - 1) * 1e-6, 1e-12) << n;
     }
 }
@@ -151,7 +134,7 @@ TEST_F(Pat, PaysNcclsPatLatencies)
     {
         const uint64_t bytes = uint64_t{n} * 100000;
         const double expected =
-            (8 + 2.8 * n + 4.0 * Steps(n)) * 1e-6 + (n - 1) * 100000.0 * 8 / 100e9;
+            (8 + 2.8 * n + 4.0 * CeilLog2(n)) * 1e-6 + (n - 1) * 100000.0 * 8 / 100e9;
         const CollectiveResult r = RunCollectiveOn(Hosts(n, Time(0)),
                                                    CollectiveType::REDUCE_SCATTER,
                                                    CommGroup::Uniform(n, 1),
@@ -159,13 +142,13 @@ TEST_F(Pat, PaysNcclsPatLatencies)
                                                    "pat",
                                                    CollectiveProtocol::SIMPLE);
         EXPECT_EQ(r.protocol, CollectiveProtocol::SIMPLE);
-        EXPECT_NEAR(r.GetDuration().GetSeconds(), expected, 3 * Steps(n) * 1e-9) << n;
+        EXPECT_NEAR(r.GetDuration().GetSeconds(), expected, 3 * CeilLog2(n) * 1e-9) << n;
 
         CommPlan plan = PatReduceScatter(n, bytes);
         plan.SetProtocol(CollectiveProtocol::SIMPLE);
         Ptr<IdealTransport> carrier = Hosts(n, Time(0)); // the cost model keeps a reference
         const CollectivePlanCost cost(*carrier, {}, MicroSeconds(1));
-        EXPECT_NEAR(cost.Estimate(plan).GetSeconds(), expected, 3 * Steps(n) * 1e-9) << n;
+        EXPECT_NEAR(cost.Estimate(plan).GetSeconds(), expected, 3 * CeilLog2(n) * 1e-9) << n;
     }
 }
 
@@ -194,7 +177,7 @@ TEST_F(Pat, AutoWeighsIt)
                                                      CollectiveProtocol::SIMPLE)
                                          .GetDuration()
                                          .GetSeconds();
-            EXPECT_NEAR(c.estimate.GetSeconds(), simulated, Steps(n) * 1e-9); // 1 ns a step
+            EXPECT_NEAR(c.estimate.GetSeconds(), simulated, CeilLog2(n) * 1e-9); // 1 ns a step
         }
     }
     EXPECT_TRUE(found);

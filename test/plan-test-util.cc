@@ -48,6 +48,17 @@ NamedAlgorithm(const std::string& name)
     return a;
 }
 
+uint32_t
+CeilLog2(uint32_t n)
+{
+    uint32_t l = 0;
+    while ((1u << l) < n)
+    {
+        ++l;
+    }
+    return l;
+}
+
 std::vector<PublishedRow>
 PublishedNcclTests(const std::string& source)
 {

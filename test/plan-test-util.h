@@ -23,6 +23,9 @@ CommPlan DropTransfer(const CommPlan& plan, uint32_t drop);
 /// \return the algorithm of a name the table has (a test failure, and AUTO, if not)
 CollectiveAlgorithm NamedAlgorithm(const std::string& name);
 
+/// \return ceil(log2 n) (log2 n for a power of two)
+uint32_t CeilLog2(uint32_t n);
+
 /// One published nccl-tests result (test/data/nccl-tests-h100.csv).
 struct PublishedRow
 {

@@ -71,8 +71,13 @@ void StoreResult(CollectiveResult* out, const CollectiveResult& result);
 CollectiveResult RunDgxAllReduce(uint32_t servers, const std::string& algorithm, uint64_t bytes);
 
 /**
- * One collective on carrier by the engine (RunCollective), the algorithm by name and the
- * protocol given; runs and destroys the simulator.
+ * One collective on carrier by the engine (RunCollective); runs and destroys the simulator.
+ * \param carrier the carrier
+ * \param type the collective
+ * \param group its ranks
+ * \param bytes its size
+ * \param algorithm an algorithm name ("auto" too)
+ * \param protocol the protocol (the engine's Protocol attribute)
  * \return the call's result
  */
 CollectiveResult RunCollectiveOn(Ptr<CollectiveTransport> carrier,

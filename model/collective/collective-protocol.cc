@@ -300,7 +300,8 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
     }
     if (p == CollectiveProtocol::LL && network && servers > 1 && !SwitchAlgorithm(algorithm))
     {
-        const double busBw = 1e9 * NcclLlMaxBwGBps(servers, 90, false);
+        // Across servers NCCL indexes llMaxBws by CPU (x86 Intel), not by GPU.
+        const double busBw = 1e9 * NcclLlMaxBwGBps(servers, 0, false);
         m_rateCap = busBw / plan.GetNChannels();
     }
     NS_LOG_LOGIC("protocol " << p << " for " << plan.GetAlgorithm() << ": call "

@@ -227,6 +227,37 @@ AddBroadcastDown(CommPlan& plan,
     }
 }
 
+/**
+ * Cut the plan's buffer into blocks, as many per tree (channel) and in as many rounds as
+ * chunkBytes asks, block b on tree b mod trees; reduce each up its tree and copy it back
+ * down from the root.
+ */
+void
+AddPipelinedAllReduce(CommPlan& plan, const std::vector<BinaryTree>& trees, uint64_t chunkBytes)
+{
+    const auto nTrees = static_cast<uint32_t>(trees.size());
+    const uint64_t bytes = plan.GetTotalBytes();
+    const uint32_t rounds = CollectivePipelineRounds(bytes, nTrees, chunkBytes);
+    const uint32_t nBlocks = nTrees * rounds;
+    for (uint32_t b = 0; b < nBlocks; ++b)
+    {
+        plan.AddBlock(CommPlan::SplitBytes(bytes, nBlocks, b));
+    }
+    std::vector<uint32_t> upId;
+    for (uint32_t b = 0; b < nBlocks; ++b)
+    {
+        const uint32_t which = b % nTrees;
+        const BinaryTree& tree = trees[which];
+        AddReduceUp(plan, tree, b, which, upId);
+        std::vector<uint32_t> rootDeps;
+        for (uint32_t c : tree.children[tree.root])
+        {
+            rootDeps.push_back(upId[c]);
+        }
+        AddBroadcastDown(plan, tree, b, which, tree.height[tree.root], rootDeps);
+    }
+}
+
 } // namespace
 
 CommPlan
@@ -245,26 +276,8 @@ TreeAllReduce(uint32_t n, uint64_t bytes, uint64_t chunkBytes, bool doubleTree)
     {
         trees.emplace_back(n, [n](uint32_t p) { return p % n; });
     }
-    const uint32_t rounds = CollectivePipelineRounds(bytes, nTrees, chunkBytes);
-    const uint32_t nBlocks = nTrees * rounds;
-    for (uint32_t b = 0; b < nBlocks; ++b)
-    {
-        plan.AddBlock(CommPlan::SplitBytes(bytes, nBlocks, b));
-    }
     // Chunks alternate between the trees, so both trees pipeline side by side.
-    std::vector<uint32_t> upId;
-    for (uint32_t b = 0; b < nBlocks; ++b)
-    {
-        const uint32_t which = b % nTrees;
-        const BinaryTree& tree = trees[which];
-        AddReduceUp(plan, tree, b, which, upId);
-        std::vector<uint32_t> rootDeps;
-        for (uint32_t c : tree.children[tree.root])
-        {
-            rootDeps.push_back(upId[c]);
-        }
-        AddBroadcastDown(plan, tree, b, which, tree.height[tree.root], rootDeps);
-    }
+    AddPipelinedAllReduce(plan, trees, chunkBytes);
     return plan;
 }
 
@@ -313,25 +326,7 @@ TreeAllReduceAcrossServers(const CommGroup& group,
         }
         trees.emplace_back(onServer[inter.root][c % g], parent);
     }
-    const uint32_t rounds = CollectivePipelineRounds(bytes, channels, chunkBytes);
-    const uint32_t nBlocks = channels * rounds;
-    for (uint32_t b = 0; b < nBlocks; ++b)
-    {
-        plan.AddBlock(CommPlan::SplitBytes(bytes, nBlocks, b));
-    }
-    std::vector<uint32_t> upId;
-    for (uint32_t b = 0; b < nBlocks; ++b)
-    {
-        const uint32_t c = b % channels;
-        const BinaryTree& tree = trees[c];
-        AddReduceUp(plan, tree, b, c, upId);
-        std::vector<uint32_t> rootDeps;
-        for (uint32_t child : tree.children[tree.root])
-        {
-            rootDeps.push_back(upId[child]);
-        }
-        AddBroadcastDown(plan, tree, b, c, tree.height[tree.root], rootDeps);
-    }
+    AddPipelinedAllReduce(plan, trees, chunkBytes);
     return plan;
 }
 

@@ -4,6 +4,8 @@
 // its predicted time and choice per call.
 #include "nccl-tuning-model.h"
 
+#include "collective-protocol.h"
+
 #include "ns3/abort.h"
 #include "ns3/log.h"
 
@@ -160,6 +162,7 @@ const std::vector<double> SM100_SPEED_INTER = {96.0, 86.0, 80.0, 48.0, 45.1, 42.
 constexpr uint32_t MAX_CHANNELS = 64;    //!< MAXCHANNELS
 constexpr double LOC_BW = 5000.0;        //!< a GPU's bandwidth to itself
 constexpr uint32_t MAX_DIRECT_ARITY = 7; //!< NCCL_MAX_DIRECT_ARITY
+constexpr uint32_t MAX_NVLS_ARITY = 32;  //!< NCCL_MAX_NVLS_ARITY
 
 /// \return NCCL's compCapIndex: 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell
 uint32_t
@@ -274,6 +277,12 @@ NcclNvlinkGBps(uint32_t computeCapability)
 }
 
 double
+NcclPciGBps(uint32_t computeCapability)
+{
+    return computeCapability >= 90 ? 48.0 : 24.0;
+}
+
+double
 NcclLlMaxBwGBps(uint32_t nodes, uint32_t computeCapability, bool amdCpu)
 {
     const uint32_t index1 = nodes == 1 ? CompCapIndex(computeCapability) : (amdCpu ? 1 : 0);
@@ -304,8 +313,8 @@ NcclTuningModel::NcclTuningModel(const NcclSystem& system)
     }
     if (nvsOk)
     {
-        const uint32_t minChannels = system.nodes == 1 ? std::min(32u, g) : 1;
-        NcclGraph nvls = Search(NcclAlgorithm::NVLS, minChannels, std::min(32u, g));
+        const uint32_t minChannels = system.nodes == 1 ? std::min(MAX_NVLS_ARITY, g) : 1;
+        NcclGraph nvls = Search(NcclAlgorithm::NVLS, minChannels, std::min(MAX_NVLS_ARITY, g));
         m_graph[static_cast<uint32_t>(NcclAlgorithm::NVLS)] = nvls;
         m_graph[static_cast<uint32_t>(NcclAlgorithm::NVLS_TREE)] = nvls;
     }
@@ -528,7 +537,8 @@ NcclTuningModel::Tune()
     const LinkHardware intraHw =
         s.gpusPerNode > 1 && s.nvlinks > 0 ? LinkHardware::NVLINK : LinkHardware::PCI;
     const LinkHardware hw = nNodes == 1 ? intraHw : LinkHardware::NET;
-    const double netOverheadUs = s.amdCpu ? 2.0 : 1.0; // getNetOverhead, x86
+    const double netOverheadUs = // getNetOverhead, x86
+        s.amdCpu ? NCCL_AMD_NET_OVERHEAD_US : NCCL_DEFAULT_NET_OVERHEAD_US;
     const bool patEnabled = nNodes == nRanks && cc >= 60;
     const auto log2Nodes = static_cast<double>(Log2i(nNodes));
 
@@ -805,8 +815,7 @@ NcclTuningModel::Choose(CollectiveType type,
         {
             continue;
         }
-        for (CollectiveProtocol p :
-             {CollectiveProtocol::LL, CollectiveProtocol::LL128, CollectiveProtocol::SIMPLE})
+        for (CollectiveProtocol p : GetCollectiveProtocols())
         {
             if (!anyProtocol && p != protocol)
             {

@@ -20,20 +20,23 @@ namespace ns3
  */
 enum class NcclAlgorithm : uint8_t
 {
-    TREE,
-    RING,
-    COLLNET_DIRECT,
-    COLLNET_CHAIN,
-    NVLS,
-    NVLS_TREE,
-    PAT,
+    TREE,           //!< Tree: chains inside servers, a double binary tree between them
+    RING,           //!< Ring
+    COLLNET_DIRECT, //!< CollNet direct: every GPU to the network aggregation (SHARP)
+    COLLNET_CHAIN,  //!< CollNet chain: a chain inside servers, then the aggregation
+    NVLS,           //!< NVLS: NVSwitch reduction (with CollNet across servers)
+    NVLS_TREE,      //!< NVLSTree: NVLS inside servers, a tree between them
+    PAT,            //!< PAT: Parallel Aggregated Trees (one GPU per server)
 };
 
 /// Number of NcclAlgorithm values.
 constexpr uint32_t NCCL_ALGORITHM_COUNT = 7;
 
-/// \return NCCL's name of an algorithm ("Tree", "Ring", "CollNetDirect", "CollNetChain",
-///         "NVLS", "NVLSTree", "PAT": its ncclAlgoStr)
+/**
+ * \param algorithm one of NCCL's algorithms
+ * \return NCCL's name of it ("Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS",
+ *         "NVLSTree", "PAT": its ncclAlgoStr)
+ */
 std::string NcclAlgorithmToString(NcclAlgorithm algorithm);
 
 /**
@@ -43,7 +46,7 @@ std::string NcclAlgorithmToString(NcclAlgorithm algorithm);
  * \param algorithm one of ours
  * \param nccl set to NCCL's counterpart when there is one
  * \return false for the algorithms NCCL does not have (halving-doubling, direct,
- *         hierarchical, rail-ring, auto)
+ *         hierarchical, auto)
  */
 bool NcclCounterpart(CollectiveAlgorithm algorithm, NcclAlgorithm* nccl);
 
@@ -71,6 +74,16 @@ double NcclBaseLatencyUs(NcclAlgorithm algorithm, CollectiveProtocol protocol);
  * \return hwLatencies[hardware][algorithm][protocol], us
  */
 double NcclHwLatencyUs(LinkHardware hardware, NcclAlgorithm algorithm, CollectiveProtocol protocol);
+
+/**
+ * \param computeCapability CUDA compute capability x 10
+ * \return the GPU-to-NIC PCIe bandwidth NCCL sees on the module's machines, GB/s: Gen5
+ *         x16 (48) from Hopper on, Gen4 x16 (24) before
+ */
+double NcclPciGBps(uint32_t computeCapability);
+
+/// NCCL_NET_OVERHEAD on x86 AMD hosts, us (getNetOverhead; Intel: NCCL_DEFAULT_NET_OVERHEAD_US)
+constexpr double NCCL_AMD_NET_OVERHEAD_US = 2.0;
 
 /// PAT's latency in NCCL's model (tuning.cc): per network step the network latency / 3.5
 constexpr double NCCL_PAT_STEP_LATENCY_DIVISOR = 3.5;
@@ -177,7 +190,12 @@ class NcclTuningModel
                             NcclAlgorithm algorithm,
                             CollectiveProtocol protocol) const;
 
-    /// \copydoc GetBandwidthGBps \return comm->latencies, us
+    /**
+     * \param type the collective
+     * \param algorithm NCCL's algorithm
+     * \param protocol LL, LL128 or Simple
+     * \return comm->latencies, us
+     */
     double GetLatencyUs(CollectiveType type,
                         NcclAlgorithm algorithm,
                         CollectiveProtocol protocol) const;
