@@ -72,14 +72,15 @@ TEST_F(NcclTuningModelTest, TheGraphsAreThoseOfPublishedLogs)
 // servers each head's NIC carries bwInter: raised to 48, the NIC path.
 TEST_F(NcclTuningModelTest, NvlsGraphsFollowTheSearchRule)
 {
-    const NcclGraph& h100 = NcclTuningModel(Dgx(1, 8)).GetGraph(NcclAlgorithm::NVLS);
+    // Copies: a graph lives as long as its model.
+    const NcclGraph h100 = NcclTuningModel(Dgx(1, 8)).GetGraph(NcclAlgorithm::NVLS);
     EXPECT_EQ(h100.nChannels, 8u);
     EXPECT_DOUBLE_EQ(h100.bwIntra, 40.0);
     EXPECT_DOUBLE_EQ(h100.bwInter, 60.0);
-    const NcclGraph& b200 = NcclTuningModel(Dgx(1, 8, 100)).GetGraph(NcclAlgorithm::NVLS);
+    const NcclGraph b200 = NcclTuningModel(Dgx(1, 8, 100)).GetGraph(NcclAlgorithm::NVLS);
     EXPECT_EQ(b200.nChannels, 8u);
     EXPECT_DOUBLE_EQ(b200.bwIntra, 80.0);
-    const NcclGraph& two = NcclTuningModel(Dgx(2, 8)).GetGraph(NcclAlgorithm::NVLS);
+    const NcclGraph two = NcclTuningModel(Dgx(2, 8)).GetGraph(NcclAlgorithm::NVLS);
     EXPECT_EQ(two.nChannels, 8u);
     EXPECT_DOUBLE_EQ(two.bwIntra, 40.0);
     EXPECT_DOUBLE_EQ(two.bwInter, 48.0);
