@@ -59,6 +59,7 @@ main(int argc, char* argv[])
     std::string pcap;
     bool ina = false;
     bool ncclModel = false;
+    bool estimates = false;
     bool asNccl = false;
     uint32_t qpsPerConnection = 1;
     bool splitDataOnQps = false;
@@ -182,6 +183,10 @@ main(int argc, char* argv[])
                  "to ours (implies --ncclModel; with --algorithm, NCCL's choice is limited to "
                  "that algorithm, as NCCL_ALGO limits it)",
                  asNccl);
+    cmd.AddValue("estimates",
+                 "Print under each row the cost model's estimate of every algorithm and "
+                 "protocol auto weighs, fastest first (what auto compares)",
+                 estimates);
     cmd.AddOutputFile("csv", "CSV output file (\"none\": no CSV)", csv, "none");
     cmd.AddPcapPrefix("pcap",
                       "rdma, dgx: capture every port into PREFIX-<node>-<device>.pcap (nanosecond "
@@ -607,6 +612,18 @@ main(int argc, char* argv[])
             }
         }
         std::printf("\n");
+        if (estimates)
+        {
+            std::printf("#   estimates:");
+            for (const auto& c : selection.Rank(type, group, bytes, options))
+            {
+                std::printf(" %s/%s %.1f",
+                            CollectiveAlgorithmToString(c.algorithm).c_str(),
+                            CollectiveProtocolToString(c.protocol).c_str(),
+                            c.estimate.GetSeconds() * 1e6);
+            }
+            std::printf("\n");
+        }
         if (out)
         {
             out << collectiveName << ',' << algorithmName << ',' << plan.GetAlgorithm() << ','

@@ -7,6 +7,7 @@
 #include "ns3/log.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <functional>
 #include <limits>
@@ -66,6 +67,82 @@ SliceOf(const CarrierPath& p, uint64_t bytes)
 
 } // namespace
 
+double
+ExpectedMaxLoad(uint32_t balls, uint32_t bins, uint32_t draws)
+{
+    if (balls == 0 || bins == 0 || draws == 0)
+    {
+        return 0;
+    }
+    if (bins == 1 || balls == 1)
+    {
+        return balls;
+    }
+    const uint32_t floor = (balls + bins - 1) / bins; // pigeonhole: never below
+    constexpr double DONE = 1e-12;
+    if (balls <= EXACT_MAX_LOAD_BALLS)
+    {
+        // Exact: E[max] = sum over t >= 1 of P(max >= t). P(max <= t) bin by bin: bin j
+        // takes Binomial(n, 1 / (bins - j)) of the n balls left, the last bin the rest;
+        // over independent draws, its power.
+        double e = floor;
+        for (uint32_t t = floor; t < balls; ++t)
+        {
+            std::vector<double> left(balls + 1, 0.0); // P(n balls left, every bin so far <= t)
+            left[balls] = 1;
+            for (uint32_t j = 0; j + 1 < bins; ++j)
+            {
+                const double q = 1.0 / (bins - j);
+                std::vector<double> next(balls + 1, 0.0);
+                for (uint32_t n = 0; n <= balls; ++n)
+                {
+                    if (left[n] == 0)
+                    {
+                        continue;
+                    }
+                    double pmf = std::pow(1 - q, n); // P(this bin takes 0 of n)
+                    for (uint32_t l = 0; l <= std::min(t, n); ++l)
+                    {
+                        next[n - l] += left[n] * pmf;
+                        pmf = l < n ? pmf * (n - l) / (l + 1) * q / (1 - q) : 0;
+                    }
+                }
+                left = std::move(next);
+            }
+            double atMost = 0;
+            for (uint32_t n = 0; n <= t; ++n)
+            {
+                atMost += left[n];
+            }
+            const double above = 1 - std::pow(atMost, draws);
+            if (above < DONE)
+            {
+                break;
+            }
+            e += above;
+        }
+        return e;
+    }
+    // Many balls: the bins' loads as independent Binomial(balls, 1 / bins) (exact
+    // marginals; the dependence through the fixed total matters less as balls grow).
+    const double q = 1.0 / bins;
+    double e = 0;
+    double cdf = 0;
+    double pmf = std::pow(1 - q, balls);
+    for (uint32_t t = 0; t < balls; ++t)
+    {
+        cdf += pmf;
+        const double above = 1 - std::pow(cdf, double(bins) * draws);
+        if (above < DONE)
+        {
+            break;
+        }
+        e += above;
+        pmf = pmf * (balls - t) / (t + 1) * q / (1 - q);
+    }
+    return std::max<double>(e, floor);
+}
+
 /**
  * A small discrete-event run over doubles (seconds): the estimate is compared, not
  * replayed, and doubles keep the per-transfer work small.
@@ -101,6 +178,14 @@ class CollectivePlanCost::EstimateRun
         std::deque<uint64_t> active; //!< flows with work, in round-robin order
         std::unordered_map<uint64_t, std::deque<uint32_t>> flows; //!< per flow: transfers
         std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> switchOps;
+    };
+
+    /// A set of equal-cost links of the fabric (CarrierBundle) as one shared capacity.
+    struct Pool
+    {
+        double freeAt{0};                       //!< when its capacity is free again
+        std::map<uint64_t, uint32_t> transfers; //!< per flow: transfers in service
+        uint32_t lanes{0};                      //!< lanes of the flows in service
     };
 
     /// What an event does.
@@ -148,6 +233,19 @@ class CollectivePlanCost::EstimateRun
     /// One switch operation's bytes leave through port at now: book what follows.
     /// \return how long the port is busy
     double ServeSwitch(uint32_t id, double now);
+    /**
+     * Pass one slice through the fabric's shared link sets of its path.
+     * \param p the transfer's path \param slice its bytes
+     * \param now when it starts to leave the sender \param leaves when it has left it
+     * \return when it starts through the last set (first) and has crossed it (second)
+     */
+    std::pair<double, double> CrossFabric(const CarrierPath& p,
+                                          uint64_t slice,
+                                          double now,
+                                          double leaves);
+    /// Count transfer id's flow in (on, when released) or out (its last slice) of its
+    /// path's link sets.
+    void InService(uint32_t id, const CarrierPath& p, bool on);
     /// One slice of a point-to-point transfer leaves at now: book its arrival.
     /// \return how long the port is busy
     double ServeSlice(uint32_t id, double now);
@@ -173,6 +271,8 @@ class CollectivePlanCost::EstimateRun
     std::map<uint32_t, CarrierSwitchPath> m_switchPaths;          //!< by member set
     std::unordered_map<uint64_t, TxPort> m_txPorts;               //!< sending ports
     std::unordered_map<uint64_t, double> m_rxFree;                //!< receiving ports: when free
+    std::unordered_map<uint64_t, Pool> m_pools;                   //!< fabric link sets
+    std::unordered_map<uint64_t, double> m_maxLoads;   //!< ExpectedMaxLoad by (flows, draws, links)
     std::unordered_map<uint64_t, double> m_engineFree; //!< switch reduction engines: when free
     std::vector<uint64_t> m_remaining;                 //!< point to point: bytes not yet sent
     std::vector<uint32_t> m_contributionsLeft;         //!< switch reductions: members not started
@@ -318,6 +418,67 @@ CollectivePlanCost::EstimateRun::ServeSwitch(uint32_t id, double now)
     return ser;
 }
 
+void
+CollectivePlanCost::EstimateRun::InService(uint32_t id, const CarrierPath& p, bool on)
+{
+    const CommPlan::Transfer& t = m_transfers[id];
+    // One flow per (sender, receiver, channel): the queue pairs of one connection.
+    const uint64_t flow = (uint64_t{m_cost.CarrierRank(t.src)} << 40) ^
+                          (uint64_t{m_cost.CarrierRank(t.dst)} << 16) ^ t.channel;
+    const uint64_t lanes =
+        p.laneRequestBytes == 0
+            ? p.lanes
+            : std::min<uint64_t>(
+                  p.lanes,
+                  std::max<uint64_t>(1,
+                                     (m_wire[id] + p.laneRequestBytes - 1) / p.laneRequestBytes));
+    for (const CarrierBundle& b : p.fabric)
+    {
+        Pool& pool = m_pools[b.id];
+        uint32_t& n = pool.transfers[flow];
+        if (on)
+        {
+            pool.lanes += n++ == 0 ? static_cast<uint32_t>(lanes) : 0;
+        }
+        else if (--n == 0)
+        {
+            pool.lanes -= static_cast<uint32_t>(lanes);
+            pool.transfers.erase(flow);
+        }
+    }
+}
+
+std::pair<double, double>
+CollectivePlanCost::EstimateRun::CrossFabric(const CarrierPath& p,
+                                             uint64_t slice,
+                                             double now,
+                                             double leaves)
+{
+    // Each link set is a capacity its flows share: m flows hashed onto k links finish
+    // when the most loaded link does, so together they get m x rate / E[max load]. A
+    // flow is as slow as the worst link it crosses: on a path through several sets, the
+    // worst of as many independent draws.
+    const auto draws = static_cast<uint32_t>(p.fabric.size());
+    double start = now;
+    double end = leaves;
+    for (const CarrierBundle& b : p.fabric)
+    {
+        Pool& pool = m_pools[b.id];
+        const uint32_t m = std::max<uint32_t>(pool.lanes, 1);
+        const uint64_t key = (uint64_t{m} << 32) | (uint64_t{draws} << 24) | b.links;
+        auto it = m_maxLoads.find(key);
+        if (it == m_maxLoads.end())
+        {
+            it = m_maxLoads.emplace(key, ExpectedMaxLoad(m, b.links, draws)).first;
+        }
+        const double capacity = m * b.bytesPerSecond / it->second;
+        start = std::max(start, pool.freeAt);
+        pool.freeAt = start + Serialization(slice, capacity);
+        end = std::max(end, pool.freeAt);
+    }
+    return {start, end};
+}
+
 double
 CollectivePlanCost::EstimateRun::ServeSlice(uint32_t id, double now)
 {
@@ -328,6 +489,30 @@ CollectivePlanCost::EstimateRun::ServeSlice(uint32_t id, double now)
     m_remaining[id] -= slice;
     const bool last = m_remaining[id] == 0;
     const double ser = Serialization(slice, p.bytesPerSecond);
+    if (!p.fabric.empty() && !p.latencyHoldsSender)
+    {
+        // Through the fabric's shared link sets, then the receiver's port.
+        const auto [start, crossed] = CrossFabric(p, slice, now, now + ser);
+        if (last)
+        {
+            InService(id, p, false);
+        }
+        const double first =
+            start + p.latency.GetSeconds() +
+            p.forwardHops * Serialization(std::min(slice, p.forwardUnit), p.bytesPerSecond);
+        double done = std::max(first + ser, crossed + p.latency.GetSeconds());
+        if (p.modelReceiver)
+        {
+            double& rx = m_rxFree[p.rxPort];
+            done = std::max(std::max(first, rx) + ser, crossed + p.latency.GetSeconds());
+            rx = done;
+        }
+        if (last)
+        {
+            Arrive(id, done);
+        }
+        return ser;
+    }
     if (p.latencyHoldsSender)
     {
         const double busy = p.latency.GetSeconds() + ser;
@@ -434,6 +619,11 @@ CollectivePlanCost::EstimateRun::Release(uint32_t id, double now)
     case CommPlan::Kind::POINT_TO_POINT: {
         const CarrierPath& p = PathOf(t);
         m_remaining[id] = std::max<uint64_t>(m_wire[id], 1); // a zero-byte message still goes
+        if (!p.fabric.empty() && !p.latencyHoldsSender)
+        {
+            // In the fabric from now on: its port serves its flows in turn with the others.
+            InService(id, p, true);
+        }
         const uint64_t flow = p.servesInSendOrder ? 0 : p.rxPort * 1024 + (t.channel % 1024);
         TxPort& tx = m_txPorts[p.txPort];
         auto& queue = tx.flows[flow];

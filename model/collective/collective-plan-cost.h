@@ -14,6 +14,23 @@
 namespace ns3
 {
 
+/// ExpectedMaxLoad computes exactly up to this many balls (above: independent bins).
+constexpr uint32_t EXACT_MAX_LOAD_BALLS = 64;
+
+/**
+ * \ingroup ai-fabric
+ * The expected load of the most loaded of bins links when balls flows each pick one
+ * uniformly at random (ECMP hashing): what a set of equal-cost links loses to collisions.
+ * With draws > 1, the most loaded link of that many independent such sets (a path that
+ * crosses a leaf's uplinks and then the spines' downlinks draws twice).
+ * Exact up to EXACT_MAX_LOAD_BALLS balls; above, the bins' loads are taken as independent
+ * Binomial(balls, 1 / bins), never below ceil(balls / bins) (within 4 % of the exact
+ * value from 32 balls on, converging as balls grow).
+ * \param balls flows \param bins links \param draws independent sets
+ * \return E[max load] (balls when bins is 1; 0 without balls or draws)
+ */
+double ExpectedMaxLoad(uint32_t balls, uint32_t bins, uint32_t draws = 1);
+
 /**
  * \ingroup ai-fabric
  * Estimated duration of a plan on a carrier, from the carrier's own figures

@@ -15,6 +15,20 @@ namespace ns3
 
 /**
  * \ingroup ai-fabric
+ * A set of equal-cost links inside the fabric that a transfer crosses, one of which its
+ * flow takes by ECMP (a leaf's uplinks towards a remote leaf, the spines' downlinks into
+ * it): what the cost model shares between the concurrent transfers of a plan
+ * (oversubscription, and ECMP collisions as the expected most loaded link).
+ */
+struct CarrierBundle
+{
+    uint64_t id{0};           //!< carrier-wide id, distinct from every port id
+    uint32_t links{1};        //!< equal-cost links in the set
+    double bytesPerSecond{0}; //!< payload rate of one link
+};
+
+/**
+ * \ingroup ai-fabric
  * What a carrier charges one point-to-point transfer, in the terms of the cost model that
  * lets "auto" pick the fastest plan (CollectivePlanCost). A transfer of b bytes that
  * starts at t leaves through txPort during b / rate, its first byte reaches the receiver
@@ -36,6 +50,14 @@ struct CarrierPath
     bool servesInSendOrder{false};  //!< the sender's port serves transfers in the order
                                     //!< they were handed to it (IdealTransport); otherwise
                                     //!< in plan order, as ranks issue them
+    /// The shared link sets between the sender's and the receiver's switch, in path order
+    /// (empty: the ports are the only shared resources)
+    std::vector<CarrierBundle> fabric;
+    uint32_t lanes{1};            //!< flows a transfer's bytes are spread over (queue pairs,
+                                  //!< each hashed by ECMP on its own)
+    uint64_t laneRequestBytes{0}; //!< requests of this size take the lanes in turn (a
+                                  //!< transfer of b bytes uses ceil(b / it) of them at most);
+                                  //!< 0: every transfer is split over all lanes
 };
 
 /**

@@ -8,10 +8,13 @@
 #include "ns3/roce-channel.h"
 #include "ns3/roce-frame-info.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <deque>
+#include <limits>
 #include <tuple>
 
 namespace ns3
@@ -332,7 +335,87 @@ RdmaTransport::DescribePath(uint32_t src, uint32_t dst) const
         path.forwardHops = it->second.first - 1;
         path.forwardUnit = payload;
     }
+    path.fabric = GetBundles(src, dst);
+    path.lanes = m_qpsPerConnection;
+    path.laneRequestBytes = m_splitDataOnQps ? 0 : m_requestBytes;
     return path;
+}
+
+const std::vector<CarrierBundle>&
+RdmaTransport::GetBundles(uint32_t src, uint32_t dst) const
+{
+    Ptr<RoceNetDevice> a = m_nics[src]->GetDevice();
+    Ptr<Node> target = m_nics[dst]->GetDevice()->GetNode();
+    const auto key = std::make_pair(a->GetNode()->GetId(), target->GetId());
+    auto cached = m_bundles.find(key);
+    if (cached != m_bundles.end())
+    {
+        return cached->second;
+    }
+    std::vector<CarrierBundle>& bundles = m_bundles[key];
+    const uint32_t dstIp = m_nics[dst]->GetAddress().Get();
+    // The stage's switches: at first the sender's; then every switch the previous stage's
+    // ports lead to. A fabric deeper than this is not one we build.
+    constexpr uint32_t MAX_STAGES = 16;
+    Ptr<RoceChannel> cable = DynamicCast<RoceChannel>(a->GetChannel());
+    Ptr<RoceNetDevice> first = cable ? cable->GetPeer(a) : nullptr;
+    std::map<uint32_t, Ptr<Node>> stage; // by node id: a deterministic order
+    if (first && first->GetNode()->GetObject<RoceSwitch>())
+    {
+        stage.emplace(first->GetNode()->GetId(), first->GetNode());
+    }
+    for (uint32_t depth = 0; depth < MAX_STAGES && !stage.empty(); ++depth)
+    {
+        std::vector<std::pair<uint32_t, uint32_t>> links;
+        std::map<uint32_t, Ptr<Node>> next;
+        double rate = std::numeric_limits<double>::max();
+        bool reached = false;
+        for (const auto& [nodeId, node] : stage)
+        {
+            Ptr<RoceSwitch> sw = node->GetObject<RoceSwitch>();
+            const std::vector<uint32_t>* ports = sw->GetRoutingTable().Lookup(dstIp);
+            if (!ports)
+            {
+                continue;
+            }
+            for (uint32_t port : *ports)
+            {
+                Ptr<RoceNetDevice> dev = sw->GetPort(port);
+                Ptr<RoceChannel> link = DynamicCast<RoceChannel>(dev->GetChannel());
+                Ptr<RoceNetDevice> peer = link ? link->GetPeer(dev) : nullptr;
+                if (!peer)
+                {
+                    continue;
+                }
+                if (peer->GetNode() == target || !peer->GetNode()->GetObject<RoceSwitch>())
+                {
+                    reached = true; // the last hop: the receiver's port
+                    continue;
+                }
+                links.emplace_back(nodeId, port);
+                next.emplace(peer->GetNode()->GetId(), peer->GetNode());
+                rate = std::min(rate, dev->GetDataRate().GetBitRate() / 8.0);
+            }
+        }
+        if (reached || links.empty())
+        {
+            break;
+        }
+        std::sort(links.begin(), links.end());
+        auto id = m_bundleIds.find(links);
+        if (id == m_bundleIds.end())
+        {
+            // Above every port id (2 x node id + 0 or 1).
+            id = m_bundleIds.emplace(links, (uint64_t{1} << 62) + m_bundleIds.size()).first;
+        }
+        const uint32_t payload = m_nics[src]->GetPayloadMtu();
+        const uint32_t wire = roce::WireBytes(payload + roce::DATA_HEADER_BYTES + roce::ICRC_BYTES);
+        bundles.push_back({id->second, static_cast<uint32_t>(links.size()), rate * payload / wire});
+        stage = std::move(next);
+    }
+    NS_LOG_LOGIC("rank " << src << " -> " << dst << ": " << bundles.size()
+                         << " shared link set(s) in the fabric");
+    return bundles;
 }
 
 } // namespace ns3
