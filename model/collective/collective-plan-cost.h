@@ -52,11 +52,17 @@ double ExpectedMaxLoad(uint32_t balls, uint32_t bins, uint32_t draws = 1);
  * (CollectiveProtocolCosts): its call latency before the first transfers, its step
  * latency before each point-to-point transfer, its wire bytes instead of the payload.
  *
- * What it leaves out: congestion inside the fabric (spine oversubscription, ECMP
- * collisions, PFC), congestion control, and the credit loops of NVLink. These matter for
- * the fabric's behaviour under load but rarely change which algorithm is fastest; the
- * calibration suite (collective-cost) states how close the estimates come to the
- * carriers' simulated times.
+ * Inside the fabric, a slice crosses its path's link sets (CarrierPath::fabric) before
+ * the receiving port: each set is one capacity that the flows in it share (a flow from
+ * its transfer's release to its last slice, one per sender, receiver and channel, times
+ * its lanes); m flows hashed onto k links get m x rate / ExpectedMaxLoad(m, k, j), j the
+ * sets on the path. So an oversubscribed spine and ECMP collisions cost what they cost in
+ * expectation over the hash.
+ *
+ * What it leaves out: congestion control (DCQCN on a collided link loses more than its
+ * share), PFC's head-of-line blocking, and the credit loops of NVLink. The calibration
+ * suite (collective-cost) states how close the estimates come to the carriers' simulated
+ * times.
  *
  * Cost: O(E log E) for E port services (one per transfer, one per member of a switch
  * reduction).

@@ -297,7 +297,11 @@ CollectiveSelection::Rank(CollectiveType type,
                           CollectiveAlgorithm only) const
 {
     std::vector<Candidate> candidates;
-    const bool acrossServers = SpansServersWithSeveralGpus(group);
+    // The server-aware algorithms compete where servers shape the plan: servers of
+    // several GPUs, or hosts of one GPU each (hierarchical is then the ring across them,
+    // pipelined by chunk).
+    const bool acrossServers = SpansServersWithSeveralGpus(group) ||
+                               (group.GetNServers() > 1 && group.GetNServers() == group.GetSize());
     Ptr<const CollectiveTransport> carrier = m_carrier;
     if (!carrier)
     {
