@@ -280,38 +280,36 @@ TEST_F(CollectiveCost, FabricEstimateSeesOversubscriptionAndCollisions)
 // 128 MiB: simulated 5359 against 6347 us, doc "The choice").
 TEST_F(CollectiveCost, AutoWeighsHierarchicalOnOneGpuHosts)
 {
-    Bench b;
-    MakeLeafSpine(b, 8, 8, 1, "ns3::RoceDcqcn");
-    CollectiveSelection selection(b.carrier);
     CollectivePlanOptions options;
     options.protocol = CollectiveProtocol::SIMPLE;
-    const auto ranked = selection.Rank(CollectiveType::ALL_REDUCE, b.group, 64 << 20, options);
     std::map<CollectiveAlgorithm, double> estimate;
-    for (const auto& c : ranked)
     {
-        estimate[c.algorithm] = c.estimate.GetSeconds();
+        Bench b;
+        MakeLeafSpine(b, 8, 8, 1, "ns3::RoceDcqcn");
+        CollectiveSelection selection(b.carrier);
+        for (const auto& c : selection.Rank(CollectiveType::ALL_REDUCE, b.group, 64 << 20, options))
+        {
+            estimate[c.algorithm] = c.estimate.GetSeconds();
+        }
     }
+    Simulator::Destroy();
     ASSERT_TRUE(estimate.count(CollectiveAlgorithm::HIERARCHICAL));
     ASSERT_TRUE(estimate.count(CollectiveAlgorithm::RING));
     EXPECT_LT(estimate[CollectiveAlgorithm::HIERARCHICAL], estimate[CollectiveAlgorithm::RING]);
     // Simulated, the ordering holds.
-    CommPlan ring = selection.MakePlan(CollectiveType::ALL_REDUCE,
-                                       CollectiveAlgorithm::RING,
-                                       b.group,
-                                       64 << 20,
-                                       options);
-    const double ringTime = Simulate(b, ring).GetSeconds();
-    Simulator::Destroy();
-    Bench h;
-    MakeLeafSpine(h, 8, 8, 1, "ns3::RoceDcqcn");
-    CollectiveSelection hs(h.carrier);
-    CommPlan hier = hs.MakePlan(CollectiveType::ALL_REDUCE,
-                                CollectiveAlgorithm::HIERARCHICAL,
-                                h.group,
-                                64 << 20,
-                                options);
-    const double hierTime = Simulate(h, hier).GetSeconds();
-    Simulator::Destroy();
+    std::map<CollectiveAlgorithm, double> simulated;
+    for (CollectiveAlgorithm a : {CollectiveAlgorithm::RING, CollectiveAlgorithm::HIERARCHICAL})
+    {
+        Bench run;
+        MakeLeafSpine(run, 8, 8, 1, "ns3::RoceDcqcn");
+        CollectiveSelection runSelection(run.carrier);
+        const CommPlan plan =
+            runSelection.MakePlan(CollectiveType::ALL_REDUCE, a, run.group, 64 << 20, options);
+        simulated[a] = Simulate(run, plan).GetSeconds();
+        Simulator::Destroy();
+    }
+    const double ringTime = simulated[CollectiveAlgorithm::RING];
+    const double hierTime = simulated[CollectiveAlgorithm::HIERARCHICAL];
     std::cout << "[ measured ] 16 hosts all-reduce 64 MiB: ring " << ringTime * 1e6
               << " us (estimate " << estimate[CollectiveAlgorithm::RING] * 1e6 << "), hierarchical "
               << hierTime * 1e6 << " us (estimate "
