@@ -207,19 +207,30 @@ TEST_F(CollectiveCost, EcmpExpectedMaxLoad)
     EXPECT_NEAR(ExpectedMaxLoad(128, 8), exact, 0.04 * exact);
     EXPECT_LE(ExpectedMaxLoad(128, 8), exact); // the independent bins spread less
     EXPECT_GE(ExpectedMaxLoad(1000, 1000), 1.0);
-    EXPECT_GE(ExpectedMaxLoad(4096, 2), 2048.0);
+    // Two links: E[max(X, n - X)] with X ~ Binomial(n, 1/2), summed in logarithms. 4096
+    // flows (a 64-rank all-to-all's on two spines): the pmf underflows without them.
+    double twoLinks = 0;
+    for (uint32_t x = 0; x <= 4096; ++x)
+    {
+        twoLinks +=
+            std::max(x, 4096 - x) * std::exp(std::lgamma(4097.0) - std::lgamma(x + 1.0) -
+                                             std::lgamma(4097.0 - x) - 4096 * std::log(2.0));
+    }
+    std::cout << "[ measured ] 4096 flows on 2 links: E[max] " << ExpectedMaxLoad(4096, 2)
+              << ", exact " << twoLinks << "\n";
+    EXPECT_NEAR(ExpectedMaxLoad(4096, 2), twoLinks, 0.01 * twoLinks);
 }
 
 // The fabric between the leaves as the cost model sees it (RdmaTransport's link sets):
 // on 2 x 8 hosts, the estimate against the packet simulation without congestion control
 // (which the estimate leaves out), non-blocking (8 spines) and 2:1 (4 spines), averaged
 // over 8 runs: each run's queue pairs draw other UDP source ports, so ECMP places the
-// flows differently (halving-doubling 2:1 at 16 MiB took 741 to 1255 us). Direct
-// all-gather: 64 flows cross each way; halving-doubling: its 4 MiB step crosses as 8
-// flows that collide
-// on the uplinks and again on the spines' downlinks (the estimate charges the expected
-// worst link of two independent sets). Without the link sets every
-// estimate here would be the non-blocking, collision-free one (about 170 us).
+// flows differently (the [ measured ] lines give each case's fastest and slowest run).
+// Direct all-gather: 64 flows cross each way; halving-doubling: its 4 MiB step crosses as
+// 8 flows that collide on the uplinks and again on the spines' downlinks (the estimate
+// charges the expected worst link of two independent sets). Without the link sets every
+// estimate here would be the one of 16 hosts on one switch (printed as "one switch"),
+// which the 2:1 estimates exceed by more than 30 %.
 TEST_F(CollectiveCost, FabricEstimateSeesOversubscriptionAndCollisions)
 {
     struct Case
@@ -232,7 +243,8 @@ TEST_F(CollectiveCost, FabricEstimateSeesOversubscriptionAndCollisions)
     };
 
     constexpr uint32_t RUNS = 8;
-    std::map<uint32_t, double> hd21; // 2:1 halving-doubling estimate by queue pairs
+    std::map<uint32_t, std::pair<double, double>> hd21; // 2:1 halving-doubling by QPs:
+                                                        // (estimate, simulated)
     for (const Case& c : std::vector<Case>{{8, 1, "direct", 0.03},
                                            {4, 2, "direct", 0.05},
                                            {8, 1, "halving-doubling", 0.08},
@@ -241,6 +253,8 @@ TEST_F(CollectiveCost, FabricEstimateSeesOversubscriptionAndCollisions)
     {
         double estimate = 0;
         double simulated = 0;
+        double fastest = 1e30;
+        double slowest = 0;
         for (uint32_t run = 1; run <= RUNS; ++run)
         {
             RngSeedManager::SetRun(run);
@@ -255,23 +269,52 @@ TEST_F(CollectiveCost, FabricEstimateSeesOversubscriptionAndCollisions)
                                                8 << 20,
                                                options);
             estimate = CollectivePlanCost(*b.carrier).Estimate(plan).GetSeconds();
-            simulated += Simulate(b, plan).GetSeconds() / RUNS;
+            const double t = Simulate(b, plan).GetSeconds();
+            simulated += t / RUNS;
+            fastest = std::min(fastest, t);
+            slowest = std::max(slowest, t);
             Simulator::Destroy();
         }
         RngSeedManager::SetRun(1);
+        // The same plan on one switch: no link sets between the hosts.
+        double oneSwitch = 0;
+        {
+            RoceHelper roce;
+            roce.SetCongestionControl("none");
+            const RoceTopology star =
+                RoceTopologyHelper(roce).Star(16, DataRate("400Gbps"), MicroSeconds(1));
+            Ptr<RdmaTransport> rdma = CreateObject<RdmaTransport>();
+            rdma->SetNics(star.nics);
+            CollectivePlanOptions options;
+            options.protocol = CollectiveProtocol::SIMPLE;
+            const CommPlan plan = CollectiveSelection(rdma).MakePlan(CollectiveType::ALL_GATHER,
+                                                                     NamedAlgorithm(c.algorithm),
+                                                                     CommGroup::Uniform(16, 1),
+                                                                     8 << 20,
+                                                                     options);
+            oneSwitch = CollectivePlanCost(*rdma).Estimate(plan).GetSeconds();
+        }
+        Simulator::Destroy();
         std::cout << "[ measured ] 2x8 hosts, " << c.ratio << ":1, " << c.algorithm << ", " << c.qps
                   << " QP(s) per connection, all-gather 8 MiB: estimate " << estimate * 1e6
-                  << " us, simulated " << simulated * 1e6 << " us (mean of " << RUNS << " runs)\n";
+                  << " us (one switch " << oneSwitch * 1e6 << "), simulated " << simulated * 1e6
+                  << " us (mean of " << RUNS << " runs, " << fastest * 1e6 << " to "
+                  << slowest * 1e6 << ")\n";
         EXPECT_NEAR(estimate, simulated, c.tolerance * simulated)
             << c.ratio << ":1 " << c.algorithm << " " << c.qps << " QPs";
+        if (c.ratio == 2 && c.qps == 1)
+        {
+            EXPECT_GT(estimate, 1.3 * oneSwitch) << c.algorithm;
+        }
         if (c.ratio == 2 && c.algorithm == "halving-doubling")
         {
-            hd21[c.qps] = estimate;
+            hd21[c.qps] = {estimate, simulated};
         }
     }
     // Four queue pairs per connection, the data split over them: 32 flows on the uplinks
-    // instead of 8, fewer collisions, a shorter estimate (as simulated).
-    EXPECT_LT(hd21.at(4), 0.95 * hd21.at(1));
+    // instead of 8, fewer collisions, a shorter estimate and a shorter simulated time.
+    EXPECT_LT(hd21.at(4).first, 0.95 * hd21.at(1).first);
+    EXPECT_LT(hd21.at(4).second, 0.95 * hd21.at(1).second);
 }
 
 // On hosts of one GPU each, hierarchical is the ring across them pipelined by its
@@ -353,11 +396,11 @@ TEST_F(CollectiveCost, IdealCarrierEstimateMatchesTheSimulation)
 
 // The packet and chunk carriers: the estimate interleaves a port's flows slice by slice
 // as NVLink and the NICs do, charges the fabric's shared links (expected ECMP
-// collisions), and leaves out credits and congestion control. On the calibration table (one 8-GPU
-// H100 server; two servers of 4 GPUs with 400G NICs) it is held to 3 % of the simulated time,
-// except the all-to-all across servers (15 %), whose incast at the receiving NICs queues in the
-// switch under PFC and DCQCN, which the estimate leaves out.
-TEST_F(CollectiveCost, PacketCarrierEstimatesWithinThreePercent)
+// collisions), and leaves out credits and congestion control. On the calibration table
+// (one 8-GPU H100 server; two servers of 4 GPUs with 400G NICs) it is held to 3 % of the
+// simulated time, except hierarchical (5 %), the all-to-all across servers (5 %) and the
+// flat ring across servers (22 %), for the reasons given at each.
+TEST_F(CollectiveCost, PacketCarrierEstimatesAgainstTheSimulation)
 {
     struct Case
     {
@@ -394,6 +437,8 @@ TEST_F(CollectiveCost, PacketCarrierEstimatesWithinThreePercent)
         const uint32_t runs = c.servers > 1 ? 16 : 1;
         double estimate = 0;
         double simulated = 0;
+        double fastest = 1e30;
+        double slowest = 0;
         for (uint32_t run = 1; run <= runs; ++run)
         {
             RngSeedManager::SetRun(run);
@@ -407,23 +452,28 @@ TEST_F(CollectiveCost, PacketCarrierEstimatesWithinThreePercent)
             CommPlan plan =
                 selection.MakePlan(c.type, NamedAlgorithm(c.algorithm), b.group, c.bytes, options);
             estimate = CollectivePlanCost(*b.carrier).Estimate(plan).GetSeconds();
-            simulated += Simulate(b, plan).GetSeconds() / runs;
+            const double t = Simulate(b, plan).GetSeconds();
+            simulated += t / runs;
+            fastest = std::min(fastest, t);
+            slowest = std::max(slowest, t);
             Simulator::Destroy();
         }
         RngSeedManager::SetRun(1);
         std::cout << "[ measured ] " << c.servers << "x" << c.gpus << " " << c.type << " "
                   << c.algorithm << " " << c.bytes << " B: estimate " << estimate * 1e6
-                  << " us, simulated " << simulated * 1e6 << " us\n";
+                  << " us, simulated " << simulated * 1e6 << " us (" << runs << " run(s), "
+                  << fastest * 1e6 << " to " << slowest * 1e6 << ")\n";
+        // The all-to-all across servers: its incast at the receiving NICs queues in the
+        // switches under PFC and DCQCN, which the estimate leaves out (measured 0.6 %).
         const bool incast = c.servers > 1 && c.type == CollectiveType::ALL_TO_ALL;
         // Hierarchical: its 512 KiB pieces' step latencies overlap NVLink's credit loop in
-        // the simulation and the ports' queues in the estimate differently (measured 4.7 %).
+        // the simulation and the ports' queues in the estimate differently (measured 4.8 %).
         const bool pieces = c.algorithm == "hierarchical";
-        // The flat ring across servers: its flows collide on a rail's uplinks, and DCQCN
-        // on a collided link loses more than the link's fair share, which is what the
-        // estimate charges (measured -19 % of the mean of 16 runs; without congestion
-        // control the collisions alone are within 8 %: the fabric test above).
+        // The flat ring across servers: its eight flows share one rail leaf's two uplinks,
+        // and DCQCN on a collided link loses more than the link's share, which is what the
+        // estimate charges (measured -19 % of the mean of 16 runs).
         const bool collides = c.servers > 1 && c.algorithm == "ring";
-        const double tolerance = collides ? 0.22 : (incast ? 0.15 : (pieces ? 0.05 : 0.03));
+        const double tolerance = collides ? 0.22 : ((incast || pieces) ? 0.05 : 0.03);
         EXPECT_NEAR(estimate, simulated, tolerance * simulated)
             << c.servers << "x" << c.gpus << " " << c.type << " " << c.algorithm << " " << c.bytes;
     }

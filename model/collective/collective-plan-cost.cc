@@ -125,20 +125,22 @@ ExpectedMaxLoad(uint32_t balls, uint32_t bins, uint32_t draws)
     }
     // Many balls: the bins' loads as independent Binomial(balls, 1 / bins) (exact
     // marginals; the dependence through the fixed total matters less as balls grow).
+    // The pmf in logarithms: (1 - 1/bins)^balls underflows from about a thousand balls
+    // on two links.
     const double q = 1.0 / bins;
+    const double n = balls;
     double e = 0;
     double cdf = 0;
-    double pmf = std::pow(1 - q, balls);
     for (uint32_t t = 0; t < balls; ++t)
     {
-        cdf += pmf;
-        const double above = 1 - std::pow(cdf, double(bins) * draws);
+        cdf += std::exp(std::lgamma(n + 1) - std::lgamma(t + 1.0) - std::lgamma(n - t + 1) +
+                        t * std::log(q) + (n - t) * std::log1p(-q));
+        const double above = 1 - std::pow(std::min(cdf, 1.0), double(bins) * draws);
         if (above < DONE)
         {
             break;
         }
         e += above;
-        pmf = pmf * (balls - t) / (t + 1) * q / (1 - q);
     }
     return std::max<double>(e, floor);
 }
@@ -183,9 +185,10 @@ class CollectivePlanCost::EstimateRun
     /// A set of equal-cost links of the fabric (CarrierBundle) as one shared capacity.
     struct Pool
     {
-        double freeAt{0};                       //!< when its capacity is free again
-        std::map<uint64_t, uint32_t> transfers; //!< per flow: transfers in service
-        uint32_t lanes{0};                      //!< lanes of the flows in service
+        double freeAt{0}; //!< when its capacity is free again
+        /// per flow: transfers in service, and the lanes counted for it (its widest)
+        std::map<uint64_t, std::pair<uint32_t, uint32_t>> flows;
+        uint32_t lanes{0}; //!< lanes of the flows in service
     };
 
     /// What an event does.
@@ -435,15 +438,21 @@ CollectivePlanCost::EstimateRun::InService(uint32_t id, const CarrierPath& p, bo
     for (const CarrierBundle& b : p.fabric)
     {
         Pool& pool = m_pools[b.id];
-        uint32_t& n = pool.transfers[flow];
+        auto& [transfers, counted] = pool.flows[flow];
         if (on)
         {
-            pool.lanes += n++ == 0 ? static_cast<uint32_t>(lanes) : 0;
+            ++transfers;
+            const auto wide = static_cast<uint32_t>(lanes);
+            if (wide > counted)
+            {
+                pool.lanes += wide - counted;
+                counted = wide;
+            }
         }
-        else if (--n == 0)
+        else if (--transfers == 0)
         {
-            pool.lanes -= static_cast<uint32_t>(lanes);
-            pool.transfers.erase(flow);
+            pool.lanes -= counted;
+            pool.flows.erase(flow);
         }
     }
 }

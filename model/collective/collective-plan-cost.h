@@ -24,8 +24,8 @@ constexpr uint32_t EXACT_MAX_LOAD_BALLS = 64;
  * With draws > 1, the most loaded link of that many independent such sets (a path that
  * crosses a leaf's uplinks and then the spines' downlinks draws twice).
  * Exact up to EXACT_MAX_LOAD_BALLS balls; above, the bins' loads are taken as independent
- * Binomial(balls, 1 / bins), never below ceil(balls / bins) (within 4 % of the exact
- * value from 32 balls on, converging as balls grow).
+ * Binomial(balls, 1 / bins), never below ceil(balls / bins) (test collective-cost: 128 balls
+ * on 8 bins 2 % under the exact value, 4096 on 2 within 1 %).
  * \param balls flows \param bins links \param draws independent sets
  * \return E[max load] (balls when bins is 1; 0 without balls or draws)
  */
@@ -65,7 +65,8 @@ double ExpectedMaxLoad(uint32_t balls, uint32_t bins, uint32_t draws = 1);
  * times.
  *
  * Cost: O(E log E) for E port services (one per transfer, one per member of a switch
- * reduction).
+ * reduction), plus one ExpectedMaxLoad per distinct (flows, links, sets) a run meets (up
+ * to 64 flows O(flows^2 x links) each; above, O(flows)).
  */
 class CollectivePlanCost
 {

@@ -346,14 +346,14 @@ RdmaTransport::GetBundles(uint32_t src, uint32_t dst) const
 {
     Ptr<RoceNetDevice> a = m_nics[src]->GetDevice();
     Ptr<Node> target = m_nics[dst]->GetDevice()->GetNode();
-    const auto key = std::make_pair(a->GetNode()->GetId(), target->GetId());
+    const uint32_t dstIp = m_nics[dst]->GetAddress().Get();
+    const auto key = std::make_tuple(a->GetNode()->GetId(), a->GetIfIndex(), dstIp);
     auto cached = m_bundles.find(key);
     if (cached != m_bundles.end())
     {
         return cached->second;
     }
     std::vector<CarrierBundle>& bundles = m_bundles[key];
-    const uint32_t dstIp = m_nics[dst]->GetAddress().Get();
     // The stage's switches: at first the sender's; then every switch the previous stage's
     // ports lead to. A fabric deeper than this is not one we build.
     constexpr uint32_t MAX_STAGES = 16;

@@ -139,7 +139,8 @@ class RdmaTransport : public CollectiveTransport
     /**
      * The equal-cost link sets a flow from NIC src to NIC dst crosses between their
      * switches, by the switches' routing tables: at every stage, every egress port any
-     * switch of the stage may choose towards dst (computed once per pair).
+     * switch of the stage may choose towards dst (computed once per sending device and
+     * receiving address).
      * \param src sending rank \param dst receiving rank
      * \return the sets in path order
      */
@@ -147,8 +148,9 @@ class RdmaTransport : public CollectiveTransport
 
     std::vector<Ptr<RdmaNic>> m_nics;
     mutable std::map<uint32_t, Reach> m_reach; //!< cache of GetReach, by node id
-    /// cache of GetBundles, by (sending node, receiving node)
-    mutable std::map<std::pair<uint32_t, uint32_t>, std::vector<CarrierBundle>> m_bundles;
+    /// cache of GetBundles, by (sending node, its device's index, receiving address)
+    mutable std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<CarrierBundle>>
+        m_bundles;
     /// id of every link set GetBundles met, by its (switch node, port) pairs
     mutable std::map<std::vector<std::pair<uint32_t, uint32_t>>, uint64_t> m_bundleIds;
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::unique_ptr<Connection>> m_connections;
