@@ -146,6 +146,47 @@ Simulate(Bench& b, const CommPlan& plan)
     return result.end - result.start;
 }
 
+/// A named plan's times over runs 1..runs, each its own RngRun (so its own UDP source
+/// ports and ECMP paths), and the cost model's estimate (the same every run).
+struct OverRuns
+{
+    double estimate{0}; //!< s
+    double mean{0};     //!< s
+    double fastest{1e30};
+    double slowest{0};
+};
+
+/// Build a bench with make, the plan of algorithm, and simulate it, runs times.
+OverRuns
+SimulateOverRuns(uint32_t runs,
+                 const std::function<void(Bench&)>& make,
+                 CollectiveType type,
+                 const std::string& algorithm,
+                 uint64_t bytes,
+                 const CollectivePlanOptions& options)
+{
+    OverRuns r;
+    for (uint32_t run = 1; run <= runs; ++run)
+    {
+        RngSeedManager::SetRun(run);
+        Bench b;
+        make(b);
+        const CommPlan plan = CollectiveSelection(b.carrier).MakePlan(type,
+                                                                      NamedAlgorithm(algorithm),
+                                                                      b.group,
+                                                                      bytes,
+                                                                      options);
+        r.estimate = CollectivePlanCost(*b.carrier).Estimate(plan).GetSeconds();
+        const double t = Simulate(b, plan).GetSeconds();
+        r.mean += t / runs;
+        r.fastest = std::min(r.fastest, t);
+        r.slowest = std::max(r.slowest, t);
+        Simulator::Destroy();
+    }
+    RngSeedManager::SetRun(1);
+    return r;
+}
+
 CollectivePlanOptions
 Options(uint32_t channels)
 {
@@ -251,31 +292,19 @@ TEST_F(CollectiveCost, FabricEstimateSeesOversubscriptionAndCollisions)
                                            {4, 2, "halving-doubling", 0.08},
                                            {4, 2, "halving-doubling", 0.08, 4}})
     {
-        double estimate = 0;
-        double simulated = 0;
-        double fastest = 1e30;
-        double slowest = 0;
-        for (uint32_t run = 1; run <= RUNS; ++run)
-        {
-            RngSeedManager::SetRun(run);
-            Bench b;
-            MakeLeafSpine(b, 8, c.spines, c.ratio, "none", c.qps);
-            CollectiveSelection selection(b.carrier);
-            CollectivePlanOptions options;
-            options.protocol = CollectiveProtocol::SIMPLE;
-            CommPlan plan = selection.MakePlan(CollectiveType::ALL_GATHER,
-                                               NamedAlgorithm(c.algorithm),
-                                               b.group,
-                                               8 << 20,
-                                               options);
-            estimate = CollectivePlanCost(*b.carrier).Estimate(plan).GetSeconds();
-            const double t = Simulate(b, plan).GetSeconds();
-            simulated += t / RUNS;
-            fastest = std::min(fastest, t);
-            slowest = std::max(slowest, t);
-            Simulator::Destroy();
-        }
-        RngSeedManager::SetRun(1);
+        CollectivePlanOptions options;
+        options.protocol = CollectiveProtocol::SIMPLE;
+        const OverRuns r = SimulateOverRuns(
+            RUNS,
+            [&c](Bench& b) { MakeLeafSpine(b, 8, c.spines, c.ratio, "none", c.qps); },
+            CollectiveType::ALL_GATHER,
+            c.algorithm,
+            8 << 20,
+            options);
+        const double estimate = r.estimate;
+        const double simulated = r.mean;
+        const double fastest = r.fastest;
+        const double slowest = r.slowest;
         // The same plan on one switch: no link sets between the hosts.
         double oneSwitch = 0;
         {
@@ -285,8 +314,6 @@ TEST_F(CollectiveCost, FabricEstimateSeesOversubscriptionAndCollisions)
                 RoceTopologyHelper(roce).Star(16, DataRate("400Gbps"), MicroSeconds(1));
             Ptr<RdmaTransport> rdma = CreateObject<RdmaTransport>();
             rdma->SetNics(star.nics);
-            CollectivePlanOptions options;
-            options.protocol = CollectiveProtocol::SIMPLE;
             const CommPlan plan = CollectiveSelection(rdma).MakePlan(CollectiveType::ALL_GATHER,
                                                                      NamedAlgorithm(c.algorithm),
                                                                      CommGroup::Uniform(16, 1),
@@ -432,33 +459,24 @@ TEST_F(CollectiveCost, PacketCarrierEstimatesAgainstTheSimulation)
     {
         // Across servers, a mean over runs: each run's queue pairs draw other UDP source
         // ports, so ECMP places the flows that cross the spines differently (the flat
-        // ring's 8 flows share one rail's two uplinks: 626 to 1367 us), and the estimate
+        // ring's 8 flows share one rail's two uplinks: 626 to 1777 us), and the estimate
         // charges the expected collisions (FabricEstimateSeesOversubscriptionAndCollisions).
         const uint32_t runs = c.servers > 1 ? 16 : 1;
-        double estimate = 0;
-        double simulated = 0;
-        double fastest = 1e30;
-        double slowest = 0;
-        for (uint32_t run = 1; run <= runs; ++run)
-        {
-            RngSeedManager::SetRun(run);
-            Bench b;
-            MakeBench(b, "dgx", c.servers, c.gpus);
-            CollectiveSelection selection(b.carrier);
-            CollectivePlanOptions options = Options(c.gpus);
-            // What NCCL runs at these sizes; protocol latencies are the collective-protocol
-            // suite's.
-            options.protocol = CollectiveProtocol::SIMPLE;
-            CommPlan plan =
-                selection.MakePlan(c.type, NamedAlgorithm(c.algorithm), b.group, c.bytes, options);
-            estimate = CollectivePlanCost(*b.carrier).Estimate(plan).GetSeconds();
-            const double t = Simulate(b, plan).GetSeconds();
-            simulated += t / runs;
-            fastest = std::min(fastest, t);
-            slowest = std::max(slowest, t);
-            Simulator::Destroy();
-        }
-        RngSeedManager::SetRun(1);
+        CollectivePlanOptions options = Options(c.gpus);
+        // What NCCL runs at these sizes; protocol latencies are the collective-protocol
+        // suite's.
+        options.protocol = CollectiveProtocol::SIMPLE;
+        const OverRuns r = SimulateOverRuns(
+            runs,
+            [&c](Bench& b) { MakeBench(b, "dgx", c.servers, c.gpus); },
+            c.type,
+            c.algorithm,
+            c.bytes,
+            options);
+        const double estimate = r.estimate;
+        const double simulated = r.mean;
+        const double fastest = r.fastest;
+        const double slowest = r.slowest;
         std::cout << "[ measured ] " << c.servers << "x" << c.gpus << " " << c.type << " "
                   << c.algorithm << " " << c.bytes << " B: estimate " << estimate * 1e6
                   << " us, simulated " << simulated * 1e6 << " us (" << runs << " run(s), "
