@@ -14,6 +14,7 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <tuple>
 #include <utility>
@@ -122,8 +123,9 @@ TEST_F(CollectiveProtocolTest, TheTablesAreNccl230s)
 }
 
 // Where the switch algorithms' latencies land: nvls once per call (25 us), nvls-ina that
-// plus NVLS's network 18 us, nvls-tree 25 us per call and 20.9 us per network hop, ina
-// CollNet's 31 us, or the tree's 14 us with one rank per server (NCCL's ppn = 1 rule).
+// plus NVLS's network 18 us, nvls-tree 25 us per call and 20.9 us per network hop (less
+// the carrier's 1 us path latency, which the hop spends on the wire), ina CollNet's 31 us,
+// or the tree's 14 us with one rank per server (NCCL's ppn = 1 rule).
 TEST_F(CollectiveProtocolTest, SwitchAlgorithmsPayPerCall)
 {
     const Time overhead = MicroSeconds(1);
@@ -146,12 +148,14 @@ TEST_F(CollectiveProtocolTest, SwitchAlgorithmsPayPerCall)
     EXPECT_EQ(tree.GetCallLatency(), MicroSeconds(25));
     EXPECT_EQ(tree.GetStepLatency(LinkHardware::NET), NanoSeconds(20900));
     EXPECT_EQ(tree.GetStepLatency(LinkHardware::NVLINK), Time(0));
+    const Time wire = fourPerServer.DescribePath(0, 4).latency;
+    ASSERT_EQ(wire, MicroSeconds(1));
     uint32_t hops = 0;
     for (uint32_t t = 0; t < treePlan.GetNTransfers(); ++t)
     {
         const bool p2p = treePlan.GetTransfer(t).kind == CommPlan::Kind::POINT_TO_POINT;
         hops += p2p ? 1 : 0;
-        EXPECT_EQ(tree.GetStepLatency(t), p2p ? NanoSeconds(20900) : Time(0)) << t;
+        EXPECT_EQ(tree.GetStepLatency(t), p2p ? NanoSeconds(20900) - wire : Time(0)) << t;
     }
     EXPECT_GT(hops, 0u);
     const CommPlan inaPlan =
@@ -185,8 +189,9 @@ TEST_F(CollectiveProtocolTest, WireBytesFollowTheLineLayouts)
 }
 
 // A ring all-reduce of n ranks, one per server, on the ideal carrier: 2(n-1) steps in a
-// chain, each its protocol's step latency, then the carrier's alpha and the step's wire
-// bytes at the rate; the call's base latency before the first. With one rank per server
+// chain, each max(its protocol's step latency, the carrier's alpha) (NCCL's step latency
+// is the whole fixed cost of a step, wire included), then the step's wire bytes at the
+// rate; the call's base latency before the first. With one rank per server
 // NCCL charges the tree's network latency per step (5.0 / 8.5 / 14 us) and the ring's
 // base latency (6.6 / 14 / 8.4 us). To the nanosecond (the latencies' rounding).
 TEST_F(CollectiveProtocolTest, RingStepsOverTheNetworkAreClosedForms)
@@ -201,9 +206,9 @@ TEST_F(CollectiveProtocolTest, RingStepsOverTheNetworkAreClosedForms)
         const CollectiveResult r =
             RingAllReduce(Ideal(n, "net"), CommGroup::Uniform(n, 1), bytes, p);
         EXPECT_EQ(r.protocol, p);
-        const double step = Us(NcclHwLatencyUs(LinkHardware::NET, CollectiveAlgorithm::TREE, p)) +
-                            alpha +
-                            static_cast<double>(CollectiveProtocolWireBytes(p, bytes / n)) / rate;
+        const double step =
+            std::max(Us(NcclHwLatencyUs(LinkHardware::NET, CollectiveAlgorithm::TREE, p)), alpha) +
+            static_cast<double>(CollectiveProtocolWireBytes(p, bytes / n)) / rate;
         const double expected =
             Us(NcclBaseLatencyUs(CollectiveAlgorithm::RING, p)) + 2 * (n - 1) * step;
         std::cout << "[ measured ] ring all-reduce 1 MiB, 4 ranks, " << p << ": "
@@ -223,7 +228,8 @@ TEST_F(CollectiveProtocolTest, RingStepsOverTheNetworkAreClosedForms)
 // bandwidth for two servers, 20.4 for more), shared by the plan's channels: on an 800 Gb/s
 // ideal carrier each step of a 1-channel ring all-reduce of 8 MiB over four servers takes
 // its 2 MiB payload at 20.4 GB/s (102.8 us) instead of alpha + 4 MiB of LL lines at the
-// rate (43.9 us); over two servers at 39 GB/s. Simple is not held.
+// rate (43.9 us); over two servers at 39 GB/s. Simple is not held. The step latency (the
+// tree's 5.0 us, 14 for Simple) is paid less the carrier's 2 us alpha.
 TEST_F(CollectiveProtocolTest, LlAcrossServersKeepsNcclsCeiling)
 {
     const uint64_t bytes = 8 << 20;
@@ -234,7 +240,7 @@ TEST_F(CollectiveProtocolTest, LlAcrossServersKeepsNcclsCeiling)
         const CollectiveResult ll =
             RingAllReduce(carrier, CommGroup::Uniform(n, 1), bytes, CollectiveProtocol::LL);
         const double step = std::max(2e-6 + 2.0 * (bytes / n) / 100e9, (bytes / n) / ceiling);
-        const double expected = 6.6e-6 + 2 * (n - 1) * (5.0e-6 + step);
+        const double expected = 6.6e-6 + 2 * (n - 1) * (5.0e-6 - 2e-6 + step);
         EXPECT_NEAR(ll.GetDuration().GetSeconds(), expected, 2 * (n - 1) * 1e-9) << n;
         EXPECT_GT((bytes / n) / ceiling, 2e-6 + 2.0 * (bytes / n) / 100e9) << "not held";
     }
@@ -243,12 +249,13 @@ TEST_F(CollectiveProtocolTest, LlAcrossServersKeepsNcclsCeiling)
     const CollectiveResult simple =
         RingAllReduce(carrier, CommGroup::Uniform(4, 1), bytes, CollectiveProtocol::SIMPLE);
     EXPECT_NEAR(simple.GetDuration().GetSeconds(),
-                8.4e-6 + 6 * (14e-6 + 2e-6 + (bytes / 4) / 100e9),
+                8.4e-6 + 6 * (14e-6 + (bytes / 4) / 100e9),
                 6e-9);
 }
 
 // Inside one server over NVLink the steps cost the ring's NVLink latencies
-// (0.6 / 1.9 / 3.4 us): no network overhead, no tree row.
+// (0.6 / 1.9 / 3.4 us) or the carrier's 2 us alpha, whichever is longer (LL and LL128
+// spend 2 us, Simple 3.4): no network overhead, no tree row.
 TEST_F(CollectiveProtocolTest, RingStepsOverNvLinkAreClosedForms)
 {
     const uint32_t n = 8;
@@ -259,7 +266,8 @@ TEST_F(CollectiveProtocolTest, RingStepsOverNvLinkAreClosedForms)
         const CollectiveResult r =
             RingAllReduce(Ideal(n, "nvlink"), CommGroup::Uniform(1, n), bytes, p);
         const double step =
-            Us(NcclHwLatencyUs(LinkHardware::NVLINK, CollectiveAlgorithm::RING, p)) + 2e-6 +
+            std::max(Us(NcclHwLatencyUs(LinkHardware::NVLINK, CollectiveAlgorithm::RING, p)),
+                     2e-6) +
             static_cast<double>(CollectiveProtocolWireBytes(p, bytes / n)) / (100e9 / 8);
         const double expected =
             Us(NcclBaseLatencyUs(CollectiveAlgorithm::RING, p)) + 2 * (n - 1) * step;
@@ -269,7 +277,9 @@ TEST_F(CollectiveProtocolTest, RingStepsOverNvLinkAreClosedForms)
 
 // A ring across servers of four GPUs: network steps pay the ring's network latency
 // (2.7 / 4.0 / 14 us); NVLink steps at least NCCL_NET_OVERHEAD (1 us, x3 with Simple), so
-// LL's 0.6 us becomes 1.0 and Simple's 3.4 stays. A protocol of none charges nothing.
+// LL's 0.6 us becomes 1.0 and Simple's 3.4 stays. Each transfer pays that less the
+// carrier's 1 us path latency (LL's NVLink steps nothing). A protocol of none charges
+// nothing.
 TEST_F(CollectiveProtocolTest, StepsInsideServersOfANetworkRingWaitForTheProxy)
 {
     auto carrier = CreateObject<FourPerServer>();
@@ -297,7 +307,8 @@ TEST_F(CollectiveProtocolTest, StepsInsideServersOfANetworkRingWaitForTheProxy)
         for (uint32_t t = 0; t < plan.GetNTransfers(); ++t)
         {
             const auto& tr = plan.GetTransfer(t);
-            const Time expected = us(tr.src / 4 == tr.dst / 4 ? row.nvlink : row.net);
+            const Time expected =
+                us(tr.src / 4 == tr.dst / 4 ? row.nvlink : row.net) - MicroSeconds(1);
             ASSERT_EQ(costs.GetStepLatency(t), expected) << row.p << " transfer " << t;
         }
     }

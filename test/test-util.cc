@@ -158,7 +158,10 @@ StoreResult(CollectiveResult* out, const CollectiveResult& result)
 }
 
 CollectiveResult
-RunDgxAllReduce(uint32_t servers, const std::string& algorithm, uint64_t bytes)
+RunDgxAllReduce(uint32_t servers,
+                const std::string& algorithm,
+                uint64_t bytes,
+                CollectiveProtocol protocol)
 {
     RoceHelper roce;
     GpuClusterHelper helper(roce);
@@ -168,6 +171,7 @@ RunDgxAllReduce(uint32_t servers, const std::string& algorithm, uint64_t bytes)
     CollectiveSelection selection(cluster.transport);
     CollectivePlanOptions options;
     options.channels = 8;
+    options.protocol = protocol;
     CollectiveAlgorithm a = CollectiveAlgorithm::AUTO;
     EXPECT_TRUE(CollectiveAlgorithmFromString(algorithm, a)) << algorithm;
     const CommPlan plan =

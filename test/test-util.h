@@ -65,10 +65,13 @@ void StoreResult(CollectiveResult* out, const CollectiveResult& result);
 /**
  * One all-reduce on servers x 8 H100 as collective-perf --transport=dgx builds them
  * (400G NICs, one spine, 1 us cables), 8 channels, the algorithm by name ("auto" too) and
- * its fastest protocol; runs and destroys the simulator.
+ * the protocol (auto: its fastest); runs and destroys the simulator.
  * \return the call's result
  */
-CollectiveResult RunDgxAllReduce(uint32_t servers, const std::string& algorithm, uint64_t bytes);
+CollectiveResult RunDgxAllReduce(uint32_t servers,
+                                 const std::string& algorithm,
+                                 uint64_t bytes,
+                                 CollectiveProtocol protocol = CollectiveProtocol::AUTO);
 
 /**
  * One collective on carrier by the engine (RunCollective); runs and destroys the simulator.

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 namespace ns3
 {
@@ -298,17 +299,48 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
         }
         m_stepLatency[static_cast<int>(hw)] = lat;
     }
+    // NCCL's step latency is the whole step, wire included; the carrier spends its own
+    // path latency on every transfer, so a step pays only what the hardware adds to it:
+    // less the shortest path of its kind in the call (one figure per kind, so transfers
+    // released together still start together; a longer path pays its extra wire).
+    std::map<std::pair<uint32_t, uint32_t>, Time> pathLatency;
+    Time shortest[3] = {Time::Max(), Time::Max(), Time::Max()};
+    for (uint32_t t = 0; t < nT; ++t)
+    {
+        if (!m_pointToPoint[t])
+        {
+            continue;
+        }
+        const CommPlan::Transfer& tr = plan.GetTransfer(t);
+        const auto key = std::make_pair(carrierRank(tr.src), carrierRank(tr.dst));
+        auto it = pathLatency.find(key);
+        if (it == pathLatency.end())
+        {
+            it =
+                pathLatency.emplace(key, carrier.DescribePath(key.first, key.second).latency).first;
+        }
+        Time& s = shortest[static_cast<int>(m_hardware[t])];
+        s = std::min(s, it->second);
+    }
+    for (int hw = 0; hw < 3; ++hw)
+    {
+        m_chargedLatency[hw] = shortest[hw] == Time::Max()
+                                   ? Time(0)
+                                   : std::max(Time(0), m_stepLatency[hw] - shortest[hw]);
+    }
     if (p == CollectiveProtocol::LL && network && servers > 1 && !SwitchAlgorithm(algorithm))
     {
         // Across servers NCCL indexes llMaxBws by CPU (x86 Intel), not by GPU.
         const double busBw = 1e9 * NcclLlMaxBwGBps(servers, 0, false);
         m_rateCap = busBw / plan.GetNChannels();
     }
-    NS_LOG_LOGIC("protocol " << p << " for " << plan.GetAlgorithm() << ": call "
-                             << m_callLatency.As(Time::US) << ", steps nvlink "
-                             << m_stepLatency[0].As(Time::US) << " pci "
-                             << m_stepLatency[1].As(Time::US) << " net "
-                             << m_stepLatency[2].As(Time::US));
+    NS_LOG_LOGIC(
+        "protocol " << p << " for " << plan.GetAlgorithm() << ": call "
+                    << m_callLatency.As(Time::US) << ", steps nvlink "
+                    << m_stepLatency[0].As(Time::US) << " pci " << m_stepLatency[1].As(Time::US)
+                    << " net " << m_stepLatency[2].As(Time::US) << " (charged "
+                    << m_chargedLatency[0].As(Time::US) << ", " << m_chargedLatency[1].As(Time::US)
+                    << ", " << m_chargedLatency[2].As(Time::US) << ")");
 }
 
 bool
@@ -330,7 +362,7 @@ CollectiveProtocolCosts::GetStepLatency(uint32_t transfer) const
     {
         return Time(0);
     }
-    return GetStepLatency(m_hardware[transfer]);
+    return m_chargedLatency[static_cast<int>(m_hardware[transfer])];
 }
 
 Time

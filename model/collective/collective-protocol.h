@@ -68,11 +68,16 @@ uint64_t CollectiveProtocolWireBytes(CollectiveProtocol protocol, uint64_t paylo
  *   pat its base plus 2.8 us per rank);
  * - a step latency before every point-to-point transfer, by the hardware it crosses
  *   (CollectiveTransport::GetLinkHardware): hwLatencies[NVLink | PCI | network] of the
- *   algorithm and protocol. As in NCCL's ring model, a step inside a server of a call
- *   that crosses the network waits at least the network overhead (x3 for Simple), and a
- *   call with one rank per server (no two neighbouring ranks, and no step, inside one
- *   server) pays the tree's network latency per network step; nvls-tree's network hops
- *   pay NVLSTree's network latency; pat's network steps the network latency / 3.5;
+ *   algorithm and protocol, less what the carrier already spends on the shortest path
+ *   of that hardware in the call (CarrierPath::latency: cables, switches, the first
+ *   frame's store and forward), never below zero. NCCL's figure is the whole fixed time
+ *   of a step, wire included: a step over the shortest path costs max(hwLatency, path
+ *   latency), not their sum; a longer path adds its extra wire time. One figure per
+ *   hardware, so transfers released together start together. As in NCCL's ring model, a step inside
+ * a server of a call that crosses the network waits at least the network overhead (x3 for Simple),
+ * and a call with one rank per server (no two neighbouring ranks, and no step, inside one server)
+ * pays the tree's network latency per network step; nvls-tree's network hops pay NVLSTree's network
+ * latency; pat's network steps the network latency / 3.5;
  * - wire bytes: CollectiveProtocolWireBytes of each transfer's payload;
  * - LL across servers: no point-to-point transfer faster than NCCL's LL ceiling (llMaxBws,
  *   bus bandwidth, for x86 Intel hosts) over the plan's channels (GetMinDuration).
@@ -102,7 +107,11 @@ class CollectiveProtocolCosts
     bool IsCharged() const;
     /// \return the latency paid once, before the call's first transfer
     Time GetCallLatency() const;
-    /// \param transfer a transfer id of the plan \return the latency before it starts
+    /**
+     * \param transfer a transfer id of the plan
+     * \return the latency before it starts: its hardware's step latency less the
+     *         carrier's latency on the call's shortest path of that hardware, at least zero
+     */
     Time GetStepLatency(uint32_t transfer) const;
     /// \param payload data bytes \return bytes on the wire
     uint64_t GetWireBytes(uint64_t payload) const;
@@ -119,7 +128,8 @@ class CollectiveProtocolCosts
 
     /**
      * \param hardware what a step crosses
-     * \return the latency of a point-to-point step over it in this call
+     * \return NCCL's latency of a point-to-point step over it in this call (the whole
+     *         step, before the carrier's path latency is taken off)
      */
     Time GetStepLatency(LinkHardware hardware) const;
 
@@ -129,6 +139,7 @@ class CollectiveProtocolCosts
     Time m_stepLatency[3];                //!< by LinkHardware, point-to-point steps
     std::vector<LinkHardware> m_hardware; //!< per transfer (point to point only)
     std::vector<uint8_t> m_pointToPoint;  //!< per transfer: 1 if point to point
+    Time m_chargedLatency[3];             //!< by LinkHardware: what a step is charged
     double m_rateCap{0}; //!< payload bytes/s of one point-to-point transfer (0: none)
 };
 
