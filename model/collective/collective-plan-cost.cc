@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <queue>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -63,6 +64,14 @@ SliceOf(const CarrierPath& p, uint64_t bytes)
     }
     constexpr uint64_t MAX_SLICES = 32;
     return std::max<uint64_t>({p.forwardUnit, 64 * 1024, (bytes + MAX_SLICES - 1) / MAX_SLICES});
+}
+
+/// \return whether a transfer over p shares the fabric's link sets with others (a carrier
+///         whose latency holds the sender is a per-message cost model: ports only)
+bool
+CrossesFabric(const CarrierPath& p)
+{
+    return !p.fabric.empty() && !p.latencyHoldsSender;
 }
 
 } // namespace
@@ -498,30 +507,6 @@ CollectivePlanCost::EstimateRun::ServeSlice(uint32_t id, double now)
     m_remaining[id] -= slice;
     const bool last = m_remaining[id] == 0;
     const double ser = Serialization(slice, p.bytesPerSecond);
-    if (!p.fabric.empty() && !p.latencyHoldsSender)
-    {
-        // Through the fabric's shared link sets, then the receiver's port.
-        const auto [start, crossed] = CrossFabric(p, slice, now, now + ser);
-        if (last)
-        {
-            InService(id, p, false);
-        }
-        const double first =
-            start + p.latency.GetSeconds() +
-            p.forwardHops * Serialization(std::min(slice, p.forwardUnit), p.bytesPerSecond);
-        double done = std::max(first + ser, crossed + p.latency.GetSeconds());
-        if (p.modelReceiver)
-        {
-            double& rx = m_rxFree[p.rxPort];
-            done = std::max(std::max(first, rx) + ser, crossed + p.latency.GetSeconds());
-            rx = done;
-        }
-        if (last)
-        {
-            Arrive(id, done);
-        }
-        return ser;
-    }
     if (p.latencyHoldsSender)
     {
         const double busy = p.latency.GetSeconds() + ser;
@@ -538,15 +523,35 @@ CollectivePlanCost::EstimateRun::ServeSlice(uint32_t id, double now)
         }
         return busy;
     }
+    // Through the fabric's shared link sets (if any), then the receiver's port.
+    const bool fabric = CrossesFabric(p);
+    double start = now;
+    double crossed = now + ser;
+    if (fabric)
+    {
+        std::tie(start, crossed) = CrossFabric(p, slice, now, crossed);
+        if (last)
+        {
+            InService(id, p, false);
+        }
+    }
     const double first =
-        now + p.latency.GetSeconds() +
+        start + p.latency.GetSeconds() +
         p.forwardHops * Serialization(std::min(slice, p.forwardUnit), p.bytesPerSecond);
     double done = first + ser;
     if (p.modelReceiver)
     {
         double& rx = m_rxFree[p.rxPort];
         done = std::max(first, rx) + ser;
-        rx = done;
+    }
+    if (fabric)
+    {
+        // Not before the last of the slice has crossed the most loaded link set.
+        done = std::max(done, crossed + p.latency.GetSeconds());
+    }
+    if (p.modelReceiver)
+    {
+        m_rxFree[p.rxPort] = done;
     }
     if (last)
     {
@@ -628,7 +633,7 @@ CollectivePlanCost::EstimateRun::Release(uint32_t id, double now)
     case CommPlan::Kind::POINT_TO_POINT: {
         const CarrierPath& p = PathOf(t);
         m_remaining[id] = std::max<uint64_t>(m_wire[id], 1); // a zero-byte message still goes
-        if (!p.fabric.empty() && !p.latencyHoldsSender)
+        if (CrossesFabric(p))
         {
             // In the fabric from now on: its port serves its flows in turn with the others.
             InService(id, p, true);

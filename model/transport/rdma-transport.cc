@@ -322,23 +322,29 @@ RdmaTransport::DescribePath(uint32_t src, uint32_t dst) const
     CarrierPath path;
     path.txPort = 2 * uint64_t{a->GetNode()->GetId()};
     path.rxPort = 2 * uint64_t{b->GetNode()->GetId()} + 1;
-    const uint32_t payload = m_nics[src]->GetPayloadMtu();
-    const uint32_t wire = roce::WireBytes(payload + roce::DATA_HEADER_BYTES + roce::ICRC_BYTES);
     const double rate =
         std::min(a->GetDataRate().GetBitRate(), b->GetDataRate().GetBitRate()) / 8.0;
-    path.bytesPerSecond = rate * payload / wire;
+    path.bytesPerSecond = PayloadRate(src, rate);
     const Reach& reach = GetReach(a->GetNode());
     auto it = reach.byNode.find(b->GetNode()->GetId());
     if (it != reach.byNode.end() && it->second.first > 0)
     {
         path.latency = it->second.second;
         path.forwardHops = it->second.first - 1;
-        path.forwardUnit = payload;
+        path.forwardUnit = m_nics[src]->GetPayloadMtu();
     }
     path.fabric = GetBundles(src, dst);
     path.lanes = m_qpsPerConnection;
     path.laneRequestBytes = m_splitDataOnQps ? 0 : m_requestBytes;
     return path;
+}
+
+double
+RdmaTransport::PayloadRate(uint32_t rank, double rate) const
+{
+    const uint32_t payload = m_nics[rank]->GetPayloadMtu();
+    const uint32_t wire = roce::WireBytes(payload + roce::DATA_HEADER_BYTES + roce::ICRC_BYTES);
+    return rate * payload / wire;
 }
 
 const std::vector<CarrierBundle>&
@@ -408,9 +414,8 @@ RdmaTransport::GetBundles(uint32_t src, uint32_t dst) const
             // Above every port id (2 x node id + 0 or 1).
             id = m_bundleIds.emplace(links, (uint64_t{1} << 62) + m_bundleIds.size()).first;
         }
-        const uint32_t payload = m_nics[src]->GetPayloadMtu();
-        const uint32_t wire = roce::WireBytes(payload + roce::DATA_HEADER_BYTES + roce::ICRC_BYTES);
-        bundles.push_back({id->second, static_cast<uint32_t>(links.size()), rate * payload / wire});
+        bundles.push_back(
+            {id->second, static_cast<uint32_t>(links.size()), PayloadRate(src, rate)});
         stage = std::move(next);
     }
     NS_LOG_LOGIC("rank " << src << " -> " << dst << ": " << bundles.size()

@@ -146,6 +146,13 @@ class RdmaTransport : public CollectiveTransport
      */
     const std::vector<CarrierBundle>& GetBundles(uint32_t src, uint32_t dst) const;
 
+    /**
+     * \param rank a sending rank
+     * \param rate a link's bytes per second on the wire
+     * \return the payload bytes per second of that link for the rank's full-MTU frames
+     */
+    double PayloadRate(uint32_t rank, double rate) const;
+
     std::vector<Ptr<RdmaNic>> m_nics;
     mutable std::map<uint32_t, Reach> m_reach; //!< cache of GetReach, by node id
     /// cache of GetBundles, by (sending node, its device's index, receiving address)
