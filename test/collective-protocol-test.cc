@@ -10,6 +10,7 @@
 #include "ns3/collective-selection.h"
 #include "ns3/enum.h"
 #include "ns3/ideal-transport.h"
+#include "ns3/nccl-tuning-model.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -61,8 +62,9 @@ RingAllReduce(Ptr<CollectiveTransport> carrier,
 class FourPerServer : public CollectiveTransport
 {
   public:
-    explicit FourPerServer(uint32_t gpus = 4)
-        : m_gpus(gpus)
+    explicit FourPerServer(uint32_t gpus = 4, uint32_t computeCapability = 90)
+        : m_gpus(gpus),
+          m_computeCapability(computeCapability)
     {
     }
 
@@ -80,8 +82,14 @@ class FourPerServer : public CollectiveTransport
         return src / m_gpus == dst / m_gpus ? LinkHardware::NVLINK : LinkHardware::NET;
     }
 
+    uint32_t GetComputeCapability() const override
+    {
+        return m_computeCapability;
+    }
+
   private:
-    uint32_t m_gpus; //!< GPUs per server
+    uint32_t m_gpus;              //!< GPUs per server
+    uint32_t m_computeCapability; //!< the GPUs' generation
 };
 } // namespace
 
@@ -166,6 +174,37 @@ TEST_F(CollectiveProtocolTest, SwitchAlgorithmsPayPerCall)
     CommPlan undecided = inaPlan;
     undecided.SetProtocol(CollectiveProtocol::AUTO);
     EXPECT_DEATH(CollectiveProtocolCosts(undecided, onePerServer, {}, overhead), "protocol auto");
+}
+
+// nvls-tree's network hops pass their channel's rate server at NCCL's per-channel NVLSTree
+// ceiling C as a rate of hops: C (s - 1) n / (n - 1), by the carrier's GPU generation
+// (Hopper 57.7 GB/s for two servers, 45.5 above; Blackwell 96 and 80). Nothing else does.
+TEST_F(CollectiveProtocolTest, NvlsTreeHasNcclsPerChannelCeiling)
+{
+    auto rate = [](uint32_t servers, uint32_t cc) {
+        const FourPerServer carrier(4, cc);
+        CommPlan plan = NvlsTreeAllReduce(CommGroup::Uniform(servers, 4), 1 << 20);
+        plan.SetProtocol(CollectiveProtocol::SIMPLE);
+        const CollectiveProtocolCosts costs(plan, carrier, {}, MicroSeconds(1));
+        for (uint32_t t = 0; t < plan.GetNTransfers(); ++t)
+        {
+            const auto& tr = plan.GetTransfer(t);
+            EXPECT_EQ(costs.PassesChannelRate(t),
+                      tr.kind == CommPlan::Kind::POINT_TO_POINT && tr.src / 4 != tr.dst / 4)
+                << t;
+        }
+        return costs.GetChannelRate();
+    };
+    EXPECT_DOUBLE_EQ(rate(2, 90), 57.7e9 * 1 * 8 / 7);
+    EXPECT_DOUBLE_EQ(rate(2, 100), 96.0e9 * 1 * 8 / 7);
+    EXPECT_DOUBLE_EQ(NcclPerChannelMaxNvlsTreeGBps(3, 90), 45.5);
+    EXPECT_DOUBLE_EQ(NcclPerChannelMaxNvlsTreeGBps(3, 100), 80.0);
+    // Other algorithms have none.
+    CommPlan ring =
+        MakeCollectivePlan(CollectiveType::ALL_REDUCE, CollectiveAlgorithm::RING, 8, 1 << 20);
+    ring.SetProtocol(CollectiveProtocol::SIMPLE);
+    EXPECT_EQ(CollectiveProtocolCosts(ring, FourPerServer(), {}, MicroSeconds(1)).GetChannelRate(),
+              0.0);
 }
 
 // Each protocol's layout: LL carries 8 data bytes in a 16-byte line, LL128 120 in 128.

@@ -111,6 +111,7 @@ TEST_F(NsTest, GpuPresetNvlsOnlyWhereTheSwitchHasIt)
         EXPECT_EQ(supported.Get(), p.nvls) << p.name;
         EXPECT_EQ(f->CanReduceInSwitch(all), p.nvls) << p.name;
         EXPECT_EQ(f->GetPortRate(), p.GetNvlinkPortRate()) << p.name;
+        EXPECT_EQ(f->GetComputeCapability(), p.computeCapability) << p.name;
     }
     // Through the cluster helper, as collective-perf and the simulation build it.
     RoceHelper roce;
@@ -119,11 +120,14 @@ TEST_F(NsTest, GpuPresetNvlsOnlyWhereTheSwitchHasIt)
     GpuCluster h100 = helper.Build(1, 8, "H100", DataRate("400Gbps"), 1, 1.0, MicroSeconds(1));
     EXPECT_FALSE(a100.transport->CanReduceInSwitch(all));
     EXPECT_TRUE(h100.transport->CanReduceInSwitch(all));
+    EXPECT_EQ(a100.transport->GetComputeCapability(), 80u);
+    EXPECT_EQ(h100.transport->GetComputeCapability(), 90u);
     // The preset as defaults, written by the program (what the simulation does before
     // the user's settings).
     GpuClusterHelper::AttributeList defaults;
     ASSERT_TRUE(GpuClusterHelper::GetGpuDefaults("A100", &defaults));
-    ASSERT_EQ(defaults.size(), 5u); // LinkCount, PerLinkRate, CreditChunks, NvlsSupported, Gpu
+    // LinkCount, PerLinkRate, CreditChunks, NvlsSupported, ComputeCapability, Gpu
+    ASSERT_EQ(defaults.size(), 6u);
     for (const auto& [name, value] : defaults)
     {
         Config::SetDefault(name, *value);
@@ -132,11 +136,12 @@ TEST_F(NsTest, GpuPresetNvlsOnlyWhereTheSwitchHasIt)
     g->SetAttribute("NGpus", UintegerValue(2));
     EXPECT_DOUBLE_EQ(g->GetPortRate().GetBitRate() / 8.0 / GBps, 300);
     EXPECT_FALSE(g->CanReduceInSwitch({0, 1}));
+    EXPECT_EQ(g->GetComputeCapability(), 80u);
     auto gen = CreateObject<TransformerTraceGenerator>();
     EXPECT_DOUBLE_EQ(gen->GetPeakFlops(), 312e12);
     EXPECT_DOUBLE_EQ(gen->GetMemoryBandwidth(), 2.039e12);
     EXPECT_FALSE(GpuClusterHelper::GetGpuDefaults("V100", &defaults));
-    EXPECT_EQ(defaults.size(), 5u); // untouched
+    EXPECT_EQ(defaults.size(), 6u); // untouched
 }
 
 // The helper's preset and attributes go to the fabrics it builds, in the order given, and

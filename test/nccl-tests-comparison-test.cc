@@ -115,7 +115,8 @@ TEST_F(NcclTestsComparison, OneServerRing)
 // Two and four servers over 400G InfiniBand, NCCL's default algorithm against auto, every
 // other size (x 4 apart) to 256 MiB. auto picks what NCCL has not (halving-doubling and
 // hierarchical with LL up to a few MiB: 18 us at the smallest sizes where NCCL's tree takes
-// 25) and nvls-tree above: 2 servers 19 to 54 % fast, 4 servers 32 to 57 %. The published
+// 25) and nvls-tree or the rail ring above: 2 servers 10 to 54 % fast, 4 servers 32 to
+// 56 %. The published
 // 256 B row of 2 servers (94 us among 25 to 32) is left out. TwoAndFourServersAsNccl below
 // runs NCCL's own choice.
 TEST_F(NcclTestsComparison, TwoAndFourServersAuto)
@@ -125,7 +126,7 @@ TEST_F(NcclTestsComparison, TwoAndFourServersAuto)
         {
             return std::make_pair(1.0, 0.0); // left out
         }
-        return std::make_pair(-0.55, -0.18);
+        return std::make_pair(-0.55, -0.08);
     });
     Compare("voltagepark-4x8", Ours(4, "auto"), 256 << 20, 2, [](uint64_t) {
         return std::make_pair(-0.58, -0.30);
@@ -136,10 +137,10 @@ TEST_F(NcclTestsComparison, TwoAndFourServersAuto)
 // algorithm and protocol the published runs most likely ran; collective-perf --asNccl).
 // Two servers: up to 64 B 22 to 24 % slow (our NVLink steps take the carrier's 1 us, two
 // 500 ns hops, where NCCL's LL figure is 0.6 us: 14 such steps in the tree's chain); 1 to
-// 256 KiB within 9 %; 1 and 4 MiB 6 to 14 % fast; nvls-tree from 16 MiB 19 to 33 % fast
-// (NCCL's model is 10 to 27 % fast there too). Four servers: up to 1 KiB within 10 %; 4 to
-// 64 KiB 9 to 26 % fast; 256 KiB to 4 MiB within 5 %; nvls-tree from 16 MiB 30 to 47 %
-// fast (a cluster that peaks at 331 GB/s busbw).
+// 256 KiB within 9 %; 1 and 4 MiB 6 to 14 % fast; nvls-tree from 16 MiB 10 to 29 % fast,
+// as NCCL's model (10 to 27 % fast there; ours is held to its per-channel NVLSTree
+// ceiling). Four servers: up to 1 KiB within 10 %; 4 to 64 KiB 9 to 26 % fast; 256 KiB to
+// 4 MiB within 5 %; nvls-tree from 16 MiB 25 to 30 % fast (NCCL's model: 20 to 29 %).
 TEST_F(NcclTestsComparison, TwoAndFourServersAsNccl)
 {
     Compare("nccl-tests-309-2x8", AsNccl(2), 256 << 20, 2, [](uint64_t bytes) {
@@ -155,7 +156,7 @@ TEST_F(NcclTestsComparison, TwoAndFourServersAsNccl)
         {
             return std::make_pair(-0.05, 0.10);
         }
-        return bytes <= (4 << 20) ? std::make_pair(-0.15, -0.05) : std::make_pair(-0.35, -0.17);
+        return bytes <= (4 << 20) ? std::make_pair(-0.15, -0.05) : std::make_pair(-0.30, -0.08);
     });
     Compare("voltagepark-4x8", AsNccl(4), 256 << 20, 2, [](uint64_t bytes) {
         if (bytes <= 1024)
@@ -166,6 +167,6 @@ TEST_F(NcclTestsComparison, TwoAndFourServersAsNccl)
         {
             return std::make_pair(-0.28, -0.07);
         }
-        return bytes <= (4 << 20) ? std::make_pair(-0.05, 0.05) : std::make_pair(-0.50, -0.28);
+        return bytes <= (4 << 20) ? std::make_pair(-0.05, 0.05) : std::make_pair(-0.32, -0.24);
     });
 }

@@ -310,6 +310,7 @@ CollectiveEngine::Start(const CommPlan& plan,
     const uint32_t nT = plan.GetNTransfers();
     const CollectiveProtocolCosts protocol(plan, *m_transport, rankMap, m_netOverhead);
     run.transfers.resize(nT);
+    run.channelRate = protocol.GetChannelRate();
     run.dependentsBegin.assign(static_cast<size_t>(nT) + 1, 0);
     size_t nEdges = 0;
     for (uint32_t t = 0; t < nT; ++t)
@@ -328,6 +329,7 @@ CollectiveEngine::Start(const CommPlan& plan,
         ts.missingDeps = static_cast<uint32_t>(tr.deps.size());
         ts.sent = false;
         ts.done = false;
+        ts.channelRated = protocol.PassesChannelRate(t);
         for (uint32_t d : tr.deps)
         {
             ++run.dependentsBegin[d + 1];
@@ -421,6 +423,15 @@ CollectiveEngine::SendReleased()
         TransferState& ts = it->second.transfers[t];
         ts.sent = true;
         ts.sentAt = Simulator::Now();
+        if (ts.channelRated)
+        {
+            // The protocol's per-channel ceiling: the channel's transfers pass one rate
+            // server in the order they are handed over.
+            Time& free = it->second.channelFree[ts.channel];
+            free = std::max(free, ts.sentAt) +
+                   Seconds(static_cast<double>(ts.bytes) / it->second.channelRate);
+            ts.minDuration = std::max(ts.minDuration, free - ts.sentAt);
+        }
         ++it->second.nInFlight;
         const uint32_t src = ts.src;
         const uint32_t dst = ts.dst;

@@ -303,6 +303,7 @@ eturn the plan
         uint32_t missingDeps; //!< deps not yet done; the transfer is sent when it hits 0
         bool sent;            //!< handed to the transport
         bool done;            //!< reported done by the transport
+        bool channelRated;    //!< passes its channel's rate server (RunState::channelRate)
         Time sentAt;          //!< when it was handed to the transport
     };
 
@@ -318,6 +319,8 @@ eturn the plan
         std::vector<std::vector<uint32_t>> memberSets; //!< the plan's member sets, as
                                                        //!< transport ranks
         DoneCallback done;                             //!< the caller's callback
+        double channelRate{0};                //!< the protocol's per-channel rate (0: none)
+        std::map<uint32_t, Time> channelFree; //!< per channel: when its rate server is free
     };
 
     /// A transfer's deps are done: queue it for sending after its step latency (plus extra).

@@ -277,8 +277,10 @@ class CollectivePlanCost::EstimateRun
     CollectiveProtocolCosts m_protocol;                 //!< its protocol's costs
     std::vector<uint64_t> m_wire;                       //!< per transfer: bytes on the wire
     std::vector<double> m_released;                     //!< per transfer: when handed over
-    std::vector<uint32_t> m_missing;                    //!< per transfer: deps not arrived
-    std::vector<std::vector<uint32_t>> m_children;      //!< per transfer: its dependents
+    std::vector<double> m_due;                          //!< per transfer: not done before
+    std::map<uint32_t, double> m_channelFree;      //!< per channel: when its rate server is free
+    std::vector<uint32_t> m_missing;               //!< per transfer: deps not arrived
+    std::vector<std::vector<uint32_t>> m_children; //!< per transfer: its dependents
     std::map<std::pair<uint32_t, uint32_t>, CarrierPath> m_paths; //!< by carrier (src, dst)
     std::map<uint32_t, CarrierSwitchPath> m_switchPaths;          //!< by member set
     std::unordered_map<uint64_t, TxPort> m_txPorts;               //!< sending ports
@@ -301,6 +303,7 @@ CollectivePlanCost::EstimateRun::EstimateRun(const CollectivePlanCost& cost, con
       m_protocol(plan, cost.m_carrier, cost.m_rankMap, cost.m_netOverhead),
       m_wire(m_transfers.size(), 0),
       m_released(m_transfers.size(), 0.0),
+      m_due(m_transfers.size(), 0.0),
       m_missing(m_transfers.size(), 0),
       m_children(m_transfers.size()),
       m_remaining(m_transfers.size(), 0),
@@ -357,9 +360,10 @@ void
 CollectivePlanCost::EstimateRun::Arrive(uint32_t id, double at)
 {
     // The protocol's ceiling: not before its least duration from the hand-over.
-    at = std::max(at,
-                  m_released[id] +
-                      m_protocol.GetMinDuration(id, m_transfers[id].bytes).GetSeconds());
+    at = std::max(
+        {at,
+         m_released[id] + m_protocol.GetMinDuration(id, m_transfers[id].bytes).GetSeconds(),
+         m_due[id]});
     m_events.push({at, m_seq++, Ev::ARRIVED, 0, id});
     m_makespan = std::max(m_makespan, at);
 }
@@ -628,6 +632,13 @@ CollectivePlanCost::EstimateRun::Release(uint32_t id, double now)
 {
     const CommPlan::Transfer& t = m_transfers[id];
     m_released[id] = now;
+    if (m_protocol.PassesChannelRate(id))
+    {
+        // The protocol's per-channel ceiling, as the engine charges it.
+        double& free = m_channelFree[t.channel];
+        free = std::max(free, now) + static_cast<double>(t.bytes) / m_protocol.GetChannelRate();
+        m_due[id] = free;
+    }
     switch (t.kind)
     {
     case CommPlan::Kind::POINT_TO_POINT: {

@@ -334,6 +334,13 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
         const double busBw = 1e9 * NcclLlMaxBwGBps(servers, 0, false);
         m_rateCap = busBw / plan.GetNChannels();
     }
+    if (algorithm == CollectiveAlgorithm::NVLS_TREE && network && servers > 1)
+    {
+        const double perChannel =
+            1e9 * NcclPerChannelMaxNvlsTreeGBps(servers, carrier.GetComputeCapability());
+        const double n = plan.GetGroupSize();
+        m_channelRate = perChannel * (servers - 1) * n / (n - 1);
+    }
     NS_LOG_LOGIC(
         "protocol " << p << " for " << plan.GetAlgorithm() << ": call "
                     << m_callLatency.As(Time::US) << ", steps nvlink "
@@ -379,6 +386,19 @@ CollectiveProtocolCosts::GetMinDuration(uint32_t transfer, uint64_t payload) con
         return Time(0);
     }
     return Seconds(static_cast<double>(payload) / m_rateCap);
+}
+
+bool
+CollectiveProtocolCosts::PassesChannelRate(uint32_t transfer) const
+{
+    return m_channelRate > 0 && m_pointToPoint[transfer] &&
+           m_hardware[transfer] == LinkHardware::NET;
+}
+
+double
+CollectiveProtocolCosts::GetChannelRate() const
+{
+    return m_channelRate;
 }
 
 uint64_t

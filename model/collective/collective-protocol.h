@@ -80,7 +80,11 @@ uint64_t CollectiveProtocolWireBytes(CollectiveProtocol protocol, uint64_t paylo
  * latency; pat's network steps the network latency / 3.5;
  * - wire bytes: CollectiveProtocolWireBytes of each transfer's payload;
  * - LL across servers: no point-to-point transfer faster than NCCL's LL ceiling (llMaxBws,
- *   bus bandwidth, for x86 Intel hosts) over the plan's channels (GetMinDuration).
+ *   bus bandwidth, for x86 Intel hosts) over the plan's channels (GetMinDuration);
+ * - nvls-tree: NCCL's per-channel NVLSTree ceiling (perChMaxNVLSTreeBws by the carrier's
+ *   GPU generation, CollectiveTransport::GetComputeCapability): a channel's (a rail's)
+ *   network transfers pass one at a time through a server of GetChannelRate, so the
+ *   call's bus bandwidth is at most channels x the ceiling (PassesChannelRate).
  *
  * Point-to-point algorithms other than tree (ring, rail-ring, halving-doubling, direct,
  * hierarchical) take the ring's figures: NCCL's ring is the one with per-step costs for
@@ -127,6 +131,21 @@ class CollectiveProtocolCosts
     Time GetMinDuration(uint32_t transfer, uint64_t payload) const;
 
     /**
+     * \param transfer a transfer id of the plan
+     * \return whether it passes its channel's rate server (nvls-tree's network hops)
+     */
+    bool PassesChannelRate(uint32_t transfer) const;
+
+    /**
+     * The rate of a channel's server: NCCL's per-channel NVLSTree ceiling C (bus
+     * bandwidth) as a rate of the channel's network transfers. A channel of s servers and
+     * n ranks moves 2(s - 1) hops of each piece, and a bus bandwidth of C means bytes x
+     * 2(n - 1)/n per channel in the call's time, so the server runs at C (s - 1) n / (n - 1).
+     * \return payload bytes per second (0: no channel ceiling in this call)
+     */
+    double GetChannelRate() const;
+
+    /**
      * \param hardware what a step crosses
      * \return NCCL's latency of a point-to-point step over it in this call (the whole
      *         step, before the carrier's path latency is taken off)
@@ -140,7 +159,8 @@ class CollectiveProtocolCosts
     std::vector<LinkHardware> m_hardware; //!< per transfer (point to point only)
     std::vector<uint8_t> m_pointToPoint;  //!< per transfer: 1 if point to point
     Time m_chargedLatency[3];             //!< by LinkHardware: what a step is charged
-    double m_rateCap{0}; //!< payload bytes/s of one point-to-point transfer (0: none)
+    double m_rateCap{0};     //!< payload bytes/s of one point-to-point transfer (0: none)
+    double m_channelRate{0}; //!< payload bytes/s of a channel's rate server (0: none)
 };
 
 /**

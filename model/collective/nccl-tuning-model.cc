@@ -290,6 +290,12 @@ NcclLlMaxBwGBps(uint32_t nodes, uint32_t computeCapability, bool amdCpu)
     return LL_MAX_BWS[index1][index2];
 }
 
+double
+NcclPerChannelMaxNvlsTreeGBps(uint32_t nodes, uint32_t computeCapability)
+{
+    return PER_CH_MAX_NVLS_TREE[CompCapIndex(computeCapability)][nodes <= 2 ? nodes - 1 : 2];
+}
+
 NcclTuningModel::NcclTuningModel(const NcclSystem& system)
     : m_system(system)
 {
@@ -533,7 +539,7 @@ NcclTuningModel::Tune()
     const double perChMaxTreeBw = PER_CH_MAX_TREE[cci][index2];
     const double perChMaxRingLL128Bw = PER_CH_MAX_RING_LL128[cci][index2];
     const double perChMaxTreeLL128Bw = PER_CH_MAX_TREE_LL128[cci][index2];
-    const double perChMaxNVLSTreeBw = PER_CH_MAX_NVLS_TREE[cci][index2];
+    const double perChMaxNVLSTreeBw = NcclPerChannelMaxNvlsTreeGBps(nNodes, cc);
     const LinkHardware intraHw =
         s.gpusPerNode > 1 && s.nvlinks > 0 ? LinkHardware::NVLINK : LinkHardware::PCI;
     const LinkHardware hw = nNodes == 1 ? intraHw : LinkHardware::NET;

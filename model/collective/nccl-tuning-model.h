@@ -100,6 +100,14 @@ constexpr double NCCL_PAT_PER_RANK_LATENCY_US = 2.8;
 double NcclLlMaxBwGBps(uint32_t nodes, uint32_t computeCapability, bool amdCpu);
 
 /**
+ * \param nodes servers of the call (two or more)
+ * \param computeCapability the GPUs' (90 Hopper, 100 Blackwell)
+ * \return perChMaxNVLSTreeBws: NVLSTree's ceiling on one channel's bus bandwidth, GB/s
+ *         (Hopper 57.7 for two servers, 45.5 above; Blackwell 96, 80)
+ */
+double NcclPerChannelMaxNvlsTreeGBps(uint32_t nodes, uint32_t computeCapability);
+
+/**
  * \param computeCapability CUDA compute capability x 10
  * \return NCCL's bandwidth of one NVLink, GB/s (src/graph/topo.h: SM80 20.0, SM90 20.6,
  *         SM100 40.1)

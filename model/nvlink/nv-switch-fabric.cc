@@ -55,8 +55,8 @@ NvSwitchFabric::GetTypeId()
                 "Latency",
                 "Per hop (GPU->switch, switch->GPU, and a credit going back). "
                 "No published figure: 0.5 us is the order of an NVLink + NVSwitch "
-                "hop; NCCL's 0.6-4 us per-step figures are software costs and are "
-                "not charged here.",
+                "hop. NCCL's 0.6-4 us per-step figures (whole steps, these hops "
+                "included) are charged by the collective layer, net of this latency.",
                 TimeValue(NanoSeconds(500)),
                 MakeTimeAccessor(&NvSwitchFabric::SetLatency, &NvSwitchFabric::GetLatency),
                 MakeTimeChecker(Seconds(0), MilliSeconds(1)))
@@ -93,6 +93,13 @@ NvSwitchFabric::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&NvSwitchFabric::m_nvlsSupported),
                           MakeBooleanChecker())
+            .AddAttribute("ComputeCapability",
+                          "CUDA compute capability x 10 of the GPUs (80 Ampere, 90 Hopper, "
+                          "100 Blackwell): selects NCCL's per-generation figures the "
+                          "collective layer charges (NVLSTree's per-channel ceiling).",
+                          UintegerValue(90),
+                          MakeUintegerAccessor(&NvSwitchFabric::m_computeCapability),
+                          MakeUintegerChecker<uint32_t>(60, 200))
             .AddAttribute("NvlsThroughput",
                           "Reduction engine of the switch, in reduced (output) bytes per "
                           "second over all ports. No published figure; the default (8 x "
@@ -276,6 +283,12 @@ NvSwitchFabric::GetSwitch() const
 }
 
 uint32_t
+NvSwitchFabric::GetComputeCapability() const
+{
+    return m_computeCapability;
+}
+
+uint32_t
 NvSwitchFabric::GetNGpus() const
 {
     return m_nGpus;
@@ -289,6 +302,7 @@ NvSwitchFabric::GetPresetAttributes(const GpuPreset& preset)
         {"PerLinkRate", Create<DataRateValue>(preset.nvlinkRate)},
         {"CreditChunks", Create<UintegerValue>(preset.creditChunks)},
         {"NvlsSupported", Create<BooleanValue>(preset.nvls)},
+        {"ComputeCapability", Create<UintegerValue>(preset.computeCapability)},
     };
 }
 

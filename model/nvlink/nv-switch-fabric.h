@@ -99,6 +99,9 @@ class NvSwitchFabric : public Object
     /// \return GPUs on the switch (the NGpus attribute)
     uint32_t GetNGpus() const;
 
+    /// \return the GPUs' CUDA compute capability x 10 (ComputeCapability)
+    uint32_t GetComputeCapability() const;
+
     /**
      * Set the number of GPUs (also NGpus). Only while nothing is in flight.
      * \param n GPUs on the switch, 1..1024
@@ -119,11 +122,10 @@ class NvSwitchFabric : public Object
 
     /**
      * What a GPU preset means to this class, the one mapping from GpuPreset to fabric
-     * attributes: LinkCount, PerLinkRate, CreditChunks and NvlsSupported. ApplyPreset
-     * sets them on one fabric; GpuClusterHelper on the fabrics it builds (or as defaults
-     * a program makes with Config::SetDefault).
-     * \param preset the GPU
-     * \return the attributes' names (as this class's TypeId spells them) and values
+     * attributes: LinkCount, PerLinkRate, CreditChunks, NvlsSupported and ComputeCapability.
+     * ApplyPreset sets them on one fabric; GpuClusterHelper on the fabrics it builds (or as
+     * defaults a program makes with Config::SetDefault). \param preset the GPU \return the
+     * attributes' names (as this class's TypeId spells them) and values
      */
     static AttributeList GetPresetAttributes(const GpuPreset& preset);
 
@@ -332,7 +334,8 @@ class NvSwitchFabric : public Object
     double m_protocolEfficiency;
     double m_nvlsEfficiency;
     DataRate m_nvlsThroughput{"28800Gbps"};
-    bool m_nvlsSupported{true}; //!< the switch reduces (NVLS): Hopper and newer
+    bool m_nvlsSupported{true};       //!< the switch reduces (NVLS): Hopper and newer
+    uint32_t m_computeCapability{90}; //!< the GPUs' CUDA compute capability x 10
 
     std::vector<Ptr<NvLinkPort>> m_ports; //!< per GPU
     Ptr<NvSwitch> m_switch;

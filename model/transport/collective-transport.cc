@@ -31,6 +31,12 @@ LinkHardwareToString(LinkHardware hardware)
     return "net";
 }
 
+uint32_t
+CollectiveTransport::GetComputeCapability() const
+{
+    return 90;
+}
+
 LinkHardware
 CollectiveTransport::GetLinkHardware(uint32_t /* src */, uint32_t /* dst */) const
 {

@@ -258,6 +258,12 @@ class CollectiveTransport : public Object
      */
     virtual LinkHardware GetLinkHardware(uint32_t src, uint32_t dst) const;
     /**
+     * The GPUs' generation, as NCCL's tuning tables index it (the protocol costs read
+     * NCCL's per-generation figures by it). The default: Hopper.
+     * \return CUDA compute capability x 10 (80 Ampere, 90 Hopper, 100 Blackwell)
+     */
+    virtual uint32_t GetComputeCapability() const;
+    /**
      * The carrier's figures for switch reductions and multicasts over members (only
      * asked when CanReduceInSwitch, CanAllReduceInNetwork or CanReduceInNetwork holds for
      * members). The default: the

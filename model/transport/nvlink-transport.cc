@@ -78,6 +78,12 @@ NvLinkTransport::GetNRanks() const
     return m_fabric ? m_fabric->GetNGpus() : 0;
 }
 
+uint32_t
+NvLinkTransport::GetComputeCapability() const
+{
+    return Fabric()->GetComputeCapability();
+}
+
 LinkHardware
 NvLinkTransport::GetLinkHardware(uint32_t /* src */, uint32_t /* dst */) const
 {

@@ -61,6 +61,8 @@ class NvLinkTransport : public CollectiveTransport
      * \return LinkHardware::NVLINK: every transfer crosses NVLink
      */
     LinkHardware GetLinkHardware(uint32_t src, uint32_t dst) const override;
+    /// \return the fabric's ComputeCapability
+    uint32_t GetComputeCapability() const override;
     /**
      * The members' ports at the NVLS payload rate (or the reduction engine's share, if
      * lower).

@@ -314,6 +314,13 @@ ServerRoutingTransport::DoDispose()
     CollectiveTransport::DoDispose();
 }
 
+uint32_t
+ServerRoutingTransport::GetComputeCapability() const
+{
+    NS_ABORT_MSG_IF(m_scaleUp.empty(), "ServerRoutingTransport::GetComputeCapability before Setup");
+    return m_scaleUp.front()->GetComputeCapability();
+}
+
 LinkHardware
 ServerRoutingTransport::GetLinkHardware(uint32_t src, uint32_t dst) const
 {

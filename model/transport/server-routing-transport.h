@@ -80,6 +80,8 @@ class ServerRoutingTransport : public CollectiveTransport
      *         carrier's for the others
      */
     LinkHardware GetLinkHardware(uint32_t src, uint32_t dst) const override;
+    /// \return the first scale-up carrier's (every server holds the same GPUs)
+    uint32_t GetComputeCapability() const override;
     /**
      * The scale-up carrier's figures for members on one server; the scale-out carrier's
      * for an in-network aggregation group across servers.
