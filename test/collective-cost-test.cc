@@ -450,6 +450,8 @@ TEST_F(CollectiveCost, PacketCarrierEstimatesAgainstTheSimulation)
         {2, 4, CollectiveType::ALL_REDUCE, "ring", 16 << 20},
         {2, 4, CollectiveType::ALL_REDUCE, "rail-ring", 16 << 20},
         {2, 4, CollectiveType::ALL_REDUCE, "hierarchical", 16 << 20},
+        // The rate server of NCCL's NVLSTree ceiling, charged alike by both.
+        {2, 4, CollectiveType::ALL_REDUCE, "nvls-tree", 16 << 20},
         {2, 4, CollectiveType::ALL_GATHER, "rail-ring", 16 << 20},
         {2, 4, CollectiveType::ALL_TO_ALL, "direct", 4 << 20},
         {1, 8, CollectiveType::BROADCAST, "ring", 1 << 20},
@@ -459,7 +461,7 @@ TEST_F(CollectiveCost, PacketCarrierEstimatesAgainstTheSimulation)
     {
         // Across servers, a mean over runs: each run's queue pairs draw other UDP source
         // ports, so ECMP places the flows that cross the spines differently (the flat
-        // ring's 8 flows share one rail's two uplinks: 626 to 1777 us), and the estimate
+        // ring's 8 flows share one rail's two uplinks: 622 to 1750 us), and the estimate
         // charges the expected collisions (FabricEstimateSeesOversubscriptionAndCollisions).
         const uint32_t runs = c.servers > 1 ? 16 : 1;
         CollectivePlanOptions options = Options(c.gpus);
@@ -482,16 +484,17 @@ TEST_F(CollectiveCost, PacketCarrierEstimatesAgainstTheSimulation)
                   << " us, simulated " << simulated * 1e6 << " us (" << runs << " run(s), "
                   << fastest * 1e6 << " to " << slowest * 1e6 << ")\n";
         // The all-to-all across servers: its incast at the receiving NICs queues in the
-        // switches under PFC and DCQCN, which the estimate leaves out (measured 0.6 %).
+        // switches under PFC and DCQCN, which the estimate leaves out (measured 0.7 %).
         const bool incast = c.servers > 1 && c.type == CollectiveType::ALL_TO_ALL;
         // Hierarchical: its 512 KiB pieces' step latencies overlap NVLink's credit loop in
-        // the simulation and the ports' queues in the estimate differently (measured 4.8 %).
+        // the simulation and the ports' queues in the estimate differently (measured 2.2 %).
         const bool pieces = c.algorithm == "hierarchical";
         // The flat ring across servers: its eight flows share one rail leaf's two uplinks,
         // and DCQCN on a collided link loses more than the link's share, which is what the
-        // estimate charges (measured -19 % of the mean of 16 runs).
+        // estimate charges (measured -21.9 % of the mean of 16 runs; -19 % before a step's
+        // latency became NCCL's net of the wire's, which shortened every run's steps).
         const bool collides = c.servers > 1 && c.algorithm == "ring";
-        const double tolerance = collides ? 0.22 : ((incast || pieces) ? 0.05 : 0.03);
+        const double tolerance = collides ? 0.25 : ((incast || pieces) ? 0.05 : 0.03);
         EXPECT_NEAR(estimate, simulated, tolerance * simulated)
             << c.servers << "x" << c.gpus << " " << c.type << " " << c.algorithm << " " << c.bytes;
     }

@@ -91,6 +91,21 @@ class FourPerServer : public CollectiveTransport
     uint32_t m_gpus;              //!< GPUs per server
     uint32_t m_computeCapability; //!< the GPUs' generation
 };
+
+/// FourPerServer whose paths differ in latency: 1 us inside a server, 2 us from rank 3 to
+/// rank 4, 3 us between any other two servers' GPUs.
+class UnevenPaths : public FourPerServer
+{
+  public:
+    CarrierPath DescribePath(uint32_t src, uint32_t dst) const override
+    {
+        CarrierPath path = FourPerServer::DescribePath(src, dst);
+        path.latency = src / 4 == dst / 4       ? MicroSeconds(1)
+                       : (src == 3 && dst == 4) ? MicroSeconds(2)
+                                                : MicroSeconds(3);
+        return path;
+    }
+};
 } // namespace
 
 // NCCL v2.30.7's figures as the doc's table prints them (src/graph/tuning.cc), us.
@@ -197,6 +212,15 @@ TEST_F(CollectiveProtocolTest, NvlsTreeHasNcclsPerChannelCeiling)
     };
     EXPECT_DOUBLE_EQ(rate(2, 90), 57.7e9 * 1 * 8 / 7);
     EXPECT_DOUBLE_EQ(rate(2, 100), 96.0e9 * 1 * 8 / 7);
+    // Four servers of two GPUs: 3 hops a piece on each tree, the ceiling above two servers.
+    {
+        const FourPerServer twoPerServer(2, 90);
+        CommPlan plan = NvlsTreeAllReduce(CommGroup::Uniform(4, 2), 1 << 20);
+        plan.SetProtocol(CollectiveProtocol::SIMPLE);
+        EXPECT_DOUBLE_EQ(
+            CollectiveProtocolCosts(plan, twoPerServer, {}, MicroSeconds(1)).GetChannelRate(),
+            45.5e9 * 3 * 8 / 7);
+    }
     EXPECT_DOUBLE_EQ(NcclPerChannelMaxNvlsTreeGBps(3, 90), 45.5);
     EXPECT_DOUBLE_EQ(NcclPerChannelMaxNvlsTreeGBps(3, 100), 80.0);
     // Other algorithms have none.
@@ -360,6 +384,19 @@ TEST_F(CollectiveProtocolTest, StepsInsideServersOfANetworkRingWaitForTheProxy)
     EXPECT_EQ(CollectiveProtocolCosts(plan, *carrier, {}, MicroSeconds(2))
                   .GetStepLatency(LinkHardware::NVLINK),
               MicroSeconds(6));
+    // Paths of one hardware but different latencies: every step of that hardware is
+    // charged NCCL's figure less the call's shortest path (2 us for the ring's crossings
+    // 3 -> 4 and 7 -> 0), so transfers released together start together; the longer path
+    // spends its extra microsecond on the wire.
+    plan.SetProtocol(CollectiveProtocol::LL);
+    const CollectiveProtocolCosts uneven(plan, UnevenPaths(), {}, overhead);
+    for (uint32_t t = 0; t < plan.GetNTransfers(); ++t)
+    {
+        const auto& tr = plan.GetTransfer(t);
+        ASSERT_EQ(uneven.GetStepLatency(t),
+                  tr.src / 4 == tr.dst / 4 ? Time(0) : us(2.7) - MicroSeconds(2))
+            << t;
+    }
     plan.SetProtocol(CollectiveProtocol::NONE);
     const CollectiveProtocolCosts none(plan, *carrier, {}, overhead);
     EXPECT_FALSE(none.IsCharged());

@@ -122,6 +122,10 @@ TEST_F(NsTest, GpuPresetNvlsOnlyWhereTheSwitchHasIt)
     EXPECT_TRUE(h100.transport->CanReduceInSwitch(all));
     EXPECT_EQ(a100.transport->GetComputeCapability(), 80u);
     EXPECT_EQ(h100.transport->GetComputeCapability(), 90u);
+    GpuCluster b200 = helper.Build(1, 8, "B200", DataRate("400Gbps"), 1, 1.0, MicroSeconds(1));
+    EXPECT_EQ(b200.transport->GetComputeCapability(), 100u); // Blackwell
+    // A carrier without GPUs says Hopper.
+    EXPECT_EQ(CreateObject<IdealTransport>()->GetComputeCapability(), 90u);
     // The preset as defaults, written by the program (what the simulation does before
     // the user's settings).
     GpuClusterHelper::AttributeList defaults;

@@ -88,9 +88,9 @@ uint64_t CollectiveProtocolWireBytes(CollectiveProtocol protocol, uint64_t paylo
  *
  * Point-to-point algorithms other than tree (ring, rail-ring, halving-doubling, direct,
  * hierarchical) take the ring's figures: NCCL's ring is the one with per-step costs for
- * peer-to-peer steps. What NCCL's model adds beyond this (bandwidth ceilings per
- * protocol, the tree correction factors, the ring plateau factor) is its fit to its own
- * kernels and is not charged: the carriers give the bandwidth.
+ * peer-to-peer steps. What NCCL's model adds beyond this (its other bandwidth ceilings
+ * per protocol, the tree correction factors, the ring plateau factor) is its fit to its
+ * own kernels and is not charged: the carriers give the bandwidth.
  */
 class CollectiveProtocolCosts
 {
