@@ -73,11 +73,12 @@ uint64_t CollectiveProtocolWireBytes(CollectiveProtocol protocol, uint64_t paylo
  *   frame's store and forward), never below zero. NCCL's figure is the whole fixed time
  *   of a step, wire included: a step over the shortest path costs max(hwLatency, path
  *   latency), not their sum; a longer path adds its extra wire time. One figure per
- *   hardware, so transfers released together start together. As in NCCL's ring model, a step inside
- * a server of a call that crosses the network waits at least the network overhead (x3 for Simple),
- * and a call with one rank per server (no two neighbouring ranks, and no step, inside one server)
- * pays the tree's network latency per network step; nvls-tree's network hops pay NVLSTree's network
- * latency; pat's network steps the network latency / 3.5;
+ *   hardware, so transfers released together start together. As in NCCL's ring model,
+ *   a step inside a server of a call that crosses the network waits at least the
+ *   network overhead (x3 for Simple), and a call with one rank per server (no two
+ *   neighbouring ranks, and no step, inside one server) pays the tree's network latency
+ *   per network step; nvls-tree's network hops pay NVLSTree's network latency; pat's
+ *   network steps the network latency / 3.5;
  * - wire bytes: CollectiveProtocolWireBytes of each transfer's payload;
  * - LL across servers: no point-to-point transfer faster than NCCL's LL ceiling (llMaxBws,
  *   bus bandwidth, for x86 Intel hosts) over the plan's channels (GetMinDuration);

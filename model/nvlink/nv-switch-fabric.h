@@ -122,10 +122,11 @@ class NvSwitchFabric : public Object
 
     /**
      * What a GPU preset means to this class, the one mapping from GpuPreset to fabric
-     * attributes: LinkCount, PerLinkRate, CreditChunks, NvlsSupported and ComputeCapability.
-     * ApplyPreset sets them on one fabric; GpuClusterHelper on the fabrics it builds (or as
-     * defaults a program makes with Config::SetDefault). \param preset the GPU \return the
-     * attributes' names (as this class's TypeId spells them) and values
+     * attributes: LinkCount, PerLinkRate, CreditChunks, NvlsSupported and
+     * ComputeCapability. ApplyPreset sets them on one fabric; GpuClusterHelper on the
+     * fabrics it builds (or as defaults a program makes with Config::SetDefault).
+     * \param preset the GPU
+     * \return the attributes' names (as this class's TypeId spells them) and values
      */
     static AttributeList GetPresetAttributes(const GpuPreset& preset);
 
