@@ -425,8 +425,9 @@ TEST_F(CollectiveCost, IdealCarrierEstimateMatchesTheSimulation)
 // as NVLink and the NICs do, charges the fabric's shared links (expected ECMP
 // collisions), and leaves out credits and congestion control. On the calibration table
 // (one 8-GPU H100 server; two servers of 4 GPUs with 400G NICs) it is held to 3 % of the
-// simulated time, except hierarchical (5 %), the all-to-all across servers (5 %) and the
-// flat ring across servers (22 %), for the reasons given at each.
+// simulated time, except hierarchical (5 %), direct across servers (10 %) and the flat
+// ring across servers (25 %), for the reasons given at each; where ECMP draws spread the
+// runs, never more than 3 % under the fastest.
 TEST_F(CollectiveCost, PacketCarrierEstimatesAgainstTheSimulation)
 {
     struct Case
@@ -453,6 +454,12 @@ TEST_F(CollectiveCost, PacketCarrierEstimatesAgainstTheSimulation)
         // The rate server of NCCL's NVLSTree ceiling, charged alike by both.
         {2, 4, CollectiveType::ALL_REDUCE, "nvls-tree", 16 << 20},
         {2, 4, CollectiveType::ALL_GATHER, "rail-ring", 16 << 20},
+        // Several flows per NIC: four 256 KiB transfers to the other server, each cut
+        // into 32 slices that the port interleaves as the NIC does its queue pairs'
+        // packets (with slices of at least 64 KiB, one draw was estimated 9.5 % high).
+        {2, 4, CollectiveType::ALL_GATHER, "direct", 2 << 20},
+        // Four channels per NIC in the inter-server ring, then NVLink.
+        {2, 4, CollectiveType::ALL_GATHER, "hierarchical", 16 << 20},
         {2, 4, CollectiveType::ALL_TO_ALL, "direct", 4 << 20},
         {1, 8, CollectiveType::BROADCAST, "ring", 1 << 20},
         {1, 8, CollectiveType::BROADCAST, "tree", 1 << 20},
@@ -483,20 +490,38 @@ TEST_F(CollectiveCost, PacketCarrierEstimatesAgainstTheSimulation)
                   << c.algorithm << " " << c.bytes << " B: estimate " << estimate * 1e6
                   << " us, simulated " << simulated * 1e6 << " us (" << runs << " run(s), "
                   << fastest * 1e6 << " to " << slowest * 1e6 << ")\n";
-        // The all-to-all across servers: its incast at the receiving NICs queues in the
-        // switches under PFC and DCQCN, which the estimate leaves out (measured 0.7 %).
-        const bool incast = c.servers > 1 && c.type == CollectiveType::ALL_TO_ALL;
-        // Hierarchical: its 512 KiB pieces' step latencies overlap NVLink's credit loop in
-        // the simulation and the ports' queues in the estimate differently (measured 2.2 %).
+        // Direct across servers (all-gather, all-to-all): every NIC sends to all four
+        // GPUs of the other server, three of them over the spines, and the receiving
+        // NICs take four flows at once. The estimate charges the expected ECMP collisions
+        // as shares of the links; in the simulation collided flows and the incast queue
+        // under PFC and DCQCN and lose more than their share, so the mean of 16 draws is
+        // slower (measured -6.0 % for the all-gather, -7.7 % for the all-to-all; each
+        // within the spread of the draws, 46.4 to 57.0 and 67.8 to 89.3 us).
+        const bool incast = c.servers > 1 && c.algorithm == "direct";
+        // Hierarchical: its pieces' step latencies overlap NVLink's credit loop in the
+        // simulation and the ports' queues in the estimate differently (measured -1.6 %
+        // for the all-reduce). The all-gather's inter-server ring runs four channels per
+        // NIC: the NIC's round robin serves a queue pair out of turn when another leaves
+        // it, so the channels do not finish their steps together as the estimate's
+        // interleaving does (measured -4.3 %; on 4 x 8, a round robin that keeps its order
+        // brought the simulation to 0.3 % of the estimate, see the doc).
         const bool pieces = c.algorithm == "hierarchical";
         // The flat ring across servers: its eight flows share one rail leaf's two uplinks,
         // and DCQCN on a collided link loses more than the link's share, which is what the
-        // estimate charges (measured -21.9 % of the mean of 16 runs; -19 % before a step's
+        // estimate charges (measured -23.1 % of the mean of 16 runs; -19 % before a step's
         // latency became NCCL's net of the wire's, which shortened every run's steps).
         const bool collides = c.servers > 1 && c.algorithm == "ring";
-        const double tolerance = collides ? 0.25 : ((incast || pieces) ? 0.05 : 0.03);
+        const double tolerance = collides ? 0.25 : (incast ? 0.10 : (pieces ? 0.05 : 0.03));
         EXPECT_NEAR(estimate, simulated, tolerance * simulated)
             << c.servers << "x" << c.gpus << " " << c.type << " " << c.algorithm << " " << c.bytes;
+        if (incast || collides)
+        {
+            // Where the draws spread, collisions only slow a draw down: the estimate
+            // never promises less than the luckiest draw's time (fluid shares, at most
+            // 3 % under it).
+            EXPECT_GE(estimate, 0.97 * fastest) << c.servers << "x" << c.gpus << " " << c.type
+                                                << " " << c.algorithm << " " << c.bytes;
+        }
     }
 }
 

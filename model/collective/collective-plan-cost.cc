@@ -63,7 +63,7 @@ SliceOf(const CarrierPath& p, uint64_t bytes)
         return bytes;
     }
     constexpr uint64_t MAX_SLICES = 32;
-    return std::max<uint64_t>({p.forwardUnit, 64 * 1024, (bytes + MAX_SLICES - 1) / MAX_SLICES});
+    return std::max<uint64_t>(p.forwardUnit, (bytes + MAX_SLICES - 1) / MAX_SLICES);
 }
 
 /// \return whether a transfer over p shares the fabric's link sets with others (a carrier
