@@ -107,3 +107,52 @@ TEST_F(LineRate, QueuePairsKeepTheMtuTheyWereCreatedWith)
     EXPECT_EQ(before.first->GetPacketsSent(), 16u);
     EXPECT_EQ(after.first->GetPacketsSent(), 64u);
 }
+
+TEST_F(LineRate, TheNicServesItsQueuePairsInTurnWhenOneLeaves)
+{
+    // Four queue pairs on one NIC post at once: the first a one-packet message, the other
+    // three 64 packets each. The NIC serves them in turn, first in first out: Q0, Q1, Q2,
+    // Q3, then Q1, Q2, Q3 for 63 more rounds, the line never idle. So Q1, Q2 and Q3 end in
+    // that order, one frame time apart (4178 B at 100 Gb/s: 334.24 ns), at frames 1 + 3 x 63
+    // + i. (A round robin that moved the list's last queue pair into the slot of the one
+    // that left served Q3 twice in a row there: Q3, Q1, Q2 ever after, Q3 first to end.)
+    RoceHelper roce;
+    roce.SetCongestionControl("ns3::NoCongestionControl");
+    auto [a, b] = BackToBack(roce, DataRate("100Gbps"), MicroSeconds(1));
+    std::vector<FlowProbe> flows(4);
+    for (FlowProbe& flow : flows)
+    {
+        flow.Attach(RoceHelper::Connect(a, b));
+    }
+    const uint64_t packets = 64;
+    Simulator::Schedule(Seconds(0), [&flows, packets]() {
+        flows[0].sender->PostWrite(4096);
+        for (std::size_t i = 1; i < flows.size(); ++i)
+        {
+            flows[i].sender->PostWrite(packets * 4096);
+        }
+    });
+    Simulator::Run();
+
+    const Time frame = DataRate("100Gbps").CalculateBytesTxTime(roce::WireBytes(4154));
+    EXPECT_EQ(frame, PicoSeconds(334240));
+    for (const FlowProbe& flow : flows)
+    {
+        ASSERT_EQ(flow.received.size(), 1u);
+    }
+    for (std::size_t i = 2; i < flows.size(); ++i)
+    {
+        const Time apart = flows[i].received[0].time - flows[i - 1].received[0].time;
+        std::cout << "[ measured ] Q" << i << " ends " << apart.As(Time::NS) << " after Q" << i - 1
+                  << "\n";
+        EXPECT_NEAR(apart.GetPicoSeconds(), frame.GetPicoSeconds(), 1000.0) << "Q" << i;
+    }
+    // Q3's last frame is the line's 193rd: the four that open a message carry a RETH, the
+    // other 189 are 4178 B. It ends 193 frames after the line began at 0, plus the cable
+    // (the tests' clock counts nanoseconds; the port carries the rest to the next frame).
+    const DataRate line("100Gbps");
+    const Time expected = line.CalculateBytesTxTime(4 * roce::WireBytes(4154 + roce::RETH_BYTES) +
+                                                    189 * roce::WireBytes(4154)) +
+                          MicroSeconds(1);
+    EXPECT_NEAR(flows[3].received[0].time.GetPicoSeconds(), expected.GetPicoSeconds(), 1000.0);
+}

@@ -857,7 +857,10 @@ RdmaFastForward::End(uint64_t id, bool interrupted)
             m->SetWarm(interrupted ? 0 : id,
                        static_cast<uint32_t>(skip.members.size()),
                        w.plan.periodPs);
-            const uint64_t acks = m->EndSkip(w.plan, k, resumeAt, w.dataDelay, w.ackEvery);
+            // Near its message's end (as close as the skip's end packets once more): the
+            // NIC's queue pairs end one by one, the pace changes until it is through.
+            const bool tail = !interrupted && w.plan.maxFrames - k <= m_endPackets;
+            const uint64_t acks = m->EndSkip(w.plan, k, resumeAt, w.dataDelay, w.ackEvery, tail);
             for (const Ptr<RoceNetDevice>& port : w.dataPath)
             {
                 port->SettleSkippedFrames(m, k);

@@ -443,31 +443,26 @@ RdmaNic::PullData(uint8_t pausedMask)
     }
     const Time now = Simulator::Now();
     Time earliest = Time::Max();
-    std::size_t n = m_active.size();
-    for (std::size_t visited = 0; visited < n && !m_active.empty(); ++visited)
+    // Each queue pair is looked at once at most: the front is served; one without data
+    // leaves the list, one waiting for its pacing goes to the back, keeping its turn order.
+    for (std::size_t n = m_active.size(); n > 0; --n)
     {
-        if (m_rrCursor >= m_active.size())
-        {
-            m_rrCursor = 0;
-        }
-        uint32_t index = m_active[m_rrCursor];
+        const uint32_t index = m_active.front();
+        m_active.pop_front();
         Ptr<RdmaQueuePair>& qp = m_qps[index];
         if (!qp->HasDataToSend())
         {
             // Nothing to send until an ACK, NAK or timeout: leave the active list.
             m_isActive[index] = false;
-            m_active[m_rrCursor] = m_active.back();
-            m_active.pop_back();
             continue;
         }
+        m_active.push_back(index);
         Time ready = qp->GetNextSendTime();
         if (ready > now)
         {
             earliest = std::min(earliest, ready);
-            ++m_rrCursor;
             continue;
         }
-        ++m_rrCursor;
         Ptr<Packet> packet = qp->BuildNextDataPacket();
         ++m_dataPacketsSent;
         m_dataTxTrace(packet);

@@ -17,6 +17,7 @@
 #include "ns3/roce-net-device.h"
 #include "ns3/traced-callback.h"
 
+#include <deque>
 #include <utility>
 #include <vector>
 
@@ -198,9 +199,11 @@ class RdmaNic : public Object, public RdmaQpServices
     Ipv4Address m_address;
     std::vector<Ptr<RdmaQueuePair>> m_qps;
     Ptr<RdmaFastForward> m_fastForward; //!< SetFastForward
-    std::vector<uint32_t> m_active;     //!< indices of queue pairs that may have data
-    std::vector<bool> m_isActive;
-    std::size_t m_rrCursor{0};
+    /// Indices of the queue pairs that may have data, in the order they are served: the
+    /// front is next, a queue pair served (or waiting for its pacing) goes to the back, one
+    /// that becomes active joins at the back. A fair round robin in first-in-first-out order.
+    std::deque<uint32_t> m_active;
+    std::vector<bool> m_isActive; //!< per queue pair index: in m_active
     EventId m_wakeEvent;
     Time m_wakeAt;
     Ptr<UniformRandomVariable> m_portRng;

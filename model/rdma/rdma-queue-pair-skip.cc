@@ -85,6 +85,7 @@ RdmaQueuePair::ResetSteadiness(Time notBefore)
     if (m_skip)
     {
         m_skip->notBefore = std::max(m_skip->notBefore, notBefore);
+        m_skip->warmSuspended = false; // the load on its ports changed back: warm again
         RestartWindow();
     }
 }
@@ -95,8 +96,10 @@ RdmaQueuePair::SetWarm(uint64_t skip, uint32_t members, double periodPs)
     NS_LOG_FUNCTION(this << skip << members << periodPs);
     if (m_skip)
     {
-        const bool warm = m_skip->warmSkip != 0; // this skip began on a warm window
+        // this skip began on a warm window
+        const bool warm = m_skip->warmSkip != 0 && !m_skip->warmSuspended;
         m_skip->warmSkip = skip;
+        m_skip->warmSuspended = false;
         m_skip->warmMembers = skip == 0 ? 0 : members;
         m_skip->warmPeriodPs = skip == 0 ? 0 : periodPs;
         if (skip == 0 || !warm)
@@ -131,6 +134,7 @@ RdmaQueuePair::Disturb()
     m_skip->loadSince = Simulator::Now();
     m_skip->warmSkip = 0; // its pace may change: a full window
     m_skip->warmMembers = 0;
+    m_skip->warmSuspended = false;
     RestartWindow();
 }
 
@@ -167,6 +171,19 @@ RdmaQueuePair::TrackSteadiness(uint32_t frameBytes, bool retransmission)
         RestartWindow();
         return;
     }
+    if (s.tailEnd != 0)
+    {
+        if (m_sndNxt < s.tailEnd)
+        {
+            s.sends = 0; // the tail of a skip: a window starts with this packet, unjudged
+        }
+        else
+        {
+            NS_LOG_LOGIC("QP " << m_qpn << ": past the tail of its last skip");
+            s.tailEnd = 0;
+            s.sends = 0;
+        }
+    }
     if (s.sends > 0 && frameBytes == s.frameBytes)
     {
         // Gaps vary a little when the port serves several queue pairs in turn and slips
@@ -180,7 +197,7 @@ RdmaQueuePair::TrackSteadiness(uint32_t frameBytes, bool retransmission)
             s.minGap = lo;
             s.maxGap = hi;
             ++s.sends;
-            const bool warm = s.warmSkip != 0;
+            const bool warm = s.warmSkip != 0 && !s.warmSuspended;
             const Time window =
                 warm ? s.controller->GetWarmWindow() : s.controller->GetSteadyWindow();
             if (s.midSends == 0 && now - s.first >= window / 2)
@@ -244,8 +261,19 @@ RdmaQueuePair::WarmPaceHolds(Time now)
     const double mean =
         static_cast<double>((now - s.first).GetPicoSeconds()) / static_cast<double>(s.sends - 1);
     const Time tolerance = RttTolerance();
-    if (std::abs(mean - s.warmPeriodPs) > s.warmPeriodPs * WARM_PACE_TOLERANCE ||
-        s.minRtt < s.warmMinRtt - tolerance || s.maxRtt > s.warmMaxRtt + tolerance)
+    const bool rttHolds =
+        s.minRtt >= s.warmMinRtt - tolerance && s.maxRtt <= s.warmMaxRtt + tolerance;
+    if (rttHolds && mean < s.warmPeriodPs * (1 - WARM_PACE_TOLERANCE))
+    {
+        // Faster than in its skip, its path as it was: a queue pair on its port is between
+        // messages. Full windows until the load on its ports changes again.
+        NS_LOG_LOGIC("QP " << m_qpn << ": a packet every " << mean << " ps, faster than skip "
+                           << s.warmSkip << "'s " << s.warmPeriodPs
+                           << " ps: full windows until a queue pair starts on its ports");
+        s.warmSuspended = true;
+        return false;
+    }
+    if (!rttHolds || std::abs(mean - s.warmPeriodPs) > s.warmPeriodPs * WARM_PACE_TOLERANCE)
     {
         NS_LOG_LOGIC("QP " << m_qpn << ": a packet every " << mean << " ps, RTT "
                            << s.minRtt.As(Time::NS) << " to " << s.maxRtt.As(Time::NS)
@@ -365,9 +393,10 @@ RdmaQueuePair::EndSkip(const RoceSkippedFrames& plan,
                        uint64_t packets,
                        Time resumeAt,
                        Time pathDelay,
-                       uint64_t ackEvery)
+                       uint64_t ackEvery,
+                       bool tail)
 {
-    NS_LOG_FUNCTION(this << packets << resumeAt);
+    NS_LOG_FUNCTION(this << packets << resumeAt << tail);
     SkipState& s = *m_skip;
     s.skipping = false;
     RestartWindow();
@@ -399,6 +428,17 @@ RdmaQueuePair::EndSkip(const RoceSkippedFrames& plan,
                                               plan,
                                               pathDelay,
                                               ackEvery);
+    }
+    // The message the skip ended in: its last packets go out as the NIC's other queue pairs
+    // end theirs, at a changing pace.
+    s.tailEnd = 0;
+    for (std::size_t i = m_sendCursor; tail && i < m_messages.size(); ++i)
+    {
+        if (m_messages[i].endPsn > m_sndNxt)
+        {
+            s.tailEnd = m_messages[i].endPsn;
+            break;
+        }
     }
     m_services->NotifyHasData(m_qpn);
     return acks;

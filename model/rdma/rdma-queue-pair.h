@@ -262,6 +262,8 @@ class RdmaQueuePair : public Object
      * \param resumeAt no packet before this (the next round of the NIC's queue pairs)
      * \param pathDelay from the start of a packet at this NIC to its arrival at the peer's
      * \param ackEvery the peer acknowledges one in this many packets
+     * \param tail the skip ended as planned, this queue pair within a few packets of its
+     *        message's end: no window is judged until it has sent that message
      * \return the peer's ACKs of the skipped packets that arrived by now (the rest, still on
      *         their way, the peer sends as they arrive)
      */
@@ -269,7 +271,8 @@ class RdmaQueuePair : public Object
                      uint64_t packets,
                      Time resumeAt,
                      Time pathDelay,
-                     uint64_t ackEvery);
+                     uint64_t ackEvery,
+                     bool tail);
     /**
      * The peer skipped packets [firstPsn, firstPsn + packets) of its PSN sequence (the
      * receiving side): count them as received, in order, once every packet before them
@@ -435,8 +438,16 @@ class RdmaQueuePair : public Object
         double warmPeriodPs{0};    //!< its period in that skip
         Time warmMinRtt;           //!< the smallest RTT since its last full window
         Time warmMaxRtt;           //!< the largest
-        bool steady{false};        //!< the controller was told so
-        bool skipping{false};      //!< between BeginSkip and EndSkip
+        /// A warm window found the queue pair faster than its last skip (a queue pair on
+        /// its port between messages): full windows until one starts on its ports again
+        /// (ResetSteadiness), the warm skip kept for the group's next check
+        bool warmSuspended{false};
+        /// After EndSkip: the end PSN of the message the skip ended in (0: none). Until the
+        /// queue pair sends it, its pace changes as the NIC's other queue pairs finish one
+        /// by one: no window is judged (a failed warm judgement would clear the warm state).
+        uint64_t tailEnd{0};
+        bool steady{false};   //!< the controller was told so
+        bool skipping{false}; //!< between BeginSkip and EndSkip
         // sending side: skipped PSNs [from, to), counted as acknowledged with the
         // packets before them; from == to when none is pending
         uint64_t from{0};
