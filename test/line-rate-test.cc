@@ -116,9 +116,10 @@ TEST_F(LineRate, TheNicServesItsQueuePairsInTurnWhenOneLeaves)
     // that order, one frame time apart (4178 B at 100 Gb/s: 334.24 ns), at frames 1 + 3 x 63
     // + i. (A round robin that moved the list's last queue pair into the slot of the one
     // that left served Q3 twice in a row there: Q3, Q1, Q2 ever after, Q3 first to end.)
+    const DataRate line("100Gbps");
     RoceHelper roce;
     roce.SetCongestionControl("ns3::NoCongestionControl");
-    auto [a, b] = BackToBack(roce, DataRate("100Gbps"), MicroSeconds(1));
+    auto [a, b] = BackToBack(roce, line, MicroSeconds(1));
     std::vector<FlowProbe> flows(4);
     for (FlowProbe& flow : flows)
     {
@@ -134,7 +135,7 @@ TEST_F(LineRate, TheNicServesItsQueuePairsInTurnWhenOneLeaves)
     });
     Simulator::Run();
 
-    const Time frame = DataRate("100Gbps").CalculateBytesTxTime(roce::WireBytes(4154));
+    const Time frame = line.CalculateBytesTxTime(roce::WireBytes(4154));
     EXPECT_EQ(frame, PicoSeconds(334240));
     for (const FlowProbe& flow : flows)
     {
@@ -150,7 +151,6 @@ TEST_F(LineRate, TheNicServesItsQueuePairsInTurnWhenOneLeaves)
     // Q3's last frame is the line's 193rd: the four that open a message carry a RETH, the
     // other 189 are 4178 B. It ends 193 frames after the line began at 0, plus the cable
     // (the tests' clock counts nanoseconds; the port carries the rest to the next frame).
-    const DataRate line("100Gbps");
     const Time expected = line.CalculateBytesTxTime(4 * roce::WireBytes(4154 + roce::RETH_BYTES) +
                                                     189 * roce::WireBytes(4154)) +
                           MicroSeconds(1);

@@ -97,7 +97,7 @@ RdmaQueuePair::SetWarm(uint64_t skip, uint32_t members, double periodPs)
     if (m_skip)
     {
         // this skip began on a warm window
-        const bool warm = m_skip->warmSkip != 0 && !m_skip->warmSuspended;
+        const bool warm = IsWarm();
         m_skip->warmSkip = skip;
         m_skip->warmSuspended = false;
         m_skip->warmMembers = skip == 0 ? 0 : members;
@@ -122,6 +122,23 @@ uint32_t
 RdmaQueuePair::GetWarmMembers() const
 {
     return m_skip ? m_skip->warmMembers : 0;
+}
+
+bool
+RdmaQueuePair::IsWarm() const
+{
+    return m_skip->warmSkip != 0 && !m_skip->warmSuspended;
+}
+
+std::size_t
+RdmaQueuePair::CurrentMessage() const
+{
+    std::size_t index = m_sendCursor;
+    while (index < m_messages.size() && m_messages[index].endPsn <= m_sndNxt)
+    {
+        ++index;
+    }
+    return index;
 }
 
 void
@@ -173,15 +190,13 @@ RdmaQueuePair::TrackSteadiness(uint32_t frameBytes, bool retransmission)
     }
     if (s.tailEnd != 0)
     {
-        if (m_sndNxt < s.tailEnd)
-        {
-            s.sends = 0; // the tail of a skip: a window starts with this packet, unjudged
-        }
-        else
+        // The tail of a skip: a window starts with this packet, unjudged, until the queue
+        // pair has sent the message its skip ended in.
+        s.sends = 0;
+        if (m_sndNxt >= s.tailEnd)
         {
             NS_LOG_LOGIC("QP " << m_qpn << ": past the tail of its last skip");
             s.tailEnd = 0;
-            s.sends = 0;
         }
     }
     if (s.sends > 0 && frameBytes == s.frameBytes)
@@ -197,7 +212,7 @@ RdmaQueuePair::TrackSteadiness(uint32_t frameBytes, bool retransmission)
             s.minGap = lo;
             s.maxGap = hi;
             ++s.sends;
-            const bool warm = s.warmSkip != 0 && !s.warmSuspended;
+            const bool warm = IsWarm();
             const Time window =
                 warm ? s.controller->GetWarmWindow() : s.controller->GetSteadyWindow();
             if (s.midSends == 0 && now - s.first >= window / 2)
@@ -351,11 +366,7 @@ RdmaQueuePair::PlanSkip(uint32_t endPackets, RoceSkippedFrames& plan) const
     {
         return false;
     }
-    std::size_t index = m_sendCursor;
-    while (index < m_messages.size() && m_messages[index].endPsn <= m_sndNxt)
-    {
-        ++index;
-    }
+    const std::size_t index = CurrentMessage();
     if (index == m_messages.size() || m_messages[index].firstPsn > m_sndNxt)
     {
         return false;
@@ -431,15 +442,8 @@ RdmaQueuePair::EndSkip(const RoceSkippedFrames& plan,
     }
     // The message the skip ended in: its last packets go out as the NIC's other queue pairs
     // end theirs, at a changing pace.
-    s.tailEnd = 0;
-    for (std::size_t i = m_sendCursor; tail && i < m_messages.size(); ++i)
-    {
-        if (m_messages[i].endPsn > m_sndNxt)
-        {
-            s.tailEnd = m_messages[i].endPsn;
-            break;
-        }
-    }
+    const std::size_t current = CurrentMessage();
+    s.tailEnd = tail && current < m_messages.size() ? m_messages[current].endPsn : 0;
     m_services->NotifyHasData(m_qpn);
     return acks;
 }

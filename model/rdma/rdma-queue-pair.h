@@ -334,6 +334,12 @@ class RdmaQueuePair : public Object
     void TrackSteadiness(uint32_t frameBytes, bool retransmission);
     /// \param now the last send of a full window \return its halves' mean gaps agree
     bool HalvesAgree(Time now) const;
+    /// \return true if the queue pair's windows are warm ones: its last skip began on a
+    ///         warm window or a full one and no full window has been asked for since
+    bool IsWarm() const;
+    /// \return the index in m_messages of the message holding m_sndNxt (m_messages.size()
+    ///         if none does)
+    std::size_t CurrentMessage() const;
     /// \return how far apart two RTT samples of a steady pace may be (an ACK waits for
     ///         up to AckInterval packets)
     Time RttTolerance() const;
