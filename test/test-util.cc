@@ -163,6 +163,16 @@ RunDgxAllReduce(uint32_t servers,
                 uint64_t bytes,
                 CollectiveProtocol protocol)
 {
+    return RunDgxCollective(CollectiveType::ALL_REDUCE, servers, algorithm, bytes, protocol);
+}
+
+CollectiveResult
+RunDgxCollective(CollectiveType type,
+                 uint32_t servers,
+                 const std::string& algorithm,
+                 uint64_t bytes,
+                 CollectiveProtocol protocol)
+{
     RoceHelper roce;
     GpuClusterHelper helper(roce);
     GpuCluster cluster =
@@ -174,8 +184,7 @@ RunDgxAllReduce(uint32_t servers,
     options.protocol = protocol;
     CollectiveAlgorithm a = CollectiveAlgorithm::AUTO;
     EXPECT_TRUE(CollectiveAlgorithmFromString(algorithm, a)) << algorithm;
-    const CommPlan plan =
-        selection.MakePlan(CollectiveType::ALL_REDUCE, a, cluster.world, bytes, options);
+    const CommPlan plan = selection.MakePlan(type, a, cluster.world, bytes, options);
     auto engine = CreateObject<CollectiveEngine>();
     engine->SetTransport(cluster.transport);
     CollectiveResult result;

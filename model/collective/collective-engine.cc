@@ -308,9 +308,10 @@ CollectiveEngine::Start(const CommPlan& plan,
     // the list of transfers that wait for each one.
     const std::vector<CommPlan::Transfer>& transfers = plan.GetTransfers();
     const uint32_t nT = plan.GetNTransfers();
-    const CollectiveProtocolCosts protocol(plan, *m_transport, rankMap, m_netOverhead);
+    run.protocol =
+        std::make_shared<const CollectiveProtocolCosts>(plan, *m_transport, rankMap, m_netOverhead);
+    const CollectiveProtocolCosts& protocol = *run.protocol;
     run.transfers.resize(nT);
-    run.channelRate = protocol.GetChannelRate();
     run.dependentsBegin.assign(static_cast<size_t>(nT) + 1, 0);
     size_t nEdges = 0;
     for (uint32_t t = 0; t < nT; ++t)
@@ -329,7 +330,6 @@ CollectiveEngine::Start(const CommPlan& plan,
         ts.missingDeps = static_cast<uint32_t>(tr.deps.size());
         ts.sent = false;
         ts.done = false;
-        ts.channelRated = protocol.PassesChannelRate(t);
         for (uint32_t d : tr.deps)
         {
             ++run.dependentsBegin[d + 1];
@@ -423,14 +423,15 @@ CollectiveEngine::SendReleased()
         TransferState& ts = it->second.transfers[t];
         ts.sent = true;
         ts.sentAt = Simulator::Now();
-        if (ts.channelRated)
+        const CollectiveProtocolCosts::RateCharge charge =
+            it->second.protocol->GetRateCharge(t, ts.bytes);
+        if (charge.server != 0)
         {
-            // The protocol's per-channel ceiling: the channel's transfers pass one rate
-            // server in the order they are handed over.
-            Time& free = it->second.channelFree[ts.channel];
-            free = std::max(free, ts.sentAt) +
-                   Seconds(static_cast<double>(ts.bytes) / it->second.channelRate);
-            ts.minDuration = std::max(ts.minDuration, free - ts.sentAt);
+            // The protocol's rate servers (a channel's ceiling, a thread block's copy
+            // rate): their transfers pass one at a time in the order they are handed over.
+            Time& free = it->second.serverFree[charge.server];
+            free = std::max(free, ts.sentAt) + charge.service;
+            ts.minDuration = std::max(ts.minDuration, free + charge.after - ts.sentAt);
         }
         ++it->second.nInFlight;
         const uint32_t src = ts.src;

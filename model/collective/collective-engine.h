@@ -303,7 +303,6 @@ eturn the plan
         uint32_t missingDeps; //!< deps not yet done; the transfer is sent when it hits 0
         bool sent;            //!< handed to the transport
         bool done;            //!< reported done by the transport
-        bool channelRated;    //!< passes its channel's rate server (RunState::channelRate)
         Time sentAt;          //!< when it was handed to the transport
     };
 
@@ -319,8 +318,9 @@ eturn the plan
         std::vector<std::vector<uint32_t>> memberSets; //!< the plan's member sets, as
                                                        //!< transport ranks
         DoneCallback done;                             //!< the caller's callback
-        double channelRate{0};                //!< the protocol's per-channel rate (0: none)
-        std::map<uint32_t, Time> channelFree; //!< per channel: when its rate server is free
+        /// The protocol's costs of the call (its rate servers)
+        std::shared_ptr<const CollectiveProtocolCosts> protocol;
+        std::map<uint64_t, Time> serverFree; //!< per rate server: when it is free
     };
 
     /// A transfer's deps are done: queue it for sending after its step latency (plus extra).

@@ -278,9 +278,9 @@ class CollectivePlanCost::EstimateRun
     std::vector<uint64_t> m_wire;                       //!< per transfer: bytes on the wire
     std::vector<double> m_released;                     //!< per transfer: when handed over
     std::vector<double> m_due;                          //!< per transfer: not done before
-    std::map<uint32_t, double> m_channelFree;      //!< per channel: when its rate server is free
-    std::vector<uint32_t> m_missing;               //!< per transfer: deps not arrived
-    std::vector<std::vector<uint32_t>> m_children; //!< per transfer: its dependents
+    std::map<uint64_t, double> m_serverFree;            //!< per rate server: when it is free
+    std::vector<uint32_t> m_missing;                    //!< per transfer: deps not arrived
+    std::vector<std::vector<uint32_t>> m_children;      //!< per transfer: its dependents
     std::map<std::pair<uint32_t, uint32_t>, CarrierPath> m_paths; //!< by carrier (src, dst)
     std::map<uint32_t, CarrierSwitchPath> m_switchPaths;          //!< by member set
     std::unordered_map<uint64_t, TxPort> m_txPorts;               //!< sending ports
@@ -632,12 +632,13 @@ CollectivePlanCost::EstimateRun::Release(uint32_t id, double now)
 {
     const CommPlan::Transfer& t = m_transfers[id];
     m_released[id] = now;
-    if (m_protocol.PassesChannelRate(id))
+    const CollectiveProtocolCosts::RateCharge charge = m_protocol.GetRateCharge(id, t.bytes);
+    if (charge.server != 0)
     {
-        // The protocol's per-channel ceiling, as the engine charges it.
-        double& free = m_channelFree[t.channel];
-        free = std::max(free, now) + static_cast<double>(t.bytes) / m_protocol.GetChannelRate();
-        m_due[id] = free;
+        // The protocol's rate servers, as the engine charges them.
+        double& free = m_serverFree[charge.server];
+        free = std::max(free, now) + charge.service.GetSeconds();
+        m_due[id] = free + charge.after.GetSeconds();
     }
     switch (t.kind)
     {

@@ -303,8 +303,9 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
     // path latency on every transfer, so a step pays only what the hardware adds to it:
     // less the shortest path of its kind in the call (one figure per kind, so transfers
     // released together still start together; a longer path pays its extra wire).
-    std::map<std::pair<uint32_t, uint32_t>, Time> pathLatency;
+    std::map<std::pair<uint32_t, uint32_t>, CarrierPath> paths;
     Time shortest[3] = {Time::Max(), Time::Max(), Time::Max()};
+    double slowestNvlink = std::numeric_limits<double>::max(); // bytes/s of one transfer alone
     for (uint32_t t = 0; t < nT; ++t)
     {
         if (!m_pointToPoint[t])
@@ -313,14 +314,30 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
         }
         const CommPlan::Transfer& tr = plan.GetTransfer(t);
         const auto key = std::make_pair(carrierRank(tr.src), carrierRank(tr.dst));
-        auto it = pathLatency.find(key);
-        if (it == pathLatency.end())
+        auto it = paths.find(key);
+        if (it == paths.end())
         {
-            it =
-                pathLatency.emplace(key, carrier.DescribePath(key.first, key.second).latency).first;
+            it = paths.emplace(key, carrier.DescribePath(key.first, key.second)).first;
         }
         Time& s = shortest[static_cast<int>(m_hardware[t])];
-        s = std::min(s, it->second);
+        s = std::min(s, it->second.latency);
+        if (m_hardware[t] == LinkHardware::NVLINK && it->second.bytesPerSecond > 0)
+        {
+            slowestNvlink = std::min(slowestNvlink, it->second.bytesPerSecond);
+        }
+    }
+    if (slowestNvlink < std::numeric_limits<double>::max() &&
+        algorithm != CollectiveAlgorithm::TREE)
+    {
+        // NCCL runs a channel on one thread block, whose copy rate is its share of the
+        // GPU's NVLink bandwidth: a channel waiting out its step latency leaves its share
+        // unused rather than lending it to the others (so NCCL's model adds the step
+        // latencies to the bytes' time); the data arrives the path's latency after it is
+        // copied. One server per sender and channel (GetRateCharge). Not the tree's
+        // chains: NCCL splits a channel's threads between the reduction going up and the
+        // broadcast coming down, which one server per thread block would serialize.
+        m_nvlinkChannelRate = slowestNvlink / plan.GetNChannels();
+        m_nvlinkPathLatency = shortest[static_cast<int>(LinkHardware::NVLINK)];
     }
     for (int hw = 0; hw < 3; ++hw)
     {
@@ -340,6 +357,25 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
             1e9 * NcclPerChannelMaxNvlsTreeGBps(servers, carrier.GetComputeCapability());
         const double n = plan.GetGroupSize();
         m_channelRate = perChannel * (servers - 1) * n / (n - 1);
+    }
+    if (m_channelRate > 0 || m_nvlinkChannelRate > 0)
+    {
+        // The rate servers, by transfer: a channel's (nvls-tree's network hops) or a
+        // sender's thread block of a channel (NVLink).
+        m_server.assign(nT, 0);
+        for (uint32_t t = 0; t < nT; ++t)
+        {
+            const CommPlan::Transfer& tr = plan.GetTransfer(t);
+            if (PassesChannelRate(t))
+            {
+                m_server[t] = uint64_t{tr.channel} + 1;
+            }
+            else if (m_nvlinkChannelRate > 0 && m_pointToPoint[t] &&
+                     m_hardware[t] == LinkHardware::NVLINK)
+            {
+                m_server[t] = ((uint64_t{tr.src} + 1) << 32) | tr.channel;
+            }
+        }
     }
     NS_LOG_LOGIC(
         "protocol " << p << " for " << plan.GetAlgorithm() << ": call "
@@ -386,6 +422,27 @@ CollectiveProtocolCosts::GetMinDuration(uint32_t transfer, uint64_t payload) con
         return Time(0);
     }
     return Seconds(static_cast<double>(payload) / m_rateCap);
+}
+
+CollectiveProtocolCosts::RateCharge
+CollectiveProtocolCosts::GetRateCharge(uint32_t transfer, uint64_t payload) const
+{
+    RateCharge charge;
+    if (m_server.empty() || m_server[transfer] == 0)
+    {
+        return charge;
+    }
+    charge.server = m_server[transfer];
+    if (PassesChannelRate(transfer))
+    {
+        charge.service = Seconds(static_cast<double>(payload) / m_channelRate);
+    }
+    else
+    {
+        charge.service = Seconds(static_cast<double>(GetWireBytes(payload)) / m_nvlinkChannelRate);
+        charge.after = m_nvlinkPathLatency;
+    }
+    return charge;
 }
 
 bool

@@ -82,6 +82,12 @@ uint64_t CollectiveProtocolWireBytes(CollectiveProtocol protocol, uint64_t paylo
  * - wire bytes: CollectiveProtocolWireBytes of each transfer's payload;
  * - LL across servers: no point-to-point transfer faster than NCCL's LL ceiling (llMaxBws,
  *   bus bandwidth, for x86 Intel hosts) over the plan's channels (GetMinDuration);
+ * - point-to-point transfers over NVLink (not tree's, whose channels NCCL splits between
+ *   the two directions): a channel is one of NCCL's thread blocks, which copies at its
+ *   share of the GPU's NVLink bandwidth: a sender's transfers of one channel pass one rate
+ *   server at the path's rate alone over the plan's channels (GetRateCharge), so a channel
+ *   waiting out its step latency does not lend its share to the others, and the step
+ *   latencies add to the bytes' time as in NCCL's model;
  * - nvls-tree: NCCL's per-channel NVLSTree ceiling (perChMaxNVLSTreeBws by the carrier's
  *   GPU generation, CollectiveTransport::GetComputeCapability): a channel's (a rail's)
  *   network transfers pass one at a time through a server of GetChannelRate, so the
@@ -137,6 +143,27 @@ class CollectiveProtocolCosts
      */
     bool PassesChannelRate(uint32_t transfer) const;
 
+    /// What a transfer owes a rate server of the call (GetRateCharge).
+    struct RateCharge
+    {
+        uint64_t server{0}; //!< the server, unique in the call (0: it passes none)
+        Time service;       //!< how long it holds the server, one transfer at a time
+        Time after;         //!< from the end of its service to its arrival
+    };
+
+    /**
+     * The rate server a transfer passes, one transfer at a time in the order they are
+     * handed over, and what it owes it: nvls-tree's network hops, their channel's
+     * (PassesChannelRate, GetChannelRate, over the payload); a point-to-point transfer
+     * over NVLink (but tree's), its sender's thread block of its channel: the wire bytes at the
+     * slowest NVLink path's rate alone over the plan's channels, then the shortest
+     * NVLink path's latency.
+     * \param transfer a transfer id of the plan
+     * \param payload its data bytes
+     * \return the charge (server 0: none)
+     */
+    RateCharge GetRateCharge(uint32_t transfer, uint64_t payload) const;
+
     /**
      * The rate of a channel's server: NCCL's per-channel NVLSTree ceiling C (bus
      * bandwidth) as a rate of the channel's network transfers. A channel of s servers and
@@ -160,8 +187,11 @@ class CollectiveProtocolCosts
     std::vector<LinkHardware> m_hardware; //!< per transfer (point to point only)
     std::vector<uint8_t> m_pointToPoint;  //!< per transfer: 1 if point to point
     Time m_chargedLatency[3];             //!< by LinkHardware: what a step is charged
-    double m_rateCap{0};     //!< payload bytes/s of one point-to-point transfer (0: none)
-    double m_channelRate{0}; //!< payload bytes/s of a channel's rate server (0: none)
+    double m_rateCap{0};            //!< payload bytes/s of one point-to-point transfer (0: none)
+    double m_nvlinkChannelRate{0};  //!< wire bytes/s of a channel's thread block (0: none)
+    Time m_nvlinkPathLatency;       //!< the call's shortest NVLink path latency
+    std::vector<uint64_t> m_server; //!< per transfer: its NVLink rate server (0: none)
+    double m_channelRate{0};        //!< payload bytes/s of a channel's rate server (0: none)
 };
 
 /**
