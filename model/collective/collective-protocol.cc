@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 
 namespace ns3
 {
@@ -336,7 +337,9 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
         // copied. One server per sender and channel (GetRateCharge). Not the tree's
         // chains: NCCL splits a channel's threads between the reduction going up and the
         // broadcast coming down, which one server per thread block would serialize.
-        m_nvlinkChannelRate = slowestNvlink / plan.GetNChannels();
+        // A sender's share is the path's rate over the channels it sends over NVLink on
+        // (a rail ring's GPU sends one of its channels out through its NIC).
+        m_nvlinkRate = slowestNvlink;
         m_nvlinkPathLatency = shortest[static_cast<int>(LinkHardware::NVLINK)];
     }
     for (int hw = 0; hw < 3; ++hw)
@@ -358,11 +361,12 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
         const double n = plan.GetGroupSize();
         m_channelRate = perChannel * (servers - 1) * n / (n - 1);
     }
-    if (m_channelRate > 0 || m_nvlinkChannelRate > 0)
+    if (m_channelRate > 0 || m_nvlinkRate > 0)
     {
         // The rate servers, by transfer: a channel's (nvls-tree's network hops) or a
         // sender's thread block of a channel (NVLink).
         m_server.assign(nT, 0);
+        std::vector<std::set<uint32_t>> nvlinkChannels(m_nvlinkRate > 0 ? plan.GetGroupSize() : 0);
         for (uint32_t t = 0; t < nT; ++t)
         {
             const CommPlan::Transfer& tr = plan.GetTransfer(t);
@@ -370,11 +374,16 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
             {
                 m_server[t] = uint64_t{tr.channel} + 1;
             }
-            else if (m_nvlinkChannelRate > 0 && m_pointToPoint[t] &&
-                     m_hardware[t] == LinkHardware::NVLINK)
+            else if (m_nvlinkRate > 0 && m_pointToPoint[t] && m_hardware[t] == LinkHardware::NVLINK)
             {
                 m_server[t] = ((uint64_t{tr.src} + 1) << 32) | tr.channel;
+                nvlinkChannels[tr.src].insert(tr.channel);
             }
+        }
+        m_nvlinkChannels.resize(nvlinkChannels.size());
+        for (std::size_t r = 0; r < nvlinkChannels.size(); ++r)
+        {
+            m_nvlinkChannels[r] = static_cast<uint32_t>(nvlinkChannels[r].size());
         }
     }
     NS_LOG_LOGIC(
@@ -439,7 +448,9 @@ CollectiveProtocolCosts::GetRateCharge(uint32_t transfer, uint64_t payload) cons
     }
     else
     {
-        charge.service = Seconds(static_cast<double>(GetWireBytes(payload)) / m_nvlinkChannelRate);
+        const auto sender = static_cast<std::size_t>((charge.server >> 32) - 1);
+        const double share = m_nvlinkRate / m_nvlinkChannels[sender];
+        charge.service = Seconds(static_cast<double>(GetWireBytes(payload)) / share);
         charge.after = m_nvlinkPathLatency;
     }
     return charge;

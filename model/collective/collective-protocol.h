@@ -85,7 +85,8 @@ uint64_t CollectiveProtocolWireBytes(CollectiveProtocol protocol, uint64_t paylo
  * - point-to-point transfers over NVLink (not tree's, whose channels NCCL splits between
  *   the two directions): a channel is one of NCCL's thread blocks, which copies at its
  *   share of the GPU's NVLink bandwidth: a sender's transfers of one channel pass one rate
- *   server at the path's rate alone over the plan's channels (GetRateCharge), so a channel
+ *   server at the path's rate alone over the channels the sender sends on over NVLink
+ *   (GetRateCharge), so a channel
  *   waiting out its step latency does not lend its share to the others, and the step
  *   latencies add to the bytes' time as in NCCL's model;
  * - nvls-tree: NCCL's per-channel NVLSTree ceiling (perChMaxNVLSTreeBws by the carrier's
@@ -156,8 +157,8 @@ class CollectiveProtocolCosts
      * handed over, and what it owes it: nvls-tree's network hops, their channel's
      * (PassesChannelRate, GetChannelRate, over the payload); a point-to-point transfer
      * over NVLink (but tree's), its sender's thread block of its channel: the wire bytes at the
-     * slowest NVLink path's rate alone over the plan's channels, then the shortest
-     * NVLink path's latency.
+     * slowest NVLink path's rate alone over the number of channels its sender sends on over
+     * NVLink, then the shortest NVLink path's latency.
      * \param transfer a transfer id of the plan
      * \param payload its data bytes
      * \return the charge (server 0: none)
@@ -187,11 +188,12 @@ class CollectiveProtocolCosts
     std::vector<LinkHardware> m_hardware; //!< per transfer (point to point only)
     std::vector<uint8_t> m_pointToPoint;  //!< per transfer: 1 if point to point
     Time m_chargedLatency[3];             //!< by LinkHardware: what a step is charged
-    double m_rateCap{0};            //!< payload bytes/s of one point-to-point transfer (0: none)
-    double m_nvlinkChannelRate{0};  //!< wire bytes/s of a channel's thread block (0: none)
-    Time m_nvlinkPathLatency;       //!< the call's shortest NVLink path latency
-    std::vector<uint64_t> m_server; //!< per transfer: its NVLink rate server (0: none)
-    double m_channelRate{0};        //!< payload bytes/s of a channel's rate server (0: none)
+    double m_rateCap{0};    //!< payload bytes/s of one point-to-point transfer (0: none)
+    double m_nvlinkRate{0}; //!< wire bytes/s of the slowest NVLink path alone (0: no servers)
+    std::vector<uint32_t> m_nvlinkChannels; //!< per plan rank: channels it sends on over NVLink
+    Time m_nvlinkPathLatency;               //!< the call's shortest NVLink path latency
+    std::vector<uint64_t> m_server;         //!< per transfer: its NVLink rate server (0: none)
+    double m_channelRate{0}; //!< payload bytes/s of a channel's rate server (0: none)
 };
 
 /**
