@@ -85,10 +85,10 @@ uint64_t CollectiveProtocolWireBytes(CollectiveProtocol protocol, uint64_t paylo
  * - point-to-point transfers over NVLink (not tree's, whose channels NCCL splits between
  *   the two directions): a channel is one of NCCL's thread blocks, which copies at its
  *   share of the GPU's NVLink bandwidth: a sender's transfers of one channel pass one rate
- *   server at the path's rate alone over the channels the sender sends on over NVLink
- *   (GetRateCharge), so a channel
- *   waiting out its step latency does not lend its share to the others, and the step
- *   latencies add to the bytes' time as in NCCL's model;
+ *   server at the slowest NVLink path's rate alone over the channels the sender sends on
+ *   over NVLink (GetRateCharge), so a channel waiting out its step latency does not lend
+ *   its share to the others, and the step latencies add to the bytes' time as in NCCL's
+ *   model;
  * - nvls-tree: NCCL's per-channel NVLSTree ceiling (perChMaxNVLSTreeBws by the carrier's
  *   GPU generation, CollectiveTransport::GetComputeCapability): a channel's (a rail's)
  *   network transfers pass one at a time through a server of GetChannelRate, so the
@@ -188,12 +188,13 @@ class CollectiveProtocolCosts
     std::vector<LinkHardware> m_hardware; //!< per transfer (point to point only)
     std::vector<uint8_t> m_pointToPoint;  //!< per transfer: 1 if point to point
     Time m_chargedLatency[3];             //!< by LinkHardware: what a step is charged
-    double m_rateCap{0};    //!< payload bytes/s of one point-to-point transfer (0: none)
-    double m_nvlinkRate{0}; //!< wire bytes/s of the slowest NVLink path alone (0: no servers)
+    double m_rateCap{0}; //!< payload bytes/s of one point-to-point transfer (0: none)
+    /// wire bytes/s of the slowest NVLink path alone (0: no NVLink servers)
+    double m_nvlinkRate{0};
     std::vector<uint32_t> m_nvlinkChannels; //!< per plan rank: channels it sends on over NVLink
     Time m_nvlinkPathLatency;               //!< the call's shortest NVLink path latency
-    std::vector<uint64_t> m_server;         //!< per transfer: its NVLink rate server (0: none)
-    double m_channelRate{0}; //!< payload bytes/s of a channel's rate server (0: none)
+    std::vector<uint64_t> m_server; //!< per transfer: its rate server (GetRateCharge; 0: none)
+    double m_channelRate{0};        //!< payload bytes/s of a channel's rate server (0: none)
 };
 
 /**
