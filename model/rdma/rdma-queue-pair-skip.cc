@@ -442,8 +442,8 @@ RdmaQueuePair::EndSkip(const RoceSkippedFrames& plan,
     }
     // The message the skip ended in: its last packets go out as the NIC's other queue pairs
     // end theirs, at a changing pace.
-    const std::size_t current = CurrentMessage();
-    s.tailEnd = tail && current < m_messages.size() ? m_messages[current].endPsn : 0;
+    const std::size_t current = tail ? CurrentMessage() : m_messages.size();
+    s.tailEnd = current < m_messages.size() ? m_messages[current].endPsn : 0;
     m_services->NotifyHasData(m_qpn);
     return acks;
 }
