@@ -148,12 +148,12 @@ TEST_F(NcclTestsComparison, OneServerRingAllGatherAndReduceScatter)
 }
 
 // A second H100 server (xxrjun/nccl-tests-cluster, NCCL 2.29.2, defaults; 32 MiB up, to
-// 4 GiB here): all-gather and reduce-scatter as NCCL picks (the Simple ring) within 10 %
-// at every size (-9.3 to +0.2 %; NCCL's own model -7.8 to +1.8); all-reduce (NVLS) within
-// 10 % from 128 MiB (-9.6 to -1.5 %), 18 and 14 % fast at 32 and 64 MiB (NCCL's model the
-// same); all-to-all (ours: direct, one copy per peer, at each channel's NVLink share)
-// within 10 % from 1 GiB (-9.4 to -6.4 %), 15 to 27 % fast below: NCCL runs all-to-all as
-// grouped point-to-point sends, a few channels per peer, which we do not model.
+// 4 GiB here), ours as NCCL's model picks: all-gather and reduce-scatter (the Simple ring)
+// within 10 % at every size (-9.3 to +0.1 %; NCCL's own model -7.8 to +1.8); all-reduce
+// (NVLS) within 10 % from 128 MiB (-9.6 to -1.5 %), 18 and 14 % fast at 32 and 64 MiB
+// (NCCL's model the same); all-to-all (ours: direct, each peer's share at its channel's
+// NVLink share) within 10 % from 1 GiB (-9.4 to -6.4 %), 15 to 27 % fast below (NCCL's
+// grouped sends and receives are not modelled; the gap's cause is not measured).
 TEST_F(NcclTestsComparison, OneServerSecondClusterAsNccl)
 {
     const uint64_t maxBytes = 4ull << 30;
