@@ -403,7 +403,8 @@ TEST_F(CollectiveCost, IdealCarrierEstimateMatchesTheSimulation)
              {CollectiveType::REDUCE_SCATTER, "rail-ring"},
              {CollectiveType::ALL_GATHER, "ring"},
              {CollectiveType::ALL_TO_ALL, "direct"},
-             {CollectiveType::BROADCAST, "ring"}})
+             {CollectiveType::BROADCAST, "ring"},
+             {CollectiveType::BROADCAST, "rail-ring"}})
     {
         for (uint64_t bytes : {uint64_t{64} << 10, uint64_t{8} << 20})
         {
@@ -454,6 +455,7 @@ TEST_F(CollectiveCost, PacketCarrierEstimatesAgainstTheSimulation)
         // The rate server of NCCL's NVLSTree ceiling, charged alike by both.
         {2, 4, CollectiveType::ALL_REDUCE, "nvls-tree", 16 << 20},
         {2, 4, CollectiveType::ALL_GATHER, "rail-ring", 16 << 20},
+        {2, 4, CollectiveType::BROADCAST, "rail-ring", 16 << 20},
         // Several flows per NIC: a NIC interleaves its queue pairs packet by packet, and
         // the estimate cuts each transfer into slices as fine as a NIC's payload (at most
         // 32 a transfer), so equal transfers on one port end together. With slices of at

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <gtest/gtest.h>
+#include <numeric>
 
 using namespace ns3;
 
@@ -150,6 +151,76 @@ TEST(CollectiveSelection, RailAlignedRingPlansPassTheChecker)
     }
     EXPECT_DEATH(RingAllReduceOrdered({{0, 1, 2}, {0, 0, 2}}, 1024),
                  "channel 1 is not a permutation");
+}
+
+// Broadcast and reduce along NCCL's rings: channel c's chain follows its rail-aligned order
+// from the root's place around, so its hops between servers stay on a rail, and the
+// channels cross between servers on different rails (the flat chain crosses on one).
+TEST(CollectiveSelection, RailRingChainsFollowEachChannelsOrder)
+{
+    for (auto [servers, gpus] :
+         std::vector<std::pair<uint32_t, uint32_t>>{{2, 8}, {3, 4}, {4, 2}, {1, 5}})
+    {
+        CommGroup group = CommGroup::Uniform(servers, gpus);
+        const std::vector<std::vector<uint32_t>> orders = RailAlignedRingOrders(group, gpus);
+        const uint32_t n = group.GetSize();
+        for (CollectiveType type : {CollectiveType::BROADCAST, CollectiveType::REDUCE})
+        {
+            for (uint32_t root : {0u, n / 2 + 1, n - 1})
+            {
+                CommPlan plan = ChainOrdered(type, orders, 1000003, root, 4096);
+                PlanCheckResult result = PlanChecker::Check(plan);
+                EXPECT_TRUE(result.ok) << type << " " << servers << "x" << gpus << " root " << root
+                                       << ": " << result.reason;
+                for (const CommPlan::Transfer& t : plan.GetTransfers())
+                {
+                    // Each hop joins neighbours of its channel's order, walked from the
+                    // root (broadcast) or towards it (reduce).
+                    const std::vector<uint32_t>& order = orders[t.channel];
+                    const auto at = [&order](uint32_t r) {
+                        return static_cast<uint32_t>(std::find(order.begin(), order.end(), r) -
+                                                     order.begin());
+                    };
+                    EXPECT_EQ(at(t.dst), (at(t.src) + 1) % n);
+                    const uint32_t from =
+                        type == CollectiveType::BROADCAST ? at(root) : (at(root) + 1) % n;
+                    EXPECT_EQ(at(t.src), (from + t.step) % n);
+                    if (!group.SameServer(t.src, t.dst) && servers % 2 == 0)
+                    {
+                        EXPECT_EQ(group.GetLocalIndex(t.src), group.GetLocalIndex(t.dst));
+                    }
+                }
+                CollectivePlanOptions options;
+                options.channels = gpus;
+                options.root = root;
+                CommPlan named = CollectiveSelection().MakePlan(type,
+                                                                NamedAlgorithm("rail-ring"),
+                                                                group,
+                                                                1000003,
+                                                                options);
+                EXPECT_EQ(named.GetAlgorithm(), "rail-ring");
+                EXPECT_TRUE(PlanChecker::Check(named).ok);
+            }
+        }
+        // One order per channel, each the group's own: the flat chain, transfer by transfer.
+        const std::vector<std::vector<uint32_t>> identity(2, [n] {
+            std::vector<uint32_t> o(n);
+            std::iota(o.begin(), o.end(), 0u);
+            return o;
+        }());
+        const CommPlan flat = RingBroadcast(n, 1000003, n - 1, 2, 4096);
+        const CommPlan same =
+            ChainOrdered(CollectiveType::BROADCAST, identity, 1000003, n - 1, 4096);
+        ASSERT_EQ(flat.GetTransfers().size(), same.GetTransfers().size());
+        for (std::size_t i = 0; i < flat.GetTransfers().size(); ++i)
+        {
+            EXPECT_EQ(flat.GetTransfers()[i].src, same.GetTransfers()[i].src);
+            EXPECT_EQ(flat.GetTransfers()[i].dst, same.GetTransfers()[i].dst);
+            EXPECT_EQ(flat.GetTransfers()[i].channel, same.GetTransfers()[i].channel);
+        }
+    }
+    EXPECT_DEATH(ChainOrdered(CollectiveType::ALL_REDUCE, {{0, 1}}, 1024), "no ordered chain");
+    EXPECT_DEATH(ChainOrdered(CollectiveType::BROADCAST, {{0, 1}}, 1024, 2), "root 2");
 }
 
 // Every name a plan prints is accepted back as an algorithm name (one table).

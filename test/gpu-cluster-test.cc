@@ -99,6 +99,50 @@ TEST_F(GpuClusterTest, RailAlignedRingGivesPublishedBusBwPerNic)
               << " GB/s per NIC (published 46-48)\n";
 }
 
+// NCCL's broadcast across servers runs along its rings: channel c's chain from the root
+// follows channel c's rail-aligned order, so the eight channels leave and enter the
+// servers through eight different NICs, where the flat chain sends everything through one.
+TEST_F(GpuClusterTest, RailRingBroadcastUsesEveryNic)
+{
+    const uint32_t servers = 2;
+    const uint32_t gpus = 8;
+    const uint64_t bytes = 1ull << 30;
+    const uint64_t chunk = 512 << 10;
+    RoceHelper roce;
+    roce.SetCongestionControl("ns3::RoceDcqcn");
+    GpuClusterHelper helper(roce);
+    GpuCluster cluster =
+        helper.Build(servers, gpus, "H100", DataRate("400Gbps"), 4, 1.0, MicroSeconds(1));
+    roce.AssignStreams(1);
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(cluster.transport);
+    const CommPlan plan = ChainOrdered(CollectiveType::BROADCAST,
+                                       RailAlignedRingOrders(cluster.world, gpus),
+                                       bytes,
+                                       0,
+                                       chunk);
+    CollectiveResult result;
+    Simulator::Schedule(Seconds(0),
+                        [&]() { engine->Run(plan, MakeBoundCallback(&StoreResult, &result)); });
+    Simulator::Run();
+    // Root 0 begins channel 0's order: that chain crosses once (server 0 into 1); every
+    // other channel's begins inside server 0's part of its order, so it also wraps back.
+    EXPECT_EQ(cluster.transport->GetInterServerBytes(), (1 + 2 * (gpus - 1)) * (bytes / gpus));
+    // A pipeline of C = 1 GiB / 8 / 512 KiB = 256 chunks per channel over 15 hops: at
+    // least C chunk times of a NIC (its payload rate), at most C + 14 if every hop were as
+    // slow as a NIC's (NVLink's per-channel share is a little faster), plus 3 % for the
+    // step latencies and the NVLink credit loop.
+    const double t = chunk / (PayloadRate(400e9) / 8.0);
+    const double c = static_cast<double>(bytes / gpus / chunk);
+    const double measured = (result.end - result.start).GetSeconds();
+    EXPECT_GE(measured, c * t);
+    EXPECT_LE(measured, (c + 14) * t * 1.03);
+    EXPECT_EQ(TotalDrops(cluster.network), 0u);
+    std::cout << "[ measured ] rail-ring broadcast 1 GiB, 2 x 8 H100, 8 channels: "
+              << measured * 1e3 << " ms (pipeline bounds " << c * t * 1e3 << " to "
+              << (c + 14) * t * 1e3 << " ms), busbw " << result.busBw / 1e9 << " GB/s\n";
+}
+
 // NVLS through the cluster's carrier: the 8 GPUs of server 1 (global ranks 8..15) reduce
 // in their own NVSwitch, nothing crosses the RoCE fabric, and auto picks NVLS only for a
 // group that one switch holds.

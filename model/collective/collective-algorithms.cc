@@ -160,7 +160,7 @@ GetCollectiveAlgorithmNameList()
 uint64_t
 CollectiveDefaultChunkBytes(CollectiveAlgorithm algorithm, CollectiveType type)
 {
-    if (algorithm == CollectiveAlgorithm::RING &&
+    if ((algorithm == CollectiveAlgorithm::RING || algorithm == CollectiveAlgorithm::RAIL_RING) &&
         (type == CollectiveType::BROADCAST || type == CollectiveType::REDUCE))
     {
         return NCCL_SIMPLE_STEP_BYTES; // a chain overlaps its hops only chunk by chunk
@@ -207,10 +207,10 @@ IsCollectiveAlgorithmSupported(CollectiveType type, CollectiveAlgorithm algorith
     switch (algorithm)
     {
     case CollectiveAlgorithm::RING:
+    case CollectiveAlgorithm::RAIL_RING:
         return type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE_SCATTER ||
                type == CollectiveType::ALL_GATHER || type == CollectiveType::BROADCAST ||
                type == CollectiveType::REDUCE;
-    case CollectiveAlgorithm::RAIL_RING:
     case CollectiveAlgorithm::HIERARCHICAL:
         return type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE_SCATTER ||
                type == CollectiveType::ALL_GATHER;

@@ -126,6 +126,25 @@ CommPlan RingReduce(uint32_t n,
                     uint64_t chunkBytes = 0);
 
 /**
+ * Chain broadcast or reduce with one order per channel, as RingBroadcast and RingReduce
+ * but channel c's chain follows orders[c] (RailAlignedRingOrders: NCCL's rings, whose
+ * channels cross between servers on different rails) from the root's place in it around:
+ * broadcast from the root to the rank before it in the order, reduce from the rank after
+ * it to the root. The data is split over the channels and pipelined by chunk.
+ * \param type BROADCAST or REDUCE
+ * \param orders one permutation of 0..n-1 per channel
+ * \param bytes buffer size
+ * \param root rank whose data is broadcast (that receives the reduction)
+ * \param chunkBytes pipelining granularity (0: one chunk per channel)
+ * \return the plan
+ */
+CommPlan ChainOrdered(CollectiveType type,
+                      const std::vector<std::vector<uint32_t>>& orders,
+                      uint64_t bytes,
+                      uint32_t root = 0,
+                      uint64_t chunkBytes = 0);
+
+/**
  * Tree all-reduce: per chunk, a reduction up a binary tree to its root, then a
  * broadcast back down. With doubleTree (NCCL's double binary tree) half of the chunks
  * use a second tree in which the leaves of the first are inner nodes, so every rank
@@ -375,7 +394,8 @@ enum class CollectiveAlgorithm
 {
     RING,             //!< "ring": ring (chain for broadcast/reduce), ranks in group order
     RAIL_RING,        //!< "rail-ring": NCCL's rail-aligned multi-channel ring across
-                      //!< servers (RailAlignedRingOrders); needs the group's servers
+                      //!< servers (RailAlignedRingOrders; chains along it for broadcast
+                      //!< and reduce, ChainOrdered); needs the group's servers
     TREE,             //!< "tree": binary tree (double binary tree for all-reduce)
     HALVING_DOUBLING, //!< "halving-doubling": Rabenseifner, powers of two only
     DIRECT,           //!< "direct": every pair talks directly

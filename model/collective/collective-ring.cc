@@ -131,10 +131,40 @@ BuildRing(CollectiveType type,
 }
 
 /**
+ * Check per-channel ring orders: at least one, each a permutation of 0..n-1 of the same n.
+ * \param who the generator, for the message
+ * \param orders the orders
+ * \return n
+ */
+uint32_t
+CheckOrders(const char* who, const std::vector<std::vector<uint32_t>>& orders)
+{
+    NS_ABORT_MSG_IF(orders.empty(), who << ": at least one channel is needed");
+    const uint32_t n = static_cast<uint32_t>(orders[0].size());
+    for (std::size_t c = 0; c < orders.size(); ++c)
+    {
+        std::vector<bool> seen(n, false);
+        NS_ABORT_MSG_IF(orders[c].size() != n,
+                        who << ": channel " << c << " orders " << orders[c].size()
+                            << " ranks, channel 0 " << n);
+        for (uint32_t r : orders[c])
+        {
+            NS_ABORT_MSG_IF(r >= n || seen[r],
+                            who << ": channel " << c << " is not a permutation of 0.." << n - 1
+                                << " (rank " << r << ")");
+            seen[r] = true;
+        }
+    }
+    CheckRingArgs(who, n, static_cast<uint32_t>(orders.size()));
+    return n;
+}
+
+/**
  * Shared body of the chain broadcast and reduce. The chain visits root, root+1, ...,
- * root-1; broadcast copies along it from the root, reduce reduces along it towards the
- * root (starting at root+1). Each chunk moves independently: hop h of a chunk depends
- * on hop h-1 of the same chunk, so chunks pipeline down the chain.
+ * root-1 (with orders, channel c visits orders[c] from root's place in it on, around);
+ * broadcast copies along it from the root, reduce reduces along it towards the root
+ * (starting at the rank after it). Each chunk moves independently: hop h of a chunk
+ * depends on hop h-1 of the same chunk, so chunks pipeline down the chain.
  */
 CommPlan
 BuildChain(CollectiveType type,
@@ -142,7 +172,8 @@ BuildChain(CollectiveType type,
            uint64_t bytes,
            uint32_t root,
            uint32_t channels,
-           uint64_t chunkBytes)
+           uint64_t chunkBytes,
+           const std::vector<std::vector<uint32_t>>* orders = nullptr)
 {
     const bool reduce = type == CollectiveType::REDUCE;
     CommPlan plan(type, n, bytes);
@@ -160,18 +191,33 @@ BuildChain(CollectiveType type,
                       reduce ? CommPlan::ANY_RANK : root,
                       reduce ? root : CommPlan::ANY_RANK);
     }
+    // Per channel, the place of the root in its order (the identity without orders).
+    std::vector<uint32_t> rootAt(channels, root);
+    if (orders)
+    {
+        for (uint32_t c = 0; c < channels; ++c)
+        {
+            const std::vector<uint32_t>& order = (*orders)[c];
+            rootAt[c] =
+                static_cast<uint32_t>(std::find(order.begin(), order.end(), root) - order.begin());
+        }
+    }
+    auto rankAt = [orders](uint32_t c, uint32_t place) {
+        return orders ? (*orders)[c][place] : place;
+    };
     for (uint32_t b = 0; b < nBlocks; ++b)
     {
         uint32_t previous = NONE;
+        const uint32_t c = b % channels;
+        const uint32_t first = reduce ? rootAt[c] + 1 : rootAt[c];
         for (uint32_t h = 0; h + 1 < n; ++h)
         {
             CommPlan::Transfer t;
-            const uint32_t first = reduce ? root + 1 : root;
-            t.src = (first + h) % n;
-            t.dst = (first + h + 1) % n;
+            t.src = rankAt(c, (first + h) % n);
+            t.dst = rankAt(c, (first + h + 1) % n);
             t.chunk = b;
             t.reduce = reduce;
-            t.channel = b % channels;
+            t.channel = c;
             t.step = h;
             if (previous != NONE)
             {
@@ -209,23 +255,7 @@ RingOrdered(CollectiveType type,
     NS_ABORT_MSG_IF(type != CollectiveType::ALL_REDUCE && type != CollectiveType::REDUCE_SCATTER &&
                         type != CollectiveType::ALL_GATHER,
                     "RingOrdered: no ordered ring for " << type);
-    NS_ABORT_MSG_IF(orders.empty(), "RingOrdered: at least one channel is needed");
-    const uint32_t n = static_cast<uint32_t>(orders[0].size());
-    for (std::size_t c = 0; c < orders.size(); ++c)
-    {
-        std::vector<bool> seen(n, false);
-        NS_ABORT_MSG_IF(orders[c].size() != n,
-                        "RingOrdered: channel " << c << " orders " << orders[c].size()
-                                                << " ranks, channel 0 " << n);
-        for (uint32_t r : orders[c])
-        {
-            NS_ABORT_MSG_IF(r >= n || seen[r],
-                            "RingOrdered: channel " << c << " is not a permutation of 0.." << n - 1
-                                                    << " (rank " << r << ")");
-            seen[r] = true;
-        }
-    }
-    CheckRingArgs("RingOrdered", n, static_cast<uint32_t>(orders.size()));
+    const uint32_t n = CheckOrders("RingOrdered", orders);
     return BuildRing(type,
                      n,
                      bytes,
@@ -296,6 +326,27 @@ RingReduce(uint32_t n, uint64_t bytes, uint32_t root, uint32_t channels, uint64_
     CheckRingArgs("RingReduce", n, channels);
     NS_ABORT_MSG_IF(root >= n, "RingReduce: root " << root << " is not a rank of a group of " << n);
     return BuildChain(CollectiveType::REDUCE, n, bytes, root, channels, chunkBytes);
+}
+
+CommPlan
+ChainOrdered(CollectiveType type,
+             const std::vector<std::vector<uint32_t>>& orders,
+             uint64_t bytes,
+             uint32_t root,
+             uint64_t chunkBytes)
+{
+    NS_ABORT_MSG_IF(type != CollectiveType::BROADCAST && type != CollectiveType::REDUCE,
+                    "ChainOrdered: no ordered chain for " << type);
+    const uint32_t n = CheckOrders("ChainOrdered", orders);
+    NS_ABORT_MSG_IF(root >= n,
+                    "ChainOrdered: root " << root << " is not a rank of a group of " << n);
+    return BuildChain(type,
+                      n,
+                      bytes,
+                      root,
+                      static_cast<uint32_t>(orders.size()),
+                      chunkBytes,
+                      &orders);
 }
 
 } // namespace ns3

@@ -19,14 +19,6 @@ NS_LOG_COMPONENT_DEFINE("CollectiveSelection");
 
 namespace
 {
-/// \return true for the collectives with a hierarchical and a rail-ring plan
-bool
-IsRingFamily(CollectiveType type)
-{
-    return type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE_SCATTER ||
-           type == CollectiveType::ALL_GATHER;
-}
-
 /// A carrier that only describes itself with CollectiveTransport's default figures: what
 /// auto estimates on when it is given no carrier. It sends nothing.
 class FigurelessCarrier : public CollectiveTransport
@@ -259,8 +251,11 @@ CollectiveSelection::Build(CollectiveType type,
             return HierarchicalAllGather(group, bytes, options.channels, chunk);
         }
     case CollectiveAlgorithm::RAIL_RING: {
-        CommPlan plan =
-            RingOrdered(type, RailAlignedRingOrders(group, options.channels), bytes, chunk);
+        const std::vector<std::vector<uint32_t>> orders =
+            RailAlignedRingOrders(group, options.channels);
+        CommPlan plan = type == CollectiveType::BROADCAST || type == CollectiveType::REDUCE
+                            ? ChainOrdered(type, orders, bytes, options.root, chunk)
+                            : RingOrdered(type, orders, bytes, chunk);
         plan.SetAlgorithm(CollectiveAlgorithmToString(algorithm));
         return plan;
     }
@@ -317,7 +312,7 @@ CollectiveSelection::Rank(CollectiveType type,
         }
         if (!Applies(type, a, group, nullptr) ||
             (only == CollectiveAlgorithm::AUTO && CollectiveAlgorithmNeedsServers(a) &&
-             !(acrossServers && IsRingFamily(type))) ||
+             !acrossServers) ||
             !CollectiveProtocolApplies(a, options.protocol))
         {
             continue;
