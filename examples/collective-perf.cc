@@ -581,7 +581,7 @@ main(int argc, char* argv[])
             [&, plan]() { engine->Run(plan, MakeBoundCallback(&Store, &result)); });
         Simulator::Run(); // returns when the fabric is idle again
         double us = (result.end - result.start).GetSeconds() * 1e6;
-        bool rooted = type == CollectiveType::BROADCAST || type == CollectiveType::REDUCE;
+        bool rooted = IsRootedCollective(type);
         bool reduces = type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE ||
                        type == CollectiveType::REDUCE_SCATTER;
         const std::string ncclText = ncclChoice.timeUs < 0

@@ -203,20 +203,29 @@ TEST(CollectiveSelection, RailRingChainsFollowEachChannelsOrder)
             }
         }
         // One order per channel, each the group's own: the flat chain, transfer by transfer.
-        const std::vector<std::vector<uint32_t>> identity(2, [n] {
-            std::vector<uint32_t> o(n);
-            std::iota(o.begin(), o.end(), 0u);
-            return o;
-        }());
-        const CommPlan flat = RingBroadcast(n, 1000003, n - 1, 2, 4096);
-        const CommPlan same =
-            ChainOrdered(CollectiveType::BROADCAST, identity, 1000003, n - 1, 4096);
-        ASSERT_EQ(flat.GetTransfers().size(), same.GetTransfers().size());
-        for (std::size_t i = 0; i < flat.GetTransfers().size(); ++i)
+        std::vector<uint32_t> own(n);
+        std::iota(own.begin(), own.end(), 0u);
+        const std::vector<std::vector<uint32_t>> identity(2, own);
+        for (CollectiveType type : {CollectiveType::BROADCAST, CollectiveType::REDUCE})
         {
-            EXPECT_EQ(flat.GetTransfers()[i].src, same.GetTransfers()[i].src);
-            EXPECT_EQ(flat.GetTransfers()[i].dst, same.GetTransfers()[i].dst);
-            EXPECT_EQ(flat.GetTransfers()[i].channel, same.GetTransfers()[i].channel);
+            const CommPlan flat = type == CollectiveType::BROADCAST
+                                      ? RingBroadcast(n, 1000003, n - 1, 2, 4096)
+                                      : RingReduce(n, 1000003, n - 1, 2, 4096);
+            const CommPlan same = ChainOrdered(type, identity, 1000003, n - 1, 4096);
+            ASSERT_EQ(flat.GetTransfers().size(), same.GetTransfers().size());
+            for (std::size_t i = 0; i < flat.GetTransfers().size(); ++i)
+            {
+                const CommPlan::Transfer& a = flat.GetTransfers()[i];
+                const CommPlan::Transfer& b = same.GetTransfers()[i];
+                EXPECT_EQ(a.src, b.src);
+                EXPECT_EQ(a.dst, b.dst);
+                EXPECT_EQ(a.channel, b.channel);
+                EXPECT_EQ(a.chunk, b.chunk);
+                EXPECT_EQ(a.step, b.step);
+                EXPECT_EQ(a.reduce, b.reduce);
+                EXPECT_EQ(a.bytes, b.bytes);
+                EXPECT_EQ(a.deps, b.deps);
+            }
         }
     }
     EXPECT_DEATH(ChainOrdered(CollectiveType::ALL_REDUCE, {{0, 1}}, 1024), "no ordered chain");

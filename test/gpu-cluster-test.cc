@@ -128,6 +128,24 @@ TEST_F(GpuClusterTest, RailRingBroadcastUsesEveryNic)
     // Root 0 begins channel 0's order: that chain crosses once (server 0 into 1); every
     // other channel's begins inside server 0's part of its order, so it also wraps back.
     EXPECT_EQ(cluster.transport->GetInterServerBytes(), (1 + 2 * (gpus - 1)) * (bytes / gpus));
+    // Channel c leaves server 0 on rail c - 1 (channel 0 on rail 7) and, for c >= 1, leaves
+    // server 1 on rail c: every NIC of server 0 and NICs 1-7 of server 1 send one channel's
+    // eighth (and its headers, a few percent), NIC 0 of server 1 only ACKs.
+    ASSERT_EQ(cluster.network.nics.size(), servers * gpus);
+    for (uint32_t i = 0; i < servers * gpus; ++i)
+    {
+        const double sent = static_cast<double>(cluster.network.nics[i]->GetDevice()->GetTxBytes());
+        const double eighth = static_cast<double>(bytes / gpus);
+        if (i == gpus)
+        {
+            EXPECT_LT(sent, 0.01 * eighth) << "NIC " << i;
+        }
+        else
+        {
+            EXPECT_GE(sent, eighth) << "NIC " << i;
+            EXPECT_LE(sent, 1.05 * eighth) << "NIC " << i;
+        }
+    }
     // A pipeline of C = 1 GiB / 8 / 512 KiB = 256 chunks per channel over 15 hops: at
     // least C chunk times of a NIC (its payload rate), at most C + 14 if every hop were as
     // slow as a NIC's (NVLink's per-channel share is a little faster), plus 3 % for the

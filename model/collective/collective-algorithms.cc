@@ -161,7 +161,7 @@ uint64_t
 CollectiveDefaultChunkBytes(CollectiveAlgorithm algorithm, CollectiveType type)
 {
     if ((algorithm == CollectiveAlgorithm::RING || algorithm == CollectiveAlgorithm::RAIL_RING) &&
-        (type == CollectiveType::BROADCAST || type == CollectiveType::REDUCE))
+        IsRootedCollective(type))
     {
         return NCCL_SIMPLE_STEP_BYTES; // a chain overlaps its hops only chunk by chunk
     }

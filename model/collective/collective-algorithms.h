@@ -507,10 +507,9 @@ uint64_t CollectiveChunkBytes(CollectiveAlgorithm algorithm,
  * all-gather with n a power of two. Direct: all-to-all, all-gather, send/recv. NVLS:
  * all-reduce, reduce-scatter, all-gather (whether the carrier can run it is the
  * engine's question). INA: all-reduce, reduce-scatter, all-gather, broadcast, reduce
- * (the carrier's question too); nvls-ina: all-reduce. Rail-ring: as ring for all-reduce,
- * reduce-scatter and all-gather;
- * hierarchical: those three too (both also need the group's shape: see
- * CollectiveSelection::CanMakePlan).
+ * (the carrier's question too); nvls-ina: all-reduce. Rail-ring: as ring (chains for
+ * broadcast and reduce, ChainOrdered); hierarchical: all-reduce, reduce-scatter and
+ * all-gather (both also need the group's shape: see CollectiveSelection::CanMakePlan).
  * All-to-allv needs its matrix: call DirectAllToAllV.
  */
 bool IsCollectiveAlgorithmSupported(CollectiveType type, CollectiveAlgorithm algorithm, uint32_t n);

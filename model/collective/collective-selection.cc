@@ -253,7 +253,7 @@ CollectiveSelection::Build(CollectiveType type,
     case CollectiveAlgorithm::RAIL_RING: {
         const std::vector<std::vector<uint32_t>> orders =
             RailAlignedRingOrders(group, options.channels);
-        CommPlan plan = type == CollectiveType::BROADCAST || type == CollectiveType::REDUCE
+        CommPlan plan = IsRootedCollective(type)
                             ? ChainOrdered(type, orders, bytes, options.root, chunk)
                             : RingOrdered(type, orders, bytes, chunk);
         plan.SetAlgorithm(CollectiveAlgorithmToString(algorithm));

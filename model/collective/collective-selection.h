@@ -31,9 +31,9 @@ namespace ns3
  * cached per (collective, bytes, options), so a trace's thousands of calls cost a few
  * estimates.
  *
- * Which algorithms apply (CanMakePlan): the flat ones as IsCollectiveAlgorithmSupported
- * says; rail-ring and hierarchical for all-reduce, reduce-scatter and all-gather on a
- * uniform group (same GPUs on every server); nvls only where the carrier reduces in a
+ * Which algorithms apply (CanMakePlan): the collectives IsCollectiveAlgorithmSupported
+ * gives each algorithm; rail-ring and hierarchical only on a uniform group (same GPUs on
+ * every server); nvls only where the carrier reduces in a
  * switch over the whole group (CanReduceInSwitch: one NVSwitch, NVLS-capable GPUs).
  * "auto" considers rail-ring and hierarchical only across several servers with several
  * GPUs each, where they differ from ring.

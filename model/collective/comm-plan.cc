@@ -98,6 +98,12 @@ CollectiveBusBwFactor(CollectiveType type, uint32_t n)
     return 1.0;
 }
 
+bool
+IsRootedCollective(CollectiveType type)
+{
+    return type == CollectiveType::BROADCAST || type == CollectiveType::REDUCE;
+}
+
 CommPlan::CommPlan()
     : CommPlan(CollectiveType::ALL_REDUCE, 1, 0)
 {
@@ -524,8 +530,7 @@ bool
 CommPlan::ValidateShape(std::ostream& why) const
 {
     const uint32_t n = m_groupSize;
-    const bool rooted = m_type == CollectiveType::BROADCAST || m_type == CollectiveType::REDUCE ||
-                        m_type == CollectiveType::SEND_RECV;
+    const bool rooted = IsRootedCollective(m_type) || m_type == CollectiveType::SEND_RECV;
     if (rooted && m_root >= n)
     {
         why << "root " << m_root << " is out of range (group size " << n << ")";
@@ -661,7 +666,7 @@ CommPlan::Print(std::ostream& os) const
     os << ": " << m_groupSize << " ranks, " << m_totalBytes << " bytes, " << m_blocks.size()
        << " blocks, " << m_transfers.size() << " transfers, " << GetNChannels() << " channels, "
        << GetNSteps() << " steps";
-    if (m_type == CollectiveType::BROADCAST || m_type == CollectiveType::REDUCE)
+    if (IsRootedCollective(m_type))
     {
         os << ", root " << m_root;
     }

@@ -54,6 +54,9 @@ std::ostream& operator<<(std::ostream& os, CollectiveType type);
  */
 double CollectiveBusBwFactor(CollectiveType type, uint32_t n);
 
+/// \return true for the collectives with a root: broadcast (from it) and reduce (to it)
+bool IsRootedCollective(CollectiveType type);
+
 /**
  * \ingroup ai-fabric
  * NCCL's protocols: how a collective's kernels hand data from one GPU to the next.

@@ -489,7 +489,7 @@ OpToJson(const TraceOp& op)
         {
             o["algorithm"] = op.algorithm;
         }
-        if (op.collective == CollectiveType::BROADCAST || op.collective == CollectiveType::REDUCE)
+        if (IsRootedCollective(op.collective))
         {
             o["root"] = op.root;
         }

@@ -382,9 +382,7 @@ TrainingTrace::CheckOpKind(uint32_t r,
             why << "collective on group '" << op.group << "', which does not contain rank " << r;
             return false;
         }
-        if ((op.collective == CollectiveType::BROADCAST ||
-             op.collective == CollectiveType::REDUCE) &&
-            op.root >= g.ranks.size())
+        if (IsRootedCollective(op.collective) && op.root >= g.ranks.size())
         {
             why << "root " << op.root << " outside group '" << op.group << "' of " << g.ranks.size()
                 << " ranks";
