@@ -123,6 +123,29 @@ TEST(CollectiveSelection, UnknownOrUnsupportedAlgorithmAborts)
                  "has no halving-doubling algorithm for 6 ranks");
 }
 
+namespace
+{
+/**
+ * \param type a collective
+ * \param group its group
+ * \param root its root (broadcast, reduce)
+ * \return rail-ring's plan by name through the selection, one channel per GPU of a server,
+ *         checked: it carries its own name and passes the plan checker
+ */
+CommPlan
+NamedRailRing(CollectiveType type, const CommGroup& group, uint32_t root = 0)
+{
+    CollectivePlanOptions options;
+    options.channels = group.GetSize() / group.GetNServers();
+    options.root = root;
+    CommPlan named =
+        CollectiveSelection().MakePlan(type, NamedAlgorithm("rail-ring"), group, 1000003, options);
+    EXPECT_EQ(named.GetAlgorithm(), "rail-ring");
+    EXPECT_TRUE(PlanChecker::Check(named).ok) << type << " root " << root;
+    return named;
+}
+} // namespace
+
 TEST(CollectiveSelection, RailAlignedRingPlansPassTheChecker)
 {
     for (auto [servers, gpus] :
@@ -138,15 +161,7 @@ TEST(CollectiveSelection, RailAlignedRingPlansPassTheChecker)
             EXPECT_TRUE(result.ok)
                 << type << " " << servers << "x" << gpus << ": " << result.reason;
             // By name, through the selection, the same plan under its own name.
-            CollectivePlanOptions options;
-            options.channels = gpus;
-            CommPlan named = CollectiveSelection().MakePlan(type,
-                                                            NamedAlgorithm("rail-ring"),
-                                                            group,
-                                                            1000003,
-                                                            options);
-            EXPECT_EQ(named.GetAlgorithm(), "rail-ring");
-            EXPECT_TRUE(PlanChecker::Check(named).ok);
+            NamedRailRing(type, group);
         }
     }
     EXPECT_DEATH(RingAllReduceOrdered({{0, 1, 2}, {0, 0, 2}}, 1024),
@@ -190,16 +205,7 @@ TEST(CollectiveSelection, RailRingChainsFollowEachChannelsOrder)
                         EXPECT_EQ(group.GetLocalIndex(t.src), group.GetLocalIndex(t.dst));
                     }
                 }
-                CollectivePlanOptions options;
-                options.channels = gpus;
-                options.root = root;
-                CommPlan named = CollectiveSelection().MakePlan(type,
-                                                                NamedAlgorithm("rail-ring"),
-                                                                group,
-                                                                1000003,
-                                                                options);
-                EXPECT_EQ(named.GetAlgorithm(), "rail-ring");
-                EXPECT_TRUE(PlanChecker::Check(named).ok);
+                NamedRailRing(type, group, root);
             }
         }
         // One order per channel, each the group's own: the flat chain, transfer by transfer.

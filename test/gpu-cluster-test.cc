@@ -15,29 +15,46 @@ namespace
 {
 class GpuClusterTest : public NsTest
 {
+  protected:
+    /**
+     * Two servers of 8 H100 (NVSwitch, one 400G NIC per GPU, DCQCN) and an engine on
+     * their carrier.
+     */
+    void BuildTwoServers()
+    {
+        roce.SetCongestionControl("ns3::RoceDcqcn");
+        GpuClusterHelper helper(roce);
+        cluster = helper.Build(servers, gpus, "H100", DataRate("400Gbps"), 4, 1.0, MicroSeconds(1));
+        roce.AssignStreams(1);
+        ASSERT_EQ(cluster.network.nics.size(), servers * gpus);
+        engine = CreateObject<CollectiveEngine>();
+        engine->SetTransport(cluster.transport);
+    }
+
+    /// \param plan run it from time 0 \return its result
+    CollectiveResult Run(const CommPlan& plan)
+    {
+        CollectiveResult result;
+        Simulator::Schedule(Seconds(0),
+                            [&]() { engine->Run(plan, MakeBoundCallback(&StoreResult, &result)); });
+        Simulator::Run();
+        return result;
+    }
+
+    const uint32_t servers = 2;   //!< servers
+    const uint32_t gpus = 8;      //!< GPUs (and NICs) per server
+    RoceHelper roce;              //!< the fabric's helper
+    GpuCluster cluster;           //!< the cluster
+    Ptr<CollectiveEngine> engine; //!< an engine on its carrier
 };
 } // namespace
 
 TEST_F(GpuClusterTest, HierarchicalAllReduceOnTwoH100Servers)
 {
-    const uint32_t servers = 2;
-    const uint32_t gpus = 8;
     const uint64_t bytes = 1ull << 30;
-    RoceHelper roce;
-    roce.SetCongestionControl("ns3::RoceDcqcn");
-    GpuClusterHelper helper(roce);
-    GpuCluster cluster =
-        helper.Build(servers, gpus, "H100", DataRate("400Gbps"), 4, 1.0, MicroSeconds(1));
-    roce.AssignStreams(1);
-    ASSERT_EQ(cluster.network.nics.size(), servers * gpus);
+    BuildTwoServers();
     ASSERT_EQ(cluster.nvSwitches.size(), servers);
-    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
-    engine->SetTransport(cluster.transport);
-    CollectiveResult result;
-    CommPlan plan = HierarchicalAllReduce(cluster.world, bytes, gpus);
-    Simulator::Schedule(Seconds(0),
-                        [&]() { engine->Run(plan, MakeBoundCallback(&StoreResult, &result)); });
-    Simulator::Run();
+    const CollectiveResult result = Run(HierarchicalAllReduce(cluster.world, bytes, gpus));
 
     // Intra-server reduce-scatter and all-gather each move (g−1)/g·S per GPU over NVLink
     // at the calibrated payload rate; in between every rail all-reduces its S/g shard
@@ -61,17 +78,8 @@ TEST_F(GpuClusterTest, RailAlignedRingGivesPublishedBusBwPerNic)
     // NCCL's multi-node ring: 8 channels, each snaking through both servers so that its
     // two inter-server hops stay on one rail; together they use all 8 NICs both ways.
     // Published: 46–48 GB/s of busbw per 400 Gb/s NIC (nccl-tests' published multi-node results).
-    const uint32_t servers = 2;
-    const uint32_t gpus = 8;
     const uint64_t bytes = 1ull << 30;
-    RoceHelper roce;
-    roce.SetCongestionControl("ns3::RoceDcqcn");
-    GpuClusterHelper helper(roce);
-    GpuCluster cluster =
-        helper.Build(servers, gpus, "H100", DataRate("400Gbps"), 4, 1.0, MicroSeconds(1));
-    roce.AssignStreams(1);
-    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
-    engine->SetTransport(cluster.transport);
+    BuildTwoServers();
     std::vector<std::vector<uint32_t>> orders = RailAlignedRingOrders(cluster.world, gpus);
     for (const auto& order : orders)
     {
@@ -85,11 +93,7 @@ TEST_F(GpuClusterTest, RailAlignedRingGivesPublishedBusBwPerNic)
             }
         }
     }
-    CommPlan plan = RingAllReduceOrdered(orders, bytes, 4 << 20);
-    CollectiveResult result;
-    Simulator::Schedule(Seconds(0),
-                        [&]() { engine->Run(plan, MakeBoundCallback(&StoreResult, &result)); });
-    Simulator::Run();
+    const CollectiveResult result = Run(RingAllReduceOrdered(orders, bytes, 4 << 20));
     double perNic = result.busBw / gpus / 1e9;
     EXPECT_GE(perNic, 0.9 * 46);
     EXPECT_LE(perNic, 1.1 * 48);
@@ -104,34 +108,20 @@ TEST_F(GpuClusterTest, RailAlignedRingGivesPublishedBusBwPerNic)
 // servers through eight different NICs, where the flat chain sends everything through one.
 TEST_F(GpuClusterTest, RailRingBroadcastUsesEveryNic)
 {
-    const uint32_t servers = 2;
-    const uint32_t gpus = 8;
     const uint64_t bytes = 1ull << 30;
     const uint64_t chunk = 512 << 10;
-    RoceHelper roce;
-    roce.SetCongestionControl("ns3::RoceDcqcn");
-    GpuClusterHelper helper(roce);
-    GpuCluster cluster =
-        helper.Build(servers, gpus, "H100", DataRate("400Gbps"), 4, 1.0, MicroSeconds(1));
-    roce.AssignStreams(1);
-    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
-    engine->SetTransport(cluster.transport);
-    const CommPlan plan = ChainOrdered(CollectiveType::BROADCAST,
-                                       RailAlignedRingOrders(cluster.world, gpus),
-                                       bytes,
-                                       0,
-                                       chunk);
-    CollectiveResult result;
-    Simulator::Schedule(Seconds(0),
-                        [&]() { engine->Run(plan, MakeBoundCallback(&StoreResult, &result)); });
-    Simulator::Run();
+    BuildTwoServers();
+    const CollectiveResult result = Run(ChainOrdered(CollectiveType::BROADCAST,
+                                                     RailAlignedRingOrders(cluster.world, gpus),
+                                                     bytes,
+                                                     0,
+                                                     chunk));
     // Root 0 begins channel 0's order: that chain crosses once (server 0 into 1); every
     // other channel's begins inside server 0's part of its order, so it also wraps back.
     EXPECT_EQ(cluster.transport->GetInterServerBytes(), (1 + 2 * (gpus - 1)) * (bytes / gpus));
     // Channel c leaves server 0 on rail c - 1 (channel 0 on rail 7) and, for c >= 1, leaves
     // server 1 on rail c: every NIC of server 0 and NICs 1-7 of server 1 send one channel's
     // eighth (and its headers, a few percent), NIC 0 of server 1 only ACKs.
-    ASSERT_EQ(cluster.network.nics.size(), servers * gpus);
     for (uint32_t i = 0; i < servers * gpus; ++i)
     {
         const double sent = static_cast<double>(cluster.network.nics[i]->GetDevice()->GetTxBytes());
