@@ -335,8 +335,7 @@ ChainOrdered(CollectiveType type,
              uint32_t root,
              uint64_t chunkBytes)
 {
-    NS_ABORT_MSG_IF(type != CollectiveType::BROADCAST && type != CollectiveType::REDUCE,
-                    "ChainOrdered: no ordered chain for " << type);
+    NS_ABORT_MSG_IF(!IsRootedCollective(type), "ChainOrdered: no ordered chain for " << type);
     const uint32_t n = CheckOrders("ChainOrdered", orders);
     NS_ABORT_MSG_IF(root >= n,
                     "ChainOrdered: root " << root << " is not a rank of a group of " << n);
