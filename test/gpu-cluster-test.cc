@@ -5,6 +5,8 @@
 #include "ns3/collective-algorithms.h"
 #include "ns3/collective-engine.h"
 #include "ns3/collective-hierarchical.h"
+#include "ns3/collective-selection.h"
+#include "ns3/data-rate.h"
 #include "ns3/gpu-cluster-helper.h"
 
 #include <numeric>
@@ -179,4 +181,85 @@ TEST_F(GpuClusterTest, NvlsOnOneServerOfACluster)
     const double closed = nvls * 2.0 * 7 / 9;
     EXPECT_NEAR(result.busBw, closed, 0.05 * closed);
     EXPECT_EQ(cluster.nvSwitches[0]->GetChunksDelivered(), 0u);
+}
+
+// auto's choice for a call is shared between groups of one shape for which the carrier
+// gives the same figures (CollectiveSelection::ChoiceBook): the two servers' 8-GPU groups
+// estimate once, and so do the eight rails' 2-GPU groups; each shared choice is exactly
+// (algorithm, protocol and estimate) what the group's own estimates give. With one NIC
+// slower (rail 1 of server 1 at 200 Gb/s) the carrier describes rail 1 otherwise: rail 1
+// estimates on its own and gets its own, slower, estimate; a choice shared without that
+// check would carry rail 0's.
+TEST_F(GpuClusterTest, AutoSharesChoicesBetweenGroupsTheCarrierDescribesAlike)
+{
+    BuildTwoServers();
+    std::vector<std::vector<uint32_t>> serverGroups(servers);
+    std::vector<std::vector<uint32_t>> railGroups(gpus);
+    for (uint32_t r = 0; r < servers * gpus; ++r)
+    {
+        serverGroups[r / gpus].push_back(r);
+        railGroups[r % gpus].push_back(r);
+    }
+    const std::vector<CollectiveType> types{CollectiveType::ALL_REDUCE, CollectiveType::ALL_GATHER};
+    const std::vector<uint64_t> sizes{64 << 10, 16 << 20};
+    auto everyChoice = [&](const std::shared_ptr<CollectiveSelection::ChoiceBook>& book,
+                           const std::vector<std::vector<uint32_t>>& groups) {
+        std::vector<CollectiveSelection::Candidate> choices;
+        for (const auto& ranks : groups)
+        {
+            const CollectiveSelection selection(cluster.transport, ranks, book);
+            for (CollectiveType type : types)
+            {
+                for (uint64_t bytes : sizes)
+                {
+                    choices.push_back(selection.Choose(type, cluster.world.SubGroup(ranks), bytes));
+                }
+            }
+        }
+        return choices;
+    };
+    auto expectSame = [](const std::vector<CollectiveSelection::Candidate>& a,
+                         const std::vector<CollectiveSelection::Candidate>& b) {
+        ASSERT_EQ(a.size(), b.size());
+        for (std::size_t i = 0; i < a.size(); ++i)
+        {
+            EXPECT_EQ(a[i].algorithm, b[i].algorithm) << i;
+            EXPECT_EQ(a[i].protocol, b[i].protocol) << i;
+            EXPECT_EQ(a[i].estimate, b[i].estimate) << i;
+        }
+    };
+    const std::size_t calls = types.size() * sizes.size();
+    for (const auto* groups : {&serverGroups, &railGroups})
+    {
+        auto book = std::make_shared<CollectiveSelection::ChoiceBook>();
+        const auto shared = everyChoice(book, *groups);
+        EXPECT_EQ(book->estimated, calls);
+        EXPECT_EQ(book->shared, (groups->size() - 1) * calls);
+        expectSame(shared, everyChoice(nullptr, *groups));
+    }
+
+    // The engine shares them the same way (its plans name the same choices).
+    for (const auto& ranks : railGroups)
+    {
+        engine->GetCollectivePlan(CollectiveType::ALL_REDUCE,
+                                  cluster.world.SubGroup(ranks),
+                                  16 << 20,
+                                  ranks,
+                                  0);
+    }
+    EXPECT_EQ(engine->GetPlanCacheStats().choicesEstimated, 1u);
+    EXPECT_EQ(engine->GetPlanCacheStats().choicesShared, railGroups.size() - 1);
+
+    cluster.network.nics[gpus + 1]->GetDevice()->SetAttribute("DataRate",
+                                                              DataRateValue(DataRate("200Gbps")));
+    auto book = std::make_shared<CollectiveSelection::ChoiceBook>();
+    const auto slowRail = everyChoice(book, railGroups);
+    EXPECT_EQ(book->estimated, 2 * calls); // rail 0 (and the six like it), rail 1 alone
+    EXPECT_EQ(book->shared, (railGroups.size() - 2) * calls);
+    const auto fresh = everyChoice(nullptr, railGroups);
+    expectSame(slowRail, fresh);
+    for (std::size_t i = 0; i < calls; ++i)
+    {
+        EXPECT_GT(fresh[calls + i].estimate, fresh[i].estimate) << i; // rail 1 is slower
+    }
 }

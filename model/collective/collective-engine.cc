@@ -141,6 +141,7 @@ CollectiveEngine::DoDispose()
     m_readyHead = 0;
     m_transport = nullptr;
     m_selections.clear();
+    m_choiceBook = nullptr;
     m_plans.clear();
     m_validated.clear();
     Object::DoDispose();
@@ -152,7 +153,8 @@ CollectiveEngine::SetTransport(Ptr<CollectiveTransport> transport)
     NS_LOG_FUNCTION(this << transport);
     m_transport = transport;
     m_selections.clear(); // their estimates were for the previous carrier
-    m_plans.clear();      // and so were the plans auto chose
+    m_choiceBook = std::make_shared<CollectiveSelection::ChoiceBook>();
+    m_plans.clear(); // and so were the plans auto chose
     m_validated.clear();
     m_planStats.plans = 0;
     m_planStats.transfers = 0;
@@ -651,7 +653,8 @@ CollectiveEngine::MakeCollectivePlan(CollectiveType type,
     auto sel = m_selections.find(rankMap);
     if (sel == m_selections.end())
     {
-        sel = m_selections.emplace(rankMap, CollectiveSelection(m_transport, rankMap)).first;
+        sel = m_selections.emplace(rankMap, CollectiveSelection(m_transport, rankMap, m_choiceBook))
+                  .first;
     }
     CollectivePlanOptions options;
     options.channels = m_channels;
@@ -766,7 +769,13 @@ CollectiveEngine::TrimPlans(uint64_t transfers) const
 CollectiveEngine::PlanCacheStats
 CollectiveEngine::GetPlanCacheStats() const
 {
-    return m_planStats;
+    PlanCacheStats stats = m_planStats;
+    if (m_choiceBook)
+    {
+        stats.choicesEstimated = m_choiceBook->estimated;
+        stats.choicesShared = m_choiceBook->shared;
+    }
+    return stats;
 }
 
 CommPlan

@@ -190,6 +190,11 @@ eturn the plan (GetAlgorithm names the algorithm taken)
         uint64_t evictions{0}; //!< plans forgotten to stay within PlanCacheTransfers
         uint64_t plans{0};     //!< plans held now
         uint64_t transfers{0}; //!< their transfers
+        /// "auto" choices made by estimating every candidate on the carrier
+        uint64_t choicesEstimated{0};
+        /// "auto" choices taken from another group's, the carrier describing both alike
+        /// (CollectiveSelection::ChoiceBook)
+        uint64_t choicesShared{0};
     };
 
     /// \return the plan cache's counters
@@ -340,6 +345,8 @@ eturn the plan
     Time m_netOverhead;                                         //!< NetOverhead attribute
     /// Plans on m_transport by rank map (keeps auto's choices across calls)
     mutable std::map<std::vector<uint32_t>, CollectiveSelection> m_selections;
+    /// the selections' shared choices (for the current carrier)
+    std::shared_ptr<CollectiveSelection::ChoiceBook> m_choiceBook;
 
     /// What makes two GetCollectivePlan calls the same call.
     struct PlanKey

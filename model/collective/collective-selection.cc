@@ -35,6 +35,33 @@ class FigurelessCarrier : public CollectiveTransport
     }
 };
 
+/**
+ * \param group a group
+ * \return its (server, local index) pairs with servers and local indices replaced by their
+ *         ranks among the group's (plans compare and sort them, never use their values)
+ */
+std::vector<uint32_t>
+RelativeShape(const CommGroup& group)
+{
+    std::vector<uint32_t> shape = group.GetShape();
+    for (std::size_t field = 0; field < 2; ++field)
+    {
+        std::vector<uint32_t> values;
+        for (std::size_t i = field; i < shape.size(); i += 2)
+        {
+            values.push_back(shape[i]);
+        }
+        std::sort(values.begin(), values.end());
+        values.erase(std::unique(values.begin(), values.end()), values.end());
+        for (std::size_t i = field; i < shape.size(); i += 2)
+        {
+            shape[i] = static_cast<uint32_t>(
+                std::lower_bound(values.begin(), values.end(), shape[i]) - values.begin());
+        }
+    }
+    return shape;
+}
+
 /// \return true if the group spans several servers with several GPUs on each
 bool
 SpansServersWithSeveralGpus(const CommGroup& group)
@@ -47,9 +74,11 @@ SpansServersWithSeveralGpus(const CommGroup& group)
 CollectiveSelection::CollectiveSelection() = default;
 
 CollectiveSelection::CollectiveSelection(Ptr<const CollectiveTransport> carrier,
-                                         std::vector<uint32_t> rankMap)
+                                         std::vector<uint32_t> rankMap,
+                                         std::shared_ptr<ChoiceBook> book)
     : m_carrier(carrier),
-      m_rankMap(std::move(rankMap))
+      m_rankMap(std::move(rankMap)),
+      m_book(std::move(book))
 {
 }
 
@@ -362,7 +391,9 @@ CollectiveSelection::Pick(CollectiveType type,
                           uint64_t bytes,
                           const CollectivePlanOptions& options) const
 {
-    std::vector<uint32_t> shape = group.GetShape();
+    // Groups of one shape (servers and local indices as they compare) share a key: the
+    // book's logs tell whether the carrier describes them alike.
+    std::vector<uint32_t> shape = RelativeShape(group);
     shape.push_back(options.doubleTree ? 1 : 0);
     shape.push_back(options.peer);
     shape.push_back(static_cast<uint32_t>(requested));
@@ -379,7 +410,31 @@ CollectiveSelection::Pick(CollectiveType type,
     {
         return it->second;
     }
-    const std::vector<Candidate> ranked = Rank(type, group, bytes, options, requested);
+    // Another group's choice, if the carrier describes this group as it did that one.
+    std::vector<std::pair<Ptr<CarrierQueryLog>, Candidate>>* shared = nullptr;
+    Ptr<CarrierQueryLog> log;
+    if (m_book && m_carrier && !m_rankMap.empty())
+    {
+        shared = &m_book->choices[key];
+        for (const auto& [other, choice] : *shared)
+        {
+            if (other->Holds(m_rankMap))
+            {
+                NS_LOG_LOGIC("auto for " << type << " of " << bytes << " B over " << group.GetSize()
+                                         << " ranks: " << choice.algorithm << " " << choice.protocol
+                                         << " (" << choice.estimate.As(Time::US)
+                                         << "), as for a group the carrier describes alike");
+                ++m_book->shared;
+                m_choices.emplace(std::move(key), choice);
+                return choice;
+            }
+        }
+        log = CreateObject<CarrierQueryLog>(m_carrier, m_rankMap);
+        ++m_book->estimated;
+    }
+    const std::vector<Candidate> ranked =
+        log ? CollectiveSelection(log, m_rankMap).Rank(type, group, bytes, options, requested)
+            : Rank(type, group, bytes, options, requested);
     NS_ABORT_MSG_IF(ranked.empty(),
                     "CollectiveSelection: no algorithm applies to "
                         << type << " over " << group.GetSize() << " ranks with protocol "
@@ -402,6 +457,10 @@ CollectiveSelection::Pick(CollectiveType type,
     NS_LOG_LOGIC("auto for " << type << " of " << bytes << " B over " << group.GetSize()
                              << " ranks: " << best.algorithm << " " << best.protocol << " ("
                              << best.estimate.As(Time::US) << ")");
+    if (log && log->IsPortable())
+    {
+        shared->emplace_back(log, best);
+    }
     m_choices.emplace(std::move(key), best);
     return best;
 }

@@ -2,6 +2,7 @@
 #ifndef COLLECTIVE_SELECTION_H
 #define COLLECTIVE_SELECTION_H
 
+#include "carrier-query-log.h"
 #include "collective-algorithms.h"
 #include "collective-protocol.h"
 
@@ -11,6 +12,7 @@
 #include "ns3/ptr.h"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -29,7 +31,9 @@ namespace ns3
  * algorithm within TieTolerance of the fastest that comes earlier in the name table
  * (simpler: ring before rail-ring before tree ... before nvls) wins the tie. Choices are
  * cached per (collective, bytes, options), so a trace's thousands of calls cost a few
- * estimates.
+ * estimates; and, through a ChoiceBook, shared with the selections of other groups of the
+ * same shape for which the carrier gives the same figures (the sixteen servers' tensor-
+ * parallel groups of a symmetric cluster estimate once, not sixteen times).
  *
  * Which algorithms apply (CanMakePlan): the collectives IsCollectiveAlgorithmSupported
  * gives each algorithm; rail-ring and hierarchical only on a uniform group (same GPUs on
@@ -56,11 +60,35 @@ class CollectiveSelection
     /// CollectiveTransport's default figures (one 100 Gb/s port per rank).
     CollectiveSelection();
 
+    /// Key of the choice caches: collective, bytes, channels, chunk, root, network
+    /// overhead, and the group's (server, local index) pairs, each as its rank among the
+    /// group's servers and local indices, followed by the options'
+    /// doubleTree and peer, the algorithm asked for and the protocol asked for.
+    using ChoiceKey =
+        std::tuple<int, uint64_t, uint32_t, uint64_t, uint32_t, int64_t, std::vector<uint32_t>>;
+
+    /**
+     * Choices shared by the selections of one carrier (one per rank map): a choice made
+     * for one group, with the log of the carrier's answers it was made on, serves another
+     * group of the same shape for which the carrier answers every logged question alike
+     * (CarrierQueryLog::Holds); otherwise that group's own estimates are made and logged.
+     */
+    struct ChoiceBook
+    {
+        /// per call: the choices made, each with its log
+        std::map<ChoiceKey, std::vector<std::pair<Ptr<CarrierQueryLog>, Candidate>>> choices;
+        uint64_t estimated{0}; //!< choices made by estimating every candidate
+        uint64_t shared{0};    //!< choices taken from another group's (its log held)
+    };
+
     /**
      * \param carrier the carrier the plans run on (its figures and switch capability)
      * \param rankMap carrier rank of each group rank (empty: group rank r is carrier rank r)
+     * \param book choices shared with the carrier's other selections (null: none)
      */
-    CollectiveSelection(Ptr<const CollectiveTransport> carrier, std::vector<uint32_t> rankMap = {});
+    CollectiveSelection(Ptr<const CollectiveTransport> carrier,
+                        std::vector<uint32_t> rankMap = {},
+                        std::shared_ptr<ChoiceBook> book = nullptr);
 
     /**
      * \param type collective
@@ -173,14 +201,10 @@ class CollectiveSelection
                    uint64_t bytes,
                    const CollectivePlanOptions& options) const;
 
-    Ptr<const CollectiveTransport> m_carrier; //!< where plans run (may be null)
-    std::vector<uint32_t> m_rankMap;          //!< group rank -> carrier rank
-    /// Key of the Pick cache: collective, bytes, channels, chunk, root, network overhead,
-    /// and the group's (server, local index) pairs followed by the options' doubleTree and
-    /// peer, the algorithm asked for and the protocol asked for.
-    using ChoiceKey =
-        std::tuple<int, uint64_t, uint32_t, uint64_t, uint32_t, int64_t, std::vector<uint32_t>>;
+    Ptr<const CollectiveTransport> m_carrier;         //!< where plans run (may be null)
+    std::vector<uint32_t> m_rankMap;                  //!< group rank -> carrier rank
     mutable std::map<ChoiceKey, Candidate> m_choices; //!< cache of Pick
+    std::shared_ptr<ChoiceBook> m_book;               //!< shared with other selections
 };
 
 } // namespace ns3
