@@ -39,7 +39,10 @@ RoceChannel::Attach(Ptr<RoceNetDevice> device)
 }
 
 void
-RoceChannel::TransmitStart(Ptr<Packet> packet, Ptr<RoceNetDevice> src, Time txTime)
+RoceChannel::TransmitStart(Ptr<Packet> packet,
+                           Ptr<RoceNetDevice> src,
+                           Time txTime,
+                           const RoceFrameInfo& info)
 {
     Ptr<RoceNetDevice> dst = (m_devices[0] == src) ? m_devices[1] : m_devices[0];
     if (!m_up)
@@ -48,11 +51,13 @@ RoceChannel::TransmitStart(Ptr<Packet> packet, Ptr<RoceNetDevice> src, Time txTi
         return;
     }
     // The receiver drops it if the cable is cut by the time it arrives (IsUp).
+    void (RoceNetDevice::*receive)(Ptr<Packet>, const RoceFrameInfo&) = &RoceNetDevice::Receive;
     Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
                                    txTime + m_delay,
-                                   &RoceNetDevice::Receive,
+                                   receive,
                                    dst,
-                                   packet);
+                                   packet,
+                                   info);
 }
 
 void

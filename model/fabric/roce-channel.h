@@ -2,6 +2,8 @@
 #ifndef ROCE_CHANNEL_H
 #define ROCE_CHANNEL_H
 
+#include "roce-frame-info.h"
+
 #include "ns3/channel.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
@@ -39,8 +41,12 @@ class RoceChannel : public Channel
      * \param packet the frame (no FCS)
      * \param src the sending device
      * \param txTime serialization time of the frame at the sender
+     * \param info the frame's fields (ParseRoceFrame of its bytes), handed to the receiver
      */
-    void TransmitStart(Ptr<Packet> packet, Ptr<RoceNetDevice> src, Time txTime);
+    void TransmitStart(Ptr<Packet> packet,
+                       Ptr<RoceNetDevice> src,
+                       Time txTime,
+                       const RoceFrameInfo& info);
 
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
@@ -60,11 +66,13 @@ class RoceChannel : public Channel
      * \param up false to cut, true to mend
      */
     void SetUp(bool up);
+
     /// \return whether the cable carries frames
     bool IsUp() const
     {
         return m_up; // inline: every arriving frame asks
     }
+
     /// \return frames lost because the cable was cut (in flight, or sent while down)
     uint64_t GetLostFrames() const;
     /// A device received a frame while the cable was cut: count it lost.

@@ -274,7 +274,8 @@ void
 RoceNetDevice::EnqueueData(Ptr<Packet> packet,
                            uint8_t priority,
                            uint32_t ingressPort,
-                           bool intStamp)
+                           bool intStamp,
+                           const RoceFrameInfo* info)
 {
     NS_LOG_FUNCTION(this);
     if (m_dropArrivalsMask & (1u << priority))
@@ -293,6 +294,11 @@ RoceNetDevice::EnqueueData(Ptr<Packet> packet,
     item.ingressPort = ingressPort;
     item.priority = priority;
     item.intStamp = intStamp;
+    if (info)
+    {
+        item.info = *info;
+        item.parsed = true;
+    }
     m_queueBytes[priority] += item.bytes;
     ++m_queuedDataFrames;
     m_queues[priority].push_back(std::move(item));
@@ -301,13 +307,13 @@ RoceNetDevice::EnqueueData(Ptr<Packet> packet,
 }
 
 void
-RoceNetDevice::EnqueueControl(Ptr<Packet> packet, uint8_t priority)
+RoceNetDevice::EnqueueControl(Ptr<Packet> packet, uint8_t priority, const RoceFrameInfo* info)
 {
     NS_LOG_FUNCTION(this);
     if (!m_controlFirst)
     {
         // Control shares its priority's queue; owners account nothing for it.
-        EnqueueData(packet, priority, UINT32_MAX);
+        EnqueueData(packet, priority, UINT32_MAX, false, info);
         return;
     }
     RoceQueueItem item;
@@ -315,6 +321,11 @@ RoceNetDevice::EnqueueControl(Ptr<Packet> packet, uint8_t priority)
     item.packet = std::move(packet);
     item.ingressPort = UINT32_MAX;
     item.priority = priority;
+    if (info)
+    {
+        item.info = *info;
+        item.parsed = true;
+    }
     m_control.push_back(std::move(item));
     Kick();
 }
@@ -426,14 +437,14 @@ RoceNetDevice::TryTransmit()
     {
         RoceQueueItem item = std::move(m_pfc.front());
         m_pfc.pop_front();
-        StartTransmission(item.packet);
+        StartTransmission(item.packet, nullptr);
         return;
     }
     if (!m_control.empty())
     {
         RoceQueueItem item = std::move(m_control.front());
         m_control.pop_front();
-        StartTransmission(item.packet);
+        StartTransmission(item.packet, item.parsed ? &item.info : nullptr);
         return;
     }
     RoceQueueItem item;
@@ -443,7 +454,7 @@ RoceNetDevice::TryTransmit()
         {
             m_dequeueCallback(this, item);
         }
-        StartTransmission(item.packet);
+        StartTransmission(item.packet, item.parsed ? &item.info : nullptr);
         return;
     }
     if (!m_pullCallback.IsNull())
@@ -455,7 +466,7 @@ RoceNetDevice::TryTransmit()
         m_inPull = false;
         if (packet)
         {
-            StartTransmission(packet);
+            StartTransmission(packet, nullptr);
         }
     }
 }
@@ -480,7 +491,7 @@ RoceNetDevice::NextTransmissionTime(uint32_t frameBytes)
 }
 
 void
-RoceNetDevice::StartTransmission(Ptr<Packet> packet)
+RoceNetDevice::StartTransmission(Ptr<Packet> packet, const RoceFrameInfo* info)
 {
     uint32_t bytes = packet->GetSize();
     Time txTime = NextTransmissionTime(bytes);
@@ -490,7 +501,18 @@ RoceNetDevice::StartTransmission(Ptr<Packet> packet)
     NoteActivity();
     m_macTxTrace(packet);
     m_snifferTrace(packet);
-    m_channel->TransmitStart(packet, this, txTime);
+    // The fields go with the frame: a frame this port's owner forwards is parsed once,
+    // where it entered the owner, and one it built here, while its bytes are at hand.
+    if (info)
+    {
+        m_channel->TransmitStart(packet, this, txTime, *info);
+    }
+    else
+    {
+        RoceFrameInfo parsed;
+        ParseRoceFrame(packet, parsed);
+        m_channel->TransmitStart(packet, this, txTime, parsed);
+    }
     // An event at the end of the frame only when something may follow it; an idle port
     // is recognised by its clock (m_busyUntil), which saves one event per packet-hop on
     // uncongested switch ports. A pull source (NIC) may always have more.
@@ -511,6 +533,14 @@ RoceNetDevice::TransmitComplete()
 void
 RoceNetDevice::Receive(Ptr<Packet> packet)
 {
+    RoceFrameInfo info;
+    ParseRoceFrame(packet, info);
+    Receive(packet, info);
+}
+
+void
+RoceNetDevice::Receive(Ptr<Packet> packet, const RoceFrameInfo& info)
+{
     NS_LOG_FUNCTION(this << packet);
     if (!m_channel->IsUp())
     {
@@ -527,8 +557,6 @@ RoceNetDevice::Receive(Ptr<Packet> packet)
     }
     m_snifferTrace(packet);
     m_macRxTrace(packet);
-    RoceFrameInfo info;
-    ParseRoceFrame(packet, info);
     if (info.kind == RoceFrameInfo::PFC)
     {
         HandlePfc(packet);

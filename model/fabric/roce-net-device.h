@@ -32,6 +32,11 @@ struct RoceQueueItem
     uint32_t bytes{0};       //!< frame bytes (no FCS), cached
     uint8_t priority{0};     //!< the priority (queue) it waits in
     bool intStamp{false};    //!< owner's bookkeeping: stamp telemetry as it leaves
+    /// The frame's fields as its owner parsed them on arrival (valid when parsed): they
+    /// travel with the frame to the next port, which then need not read its bytes again.
+    /// An owner that changes the bytes (an ECN mark, a telemetry record) clears parsed.
+    RoceFrameInfo info;
+    bool parsed{false}; //!< info holds the frame's fields
 };
 
 /**
@@ -129,18 +134,22 @@ class RoceNetDevice : public NetDevice
      * \param priority 0 to 7
      * \param ingressPort owner's bookkeeping, handed back in the dequeue callback
      * \param intStamp owner's bookkeeping, handed back in the dequeue callback
+     * \param info the frame's fields if the owner has them (ParseRoceFrame of its bytes
+     *        as they are now), else null: the port parses the frame as it sends it
      */
     void EnqueueData(Ptr<Packet> packet,
                      uint8_t priority,
                      uint32_t ingressPort,
-                     bool intStamp = false);
+                     bool intStamp = false,
+                     const RoceFrameInfo* info = nullptr);
     /**
      * Queue a control frame (ACK, NAK, CNP) ahead of data (in its priority's queue when
      * ControlFirst is false).
      * \param packet the frame (Ethernet header included, no FCS)
      * \param priority 0 to 7
+     * \param info the frame's fields if the owner has them, else null (as EnqueueData)
      */
-    void EnqueueControl(Ptr<Packet> packet, uint8_t priority);
+    void EnqueueControl(Ptr<Packet> packet, uint8_t priority, const RoceFrameInfo* info = nullptr);
     /**
      * Send a PFC frame for one priority, ahead of everything queued.
      * \param priority the priority to pause or resume
@@ -288,10 +297,17 @@ class RoceNetDevice : public NetDevice
     bool SupportsSendFrom() const override;
 
     /**
-     * Called by the channel when a frame has fully arrived.
+     * A frame has fully arrived (its fields are parsed here).
      * \param packet the frame (no FCS)
      */
     void Receive(Ptr<Packet> packet);
+    /**
+     * Called by the channel when a frame has fully arrived, with the fields the sending
+     * port had for it (ParseRoceFrame of the same bytes).
+     * \param packet the frame (no FCS)
+     * \param info its fields
+     */
+    void Receive(Ptr<Packet> packet, const RoceFrameInfo& info);
 
     /**
      * Hand a received frame that the model does not take (not RoCE, PFC or in-network
@@ -326,7 +342,8 @@ class RoceNetDevice : public NetDevice
     void ScheduleTransmitComplete();
     void TryTransmit();
     void TransmitComplete();
-    void StartTransmission(Ptr<Packet> packet);
+    /// \param packet the frame to send \param info its fields if known, else null
+    void StartTransmission(Ptr<Packet> packet, const RoceFrameInfo* info);
     Time NextTransmissionTime(uint32_t frameBytes);
     bool DequeueData(RoceQueueItem& item);
     void HandlePfc(Ptr<Packet> packet);

@@ -195,7 +195,7 @@ RoceSwitch::ReceiveFromPort(Ptr<RoceNetDevice> device,
         if (info.kind == RoceFrameInfo::ROCE &&
             (info.opcode == BthHeader::RC_ACKNOWLEDGE || info.opcode == BthHeader::CNP))
         {
-            m_ports[outPort]->EnqueueControl(packet, priority);
+            m_ports[outPort]->EnqueueControl(packet, priority, &info);
             return;
         }
     }
@@ -227,7 +227,7 @@ RoceSwitch::ReceiveFromPort(Ptr<RoceNetDevice> device,
     // data frames whose INT header has room; ACKs echo a stack and are left alone.
     const bool stamp = info.kind == RoceFrameInfo::ROCE && info.intOffset != 0 && !info.intEcho &&
                        info.intHops < info.intRoom;
-    EnqueueOn(outPort, priority, packet, inPort, stamp);
+    EnqueueOn(outPort, priority, packet, inPort, stamp, &info);
 }
 
 void
@@ -235,10 +235,11 @@ RoceSwitch::EnqueueOn(uint32_t port,
                       uint8_t priority,
                       Ptr<Packet> packet,
                       uint32_t inPort,
-                      bool intStamp)
+                      bool intStamp,
+                      const RoceFrameInfo* info)
 {
     Ptr<RoceNetDevice> egress = m_ports[port];
-    egress->EnqueueData(packet, priority, inPort, intStamp);
+    egress->EnqueueData(packet, priority, inPort, intStamp, info);
     uint32_t queued = egress->GetQueueBytes(priority);
     if (queued > m_maxQueueBytes)
     {
@@ -298,14 +299,23 @@ RoceSwitch::OnDequeue(Ptr<RoceNetDevice> device, RoceQueueItem& item)
     if (item.intStamp)
     {
         StampTelemetry(device, item);
+        item.parsed = false; // its bytes changed: the port parses it as it sends it
     }
     uint32_t port = device->GetIfIndex();
     if (m_mmu->ShouldMarkEcn(port, device->GetQueueBytes(item.priority)))
     {
         RoceFrameInfo info;
-        ParseRoceFrame(item.packet, info);
+        if (item.parsed)
+        {
+            info = item.info;
+        }
+        else
+        {
+            ParseRoceFrame(item.packet, info);
+        }
         if (info.ecn == 1 || info.ecn == 2)
         {
+            item.parsed = false;
             NS_LOG_LOGIC("ECN: CE marked on port "
                          << port << " priority " << int(item.priority) << ", egress queue "
                          << device->GetQueueBytes(item.priority) << " B (Kmin "

@@ -164,12 +164,14 @@ class RoceSwitch : public Object
   private:
     void ReceiveFromPort(Ptr<RoceNetDevice> device, Ptr<Packet> packet, const RoceFrameInfo& info);
     void OnDequeue(Ptr<RoceNetDevice> device, RoceQueueItem& item);
-    /// Queue a data frame on an egress port and record the queue length.
+    /// Queue a data frame on an egress port (with its fields, if parsed) and record the
+    /// queue length.
     void EnqueueOn(uint32_t port,
                    uint8_t priority,
                    Ptr<Packet> packet,
                    uint32_t inPort,
-                   bool intStamp = false);
+                   bool intStamp = false,
+                   const RoceFrameInfo* info = nullptr);
     /// Stamp a leaving frame's telemetry with this hop's record.
     void StampTelemetry(const Ptr<RoceNetDevice>& device, const RoceQueueItem& item);
     /// Release ingress buffer and send XON if that ends a pause.
