@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // RED-like egress marking: the measured probability follows Kmin/Kmax/Pmax, thresholds
 // scale with the link rate, marked frames carry CE and trigger CNPs.
+#include "cc-test-util.h"
 #include "test-util.h"
 
 #include "ns3/ethernet-header.h"
@@ -134,4 +135,39 @@ TEST_F(EcnMarking, CongestionExperiencedKeepsAValidIpv4Checksum)
     p->RemoveHeader(ip2);
     EXPECT_TRUE(ip2.IsChecksumOk());
     EXPECT_EQ(ip2.GetEcn(), Ipv4Header::ECN_CE);
+}
+
+// A frame's parsed fields travel with it from the port that parsed it (RoceQueueItem::info,
+// the channel's arrival event); a switch that changes the bytes (a CE mark, a telemetry
+// record) has its port parse the frame again. With the check on, every port parses each
+// frame it receives and compares: on a congested dumbbell with DCQCN and aggressive marking
+// (frames marked CE) and with HPCC (every data frame stamped), the carried fields are the
+// bytes' fields for every frame. A switch that forgot to clear them after marking would
+// hand the next port ECT where the frame says CE.
+TEST_F(EcnMarking, CarriedFieldsAreTheFramesOwnUnderMarksAndTelemetry)
+{
+    RoceNetDevice::CheckCarriedFields(true);
+    RunDumbbell("ns3::RoceDcqcn",
+                4,
+                Seconds(0),
+                MicroSeconds(200),
+                MicroSeconds(400),
+                4096,
+                8192,
+                1.0);
+    const RoceNetDevice::CarriedFieldsCheck dcqcn = RoceNetDevice::GetCarriedFieldsCheck();
+    Simulator::Destroy();
+    RoceNetDevice::CheckCarriedFields(true);
+    RunDumbbell("ns3::RoceHpcc", 2, Seconds(0), MicroSeconds(200), MicroSeconds(400));
+    const RoceNetDevice::CarriedFieldsCheck hpcc = RoceNetDevice::GetCarriedFieldsCheck();
+    RoceNetDevice::CheckCarriedFields(false);
+    EXPECT_GT(dcqcn.frames, 1000u);
+    EXPECT_GT(dcqcn.marked, 0u);
+    EXPECT_EQ(dcqcn.mismatches, 0u);
+    EXPECT_GT(hpcc.frames, 1000u);
+    EXPECT_GT(hpcc.stamped, 0u);
+    EXPECT_EQ(hpcc.mismatches, 0u);
+    std::cout << "[ measured ] carried fields: DCQCN " << dcqcn.frames << " frames, "
+              << dcqcn.marked << " marked CE; HPCC " << hpcc.frames << " frames, " << hpcc.stamped
+              << " with telemetry; mismatches " << dcqcn.mismatches + hpcc.mismatches << "\n";
 }

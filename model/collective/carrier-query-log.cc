@@ -39,10 +39,15 @@ CarrierQueryLog::CarrierQueryLog(Ptr<const CollectiveTransport> carrier,
     : m_carrier(carrier),
       m_rankMap(std::move(rankMap))
 {
+    NS_LOG_FUNCTION(this << m_rankMap.size());
     NS_ABORT_MSG_IF(!m_carrier, "CarrierQueryLog: no carrier to ask");
     for (uint32_t r = 0; r < m_rankMap.size(); ++r)
     {
-        m_groupRank.emplace(m_rankMap[r], r);
+        if (!m_groupRank.emplace(m_rankMap[r], r).second)
+        {
+            NS_LOG_LOGIC("carrier rank " << m_rankMap[r] << " twice in the rank map: not portable");
+            m_portable = false;
+        }
     }
 }
 
@@ -151,12 +156,6 @@ CarrierQueryLog::IsPortable() const
     return m_portable;
 }
 
-std::size_t
-CarrierQueryLog::GetNQuestions() const
-{
-    return m_log.size();
-}
-
 std::vector<uint64_t>
 CarrierQueryLog::Encode(uint64_t answer, Ids& /* ids */)
 {
@@ -245,7 +244,8 @@ CarrierQueryLog::Ask(const CollectiveTransport& carrier,
 }
 
 bool
-CarrierQueryLog::Holds(const std::vector<uint32_t>& rankMap) const
+CarrierQueryLog::Holds(const CollectiveTransport& carrier,
+                       const std::vector<uint32_t>& rankMap) const
 {
     NS_LOG_FUNCTION(this << rankMap.size());
     if (!m_portable || rankMap.size() != m_rankMap.size())
@@ -253,12 +253,13 @@ CarrierQueryLog::Holds(const std::vector<uint32_t>& rankMap) const
         return false;
     }
     Ids ids;
-    for (const auto& [question, answer] : m_log)
+    for (std::size_t q = 0; q < m_log.size(); ++q)
     {
-        if (Ask(*m_carrier, question, rankMap, ids) != answer)
+        const auto& [question, answer] = m_log[q];
+        if (Ask(carrier, question, rankMap, ids) != answer)
         {
-            NS_LOG_LOGIC("question " << static_cast<int>(question.first) << " of " << m_log.size()
-                                     << " answered otherwise");
+            NS_LOG_LOGIC("question " << q << " of " << m_log.size() << " (kind "
+                                     << static_cast<int>(question.first) << ") answered otherwise");
             return false;
         }
     }

@@ -43,7 +43,14 @@ class CarrierQueryLog : public CollectiveTransport
      */
     CarrierQueryLog(Ptr<const CollectiveTransport> carrier, std::vector<uint32_t> rankMap);
 
-    /// The log sends nothing: it aborts.
+    /**
+     * The log sends nothing: it aborts.
+     * \param src sending rank
+     * \param dst receiving rank
+     * \param bytes payload bytes
+     * \param channel NCCL-style channel
+     * \param done not called
+     */
     void Send(uint32_t src,
               uint32_t dst,
               uint64_t bytes,
@@ -58,30 +65,30 @@ class CarrierQueryLog : public CollectiveTransport
     uint32_t GetComputeCapability() const override;
     CarrierSwitchPath DescribeSwitchPath(const std::vector<uint32_t>& members) const override;
 
-    /// \return true if every question named ranks of the group only (else Holds is false)
+    /// \return true if the rank map names each carrier rank once and every question named
+    ///         ranks of the group only (else Holds is false)
     bool IsPortable() const;
-    /// \return the distinct questions asked
-    std::size_t GetNQuestions() const;
 
     /**
+     * \param carrier a carrier (the logged one, or another: only its answers count)
      * \param rankMap carrier rank of each rank of another group of the same shape
-     * \return true if the carrier answers every logged question for that group as it did
-     *         for this one (ids by first appearance)
+     * \return true if carrier answers every logged question for that group as the logged
+     *         carrier did for this one (ids by first appearance)
      */
-    bool Holds(const std::vector<uint32_t>& rankMap) const;
+    bool Holds(const CollectiveTransport& carrier, const std::vector<uint32_t>& rankMap) const;
 
   private:
     /// What a question asks.
     enum class Kind : uint8_t
     {
-        N_RANKS,
-        REDUCE_IN_SWITCH,
-        ALL_REDUCE_IN_NETWORK,
-        REDUCE_IN_NETWORK,
-        PATH,
-        HARDWARE,
-        COMPUTE_CAPABILITY,
-        SWITCH_PATH,
+        N_RANKS,               //!< GetNRanks
+        REDUCE_IN_SWITCH,      //!< CanReduceInSwitch
+        ALL_REDUCE_IN_NETWORK, //!< CanAllReduceInNetwork
+        REDUCE_IN_NETWORK,     //!< CanReduceInNetwork
+        PATH,                  //!< DescribePath
+        HARDWARE,              //!< GetLinkHardware
+        COMPUTE_CAPABILITY,    //!< GetComputeCapability
+        SWITCH_PATH,           //!< DescribeSwitchPath
     };
 
     /// A question: its kind and its ranks, in the group's ranks.

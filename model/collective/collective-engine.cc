@@ -153,8 +153,8 @@ CollectiveEngine::SetTransport(Ptr<CollectiveTransport> transport)
     NS_LOG_FUNCTION(this << transport);
     m_transport = transport;
     m_selections.clear(); // their estimates were for the previous carrier
-    m_choiceBook = std::make_shared<CollectiveSelection::ChoiceBook>();
-    m_plans.clear(); // and so were the plans auto chose
+    m_plans.clear();      // and so were the plans auto chose
+    m_choiceBook = std::make_shared<CollectiveSelection::ChoiceBook>(); // and the choices
     m_validated.clear();
     m_planStats.plans = 0;
     m_planStats.transfers = 0;

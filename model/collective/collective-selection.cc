@@ -418,7 +418,7 @@ CollectiveSelection::Pick(CollectiveType type,
         shared = &m_book->choices[key];
         for (const auto& [other, choice] : *shared)
         {
-            if (other->Holds(m_rankMap))
+            if (other->Holds(*m_carrier, m_rankMap))
             {
                 NS_LOG_LOGIC("auto for " << type << " of " << bytes << " B over " << group.GetSize()
                                          << " ranks: " << choice.algorithm << " " << choice.protocol

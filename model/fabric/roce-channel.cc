@@ -51,10 +51,9 @@ RoceChannel::TransmitStart(Ptr<Packet> packet,
         return;
     }
     // The receiver drops it if the cable is cut by the time it arrives (IsUp).
-    void (RoceNetDevice::*receive)(Ptr<Packet>, const RoceFrameInfo&) = &RoceNetDevice::Receive;
     Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
                                    txTime + m_delay,
-                                   receive,
+                                   &RoceNetDevice::Receive,
                                    dst,
                                    packet,
                                    info);

@@ -103,6 +103,19 @@ struct RoceFrameInfo
     uint8_t intRoom{0};    //!< hop records it has room for
     bool intEcho{false};   //!< an ACK's echo (switches do not stamp it)
 
+    /// \param o other fields \return true if every field is the same
+    bool operator==(const RoceFrameInfo& o) const
+    {
+        return kind == o.kind && srcIp == o.srcIp && dstIp == o.dstIp && dscp == o.dscp &&
+               ecn == o.ecn && protocol == o.protocol && srcPort == o.srcPort &&
+               dstPort == o.dstPort && opcode == o.opcode && becn == o.becn &&
+               ackRequest == o.ackRequest && destQp == o.destQp && psn == o.psn &&
+               aethSyndrome == o.aethSyndrome && aethMsn == o.aethMsn && immediate == o.immediate &&
+               rethLength == o.rethLength && payloadBytes == o.payloadBytes &&
+               intOffset == o.intOffset && intHops == o.intHops && intRoom == o.intRoom &&
+               intEcho == o.intEcho;
+    }
+
     /// \return the 5-tuple hash input for ECMP
     uint64_t FlowKey() const
     {

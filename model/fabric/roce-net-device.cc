@@ -34,6 +34,25 @@ RoceNetDeviceLogComponent()
 
 NS_OBJECT_ENSURE_REGISTERED(RoceNetDevice);
 
+bool RoceNetDevice::s_checkCarriedFields = false;
+RoceNetDevice::CarriedFieldsCheck RoceNetDevice::s_carriedFieldsCheck;
+
+void
+RoceNetDevice::CheckCarriedFields(bool on)
+{
+    s_checkCarriedFields = on;
+    if (on)
+    {
+        s_carriedFieldsCheck = CarriedFieldsCheck();
+    }
+}
+
+RoceNetDevice::CarriedFieldsCheck
+RoceNetDevice::GetCarriedFieldsCheck()
+{
+    return s_carriedFieldsCheck;
+}
+
 namespace
 {
 /// The DwrrWeights attribute's value: integers separated by commas.
@@ -531,14 +550,6 @@ RoceNetDevice::TransmitComplete()
 // ------------------------------------------------------------------ receive
 
 void
-RoceNetDevice::Receive(Ptr<Packet> packet)
-{
-    RoceFrameInfo info;
-    ParseRoceFrame(packet, info);
-    Receive(packet, info);
-}
-
-void
 RoceNetDevice::Receive(Ptr<Packet> packet, const RoceFrameInfo& info)
 {
     NS_LOG_FUNCTION(this << packet);
@@ -557,6 +568,20 @@ RoceNetDevice::Receive(Ptr<Packet> packet, const RoceFrameInfo& info)
     }
     m_snifferTrace(packet);
     m_macRxTrace(packet);
+    if (s_checkCarriedFields)
+    {
+        RoceFrameInfo parsed;
+        ParseRoceFrame(packet, parsed);
+        ++s_carriedFieldsCheck.frames;
+        s_carriedFieldsCheck.marked += parsed.ecn == 3 ? 1 : 0;
+        s_carriedFieldsCheck.stamped += parsed.intHops > 0 ? 1 : 0;
+        if (!(parsed == info))
+        {
+            ++s_carriedFieldsCheck.mismatches;
+            NS_LOG_WARN("a frame's carried fields differ from its bytes' (PSN "
+                        << info.psn << " carried, " << parsed.psn << " in the frame)");
+        }
+    }
     if (info.kind == RoceFrameInfo::PFC)
     {
         HandlePfc(packet);

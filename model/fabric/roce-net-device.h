@@ -119,7 +119,9 @@ class RoceNetDevice : public NetDevice
     Ptr<RoceChannel> GetRoceChannel() const;
     /// \param cb where every frame received intact goes (PFC frames are handled here)
     void SetRoceReceiveCallback(RxCallback cb);
-    /// \param cb called as each queued data frame starts transmission
+    /// \param cb called as each queued data frame starts transmission; a callback that
+    ///        changes the frame's bytes (a CE mark, a telemetry record) clears the item's
+    ///        parsed flag, so the port parses the frame again before it sends it
     void SetDequeueCallback(DequeueCallback cb);
     /**
      * Make the port pull data frames from its owner (a NIC) when its queues are empty.
@@ -297,17 +299,34 @@ class RoceNetDevice : public NetDevice
     bool SupportsSendFrom() const override;
 
     /**
-     * A frame has fully arrived (its fields are parsed here).
-     * \param packet the frame (no FCS)
-     */
-    void Receive(Ptr<Packet> packet);
-    /**
      * Called by the channel when a frame has fully arrived, with the fields the sending
      * port had for it (ParseRoceFrame of the same bytes).
      * \param packet the frame (no FCS)
      * \param info its fields
      */
     void Receive(Ptr<Packet> packet, const RoceFrameInfo& info);
+
+    /// What CheckCarriedFields found: frames checked, and among them those whose carried
+    /// fields differed from a parse of their bytes, and those marked CE or carrying
+    /// telemetry records (so a check can show it saw changed frames).
+    struct CarriedFieldsCheck
+    {
+        uint64_t frames{0};     //!< frames received while checking
+        uint64_t mismatches{0}; //!< carried fields that differed from the bytes'
+        uint64_t marked{0};     //!< of the frames, those marked CE
+        uint64_t stamped{0};    //!< of the frames, those with telemetry records
+    };
+
+    /**
+     * A debugging aid for tests: while on, every port parses each frame it receives and
+     * compares the result with the fields the sender carried (counted in
+     * GetCarriedFieldsCheck; a mismatch is also logged). Off by default (it costs a
+     * parse per frame); the counts restart when it is switched on.
+     * \param on whether to check
+     */
+    static void CheckCarriedFields(bool on);
+    /// \return the counts since CheckCarriedFields(true)
+    static CarriedFieldsCheck GetCarriedFieldsCheck();
 
     /**
      * Hand a received frame that the model does not take (not RoCE, PFC or in-network
@@ -337,6 +356,8 @@ class RoceNetDevice : public NetDevice
     void DoDispose() override;
 
   private:
+    static bool s_checkCarriedFields;               //!< CheckCarriedFields
+    static CarriedFieldsCheck s_carriedFieldsCheck; //!< its counts
     /// Something may be sent: transmit now if the port is free, else at its end of frame.
     void Kick();
     void ScheduleTransmitComplete();
