@@ -520,8 +520,9 @@ RoceNetDevice::StartTransmission(Ptr<Packet> packet, const RoceFrameInfo* info)
     NoteActivity();
     m_macTxTrace(packet);
     m_snifferTrace(packet);
-    // The fields go with the frame: a frame this port's owner forwards is parsed once,
-    // where it entered the owner, and one it built here, while its bytes are at hand.
+    // The fields go with the frame: a frame that arrived with them (and was not changed
+    // since) keeps them; one built here, or changed by the owner, is parsed now, while its
+    // bytes are at hand.
     if (info)
     {
         m_channel->TransmitStart(packet, this, txTime, *info);
