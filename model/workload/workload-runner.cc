@@ -66,6 +66,8 @@ WorkloadRunner::DoDispose()
         m_engine->Dispose();
     }
     m_transferDone = Callback<void, uint64_t, uint32_t>();
+    m_callBytes.clear();
+    m_runOfCall.clear();
     m_engine = nullptr;
     m_transport = nullptr;
     Object::DoDispose();
@@ -207,9 +209,14 @@ WorkloadRunner::SetFinishedCallback(std::function<void()> finished)
 }
 
 void
-WorkloadRunner::OnTransferDone(uint64_t, uint32_t)
+WorkloadRunner::OnTransferDone(uint64_t runId, uint32_t transfer)
 {
     ++m_progress;
+    auto it = m_callBytes.find(runId);
+    if (it != m_callBytes.end())
+    {
+        it->second.doneBytes += it->second.plan->GetTransfer(transfer).bytes;
+    }
 }
 
 void
@@ -220,6 +227,8 @@ WorkloadRunner::Start()
     m_opsTotal = m_trace->GetNOps() * m_iterations;
     m_fabricBytesDone = 0;
     m_fabricBytesTotal = 0;
+    m_callBytes.clear();
+    m_runOfCall.clear();
     for (uint32_t r = 0; r < m_trace->GetNRanks(); ++r)
     {
         for (const TraceOp& o : m_trace->GetOps(r))
@@ -384,14 +393,33 @@ WorkloadRunner::Launch(const CallKey& key)
     rec.nRanks = plan->GetGroupSize();
     const uint64_t index = m_calls.size();
     m_calls.push_back(rec);
+    uint64_t fabricBytes = 0;
+    for (const auto& [rank, op] : members)
+    {
+        fabricBytes += FabricBytes(rank, m_trace->GetOps(rank)[op]);
+    }
     Ptr<WorkloadRunner> self(this);
     // The engine made the plan for these ranks (its selection asked the carrier).
-    m_engine->RunSelected(
+    const uint64_t runId = m_engine->RunSelected(
         *plan,
         rankMap,
         CollectiveEngine::DoneCallback([self, index, members](const CollectiveResult& r) {
             self->CallDone(index, members, r);
         }));
+    if (fabricBytes > 0 && !m_calls[index].finished)
+    {
+        // The progress line follows its transfers (GetFabricBytesProgress).
+        uint64_t planBytes = 0;
+        for (const CommPlan::Transfer& t : plan->GetTransfers())
+        {
+            planBytes += t.bytes;
+        }
+        if (planBytes > 0)
+        {
+            m_callBytes[runId] = CallBytes{plan, fabricBytes, planBytes, 0};
+            m_runOfCall[index] = runId;
+        }
+    }
 }
 
 void
@@ -399,6 +427,12 @@ WorkloadRunner::CallDone(uint64_t callIndex,
                          std::vector<std::pair<uint32_t, uint32_t>> members,
                          const CollectiveResult& result)
 {
+    auto run = m_runOfCall.find(callIndex);
+    if (run != m_runOfCall.end())
+    {
+        m_callBytes.erase(run->second);
+        m_runOfCall.erase(run);
+    }
     CallRecord& rec = m_calls[callIndex];
     rec.end = Simulator::Now();
     rec.busBw = result.busBw;
@@ -650,7 +684,15 @@ WorkloadRunner::FabricBytes(uint32_t rank, const TraceOp& o) const
 std::pair<uint64_t, uint64_t>
 WorkloadRunner::GetFabricBytesProgress() const
 {
-    return {m_fabricBytesDone, m_fabricBytesTotal};
+    // The calls under way: their bytes in the proportion of their plans' bytes moved.
+    uint64_t done = m_fabricBytesDone;
+    for (const auto& [runId, call] : m_callBytes)
+    {
+        done += static_cast<uint64_t>(static_cast<double>(call.fabricBytes) *
+                                      static_cast<double>(call.doneBytes) /
+                                      static_cast<double>(call.planBytes));
+    }
+    return {done, m_fabricBytesTotal};
 }
 
 const std::vector<OpRecord>&

@@ -145,8 +145,11 @@ class WorkloadRunner : public Object
     /**
      * What the packet fabric still has to carry, the part of a run that costs wall time:
      * the bytes of the collectives on groups that span servers and of the sends to
-     * another server, each counted once per rank taking part (its op's bytes).
-     * \return those bytes of the ops finished so far, and of the whole run
+     * another server, each counted once per rank taking part (its op's bytes). A call
+     * under way counts the part of those bytes its plan's finished transfers make of all
+     * its transfers' bytes, so the figure moves while a long call runs.
+     * \return those bytes of the ops finished so far (and of the calls' finished
+     * transfers), and of the whole run
      */
     std::pair<uint64_t, uint64_t> GetFabricBytesProgress() const;
 
@@ -281,6 +284,18 @@ class WorkloadRunner : public Object
     std::vector<bool> m_groupSpansServers; //!< per trace group (m_groupIndex - 1)
     uint64_t m_fabricBytesDone{0};
     uint64_t m_fabricBytesTotal{0};
+
+    /// A call under way whose ops put bytes on the fabric: how far its plan is.
+    struct CallBytes
+    {
+        std::shared_ptr<const CommPlan> plan; //!< its plan (transfer sizes)
+        uint64_t fabricBytes{0};              //!< its members' FabricBytes, all together
+        uint64_t planBytes{0};                //!< its plan's transfers' bytes, all together
+        uint64_t doneBytes{0};                //!< bytes of its finished transfers
+    };
+
+    std::unordered_map<uint64_t, CallBytes> m_callBytes; //!< by the engine's run id
+    std::unordered_map<uint64_t, uint64_t> m_runOfCall;  //!< call index -> run id
     uint32_t m_ranksDone{0};
     bool m_stuck{false};
     std::string m_stuckReport;
