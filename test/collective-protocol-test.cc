@@ -251,6 +251,38 @@ TEST_F(CollectiveProtocolTest, WireBytesFollowTheLineLayouts)
     EXPECT_TRUE(CollectiveProtocolApplies(CollectiveAlgorithm::RING, CollectiveProtocol::LL128));
 }
 
+// FlowCompleted (fct.csv's flows) reports each transfer's payload and what the carrier
+// moved: an 8-rank ring all-reduce of 1 MiB sends 2 x 7 x 8 transfers of 128 KiB each;
+// in LL lines (8 payload bytes per 16) that is 256 KiB on the wire, in LL128 lines (120 per
+// 128) 1093 lines of 128 bytes (131072 = 1092 x 120 + 32), with Simple the payload.
+TEST_F(CollectiveProtocolTest, FlowsReportTheBytesTheirLinesPutOnTheWire)
+{
+    const std::pair<CollectiveProtocol, uint64_t> rows[] = {{CollectiveProtocol::LL, 262144},
+                                                            {CollectiveProtocol::LL128, 139904},
+                                                            {CollectiveProtocol::SIMPLE, 131072}};
+    for (const auto& [protocol, wire] : rows)
+    {
+        auto engine = CreateObject<CollectiveEngine>();
+        engine->SetTransport(Ideal(8, "net"));
+        engine->SetAttribute("Algorithm", StringValue("ring"));
+        engine->SetAttribute("Protocol", StringValue(CollectiveProtocolToString(protocol)));
+        std::vector<CollectiveEngine::PendingTransfer> flows;
+        engine->TraceConnectWithoutContext(
+            "FlowCompleted",
+            Callback<void, const CollectiveEngine::PendingTransfer&>(
+                [&flows](const CollectiveEngine::PendingTransfer& t) { flows.push_back(t); }));
+        engine->RunCollective(CollectiveType::ALL_REDUCE, CommGroup::Uniform(8, 1), 1 << 20);
+        Simulator::Run();
+        Simulator::Destroy();
+        ASSERT_EQ(flows.size(), 2u * 7 * 8) << CollectiveProtocolToString(protocol);
+        for (const auto& f : flows)
+        {
+            EXPECT_EQ(f.bytes, 131072u);
+            EXPECT_EQ(f.wireBytes, wire) << CollectiveProtocolToString(protocol);
+        }
+    }
+}
+
 // A ring all-reduce of n ranks, one per server, on the ideal carrier: 2(n-1) steps in a
 // chain, each max(its protocol's step latency, the carrier's alpha) (NCCL's step latency
 // is the whole fixed cost of a step, wire included), then the step's wire bytes at the

@@ -794,11 +794,11 @@ TrainingReport::Write(const std::string& dir, bool plots, std::string* error) co
               file("iterations.csv", [&](std::ostream& os) { WriteIterationsCsv(os); }) &&
               file("collectives.csv", [&](std::ostream& os) { WriteCollectivesCsv(os); }) &&
               file("fct.csv", [&](std::ostream& os) {
-                  os << "src,dst,bytes,start_us,end_us,fct_us\n";
+                  os << "src,dst,bytes,start_us,end_us,fct_us,wire_bytes\n";
                   for (const auto& f : m_sim.GetFlows())
                   {
                       os << f.src << "," << f.dst << "," << f.bytes << "," << Us(f.start) << ","
-                         << Us(f.end) << "," << Us(f.end - f.start) << "\n";
+                         << Us(f.end) << "," << Us(f.end - f.start) << "," << f.wireBytes << "\n";
                   }
               });
     if (ok && m_sim.GetBackground())

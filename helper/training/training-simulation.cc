@@ -309,13 +309,14 @@ TrainingSimulation::SetUpRunner()
     std::vector<Flow>* flows = &m_flows;
     m_runner->GetEngine()->TraceConnectWithoutContext(
         "FlowCompleted",
-        Callback<void, const CollectiveEngine::PendingTransfer&>(
-            [flows, world](const CollectiveEngine::PendingTransfer& t) {
-                if (t.kind == CommPlan::Kind::POINT_TO_POINT && !world.SameServer(t.src, t.dst))
-                {
-                    flows->push_back({t.src, t.dst, t.bytes, t.sentAt, Simulator::Now()});
-                }
-            }));
+        Callback<void, const CollectiveEngine::PendingTransfer&>([flows,
+                                                                  world](const CollectiveEngine::
+                                                                             PendingTransfer& t) {
+            if (t.kind == CommPlan::Kind::POINT_TO_POINT && !world.SameServer(t.src, t.dst))
+            {
+                flows->push_back({t.src, t.dst, t.bytes, t.wireBytes, t.sentAt, Simulator::Now()});
+            }
+        }));
 }
 
 void

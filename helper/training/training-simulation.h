@@ -40,7 +40,8 @@ class TrainingSimulation
     {
         uint32_t src;
         uint32_t dst;
-        uint64_t bytes;
+        uint64_t bytes;     //!< payload
+        uint64_t wireBytes; //!< what the carrier moved (the call's protocol lines)
         Time start;
         Time end;
     };

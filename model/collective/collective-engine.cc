@@ -114,8 +114,8 @@ CollectiveEngine::GetTypeId()
                             MakeTraceSourceAccessor(&CollectiveEngine::m_transferDoneTrace),
                             "ns3::CollectiveEngine::TransferTracedCallback")
             .AddTraceSource("FlowCompleted",
-                            "A transfer arrived, with its endpoints, size, channel and start "
-                            "(for flow completion times).",
+                            "A transfer arrived, with its endpoints, payload and wire bytes, "
+                            "channel and start (for flow completion times).",
                             MakeTraceSourceAccessor(&CollectiveEngine::m_flowCompletedTrace),
                             "ns3::CollectiveEngine::FlowTracedCallback");
     return tid;
@@ -533,7 +533,8 @@ CollectiveEngine::TransferDone(uint64_t runId, uint32_t transfer)
                                              ts.bytes,
                                              ts.channel,
                                              ts.sentAt,
-                                             ts.kind});
+                                             ts.kind,
+                                             ts.wireBytes});
     }
     for (uint32_t k = run.dependentsBegin[transfer]; k < run.dependentsBegin[transfer + 1]; ++k)
     {
@@ -620,8 +621,15 @@ CollectiveEngine::GetPendingTransfers() const
             const TransferState& ts = run.transfers[t];
             if (ts.sent && !ts.done)
             {
-                pending.push_back(
-                    {id, t, ts.src, ts.dst, ts.bytes, ts.channel, ts.sentAt, ts.kind});
+                pending.push_back({id,
+                                   t,
+                                   ts.src,
+                                   ts.dst,
+                                   ts.bytes,
+                                   ts.channel,
+                                   ts.sentAt,
+                                   ts.kind,
+                                   ts.wireBytes});
             }
         }
     }

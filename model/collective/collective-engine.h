@@ -97,6 +97,9 @@ class CollectiveEngine : public Object
         uint32_t channel{0};  //!< channel
         Time sentAt;          //!< when it was handed to the transport
         CommPlan::Kind kind{CommPlan::Kind::POINT_TO_POINT}; //!< point to point or switch
+        /// what the carrier moves: the payload in the call's protocol lines (LL 16 bytes
+        /// per 8, LL128 128 per 120; CollectiveProtocolWireBytes)
+        uint64_t wireBytes{0};
     };
 
     static TypeId GetTypeId();
