@@ -297,27 +297,14 @@ RoceNetDevice::EnqueueData(Ptr<Packet> packet,
                            const RoceFrameInfo* info)
 {
     NS_LOG_FUNCTION(this);
+    RoceQueueItem item;
+    item.Set(std::move(packet), priority, ingressPort, info);
     if (m_dropArrivalsMask & (1u << priority))
     {
-        RoceQueueItem dropped;
-        dropped.bytes = packet->GetSize();
-        dropped.packet = std::move(packet);
-        dropped.ingressPort = ingressPort;
-        dropped.priority = priority;
-        DropItem(dropped);
+        DropItem(item);
         return;
     }
-    RoceQueueItem item;
-    item.bytes = packet->GetSize();
-    item.packet = std::move(packet);
-    item.ingressPort = ingressPort;
-    item.priority = priority;
     item.intStamp = intStamp;
-    if (info)
-    {
-        item.info = *info;
-        item.parsed = true;
-    }
     m_queueBytes[priority] += item.bytes;
     ++m_queuedDataFrames;
     m_queues[priority].push_back(std::move(item));
@@ -336,15 +323,7 @@ RoceNetDevice::EnqueueControl(Ptr<Packet> packet, uint8_t priority, const RoceFr
         return;
     }
     RoceQueueItem item;
-    item.bytes = packet->GetSize();
-    item.packet = std::move(packet);
-    item.ingressPort = UINT32_MAX;
-    item.priority = priority;
-    if (info)
-    {
-        item.info = *info;
-        item.parsed = true;
-    }
+    item.Set(std::move(packet), priority, UINT32_MAX, info);
     m_control.push_back(std::move(item));
     Kick();
 }

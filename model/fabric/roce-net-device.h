@@ -37,6 +37,26 @@ struct RoceQueueItem
     /// An owner that changes the bytes (an ECN mark, a telemetry record) clears parsed.
     RoceFrameInfo info;
     bool parsed{false}; //!< info holds the frame's fields
+
+    /**
+     * Fill the item for a frame about to be queued.
+     * \param frame the frame (bytes is set to its size)
+     * \param prio the priority it waits in
+     * \param ingress the owner's bookkeeping (UINT32_MAX: none)
+     * \param fields the frame's parsed fields, or nullptr (then parsed stays false)
+     */
+    void Set(Ptr<Packet> frame, uint8_t prio, uint32_t ingress, const RoceFrameInfo* fields)
+    {
+        bytes = frame->GetSize();
+        packet = std::move(frame);
+        ingressPort = ingress;
+        priority = prio;
+        if (fields)
+        {
+            info = *fields;
+            parsed = true;
+        }
+    }
 };
 
 /**
