@@ -179,6 +179,31 @@ TEST(TrainingSimulation, DefaultScenarioEndToEnd)
     EXPECT_EQ(Slurp(OutDir("default-1") + "/collectives.csv"),
               Slurp(OutDir("default-2") + "/collectives.csv"));
     EXPECT_EQ(Slurp(OutDir("default-1") + "/fct.csv"), Slurp(OutDir("default-2") + "/fct.csv"));
+    // fct.csv: each flow's wire bytes are its payload in one of the protocols' lines.
+    {
+        std::istringstream fct(Slurp(OutDir("default-1") + "/fct.csv"));
+        std::string line;
+        std::getline(fct, line);
+        EXPECT_EQ(line, "src,dst,bytes,start_us,end_us,fct_us,wire_bytes");
+        uint32_t rows = 0;
+        while (std::getline(fct, line))
+        {
+            std::vector<std::string> f;
+            std::istringstream fields(line);
+            for (std::string v; std::getline(fields, v, ',');)
+            {
+                f.push_back(v);
+            }
+            ASSERT_EQ(f.size(), 7u) << line;
+            const uint64_t payload = std::stoull(f[2]);
+            const uint64_t wire = std::stoull(f[6]);
+            EXPECT_TRUE(wire == payload || wire == (payload + 7) / 8 * 16 ||
+                        wire == (payload + 119) / 120 * 128)
+                << line;
+            ++rows;
+        }
+        EXPECT_GT(rows, 0u);
+    }
 
     // The Perfetto timeline: valid JSON, one process per rank, compute and comm tracks,
     // complete events with non-negative durations.

@@ -381,7 +381,8 @@ TEST(WorkloadRunner, FabricBytesCountOnlyWhatCrossesServers)
 // have finished: an 8-rank all-reduce across eight servers on the ideal carrier (100 Gb/s,
 // 5 us) is a ring of 2 x 7 steps that move equal bytes in lockstep, so the count sampled at
 // every 1/20 of the call is the elapsed fraction less under one step (1/14), and never runs
-// backwards; a count per finished op stays at 0 until the end and fails.
+// backwards; at each member's end the call counts whole (not one member's share at a
+// time). A count per finished op stays at 0 until the end and fails.
 TEST(WorkloadRunner, FabricBytesMoveWhileACallRuns)
 {
     const uint64_t bytes = 64 * MiB;
@@ -396,6 +397,16 @@ TEST(WorkloadRunner, FabricBytesMoveWhileACallRuns)
         runner->GetEngine()->SetAttribute("Algorithm", StringValue("ring"));
         runner->Setup(t, CommGroup::Uniform(8, 1), MakeIdeal(8));
         runner->Start();
+        if (samples)
+        {
+            // At every member's end the call counts whole: no dip while the others finish.
+            runner->TraceConnectWithoutContext(
+                "OpFinished",
+                Callback<void, const OpRecord&>([r = PeekPointer(runner)](const OpRecord&) {
+                    const auto [done, total] = r->GetFabricBytesProgress();
+                    EXPECT_EQ(done, total) << "at an op's end";
+                }));
+        }
         for (int i = 1; samples && i < 20; ++i)
         {
             const double f = i / 20.0;

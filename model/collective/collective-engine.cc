@@ -526,15 +526,7 @@ CollectiveEngine::TransferDone(uint64_t runId, uint32_t transfer)
     m_transferDoneTrace(runId, transfer);
     if (!m_flowCompletedTrace.IsEmpty())
     {
-        m_flowCompletedTrace(PendingTransfer{runId,
-                                             transfer,
-                                             ts.src,
-                                             ts.dst,
-                                             ts.bytes,
-                                             ts.channel,
-                                             ts.sentAt,
-                                             ts.kind,
-                                             ts.wireBytes});
+        m_flowCompletedTrace(Describe(runId, transfer, ts));
     }
     for (uint32_t k = run.dependentsBegin[transfer]; k < run.dependentsBegin[transfer + 1]; ++k)
     {
@@ -621,19 +613,25 @@ CollectiveEngine::GetPendingTransfers() const
             const TransferState& ts = run.transfers[t];
             if (ts.sent && !ts.done)
             {
-                pending.push_back({id,
-                                   t,
-                                   ts.src,
-                                   ts.dst,
-                                   ts.bytes,
-                                   ts.channel,
-                                   ts.sentAt,
-                                   ts.kind,
-                                   ts.wireBytes});
+                pending.push_back(Describe(id, t, ts));
             }
         }
     }
     return pending;
+}
+
+CollectiveEngine::PendingTransfer
+CollectiveEngine::Describe(uint64_t runId, uint32_t transfer, const TransferState& ts)
+{
+    return PendingTransfer{runId,
+                           transfer,
+                           ts.src,
+                           ts.dst,
+                           ts.bytes,
+                           ts.channel,
+                           ts.sentAt,
+                           ts.kind,
+                           ts.wireBytes};
 }
 
 uint64_t

@@ -339,6 +339,13 @@ eturn the plan
     void SendReleased();
     /// The transport reports transfer of run runId done.
     void TransferDone(uint64_t runId, uint32_t transfer);
+    /**
+     * \param runId a call
+     * \param transfer a transfer of it
+     * \param ts its state
+     * \return the transfer as FlowCompleted and GetPendingTransfers report it
+     */
+    static PendingTransfer Describe(uint64_t runId, uint32_t transfer, const TransferState& ts);
     /// Report and forget a finished run.
     void Finish(uint64_t runId);
 

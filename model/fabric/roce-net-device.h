@@ -43,7 +43,7 @@ struct RoceQueueItem
      * \param frame the frame (bytes is set to its size)
      * \param prio the priority it waits in
      * \param ingress the owner's bookkeeping (UINT32_MAX: none)
-     * \param fields the frame's parsed fields, or nullptr (then parsed stays false)
+     * \param fields the frame's parsed fields, or nullptr (then parsed is false)
      */
     void Set(Ptr<Packet> frame, uint8_t prio, uint32_t ingress, const RoceFrameInfo* fields)
     {
@@ -51,10 +51,10 @@ struct RoceQueueItem
         packet = std::move(frame);
         ingressPort = ingress;
         priority = prio;
-        if (fields)
+        parsed = fields != nullptr;
+        if (parsed)
         {
             info = *fields;
-            parsed = true;
         }
     }
 };

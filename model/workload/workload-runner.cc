@@ -103,6 +103,11 @@ WorkloadRunner::Setup(std::shared_ptr<const TrainingTrace> shared,
     m_world = world;
     m_transport = transport;
     m_engine->SetTransport(transport);
+    if (!m_transferDone.IsNull())
+    {
+        // Set up again: one connection, or every transfer would count twice.
+        m_engine->TraceDisconnectWithoutContext("TransferDone", m_transferDone);
+    }
     m_transferDone = MakeCallback(&WorkloadRunner::OnTransferDone, Ptr<WorkloadRunner>(this));
     m_engine->TraceConnectWithoutContext("TransferDone", m_transferDone);
     // The runner, its engine and their callbacks point at each other while the run lasts;
@@ -427,6 +432,12 @@ WorkloadRunner::CallDone(uint64_t callIndex,
                          std::vector<std::pair<uint32_t, uint32_t>> members,
                          const CollectiveResult& result)
 {
+    // The call's bytes count whole from now on, all members' at once with its share
+    // forgotten, so that the count never dips while the members finish one by one.
+    for (const auto& [rank, op] : members)
+    {
+        m_fabricBytesDone += FabricBytes(rank, m_trace->GetOps(rank)[op]);
+    }
     auto run = m_runOfCall.find(callIndex);
     if (run != m_runOfCall.end())
     {
@@ -452,7 +463,6 @@ WorkloadRunner::Finish(uint32_t rank, uint32_t op, int64_t call)
     ++s.nFinished;
     ++m_progress;
     ++m_opsDone;
-    m_fabricBytesDone += FabricBytes(rank, o);
     OpRecord rec;
     rec.rank = rank;
     rec.op = op;
