@@ -67,7 +67,6 @@ WorkloadRunner::DoDispose()
     }
     m_transferDone = Callback<void, uint64_t, uint32_t>();
     m_callBytes.clear();
-    m_runOfCall.clear();
     m_engine = nullptr;
     m_transport = nullptr;
     Object::DoDispose();
@@ -233,7 +232,6 @@ WorkloadRunner::Start()
     m_fabricBytesDone = 0;
     m_fabricBytesTotal = 0;
     m_callBytes.clear();
-    m_runOfCall.clear();
     for (uint32_t r = 0; r < m_trace->GetNRanks(); ++r)
     {
         for (const TraceOp& o : m_trace->GetOps(r))
@@ -405,12 +403,13 @@ WorkloadRunner::Launch(const CallKey& key)
     }
     Ptr<WorkloadRunner> self(this);
     // The engine made the plan for these ranks (its selection asked the carrier).
-    const uint64_t runId = m_engine->RunSelected(
-        *plan,
-        rankMap,
-        CollectiveEngine::DoneCallback([self, index, members](const CollectiveResult& r) {
-            self->CallDone(index, members, r);
-        }));
+    const uint64_t runId =
+        m_engine->RunSelected(*plan,
+                              rankMap,
+                              CollectiveEngine::DoneCallback(
+                                  [self, index, members, fabricBytes](const CollectiveResult& r) {
+                                      self->CallDone(index, members, fabricBytes, r);
+                                  }));
     if (fabricBytes > 0 && !m_calls[index].finished)
     {
         // The progress line follows its transfers (GetFabricBytesProgress).
@@ -422,7 +421,6 @@ WorkloadRunner::Launch(const CallKey& key)
         if (planBytes > 0)
         {
             m_callBytes[runId] = CallBytes{plan, fabricBytes, planBytes, 0};
-            m_runOfCall[index] = runId;
         }
     }
 }
@@ -430,20 +428,13 @@ WorkloadRunner::Launch(const CallKey& key)
 void
 WorkloadRunner::CallDone(uint64_t callIndex,
                          std::vector<std::pair<uint32_t, uint32_t>> members,
+                         uint64_t fabricBytes,
                          const CollectiveResult& result)
 {
     // The call's bytes count whole from now on, all members' at once with its share
     // forgotten, so that the count never dips while the members finish one by one.
-    for (const auto& [rank, op] : members)
-    {
-        m_fabricBytesDone += FabricBytes(rank, m_trace->GetOps(rank)[op]);
-    }
-    auto run = m_runOfCall.find(callIndex);
-    if (run != m_runOfCall.end())
-    {
-        m_callBytes.erase(run->second);
-        m_runOfCall.erase(run);
-    }
+    m_fabricBytesDone += fabricBytes;
+    m_callBytes.erase(result.id);
     CallRecord& rec = m_calls[callIndex];
     rec.end = Simulator::Now();
     rec.busBw = result.busBw;

@@ -234,8 +234,16 @@ class WorkloadRunner : public Object
     void Begin(uint32_t rank, uint32_t op);
     void Arrive(const CallKey& key, uint32_t needed, uint32_t rank, uint32_t op);
     void Launch(const CallKey& key);
+    /**
+     * A call finished: its ops finish on every member.
+     * \param callIndex the call's index in m_calls
+     * \param members its (rank, op) pairs
+     * \param fabricBytes their FabricBytes, all together
+     * \param result the engine's result
+     */
     void CallDone(uint64_t callIndex,
                   std::vector<std::pair<uint32_t, uint32_t>> members,
+                  uint64_t fabricBytes,
                   const CollectiveResult& result);
     void Finish(uint32_t rank, uint32_t op, int64_t call);
     void Watchdog();
@@ -295,7 +303,6 @@ class WorkloadRunner : public Object
     };
 
     std::unordered_map<uint64_t, CallBytes> m_callBytes; //!< by the engine's run id
-    std::unordered_map<uint64_t, uint64_t> m_runOfCall;  //!< call index -> run id
     uint32_t m_ranksDone{0};
     bool m_stuck{false};
     std::string m_stuckReport;
