@@ -2,39 +2,40 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Published nccl-tests results beside ours and beside NCCL's own tuning model: for every
-# source of test/data/nccl-tests-h100.csv, collective-perf on the dgx carrier (H100, 400G
-# NICs) at every published size, with the algorithm the source forced (NCCL_ALGO=RING:
-# --algorithm=ring) or auto, and --ncclModel; then again with --asNccl (ours running the
-# algorithm and protocol NCCL's model picks). Prints per size: the published time; ours,
-# our choice and ours/published - 1; ours as NCCL picks and /published - 1; NCCL's model's
-# time, its choice and model/published - 1.
+# source of test/data/nccl-tests-published.csv, collective-perf on the dgx carrier (the
+# source's GPU, 400G NICs) at every published size, with the algorithm the source forced
+# (NCCL_ALGO=RING: --algorithm=ring; NVLS: nvls) or auto, and --ncclModel; then again
+# with --asNccl (ours running the algorithm and protocol NCCL's model picks). Prints per
+# size: the published time; ours, our choice and ours/published - 1; ours as NCCL picks and
+# /published - 1; NCCL's model's time, its choice and model/published - 1.
 #
 #   bash bench/nccl-side-by-side.sh [build-dir] > side-by-side.txt   (about 15 minutes)
 set -euo pipefail
 HERE="$(dirname "${BASH_SOURCE[0]}")"
 BUILD="${1:-$HERE/../build}"
 PERF="$BUILD/collective-perf"
-DATA="$HERE/../test/data/nccl-tests-h100.csv"
+DATA="$HERE/../test/data/nccl-tests-published.csv"
 [ -x "$PERF" ] || { echo "nccl-side-by-side: $PERF not built" >&2; exit 1; }
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
-grep -v '^#' "$DATA" | tail -n +2 | cut -d, -f1-5 | sort -u | while IFS=, read -r source coll servers gpus algo; do
+grep -v '^#' "$DATA" | tail -n +2 | cut -d, -f1-6 | sort -u | while IFS=, read -r source coll servers gpus gpu algo; do
     ranks=$((servers * gpus))
     case "$algo" in
     RING) ours=ring ;;
+    NVLS) ours=nvls ;;
     *) ours=auto ;;
     esac
-    grep "^$source," "$DATA" | cut -d, -f6,7 | sort -t, -k1,1n >"$WORK/published.csv"
+    grep "^$source," "$DATA" | cut -d, -f7,8 | sort -t, -k1,1n >"$WORK/published.csv"
     min=$(head -1 "$WORK/published.csv" | cut -d, -f1)
     max=$(tail -1 "$WORK/published.csv" | cut -d, -f1)
-    "$PERF" --transport=dgx --servers="$servers" --ranks="$ranks" --nvlink=H100 \
+    "$PERF" --transport=dgx --servers="$servers" --ranks="$ranks" --nvlink="$gpu" \
         --collective="$coll" --algorithm="$ours" --minBytes="$min" --maxBytes="$max" \
         --ncclModel --csv="$WORK/ours.csv" >/dev/null
-    "$PERF" --transport=dgx --servers="$servers" --ranks="$ranks" --nvlink=H100 \
+    "$PERF" --transport=dgx --servers="$servers" --ranks="$ranks" --nvlink="$gpu" \
         --collective="$coll" --algorithm="$ours" --minBytes="$min" --maxBytes="$max" \
         --asNccl --csv="$WORK/as-nccl.csv" >/dev/null
-    echo "# $source: $coll on $servers x $gpus H100, published NCCL_ALGO $algo; ours --algorithm=$ours"
+    echo "# $source: $coll on $servers x $gpus $gpu, published NCCL_ALGO $algo; ours --algorithm=$ours"
     printf '%12s %10s | %10s %-22s %7s | %10s %-20s %7s | %10s %-16s %7s\n' size published \
         ours choice diff as_nccl runs diff nccl_model choice diff
     # the CSVs: collective,requested,algorithm,protocol,transport,ranks,size_bytes,count,

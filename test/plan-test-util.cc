@@ -62,8 +62,8 @@ CeilLog2(uint32_t n)
 std::vector<PublishedRow>
 PublishedNcclTests(const std::string& source)
 {
-    std::ifstream in(std::string(AI_FABRIC_SOURCE_DIR) + "/test/data/nccl-tests-h100.csv");
-    EXPECT_TRUE(in.good()) << "test/data/nccl-tests-h100.csv";
+    std::ifstream in(std::string(AI_FABRIC_SOURCE_DIR) + "/test/data/nccl-tests-published.csv");
+    EXPECT_TRUE(in.good()) << "test/data/nccl-tests-published.csv";
     std::vector<PublishedRow> rows;
     std::string line;
     while (std::getline(in, line))
@@ -79,9 +79,9 @@ PublishedNcclTests(const std::string& source)
         {
             f.push_back(cell);
         }
-        if (f.size() == 7 && f[0] == source)
+        if (f.size() == 8 && f[0] == source)
         {
-            rows.push_back({f[0], std::stoull(f[5]), std::stod(f[6])});
+            rows.push_back({f[0], f[4], std::stoull(f[6]), std::stod(f[7])});
         }
     }
     return rows;

@@ -26,15 +26,16 @@ CollectiveAlgorithm NamedAlgorithm(const std::string& name);
 /// \return ceil(log2 n) (log2 n for a power of two)
 uint32_t CeilLog2(uint32_t n);
 
-/// One published nccl-tests result (test/data/nccl-tests-h100.csv).
+/// One published nccl-tests result (test/data/nccl-tests-published.csv).
 struct PublishedRow
 {
     std::string source; //!< the log it came from (named in the file's header)
+    std::string gpu;    //!< the GPU (a GpuPreset name)
     uint64_t bytes;     //!< size
-    double us;          //!< out-of-place time
+    double us;          //!< time (out-of-place, unless the file's header says otherwise)
 };
 
-/// \return the rows of one source of test/data/nccl-tests-h100.csv, smallest first
+/// \return the rows of one source of test/data/nccl-tests-published.csv, smallest first
 std::vector<PublishedRow> PublishedNcclTests(const std::string& source);
 
 } // namespace ns3

@@ -171,12 +171,13 @@ RunDgxCollective(CollectiveType type,
                  uint32_t servers,
                  const std::string& algorithm,
                  uint64_t bytes,
-                 CollectiveProtocol protocol)
+                 CollectiveProtocol protocol,
+                 const std::string& gpu)
 {
     RoceHelper roce;
     GpuClusterHelper helper(roce);
     GpuCluster cluster =
-        helper.Build(servers, 8, "H100", DataRate("400Gbps"), 1, 1.0, MicroSeconds(1));
+        helper.Build(servers, 8, gpu, DataRate("400Gbps"), 1, 1.0, MicroSeconds(1));
     roce.AssignStreams(1);
     CollectiveSelection selection(cluster.transport);
     CollectivePlanOptions options;

@@ -74,19 +74,22 @@ CollectiveResult RunDgxAllReduce(uint32_t servers,
                                  CollectiveProtocol protocol = CollectiveProtocol::AUTO);
 
 /**
- * One collective on servers x 8 H100, as RunDgxAllReduce.
+ * One collective on servers x 8 GPUs (H100 unless gpu names another preset), as
+ * RunDgxAllReduce.
  * \param type the collective
  * \param servers servers of 8 GPUs
  * \param algorithm by name ("auto" too)
  * \param bytes its size (nccl-tests' size: all-gather's output, reduce-scatter's input)
  * \param protocol the protocol (auto: its fastest)
+ * \param gpu the GpuPreset of every GPU
  * \return the call's result
  */
 CollectiveResult RunDgxCollective(CollectiveType type,
                                   uint32_t servers,
                                   const std::string& algorithm,
                                   uint64_t bytes,
-                                  CollectiveProtocol protocol = CollectiveProtocol::AUTO);
+                                  CollectiveProtocol protocol = CollectiveProtocol::AUTO,
+                                  const std::string& gpu = "H100");
 
 /**
  * One collective on carrier by the engine (RunCollective); runs and destroys the simulator.
