@@ -17,6 +17,9 @@
 #     COLLECTIVES="all-reduce all-gather" bash bench/auto-sweep.sh
 # takes minutes.
 #
+# Each point's auto, best and ratio go to standard error as it finishes, and RAW=FILE keeps
+# every run's CSV row in FILE as it comes (a long sweep stopped early keeps what it did).
+#
 #   bash bench/auto-sweep.sh [build-dir] > sweep.txt
 set -euo pipefail
 BUILD="${1:-$(dirname "${BASH_SOURCE[0]}")/../build}"
@@ -54,8 +57,17 @@ for shape in $SHAPES; do
                 "$PERF" "${carrier[@]}" --collective="$coll" --algorithm="$algo" \
                     --protocol="$proto" --minBytes="$size" --maxBytes="$size" \
                     --csv="$WORK/row.csv" >/dev/null 2>&1 || continue
-                tail -n +2 "$WORK/row.csv" | sed "s/^/${name},/" >>"$WORK/all.csv"
+                tail -n +2 "$WORK/row.csv" | sed "s/^/${name},/" >>"$WORK/point.csv"
             done
+            [ -s "$WORK/point.csv" ] || continue
+            awk -F, '$3 == "auto" { t = $10; a = $4 "/" $5 }
+                     $3 != "auto" && (b == "" || $10 + 0 < b + 0) { b = $10; ba = $4 "/" $5 }
+                     END { printf "%s %s %s: auto %.1f us (%s), best %.1f us (%s), %.3f\n",
+                           $1, $2, $8, t, a, b, ba, (b > 0 ? t / b : 0) }' \
+                "$WORK/point.csv" >&2
+            cat "$WORK/point.csv" >>"$WORK/all.csv"
+            [ -z "${RAW:-}" ] || cat "$WORK/point.csv" >>"$RAW"
+            rm -f "$WORK/point.csv"
         done
     done
 done
