@@ -8,6 +8,8 @@
 #include "ns3/collective-protocol.h"
 #include "ns3/nccl-tuning-model.h"
 
+#include <map>
+
 using namespace aifabric;
 
 namespace
@@ -20,8 +22,8 @@ class NvlsTree : public NsTest
 
 TEST_F(NvlsTree, PlanCheckerProvesIt)
 {
-    for (auto [servers, gpus] :
-         std::vector<std::pair<uint32_t, uint32_t>>{{2, 2}, {2, 8}, {3, 4}, {5, 2}, {8, 8}})
+    for (auto [servers, gpus] : std::vector<std::pair<uint32_t, uint32_t>>{
+             {2, 2}, {2, 8}, {3, 4}, {5, 2}, {7, 2}, {8, 8}, {9, 2}})
     {
         for (uint64_t chunk : {0ull, 4096ull})
         {
@@ -44,6 +46,30 @@ TEST_F(NvlsTree, PlanCheckerProvesIt)
             }
             EXPECT_EQ(up, down);
             EXPECT_EQ(up % (servers - 1), 0u);
+            // The two trees share the load as NCCL's double binary tree does: a GPU inner
+            // in one tree (up to 3 sends a piece: one up, two down) is a leaf or a
+            // one-child node in the other, so no NIC sends more than 2 per piece (+1 for
+            // an odd piece count). One tree alone, or a second tree with the same inner
+            // servers, puts 3 per piece on them.
+            std::map<uint32_t, uint32_t> pieces; // per rail: its pieces
+            std::map<uint32_t, uint32_t> sends;  // per rank: network sends
+            for (const auto& t : plan.GetTransfers())
+            {
+                if (t.kind == CommPlan::Kind::SWITCH_REDUCE)
+                {
+                    ++pieces[t.channel];
+                }
+                else if (t.kind == CommPlan::Kind::POINT_TO_POINT)
+                {
+                    ++sends[t.src];
+                }
+            }
+            for (const auto& [rank, n] : sends)
+            {
+                const uint32_t perRail = pieces[rank % gpus] / servers;
+                EXPECT_GE(perRail, 2u);
+                EXPECT_LE(n, 2 * perRail + 1) << servers << " x " << gpus << " rank " << rank;
+            }
         }
     }
     // A sum sent up before the parent's switch reduction wrote its copy is overwritten by
