@@ -22,13 +22,9 @@ class NvlsTree : public NsTest
 
 TEST_F(NvlsTree, PlanCheckerProvesIt)
 {
-    for (auto [servers, gpus] : std::vector<std::pair<uint32_t, uint32_t>>{{2, 2},
-                                                                           {2, 8},
-                                                                           {3, 4},
-                                                                           {5, 2},
-                                                                           {7, 2},
-                                                                           {8, 8},
-                                                                           {9, 2}})
+    const std::vector<std::pair<uint32_t, uint32_t>>
+        shapes{{2, 2}, {2, 8}, {3, 4}, {5, 2}, {7, 2}, {8, 8}, {9, 2}};
+    for (auto [servers, gpus] : shapes)
     {
         for (uint64_t chunk : {0ull, 4096ull})
         {
