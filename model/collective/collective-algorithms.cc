@@ -44,6 +44,12 @@ struct AlgorithmEntry
 
 /// NCCL's Simple protocol: a 4 MiB buffer per channel in 8 steps.
 constexpr uint64_t NCCL_SIMPLE_STEP_BYTES = 512 * 1024;
+/// NCCL's LL protocol: a step is NCCL_LL_LINES_PER_THREAD (8) lines of 16 B for each of
+/// NCCL_LL_MAX_NTHREADS (512) threads, 8 B of data a line (NCCL v2.30.7, src/include/device.h).
+constexpr uint64_t NCCL_LL_STEP_BYTES = 8 * 512 * 8;
+/// NCCL's LL128 protocol: a step is NCCL_LL128_ELEMS_PER_THREAD (120) 8-byte elements for
+/// each of NCCL_LL128_MAX_NTHREADS (640) threads, 120 B of data in every 128.
+constexpr uint64_t NCCL_LL128_STEP_BYTES = 120 * 640 * 8 / 128 * 120;
 
 const AlgorithmEntry ALGORITHMS[] = {
     {CollectiveAlgorithm::RING, "ring", 0},
@@ -158,12 +164,23 @@ GetCollectiveAlgorithmNameList()
 }
 
 uint64_t
-CollectiveDefaultChunkBytes(CollectiveAlgorithm algorithm, CollectiveType type)
+CollectiveDefaultChunkBytes(CollectiveAlgorithm algorithm,
+                            CollectiveType type,
+                            CollectiveProtocol protocol)
 {
     if ((algorithm == CollectiveAlgorithm::RING || algorithm == CollectiveAlgorithm::RAIL_RING) &&
         IsRootedCollective(type))
     {
-        return NCCL_SIMPLE_STEP_BYTES; // a chain overlaps its hops only chunk by chunk
+        // A chain overlaps its hops only chunk by chunk: one step of the protocol's buffer.
+        switch (protocol)
+        {
+        case CollectiveProtocol::LL:
+            return NCCL_LL_STEP_BYTES;
+        case CollectiveProtocol::LL128:
+            return NCCL_LL128_STEP_BYTES;
+        default:
+            return NCCL_SIMPLE_STEP_BYTES;
+        }
     }
     return Entry(algorithm).defaultChunkBytes;
 }
@@ -173,7 +190,8 @@ CollectiveChunkBytes(CollectiveAlgorithm algorithm,
                      CollectiveType type,
                      const CollectivePlanOptions& options)
 {
-    return options.chunkBytes ? options.chunkBytes : CollectiveDefaultChunkBytes(algorithm, type);
+    return options.chunkBytes ? options.chunkBytes
+                              : CollectiveDefaultChunkBytes(algorithm, type, options.protocol);
 }
 
 uint32_t

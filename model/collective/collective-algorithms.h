@@ -373,6 +373,10 @@ CommPlan InaReduce(uint32_t n,
 /// no real chunk size needs more, and more would make the plan too large to hold.
 constexpr uint64_t MAX_PLAN_PIECES = uint64_t{1} << 20;
 
+/// The most pieces x ranks a plan auto estimates for a protocol whose own chunk is finer
+/// than the algorithm's (an LL chain of a few GiB): beyond it that protocol is not weighed.
+constexpr uint64_t MAX_PLAN_TRANSFERS = uint64_t{1} << 24;
+
 /**
  * How many pipeline rounds a generator uses: enough that each of the piecesPerRound
  * pieces of a round is at most about chunkBytes (at least 1; exactly 1 when chunkBytes
@@ -447,15 +451,20 @@ std::string GetCollectiveAlgorithmNameList();
 
 /**
  * The pipelining chunk an algorithm uses when CollectivePlanOptions::chunkBytes is 0:
- * 512 KiB for tree, hierarchical and the ring (chain) broadcast and reduce (NCCL's
- * Simple-protocol step: a 4 MiB channel buffer in 8 steps), 128 KiB for NVLS
- * (NCCL_NVLS_CHUNKSIZE), none (0) for the others, whose steps already keep every link
- * busy.
+ * 512 KiB for tree and hierarchical (NCCL's Simple-protocol step: a 4 MiB channel buffer
+ * in 8 steps), 128 KiB for NVLS (NCCL_NVLS_CHUNKSIZE), one step of the protocol's buffer
+ * for the ring (chain) broadcast and reduce, as NCCL's BROADCAST_CHUNKSTEPS and
+ * REDUCE_CHUNKSTEPS of 1 make it (NCCL v2.30.7, src/enqueue.cc calcCollChunking: Simple
+ * 524,288 B, LL 32,768 B of data, LL128 576,000; auto and none take Simple's), none (0)
+ * for the others, whose steps already keep every link busy.
  * \param algorithm the algorithm
  * \param type the collective
+ * \param protocol the protocol the plan runs
  * \return the chunk in bytes, 0 for none
  */
-uint64_t CollectiveDefaultChunkBytes(CollectiveAlgorithm algorithm, CollectiveType type);
+uint64_t CollectiveDefaultChunkBytes(CollectiveAlgorithm algorithm,
+                                     CollectiveType type,
+                                     CollectiveProtocol protocol = CollectiveProtocol::AUTO);
 
 /**
  * The channel count used when none is given, the same in collective-perf, ai-fabric-sim
@@ -471,6 +480,10 @@ uint32_t CollectiveDefaultChannels(uint32_t gpusPerServer);
 bool CollectiveAlgorithmNeedsServers(CollectiveAlgorithm algorithm);
 
 std::ostream& operator<<(std::ostream& os, CollectiveAlgorithm algorithm);
+
+/// NCCL's NCCL_STEPS: the buffer slots of a connection, so the chunks a sender may have
+/// ahead of its receiver (NCCL v2.30.7, src/include/device.h)
+constexpr uint32_t NCCL_CONNECTION_SLOTS = 8;
 
 /// NCCL_NET_OVERHEAD's default on x86 Intel and most CPUs, us (AMD: 2 us; NCCL v2.30.7,
 /// src/graph/tuning.cc getNetOverhead)
@@ -494,7 +507,7 @@ struct CollectivePlanOptions
 
 /**
  * The pipelining chunk a plan of algorithm uses for type with these options:
- * options.chunkBytes, or CollectiveDefaultChunkBytes when that is 0.
+ * options.chunkBytes, or CollectiveDefaultChunkBytes (of options.protocol) when that is 0.
  */
 uint64_t CollectiveChunkBytes(CollectiveAlgorithm algorithm,
                               CollectiveType type,

@@ -326,7 +326,7 @@ CollectiveEngine::Start(const CommPlan& plan,
         ts.bytes = tr.bytes;
         ts.wireBytes = protocol.GetWireBytes(tr.bytes);
         ts.latency = protocol.GetStepLatency(t);
-        ts.minDuration = protocol.GetMinDuration(t, tr.bytes);
+        ts.minDuration = Time(0);
         ts.channel = tr.channel;
         ts.kind = tr.kind;
         ts.members = tr.members;

@@ -304,7 +304,7 @@ eturn the plan
         uint64_t bytes;     //!< payload
         uint64_t wireBytes; //!< what the protocol puts on the wire (handed to the carrier)
         Time latency;       //!< the protocol's step latency before it is handed over
-        Time minDuration;   //!< the protocol's least time once handed over (0: none)
+        Time minDuration;   //!< from hand-over to when its rate server is through (0: none)
         uint32_t channel;
         CommPlan::Kind kind;
         uint32_t members;     //!< switch transfers: member set (RunState::memberSets)

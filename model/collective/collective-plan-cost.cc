@@ -359,11 +359,8 @@ CollectivePlanCost::EstimateRun::SwitchPathOf(const CommPlan::Transfer& t)
 void
 CollectivePlanCost::EstimateRun::Arrive(uint32_t id, double at)
 {
-    // The protocol's ceiling: not before its least duration from the hand-over.
-    at = std::max(
-        {at,
-         m_released[id] + m_protocol.GetMinDuration(id, m_transfers[id].bytes).GetSeconds(),
-         m_due[id]});
+    // The protocol's rate servers: not before the server is through with it.
+    at = std::max(at, m_due[id]);
     m_events.push({at, m_seq++, Ev::ARRIVED, 0, id});
     m_makespan = std::max(m_makespan, at);
 }

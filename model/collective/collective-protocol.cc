@@ -55,6 +55,10 @@ SwitchAlgorithm(CollectiveAlgorithm algorithm)
            algorithm == CollectiveAlgorithm::NVLS_TREE;
 }
 
+/// The bit that marks a rate server key as a sender's LL ceiling of a channel (the others
+/// are a channel's, or a sender's NVLink thread block of a channel; GetRateCharge).
+constexpr uint64_t LL_SERVER = uint64_t{1} << 63;
+
 /// \return true if NCCL runs the algorithm with Simple only (the switch ones and PAT)
 bool
 SimpleOnly(CollectiveAlgorithm algorithm)
@@ -361,10 +365,11 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
         const double n = plan.GetGroupSize();
         m_channelRate = perChannel * (servers - 1) * n / (n - 1);
     }
-    if (m_channelRate > 0 || m_nvlinkRate > 0)
+    if (m_channelRate > 0 || m_nvlinkRate > 0 || m_rateCap > 0)
     {
-        // The rate servers, by transfer: a channel's (nvls-tree's network hops) or a
-        // sender's thread block of a channel (NVLink).
+        // The rate servers, by transfer: a channel's (nvls-tree's network hops), a
+        // sender's thread block of a channel (NVLink) or a sender's LL ceiling of a
+        // channel (the network).
         m_server.assign(nT, 0);
         std::vector<std::set<uint32_t>> nvlinkChannels(m_nvlinkRate > 0 ? plan.GetGroupSize() : 0);
         for (uint32_t t = 0; t < nT; ++t)
@@ -378,6 +383,10 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
             {
                 m_server[t] = ((uint64_t{tr.src} + 1) << 32) | tr.channel;
                 nvlinkChannels[tr.src].insert(tr.channel);
+            }
+            else if (m_rateCap > 0 && m_pointToPoint[t] && m_hardware[t] == LinkHardware::NET)
+            {
+                m_server[t] = LL_SERVER | ((uint64_t{tr.src} + 1) << 32) | tr.channel;
             }
         }
         m_nvlinkChannels.resize(nvlinkChannels.size());
@@ -423,16 +432,6 @@ CollectiveProtocolCosts::GetStepLatency(LinkHardware hardware) const
     return IsCharged() ? m_stepLatency[static_cast<int>(hardware)] : Time(0);
 }
 
-Time
-CollectiveProtocolCosts::GetMinDuration(uint32_t transfer, uint64_t payload) const
-{
-    if (m_rateCap <= 0 || !m_pointToPoint[transfer] || m_hardware[transfer] != LinkHardware::NET)
-    {
-        return Time(0);
-    }
-    return Seconds(static_cast<double>(payload) / m_rateCap);
-}
-
 CollectiveProtocolCosts::RateCharge
 CollectiveProtocolCosts::GetRateCharge(uint32_t transfer, uint64_t payload) const
 {
@@ -445,6 +444,10 @@ CollectiveProtocolCosts::GetRateCharge(uint32_t transfer, uint64_t payload) cons
     if (PassesChannelRate(transfer))
     {
         charge.service = Seconds(static_cast<double>(payload) / m_channelRate);
+    }
+    else if (charge.server & LL_SERVER)
+    {
+        charge.service = Seconds(static_cast<double>(payload) / m_rateCap);
     }
     else
     {

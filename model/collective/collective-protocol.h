@@ -80,8 +80,10 @@ uint64_t CollectiveProtocolWireBytes(CollectiveProtocol protocol, uint64_t paylo
  *   per network step; nvls-tree's network hops pay NVLSTree's network latency; pat's
  *   network steps the network latency / 3.5;
  * - wire bytes: CollectiveProtocolWireBytes of each transfer's payload;
- * - LL across servers: no point-to-point transfer faster than NCCL's LL ceiling (llMaxBws,
- *   bus bandwidth, for x86 Intel hosts) over the plan's channels (GetMinDuration);
+ * - LL across servers: NCCL's LL ceiling (llMaxBws, bus bandwidth, for x86 Intel hosts)
+ *   over the plan's channels is the rate of one server per sender and channel that its
+ *   network transfers pass one at a time (GetRateCharge): a bus bandwidth of C is C per
+ *   channel out of every sender, however many transfers a channel has in flight;
  * - point-to-point transfers over NVLink (not tree's, whose channels NCCL splits between
  *   the two directions): a channel is one of NCCL's thread blocks, which copies at its
  *   share of the GPU's NVLink bandwidth: a sender's transfers of one channel pass one rate
@@ -128,17 +130,6 @@ class CollectiveProtocolCosts
     /// \param payload data bytes \return bytes on the wire
     uint64_t GetWireBytes(uint64_t payload) const;
     /**
-     * The least time a transfer takes once handed over: LL's bandwidth ceiling across
-     * servers (NCCL's llMaxBws, x86 Intel: 39 GB/s of bus bandwidth for two servers, 20.4
-     * for more), shared by the plan's channels, over the payload. Zero for other protocols,
-     * within a server and for switch transfers.
-     * \param transfer a transfer id of the plan
-     * \param payload its data bytes
-     * \return the least duration
-     */
-    Time GetMinDuration(uint32_t transfer, uint64_t payload) const;
-
-    /**
      * \param transfer a transfer id of the plan
      * \return whether it passes its channel's rate server (nvls-tree's network hops)
      */
@@ -158,7 +149,10 @@ class CollectiveProtocolCosts
      * (PassesChannelRate, GetChannelRate, over the payload); a point-to-point transfer
      * over NVLink (but tree's), its sender's thread block of its channel: the wire bytes at the
      * slowest NVLink path's rate alone over the number of channels its sender sends on over
-     * NVLink, then the shortest NVLink path's latency.
+     * NVLink, then the shortest NVLink path's latency; an LL transfer over the network in a
+     * call across servers (not a switch algorithm's), its sender's LL ceiling of its
+     * channel: the payload at NCCL's llMaxBws (x86 Intel: 39 GB/s of bus bandwidth for two
+     * servers, 20.4 for more) over the plan's channels.
      * \param transfer a transfer id of the plan
      * \param payload its data bytes
      * \return the charge (server 0: none)
@@ -188,7 +182,7 @@ class CollectiveProtocolCosts
     std::vector<LinkHardware> m_hardware; //!< per transfer (point to point only)
     std::vector<uint8_t> m_pointToPoint;  //!< per transfer: 1 if point to point
     Time m_chargedLatency[3];             //!< by LinkHardware: what a step is charged
-    double m_rateCap{0}; //!< payload bytes/s of one point-to-point transfer (0: none)
+    double m_rateCap{0}; //!< LL: payload bytes/s of a sender's channel over the network (0: none)
     /// wire bytes/s of the slowest NVLink path alone (0: no NVLink servers)
     double m_nvlinkRate{0};
     std::vector<uint32_t> m_nvlinkChannels; //!< per plan rank: channels it sends on over NVLink

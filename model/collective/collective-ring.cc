@@ -163,8 +163,10 @@ CheckOrders(const char* who, const std::vector<std::vector<uint32_t>>& orders)
  * Shared body of the chain broadcast and reduce. The chain visits root, root+1, ...,
  * root-1 (with orders, channel c visits orders[c] from root's place in it on, around);
  * broadcast copies along it from the root, reduce reduces along it towards the root
- * (starting at the rank after it). Each chunk moves independently: hop h of a chunk
- * depends on hop h-1 of the same chunk, so chunks pipeline down the chain.
+ * (starting at the rank after it). Chunks pipeline down the chain: hop h of a chunk
+ * depends on hop h-1 of the same chunk and, as NCCL's connections have NCCL_STEPS (8)
+ * buffer slots, on the slot its receiver frees: the same channel's chunk 8 before it
+ * passed on by the receiver (hop h+1), or received by it at the chain's end.
  */
 CommPlan
 BuildChain(CollectiveType type,
@@ -205,9 +207,11 @@ BuildChain(CollectiveType type,
     auto rankAt = [orders](uint32_t c, uint32_t place) {
         return orders ? (*orders)[c][place] : place;
     };
+    // hopId[b][h]: the transfer of block b over hop h.
+    std::vector<std::vector<uint32_t>> hopId(nBlocks, std::vector<uint32_t>(n - 1, NONE));
+    const uint64_t window = uint64_t{NCCL_CONNECTION_SLOTS} * channels; // blocks back
     for (uint32_t b = 0; b < nBlocks; ++b)
     {
-        uint32_t previous = NONE;
         const uint32_t c = b % channels;
         const uint32_t first = reduce ? rootAt[c] + 1 : rootAt[c];
         for (uint32_t h = 0; h + 1 < n; ++h)
@@ -219,11 +223,16 @@ BuildChain(CollectiveType type,
             t.reduce = reduce;
             t.channel = c;
             t.step = h;
-            if (previous != NONE)
+            if (h > 0)
             {
-                t.deps.push_back(previous);
+                t.deps.push_back(hopId[b][h - 1]);
             }
-            previous = plan.AddTransfer(std::move(t));
+            if (b >= window)
+            {
+                const std::vector<uint32_t>& older = hopId[b - window];
+                t.deps.push_back(h + 2 < n ? older[h + 1] : older[h]);
+            }
+            hopId[b][h] = plan.AddTransfer(std::move(t));
         }
     }
     return plan;

@@ -361,11 +361,27 @@ CollectiveSelection::Rank(CollectiveType type,
         }
         for (CollectiveProtocol p : GetCollectiveProtocols())
         {
-            if (CollectiveProtocolApplies(a, p))
+            if (!CollectiveProtocolApplies(a, p))
+            {
+                continue;
+            }
+            CollectivePlanOptions own = options;
+            own.protocol = p;
+            const uint64_t ownChunk = CollectiveChunkBytes(a, type, own);
+            if (ownChunk == chunk)
             {
                 plan.SetProtocol(p);
                 candidates.push_back({a, p, cost.Estimate(plan)});
+                continue;
             }
+            // A plan cut by the protocol's own step (a chain's chunk), if not too large.
+            if (ownChunk != 0 && bytes / ownChunk * group.GetSize() > MAX_PLAN_TRANSFERS)
+            {
+                continue;
+            }
+            CommPlan ownPlan = Build(type, a, group, bytes, own);
+            ownPlan.SetProtocol(p);
+            candidates.push_back({a, p, cost.Estimate(ownPlan)});
         }
     }
     std::stable_sort(
@@ -480,7 +496,9 @@ CollectiveSelection::MakePlan(CollectiveType type,
                     "CollectiveSelection: " << algorithm << " does not run the " << options.protocol
                                             << " protocol (it runs Simple only)");
     const Candidate c = Pick(type, algorithm, group, bytes, options);
-    CommPlan plan = Build(type, c.algorithm, group, bytes, options);
+    CollectivePlanOptions chosen = options;
+    chosen.protocol = c.protocol; // a chain is cut by its protocol's step
+    CommPlan plan = Build(type, c.algorithm, group, bytes, chosen);
     plan.SetProtocol(c.protocol);
     return plan;
 }
