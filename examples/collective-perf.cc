@@ -134,7 +134,9 @@ main(int argc, char* argv[])
                  64);
     cmd.AddSize("chunk",
                 "Pipelining chunk (K, M suffix); auto = each algorithm's default (tree and "
-                "hierarchical 512K, nvls and nvls-ina 128K, others none)",
+                "hierarchical 512K, ring and rail-ring broadcast and reduce one step of the "
+                "protocol's buffer: LL 32K, LL128 576000, Simple 512K; nvls and nvls-ina 128K, "
+                "others none)",
                 chunkBytes,
                 4096,
                 uint64_t{1} << 40,

@@ -87,9 +87,10 @@ CollectiveEngine::GetTypeId()
                           MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("ChunkBytes",
                           "Pipelining chunk of the plans (0: each algorithm's default, "
-                          "CollectiveDefaultChunkBytes: tree, hierarchical and the ring and "
-                          "rail-ring chains of broadcast and reduce 512 KiB, NVLS 128 KiB, "
-                          "others none).",
+                          "CollectiveDefaultChunkBytes: tree and hierarchical 512 KiB, the "
+                          "ring and rail-ring chains of broadcast and reduce one step of their "
+                          "protocol's buffer (LL 32 KiB, LL128 576,000 B, Simple 512 KiB), "
+                          "NVLS 128 KiB, others none).",
                           UintegerValue(0),
                           MakeUintegerAccessor(&CollectiveEngine::m_chunkBytes),
                           MakeUintegerChecker<uint64_t>())
