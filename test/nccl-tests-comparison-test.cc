@@ -81,18 +81,8 @@ std::function<double(uint64_t)>
 AsNccl(uint32_t servers, CollectiveType type = CollectiveType::ALL_REDUCE)
 {
     return [servers, type](uint64_t bytes) {
-        const GpuPreset* h100 = GpuPreset::Find("H100");
-        NcclSystem system;
-        system.nodes = servers;
-        system.gpusPerNode = 8;
-        system.computeCapability = h100->computeCapability;
-        system.nvlinks = h100->nvlinkCount;
-        system.nvlinkGBps = NcclNvlinkGBps(h100->computeCapability);
-        system.nvls = h100->nvls;
-        system.nicsPerNode = 8;
-        system.netGBps = 50;
-        system.pciGBps = NcclPciGBps(h100->computeCapability);
-        const NcclTuningModel::Choice choice = NcclTuningModel(system).Choose(type, bytes);
+        const NcclTuningModel::Choice choice =
+            NcclTuningModel(DgxNcclSystem(servers)).Choose(type, bytes);
         const CollectiveAlgorithm ours = NcclToOurs(choice.algorithm, servers > 1);
         return RunDgxCollective(type,
                                 servers,

@@ -197,6 +197,7 @@ TEST_F(NcclTuningModelTest, AgreesWithPublishedRunsAtLargeSizes)
         {"azure-h200-1x8-nvls", CollectiveType::ALL_REDUCE, 1, false, -0.02, 0.01},
     };
     const NcclAlgorithm ring = NcclAlgorithm::RING;
+    const NcclAlgorithm nvls = NcclAlgorithm::NVLS; // the Azure log forced NCCL_ALGO=NVLS
     for (const Case& c : cases)
     {
         const NcclTuningModel model(Dgx(c.servers, 8));
@@ -207,7 +208,14 @@ TEST_F(NcclTuningModelTest, AgreesWithPublishedRunsAtLargeSizes)
             {
                 continue;
             }
-            const double t = model.Choose(c.type, r.bytes, c.ringOnly ? &ring : nullptr).timeUs;
+            const NcclAlgorithm* only =
+                c.ringOnly ? &ring : (c.source == "azure-h200-1x8-nvls" ? &nvls : nullptr);
+            const NcclTuningModel::Choice choice = model.Choose(c.type, r.bytes, only);
+            if (only)
+            {
+                EXPECT_EQ(choice.algorithm, *only) << c.source;
+            }
+            const double t = choice.timeUs;
             const double diff = t / r.us - 1;
             std::cout << "[ measured ] " << c.source << " " << r.bytes << " B: published " << r.us
                       << " us, NCCL's model " << t << " us (" << diff * 100 << " %)\n";

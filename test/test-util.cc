@@ -195,6 +195,23 @@ RunDgxCollective(CollectiveType type,
     return result;
 }
 
+NcclSystem
+DgxNcclSystem(uint32_t servers)
+{
+    const GpuPreset* h100 = GpuPreset::Find("H100");
+    NcclSystem system;
+    system.nodes = servers;
+    system.gpusPerNode = 8;
+    system.computeCapability = h100->computeCapability;
+    system.nvlinks = h100->nvlinkCount;
+    system.nvlinkGBps = NcclNvlinkGBps(h100->computeCapability);
+    system.nvls = h100->nvls;
+    system.nicsPerNode = 8;
+    system.netGBps = 50;
+    system.pciGBps = NcclPciGBps(h100->computeCapability);
+    return system;
+}
+
 CollectiveResult
 RunCollectiveOn(Ptr<CollectiveTransport> carrier,
                 CollectiveType type,

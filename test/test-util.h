@@ -92,6 +92,14 @@ CollectiveResult RunDgxCollective(CollectiveType type,
                                   const std::string& gpu = "H100");
 
 /**
+ * NCCL's view of servers x 8 H100 with one 400G NIC per GPU, the machine RunDgxCollective
+ * builds, for NcclTuningModel (as collective-perf --ncclModel describes the dgx carrier).
+ * \param servers servers of 8 GPUs
+ * \return the system
+ */
+NcclSystem DgxNcclSystem(uint32_t servers);
+
+/**
  * One collective on carrier by the engine (RunCollective); runs and destroys the simulator.
  * \param carrier the carrier
  * \param type the collective

@@ -23,7 +23,8 @@
  *   exactly, whatever the divisibility.
  * - chunkBytes (0 = no limit) pipelines the call: the data is cut into enough rounds
  *   that a block is at most about chunkBytes, and each round flows through the
- *   algorithm independently (deps only link transfers of the same block), so round q+1
+ *   algorithm independently (deps only link transfers of the same block, but a chain's
+ *   NCCL_CONNECTION_SLOTS window), so round q+1
  *   can start while round q is still under way, as NCCL's chunk loop does.
  * - Transfers are added in the order a rank would issue them (round, then step), so a
  *   transport that keeps one FIFO per (src, dst, channel) preserves NCCL's order.
@@ -373,9 +374,10 @@ CommPlan InaReduce(uint32_t n,
 /// no real chunk size needs more, and more would make the plan too large to hold.
 constexpr uint64_t MAX_PLAN_PIECES = uint64_t{1} << 20;
 
-/// The most pieces x ranks a plan auto estimates for a protocol whose own chunk is finer
-/// than the algorithm's (an LL chain of a few GiB): beyond it that protocol is not weighed.
-constexpr uint64_t MAX_PLAN_TRANSFERS = uint64_t{1} << 24;
+/// The most chunks a channel of a chain (ring and rail-ring broadcast and reduce) is cut
+/// into: a finer chunk is coarsened to bytes / (channels x this), so an LL chain of GiBs
+/// stays a plan of a few million transfers.
+constexpr uint64_t MAX_CHAIN_ROUNDS = 4096;
 
 /**
  * How many pipeline rounds a generator uses: enough that each of the piecesPerRound
@@ -498,8 +500,10 @@ struct CollectivePlanOptions
     uint32_t root{0};       //!< broadcast / reduce root, send/recv sender
     uint32_t peer{1};       //!< send/recv receiver
     bool doubleTree{true};  //!< tree all-reduce uses two trees
-    /// The protocol CollectiveSelection::MakePlan gives the plan (AUTO: the fastest for the
-    /// call by the cost model, as NCCL's tuner picks; the plan generators ignore it)
+    /// The protocol of the plan (AUTO: CollectiveSelection::MakePlan takes the fastest for
+    /// the call by the cost model, as NCCL's tuner picks; MakeCollectivePlan leaves the
+    /// plan's protocol unset). It also sets a chain's default chunk
+    /// (CollectiveDefaultChunkBytes).
     CollectiveProtocol protocol{CollectiveProtocol::AUTO};
     Time netOverhead{MicroSeconds(
         NCCL_DEFAULT_NET_OVERHEAD_US)}; //!< NCCL_NET_OVERHEAD, for the protocols' step latency

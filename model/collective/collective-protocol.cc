@@ -58,6 +58,8 @@ SwitchAlgorithm(CollectiveAlgorithm algorithm)
 /// The bit that marks a rate server key as a sender's LL ceiling of a channel (the others
 /// are a channel's, or a sender's NVLink thread block of a channel; GetRateCharge).
 constexpr uint64_t LL_SERVER = uint64_t{1} << 63;
+/// With LL_SERVER: the server of one transfer alone (the key's low bits are its id).
+constexpr uint64_t LL_OWN_SERVER = uint64_t{1} << 62;
 
 /// \return true if NCCL runs the algorithm with Simple only (the switch ones and PAT)
 bool
@@ -386,7 +388,12 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
             }
             else if (m_rateCap > 0 && m_pointToPoint[t] && m_hardware[t] == LinkHardware::NET)
             {
-                m_server[t] = LL_SERVER | ((uint64_t{tr.src} + 1) << 32) | tr.channel;
+                // Not the tree's: NCCL splits a tree channel's threads between its sends up
+                // and down, which one server per channel would serialize; each tree
+                // transfer has a server of its own (the ceiling on its payload alone).
+                m_server[t] = algorithm == CollectiveAlgorithm::TREE
+                                  ? LL_SERVER | LL_OWN_SERVER | t
+                                  : LL_SERVER | ((uint64_t{tr.src} + 1) << 32) | tr.channel;
             }
         }
         m_nvlinkChannels.resize(nvlinkChannels.size());

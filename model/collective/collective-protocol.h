@@ -80,10 +80,11 @@ uint64_t CollectiveProtocolWireBytes(CollectiveProtocol protocol, uint64_t paylo
  *   per network step; nvls-tree's network hops pay NVLSTree's network latency; pat's
  *   network steps the network latency / 3.5;
  * - wire bytes: CollectiveProtocolWireBytes of each transfer's payload;
- * - LL across servers: NCCL's LL ceiling (llMaxBws, bus bandwidth, for x86 Intel hosts)
+ * - LL across servers: NCCL's LL ceiling C (llMaxBws, bus bandwidth, for x86 Intel hosts)
  *   over the plan's channels is the rate of one server per sender and channel that its
- *   network transfers pass one at a time (GetRateCharge): a bus bandwidth of C is C per
- *   channel out of every sender, however many transfers a channel has in flight;
+ *   network transfers pass one at a time (GetRateCharge): C / channels per channel, so C
+ *   out of a sender that uses every channel, however many transfers a channel has in
+ *   flight (tree's transfers each have a server of their own, as for NVLink below);
  * - point-to-point transfers over NVLink (not tree's, whose channels NCCL splits between
  *   the two directions): a channel is one of NCCL's thread blocks, which copies at its
  *   share of the GPU's NVLink bandwidth: a sender's transfers of one channel pass one rate

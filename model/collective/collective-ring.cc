@@ -181,6 +181,13 @@ BuildChain(CollectiveType type,
     CommPlan plan(type, n, bytes);
     plan.SetAlgorithm(CollectiveAlgorithmToString(CollectiveAlgorithm::RING));
     plan.SetRoot(root);
+    // At most MAX_CHAIN_ROUNDS chunks a channel: a finer chunk (an LL chain of GiBs) is
+    // coarsened, which leaves out less than hops / MAX_CHAIN_ROUNDS of the pipeline's fill.
+    if (chunkBytes != 0)
+    {
+        const uint64_t perRound = uint64_t{channels} * MAX_CHAIN_ROUNDS;
+        chunkBytes = std::max(chunkBytes, bytes / perRound + (bytes % perRound ? 1 : 0));
+    }
     const uint32_t rounds = CollectivePipelineRounds(bytes, channels, chunkBytes);
     NS_ABORT_MSG_IF(static_cast<uint64_t>(channels) * rounds * n > (1u << 26),
                     "ring " << type << ": " << channels << " channels x " << rounds

@@ -374,11 +374,7 @@ CollectiveSelection::Rank(CollectiveType type,
                 candidates.push_back({a, p, cost.Estimate(plan)});
                 continue;
             }
-            // A plan cut by the protocol's own step (a chain's chunk), if not too large.
-            if (ownChunk != 0 && bytes / ownChunk * group.GetSize() > MAX_PLAN_TRANSFERS)
-            {
-                continue;
-            }
+            // A plan cut by the protocol's own step (a chain's chunk; BuildChain bounds it).
             CommPlan ownPlan = Build(type, a, group, bytes, own);
             ownPlan.SetProtocol(p);
             candidates.push_back({a, p, cost.Estimate(ownPlan)});
