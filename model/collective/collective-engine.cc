@@ -435,7 +435,7 @@ CollectiveEngine::SendReleased()
             // rate): their transfers pass one at a time in the order they are handed over.
             Time& free = it->second.serverFree[charge.server];
             free = std::max(free, ts.sentAt) + charge.service;
-            ts.minDuration = std::max(ts.minDuration, free + charge.after - ts.sentAt);
+            ts.minDuration = free + charge.after - ts.sentAt;
         }
         ++it->second.nInFlight;
         const uint32_t src = ts.src;

@@ -276,7 +276,6 @@ class CollectivePlanCost::EstimateRun
     const std::vector<CommPlan::Transfer>& m_transfers; //!< its transfers
     CollectiveProtocolCosts m_protocol;                 //!< its protocol's costs
     std::vector<uint64_t> m_wire;                       //!< per transfer: bytes on the wire
-    std::vector<double> m_released;                     //!< per transfer: when handed over
     std::vector<double> m_due;                          //!< per transfer: not done before
     std::map<uint64_t, double> m_serverFree;            //!< per rate server: when it is free
     std::vector<uint32_t> m_missing;                    //!< per transfer: deps not arrived
@@ -302,7 +301,6 @@ CollectivePlanCost::EstimateRun::EstimateRun(const CollectivePlanCost& cost, con
       m_transfers(plan.GetTransfers()),
       m_protocol(plan, cost.m_carrier, cost.m_rankMap, cost.m_netOverhead),
       m_wire(m_transfers.size(), 0),
-      m_released(m_transfers.size(), 0.0),
       m_due(m_transfers.size(), 0.0),
       m_missing(m_transfers.size(), 0),
       m_children(m_transfers.size()),
@@ -628,7 +626,6 @@ void
 CollectivePlanCost::EstimateRun::Release(uint32_t id, double now)
 {
     const CommPlan::Transfer& t = m_transfers[id];
-    m_released[id] = now;
     const CollectiveProtocolCosts::RateCharge charge = m_protocol.GetRateCharge(id, t.bytes);
     if (charge.server != 0)
     {

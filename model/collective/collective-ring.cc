@@ -3,6 +3,7 @@
 #include "collective-algorithms.h"
 
 #include "ns3/abort.h"
+#include "ns3/assert.h"
 #include "ns3/comm-group.h"
 
 #include <algorithm>
@@ -214,8 +215,8 @@ BuildChain(CollectiveType type,
     auto rankAt = [orders](uint32_t c, uint32_t place) {
         return orders ? (*orders)[c][place] : place;
     };
-    // hopId[b][h]: the transfer of block b over hop h.
-    std::vector<std::vector<uint32_t>> hopId(nBlocks, std::vector<uint32_t>(n - 1, NONE));
+    // The transfer of block b over hop h, as they are added (block by block, hop by hop).
+    auto hopId = [n](uint32_t b, uint32_t h) { return b * (n - 1) + h; };
     const uint64_t window = uint64_t{NCCL_CONNECTION_SLOTS} * channels; // blocks back
     for (uint32_t b = 0; b < nBlocks; ++b)
     {
@@ -232,14 +233,15 @@ BuildChain(CollectiveType type,
             t.step = h;
             if (h > 0)
             {
-                t.deps.push_back(hopId[b][h - 1]);
+                t.deps.push_back(hopId(b, h - 1));
             }
             if (b >= window)
             {
-                const std::vector<uint32_t>& older = hopId[b - window];
-                t.deps.push_back(h + 2 < n ? older[h + 1] : older[h]);
+                const auto older = static_cast<uint32_t>(b - window);
+                t.deps.push_back(hopId(older, h + 2 < n ? h + 1 : h));
             }
-            hopId[b][h] = plan.AddTransfer(std::move(t));
+            const uint32_t id = plan.AddTransfer(std::move(t));
+            NS_ASSERT(id == hopId(b, h));
         }
     }
     return plan;
