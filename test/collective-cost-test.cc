@@ -532,6 +532,63 @@ TEST_F(CollectiveCost, PacketCarrierEstimatesAgainstTheSimulation)
     }
 }
 
+// LL and LL128 plans (issue 22): the estimate charges each protocol's step latency, its
+// lines' wire bytes, LL's ceiling (a rate server per sender and channel across servers)
+// and a chain's eight slots per connection as the engine does. Chains of more than eight
+// steps a channel (32 LL steps, 8 and 30 LL128 steps), direct with LL across servers,
+// rings, a rail ring and hierarchical: 3 % (5 % where flows meet in an incast). Measured
+// (2026-11-29): -1.2 to 0 % but the incast, -3.5 %.
+TEST_F(CollectiveCost, LowLatencyProtocolEstimatesAgainstTheSimulation)
+{
+    struct Case
+    {
+        uint32_t servers;
+        uint32_t gpus;
+        CollectiveType type;
+        std::string algorithm;
+        CollectiveProtocol protocol;
+        uint64_t bytes;
+    };
+
+    const std::vector<Case> cases = {
+        {1, 8, CollectiveType::ALL_REDUCE, "ring", CollectiveProtocol::LL, 256 << 10},
+        {1, 8, CollectiveType::ALL_REDUCE, "ring", CollectiveProtocol::LL128, 4 << 20},
+        // 8 MiB over 8 channels: 32 LL steps (32 KiB of data) a channel.
+        {1, 8, CollectiveType::BROADCAST, "ring", CollectiveProtocol::LL, 8 << 20},
+        {1, 8, CollectiveType::ALL_GATHER, "direct", CollectiveProtocol::LL, 256 << 10},
+        // 4 MiB over 4 channels: 32 LL steps a channel; 16 MiB: 8 LL128 steps (576,000 B).
+        {2, 4, CollectiveType::BROADCAST, "rail-ring", CollectiveProtocol::LL, 4 << 20},
+        {2, 4, CollectiveType::BROADCAST, "rail-ring", CollectiveProtocol::LL128, 16 << 20},
+        {2, 4, CollectiveType::BROADCAST, "rail-ring", CollectiveProtocol::LL128, 64 << 20},
+        {2, 4, CollectiveType::ALL_GATHER, "direct", CollectiveProtocol::LL, 256 << 10},
+        {2, 4, CollectiveType::ALL_REDUCE, "rail-ring", CollectiveProtocol::LL, 1 << 20},
+        {2, 4, CollectiveType::ALL_REDUCE, "hierarchical", CollectiveProtocol::LL128, 4 << 20},
+    };
+    for (const Case& c : cases)
+    {
+        const uint32_t runs = c.servers > 1 ? 4 : 1;
+        CollectivePlanOptions options = Options(c.gpus);
+        options.protocol = c.protocol;
+        const OverRuns r = SimulateOverRuns(
+            runs,
+            [&c](Bench& b) { MakeBench(b, "dgx", c.servers, c.gpus); },
+            c.type,
+            c.algorithm,
+            c.bytes,
+            options);
+        std::cout << "[ measured ] " << c.servers << "x" << c.gpus << " " << c.type << " "
+                  << c.algorithm << "/" << c.protocol << " " << c.bytes << " B: estimate "
+                  << r.estimate * 1e6 << " us, simulated " << r.mean * 1e6 << " us ("
+                  << r.fastest * 1e6 << " to " << r.slowest * 1e6 << ")\n";
+        // Direct across servers: every NIC's four flows into the other server meet at the
+        // receiving NICs (the incast of the Simple case above; its estimate's fluid shares
+        // are measured 3.5 % under the mean of 4 draws).
+        const bool incast = c.servers > 1 && c.algorithm == "direct";
+        EXPECT_NEAR(r.estimate, r.mean, (incast ? 0.05 : 0.03) * r.mean)
+            << c.servers << "x" << c.gpus << " " << c.type << " " << c.algorithm << " " << c.bytes;
+    }
+}
+
 // The issue's requirement, on sizes a unit test can afford (the full sweep to 1 GiB is
 // bench/auto-sweep.sh): auto's simulated time is within 5 % of the best algorithm run by
 // name, and its bus bandwidth never drops by more than 5 % from one size to the next.
