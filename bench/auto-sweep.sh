@@ -20,6 +20,12 @@
 # Each point's auto, best and ratio go to standard error as it finishes, and RAW=FILE keeps
 # every run's CSV row in FILE as it comes (a long sweep stopped early keeps what it did).
 #
+# PRUNE=F (e.g. 0.25) runs by name only the algorithms and protocols whose cost-model
+# estimate (collective-perf --estimates, printed with auto's run) is within a fraction F of
+# the fastest estimate: for the largest sizes, where each run is minutes of packets. The
+# "best" is then the best of those; the estimates are held to 3 to 25 % of the simulation
+# (test collective-cost), so F should be at least the widest of those that applies.
+#
 #   bash bench/auto-sweep.sh [build-dir] > sweep.txt
 set -euo pipefail
 BUILD="${1:-$(dirname "${BASH_SOURCE[0]}")/../build}"
@@ -46,10 +52,25 @@ for shape in $SHAPES; do
     fi
     for coll in $COLLECTIVES; do
         for size in $SIZES; do
-            runs=("auto auto")
-            for algo in $ALGORITHMS; do
-                for proto in $PROTOCOLS; do runs+=("$algo $proto"); done
-            done
+            runs=()
+            # auto first: with --estimates it lists what auto weighed (PRUNE's candidates).
+            if "$PERF" "${carrier[@]}" --collective="$coll" --algorithm=auto --protocol=auto \
+                --minBytes="$size" --maxBytes="$size" --estimates \
+                --csv="$WORK/row.csv" >"$WORK/auto.txt" 2>/dev/null; then
+                tail -n +2 "$WORK/row.csv" | sed "s/^/${name},/" >>"$WORK/point.csv"
+            fi
+            if [ -n "${PRUNE:-}" ]; then
+                while read -r algo proto; do runs+=("$algo $proto"); done < <(
+                    awk -v f="$PRUNE" '/^#   estimates:/ {
+                        min = -1
+                        for (i = 3; i < NF; i += 2) if (min < 0 || $(i + 1) + 0 < min) min = $(i + 1)
+                        for (i = 3; i < NF; i += 2) if ($(i + 1) + 0 <= (1 + f) * min) {
+                            split($i, ap, "/"); print ap[1], ap[2] } }' "$WORK/auto.txt")
+            else
+                for algo in $ALGORITHMS; do
+                    for proto in $PROTOCOLS; do runs+=("$algo $proto"); done
+                done
+            fi
             for run in "${runs[@]}"; do
                 read -r algo proto <<<"$run"
                 # Algorithms and protocols that do not apply to this collective or shape
