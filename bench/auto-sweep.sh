@@ -25,6 +25,8 @@
 # the fastest estimate: for the largest sizes, where each run is minutes of packets. The
 # "best" is then the best of those; the estimates are held to 3 to 25 % of the simulation
 # (test collective-cost), so F should be at least the widest of those that applies.
+# Without PRUNE every algorithm and protocol runs by name; either way the one auto chose
+# is not run again (its row is auto's: the same plan and seed).
 #
 #   bash bench/auto-sweep.sh [build-dir] > sweep.txt
 set -euo pipefail
@@ -54,10 +56,16 @@ for shape in $SHAPES; do
         for size in $SIZES; do
             runs=()
             # auto first: with --estimates it lists what auto weighed (PRUNE's candidates).
+            chose=
             if "$PERF" "${carrier[@]}" --collective="$coll" --algorithm=auto --protocol=auto \
                 --minBytes="$size" --maxBytes="$size" --estimates \
                 --csv="$WORK/row.csv" >"$WORK/auto.txt" 2>/dev/null; then
                 tail -n +2 "$WORK/row.csv" | sed "s/^/${name},/" >>"$WORK/point.csv"
+                # What auto ran is that algorithm and protocol run by name (the same plan
+                # and seed, the same time): its row counts for it, without a second run.
+                chose=$(tail -n +2 "$WORK/row.csv" | awk -F, '{ print $3 " " $4 }')
+                tail -n +2 "$WORK/row.csv" | awk -F, -v OFS=, -v n="$name" \
+                    '{ $2 = $3; print n, $0 }' >>"$WORK/point.csv"
             fi
             if [ -n "${PRUNE:-}" ]; then
                 while read -r algo proto; do runs+=("$algo $proto"); done < <(
@@ -72,6 +80,7 @@ for shape in $SHAPES; do
                 done
             fi
             for run in "${runs[@]}"; do
+                [ "$run" != "$chose" ] || continue
                 read -r algo proto <<<"$run"
                 # Algorithms and protocols that do not apply to this collective or shape
                 # are refused with exit status 1 and skipped.
