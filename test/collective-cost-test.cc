@@ -195,6 +195,27 @@ Options(uint32_t channels)
     return o;
 }
 
+/// SimulateOverRuns on servers x gpus of the dgx carrier, one channel per GPU, protocol.
+OverRuns
+DgxOverRuns(uint32_t runs,
+            uint32_t servers,
+            uint32_t gpus,
+            CollectiveType type,
+            const std::string& algorithm,
+            uint64_t bytes,
+            CollectiveProtocol protocol)
+{
+    CollectivePlanOptions options = Options(gpus);
+    options.protocol = protocol;
+    return SimulateOverRuns(
+        runs,
+        [servers, gpus](Bench& b) { MakeBench(b, "dgx", servers, gpus); },
+        type,
+        algorithm,
+        bytes,
+        options);
+}
+
 class CollectiveCost : public NsTest
 {
 };
@@ -477,17 +498,15 @@ TEST_F(CollectiveCost, PacketCarrierEstimatesAgainstTheSimulation)
         // ring's 8 flows share one rail's two uplinks: 622 to 1750 us), and the estimate
         // charges the expected collisions (FabricEstimateSeesOversubscriptionAndCollisions).
         const uint32_t runs = c.servers > 1 ? 16 : 1;
-        CollectivePlanOptions options = Options(c.gpus);
-        // What NCCL runs at these sizes; protocol latencies are the collective-protocol
-        // suite's.
-        options.protocol = CollectiveProtocol::SIMPLE;
-        const OverRuns r = SimulateOverRuns(
-            runs,
-            [&c](Bench& b) { MakeBench(b, "dgx", c.servers, c.gpus); },
-            c.type,
-            c.algorithm,
-            c.bytes,
-            options);
+        // Simple: what NCCL runs at these sizes; protocol latencies are the
+        // collective-protocol suite's.
+        const OverRuns r = DgxOverRuns(runs,
+                                       c.servers,
+                                       c.gpus,
+                                       c.type,
+                                       c.algorithm,
+                                       c.bytes,
+                                       CollectiveProtocol::SIMPLE);
         const double estimate = r.estimate;
         const double simulated = r.mean;
         const double fastest = r.fastest;
@@ -566,16 +585,13 @@ TEST_F(CollectiveCost, LowLatencyProtocolEstimatesAgainstTheSimulation)
     };
     for (const Case& c : cases)
     {
-        const uint32_t runs = c.servers > 1 ? 4 : 1;
-        CollectivePlanOptions options = Options(c.gpus);
-        options.protocol = c.protocol;
-        const OverRuns r = SimulateOverRuns(
-            runs,
-            [&c](Bench& b) { MakeBench(b, "dgx", c.servers, c.gpus); },
-            c.type,
-            c.algorithm,
-            c.bytes,
-            options);
+        const OverRuns r = DgxOverRuns(c.servers > 1 ? 4 : 1,
+                                       c.servers,
+                                       c.gpus,
+                                       c.type,
+                                       c.algorithm,
+                                       c.bytes,
+                                       c.protocol);
         std::cout << "[ measured ] " << c.servers << "x" << c.gpus << " " << c.type << " "
                   << c.algorithm << "/" << c.protocol << " " << c.bytes << " B: estimate "
                   << r.estimate * 1e6 << " us, simulated " << r.mean * 1e6 << " us ("
