@@ -18,13 +18,15 @@
 # takes minutes.
 #
 # Each point's auto, best and ratio go to standard error as it finishes, and RAW=FILE keeps
-# every run's CSV row in FILE as it comes (a long sweep stopped early keeps what it did).
+# every run's CSV row in FILE as it comes (a long sweep stopped early keeps what it did;
+# auto's row appears twice, once as auto and once under the name of what it chose).
 #
-# PRUNE=F (e.g. 0.25) runs by name only the algorithms and protocols whose cost-model
-# estimate (collective-perf --estimates, printed with auto's run) is within a fraction F of
-# the fastest estimate: for the largest sizes, where each run is minutes of packets. The
-# "best" is then the best of those; the estimates are held to 3 to 25 % of the simulation
-# (test collective-cost), so F should be at least the widest of those that applies.
+# PRUNE=F (e.g. 0.25) runs by name only what auto weighed (collective-perf --estimates,
+# printed with auto's run) and estimated within a fraction F of its fastest: for the
+# largest sizes, where each run is minutes of packets. The "best" is then the best of
+# those; the estimates are held to 3 to 25 % of the simulation (test collective-cost, on
+# small shapes), so to keep the true best F should be about twice the error that applies.
+# If auto's own run fails, a pruned point runs nothing.
 # Without PRUNE every algorithm and protocol runs by name; either way the one auto chose
 # is not run again (its row is auto's: the same plan and seed).
 #
