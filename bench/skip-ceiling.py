@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""How much of a run's RDMA traffic a steady-state fast-forward could skip at most.
+
+Reads the fct.csv of a packet-reference run (ai-fabric-sim --fast-forward=off: one row per
+RDMA message, src,dst,bytes,start_us,end_us,...) and counts the bytes sent while a skip
+could be under way, three ways:
+
+  per queue pair  each message alone: a queue pair that could leave a skip at its
+                  message's end and join again after its own window;
+  per NIC         the messages of one sending NIC together (its channels);
+  per rail        the messages of the NICs of one rail together (src rank modulo the GPUs
+                  per server): RdmaFastForward's groups on a rail-optimized fabric.
+
+A group may skip at time t when every one of its messages under way at t is past its start
+plus SETTLE (the load settles one base RTT after a start, then the warm window) and before
+its last END_PACKETS packets, and no message of the group started or ended within SETTLE
+before t; only stretches of at least MIN_SKIP count. A message's pace is taken as its bytes
+over its duration. These are the fast-forward's own rules (RdmaFastForward: SteadyWindow,
+WarmWindow, MinSkip, EndPackets), applied to timings that did not change under it, so the
+figures are ceilings, not predictions.
+
+    python3 bench/skip-ceiling.py OUT/fct.csv [--settle=6.2] [--gpus-per-server=8]
+"""
+import argparse
+import bisect
+import collections
+import csv
+
+END_PACKETS = 4
+PACKET_BYTES = 4096
+MIN_SKIP_US = 20.0
+
+
+def skippable_share(messages, key, settle):
+    """Share of all bytes sent inside skippable stretches of the groups key defines."""
+    groups = collections.defaultdict(list)
+    for m in messages:
+        groups[key(m)].append(m)
+    skipped = 0.0
+    for members in groups.values():
+        changes = sorted({m["start"] for m in members} | {m["end"] for m in members})
+        edges = sorted(set(changes) | {m["start"] + settle for m in members}
+                       | {m["end"] - m["tail"] for m in members}
+                       | {m["end"] + settle for m in members})
+        stretch, stretches = None, []
+        for a, b in zip(edges, edges[1:]):
+            t = (a + b) / 2
+            active = [m for m in members if m["start"] <= t < m["end"]]
+            i = bisect.bisect_right(changes, t)
+            ok = bool(active) and all(
+                m["start"] + settle <= t <= m["end"] - m["tail"] for m in active
+            ) and not (i > 0 and t - changes[i - 1] < settle)
+            if ok:
+                rate = sum(m["rate"] for m in active)
+                if stretch is None:
+                    stretch = [a, b, 0.0]
+                stretch[1] = b
+                stretch[2] += (b - a) * rate
+            elif stretch is not None:
+                stretches.append(stretch)
+                stretch = None
+        if stretch is not None:
+            stretches.append(stretch)
+        skipped += sum(s[2] for s in stretches if s[1] - s[0] >= MIN_SKIP_US)
+    return skipped / sum(m["bytes"] for m in messages)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("fct", help="fct.csv of a run with --fast-forward=off")
+    parser.add_argument("--settle", type=float, default=6.2,
+                        help="us after a start or end before a skip (default 6.2)")
+    parser.add_argument("--gpus-per-server", type=int, default=8)
+    args = parser.parse_args()
+    messages = []
+    try:
+        with open(args.fct, newline="") as f:
+            for i, row in enumerate(csv.DictReader(f)):
+                try:
+                    start, end = float(row["start_us"]), float(row["end_us"])
+                    src, size = int(row["src"]), int(row["bytes"])
+                except (KeyError, TypeError, ValueError):
+                    raise SystemExit(f"skip-ceiling: {args.fct}: line {i + 2}: expected "
+                                     "src, bytes, start_us and end_us (an fct.csv)")
+                if end <= start:
+                    continue
+                rate = size / (end - start)
+                messages.append({"id": i, "src": src, "bytes": size, "start": start,
+                                 "end": end, "rate": rate,
+                                 "tail": END_PACKETS * PACKET_BYTES / rate})
+    except OSError as e:
+        raise SystemExit(f"skip-ceiling: {args.fct}: {e.strerror}")
+    if not messages:
+        raise SystemExit(f"skip-ceiling: {args.fct}: no RDMA message with a duration")
+    gpus = args.gpus_per_server
+    print(f"{len(messages)} messages, settle {args.settle} us")
+    print(f"per queue pair: {100 * skippable_share(messages, lambda m: m['id'], args.settle):.1f} %")
+    print(f"per NIC:        {100 * skippable_share(messages, lambda m: m['src'], args.settle):.1f} %")
+    print(f"per rail:       {100 * skippable_share(messages, lambda m: m['src'] % gpus, args.settle):.1f} %")
+
+
+if __name__ == "__main__":
+    main()
