@@ -17,7 +17,10 @@
 #     COLLECTIVES="all-reduce all-gather" bash bench/auto-sweep.sh
 # takes minutes.
 #
-# Each point's auto, best and ratio go to standard error as it finishes, and RAW=FILE keeps
+# Each point's auto, best (of how many algorithm/protocol pairs run by name, auto's choice
+# counted) and ratio go to standard error as it finishes; the table's "runs" column says the
+# same, and its last line how many points had auto's choice as their only candidate (their
+# ratio, 1.000, compares auto with nothing). RAW=FILE keeps
 # every run's CSV row in FILE as it comes (a long sweep stopped early keeps what it did;
 # auto's row appears twice, once as auto and once under the name of what it chose).
 #
@@ -93,9 +96,10 @@ for shape in $SHAPES; do
             done
             [ -s "$WORK/point.csv" ] || continue
             awk -F, '$3 == "auto" { t = $10; a = $4 "/" $5 }
+                     $3 != "auto" { ++c }
                      $3 != "auto" && (b == "" || $10 + 0 < b + 0) { b = $10; ba = $4 "/" $5 }
-                     END { printf "%s %s %s: auto %.1f us (%s), best %.1f us (%s), %.3f\n",
-                           $1, $2, $8, t, a, b, ba, (b > 0 ? t / b : 0) }' \
+                     END { printf "%s %s %s: auto %.1f us (%s), best %.1f us (%s) of %d, %.3f\n",
+                           $1, $2, $8, t, a, b, ba, c, (b > 0 ? t / b : 0) }' \
                 "$WORK/point.csv" >&2
             cat "$WORK/point.csv" >>"$WORK/all.csv"
             [ -z "${RAW:-}" ] || cat "$WORK/point.csv" >>"$RAW"
@@ -111,18 +115,22 @@ sort -t, -k1,1 -k2,2 -k8,8n "$WORK/all.csv" | awk -F, '
     key = $1 "," $2 "," $8
     if (!(key in seen)) { seen[key] = 1; order[++n] = key }
     if ($3 == "auto") { autoT[key] = $10; autoA[key] = $4 "/" $5; autoB[key] = $12 }
-    else if (!(key in bestT) || $10 + 0 < bestT[key] + 0) { bestT[key] = $10; bestA[key] = $4 "/" $5 }
+    else {
+        ++named[key]
+        if (!(key in bestT) || $10 + 0 < bestT[key] + 0) { bestT[key] = $10; bestA[key] = $4 "/" $5 }
+    }
 }
 END {
-    printf "%-13s %-15s %11s %10s %-24s %10s %-24s %7s %8s\n", "shape", "collective", "bytes",
-        "auto (us)", "auto chose", "best (us)", "best", "ratio", "busbw"
-    worst = 0; drops = 0
+    printf "%-13s %-15s %11s %10s %-24s %10s %-24s %7s %8s %5s\n", "shape", "collective", "bytes",
+        "auto (us)", "auto chose", "best (us)", "best", "ratio", "busbw", "runs"
+    worst = 0; drops = 0; alone = 0
     for (i = 1; i <= n; ++i) {
         k = order[i]; split(k, f, ",")
         r = autoT[k] / bestT[k]
         if (r > worst) worst = r
-        printf "%-13s %-15s %11.0f %10.1f %-24s %10.1f %-24s %7.3f %8.2f\n", f[1], f[2], f[3],
-            autoT[k], autoA[k], bestT[k], bestA[k], r, autoB[k]
+        if (named[k] < 2) alone++
+        printf "%-13s %-15s %11.0f %10.1f %-24s %10.1f %-24s %7.3f %8.2f %5d\n", f[1], f[2], f[3],
+            autoT[k], autoA[k], bestT[k], bestA[k], r, autoB[k], named[k]
         series = f[1] "," f[2]
         if ((series in lastB) && autoB[k] < 0.95 * lastB[series]) {
             drops++; printf "  busbw drops from %.2f to %.2f\n", lastB[series], autoB[k]
@@ -130,4 +138,5 @@ END {
         lastB[series] = autoB[k]
     }
     printf "\nworst auto/best: %.3f (requirement <= 1.05); busbw drops > 5 %%: %d\n", worst, drops
+    printf "points where auto'"'"'s choice was the only one run (pruned or the only one that applies): %d of %d\n", alone, n
 }'
