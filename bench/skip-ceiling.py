@@ -26,6 +26,7 @@ import argparse
 import bisect
 import collections
 import csv
+import math
 
 END_PACKETS = 4
 PACKET_BYTES = 4096
@@ -66,23 +67,39 @@ def skippable_share(messages, key, settle):
     return skipped / sum(m["bytes"] for m in messages)
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Bad options: one line naming them, exit status 1."""
+
+    def error(self, message):
+        raise SystemExit(f"skip-ceiling: {message}")
+
+
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("fct", help="fct.csv of a run with --fast-forward=off")
     parser.add_argument("--settle", type=float, default=6.2,
                         help="us after a start or end before a skip (default 6.2)")
     parser.add_argument("--gpus-per-server", type=int, default=8)
     args = parser.parse_args()
+    if args.gpus_per_server < 1:
+        raise SystemExit(f"skip-ceiling: --gpus-per-server={args.gpus_per_server}: "
+                         "expected an integer of at least 1")
+    if not math.isfinite(args.settle) or args.settle < 0:
+        raise SystemExit(f"skip-ceiling: --settle={args.settle}: expected microseconds, "
+                         "0 or more")
     messages = []
     try:
-        with open(args.fct, newline="") as f:
-            for i, row in enumerate(csv.DictReader(f)):
+        with open(args.fct, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            for i, row in enumerate(reader):
                 try:
                     start, end = float(row["start_us"]), float(row["end_us"])
                     src, size = int(row["src"]), int(row["bytes"])
+                    if not (math.isfinite(start) and math.isfinite(end)) or size < 0:
+                        raise ValueError
                 except (KeyError, TypeError, ValueError):
-                    raise SystemExit(f"skip-ceiling: {args.fct}: line {i + 2}: expected "
-                                     "src, bytes, start_us and end_us (an fct.csv)")
+                    raise SystemExit(f"skip-ceiling: {args.fct}: line {reader.line_num}: "
+                                     "expected src, bytes, start_us and end_us (an fct.csv)")
                 if end <= start:
                     continue
                 rate = size / (end - start)
@@ -91,6 +108,8 @@ def main():
                                  "tail": END_PACKETS * PACKET_BYTES / rate})
     except OSError as e:
         raise SystemExit(f"skip-ceiling: {args.fct}: {e.strerror}")
+    except UnicodeDecodeError:
+        raise SystemExit(f"skip-ceiling: {args.fct}: not a text file (expected an fct.csv)")
     if not messages:
         raise SystemExit(f"skip-ceiling: {args.fct}: no RDMA message with a duration")
     gpus = args.gpus_per_server
