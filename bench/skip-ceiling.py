@@ -23,7 +23,6 @@ figures are ceilings, not predictions.
     python3 bench/skip-ceiling.py OUT/fct.csv [--settle=6.2] [--gpus-per-server=8]
 """
 import argparse
-import bisect
 import collections
 import csv
 import math
@@ -40,20 +39,39 @@ def skippable_share(messages, key, settle):
         groups[key(m)].append(m)
     skipped = 0.0
     for members in groups.values():
-        changes = sorted({m["start"] for m in members} | {m["end"] for m in members})
-        edges = sorted(set(changes) | {m["start"] + settle for m in members}
-                       | {m["end"] - m["tail"] for m in members}
-                       | {m["end"] + settle for m in members})
-        stretch, stretches = None, []
-        for a, b in zip(edges, edges[1:]):
-            t = (a + b) / 2
-            active = [m for m in members if m["start"] <= t < m["end"]]
-            i = bisect.bisect_right(changes, t)
-            ok = bool(active) and all(
-                m["start"] + settle <= t <= m["end"] - m["tail"] for m in active
-            ) and not (i > 0 and t - changes[i - 1] < settle)
+        # Sweep the group's edges in time order, keeping: the messages under way, those
+        # under way but outside their window, their summed pace, and the last start or end.
+        events = []
+        for m in members:
+            lo, hi = m["start"] + settle, m["end"] - m["tail"]
+            events.append((m["start"], 1, 1, m["rate"], True))
+            if lo < hi:
+                events.append((lo, 0, -1, 0.0, False))
+                events.append((hi, 0, 1, 0.0, False))
+            events.append((m["end"], -1, -1, -m["rate"], True))
+            events.append((m["end"] + settle, 0, 0, 0.0, False))
+        events.sort(key=lambda e: e[0])
+        active = outside = 0
+        rate = 0.0
+        last_change = -math.inf
+        stretch = None
+        stretches = []
+        i = 0
+        while i < len(events):
+            t = events[i][0]
+            while i < len(events) and events[i][0] == t:
+                _, da, do, dr, change = events[i]
+                active += da
+                outside += do
+                rate += dr
+                if change:
+                    last_change = t
+                i += 1
+            if i == len(events):
+                break
+            a, b = t, events[i][0]
+            ok = active > 0 and outside == 0 and (a + b) / 2 - last_change >= settle
             if ok:
-                rate = sum(m["rate"] for m in active)
                 if stretch is None:
                     stretch = [a, b, 0.0]
                 stretch[1] = b
