@@ -21,18 +21,17 @@ WarmWindow, MinSkip, EndPackets), applied to timings that did not change under i
 figures are ceilings, not predictions.
 
     python3 bench/skip-ceiling.py OUT/fct.csv [--settle=6.2] [--gpus-per-server=8]
+        [--end-packets=4] [--mtu=4096] [--min-skip=20]
+
+The last three default to the attributes' defaults (RdmaFastForward::EndPackets and
+MinSkip, the NICs' payload MTU); give the run's own if it changed them.
 """
 import argparse
 import collections
 import csv
 import math
 
-END_PACKETS = 4
-PACKET_BYTES = 4096
-MIN_SKIP_US = 20.0
-
-
-def skippable_share(messages, key, settle):
+def skippable_share(messages, key, settle, min_skip):
     """Share of all bytes sent inside skippable stretches of the groups key defines."""
     groups = collections.defaultdict(list)
     for m in messages:
@@ -81,7 +80,7 @@ def skippable_share(messages, key, settle):
                 stretch = None
         if stretch is not None:
             stretches.append(stretch)
-        skipped += sum(s[2] for s in stretches if s[1] - s[0] >= MIN_SKIP_US)
+        skipped += sum(s[2] for s in stretches if s[1] - s[0] >= min_skip)
     return skipped / sum(m["bytes"] for m in messages)
 
 
@@ -98,13 +97,19 @@ def main():
     parser.add_argument("--settle", type=float, default=6.2,
                         help="us after a start or end before a skip (default 6.2)")
     parser.add_argument("--gpus-per-server", type=int, default=8)
+    parser.add_argument("--end-packets", type=int, default=4,
+                        help="packets sent for real at a message's end (default 4)")
+    parser.add_argument("--mtu", type=int, default=4096, help="payload bytes a packet")
+    parser.add_argument("--min-skip", type=float, default=20.0,
+                        help="us: shorter stretches do not count (default 20)")
     args = parser.parse_args()
-    if args.gpus_per_server < 1:
-        raise SystemExit(f"skip-ceiling: --gpus-per-server={args.gpus_per_server}: "
-                         "expected an integer of at least 1")
-    if not math.isfinite(args.settle) or args.settle < 0:
-        raise SystemExit(f"skip-ceiling: --settle={args.settle}: expected microseconds, "
-                         "0 or more")
+    for name, value in (("--gpus-per-server", args.gpus_per_server),
+                        ("--end-packets", args.end_packets), ("--mtu", args.mtu)):
+        if value < 1:
+            raise SystemExit(f"skip-ceiling: {name}: expected a positive integer")
+    for name, value in (("--settle", args.settle), ("--min-skip", args.min_skip)):
+        if not math.isfinite(value) or value < 0:
+            raise SystemExit(f"skip-ceiling: {name}={value}: expected microseconds, 0 or more")
     messages = []
     try:
         with open(args.fct, newline="", encoding="utf-8") as f:
@@ -123,7 +128,7 @@ def main():
                 rate = size / (end - start)
                 messages.append({"id": i, "src": src, "bytes": size, "start": start,
                                  "end": end, "rate": rate,
-                                 "tail": END_PACKETS * PACKET_BYTES / rate})
+                                 "tail": args.end_packets * args.mtu / rate})
     except OSError as e:
         raise SystemExit(f"skip-ceiling: {args.fct}: {e.strerror}")
     except UnicodeDecodeError:
@@ -132,9 +137,11 @@ def main():
         raise SystemExit(f"skip-ceiling: {args.fct}: no RDMA message with a duration")
     gpus = args.gpus_per_server
     print(f"{len(messages)} messages, settle {args.settle} us")
-    print(f"per queue pair: {100 * skippable_share(messages, lambda m: m['id'], args.settle):.1f} %")
-    print(f"per NIC:        {100 * skippable_share(messages, lambda m: m['src'], args.settle):.1f} %")
-    print(f"per rail:       {100 * skippable_share(messages, lambda m: m['src'] % gpus, args.settle):.1f} %")
+    for label, key in (("per queue pair:", lambda m: m["id"]),
+                       ("per NIC:       ", lambda m: m["src"]),
+                       ("per rail:      ", lambda m: m["src"] % gpus)):
+        share = skippable_share(messages, key, args.settle, args.min_skip)
+        print(f"{label} {100 * share:.1f} %")
 
 
 if __name__ == "__main__":
