@@ -7,7 +7,8 @@
 # from the model configs in bench/scale/, with the steady-state fast-forward (ff, the
 # default of ai-fabric-sim) and without it (packets, the reference). For each point and
 # mode: wall time, scheduler events, packet-hops (frames sent on all links, skipped ones
-# counted), bytes carried by all links, peak memory, the
+# counted) and of those the ones simulated as packets, the chunks the NVSwitches
+# delivered (where the events went), bytes carried by all links, peak memory, the
 # simulated iteration time, the share of the RDMA bytes skipped and, with both modes, the
 # difference of the iteration time; a table (scale.md) and, with gnuplot, a plot of wall
 # time against GPUs, one line per mode (scale.png).
@@ -49,8 +50,8 @@ done
 mkdir -p "$out"
 table=$out/scale.md
 {
-    echo "| point | GPUs | servers | spines | mode | wall s | events | packet-hops | link bytes | peak MiB | iteration ms | skipped | vs packets |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| point | GPUs | servers | spines | mode | wall s | events | packet-hops | simulated | NVLink chunks | link bytes | peak MiB | iteration ms | skipped | vs packets |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 } >"$table"
 for mode in "${modeList[@]}"; do
     echo "# gpus wall_s point" >"$out/scale-$mode.dat"
@@ -82,7 +83,7 @@ for point in "${points[@]}"; do
         if ((status != 0)) || [[ ! -f $dir/results.json ]]; then
             why="exit $status"
             ((status == 124)) && why="stopped after ${limit} s"
-            echo "| $point | $gpus | $servers | $spines | $mode | > $wall ($why) | | | | $peak | | | |" >>"$table"
+            echo "| $point | $gpus | $servers | $spines | $mode | > $wall ($why) | | | | | | $peak | | | |" >>"$table"
             continue
         fi
         python3 - "$dir/results.json" "$out/$point-packets/results.json" "$point" "$gpus" \
@@ -94,6 +95,8 @@ point, gpus, servers, spines, mode, wall, peak = sys.argv[3:10]
 events = r["run"]["events"]
 link_bytes = r["fabric"]["link_bytes"]
 hops = r["fabric"]["link_frames"]
+simulated = hops - r["fabric"]["link_frames_skipped"]
+chunks = r["fabric"]["nvlink_chunks"]
 ff = r.get("fast_forward", {})
 skipped = f"{100 * ff['skipped_fraction']:.1f} %" if "skipped_fraction" in ff else ""
 diff = ""
@@ -101,7 +104,8 @@ if mode == "ff" and os.path.exists(ref):
     t = json.load(open(ref))["simulated_s"]
     diff = f"{100 * (r['simulated_s'] - t) / t:+.3f} %"
 print(f"| {point} | {gpus} | {servers} | {spines} | {mode} | {float(wall):.1f} | {events / 1e6:.1f} M "
-      f"| {hops / 1e6:.1f} M | {link_bytes / 1e9:.1f} GB | {peak} | {r['simulated_s'] * 1e3:.2f} "
+      f"| {hops / 1e6:.1f} M | {simulated / 1e6:.1f} M | {chunks / 1e6:.1f} M "
+      f"| {link_bytes / 1e9:.1f} GB | {peak} | {r['simulated_s'] * 1e3:.2f} "
       f"| {skipped} | {diff} |")
 PY
         echo "$gpus $wall $point" >>"$out/scale-$mode.dat"

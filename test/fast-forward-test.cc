@@ -34,11 +34,13 @@ struct Outcome
     std::vector<uint64_t> packetsSent; //!< per flow: the sender's data packets
     std::vector<uint64_t> portBytes;   //!< per port (NICs, then switch ports): bytes sent
     std::vector<uint64_t> portFrames;  //!< per port: frames sent
+    std::vector<uint64_t> portSkipped; //!< per port: of those, frames a skip let through
     uint64_t pauses{0};
     uint64_t ecnMarks{0};
     uint64_t skips{0};
     uint64_t interrupted{0};
     uint64_t skippedBytes{0};
+    uint64_t skippedPackets{0};   //!< the fast-forward's GetSkippedPackets
     uint64_t dataPacketsSent{0};  //!< all NICs' GetDataPacketsSent
     Time firstSkipEnd;            //!< when the first skip ended (zero: none)
     std::vector<Time> skipStarts; //!< when each skip started
@@ -115,6 +117,7 @@ RunStar(RoceHelper& roce,
     auto port = [&out](Ptr<RoceNetDevice> d) {
         out.portBytes.push_back(d->GetTxBytes());
         out.portFrames.push_back(d->GetTxFrames());
+        out.portSkipped.push_back(d->GetSkippedTxFrames());
     };
     for (const Ptr<RdmaNic>& nic : topo.nics)
     {
@@ -134,6 +137,7 @@ RunStar(RoceHelper& roce,
         out.skips = ff->GetSkips();
         out.interrupted = ff->GetInterruptedSkips();
         out.skippedBytes = ff->GetSkippedPayloadBytes();
+        out.skippedPackets = ff->GetSkippedPackets();
     }
     Simulator::Destroy();
     return out;
@@ -359,6 +363,24 @@ TEST_F(FastForward, PortsCountTheSkippedFrames)
             << "port " << p;
     }
     EXPECT_GT(ff.skippedBytes, 30u << 20);
+    // Of each port's frames, the skipped ones (GetSkippedTxFrames): none in the reference;
+    // on the data path (NIC 0, switch port 1) exactly the skipped data packets, and the
+    // rest of NIC 0's frames are the data packets it sent for real (its GetDataPacketsSent
+    // counts the skipped ones too, as if sent); the ACK path's two ports let the same
+    // skipped ACKs through.
+    for (uint64_t skipped : ref.portSkipped)
+    {
+        EXPECT_EQ(skipped, 0u);
+    }
+    EXPECT_GT(ff.skippedPackets, 7000u); // 30 MiB of 4 KiB packets, at least
+    EXPECT_EQ(ff.portSkipped[0], ff.skippedPackets);
+    EXPECT_EQ(ff.portSkipped[3], ff.skippedPackets);
+    EXPECT_EQ(ff.dataPacketsSent, ref.dataPacketsSent);
+    EXPECT_EQ(ff.portFrames[0] - ff.portSkipped[0], ff.dataPacketsSent - ff.skippedPackets);
+    EXPECT_LT(ff.portFrames[0] - ff.portSkipped[0], 100u); // the window and the last packets
+    EXPECT_EQ(ref.portFrames[0], ref.dataPacketsSent); // NIC 0 sends nothing but data
+    EXPECT_EQ(ff.portSkipped[1], ff.portSkipped[2]);
+    EXPECT_GT(ff.portSkipped[1], 0u);
 }
 
 // A flow posted in the middle of a skip by the same sender, to another host: the skip

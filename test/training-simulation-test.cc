@@ -167,6 +167,19 @@ TEST(TrainingSimulation, DefaultScenarioEndToEnd)
     EXPECT_NEAR(peak, packets["fabric"]["peak_link_utilisation"].get<double>(), 0.01);
     const double bytes = packets["fabric"]["link_bytes"].get<double>();
     EXPECT_NEAR(first["fabric"]["link_bytes"].get<double>(), bytes, 1e-4 * bytes);
+    // Where the events went. The reference simulates every frame; the fast-forward lets
+    // through each skipped data packet on its two links (NIC, rail leaf, NIC) and the
+    // skipped ACKs, and simulates under 2 % of the frames (64,736 of 3,432,960). Neither
+    // touches NVLink: the same chunks (884,736) in both.
+    EXPECT_EQ(packets["fabric"]["link_frames_skipped"], 0);
+    const auto skippedHops = first["fabric"]["link_frames_skipped"].get<uint64_t>();
+    const auto skippedPackets = first["fast_forward"]["skipped_packets"].get<uint64_t>();
+    EXPECT_GT(skippedHops, 2 * skippedPackets);
+    EXPECT_LT(skippedHops, 3 * skippedPackets); // an ACK for every few packets, not each
+    EXPECT_LT(first["fabric"]["link_frames"].get<double>() - static_cast<double>(skippedHops),
+              0.02 * hops);
+    EXPECT_EQ(first["fabric"]["nvlink_chunks"], 884736);
+    EXPECT_EQ(packets["fabric"]["nvlink_chunks"], first["fabric"]["nvlink_chunks"]);
 
     // Same seed, same results: everything but the wall-clock figures.
     nlohmann::json a = first;

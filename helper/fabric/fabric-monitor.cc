@@ -311,6 +311,7 @@ FabricMonitor::Start(std::function<bool()> keepGoing)
     {
         m_links[i].baseBytes = m_links[i].device->GetTxBytes();
         m_links[i].baseFrames = m_links[i].device->GetTxFrames();
+        m_links[i].baseSkippedFrames = m_links[i].device->GetSkippedTxFrames();
         m_lastBytes[i] = m_links[i].baseBytes;
         ++m_classCount[m_classOf[i]];
         m_active.push_back(i); // the first sample reads every link
@@ -551,6 +552,7 @@ FabricMonitor::Finish()
     {
         l.bytes = l.device->GetTxBytes() - l.baseBytes;
         l.frames = l.device->GetTxFrames() - l.baseFrames;
+        l.skippedFrames = l.device->GetSkippedTxFrames() - l.baseSkippedFrames;
         l.ecnMarks = l.sw ? l.sw->GetEcnMarks(l.port) : 0;
     }
 }

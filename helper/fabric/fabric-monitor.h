@@ -56,6 +56,8 @@ class FabricMonitor : public Object
         uint64_t bytes{0};      //!< sent since Start
         uint64_t baseFrames{0}; //!< device frame counter when Start was called
         uint64_t frames{0};     //!< frames sent since Start (packet-hops on this link)
+        uint64_t baseSkippedFrames{0}; //!< device skipped-frame counter when Start was called
+        uint64_t skippedFrames{0};     //!< of frames, those a fast-forward skipped
         double peakUtilisation{0};
         uint32_t maxQueueBytes{0};
         uint64_t pfcSent{0};

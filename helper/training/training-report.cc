@@ -303,17 +303,28 @@ FabricJson(const TrainingSimulation& sim)
         fabric["switches"] = switches;
         uint64_t bytes = 0;
         uint64_t frames = 0;
+        uint64_t skipped = 0;
         double peak = 0;
         for (const auto& l : mon->GetLinks())
         {
             bytes += l.bytes;
             frames += l.frames;
+            skipped += l.skippedFrames;
             peak = std::max(peak, l.peakUtilisation);
         }
         fabric["link_bytes"] = bytes;
         fabric["link_frames"] = frames;
+        // Of those, the frames the fast-forward let through: the rest were simulated.
+        fabric["link_frames_skipped"] = skipped;
         fabric["peak_link_utilisation"] = peak;
     }
+    // The scale-up fabrics' unit of work (a chunk: three events or so), beside the frames.
+    uint64_t chunks = 0;
+    for (const auto& nvs : sim.GetCluster().nvSwitches)
+    {
+        chunks += nvs->GetChunksDelivered();
+    }
+    fabric["nvlink_chunks"] = chunks;
     if (Ptr<BackgroundTraffic> bg = sim.GetBackground())
     {
         Json rows = Json::array();
@@ -413,6 +424,16 @@ TrainingReport::PrintOverview(std::ostream& os) const
        << ProgramOptions::GetAllocator() << ")\n";
     if (s.topology != "ideal")
     {
+        // Where the events went: frames simulated on the RoCE links, NVLink chunks.
+        const Json fabric = FabricJson(m_sim);
+        if (fabric.contains("link_frames"))
+        {
+            const auto frames = fabric["link_frames"].get<uint64_t>();
+            const auto skipped = fabric["link_frames_skipped"].get<uint64_t>();
+            os << "  work     : " << std::setprecision(2) << (frames - skipped) / 1e6
+               << " M packet-hops simulated, " << skipped / 1e6 << " M skipped; "
+               << fabric["nvlink_chunks"].get<uint64_t>() / 1e6 << " M NVLink chunks\n";
+        }
         const Json ff = FastForwardJson(m_sim);
         os << "  fast-fwd : " << ff["status"].get<std::string>();
         if (ff.contains("skipped_fraction"))

@@ -722,6 +722,7 @@ RoceNetDevice::PruneSkippedFrames()
             return false;
         }
         m_txFrames += s.maxFrames;
+        m_skippedTxFrames += s.maxFrames;
         m_txBytes += s.maxFrames * s.frameBytes;
         return true;
     };
@@ -751,6 +752,18 @@ RoceNetDevice::GetTxFrames() const
     }
     uint64_t bytes = 0;
     return m_txFrames + SkippedSoFar(bytes);
+}
+
+uint64_t
+RoceNetDevice::GetSkippedTxFrames() const
+{
+    NS_LOG_FUNCTION(this);
+    if (m_skipped.empty())
+    {
+        return m_skippedTxFrames;
+    }
+    uint64_t bytes = 0;
+    return m_skippedTxFrames + SkippedSoFar(bytes);
 }
 
 uint64_t

@@ -217,6 +217,9 @@ class RoceNetDevice : public NetDevice
     uint64_t GetTxBytes() const;
     /// \return frames sent, control and PFC included
     uint64_t GetTxFrames() const;
+    /// \return of GetTxFrames, those a fast-forward let through without simulating them
+    ///         (AddSkippedFrames): the rest were sent as packets, one event each or more
+    uint64_t GetSkippedTxFrames() const;
     /// \return bytes sent on the wire: frames with FCS, preamble, SFD and inter-frame gap
     ///         (what makes a link's utilisation 1; the module sends no frame short enough
     ///         to be padded)
@@ -438,6 +441,7 @@ class RoceNetDevice : public NetDevice
 
     uint64_t m_txBytes{0};
     uint64_t m_txFrames{0};
+    uint64_t m_skippedTxFrames{0}; //!< of m_txFrames, the settled streams' frames
     std::vector<RoceSkippedFrames> m_skipped; //!< streams of a fast-forward under way
     std::vector<Callback<void>> m_onActivity; //!< NotifyOnActivity, one shot each
 
