@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fast-forward-feature.h"
 
+#include "ns3/boolean.h"
 #include "ns3/log.h"
+#include "ns3/nv-switch-fabric.h"
 
 namespace ns3
 {
@@ -35,6 +37,11 @@ FastForwardFeature::Install(const TrainingContext& context, std::string*)
     {
         m_fastForward = CreateObject<RdmaFastForward>();
         m_fastForward->Install(context.cluster.network.nics, context.cluster.network.switchObjects);
+        // The NVSwitches' steady chunk streams too.
+        for (const Ptr<NvSwitchFabric>& nvs : context.cluster.nvSwitches)
+        {
+            nvs->SetAttribute("FastForward", BooleanValue(true));
+        }
         m_status = "on";
     }
     NS_LOG_INFO("fast-forward " << m_status);

@@ -253,6 +253,15 @@ FastForwardJson(const TrainingSimulation& sim)
         j["skipped_packets"] = ff->GetSkippedPackets();
         j["skips"] = ff->GetSkips();
         j["interrupted_skips"] = ff->GetInterruptedSkips();
+        uint64_t chunks = 0;
+        uint64_t skips = 0;
+        for (const auto& nvs : sim.GetCluster().nvSwitches)
+        {
+            chunks += nvs->GetSkippedChunks();
+            skips += nvs->GetSkips();
+        }
+        j["nvlink_skipped_chunks"] = chunks;
+        j["nvlink_skips"] = skips;
     }
     return j;
 }
@@ -432,7 +441,13 @@ TrainingReport::PrintOverview(std::ostream& os) const
             const auto skipped = fabric["link_frames_skipped"].get<uint64_t>();
             os << "  work     : " << std::setprecision(2) << (frames - skipped) / 1e6
                << " M packet-hops simulated, " << skipped / 1e6 << " M skipped; "
-               << fabric["nvlink_chunks"].get<uint64_t>() / 1e6 << " M NVLink chunks\n";
+               << fabric["nvlink_chunks"].get<uint64_t>() / 1e6 << " M NVLink chunks";
+            const Json ffw = FastForwardJson(m_sim);
+            if (ffw.contains("nvlink_skipped_chunks"))
+            {
+                os << " (" << ffw["nvlink_skipped_chunks"].get<uint64_t>() / 1e6 << " M skipped)";
+            }
+            os << "\n";
         }
         const Json ff = FastForwardJson(m_sim);
         os << "  fast-fwd : " << ff["status"].get<std::string>();

@@ -110,6 +110,7 @@ NvSwitchFabric::NewSwitchOp(Kind kind,
                             uint64_t bytes,
                             DoneCallback done)
 {
+    NoteChange();
     const uint64_t id = m_nextOp++;
     SwitchOp& op = m_ops[id];
     op.members = members;

@@ -109,6 +109,26 @@ NvSwitchFabric::GetTypeId()
                           MakeDataRateAccessor(&NvSwitchFabric::SetNvlsThroughput,
                                                &NvSwitchFabric::GetNvlsThroughput),
                           MakeDataRateChecker())
+            .AddAttribute("FastForward",
+                          "Skip whole rounds of the uplinks' point-to-point chunks while the "
+                          "fabric is in its periodic state (see the class description); off: "
+                          "every chunk is simulated (the reference).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&NvSwitchFabric::m_ff),
+                          MakeBooleanChecker())
+            .AddAttribute("FastForwardRounds",
+                          "Rounds (one chunk of each flow of an uplink) the fabric must run "
+                          "unchanged, twice, the second time without a credit stall or a "
+                          "downlink queue, before a skip; also a skip's least length.",
+                          UintegerValue(8),
+                          MakeUintegerAccessor(&NvSwitchFabric::m_ffRounds),
+                          MakeUintegerChecker<uint32_t>(1, 1u << 20))
+            .AddAttribute("FastForwardEndChunks",
+                          "Chunks at the end of every transfer that a skip leaves to be "
+                          "simulated (its completion, and the flows' change that follows).",
+                          UintegerValue(4),
+                          MakeUintegerAccessor(&NvSwitchFabric::m_ffEndChunks),
+                          MakeUintegerChecker<uint32_t>(1, 1u << 20))
             .AddTraceSource("ChunkSent",
                             "A chunk started on an uplink: (src, dst, bytes).",
                             MakeTraceSourceAccessor(&NvSwitchFabric::m_chunkSentTrace),
@@ -137,6 +157,11 @@ NvSwitchFabric::DoDispose()
     // Scheduled events hold a Ptr to the fabric; after disposal they must not call back
     // into engines that are being torn down too.
     m_disposed = true;
+    m_ffTry.Cancel();
+    for (Uplink& up : m_uplinks)
+    {
+        up.resume.Cancel();
+    }
     m_uplinks.clear();
     m_nWaiting = 0;
     m_ops.clear();
@@ -370,6 +395,7 @@ NvSwitchFabric::Send(uint32_t src,
 void
 NvSwitchFabric::AddJob(uint32_t gpu, const FlowKey& key, Job job)
 {
+    NoteChange();
     Uplink& up = m_uplinks[gpu];
     auto it = up.flows.try_emplace(key).first;
     if (it->second.empty())
@@ -421,7 +447,7 @@ NvSwitchFabric::TryStartUplink(uint32_t gpu)
 {
     Uplink& up = m_uplinks[gpu];
     const Ptr<NvLinkPort>& port = m_ports[gpu];
-    if (port->IsUplinkBusy())
+    if (port->IsUplinkBusy() || up.skipping)
     {
         return;
     }
@@ -432,6 +458,7 @@ NvSwitchFabric::TryStartUplink(uint32_t gpu)
         Job& job = it->second.front();
         if (!Eligible(job))
         {
+            NoteIrregular();
             up.ring.push_back(it);
             continue;
         }
@@ -467,6 +494,7 @@ NvSwitchFabric::TryStartUplink(uint32_t gpu)
         if (jobDone)
         {
             it->second.pop_front();
+            NoteChange();
         }
         if (it->second.empty())
         {
@@ -479,6 +507,12 @@ NvSwitchFabric::TryStartUplink(uint32_t gpu)
         SetWaiting(gpu, false);
         m_chunkSentTrace(c.src, c.dst, c.bytes);
         const Time ser = port->StartUplink(c.bytes, GetEfficiency(c.kind != Kind::P2P));
+        if (m_ff)
+        {
+            up.lastStart = Simulator::Now();
+            up.lastSer = ser;
+            up.lastFull = c.bytes == m_chunkBytes;
+        }
         Simulator::Schedule(ser, &NvSwitchFabric::UplinkDone, Ptr<NvSwitchFabric>(this), gpu);
         Simulator::Schedule(ser + port->GetLatency(),
                             &NvSwitchFabric::ArriveSwitch,
@@ -488,6 +522,10 @@ NvSwitchFabric::TryStartUplink(uint32_t gpu)
     }
     // Nothing eligible: the uplink idles until a credit returns (KickUplinks).
     SetWaiting(gpu, !up.ring.empty());
+    if (!up.ring.empty())
+    {
+        NoteIrregular();
+    }
     if (!up.ring.empty())
     {
         NS_LOG_LOGIC("GPU " << gpu << ": " << up.ring.size()
@@ -589,6 +627,10 @@ NvSwitchFabric::EnqueueDown(uint32_t port, Chunk chunk)
     // The chunk reaches the GPU one hop of the receiver's link after it has left the
     // switch; the egress credit it held reaches its sender one hop of the sender's link
     // after that. With equal links (the usual case) both happen in one event.
+    if (m_ff && m_ports[port]->IsDownlinkBusy())
+    {
+        NoteIrregular();
+    }
     const Time leave =
         m_ports[port]->QueueDownlink(chunk.bytes, GetEfficiency(chunk.kind != Kind::P2P));
     const Time toReceiver = m_ports[port]->GetLatency();

@@ -4,6 +4,7 @@
 
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
+#include "ns3/event-id.h"
 #include "ns3/gpu-preset.h"
 #include "ns3/nstime.h"
 #include "ns3/nv-switch.h"
@@ -66,6 +67,19 @@ namespace ns3
  * (NvlsAllReduce etc.) drive these through the CollectiveEngine; an all-reduce then
  * carries S (1 + 1/n) per GPU and direction, which is why published NVLS busbw rises
  * with n.
+ *
+ * Fast-forward (FastForward, off by default; ai-fabric-sim's --fast-forward turns it on
+ * with the RDMA one): when no flow has started or ended on the fabric for two windows of
+ * FastForwardRounds rounds (a round: one chunk of every flow of an uplink), no NVLS
+ * operation is in flight, and in the last window no uplink with work waited for a credit
+ * and no chunk waited for a downlink, every uplink is serving its point-to-point flows in
+ * turn back to back, a strictly periodic state: the uplinks stop sending for as many
+ * whole rounds as keep every transfer FastForwardEndChunks chunks or more from its end,
+ * those chunks count as sent and delivered (bytes, chunk counters; not the chunk traces),
+ * and every uplink starts again where its round robin stands, the next chunk at the time
+ * it would have started: transfers end when they would have. A transfer or operation
+ * posted during a skip ends it at each uplink's next round boundary (the new work waits
+ * up to a round, a skip's only approximation).
  *
  * Cost: three events per point-to-point chunk (uplink done, switch arrival, delivery);
  * a switch reduction costs 2 per member + 2 per chunk, a multicast 2 + 1 per member copy. A
@@ -200,6 +214,10 @@ class NvSwitchFabric : public Object
     uint64_t GetTransfersInFlight() const;
     /// \return the most credits ever in use at one egress port (never above CreditChunks)
     uint32_t GetMaxEgressOccupancy() const;
+    /// \return skips of the fast-forward (FastForward)
+    uint64_t GetSkips() const;
+    /// \return chunks the fast-forward let through (counted in GetChunksDelivered too)
+    uint64_t GetSkippedChunks() const;
 
     /**
      * Signature of ChunkSent / ChunkDelivered.
@@ -271,6 +289,16 @@ class NvSwitchFabric : public Object
         Flows flows;                           //!< the flows with work, by key
         std::deque<Flows::iterator> ring;      //!< the same flows, in round-robin order
         bool waiting{false}; //!< idle with work (credit stall, or work just added)
+        // The fast-forward's (FastForward on only).
+        Time lastStart;       //!< when its last chunk started
+        Time lastSer;         //!< that chunk's serialization
+        bool lastFull{false}; //!< that chunk was ChunkBytes long
+        bool skipping{false}; //!< a skip holds it
+        Time skipFrom;        //!< the skip's first round starts here
+        Time round;           //!< one chunk of each of its flows
+        uint64_t rounds{0};   //!< rounds the skip lets through
+        std::size_t skipFlows{0}; //!< the skip's flows: the ring's first (new ones behind)
+        EventId resume;       //!< the skip's end on this uplink
     };
 
     /// State of one switch reduction or multicast.
@@ -324,6 +352,21 @@ class NvSwitchFabric : public Object
                          uint64_t bytes,
                          DoneCallback done);
     void RunDone(DoneCallback done);
+    /// The fabric's flows change (a transfer, contribution or multicast is posted, one
+    /// leaves its uplink): a skip under way ends, the next try waits for the new state.
+    void NoteChange();
+    /// Something not periodic happened (a credit stall, a chunk queued on a downlink).
+    void NoteIrregular();
+    /// \return one round of the fabric's busiest uplink at the chunk's serialization
+    Time LongestRound() const;
+    /// \return how long the flows must not change before a skip: two windows
+    Time QuietTime() const;
+    /// Start a skip if the fabric is in the periodic state (see the class description).
+    void TrySkip();
+    /// End the skip under way at each uplink's next round boundary.
+    void CutSkip();
+    /// A skip's end on one uplink: count what it let through, send again. \param gpu it
+    void ResumeUplink(uint32_t gpu);
 
     uint32_t m_nGpus{0};
     // In-class values: NGpus may be set (and ports configured) before these attributes.
@@ -352,6 +395,16 @@ class NvSwitchFabric : public Object
     uint64_t m_chunksDelivered{0};
     uint64_t m_bytesDelivered{0};
     bool m_disposed{false};
+
+    bool m_ff{false};            //!< FastForward
+    uint32_t m_ffRounds{8};      //!< FastForwardRounds
+    uint32_t m_ffEndChunks{4};   //!< FastForwardEndChunks
+    Time m_lastChange;           //!< the flows' last change
+    Time m_lastIrregular;        //!< the last stall or downlink queue
+    EventId m_ffTry;             //!< the next TrySkip
+    uint32_t m_skippingUplinks{0}; //!< uplinks a skip holds
+    uint64_t m_ffSkips{0};       //!< GetSkips
+    uint64_t m_ffChunks{0};      //!< GetSkippedChunks
 
     TracedCallback<uint32_t, uint32_t, uint64_t> m_chunkSentTrace;
     TracedCallback<uint32_t, uint32_t, uint64_t> m_chunkDeliveredTrace;

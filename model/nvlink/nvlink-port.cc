@@ -116,6 +116,20 @@ NvLinkPort::QueueDownlink(uint64_t bytes, double efficiency)
     return m_downlinkFree - now;
 }
 
+bool
+NvLinkPort::IsDownlinkBusy() const
+{
+    return m_downlinkFree > Simulator::Now();
+}
+
+void
+NvLinkPort::CountSkippedBytes(uint64_t sent, uint64_t received)
+{
+    NS_LOG_FUNCTION(this << sent << received);
+    m_bytesSent += sent;
+    m_bytesReceived += received;
+}
+
 uint64_t
 NvLinkPort::GetBytesSent() const
 {

@@ -67,6 +67,16 @@ class NvLinkPort : public Object
      */
     Time QueueDownlink(uint64_t bytes, double efficiency);
 
+    /// \return whether a chunk queued on the downlink now would wait for one before it
+    bool IsDownlinkBusy() const;
+
+    /**
+     * Count chunks a fast-forward let through without simulating them.
+     * \param sent payload bytes that went up
+     * \param received payload bytes that came down
+     */
+    void CountSkippedBytes(uint64_t sent, uint64_t received);
+
     /// \return payload bytes sent up toward the switch so far
     uint64_t GetBytesSent() const;
     /// \return payload bytes received down from the switch so far
