@@ -215,6 +215,27 @@ NvSwitchFabric::ResumeUplink(uint32_t gpu)
 }
 
 uint64_t
+NvSwitchFabric::SkippedSoFar() const
+{
+    if (m_skippingUplinks == 0)
+    {
+        return 0;
+    }
+    const Time now = Simulator::Now();
+    uint64_t chunks = 0;
+    for (const Uplink& up : m_uplinks)
+    {
+        if (up.skipping && now > up.skipFrom)
+        {
+            const auto rounds =
+                static_cast<uint64_t>((now - up.skipFrom).GetTimeStep() / up.round.GetTimeStep());
+            chunks += std::min(rounds, up.rounds) * up.skipFlows;
+        }
+    }
+    return chunks;
+}
+
+uint64_t
 NvSwitchFabric::GetSkips() const
 {
     return m_ffSkips;

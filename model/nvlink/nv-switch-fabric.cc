@@ -787,13 +787,13 @@ NvSwitchFabric::AfterDown(uint32_t port, Chunk chunk, bool returnCredit)
 uint64_t
 NvSwitchFabric::GetChunksDelivered() const
 {
-    return m_chunksDelivered;
+    return m_chunksDelivered + SkippedSoFar();
 }
 
 uint64_t
 NvSwitchFabric::GetBytesDelivered() const
 {
-    return m_bytesDelivered;
+    return m_bytesDelivered + SkippedSoFar() * m_chunkBytes;
 }
 
 uint64_t

@@ -206,7 +206,8 @@ class NvSwitchFabric : public Object
     /// \return the reduction engine's rate (NvlsThroughput), output bytes over all ports
     DataRate GetNvlsThroughput() const;
 
-    /// \return chunks delivered to GPUs so far (multicast copies count once per GPU)
+    /// \return chunks delivered to GPUs so far (multicast copies count once per GPU; a
+    ///         fast-forward's skipped chunks count, round by round, as they would have)
     uint64_t GetChunksDelivered() const;
     /// \return point-to-point payload bytes delivered so far
     uint64_t GetBytesDelivered() const;
@@ -367,6 +368,9 @@ class NvSwitchFabric : public Object
     void CutSkip();
     /// A skip's end on one uplink: count what it let through, send again. \param gpu it
     void ResumeUplink(uint32_t gpu);
+    /// \return chunks of the skips under way that would have been sent by now (whole
+    ///         rounds), not yet counted: the counters grow through a skip as without it
+    uint64_t SkippedSoFar() const;
 
     uint32_t m_nGpus{0};
     // In-class values: NGpus may be set (and ports configured) before these attributes.
