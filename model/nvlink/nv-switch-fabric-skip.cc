@@ -139,6 +139,7 @@ NvSwitchFabric::TrySkip()
             continue;
         }
         up.skipping = true;
+        up.extra = 0;
         up.skipFrom = up.lastStart + up.lastSer;
         up.skipFlows = up.ring.size();
         up.round = up.lastSer * static_cast<int64_t>(up.skipFlows);
@@ -155,7 +156,8 @@ NvSwitchFabric::TrySkip()
 void
 NvSwitchFabric::CutSkip()
 {
-    // Each uplink resumes at its first round boundary from now on: the rounds before it
+    // Each uplink resumes at its first chunk boundary from now on, its round robin where
+    // it would stand: the whole rounds and the chunks of the round under way before it
     // count as sent.
     const Time now = Simulator::Now();
     for (uint32_t g = 0; g < m_nGpus; ++g)
@@ -166,19 +168,20 @@ NvSwitchFabric::CutSkip()
             continue;
         }
         const int64_t elapsed = (now - up.skipFrom).GetTimeStep();
-        const int64_t step = up.round.GetTimeStep();
-        const auto done =
+        const int64_t step = up.lastSer.GetTimeStep();
+        const auto chunks =
             elapsed <= 0 ? uint64_t{0} : static_cast<uint64_t>((elapsed + step - 1) / step);
-        if (done >= up.rounds)
+        if (chunks >= up.rounds * up.skipFlows)
         {
             continue; // it ends by then anyway
         }
-        up.rounds = done;
+        up.rounds = chunks / up.skipFlows;
+        up.extra = chunks % up.skipFlows;
         up.resume.Cancel();
-        const Time resumeAt = up.skipFrom + up.round * static_cast<int64_t>(done);
+        const Time resumeAt = up.skipFrom + up.lastSer * static_cast<int64_t>(chunks);
         up.resume = Simulator::Schedule(resumeAt - now, &NvSwitchFabric::ResumeUplink, this, g);
-        NS_LOG_INFO("GPU " << g << ": the skip is cut to " << done << " rounds, to "
-                           << resumeAt.As(Time::US));
+        NS_LOG_INFO("GPU " << g << ": the skip is cut to " << up.rounds << " rounds and "
+                           << up.extra << " chunks, to " << resumeAt.As(Time::US));
     }
 }
 
@@ -196,20 +199,26 @@ NvSwitchFabric::ResumeUplink(uint32_t gpu)
     }
     // Whole rounds: every flow sent as many full chunks, and the round robin stands where
     // it stood.
-    // (Flows posted during the skip are behind the skip's in the ring: not theirs.)
-    const uint64_t bytes = up.rounds * m_chunkBytes;
+    // (Flows posted during the skip are behind the skip's in the ring: not theirs.) A cut
+    // skip's first extra flows sent one chunk more and go behind the others, as the round
+    // robin moves a flow that sent.
     for (std::size_t i = 0; i < up.skipFlows; ++i)
     {
+        const uint64_t bytes = (up.rounds + (i < up.extra ? 1 : 0)) * m_chunkBytes;
         Job& job = up.ring[i]->second.front();
         job.remaining -= bytes;
         m_ports[job.dst]->CountSkippedBytes(0, bytes);
     }
-    const uint64_t chunks = up.rounds * up.skipFlows;
+    std::rotate(up.ring.begin(),
+                up.ring.begin() + static_cast<std::ptrdiff_t>(up.extra),
+                up.ring.begin() + static_cast<std::ptrdiff_t>(up.skipFlows));
+    const uint64_t chunks = up.rounds * up.skipFlows + up.extra;
     m_ports[gpu]->CountSkippedBytes(chunks * m_chunkBytes, 0);
     m_chunksDelivered += chunks;
     m_bytesDelivered += chunks * m_chunkBytes;
     m_ffChunks += chunks;
     up.skipping = false;
+    up.extra = 0;
     --m_skippingUplinks;
     TryStartUplink(gpu);
 }

@@ -78,8 +78,9 @@ namespace ns3
  * those chunks count as sent and delivered (bytes, chunk counters; not the chunk traces),
  * and every uplink starts again where its round robin stands, the next chunk at the time
  * it would have started: transfers end when they would have. A transfer or operation
- * posted during a skip ends it at each uplink's next round boundary (the new work waits
- * up to a round, a skip's only approximation).
+ * posted during a skip ends it at each uplink's next chunk boundary, the round robin where
+ * it would stand; the chunks of the last round trip are not in flight then (no credit
+ * held, no downlink busy), a skip's only approximation.
  *
  * Cost: three events per point-to-point chunk (uplink done, switch arrival, delivery);
  * a switch reduction costs 2 per member + 2 per chunk, a multicast 2 + 1 per member copy. A
@@ -299,6 +300,7 @@ class NvSwitchFabric : public Object
         Time round;           //!< one chunk of each of its flows
         uint64_t rounds{0};   //!< rounds the skip lets through
         std::size_t skipFlows{0}; //!< the skip's flows: the ring's first (new ones behind)
+        std::size_t extra{0};     //!< a cut skip: its first flows that sent one chunk more
         EventId resume;       //!< the skip's end on this uplink
     };
 
@@ -364,7 +366,7 @@ class NvSwitchFabric : public Object
     Time QuietTime() const;
     /// Start a skip if the fabric is in the periodic state (see the class description).
     void TrySkip();
-    /// End the skip under way at each uplink's next round boundary.
+    /// End the skip under way at each uplink's next chunk boundary.
     void CutSkip();
     /// A skip's end on one uplink: count what it let through, send again. \param gpu it
     void ResumeUplink(uint32_t gpu);
