@@ -26,6 +26,9 @@ struct Reduced
     /// share of the RDMA bytes that must have been skipped: about 0.8 x the share measured;
     /// 0 where nothing is steady (there the test shows only that watching changes nothing)
     double minSkipped;
+    /// share of the NVLink chunks the NVSwitches must have skipped (about 0.8 x the share
+    /// measured; 0 where the tensor-parallel collectives are NVLS, which is not skipped)
+    double minNvlinkSkipped{0};
 };
 
 /**
@@ -98,8 +101,11 @@ TEST_P(TrainingFastForward, MatchesThePacketReference)
     EXPECT_TRUE(FastForwardFigures::Compare(reference, fast, table, &failure)) << failure << "\n"
                                                                                << table.str();
     EXPECT_GE(fast.skippedFraction, r.minSkipped) << table.str();
+    EXPECT_GE(fast.nvlinkSkippedFraction, r.minNvlinkSkipped) << table.str();
+    EXPECT_EQ(reference.nvlinkSkippedFraction, 0.0);
     std::cout << "[ measured ] " << (*r.scenario ? r.scenario : "default") << ": "
-              << 100 * fast.skippedFraction << " % of the RDMA bytes skipped\n"
+              << 100 * fast.skippedFraction << " % of the RDMA bytes skipped, "
+              << 100 * fast.nvlinkSkippedFraction << " % of the NVLink chunks\n"
               << table.str();
 }
 
@@ -116,10 +122,14 @@ INSTANTIATE_TEST_SUITE_P(
                 R"({"layers": 2, "hidden": 5120, "heads": 40, "seqLength": 1024,
                     "vocab": 32000, "tp": 8, "dp": 2, "globalBatch": 4})",
                 0.78},
+        // with sequence parallelism, as the scenario's model: tensor-parallel
+        // reduce-scatters and all-gathers of 16 MiB, long enough for the NVSwitches to skip
         Reduced{"gpt3-175b-8x8-h100.json",
-                R"({"layers": 8, "hidden": 4096, "heads": 32, "seqLength": 1024,
-                    "vocab": 32000, "tp": 8, "pp": 8, "globalBatch": 8})",
-                0.6},
+                R"({"layers": 8, "hidden": 4096, "heads": 32, "seqLength": 2048,
+                    "vocab": 32000, "tp": 8, "pp": 8, "globalBatch": 8,
+                    "sequenceParallel": true})",
+                0.43,
+                0.41},
         Reduced{"llama-70b-4x8-h100.json",
                 R"({"layers": 4, "hidden": 4096, "heads": 32, "kvHeads": 8,
                     "ffnHidden": 14336, "gatedMlp": true, "seqLength": 1024, "vocab": 32000,

@@ -180,6 +180,10 @@ TEST(TrainingSimulation, DefaultScenarioEndToEnd)
               0.02 * hops);
     EXPECT_EQ(first["fabric"]["nvlink_chunks"], 884736);
     EXPECT_EQ(packets["fabric"]["nvlink_chunks"], first["fabric"]["nvlink_chunks"]);
+    // Its tensor-parallel all-reduces are NVLS, which the NVSwitches do not skip.
+    EXPECT_EQ(first["fast_forward"]["nvlink_skipped_chunks"], 0);
+    EXPECT_EQ(first["fast_forward"]["nvlink_skips"], 0);
+    EXPECT_FALSE(packets["fast_forward"].contains("nvlink_skipped_chunks"));
 
     // Same seed, same results: everything but the wall-clock figures.
     nlohmann::json a = first;

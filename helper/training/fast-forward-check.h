@@ -25,6 +25,7 @@ struct FastForwardFigures
     std::map<std::string, double> collectives; //!< "type group" -> mean time of its calls, s
     uint64_t linkBytes{0};                     //!< bytes all fabric links carried
     double skippedFraction{0};                 //!< RDMA payload skipped (0 without)
+    double nvlinkSkippedFraction{0};           //!< NVLink chunks skipped (0 without)
     double wallSeconds{0};                     //!< wall-clock time of the run
 
     /// Iteration times may differ by this fraction of the reference (the bound).

@@ -28,6 +28,7 @@ NvSwitchFabric::FinishSwitchChunk(uint64_t opId)
     DoneCallback done = std::move(it->second.done);
     m_ops.erase(it);
     ++m_switchOpsDone;
+    NoteChange(); // the fast-forward may find a periodic state without it
     if (!done.IsNull())
     {
         done();
