@@ -14,7 +14,8 @@ namespace ns3
 /**
  * \ingroup ai-fabric
  * Steady-state fast-forward of the RDMA fabric (an RdmaFastForward over every NIC and
- * switch), as the scenario's /run/fastForward asks: "on", "off" (the packet reference), or
+ * switch) and of the NVSwitches' periodic chunk streams (NvSwitchFabric's FastForward),
+ * as the scenario's /run/fastForward asks: "on", "off" (the packet reference), or
  * "check" (ai-fabric-sim runs the scenario both ways and compares; see
  * FastForwardFigures). It stays off, and says why, where skipped packets would be
  * missed: with a pcap capture, and with in-network aggregation (whose frames it does not

@@ -200,8 +200,8 @@ ScenarioOverrides::GetOptions()
          "Multiply every compute duration, e.g. to replay a trace made for another GPU",
          &ScenarioOverrides::computeScale},
         {"fast-forward",
-         "Steady-state fast-forward of the RDMA fabric: on, off (the packet reference) or "
-         "check (run both ways and compare)",
+         "Steady-state fast-forward of the RDMA fabric and the NVSwitches: on, off (the packet "
+         "reference) or check (run both ways and compare)",
          &ScenarioOverrides::fastForward},
     };
     return options;
