@@ -16,6 +16,19 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("GpuClusterHelper");
 
+NvlinkWork
+GetNvlinkWork(const GpuCluster& cluster)
+{
+    NvlinkWork w;
+    for (const Ptr<NvSwitchFabric>& nvs : cluster.nvSwitches)
+    {
+        w.chunks += nvs->GetChunksDelivered();
+        w.skippedChunks += nvs->GetSkippedChunks();
+        w.skips += nvs->GetSkips();
+    }
+    return w;
+}
+
 bool
 GpuClusterHelper::GetGpuDefaults(const std::string& gpu, AttributeList* defaults)
 {

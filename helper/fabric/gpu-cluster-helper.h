@@ -34,6 +34,20 @@ struct GpuCluster
                                  //!< when EnableInNetworkAggregation was called)
 };
 
+/// The scale-up fabrics' work, summed over a cluster's NVSwitches.
+struct NvlinkWork
+{
+    uint64_t chunks{0};        //!< chunks delivered to GPUs, skipped ones included
+    uint64_t skippedChunks{0}; //!< of those, the ones a fast-forward skipped
+    uint64_t skips{0};         //!< the fast-forward's skips
+};
+
+/**
+ * \param cluster a cluster
+ * \return its NVSwitches' chunks, skipped chunks and skips so far
+ */
+NvlinkWork GetNvlinkWork(const GpuCluster& cluster);
+
 /**
  * \ingroup ai-fabric
  * Builds GpuClusters: the scale-out fabric (through a RoceHelper), an NvSwitchFabric per

@@ -4,7 +4,7 @@
 #include "training-report.h"
 
 #include "ns3/comm-plan.h"
-#include "ns3/nv-switch-fabric.h"
+#include "ns3/gpu-cluster-helper.h"
 
 #include <cmath>
 #include <iomanip>
@@ -37,15 +37,10 @@ FastForwardFigures::Of(const TrainingSimulation& sim)
         f.collectives[key] = s.first / static_cast<double>(s.second);
     }
     f.skippedFraction = sim.GetSkippedFraction();
-    uint64_t chunks = 0;
-    uint64_t skipped = 0;
-    for (const auto& nvs : sim.GetCluster().nvSwitches)
-    {
-        chunks += nvs->GetChunksDelivered();
-        skipped += nvs->GetSkippedChunks();
-    }
-    f.nvlinkSkippedFraction =
-        chunks > 0 ? static_cast<double>(skipped) / static_cast<double>(chunks) : 0.0;
+    const NvlinkWork nvlink = GetNvlinkWork(sim.GetCluster());
+    f.nvlinkSkippedFraction = nvlink.chunks > 0 ? static_cast<double>(nvlink.skippedChunks) /
+                                                      static_cast<double>(nvlink.chunks)
+                                                : 0.0;
     if (Ptr<FabricMonitor> monitor = sim.GetMonitor())
     {
         for (const FabricMonitor::Link& link : monitor->GetLinks())

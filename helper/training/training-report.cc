@@ -253,15 +253,9 @@ FastForwardJson(const TrainingSimulation& sim)
         j["skipped_packets"] = ff->GetSkippedPackets();
         j["skips"] = ff->GetSkips();
         j["interrupted_skips"] = ff->GetInterruptedSkips();
-        uint64_t chunks = 0;
-        uint64_t skips = 0;
-        for (const auto& nvs : sim.GetCluster().nvSwitches)
-        {
-            chunks += nvs->GetSkippedChunks();
-            skips += nvs->GetSkips();
-        }
-        j["nvlink_skipped_chunks"] = chunks;
-        j["nvlink_skips"] = skips;
+        const NvlinkWork nvlink = GetNvlinkWork(sim.GetCluster());
+        j["nvlink_skipped_chunks"] = nvlink.skippedChunks;
+        j["nvlink_skips"] = nvlink.skips;
     }
     return j;
 }
@@ -328,12 +322,7 @@ FabricJson(const TrainingSimulation& sim)
         fabric["peak_link_utilisation"] = peak;
     }
     // The scale-up fabrics' unit of work (a chunk: three events or so), beside the frames.
-    uint64_t chunks = 0;
-    for (const auto& nvs : sim.GetCluster().nvSwitches)
-    {
-        chunks += nvs->GetChunksDelivered();
-    }
-    fabric["nvlink_chunks"] = chunks;
+    fabric["nvlink_chunks"] = GetNvlinkWork(sim.GetCluster()).chunks;
     if (Ptr<BackgroundTraffic> bg = sim.GetBackground())
     {
         Json rows = Json::array();
@@ -435,6 +424,7 @@ TrainingReport::PrintOverview(std::ostream& os) const
     {
         // Where the events went: frames simulated on the RoCE links, NVLink chunks.
         const Json fabric = FabricJson(m_sim);
+        const Json ff = FastForwardJson(m_sim);
         if (fabric.contains("link_frames"))
         {
             const auto frames = fabric["link_frames"].get<uint64_t>();
@@ -442,14 +432,12 @@ TrainingReport::PrintOverview(std::ostream& os) const
             os << "  work     : " << std::setprecision(2) << (frames - skipped) / 1e6
                << " M packet-hops simulated, " << skipped / 1e6 << " M skipped; "
                << fabric["nvlink_chunks"].get<uint64_t>() / 1e6 << " M NVLink chunks";
-            const Json ffw = FastForwardJson(m_sim);
-            if (ffw.contains("nvlink_skipped_chunks"))
+            if (ff.contains("nvlink_skipped_chunks"))
             {
-                os << " (" << ffw["nvlink_skipped_chunks"].get<uint64_t>() / 1e6 << " M skipped)";
+                os << " (" << ff["nvlink_skipped_chunks"].get<uint64_t>() / 1e6 << " M skipped)";
             }
             os << "\n";
         }
-        const Json ff = FastForwardJson(m_sim);
         os << "  fast-fwd : " << ff["status"].get<std::string>();
         if (ff.contains("skipped_fraction"))
         {

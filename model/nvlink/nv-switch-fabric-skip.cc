@@ -197,11 +197,10 @@ NvSwitchFabric::ResumeUplink(uint32_t gpu)
     {
         return;
     }
-    // Whole rounds: every flow sent as many full chunks, and the round robin stands where
-    // it stood.
-    // (Flows posted during the skip are behind the skip's in the ring: not theirs.) A cut
-    // skip's first extra flows sent one chunk more and go behind the others, as the round
-    // robin moves a flow that sent.
+    // Whole rounds: each of the skip's flows sent as many full chunks (flows posted during
+    // the skip are behind them in the ring: not theirs). A cut skip's first extra flows
+    // sent one chunk more and go behind the others, as the round robin moves a flow that
+    // sent.
     for (std::size_t i = 0; i < up.skipFlows; ++i)
     {
         const uint64_t bytes = (up.rounds + (i < up.extra ? 1 : 0)) * m_chunkBytes;

@@ -525,9 +525,6 @@ NvSwitchFabric::TryStartUplink(uint32_t gpu)
     if (!up.ring.empty())
     {
         NoteIrregular();
-    }
-    if (!up.ring.empty())
-    {
         NS_LOG_LOGIC("GPU " << gpu << ": " << up.ring.size()
                             << " flows wait for egress credits (credit stall)");
     }
