@@ -18,6 +18,13 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("WorkloadRunner");
 
+/// The WorkloadRunner log component, for the class's other source files.
+LogComponent&
+WorkloadRunnerLogComponent()
+{
+    return g_log;
+}
+
 NS_OBJECT_ENSURE_REGISTERED(WorkloadRunner);
 
 TypeId
@@ -510,156 +517,9 @@ WorkloadRunner::RankDone()
 }
 
 bool
-WorkloadRunner::AnyComputeRunning() const
-{
-    bool computing = false;
-    for (uint32_t r = 0; r < m_ranks.size() && !computing; ++r)
-    {
-        const RankState& s = m_ranks[r];
-        const auto& ops = m_trace->GetOps(r);
-        for (uint32_t i = 0; i < s.started.size() && !computing; ++i)
-        {
-            computing = s.started[i] && !s.finished[i] && ops[i].kind == TraceOpKind::COMPUTE;
-        }
-    }
-    return computing;
-}
-
-void
-WorkloadRunner::Watchdog()
-{
-    if (IsFinished())
-    {
-        return;
-    }
-    // A running compute op is progress on its way, whatever its length.
-    const bool computing = AnyComputeRunning();
-    const uint64_t probe = m_probe ? m_probe() : 0;
-    if (m_progress != m_progressAtCheck || computing || probe != m_probeAtCheck)
-    {
-        m_progressAtCheck = m_progress;
-        m_probeAtCheck = probe;
-        m_watchdog = Simulator::Schedule(m_hangTimeout,
-                                         &WorkloadRunner::Watchdog,
-                                         Ptr<WorkloadRunner>(this));
-        return;
-    }
-
-    m_stuck = true;
-    std::ostringstream os;
-    os << "no op or transfer finished for " << m_hangTimeout.GetSeconds() * 1e3
-       << " ms of simulated time (at " << Simulator::Now().GetSeconds() * 1e3 << " ms) with "
-       << (m_opsTotal - m_opsDone) << " of " << m_opsTotal << " ops left\n";
-    ReportStuckOps(os);
-    ReportPendingTransfers(os);
-    m_stuckReport = os.str();
-    NS_LOG_WARN("WorkloadRunner: stuck\n" << m_stuckReport);
-    Simulator::Stop();
-}
-
-void
-WorkloadRunner::ReportStuckOps(std::ostream& os) const
-{
-    const size_t MAX_LINES = 40;
-    size_t lines = 0;
-    for (uint32_t r = 0; r < m_ranks.size() && lines < MAX_LINES; ++r)
-    {
-        const RankState& s = m_ranks[r];
-        if (s.repetition >= m_iterations)
-        {
-            continue;
-        }
-        const auto& ops = m_trace->GetOps(r);
-        for (uint32_t i = 0; i < ops.size() && lines < MAX_LINES; ++i)
-        {
-            const TraceOp& o = ops[i];
-            if (s.started[i] && !s.finished[i])
-            {
-                ReportRunningOp(os, r, i);
-                ++lines;
-            }
-            else if (!s.started[i] && s.streamHead[o.stream] < s.streamOps[o.stream].size())
-            {
-                const auto& stream = s.streamOps[o.stream];
-                const uint32_t head = s.streamHead[o.stream];
-                if (stream[head] == i)
-                {
-                    os << "  rank " << r << " op " << i << " '" << o.name << "' (stream "
-                       << o.stream << ") not started: waits for " << s.missingDeps[i]
-                       << " dep(s)\n";
-                    ++lines;
-                }
-                else if (head + 1 < stream.size() && stream[head + 1] == i)
-                {
-                    os << "  rank " << r << " op " << i << " '" << o.name << "' (stream "
-                       << o.stream << ") not started: queued behind op " << stream[head] << "\n";
-                    ++lines;
-                }
-            }
-        }
-    }
-}
-
-void
-WorkloadRunner::ReportRunningOp(std::ostream& os, uint32_t r, uint32_t i) const
-{
-    const RankState& s = m_ranks[r];
-    const TraceOp& o = m_trace->GetOps(r)[i];
-    os << "  rank " << r << " op " << i << " '" << o.name << "' (" << TraceOpKindToString(o.kind);
-    if (o.kind == TraceOpKind::COLLECTIVE)
-    {
-        os << " " << o.collective << " on " << o.group;
-    }
-    else if (o.kind != TraceOpKind::COMPUTE)
-    {
-        os << (o.kind == TraceOpKind::SEND ? " to " : " from ") << o.peer;
-    }
-    os << ", stream " << o.stream << ") started at " << s.startTime[i].GetSeconds() * 1e3 << " ms";
-    // Which peers have not arrived?
-    for (const auto& [key, call] : m_pending)
-    {
-        for (const auto& m : call.members)
-        {
-            if (m.first == r && m.second == i)
-            {
-                os << ", waiting for " << call.needed - call.members.size()
-                   << " more rank(s) to reach it (" << DescribeKey(key) << ")";
-            }
-        }
-    }
-    os << "\n";
-}
-
-void
-WorkloadRunner::ReportPendingTransfers(std::ostream& os) const
-{
-    const auto pending = m_engine->GetPendingTransfers();
-    os << "  transfers in flight: " << pending.size() << "\n";
-    for (size_t k = 0; k < pending.size() && k < 20; ++k)
-    {
-        const auto& p = pending[k];
-        os << "    flow " << p.src << " -> " << p.dst << ", " << p.bytes << " B, channel "
-           << p.channel << ", since " << p.sentAt.GetSeconds() * 1e3 << " ms (call " << p.runId
-           << " transfer " << p.transfer << ")\n";
-    }
-}
-
-bool
 WorkloadRunner::IsFinished() const
 {
     return !m_ranks.empty() && m_ranksDone == m_ranks.size();
-}
-
-bool
-WorkloadRunner::IsStuck() const
-{
-    return m_stuck;
-}
-
-std::string
-WorkloadRunner::GetStuckReport() const
-{
-    return m_stuckReport;
 }
 
 std::pair<uint64_t, uint64_t>
@@ -730,122 +590,6 @@ Time
 WorkloadRunner::GetEndTime() const
 {
     return m_end;
-}
-
-namespace
-{
-using Interval = std::pair<Time, Time>;
-
-/// Merge overlapping intervals; returns them sorted and disjoint.
-std::vector<Interval>
-Merge(std::vector<Interval> v)
-{
-    std::sort(v.begin(), v.end());
-    std::vector<Interval> out;
-    for (const auto& iv : v)
-    {
-        if (!out.empty() && iv.first <= out.back().second)
-        {
-            out.back().second = std::max(out.back().second, iv.second);
-        }
-        else
-        {
-            out.push_back(iv);
-        }
-    }
-    return out;
-}
-
-Time
-Length(const std::vector<Interval>& v)
-{
-    Time t;
-    for (const auto& iv : v)
-    {
-        t += iv.second - iv.first;
-    }
-    return t;
-}
-
-/// Intersection of two sorted disjoint lists (sorted, disjoint).
-std::vector<Interval>
-Intersect(const std::vector<Interval>& a, const std::vector<Interval>& b)
-{
-    std::vector<Interval> out;
-    size_t i = 0;
-    size_t j = 0;
-    while (i < a.size() && j < b.size())
-    {
-        const Time lo = std::max(a[i].first, b[j].first);
-        const Time hi = std::min(a[i].second, b[j].second);
-        if (hi > lo)
-        {
-            out.emplace_back(lo, hi);
-        }
-        (a[i].second < b[j].second) ? ++i : ++j;
-    }
-    return out;
-}
-} // namespace
-
-std::vector<IterationBreakdown>
-WorkloadRunner::GetBreakdown() const
-{
-    const uint32_t n = m_trace->GetNRanks();
-    const uint32_t iters = GetNIterations();
-    // Per rank: every compute and communication interval (communication from its call's
-    // launch: before it, the rank only waits for peers, which is idle time), and per
-    // iteration the end of its last op.
-    std::vector<std::vector<Interval>> compute(n);
-    std::vector<std::vector<Interval>> comm(n);
-    std::vector<Time> end(static_cast<size_t>(n) * iters, Time());
-    std::vector<bool> seen(static_cast<size_t>(n) * iters, false);
-    for (const OpRecord& r : m_records)
-    {
-        if (r.kind == TraceOpKind::COMPUTE)
-        {
-            compute[r.rank].emplace_back(r.start, r.end);
-        }
-        else
-        {
-            const Time from = r.call >= 0 ? std::max(r.start, m_calls[r.call].launch) : r.start;
-            comm[r.rank].emplace_back(from, r.end);
-        }
-        const size_t k = static_cast<size_t>(r.rank) * iters + r.iteration;
-        end[k] = seen[k] ? std::max(end[k], r.end) : r.end;
-        seen[k] = true;
-    }
-    std::vector<IterationBreakdown> out;
-    for (uint32_t rank = 0; rank < n; ++rank)
-    {
-        // Iterations may overlap on a rank (a gradient all-reduce still running when
-        // the next iteration computes): each iteration gets the window from the end of
-        // the previous one to its own end, and whatever runs in that window counts there.
-        const auto c = Merge(compute[rank]);
-        const auto m = Merge(comm[rank]);
-        const auto hidden = Intersect(m, c);
-        Time previous = m_start;
-        for (uint32_t it = 0; it < iters; ++it)
-        {
-            const size_t k = static_cast<size_t>(rank) * iters + it;
-            if (!seen[k])
-            {
-                continue;
-            }
-            IterationBreakdown b;
-            b.rank = rank;
-            b.iteration = it;
-            b.start = previous;
-            b.end = std::max(previous, end[k]);
-            const std::vector<Interval> window{{b.start, b.end}};
-            b.compute = Length(Intersect(c, window));
-            b.exposedComm = Length(Intersect(m, window)) - Length(Intersect(hidden, window));
-            b.idle = b.GetTotal() - b.compute - b.exposedComm;
-            out.push_back(b);
-            previous = b.end;
-        }
-    }
-    return out;
 }
 
 } // namespace ns3
