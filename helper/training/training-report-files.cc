@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// TrainingReport's files: results.json, the Perfetto timeline, iterations.csv,
+// collectives.csv and the plots, written into the output folder.
+#include "fct-report.h"
+#include "report-files.h"
+#include "training-report-json.h"
+#include "training-report.h"
+
+#include "ns3/ina-transport.h"
+#include "ns3/program-options.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <spawn.h>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+namespace ns3
+{
+
+using namespace training_report;
+
+void
+TrainingReport::WriteResults(std::ostream& os) const
+{
+    const TrainingScenario& s = m_sim.GetScenario();
+    Ptr<WorkloadRunner> runner = m_sim.GetRunner();
+    Json doc;
+    doc["scenario"] = ScenarioJson(s);
+    if (const auto [qps, split] = CarrierQps(m_sim); qps > 0)
+    {
+        // What the carrier runs with (--ns3::RdmaTransport::... may have changed it).
+        doc["scenario"]["qpsPerConnection"] = qps;
+        doc["scenario"]["splitDataOnQps"] = split;
+    }
+    doc["workload"] = {{"name", m_sim.GetTrace().GetName()},
+                       {"from", m_sim.GetWorkloadNote()},
+                       {"ranks", m_sim.GetTrace().GetNRanks()},
+                       {"ops", m_sim.GetTrace().GetNOps()}};
+    if (Ptr<InaTransport> ina = DynamicCast<InaTransport>(m_sim.GetCluster().scaleOut))
+    {
+        doc["ina_jobs"] = InaJobsJson(ina);
+    }
+    doc["finished"] = runner->IsFinished();
+    doc["stuck"] = runner->IsStuck();
+    if (runner->IsStuck())
+    {
+        doc["stuck_report"] = runner->GetStuckReport();
+    }
+    doc["simulated_s"] = runner->GetEndTime().GetSeconds();
+    doc["iterations"] = IterationsJson(GetIterationTimes(), m_breakdown);
+    doc["communication"] = CommunicationJson(m_sim);
+    doc["fabric"] = FabricJson(m_sim);
+    doc["fast_forward"] = FastForwardJson(m_sim);
+    // Wall-clock figures vary between runs; everything above does not.
+    doc["run"] = {{"wall_seconds", m_sim.GetWallSeconds()},
+                  {"events", m_sim.GetEvents()},
+                  {"scheduler", ProgramOptions::GetSchedulerType()},
+                  {"allocator", ProgramOptions::GetAllocator()}};
+    // Names come from trace files: never let one that is not UTF-8 abort the report.
+    os << doc.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+}
+
+void
+TrainingReport::WriteTimeline(std::ostream& os) const
+{
+    const TrainingTrace& trace = m_sim.GetTrace();
+    const CommGroup& world = m_sim.GetWorld();
+    Ptr<WorkloadRunner> runner = m_sim.GetRunner();
+    os << std::setprecision(15);
+    os << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
+    bool first = true;
+    auto emit = [&](const Json& e) {
+        os << (first ? "  " : ",\n  ") << e.dump(-1, ' ', false, Json::error_handler_t::replace);
+        first = false;
+    };
+    std::vector<std::vector<bool>> streams(trace.GetNRanks());
+    for (uint32_t r = 0; r < trace.GetNRanks(); ++r)
+    {
+        emit({{"ph", "M"},
+              {"name", "process_name"},
+              {"pid", r},
+              {"args",
+               {{"name",
+                 "rank " + std::to_string(r) + " (server " + std::to_string(world.GetServer(r)) +
+                     ", GPU " + std::to_string(world.GetLocalIndex(r)) + ")"}}}});
+        emit({{"ph", "M"},
+              {"name", "process_sort_index"},
+              {"pid", r},
+              {"args", {{"sort_index", r}}}});
+        streams[r].assign(trace.GetNStreams(), false);
+        for (const TraceOp& op : trace.GetOps(r))
+        {
+            streams[r][op.stream] = true;
+        }
+        for (uint32_t st = 0; st < streams[r].size(); ++st)
+        {
+            if (streams[r][st])
+            {
+                std::string name = trace.GetStreamName(st);
+                if (name.empty() && st == 0)
+                {
+                    name = "compute";
+                }
+                name = "stream " + std::to_string(st) + (name.empty() ? "" : " (" + name + ")");
+                emit({{"ph", "M"},
+                      {"name", "thread_name"},
+                      {"pid", r},
+                      {"tid", st},
+                      {"args", {{"name", name}}}});
+            }
+        }
+    }
+    const auto& calls = runner->GetCalls();
+    for (const OpRecord& rec : runner->GetOps())
+    {
+        const std::string& opName = runner->GetOpName(rec);
+        Json e = {{"ph", "X"},
+                  {"name", opName.empty() ? TraceOpKindToString(rec.kind) : opName},
+                  {"cat", TraceOpKindToString(rec.kind)},
+                  {"pid", rec.rank},
+                  {"tid", rec.stream},
+                  {"ts", Us(rec.start)},
+                  {"dur", Us(rec.end - rec.start)}};
+        Json args = {{"iteration", rec.iteration}, {"op", rec.op}};
+        if (rec.call >= 0)
+        {
+            const CallRecord& c = calls[rec.call];
+            args["collective"] =
+                c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type);
+            args["group"] = c.group;
+            args["bytes"] = c.bytes;
+            args["algorithm"] = c.algorithm;
+            args["requested"] = c.requested;
+            args["launch_us"] = Us(c.launch);
+            args["busbw_GBps"] = c.busBw / 1e9;
+        }
+        e["args"] = args;
+        emit(e);
+    }
+    os << "\n]}\n";
+}
+
+bool
+TrainingReport::Plot(const std::string& dir, std::string* error) const
+{
+    // Data files first: the plots are also re-drawable by hand from them.
+    {
+        std::ofstream out(dir + "/breakdown.dat");
+        out << "# rank compute_ms exposed_comm_ms idle_ms (mean over iterations)\n";
+        const uint32_t iters = std::max(1u, m_sim.GetRunner()->GetNIterations());
+        std::map<uint32_t, std::array<double, 3>> per;
+        for (const auto& b : m_breakdown)
+        {
+            auto& a = per[b.rank];
+            a[0] += Ms(b.compute) / iters;
+            a[1] += Ms(b.exposedComm) / iters;
+            a[2] += Ms(b.idle) / iters;
+        }
+        for (const auto& [rank, a] : per)
+        {
+            out << rank << " " << a[0] << " " << a[1] << " " << a[2] << "\n";
+        }
+    }
+    std::ostringstream script;
+    const std::string breakdownData = GnuplotQuoted(dir + "/breakdown.dat");
+    const std::string fabricData = GnuplotQuoted(dir + "/fabric.dat");
+    script << "set terminal pngcairo size 1000,500 font ',10'\n"
+           << "set output " << GnuplotQuoted(dir + "/breakdown.png") << "\n"
+           << "set title "
+           << GnuplotQuoted("Iteration time per rank: " + m_sim.GetTrace().GetName())
+           << " noenhanced\n"
+           << "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.8 "
+              "border -1\n"
+           << "set boxwidth 0.8\nset ylabel 'ms (mean per iteration)'\nset xlabel 'rank'\n"
+           << "set key outside right\nset yrange [0:*]\n"
+           << "plot " << breakdownData << " using 2:xtic(1) title 'compute' lc rgb '#4477aa', "
+           << "'' using 3 title 'exposed communication' lc rgb '#ee6677', "
+           << "'' using 4 title 'idle (waiting, bubbles)' lc rgb '#bbbbbb'\n";
+    if (Ptr<FabricMonitor> mon = m_sim.GetMonitor())
+    {
+        std::ofstream out(dir + "/fabric.dat");
+        mon->WriteSamples(out);
+        script
+            << "set terminal pngcairo size 1000,700 font ',10'\n"
+            << "set output " << GnuplotQuoted(dir + "/fabric.png") << "\nunset title\n"
+            << "set multiplot layout 2,1 title "
+            << GnuplotQuoted("Fabric: " + m_sim.GetScenario().name) << " noenhanced\n"
+            << "unset style\nset style data lines\nset key outside right\nset xlabel 'time (ms)'\n"
+            << "set ylabel 'mean link utilisation'\nset yrange [0:1.05]\nunset xtics\nset xtics\n"
+            << "plot ";
+        const auto& classes = mon->GetClasses();
+        for (size_t c = 0; c < classes.size(); ++c)
+        {
+            script << (c ? ", " : "") << fabricData << " using ($1/1000):" << c + 2
+                   << " with lines title " << GnuplotQuoted(classes[c]);
+        }
+        script << "\nset ylabel 'largest egress queue (KiB)'\nset yrange [0:*]\n"
+               << "plot " << fabricData << " using ($1/1000):" << classes.size() + 2
+               << " with lines title 'max over ports' lc rgb '#aa3377'\nunset multiplot\n";
+    }
+    const std::string scriptFile = dir + "/plots.gp";
+    {
+        std::ofstream out(scriptFile);
+        out << script.str();
+    }
+    if (!RunGnuplot(scriptFile, dir + "/gnuplot.log"))
+    {
+        *error = "gnuplot failed or is not installed (see " + dir +
+                 "/gnuplot.log); the data "
+                 "files and " +
+                 scriptFile + " are written";
+        return false;
+    }
+    return true;
+}
+
+std::vector<std::string>
+TrainingReport::Write(const std::string& dir, bool plots, std::string* error) const
+{
+    if (!MakeDir(dir, error))
+    {
+        return {};
+    }
+    std::vector<std::string> files;
+    auto file = [&](const std::string& name, auto writer) {
+        std::ofstream out(dir + "/" + name);
+        // Microseconds with nanosecond resolution, whatever the magnitude.
+        out << std::fixed << std::setprecision(3);
+        writer(out);
+        if (!out)
+        {
+            *error = dir + "/" + name + ": cannot write";
+            return false;
+        }
+        files.push_back(dir + "/" + name);
+        return true;
+    };
+    bool ok = file("results.json", [&](std::ostream& os) { WriteResults(os); }) &&
+              file("timeline.json", [&](std::ostream& os) { WriteTimeline(os); }) &&
+              file("iterations.csv", [&](std::ostream& os) { WriteIterationsCsv(os); }) &&
+              file("collectives.csv", [&](std::ostream& os) { WriteCollectivesCsv(os); }) &&
+              file("fct.csv", [&](std::ostream& os) {
+                  os << "src,dst,bytes,start_us,end_us,fct_us,wire_bytes\n";
+                  for (const auto& f : m_sim.GetFlows())
+                  {
+                      os << f.src << "," << f.dst << "," << f.bytes << "," << Us(f.start) << ","
+                         << Us(f.end) << "," << Us(f.end - f.start) << "," << f.wireBytes << "\n";
+                  }
+              });
+    if (ok && m_sim.GetBackground())
+    {
+        ok = file("background-fct.csv", [&](std::ostream& os) {
+            FctReport(m_sim.GetBackground()->GetFlows()).WriteFctCsv(os);
+        });
+    }
+    if (ok && m_sim.GetMonitor())
+    {
+        ok = file("pfc.csv", [&](std::ostream& os) { m_sim.GetMonitor()->WritePfcCsv(os); }) &&
+             file("links.csv", [&](std::ostream& os) { m_sim.GetMonitor()->WriteLinksCsv(os); });
+    }
+    if (!ok)
+    {
+        return {};
+    }
+    if (plots)
+    {
+        if (!Plot(dir, error))
+        {
+            return files; // the data is there; the caller reports the plot problem
+        }
+        files.push_back(dir + "/breakdown.png");
+        if (m_sim.GetMonitor())
+        {
+            files.push_back(dir + "/fabric.png");
+        }
+    }
+    return files;
+}
+
+void
+TrainingReport::WriteIterationsCsv(std::ostream& os) const
+{
+    os << "rank,iteration,start_us,end_us,total_us,compute_us,exposed_comm_us,idle_"
+          "us\n";
+    for (const auto& b : m_breakdown)
+    {
+        os << b.rank << "," << b.iteration << "," << Us(b.start) << "," << Us(b.end) << ","
+           << Us(b.GetTotal()) << "," << Us(b.compute) << "," << Us(b.exposedComm) << ","
+           << Us(b.idle) << "\n";
+    }
+}
+
+void
+TrainingReport::WriteCollectivesCsv(std::ostream& os) const
+{
+    os << "call,name,collective,group,algorithm,protocol,requested,ranks,bytes,iteration,first_"
+          "arrival_us,"
+          "launch_us,end_us,duration_us,busbw_GBps\n";
+    const auto& calls = m_sim.GetRunner()->GetCalls();
+    for (size_t k = 0; k < calls.size(); ++k)
+    {
+        const CallRecord& c = calls[k];
+        os << k << "," << CsvField(c.name) << ","
+           << (c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type))
+           << "," << CsvField(c.group) << "," << c.algorithm << "," << c.protocol << ","
+           << c.requested << "," << c.nRanks << "," << c.bytes << "," << c.iteration << ","
+           << Us(c.firstArrival) << "," << Us(c.launch) << ",";
+        if (c.finished)
+        {
+            os << Us(c.end) << "," << Us(c.end - c.launch) << "," << c.busBw / 1e9 << "\n";
+        }
+        else
+        {
+            os << ",,\n"; // never finished (stuck run)
+        }
+    }
+}
+
+} // namespace ns3

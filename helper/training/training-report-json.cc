@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The parts of results.json (and the helpers the summary shares with it).
+#include "training-report-json.h"
+
+#include "fct-report.h"
+
+#include "ns3/boolean.h"
+#include "ns3/ina-transport.h"
+#include "ns3/uinteger.h"
+
+#include <map>
+
+namespace ns3
+{
+namespace training_report
+{
+
+std::vector<CallSummary>
+Summarize(const TrainingSimulation& sim)
+{
+    // Grouped by what a user asks about ("the TP all-reduces", "the DP buckets"); sizes
+    // within a group are averaged.
+    std::map<std::tuple<std::string, std::string, std::string, std::string, uint32_t, std::string>,
+             CallSummary>
+        by;
+    for (const CallRecord& c : sim.GetRunner()->GetCalls())
+    {
+        if (!c.finished)
+        {
+            continue; // a stuck run's calls have no end; the stuck report names them
+        }
+        const std::string kind =
+            c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type);
+        const std::string gk = c.group.empty() ? "pp" : sim.GetTrace().GetGroup(c.group).kind;
+        CallSummary& s = by[{kind, gk, c.algorithm, c.protocol, c.nRanks, c.requested}];
+        s.kind = kind;
+        s.groupKind = gk;
+        s.algorithm = c.algorithm;
+        s.protocol = c.protocol;
+        s.requested = c.requested;
+        s.bytes += c.bytes;
+        s.ranks = c.nRanks;
+        ++s.calls;
+        s.total += c.end - c.launch;
+        s.busBwSum += c.busBw;
+    }
+    std::vector<CallSummary> out;
+    for (auto& [k, v] : by)
+    {
+        v.bytes /= v.calls; // mean size per call
+        out.push_back(v);
+    }
+    std::sort(out.begin(), out.end(), [](const CallSummary& a, const CallSummary& b) {
+        return a.total != b.total ? a.total > b.total : a.kind < b.kind;
+    });
+    return out;
+}
+
+double
+Us(Time t)
+{
+    return t.GetNanoSeconds() / 1e3;
+}
+
+double
+Ms(Time t)
+{
+    return t.GetNanoSeconds() / 1e6;
+}
+
+/// text as one CSV field (RFC 4180: quoted when it holds a comma, quote or newline).
+std::string
+CsvField(const std::string& text)
+{
+    if (text.find_first_of(",\"\n\r") == std::string::npos)
+    {
+        return text;
+    }
+    std::string out = "\"";
+    for (char c : text)
+    {
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    }
+    return out + "\"";
+}
+
+/// The RDMA carrier's queue pairs per connection and SplitDataOnQps ({0, false}: none).
+std::pair<uint32_t, bool>
+CarrierQps(const TrainingSimulation& sim)
+{
+    Ptr<RdmaTransport> rdma = sim.GetCluster().scaleOut;
+    if (!rdma)
+    {
+        return {0, false};
+    }
+    UintegerValue qps;
+    BooleanValue split;
+    rdma->GetAttribute("QpsPerConnection", qps);
+    rdma->GetAttribute("SplitDataOnQps", split);
+    return {static_cast<uint32_t>(qps.Get()), split.Get()};
+}
+
+/// The scenario part of results JSON.
+Json
+ScenarioJson(const TrainingScenario& s)
+{
+    return {{"name", s.name},
+            {"source", s.source},
+            {"topology", s.topology},
+            {"topologyFile", s.topologyFile},
+            {"servers", s.servers},
+            {"gpusPerServer", s.gpusPerServer},
+            {"gpu", s.gpu},
+            {"nicRate_bps", s.nicRate.GetBitRate()},
+            {"spines", s.spines},
+            {"pods", s.pods},
+            {"oversubscription", s.oversubscription},
+            {"congestionControl", s.congestionControl},
+            {"ina", s.ina},
+            {"seed", s.seed},
+            {"iterations", s.iterations}};
+}
+
+/// Per INA aggregation job, what it aggregated where (results JSON "ina_jobs").
+Json
+InaJobsJson(Ptr<InaTransport> ina)
+{
+    Json jobs = Json::array();
+    for (const auto& u : ina->GetJobUsage())
+    {
+        jobs.push_back({{"job", u.job->info.job},
+                        {"members", u.members},
+                        {"switches", u.job->switches.size()},
+                        {"in_network", u.job->inNetwork},
+                        {"reason", u.job->reason},
+                        {"bytes_in_network", u.bytesInNetwork},
+                        {"bytes_via_fallback_host", u.bytesViaFallbackHost}});
+    }
+    return jobs;
+}
+
+/// Per iteration, its time and each rank's breakdown (results JSON "iterations").
+Json
+IterationsJson(const std::vector<Time>& times, const std::vector<IterationBreakdown>& breakdown)
+{
+    Json iterations = Json::array();
+    for (uint32_t it = 0; it < times.size(); ++it)
+    {
+        Json ranks = Json::array();
+        for (const auto& b : breakdown)
+        {
+            if (b.iteration == it)
+            {
+                ranks.push_back({{"rank", b.rank},
+                                 {"total_s", b.GetTotal().GetSeconds()},
+                                 {"compute_s", b.compute.GetSeconds()},
+                                 {"exposed_comm_s", b.exposedComm.GetSeconds()},
+                                 {"idle_s", b.idle.GetSeconds()}});
+            }
+        }
+        iterations.push_back(
+            {{"iteration", it}, {"time_s", times[it].GetSeconds()}, {"ranks", ranks}});
+    }
+    return iterations;
+}
+
+/// Collective calls grouped as in the summary (results JSON "communication").
+Json
+CommunicationJson(const TrainingSimulation& sim)
+{
+    Json calls = Json::array();
+    for (const CallSummary& c : Summarize(sim))
+    {
+        calls.push_back({{"collective", c.kind},
+                         {"group_kind", c.groupKind},
+                         {"algorithm", c.algorithm},
+                         {"protocol", c.protocol},
+                         {"requested", c.requested},
+                         {"ranks", c.ranks},
+                         {"mean_bytes", c.bytes},
+                         {"calls", c.calls},
+                         {"total_s", c.total.GetSeconds()},
+                         {"mean_busbw_Bps", c.busBwSum / c.calls}});
+    }
+    return calls;
+}
+
+/// What the steady-state fast-forward did: its status, and when on what it skipped.
+Json
+FastForwardJson(const TrainingSimulation& sim)
+{
+    Ptr<FastForwardFeature> feature = sim.GetFastForward();
+    Json j = {{"status", feature->GetStatus()}};
+    if (Ptr<RdmaFastForward> ff = feature->GetFastForward())
+    {
+        j["skipped_fraction"] = sim.GetSkippedFraction();
+        j["skipped_bytes"] = ff->GetSkippedPayloadBytes();
+        j["rdma_bytes"] = sim.GetRdmaPayloadBytes();
+        j["skipped_packets"] = ff->GetSkippedPackets();
+        j["skips"] = ff->GetSkips();
+        j["interrupted_skips"] = ff->GetInterruptedSkips();
+        const NvlinkWork nvlink = GetNvlinkWork(sim.GetCluster());
+        j["nvlink_skipped_chunks"] = nvlink.skippedChunks;
+        j["nvlink_skips"] = nvlink.skips;
+    }
+    return j;
+}
+
+/// Fabric counters, switches, links and background flows (results JSON "fabric").
+Json
+FabricJson(const TrainingSimulation& sim)
+{
+    const TrainingScenario& s = sim.GetScenario();
+    // Switches by the names links.csv and pfc.csv give them (sw<j>).
+    std::map<uint32_t, std::string> switchName;
+    const auto& switches = sim.GetCluster().network.switchObjects;
+    for (uint32_t j = 0; j < switches.size(); ++j)
+    {
+        switchName[switches[j]->GetPort(0)->GetNode()->GetId()] = FabricMonitor::SwitchName(j);
+    }
+    Json deadlocks = Json::array();
+    for (const auto& d : sim.GetPfcDeadlocks())
+    {
+        Json cycle = Json::array();
+        for (const auto& q : d.cycle)
+        {
+            cycle.push_back({{"switch", switchName[q.node]},
+                             {"node", q.node},
+                             {"port", q.port},
+                             {"priority", q.priority}});
+        }
+        deadlocks.push_back({{"formed_s", d.formedAt.GetSeconds()},
+                             {"detected_s", d.detectedAt.GetSeconds()},
+                             {"cycle", cycle}});
+    }
+    Json fabric = {{"pfc_pauses", sim.GetPfcPauses()},
+                   {"ecn_marks", sim.GetEcnMarks()},
+                   {"drops", sim.GetDrops()},
+                   {"pfc_deadlocks", deadlocks},
+                   {"inter_server_flows", sim.GetFlows().size()}};
+    if (Ptr<FabricMonitor> mon = sim.GetMonitor())
+    {
+        Json switches = Json::array();
+        for (const auto& [name, sw] : mon->GetSwitches())
+        {
+            switches.push_back({{"switch", name},
+                                {"ecn_marks", sw->GetEcnMarks()},
+                                {"pfc_pauses_sent", sw->GetPfcPausesSent()},
+                                {"drops", sw->GetTotalDrops()},
+                                {"max_queue_bytes", sw->GetMaxQueueBytes()}});
+        }
+        fabric["switches"] = switches;
+        uint64_t bytes = 0;
+        uint64_t frames = 0;
+        uint64_t skipped = 0;
+        double peak = 0;
+        for (const auto& l : mon->GetLinks())
+        {
+            bytes += l.bytes;
+            frames += l.frames;
+            skipped += l.skippedFrames;
+            peak = std::max(peak, l.peakUtilisation);
+        }
+        fabric["link_bytes"] = bytes;
+        fabric["link_frames"] = frames;
+        // Of those, the frames the fast-forward let through: the rest were simulated.
+        fabric["link_frames_skipped"] = skipped;
+        fabric["peak_link_utilisation"] = peak;
+    }
+    // The scale-up fabrics' unit of work (a chunk: three events or so), beside the frames.
+    fabric["nvlink_chunks"] = GetNvlinkWork(sim.GetCluster()).chunks;
+    if (Ptr<BackgroundTraffic> bg = sim.GetBackground())
+    {
+        Json rows = Json::array();
+        const FctReport report(bg->GetFlows());
+        for (const auto& r : report.ByBucket())
+        {
+            rows.push_back({{"bucket", r.label},
+                            {"flows", r.flows},
+                            {"p50", r.p50},
+                            {"p95", r.p95},
+                            {"p99", r.p99},
+                            {"mean", r.mean}});
+        }
+        fabric["background"] = {{"flow_sizes", s.backgroundFlowSizes},
+                                {"load", s.backgroundLoad},
+                                {"flows", bg->GetFlows().size()},
+                                {"finished", report.GetFinished()},
+                                {"slowdown", rows}};
+    }
+    return fabric;
+}
+
+} // namespace training_report
+} // namespace ns3

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef TRAINING_REPORT_JSON_H
+#define TRAINING_REPORT_JSON_H
+
+// The pieces of a training run's report shared by TrainingReport's source files (not
+// installed): results.json's parts, the summary reads some of them too.
+
+#include "training-simulation.h"
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+class InaTransport;
+
+namespace training_report
+{
+
+using Json = nlohmann::json; //!< the JSON type of every report file
+
+/// Collective calls grouped by what they are (kind of group, type, size, algorithm).
+struct CallSummary
+{
+    std::string kind;      //!< the collective
+    std::string groupKind; //!< the kind of group (tp, dp, ...)
+    std::string algorithm; //!< the algorithm the calls ran
+    std::string protocol;  //!< NCCL protocol of the calls
+    std::string requested; //!< what was asked ("auto" or a name)
+    uint64_t bytes{0};     //!< the calls' mean size
+    uint32_t ranks{0};     //!< ranks of a call's group
+    uint64_t calls{0};     //!< calls
+    Time total;            //!< their time, summed
+    double busBwSum{0};    //!< their bus bandwidths, summed (bytes/s)
+};
+
+/**
+ * \param sim a run
+ * \return its collective calls grouped by what they are, the most time first
+ */
+std::vector<CallSummary> Summarize(const TrainingSimulation& sim);
+
+/// \param t a time \return it in microseconds
+double Us(Time t);
+/// \param t a time \return it in milliseconds
+double Ms(Time t);
+/// \param text any text \return it as one CSV field (RFC 4180: quoted when it holds a
+///         comma, quote or newline)
+std::string CsvField(const std::string& text);
+/// \param sim a run \return the RDMA carrier's queue pairs per connection and
+///         SplitDataOnQps ({0, false}: no RDMA carrier)
+std::pair<uint32_t, bool> CarrierQps(const TrainingSimulation& sim);
+/// \param s a scenario \return results.json's "scenario"
+Json ScenarioJson(const TrainingScenario& s);
+/// \param ina the in-network aggregation carrier \return its jobs' pool use
+Json InaJobsJson(Ptr<InaTransport> ina);
+/// \param times iteration times \param breakdown per rank and iteration
+/// \return results.json's "iterations"
+Json IterationsJson(const std::vector<Time>& times,
+                    const std::vector<IterationBreakdown>& breakdown);
+/// \param sim a run \return results.json's "communication": the collective calls
+Json CommunicationJson(const TrainingSimulation& sim);
+/// \param sim a run \return what the steady-state fast-forward did: its status, and
+///         when on what it skipped (results.json's "fast_forward")
+Json FastForwardJson(const TrainingSimulation& sim);
+/// \param sim a run \return fabric counters, switches, links and background flows
+///         (results.json's "fabric")
+Json FabricJson(const TrainingSimulation& sim);
+
+} // namespace training_report
+} // namespace ns3
+
+#endif
