@@ -60,6 +60,7 @@ main(int argc, char* argv[])
     bool ina = false;
     bool ncclModel = false;
     bool estimates = false;
+    bool simulate = true;
     bool asNccl = false;
     uint32_t qpsPerConnection = 1;
     bool splitDataOnQps = false;
@@ -189,6 +190,12 @@ main(int argc, char* argv[])
                  "Print under each row the cost model's estimate of every algorithm and "
                  "protocol auto weighs, fastest first (what auto compares)",
                  estimates);
+    cmd.AddValue("simulate",
+                 "false: do not simulate; print per size the plan that would run (auto's "
+                 "choice or the named algorithm) with the cost model's estimate of it in the "
+                 "time, algbw and busbw columns (CSV source \"estimate\"): what auto "
+                 "would pick, on a fabric of any size, in seconds",
+                 simulate);
     cmd.AddOutputFile("csv", "CSV output file (\"none\": no CSV)", csv, "none");
     cmd.AddPcapPrefix("pcap",
                       "rdma, dgx: capture every port into PREFIX-<node>-<device>.pcap (nanosecond "
@@ -486,7 +493,7 @@ main(int argc, char* argv[])
         out.open(csv);
         out << "collective,requested,algorithm,protocol,transport,ranks,size_bytes,count,time_us,"
                "algbw_GBps,busbw_GBps,nccl_model_algorithm,nccl_model_protocol,nccl_model_time_"
-               "us\n";
+               "us,source\n";
     }
     std::printf("# %s, algorithm %s, protocol %s, %u ranks, transport %s (%s, %s)\n",
                 collectiveName.c_str(),
@@ -504,6 +511,11 @@ main(int argc, char* argv[])
                                       (qpsPerConnection == 1 ? ""
                                        : splitDataOnQps      ? " (data split)"
                                                              : " (requests in turn)");
+    if (!simulate)
+    {
+        std::printf("# not simulated (--simulate=false): the time, algbw and busbw columns are "
+                    "the cost model's estimates of the plan that would run\n");
+    }
     std::printf("# %u channel(s), chunk %s%s%s\n",
                 channels,
                 chunkText.c_str(),
@@ -579,9 +591,22 @@ main(int argc, char* argv[])
             }
         }
         CommPlan plan = selection.MakePlan(type, run, group, bytes, runOptions);
-        Simulator::ScheduleNow(
-            [&, plan]() { engine->Run(plan, MakeBoundCallback(&Store, &result)); });
-        Simulator::Run(); // returns when the fabric is idle again
+        if (simulate)
+        {
+            Simulator::ScheduleNow(
+                [&, plan]() { engine->Run(plan, MakeBoundCallback(&Store, &result)); });
+            Simulator::Run(); // returns when the fabric is idle again
+        }
+        else
+        {
+            // What auto weighed it at: the same cost model, carrier and NET overhead.
+            const Time estimate =
+                CollectivePlanCost(*transport, {}, runOptions.netOverhead).Estimate(plan);
+            result.end = result.start + estimate;
+            const double seconds = estimate.GetSeconds();
+            result.algBw = seconds > 0 ? bytes / seconds : 0;
+            result.busBw = result.algBw * CollectiveBusBwFactor(type, ranks);
+        }
         double us = (result.end - result.start).GetSeconds() * 1e6;
         bool rooted = IsRootedCollective(type);
         bool reduces = type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE ||
@@ -641,13 +666,13 @@ main(int argc, char* argv[])
             {
                 out << ",,";
             }
-            out << '\n';
+            out << ',' << (simulate ? "simulated" : "estimate") << '\n';
         }
         busSum += result.busBw / 1e9;
         ++rows;
     }
     std::printf("# Avg bus bandwidth    : %.3f GB/s\n", rows ? busSum / rows : 0.0);
-    if (transportName != "ideal")
+    if (transportName != "ideal" && simulate)
     {
         uint64_t pauses = 0;
         uint64_t drops = 0;
@@ -663,7 +688,7 @@ main(int argc, char* argv[])
                     static_cast<unsigned long long>(marks),
                     static_cast<unsigned long long>(drops));
     }
-    if (inaCarrier)
+    if (inaCarrier && simulate)
     {
         std::vector<uint32_t> members(ranks);
         std::iota(members.begin(), members.end(), 0u);

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# collective-perf --simulate=false: per size, the plan that would run and the cost model's
+# estimate of it, without simulating. On 8 x 8 H100 (400G, DCQCN) at 128 and 256 MiB: the
+# rows say they are estimates (the header line, the CSV's source column), each row's
+# algorithm and time are the first (fastest) of what --estimates lists for that size (what
+# auto weighed: the same carrier, rank map and NET overhead), the 256 MiB row is the figure
+# the collective layer's doc quotes for auto's estimate there (nvls-tree/Simple 1577.2 us),
+# no fabric line (nothing ran); a named algorithm's row is its own estimate; and
+# --simulate=maybe is one line naming the option, exit 1.
+# Usage: check-collective-perf-estimates.sh <collective-perf> <output folder>
+set -uo pipefail
+program=$1
+out=$2
+rm -rf "$out"
+mkdir -p "$out"
+fail()
+{
+    echo "FAIL: $*" >&2
+    exit 1
+}
+shape=(--transport=dgx --servers=8 --ranks=64 --collective=all-reduce)
+log=$("$program" "${shape[@]}" --minBytes=128M --maxBytes=256M --simulate=false --estimates \
+    --csv="$out/auto.csv" 2>&1)
+status=$?
+echo "$log"
+((status == 0)) || fail "collective-perf --simulate=false exited with status $status"
+grep -q '^# not simulated (--simulate=false)' <<<"$log" || fail "no line saying the rows are estimates"
+grep -q '^# Fabric:' <<<"$log" && fail "a fabric line, though nothing was simulated"
+# Each row, then its estimates line: the row's algorithm/protocol and time are the first.
+pairs=$(awk '/^ +[0-9]+ / { algo = $NF; t = $6; next }
+             /^#   estimates:/ { print algo, t, $3, $4 }' <<<"$log")
+[[ $(wc -l <<<"$pairs") -eq 2 ]] || fail "expected 2 rows with estimates, got: $pairs"
+while read -r algo t first firstTime; do
+    [[ $algo == "$first" ]] || fail "the row ran $algo, the fastest estimate is $first"
+    [[ $t == "$firstTime" ]] || fail "the row's time $t is not its estimate $firstTime"
+done <<<"$pairs"
+grep -Eq '^ +268435456 .* 1577\.2 .* nvls-tree/Simple$' <<<"$log" ||
+    fail "256 MiB: expected auto's nvls-tree/Simple estimated at 1577.2 us"
+rows=$(tail -n +2 "$out/auto.csv" | awk -F, '$NF == "estimate"' | wc -l)
+((rows == 2)) || fail "expected 2 CSV rows with source estimate, got $rows"
+# A named algorithm: its own plan's estimate (what --estimates lists for it at 256 MiB).
+named=$("$program" "${shape[@]}" --minBytes=256M --maxBytes=256M --simulate=false \
+    --algorithm=rail-ring --protocol=LL128 --csv=none 2>&1)
+grep -Eq '^ +268435456 .* 1638\.3 .* rail-ring/LL128$' <<<"$named" ||
+    fail "rail-ring/LL128 at 256 MiB: expected its estimate 1638.3 us; got: $named"
+bad=$("$program" --simulate=maybe 2>&1)
+status=$?
+((status == 1)) || fail "--simulate=maybe exited with status $status, expected 1"
+[[ $(wc -l <<<"$bad") -eq 1 ]] || fail "--simulate=maybe: expected one line, got: $bad"
+grep -q 'simulate' <<<"$bad" || fail "--simulate=maybe: the line does not name the option: $bad"
+echo "PASS"
