@@ -33,6 +33,11 @@
 # Without PRUNE every algorithm and protocol runs by name; either way the one auto chose
 # is not run again (its row is auto's: the same plan and seed).
 #
+# CHOICES=1 simulates nothing: per point, auto's choice and the cost model's estimate of it
+# (collective-perf --simulate=false), one line each ("shape collective bytes choice
+# estimate_us"), in seconds to minutes for the whole grid: two such lists, before and after
+# a change of the cost model, show which points it moves (only those need simulating).
+#
 #   bash bench/auto-sweep.sh [build-dir] > sweep.txt
 set -euo pipefail
 BUILD="${1:-$(dirname "${BASH_SOURCE[0]}")/../build}"
@@ -59,6 +64,14 @@ for shape in $SHAPES; do
     fi
     for coll in $COLLECTIVES; do
         for size in $SIZES; do
+            if [ -n "${CHOICES:-}" ]; then
+                "$PERF" "${carrier[@]}" --collective="$coll" --algorithm=auto --protocol=auto \
+                    --minBytes="$size" --maxBytes="$size" --simulate=false \
+                    --csv="$WORK/row.csv" >/dev/null 2>&1 || continue
+                tail -n +2 "$WORK/row.csv" | awk -F, -v n="$name" \
+                    '{ printf "%s %s %s %s/%s %.1f\n", n, $1, $7, $3, $4, $9 }'
+                continue
+            fi
             runs=()
             # auto first: with --estimates it lists what auto weighed (PRUNE's candidates).
             chose=
@@ -107,6 +120,8 @@ for shape in $SHAPES; do
         done
     done
 done
+
+[ -z "${CHOICES:-}" ] || exit 0
 
 # shape,collective,requested,algorithm,protocol,transport,ranks,size_bytes,count,time_us,
 # algbw,busbw,... (rows arrive sorted by shape, collective and size; plain POSIX awk)
