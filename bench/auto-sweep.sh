@@ -35,7 +35,7 @@
 #
 # CHOICES=1 simulates nothing: per point, auto's choice and the cost model's estimate of it
 # (collective-perf --simulate=false), one line each ("shape collective bytes choice
-# estimate_us"), in seconds to minutes for the whole grid: two such lists, before and after
+# estimate_us"; the default grid in about 16 minutes of one core): two such lists, before and after
 # a change of the cost model, show which points it moves (only those need simulating).
 #
 #   bash bench/auto-sweep.sh [build-dir] > sweep.txt

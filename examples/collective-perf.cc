@@ -194,7 +194,7 @@ main(int argc, char* argv[])
                  "false: do not simulate; print per size the plan that would run (auto's "
                  "choice or the named algorithm) with the cost model's estimate of it in the "
                  "time, algbw and busbw columns (CSV source \"estimate\"): what auto "
-                 "would pick, on a fabric of any size, in seconds",
+                 "would pick, without the packets' cost",
                  simulate);
     cmd.AddOutputFile("csv", "CSV output file (\"none\": no CSV)", csv, "none");
     cmd.AddPcapPrefix("pcap",

@@ -7,7 +7,8 @@
 # algorithm and time are the first (fastest) of what --estimates lists for that size (what
 # auto weighed: the same carrier, rank map and NET overhead), the 256 MiB row is the figure
 # the collective layer's doc quotes for auto's estimate there (nvls-tree/Simple 1577.2 us),
-# no fabric line (nothing ran); a named algorithm's row is its own estimate; and
+# no fabric line (nothing ran); a named algorithm's row is the estimate --estimates lists
+# for it (rail-ring/LL128, 1638.3 us); and
 # --simulate=maybe is one line naming the option, exit 1.
 # Usage: check-collective-perf-estimates.sh <collective-perf> <output folder>
 set -uo pipefail
@@ -43,8 +44,11 @@ rows=$(tail -n +2 "$out/auto.csv" | awk -F, '$NF == "estimate"' | wc -l)
 # A named algorithm: its own plan's estimate (what --estimates lists for it at 256 MiB).
 named=$("$program" "${shape[@]}" --minBytes=256M --maxBytes=256M --simulate=false \
     --algorithm=rail-ring --protocol=LL128 --csv=none 2>&1)
-grep -Eq '^ +268435456 .* 1638\.3 .* rail-ring/LL128$' <<<"$named" ||
-    fail "rail-ring/LL128 at 256 MiB: expected its estimate 1638.3 us; got: $named"
+listed=$(awk '/^ +268435456 / { row = 1; next }
+               row && /^#   estimates:/ { for (i = 3; i < NF; i += 2) if ($i == "rail-ring/LL128") print $(i + 1); exit }' <<<"$log")
+[[ $listed == 1638.3 ]] || fail "--estimates at 256 MiB: expected rail-ring/LL128 at 1638.3 us, got '$listed'"
+grep -Eq "^ +268435456 .* ${listed//./\\.} .* rail-ring/LL128\$" <<<"$named" ||
+    fail "rail-ring/LL128 at 256 MiB: expected the estimate --estimates lists for it ($listed us); got: $named"
 bad=$("$program" --simulate=maybe 2>&1)
 status=$?
 ((status == 1)) || fail "--simulate=maybe exited with status $status, expected 1"
