@@ -19,8 +19,11 @@ namespace ns3
 namespace plancheck
 {
 
-/// \return true for the collectives whose every rank starts with a contribution to
-/// every block and whose transfers may reduce.
+/**
+ * \param type a collective
+ * \return true for the collectives whose every rank starts with a contribution to
+ *         every block and whose transfers may reduce
+ */
 inline bool
 IsReducing(CollectiveType type)
 {
@@ -52,7 +55,9 @@ struct Access
 class PlanCheckRun
 {
   public:
+    /// \param plan the plan to check (it must outlive the run)
     explicit PlanCheckRun(const CommPlan& plan);
+    /// \return the verdict of PlanChecker::Check on the plan
     PlanCheckResult Check();
 
   private:
