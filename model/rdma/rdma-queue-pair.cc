@@ -362,18 +362,6 @@ RdmaQueuePair::OnDataPacketBuilt(Ptr<const Packet> p)
     }
 }
 
-bool
-RdmaQueuePair::ExpandPsn(uint32_t psn24, uint32_t initialPsn, uint64_t reference, uint64_t& psn)
-{
-    uint64_t delta = (psn24 - initialPsn - reference) & PSN_MASK;
-    if (delta >= (PSN_MASK + 1) / 2)
-    {
-        return false;
-    }
-    psn = reference + delta;
-    return true;
-}
-
 void
 RdmaQueuePair::ArmRetransmitTimer()
 {
