@@ -78,6 +78,7 @@
 #include "ns3/roce-channel.h"
 #include "ns3/roce-congestion-control.h"
 #include "ns3/roce-dcqcn.h"
+#include "ns3/roce-dcqcn-fluid.h"
 #include "ns3/roce-dctcp.h"
 #include "ns3/roce-frame-info.h"
 #include "ns3/roce-helper.h"

@@ -183,6 +183,36 @@ CarrierQueryLog::Encode(const CarrierPath& p, Ids& ids)
         out.push_back(b.links);
         out.push_back(Bits(b.bytesPerSecond));
     }
+    const CarrierQueue& q = p.queue;
+    out.insert(out.end(),
+               {q.buffer == 0 ? ~uint64_t{0} : ids(q.buffer),
+                Bits(q.kminBytes),
+                Bits(q.kmaxBytes),
+                Bits(q.pmax),
+                Bits(q.pfcAlpha),
+                Bits(q.sharedBytes),
+                Bits(q.cnpInterval),
+                q.packetBytes,
+                Bits(q.lineBps),
+                q.dcqcn.has_value()});
+    if (q.dcqcn)
+    {
+        const RoceDcqcn::Figures& f = *q.dcqcn;
+        out.insert(out.end(),
+                   {Bits(f.alphaPeriod),
+                    Bits(f.decreasePeriod),
+                    Bits(f.increasePeriod),
+                    f.byteCounter,
+                    f.fastRecoverySteps,
+                    Bits(f.rateAiBps),
+                    Bits(f.rateHaiBps),
+                    f.hyperLinear,
+                    Bits(f.g),
+                    Bits(f.minRateBps),
+                    Bits(f.rateOnFirstCnp),
+                    f.clampTargetRate,
+                    Bits(f.initialAlpha)});
+    }
     return out;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "collective-plan-cost.h"
 
+#include "collective-dcqcn-term.h"
 #include "collective-protocol.h"
 
 #include "ns3/abort.h"
@@ -76,84 +77,6 @@ CrossesFabric(const CarrierPath& p)
 
 } // namespace
 
-double
-ExpectedMaxLoad(uint32_t balls, uint32_t bins, uint32_t draws)
-{
-    if (balls == 0 || bins == 0 || draws == 0)
-    {
-        return 0;
-    }
-    if (bins == 1 || balls == 1)
-    {
-        return balls;
-    }
-    const uint32_t floor = (balls + bins - 1) / bins; // pigeonhole: never below
-    constexpr double DONE = 1e-12;
-    if (balls <= EXACT_MAX_LOAD_BALLS)
-    {
-        // Exact: E[max] = sum over t >= 1 of P(max >= t). P(max <= t) bin by bin: bin j
-        // takes Binomial(n, 1 / (bins - j)) of the n balls left, the last bin the rest;
-        // over independent draws, its power.
-        double e = floor;
-        for (uint32_t t = floor; t < balls; ++t)
-        {
-            std::vector<double> left(balls + 1, 0.0); // P(n balls left, every bin so far <= t)
-            left[balls] = 1;
-            for (uint32_t j = 0; j + 1 < bins; ++j)
-            {
-                const double q = 1.0 / (bins - j);
-                std::vector<double> next(balls + 1, 0.0);
-                for (uint32_t n = 0; n <= balls; ++n)
-                {
-                    if (left[n] == 0)
-                    {
-                        continue;
-                    }
-                    double pmf = std::pow(1 - q, n); // P(this bin takes 0 of n)
-                    for (uint32_t l = 0; l <= std::min(t, n); ++l)
-                    {
-                        next[n - l] += left[n] * pmf;
-                        pmf = l < n ? pmf * (n - l) / (l + 1) * q / (1 - q) : 0;
-                    }
-                }
-                left = std::move(next);
-            }
-            double atMost = 0;
-            for (uint32_t n = 0; n <= t; ++n)
-            {
-                atMost += left[n];
-            }
-            const double above = 1 - std::pow(atMost, draws);
-            if (above < DONE)
-            {
-                break;
-            }
-            e += above;
-        }
-        return e;
-    }
-    // Many balls: the bins' loads as independent Binomial(balls, 1 / bins) (exact
-    // marginals; the dependence through the fixed total matters less as balls grow).
-    // The pmf in logarithms: (1 - 1/bins)^balls underflows from about a thousand balls
-    // on two links.
-    const double q = 1.0 / bins;
-    const double n = balls;
-    double e = 0;
-    double cdf = 0;
-    for (uint32_t t = 0; t < balls; ++t)
-    {
-        cdf += std::exp(std::lgamma(n + 1) - std::lgamma(t + 1.0) - std::lgamma(n - t + 1) +
-                        t * std::log(q) + (n - t) * std::log1p(-q));
-        const double above = 1 - std::pow(std::min(cdf, 1.0), double(bins) * draws);
-        if (above < DONE)
-        {
-            break;
-        }
-        e += above;
-    }
-    return std::max<double>(e, floor);
-}
-
 /**
  * A small discrete-event run over doubles (seconds): the estimate is compared, not
  * replayed, and doubles keep the per-transfer work small.
@@ -189,6 +112,9 @@ class CollectivePlanCost::EstimateRun
         std::deque<uint64_t> active; //!< flows with work, in round-robin order
         std::unordered_map<uint64_t, std::deque<uint32_t>> flows; //!< per flow: transfers
         std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> switchOps;
+        /// flows DCQCN holds below line rate: not before then (CollectiveDcqcnTerm)
+        std::unordered_map<uint64_t, double> pacedUntil;
+        double wakeAt{-1}; //!< a WAKE booked for then (-1: none)
     };
 
     /// A set of equal-cost links of the fabric (CarrierBundle) as one shared capacity.
@@ -200,12 +126,23 @@ class CollectivePlanCost::EstimateRun
         uint32_t lanes{0}; //!< lanes of the flows in service
     };
 
+    /// A slice under DCQCN on its way out of its receiving port (LEAVES).
+    struct Leaving
+    {
+        const CarrierPath* path; //!< its path (m_paths does not move its entries)
+        uint64_t flow;           //!< its connection
+        uint64_t bytes;          //!< its bytes
+        double ser;              //!< its time at line rate
+    };
+
     /// What an event does.
     enum class Ev : uint8_t
     {
         PORT_FREE, //!< a sending port finished a slice: serve the next
         ARRIVED,   //!< a transfer arrived: release its children
         READY,     //!< a transfer's protocol latency has passed: hand it to its ports
+        WAKE,      //!< a paced flow of an idle sending port may send again
+        LEAVES,    //!< a slice under DCQCN leaves its receiving port's queue: mark it
     };
 
     /// An event of the run, in time order (ties: in the order booked).
@@ -255,12 +192,22 @@ class CollectivePlanCost::EstimateRun
                                           uint64_t slice,
                                           double now,
                                           double leaves);
+    /// Book a LEAVES event at done for slice.
+    void LeavesAt(double done, const Leaving& slice);
     /// Count transfer id's flow in (on, when released) or out (its last slice) of its
     /// path's link sets.
     void InService(uint32_t id, const CarrierPath& p, bool on);
-    /// One slice of a point-to-point transfer leaves at now: book its arrival.
-    /// \return how long the port is busy
-    double ServeSlice(uint32_t id, double now);
+    /// \return the flow of transfer id in the fabric and for DCQCN: its (sender,
+    ///         receiver, channel), the queue pairs of one connection
+    uint64_t ConnectionOf(uint32_t id) const;
+    /**
+     * One slice of a point-to-point transfer leaves at now: book its arrival.
+     * \param id the transfer \param now when it leaves
+     * \param [out] paced how long its flow takes for the slice at the flow's DCQCN rate
+     *        (the port's time when the flow is at line rate)
+     * \return how long the port is busy
+     */
+    double ServeSlice(uint32_t id, double now, double& paced);
     /// Serve the next slice of the port's next flow, if any.
     void ServeNext(uint64_t portId, double now);
     /// Queue switch operation id at a sending port and serve the port.
@@ -281,10 +228,15 @@ class CollectivePlanCost::EstimateRun
     std::vector<uint32_t> m_missing;                    //!< per transfer: deps not arrived
     std::vector<std::vector<uint32_t>> m_children;      //!< per transfer: its dependents
     std::map<std::pair<uint32_t, uint32_t>, CarrierPath> m_paths; //!< by carrier (src, dst)
+    std::vector<const CarrierPath*> m_pathOf;                     //!< per transfer, once asked
     std::map<uint32_t, CarrierSwitchPath> m_switchPaths;          //!< by member set
     std::unordered_map<uint64_t, TxPort> m_txPorts;               //!< sending ports
     std::unordered_map<uint64_t, double> m_rxFree;                //!< receiving ports: when free
     std::unordered_map<uint64_t, Pool> m_pools;                   //!< fabric link sets
+    CollectiveDcqcnTerm m_dcqcn;                                  //!< DCQCN's rate cuts
+
+    std::vector<Leaving> m_leaving;                    //!< LEAVES, by the event's port field
+    std::vector<uint64_t> m_freeLeaving;               //!< slots of m_leaving free again
     std::unordered_map<uint64_t, double> m_maxLoads;   //!< ExpectedMaxLoad by (flows, draws, links)
     std::unordered_map<uint64_t, double> m_engineFree; //!< switch reduction engines: when free
     std::vector<uint64_t> m_remaining;                 //!< point to point: bytes not yet sent
@@ -304,6 +256,7 @@ CollectivePlanCost::EstimateRun::EstimateRun(const CollectivePlanCost& cost, con
       m_due(m_transfers.size(), 0.0),
       m_missing(m_transfers.size(), 0),
       m_children(m_transfers.size()),
+      m_pathOf(m_transfers.size(), nullptr),
       m_remaining(m_transfers.size(), 0),
       m_contributionsLeft(m_transfers.size(), 0),
       m_lastContribution(m_transfers.size(), 0.0)
@@ -322,6 +275,11 @@ CollectivePlanCost::EstimateRun::EstimateRun(const CollectivePlanCost& cost, con
 const CarrierPath&
 CollectivePlanCost::EstimateRun::PathOf(const CommPlan::Transfer& t)
 {
+    const CarrierPath*& known = m_pathOf[t.id];
+    if (known)
+    {
+        return *known;
+    }
     const uint32_t src = m_cost.CarrierRank(t.src);
     const uint32_t dst = m_cost.CarrierRank(t.dst);
     auto it = m_paths.find({src, dst});
@@ -330,6 +288,7 @@ CollectivePlanCost::EstimateRun::PathOf(const CommPlan::Transfer& t)
         it = m_paths.emplace(std::make_pair(src, dst), m_cost.m_carrier.DescribePath(src, dst))
                  .first;
     }
+    known = &it->second; // std::map does not move its entries
     return it->second;
 }
 
@@ -430,12 +389,35 @@ CollectivePlanCost::EstimateRun::ServeSwitch(uint32_t id, double now)
 }
 
 void
-CollectivePlanCost::EstimateRun::InService(uint32_t id, const CarrierPath& p, bool on)
+CollectivePlanCost::EstimateRun::LeavesAt(double done, const Leaving& slice)
+{
+    uint64_t slot = m_leaving.size();
+    if (m_freeLeaving.empty())
+    {
+        m_leaving.push_back(slice);
+    }
+    else
+    {
+        slot = m_freeLeaving.back();
+        m_freeLeaving.pop_back();
+        m_leaving[slot] = slice;
+    }
+    m_events.push({done, m_seq++, Ev::LEAVES, slot, 0});
+}
+
+uint64_t
+CollectivePlanCost::EstimateRun::ConnectionOf(uint32_t id) const
 {
     const CommPlan::Transfer& t = m_transfers[id];
+    return (uint64_t{m_cost.CarrierRank(t.src)} << 40) ^
+           (uint64_t{m_cost.CarrierRank(t.dst)} << 16) ^ t.channel;
+}
+
+void
+CollectivePlanCost::EstimateRun::InService(uint32_t id, const CarrierPath& p, bool on)
+{
     // One flow per (sender, receiver, channel): the queue pairs of one connection.
-    const uint64_t flow = (uint64_t{m_cost.CarrierRank(t.src)} << 40) ^
-                          (uint64_t{m_cost.CarrierRank(t.dst)} << 16) ^ t.channel;
+    const uint64_t flow = ConnectionOf(id);
     const uint64_t lanes =
         p.laneRequestBytes == 0
             ? p.lanes
@@ -497,15 +479,22 @@ CollectivePlanCost::EstimateRun::CrossFabric(const CarrierPath& p,
 }
 
 double
-CollectivePlanCost::EstimateRun::ServeSlice(uint32_t id, double now)
+CollectivePlanCost::EstimateRun::ServeSlice(uint32_t id, double now, double& paced)
 {
     const CommPlan::Transfer& t = m_transfers[id];
     const CarrierPath& p = PathOf(t);
     // At least a byte a slice: a zero-byte message (remaining 1) must finish too.
-    const uint64_t slice = std::min(m_remaining[id], std::max<uint64_t>(SliceOf(p, m_wire[id]), 1));
+    uint64_t unit = SliceOf(p, m_wire[id]);
+    const bool dcqcn = CollectiveDcqcnTerm::Applies(p); // DCQCN's rate cuts
+    if (dcqcn)
+    {
+        unit = m_dcqcn.SliceBytes(ConnectionOf(id), p, now, unit, m_wire[id]);
+    }
+    const uint64_t slice = std::min(m_remaining[id], std::max<uint64_t>(unit, 1));
     m_remaining[id] -= slice;
     const bool last = m_remaining[id] == 0;
     const double ser = Serialization(slice, p.bytesPerSecond);
+    paced = ser;
     if (p.latencyHoldsSender)
     {
         const double busy = p.latency.GetSeconds() + ser;
@@ -534,14 +523,44 @@ CollectivePlanCost::EstimateRun::ServeSlice(uint32_t id, double now)
             InService(id, p, false);
         }
     }
+    // Under DCQCN the flow sends at its rate: the slice takes paced >= ser to leave, and
+    // its bytes are in the receiving port's queue from its last ser on.
+    if (dcqcn)
+    {
+        paced = m_dcqcn.Send(ConnectionOf(id), p, now, ser);
+    }
     const double first =
         start + p.latency.GetSeconds() +
         p.forwardHops * Serialization(std::min(slice, p.forwardUnit), p.bytesPerSecond);
-    double done = first + ser;
+    double from = first + (paced - ser);
+    double done = first + paced;
+    double hold = 0; // PFC: how long the sender is paused before the slice may leave
     if (p.modelReceiver)
     {
         double& rx = m_rxFree[p.rxPort];
-        done = std::max(first, rx) + ser;
+        if (dcqcn)
+        {
+            // A slice that would find the queue above what PFC lets it hold waits at the
+            // sender until it is down to that.
+            hold = m_dcqcn.Hold(p, from, now);
+            from += hold;
+        }
+        const double begin = std::max(from, rx);
+        done = begin + ser;
+        if (dcqcn && m_dcqcn.MayMark(p, now, done))
+        {
+            // Marked as it leaves the port, by the queue behind it then.
+            LeavesAt(done, {&p, ConnectionOf(id), slice, ser});
+        }
+        if (dcqcn)
+        {
+            // Every slice counts in its buffer's queues (PFC's thresholds).
+            m_dcqcn.Book(p, from, begin, done, static_cast<double>(slice));
+        }
+    }
+    if (dcqcn && last)
+    {
+        m_dcqcn.InService(p, false);
     }
     if (fabric)
     {
@@ -556,7 +575,8 @@ CollectivePlanCost::EstimateRun::ServeSlice(uint32_t id, double now)
     {
         Arrive(id, done);
     }
-    return ser;
+    paced += hold;
+    return ser + hold;
 }
 
 void
@@ -566,6 +586,34 @@ CollectivePlanCost::EstimateRun::ServeNext(uint64_t portId, double now)
     if (tx.busy || tx.active.empty())
     {
         return;
+    }
+    if (!tx.pacedUntil.empty())
+    {
+        // The first flow in turn that its DCQCN rate lets send now; the flows passed over
+        // go behind it. None: wake the port when the first may.
+        double wake = std::numeric_limits<double>::infinity();
+        bool found = false;
+        for (size_t i = 0, n = tx.active.size(); i < n; ++i)
+        {
+            auto paced = tx.pacedUntil.find(tx.active.front());
+            if (paced == tx.pacedUntil.end() || paced->second <= now)
+            {
+                found = true;
+                break;
+            }
+            wake = std::min(wake, paced->second);
+            tx.active.push_back(tx.active.front());
+            tx.active.pop_front();
+        }
+        if (!found)
+        {
+            if (tx.wakeAt <= now || wake < tx.wakeAt)
+            {
+                tx.wakeAt = wake;
+                m_events.push({wake, m_seq++, Ev::WAKE, portId, 0});
+            }
+            return;
+        }
     }
     const uint64_t flow = tx.active.front();
     tx.active.pop_front();
@@ -582,7 +630,16 @@ CollectivePlanCost::EstimateRun::ServeNext(uint64_t portId, double now)
     {
         auto& queue = tx.flows[flow];
         const uint32_t id = queue.front();
-        busy = ServeSlice(id, now);
+        double paced = 0;
+        busy = ServeSlice(id, now, paced);
+        if (paced > busy)
+        {
+            tx.pacedUntil[flow] = now + paced;
+        }
+        else if (!tx.pacedUntil.empty())
+        {
+            tx.pacedUntil.erase(flow);
+        }
         if (m_remaining[id] == 0)
         {
             queue.pop_front();
@@ -644,6 +701,10 @@ CollectivePlanCost::EstimateRun::Release(uint32_t id, double now)
             // In the fabric from now on: its port serves its flows in turn with the others.
             InService(id, p, true);
         }
+        if (CollectiveDcqcnTerm::Applies(p))
+        {
+            m_dcqcn.InService(p, true); // one more input of its receiving port
+        }
         const uint64_t flow = p.servesInSendOrder ? 0 : p.rxPort * 1024 + (t.channel % 1024);
         TxPort& tx = m_txPorts[p.txPort];
         auto& queue = tx.flows[flow];
@@ -699,6 +760,19 @@ CollectivePlanCost::EstimateRun::Run()
         if (e.kind == Ev::READY)
         {
             Release(e.transfer, e.at);
+            continue;
+        }
+        if (e.kind == Ev::WAKE)
+        {
+            ServeNext(e.port, e.at);
+            continue;
+        }
+        if (e.kind == Ev::LEAVES)
+        {
+            const Leaving& l = m_leaving[e.port];
+            const double behind = m_dcqcn.QueueAt(l.path->rxPort, e.at, e.at);
+            m_dcqcn.Arrived(l.flow, *l.path, l.bytes, e.at - l.ser, e.at, behind);
+            m_freeLeaving.push_back(e.port);
             continue;
         }
         for (uint32_t c : m_children[e.transfer])

@@ -366,6 +366,24 @@ SharedBufferMmu::GetKmax(uint32_t port) const
     return m_ports[port].kmax;
 }
 
+double
+SharedBufferMmu::GetEcnPmax() const
+{
+    return m_pmax;
+}
+
+bool
+SharedBufferMmu::IsEcnEnabled() const
+{
+    return m_ecnEnabled;
+}
+
+double
+SharedBufferMmu::GetAlpha() const
+{
+    return m_alpha;
+}
+
 int64_t
 SharedBufferMmu::AssignStreams(int64_t stream)
 {

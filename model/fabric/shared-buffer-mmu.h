@@ -172,6 +172,12 @@ class SharedBufferMmu : public Object
     uint32_t GetKmin(uint32_t port) const;
     /// \param port egress port \return its ECN Kmax in bytes
     uint32_t GetKmax(uint32_t port) const;
+    /// \return the marking probability at Kmax (EcnPmax)
+    double GetEcnPmax() const;
+    /// \return whether frames are marked at all (EcnEnabled)
+    bool IsEcnEnabled() const;
+    /// \return the dynamic threshold factor (Alpha)
+    double GetAlpha() const;
     /// \return the dynamic threshold on one queue's shared-buffer use now, in bytes:
     /// Alpha × (shared pool size − shared pool in use)
     double GetDynamicThreshold() const;

@@ -333,6 +333,24 @@ RdmaNic::GetCnpInterval() const
     return m_cnpInterval;
 }
 
+uint8_t
+RdmaNic::GetDataPriority() const
+{
+    return m_dataPriority;
+}
+
+bool
+RdmaNic::IsEcnCapable() const
+{
+    return m_ecnCapable;
+}
+
+TypeId
+RdmaNic::GetCongestionControlType() const
+{
+    return m_ccTypeId;
+}
+
 Time
 RdmaNic::GetRetransmitTimeout() const
 {

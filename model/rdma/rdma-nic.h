@@ -108,11 +108,15 @@ class RdmaNic : public Object, public RdmaQpServices
      */
     void SetUdpReceiveCallback(uint16_t udpPort, UdpReceiveCallback callback);
 
-    uint32_t GetPayloadMtu() const;       //!< \return RDMA payload bytes per packet (Mtu)
-    uint8_t GetIntHopCapacity() const;    //!< \return room for INT hop records (IntHopCapacity)
-    uint32_t GetAckInterval() const;      //!< \return in-order packets per ACK
-    Time GetAckCoalescingTime() const;    //!< \return the ACK coalescing timer
-    Time GetCnpInterval() const;          //!< \return least time between CNPs of one QP
+    uint32_t GetPayloadMtu() const;    //!< \return RDMA payload bytes per packet (Mtu)
+    uint8_t GetIntHopCapacity() const; //!< \return room for INT hop records (IntHopCapacity)
+    uint32_t GetAckInterval() const;   //!< \return in-order packets per ACK
+    Time GetAckCoalescingTime() const; //!< \return the ACK coalescing timer
+    Time GetCnpInterval() const;       //!< \return least time between CNPs of one QP
+    uint8_t GetDataPriority() const;   //!< \return the priority data frames use
+    bool IsEcnCapable() const;         //!< \return whether data is sent ECN-capable
+    /// \return the congestion control each queue pair gets (CongestionControl)
+    TypeId GetCongestionControlType() const;
     Time GetRetransmitTimeout() const;    //!< \return the initial RTO
     Time GetMaxRetransmitTimeout() const; //!< \return the RTO's upper bound after backoff
     uint64_t GetRxUnknownQpDrops() const; //!< \return packets dropped for an unknown QPN

@@ -412,32 +412,68 @@ RoceDcqcn::OnSend(uint32_t wireBytes)
     }
 }
 
-void
-RoceDcqcn::IncreaseStep()
+RoceDcqcn::Figures
+RoceDcqcn::GetFigures() const
 {
-    const uint32_t f = m_fastRecoverySteps;
-    const bool byteCounterOn = m_byteCounter > 0;
-    const uint32_t hi = byteCounterOn ? std::max(m_timerStage, m_byteStage) : m_timerStage;
-    const uint32_t lo = byteCounterOn ? std::min(m_timerStage, m_byteStage) : m_timerStage;
-    const double line = static_cast<double>(GetLineRateBps());
+    Figures f;
+    f.alphaPeriod = m_alphaPeriod.GetSeconds();
+    f.decreasePeriod = m_decreasePeriod.GetSeconds();
+    f.increasePeriod = m_increasePeriod.GetSeconds();
+    f.byteCounter = m_byteCounter;
+    f.fastRecoverySteps = m_fastRecoverySteps;
+    f.rateAiBps = static_cast<double>(m_rateAi.GetBitRate());
+    f.rateHaiBps = static_cast<double>(m_rateHai.GetBitRate());
+    f.hyperLinear = m_hyperMode == HAI_LINEAR;
+    f.g = m_g;
+    f.minRateBps = static_cast<double>(m_minRate.GetBitRate());
+    f.rateOnFirstCnp = m_rateOnFirstCnp;
+    f.clampTargetRate = m_clampTargetRate;
+    f.initialAlpha = m_initialAlpha;
+    return f;
+}
 
-    double target = m_targetRateBps;
-    if (hi < f)
+void
+RoceDcqcn::StepRates(const Figures& f,
+                     double lineBps,
+                     uint32_t hi,
+                     uint32_t lo,
+                     uint32_t& hyperSteps,
+                     double& rc,
+                     double& rt)
+{
+    double target = rt;
+    if (hi < f.fastRecoverySteps)
     {
         // Fast recovery: approach the rate before the cut without raising it.
     }
-    else if (lo > f)
+    else if (lo > f.fastRecoverySteps)
     {
-        ++m_hyperSteps;
-        const double hai = static_cast<double>(m_rateHai.GetBitRate());
-        target += m_hyperMode == HAI_LINEAR ? m_hyperSteps * hai : hai;
+        ++hyperSteps;
+        target += f.hyperLinear ? hyperSteps * f.rateHaiBps : f.rateHaiBps;
     }
     else
     {
-        target += static_cast<double>(m_rateAi.GetBitRate());
+        target += f.rateAiBps;
     }
-    m_targetRateBps = std::min(target, line);
-    SetRateBps((GetRateBps() + m_targetRateBps) / 2.0);
+    rt = std::min(target, lineBps);
+    rc = (rc + rt) / 2.0;
+}
+
+void
+RoceDcqcn::IncreaseStep()
+{
+    const bool byteCounterOn = m_byteCounter > 0;
+    const uint32_t hi = byteCounterOn ? std::max(m_timerStage, m_byteStage) : m_timerStage;
+    const uint32_t lo = byteCounterOn ? std::min(m_timerStage, m_byteStage) : m_timerStage;
+    double rc = GetRateBps();
+    StepRates(GetFigures(),
+              static_cast<double>(GetLineRateBps()),
+              hi,
+              lo,
+              m_hyperSteps,
+              rc,
+              m_targetRateBps);
+    SetRateBps(rc);
     NS_LOG_DEBUG("increase: T " << m_timerStage << " BC " << m_byteStage << " Rc " << GetRateBps()
                                 << " Rt " << m_targetRateBps);
 }

@@ -67,6 +67,47 @@ class RoceDcqcn : public RoceCongestionControl
     /// Signature of the Alpha trace: α used by a rate decrease.
     typedef void (*AlphaTracedCallback)(double alpha);
 
+    /// The reaction point's attributes as plain figures (seconds, bit/s), for a model
+    /// that follows DCQCN without simulator events (RoceDcqcnFluid).
+    struct Figures
+    {
+        double alphaPeriod{0};         //!< AlphaUpdatePeriod, s
+        double decreasePeriod{0};      //!< RateDecreasePeriod, s
+        double increasePeriod{0};      //!< RateIncreaseTimer, s
+        uint64_t byteCounter{0};       //!< ByteCounter, bytes (0: off)
+        uint32_t fastRecoverySteps{0}; //!< FastRecoverySteps
+        double rateAiBps{0};           //!< RateAi
+        double rateHaiBps{0};          //!< RateHai
+        bool hyperLinear{false};       //!< HyperIncrease is HAI_LINEAR
+        double g{0};                   //!< G
+        double minRateBps{0};          //!< MinRate
+        double rateOnFirstCnp{0};      //!< RateOnFirstCnp
+        bool clampTargetRate{false};   //!< ClampTargetRate
+        double initialAlpha{1};        //!< InitialAlpha
+    };
+
+    /// \return this reaction point's attributes
+    Figures GetFigures() const;
+
+    /**
+     * One rate-increase step (the arithmetic RoceDcqcn's timer and byte counter apply):
+     * fast recovery while the higher stage is below F, hyper increase once the lower is
+     * above it, additive increase between; then Rc moves half way to Rt.
+     * \param f the figures \param lineBps line rate
+     * \param hi,lo the higher and lower of the timer and byte stages (the timer's alone
+     *        when the byte counter is off)
+     * \param [in,out] hyperSteps hyper steps since the last cut
+     * \param [in,out] rc current rate (bit/s; not clamped here)
+     * \param [in,out] rt target rate (bit/s)
+     */
+    static void StepRates(const Figures& f,
+                          double lineBps,
+                          uint32_t hi,
+                          uint32_t lo,
+                          uint32_t& hyperSteps,
+                          double& rc,
+                          double& rt);
+
   protected:
     void DoDispose() override;
 

@@ -5,8 +5,10 @@
 #include "ns3/callback.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/roce-dcqcn.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,27 @@ struct CarrierBundle
     uint64_t id{0};           //!< carrier-wide id, distinct from every port id
     uint32_t links{1};        //!< equal-cost links in the set
     double bytesPerSecond{0}; //!< payload rate of one link
+};
+
+/**
+ * \ingroup ai-fabric
+ * The queue a transfer's bytes wait in before the receiver's port (the last switch's
+ * egress), and the sender's DCQCN: what the cost model needs to see DCQCN's rate cuts
+ * under a plan's incasts (CollectivePlanCost). Empty (no dcqcn) on carriers without ECN
+ * and DCQCN; the estimate then charges no cuts.
+ */
+struct CarrierQueue
+{
+    uint64_t buffer{0};      //!< carrier-wide id of the shared buffer the queue is in
+    double kminBytes{0};     //!< ECN: RED Kmin of the queue's port
+    double kmaxBytes{0};     //!< ECN: RED Kmax
+    double pmax{0};          //!< ECN: marking probability at Kmax (0: no marking)
+    double pfcAlpha{0};      //!< PFC: dynamic threshold factor (0: no PFC for the data)
+    double sharedBytes{0};   //!< PFC: the buffer's shared pool
+    double cnpInterval{0};   //!< the receiver's least time between two CNPs of a flow, s
+    uint32_t packetBytes{0}; //!< payload bytes per packet (marks are per packet)
+    double lineBps{0};       //!< the sender's line rate, bit/s (DCQCN's rates are of it)
+    std::optional<RoceDcqcn::Figures> dcqcn; //!< the sender's DCQCN (empty: none, or another)
 };
 
 /**
@@ -58,6 +81,7 @@ struct CarrierPath
     uint64_t laneRequestBytes{0}; //!< requests of this size take the lanes in turn (a
                                   //!< transfer of b bytes uses ceil(b / it) of them at most);
                                   //!< 0: every transfer is split over all lanes
+    CarrierQueue queue;           //!< the receiving queue and the sender's DCQCN (if described)
 };
 
 /**

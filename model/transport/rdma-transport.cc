@@ -5,16 +5,19 @@
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/object-factory.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-frame-info.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
+#include "ns3/shared-buffer-mmu.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <deque>
 #include <limits>
+#include <optional>
 #include <tuple>
 
 namespace ns3
@@ -336,7 +339,47 @@ RdmaTransport::DescribePath(uint32_t src, uint32_t dst) const
     path.fabric = GetBundles(src, dst);
     path.lanes = m_qpsPerConnection;
     path.laneRequestBytes = m_splitDataOnQps ? 0 : m_requestBytes;
+    path.queue = DescribeQueue(src, dst);
     return path;
+}
+
+CarrierQueue
+RdmaTransport::DescribeQueue(uint32_t src, uint32_t dst) const
+{
+    CarrierQueue q;
+    auto known = m_dcqcn.find(src);
+    if (known == m_dcqcn.end())
+    {
+        // The figures a new queue pair of this NIC would get: its CongestionControl's
+        // attributes as configured.
+        ObjectFactory factory(m_nics[src]->GetCongestionControlType().GetName());
+        Ptr<RoceDcqcn> cc = DynamicCast<RoceDcqcn>(factory.Create<Object>());
+        known = m_dcqcn.emplace(src, cc ? std::optional(cc->GetFigures()) : std::nullopt).first;
+    }
+    Ptr<RoceNetDevice> b = m_nics[dst]->GetDevice();
+    Ptr<RoceChannel> cable = DynamicCast<RoceChannel>(b->GetChannel());
+    Ptr<RoceNetDevice> egress = cable ? cable->GetPeer(b) : nullptr;
+    Ptr<RoceSwitch> sw = egress ? egress->GetNode()->GetObject<RoceSwitch>() : nullptr;
+    if (!known->second || !sw || !sw->GetMmu()->IsEcnEnabled() || !m_nics[src]->IsEcnCapable())
+    {
+        return q;
+    }
+    Ptr<SharedBufferMmu> mmu = sw->GetMmu();
+    const uint32_t port = egress->GetIfIndex();
+    q.buffer = (uint64_t{1} << 61) + egress->GetNode()->GetId(); // above every port id
+    q.kminBytes = mmu->GetKmin(port);
+    q.kmaxBytes = mmu->GetKmax(port);
+    q.pmax = mmu->GetEcnPmax();
+    if (mmu->IsLossless(m_nics[src]->GetDataPriority()))
+    {
+        q.pfcAlpha = mmu->GetAlpha();
+        q.sharedBytes = static_cast<double>(mmu->GetSharedBufferSize());
+    }
+    q.cnpInterval = m_nics[dst]->GetCnpInterval().GetSeconds();
+    q.packetBytes = m_nics[src]->GetPayloadMtu();
+    q.lineBps = static_cast<double>(m_nics[src]->GetDevice()->GetDataRate().GetBitRate());
+    q.dcqcn = known->second;
+    return q;
 }
 
 double

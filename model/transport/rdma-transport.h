@@ -147,6 +147,15 @@ class RdmaTransport : public CollectiveTransport
     const std::vector<CarrierBundle>& GetBundles(uint32_t src, uint32_t dst) const;
 
     /**
+     * The queue of the switch port that leads to NIC dst, and NIC src's DCQCN, for the
+     * cost model (computed once per pair of NICs' switch port and sender).
+     * \param src sending rank \param dst receiving rank
+     * \return its figures (no dcqcn when the sender runs another congestion control, dst
+     *         hangs on no switch, or the switch does not mark)
+     */
+    CarrierQueue DescribeQueue(uint32_t src, uint32_t dst) const;
+
+    /**
      * \param rank a sending rank
      * \param rate a link's bytes per second on the wire
      * \return the payload bytes per second of that link for the rank's full-MTU frames
@@ -161,6 +170,8 @@ class RdmaTransport : public CollectiveTransport
     /// id of every link set GetBundles met, by its (switch node, port) pairs
     mutable std::map<std::vector<std::pair<uint32_t, uint32_t>>, uint64_t> m_bundleIds;
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::unique_ptr<Connection>> m_connections;
+    /// cache of the senders' DCQCN figures, by rank (empty: another congestion control)
+    mutable std::map<uint32_t, std::optional<RoceDcqcn::Figures>> m_dcqcn;
 };
 
 } // namespace ns3
