@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 using namespace aifabric;
@@ -213,6 +214,13 @@ TEST_F(CollectiveDcqcnTerm, IncastEstimatesAgainstThePacketModel)
     {
         const IncastTimes r = RunIncast(c.senders, c.mib << 20, dcqcn, RUNS);
         const double ratio = r.estimate / r.mean;
+        std::printf("%u:1 %lu MiB: estimate %.1f us, packets %.1f us (%.1f to %.1f)\n",
+                    c.senders,
+                    static_cast<unsigned long>(c.mib),
+                    r.estimate * 1e6,
+                    r.mean * 1e6,
+                    r.fastest * 1e6,
+                    r.slowest * 1e6);
         EXPECT_GE(ratio, c.low) << c.senders << ":1 " << c.mib << " MiB: estimate "
                                 << r.estimate * 1e6 << " us, packets " << r.mean * 1e6 << " us ("
                                 << r.fastest * 1e6 << " to " << r.slowest * 1e6 << ")";

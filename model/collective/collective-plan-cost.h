@@ -59,10 +59,15 @@ double ExpectedMaxLoad(uint32_t balls, uint32_t bins, uint32_t draws = 1);
  * sets on the path. So an oversubscribed spine and ECMP collisions cost what they cost in
  * expectation over the hash.
  *
- * What it leaves out: congestion control (DCQCN on a collided link loses more than its
- * share), PFC's head-of-line blocking, and the credit loops of NVLink. The calibration
- * suite (collective-cost) states how close the estimates come to the carriers' simulated
- * times.
+ * DCQCN: where the carrier describes the receiving queue and the sender's DCQCN
+ * (CarrierPath::queue), each flow's rate follows DCQCN's cuts and recovery under the CNPs
+ * that queue's ECN marks would send, and PFC bounds the queue (CollectiveDcqcnTerm).
+ *
+ * What it leaves out: congestion control on links inside the fabric (DCQCN on a collided
+ * or oversubscribed link loses more than its share), PFC's head-of-line blocking beyond
+ * the receiving port, and the credit loops of NVLink. The calibration suites
+ * (collective-cost, collective-dcqcn-term) state how close the estimates come to the
+ * carriers' simulated times.
  *
  * Cost: O(E log E) for E port services (one per transfer, one per member of a switch
  * reduction), plus one ExpectedMaxLoad per distinct (flows, links, sets) a run meets (up
