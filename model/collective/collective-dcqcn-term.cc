@@ -12,6 +12,20 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("CollectiveDcqcnTerm");
 
+namespace
+{
+/// \return a fraction in [0, 1) that differs from flow to flow (splitmix64 of its key)
+double
+Dither(uint64_t flow)
+{
+    uint64_t z = flow + 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return static_cast<double>(z >> 11) / static_cast<double>(uint64_t{1} << 53);
+}
+} // namespace
+
 bool
 CollectiveDcqcnTerm::Applies(const CarrierPath& p)
 {
@@ -88,6 +102,10 @@ CollectiveDcqcnTerm::FlowOf(uint64_t flow, const CarrierPath& p)
     if (it == m_flows.end())
     {
         it = m_flows.emplace(flow, Flow(RoceDcqcnFluid(*p.queue.dcqcn, p.queue.lineBps))).first;
+        // Marks are counted in expectation; a fraction of a mark to start with, different
+        // per flow, keeps the flows of one queue from reaching whole marks (and so CNPs
+        // and cuts) in lockstep, as RED's random draws keep them apart in the NIC.
+        it->second.marks = Dither(flow);
     }
     return it->second;
 }
