@@ -34,6 +34,13 @@ CollectiveDcqcnTerm::Applies(const CarrierPath& p)
            q.packetBytes > 0 && p.modelReceiver && !p.latencyHoldsSender && p.bytesPerSecond > 0;
 }
 
+bool
+CollectiveDcqcnTerm::Acts(const CarrierPath& p) const
+{
+    auto inputs = m_inputs.find(p.rxPort);
+    return inputs == m_inputs.end() || inputs->second.size() <= MAX_INPUTS;
+}
+
 uint64_t
 CollectiveDcqcnTerm::SliceBytes(uint64_t flow,
                                 const CarrierPath& p,

@@ -44,9 +44,23 @@ class CollectiveDcqcnTerm
   public:
     /// A transfer is moved in at most this many slices under the term.
     static constexpr uint64_t MAX_SLICES = 1024;
+    /// The term acts on receiving ports with at most this many senders in service: the
+    /// incasts it is checked on (2:1 and 4:1, nvls-tree's and tree's parents).
+    static constexpr size_t MAX_INPUTS = 4;
 
     /// \param p a path \return whether the term applies to transfers over it
     static bool Applies(const CarrierPath& p);
+
+    /**
+     * \param p a path the term applies to
+     * \return whether it acts on the next slice over p: its receiving port has at most
+     *         MAX_INPUTS senders with transfers in service. Into a port of many senders
+     *         (an all-to-all's) the packet model keeps the port busy (its random marks
+     *         cut the flows at different times, and the others fill in), which marks
+     *         counted in expectation do not reproduce: there the slices go as without
+     *         the term (they still count in the buffer's queues)
+     */
+    bool Acts(const CarrierPath& p) const;
 
     /**
      * \param flow a flow \param p its path \param now when its next slice leaves

@@ -485,7 +485,10 @@ CollectivePlanCost::EstimateRun::ServeSlice(uint32_t id, double now, double& pac
     const CarrierPath& p = PathOf(t);
     // At least a byte a slice: a zero-byte message (remaining 1) must finish too.
     uint64_t unit = SliceOf(p, m_wire[id]);
-    const bool dcqcn = CollectiveDcqcnTerm::Applies(p); // DCQCN's rate cuts
+    // DCQCN's rate cuts: where the carrier describes them (books every slice, for PFC's
+    // thresholds), and acts on the incasts of a few senders (CollectiveDcqcnTerm::Acts).
+    const bool described = CollectiveDcqcnTerm::Applies(p);
+    const bool dcqcn = described && m_dcqcn.Acts(p);
     if (dcqcn)
     {
         unit = m_dcqcn.SliceBytes(ConnectionOf(id), p, now, unit, m_wire[id]);
@@ -552,13 +555,13 @@ CollectivePlanCost::EstimateRun::ServeSlice(uint32_t id, double now, double& pac
             // Marked as it leaves the port, by the queue behind it then.
             LeavesAt(done, {&p, ConnectionOf(id), slice, ser});
         }
-        if (dcqcn)
+        if (described)
         {
             // Every slice counts in its buffer's queues (PFC's thresholds).
             m_dcqcn.Book(p, from, begin, done, static_cast<double>(slice));
         }
     }
-    if (dcqcn && last)
+    if (described && last)
     {
         m_dcqcn.InService(p, false);
     }
