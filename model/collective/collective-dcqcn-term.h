@@ -35,9 +35,13 @@ namespace ns3
  * incasts on one switch leave each port's share below Kmin and are held by pauses instead,
  * as the packet model shows.
  *
+ * Marks are counted in expectation, from a fraction of a mark that differs per flow, so
+ * the flows of one queue are not cut in lockstep. The term acts on ports with at most
+ * MAX_INPUTS senders (Acts); beyond, its slices go as without it.
+ *
  * What it leaves out: queues inside the fabric (only the receiving port's), the queue pairs
- * of one connection taken as one flow, and the randomness of RED (marks are counted in
- * expectation).
+ * of one connection taken as one flow, the randomness of RED, and DCQCN into ports of many
+ * senders.
  */
 class CollectiveDcqcnTerm
 {
