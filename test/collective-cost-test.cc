@@ -148,13 +148,7 @@ Simulate(Bench& b, const CommPlan& plan)
 
 /// A named plan's times over runs 1..runs, each its own RngRun (so its own UDP source
 /// ports and ECMP paths), and the cost model's estimate (the same every run).
-struct OverRuns
-{
-    double estimate{0}; //!< s
-    double mean{0};     //!< s
-    double fastest{1e30};
-    double slowest{0};
-};
+using OverRuns = EstimateOverRuns;
 
 /// Build a bench with make, the plan of algorithm, and simulate it, runs times.
 OverRuns
@@ -178,9 +172,7 @@ SimulateOverRuns(uint32_t runs,
                                                                       options);
         r.estimate = CollectivePlanCost(*b.carrier).Estimate(plan).GetSeconds();
         const double t = Simulate(b, plan).GetSeconds();
-        r.mean += t / runs;
-        r.fastest = std::min(r.fastest, t);
-        r.slowest = std::max(r.slowest, t);
+        r.Add(t, runs);
         Simulator::Destroy();
     }
     RngSeedManager::SetRun(1);

@@ -85,18 +85,10 @@ Incast(uint32_t senders, uint64_t bytes)
 }
 
 /// An incast's estimate and its simulated times over RngRun 1..runs.
-struct IncastTimes
-{
-    double estimate{0}; //!< s
-    double mean{0};     //!< s
-    double fastest{1e30};
-    double slowest{0};
-};
-
-IncastTimes
+EstimateOverRuns
 RunIncast(uint32_t senders, uint64_t bytes, const std::string& cc, uint32_t runs)
 {
-    IncastTimes r;
+    EstimateOverRuns r;
     for (uint32_t run = 1; run <= runs; ++run)
     {
         RngSeedManager::SetRun(run);
@@ -110,9 +102,7 @@ RunIncast(uint32_t senders, uint64_t bytes, const std::string& cc, uint32_t runs
         engine->Run(plan, MakeBoundCallback(&StoreResult, &result));
         Simulator::Run();
         const double t = (result.end - result.start).GetSeconds();
-        r.mean += t / runs;
-        r.fastest = std::min(r.fastest, t);
-        r.slowest = std::max(r.slowest, t);
+        r.Add(t, runs);
         Simulator::Destroy();
     }
     RngSeedManager::SetRun(1);
@@ -212,7 +202,7 @@ TEST_F(CollectiveDcqcnTerm, IncastEstimatesAgainstThePacketModel)
                           Case{2, 16, 0.85, 1.15},
                           Case{4, 16, 1.0, 1.6}})
     {
-        const IncastTimes r = RunIncast(c.senders, c.mib << 20, dcqcn, RUNS);
+        const EstimateOverRuns r = RunIncast(c.senders, c.mib << 20, dcqcn, RUNS);
         const double ratio = r.estimate / r.mean;
         std::printf("%u:1 %lu MiB: estimate %.1f us, packets %.1f us (%.1f to %.1f)\n",
                     c.senders,
@@ -230,7 +220,7 @@ TEST_F(CollectiveDcqcnTerm, IncastEstimatesAgainstThePacketModel)
     }
     // Without congestion control the term is off: the estimate is the wire time, as the
     // packet model's (PFC shares the port).
-    const IncastTimes none = RunIncast(4, 16ull << 20, "none", 1);
+    const EstimateOverRuns none = RunIncast(4, 16ull << 20, "none", 1);
     EXPECT_NEAR(none.estimate, none.mean, 1e-3 * none.mean);
 }
 

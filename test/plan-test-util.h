@@ -23,6 +23,23 @@ CommPlan DropTransfer(const CommPlan& plan, uint32_t drop);
 /// \return the algorithm of a name the table has (a test failure, and AUTO, if not)
 CollectiveAlgorithm NamedAlgorithm(const std::string& name);
 
+/// A plan's cost-model estimate beside its simulated times over several runs (seeds).
+struct EstimateOverRuns
+{
+    double estimate{0};   //!< s
+    double mean{0};       //!< s
+    double fastest{1e30}; //!< s
+    double slowest{0};    //!< s
+
+    /// Count one run's simulated time t (s) of runs.
+    void Add(double t, uint32_t runs)
+    {
+        mean += t / runs;
+        fastest = t < fastest ? t : fastest;
+        slowest = t > slowest ? t : slowest;
+    }
+};
+
 /// \return ceil(log2 n) (log2 n for a power of two)
 uint32_t CeilLog2(uint32_t n);
 
