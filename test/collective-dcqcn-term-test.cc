@@ -149,29 +149,53 @@ TEST_F(CollectiveDcqcnTerm, FluidReactionPointFollowsRoceDcqcn)
 // Transmit: at line rate bytes take their line time; after one cut (alpha 1 at the first
 // CNP, decayed by (1 - G) per microsecond to the check 4 us later; Rt kept at line) the
 // first ByteCounter bytes go at the cut rate, then fast recovery takes Rc half way back to
-// line, then additive increase (Rt + RateAi, Rc half way).
+// line. Then, with a CNP handed in before, a transmission across the next decrease check:
+// a byte-counter step (additive: Rt stays at line, capped), the cut at the check (Rt set to
+// Rc, as an increase came since the last cut; alpha raised by the CNP's period), then
+// fast recovery towards that lower Rt and an additive step above it (Rt + RateAi).
 TEST_F(CollectiveDcqcnTerm, TransmitFollowsTheRateAsItMoves)
 {
     Ptr<RoceDcqcn> cc = CreateObject<RoceDcqcn>();
     RoceDcqcn::Figures f = cc->GetFigures();
+    ASSERT_EQ(f.fastRecoverySteps, 1u);
     RoceDcqcnFluid line(f, LINE_BPS);
     EXPECT_NEAR(line.Transmit(0, 50000), 50000 * 8 / LINE_BPS, 1e-15);
 
-    RoceDcqcnFluid cut(f, LINE_BPS);
-    cut.OnCnp(0);
-    cut.AdvanceTo(5e-6); // the check at 4 us + 1 ns cut the rate
-    ASSERT_EQ(cut.GetCuts(), 1u);
-    const double alpha = std::pow(1 - f.g, 4);
-    const double r1 = LINE_BPS * (1 - alpha / 2);
-    EXPECT_NEAR(cut.GetRateBps(), r1, 1e-6);
-    EXPECT_DOUBLE_EQ(cut.GetTargetRateBps(), LINE_BPS);
+    const double keep = 1 - f.g;
     const double bc = static_cast<double>(f.byteCounter);
-    const double r2 = (r1 + LINE_BPS) / 2;
-    const double rt3 = std::min(LINE_BPS, LINE_BPS + f.rateAiBps);
-    const double r3 = (r2 + rt3) / 2;
-    const double expected = bc * 8 / r1 + bc * 8 / r2 + 1000 * 8 / r3;
-    EXPECT_NEAR(cut.Transmit(5e-6, 2 * f.byteCounter + 1000), expected, 1e-12);
-    EXPECT_NEAR(cut.GetRateBps(), r3, 1e-6);
+    RoceDcqcnFluid fluid(f, LINE_BPS);
+    fluid.OnCnp(0);
+    fluid.AdvanceTo(5e-6); // the check at 4 us + 1 ns cut the rate
+    ASSERT_EQ(fluid.GetCuts(), 1u);
+    const double r1 = LINE_BPS * (1 - std::pow(keep, 4) / 2);
+    EXPECT_NEAR(fluid.GetRateBps(), r1, 1e-6);
+    EXPECT_DOUBLE_EQ(fluid.GetTargetRateBps(), LINE_BPS);
+    // ByteCounter bytes at r1, then fast recovery: (r1 + line) / 2.
+    const double q1 = (r1 + LINE_BPS) / 2;
+    EXPECT_NEAR(fluid.Transmit(5e-6, f.byteCounter), bc * 8 / r1, 1e-12);
+    EXPECT_NEAR(fluid.GetRateBps(), q1, 1e-6);
+
+    // A CNP at 6.5 us: its decrease check is due at 8 us + 1 ns, inside the next sending.
+    fluid.OnCnp(6.5e-6);
+    const double start = 7e-6;
+    const double check = 8e-6 + 1e-9;
+    const double total = 4 * bc;
+    const double t1 = start + bc * 8 / q1; // a byte-counter step: additive, Rt capped
+    const double q2 = (q1 + LINE_BPS) / 2;
+    ASSERT_LT(t1, check);
+    const double x = (check - t1) * q2 / 8; // bytes sent before the cut
+    // alpha: periods 5 and 6 decay, period 7 (the CNP's) raises, period 8 decays.
+    const double alpha = (keep * std::pow(keep, 6) + f.g) * keep;
+    const double rt = q2; // an increase since the cut: Rt = Rc
+    const double q3 = q2 * (1 - alpha / 2);
+    const double q4 = (q3 + rt) / 2;               // fast recovery after ByteCounter bytes at q3
+    const double q5 = (q4 + rt + f.rateAiBps) / 2; // additive, Rt now below line
+    const double expected =
+        (check - start) + bc * 8 / q3 + bc * 8 / q4 + (total - bc - x - 2 * bc) * 8 / q5;
+    EXPECT_NEAR(fluid.Transmit(start, static_cast<uint64_t>(total)), expected, 1e-10);
+    EXPECT_EQ(fluid.GetCuts(), 2u);
+    EXPECT_NEAR(fluid.GetTargetRateBps(), rt + f.rateAiBps, 1e-3);
+    EXPECT_NEAR(fluid.GetRateBps(), q5, 1e-3);
 }
 
 // The estimate of an incast against the packet model (one leaf, 400G, DCQCN with

@@ -186,6 +186,12 @@ void
 RoceDcqcnFluid::OnSend(double t, uint64_t wireBytes)
 {
     AdvanceTo(t);
+    Count(wireBytes);
+}
+
+void
+RoceDcqcnFluid::Count(uint64_t wireBytes)
+{
     if (m_f.byteCounter == 0 || AtLineRate())
     {
         return;
@@ -233,7 +239,9 @@ RoceDcqcnFluid::Transmit(double t, uint64_t wireBytes)
             AdvanceTo(timed); // the timed event is due now
             continue;
         }
-        OnSend(now, whole);
+        // The chunk ends at (or a byte past) the next timed event: its bytes count before it.
+        Count(whole);
+        AdvanceTo(now);
     }
     return now - t;
 }

@@ -73,6 +73,9 @@ class RoceDcqcnFluid
     void BookDecreaseCheck(double t);
     /// The decrease check at t.
     void DecreaseCheck(double t);
+    /// Count bytes sent now towards the byte counter (its steps, if due).
+    /// \param wireBytes the bytes
+    void Count(uint64_t wireBytes);
     /// One increase step (RoceDcqcn::StepRates) and Rc held within [1 bit/s, line].
     void Step();
     /// \return Rc and Rt at line rate
