@@ -8,8 +8,10 @@
 # auto weighed: the same carrier, rank map and NET overhead), the 256 MiB row is the figure
 # the collective layer's doc quotes for auto's estimate there (rail-ring/LL128 1638.3 us;
 # nvls-tree/Simple, which DCQCN's cuts slow there, after it), no fabric line (nothing ran);
-# a named algorithm's row is the estimate --estimates lists for it (nvls-tree/Simple); and
-# --simulate=maybe is one line naming the option, exit 1.
+# a named algorithm's row is the estimate --estimates lists for it (nvls-tree/Simple); the
+# 2 x 8 all-to-all of 1 GiB, whose NICs take eight senders each, is estimated as without
+# congestion control (the DCQCN term acts on incasts of at most four) and auto keeps Simple;
+# and --simulate=maybe is one line naming the option, exit 1.
 # Usage: check-collective-perf-estimates.sh <collective-perf> <output folder>
 set -uo pipefail
 program=$1
@@ -49,6 +51,17 @@ listed=$(awk '/^ +268435456 / { row = 1; next }
 [[ -n $listed ]] || fail "--estimates at 256 MiB: no nvls-tree/Simple"
 grep -Eq "^ +268435456 .* ${listed//./\\.} .* nvls-tree/Simple\$" <<<"$named" ||
     fail "nvls-tree/Simple at 256 MiB: expected the estimate --estimates lists for it ($listed us); got: $named"
+# Into ports of many senders the DCQCN term does not act (MAX_INPUTS): the 2 x 8 H100
+# all-to-all of 1 GiB (eight senders into each NIC) is estimated as without congestion
+# control, within 1 %, and auto keeps Simple (the packet model: Simple 11052.6 us).
+a2a=(--transport=dgx --servers=2 --ranks=16 --collective=all-to-all --minBytes=1G --maxBytes=1G
+    --simulate=false --csv=none)
+with=$("$program" "${a2a[@]}" 2>&1 | awk '/^ +1073741824 / { print $6, $NF }')
+without=$("$program" "${a2a[@]}" --cc=none 2>&1 | awk '/^ +1073741824 / { print $6 }')
+read -r withTime withAlgo <<<"$with"
+[[ $withAlgo == direct/Simple ]] || fail "2 x 8 all-to-all 1 GiB: auto took '$withAlgo', expected direct/Simple"
+awk -v a="$withTime" -v b="$without" 'BEGIN { exit !(b > 0 && a / b < 1.01 && a / b > 0.99) }' ||
+    fail "2 x 8 all-to-all 1 GiB: estimate $withTime us with DCQCN, $without without (expected within 1 %)"
 bad=$("$program" --simulate=maybe 2>&1)
 status=$?
 ((status == 1)) || fail "--simulate=maybe exited with status $status, expected 1"
