@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <vector>
 
 using namespace aifabric;
 
@@ -206,8 +207,8 @@ TEST_F(CollectiveDcqcnTerm, TransmitFollowsTheRateAsItMoves)
 // the rates collapse and recover to about a quarter of line; the estimate within 15 % of
 // the packet model's mean (its seeds span 1306 to 1869 us). 16 MiB from four: whether the
 // recovered rates sum above line (a second collapse) differs with the seed in the packet
-// model (1643 to 2033 us) and the estimate takes the second collapse: at most 1.6 x the
-// mean, and above the time without the term.
+// model (1643 to 2033 us); the estimate within 10 % below and 20 % above the mean (1.12
+// times it; 1.31 when every expected mark counted towards a CNP).
 TEST_F(CollectiveDcqcnTerm, IncastEstimatesAgainstThePacketModel)
 {
     constexpr uint32_t RUNS = 5;
@@ -224,7 +225,7 @@ TEST_F(CollectiveDcqcnTerm, IncastEstimatesAgainstThePacketModel)
     for (const Case& c : {Case{2, 4, 0.95, 1.05},
                           Case{4, 4, 0.95, 1.05},
                           Case{2, 16, 0.85, 1.15},
-                          Case{4, 16, 1.0, 1.6}})
+                          Case{4, 16, 0.9, 1.2}})
     {
         const EstimateOverRuns r = RunIncast(c.senders, c.mib << 20, dcqcn, RUNS);
         const double ratio = r.estimate / r.mean;
@@ -255,11 +256,12 @@ TEST_F(CollectiveDcqcnTerm, IncastEstimatesAgainstThePacketModel)
 // packet model runs as fast under DCQCN as without congestion control (959.1 against 957.9
 // us, 16 MiB: collective-perf --transport=rdma --ranks=64 --leaves=2 --spines=32
 // --algorithm=tree --protocol=Simple, with --cc=none). The estimate under DCQCN stays
-// within 5 % of the one without; with the data priority lossy (no PFC, no bound) the term
-// would throttle the incasts and add more than 30 %.
+// within 5 % of the one without. At 32 MiB, where each incast lasts long enough for the
+// rates to collapse, the bound is what holds the term back: with the data priority lossy
+// (no PFC, no bound) its estimate is more than 30 % above the lossless one.
 TEST_F(CollectiveDcqcnTerm, PfcHoldsManyIncastsBelowTheMarkingThreshold)
 {
-    auto estimate = [](const std::string& cc) {
+    auto estimate = [](const std::string& cc, uint64_t bytes = 16 << 20) {
         RoceHelper roce;
         roce.SetCongestionControl(cc);
         const RoceTopology topo = RoceTopologyHelper(roce).LeafSpine(2,
@@ -276,7 +278,7 @@ TEST_F(CollectiveDcqcnTerm, PfcHoldsManyIncastsBelowTheMarkingThreshold)
         const CommPlan plan = CollectiveSelection(rdma).MakePlan(CollectiveType::ALL_REDUCE,
                                                                  NamedAlgorithm("tree"),
                                                                  CommGroup::Uniform(64, 1),
-                                                                 16 << 20,
+                                                                 bytes,
                                                                  options);
         const double t = CollectivePlanCost(*rdma).Estimate(plan).GetSeconds();
         Simulator::Destroy();
@@ -286,7 +288,98 @@ TEST_F(CollectiveDcqcnTerm, PfcHoldsManyIncastsBelowTheMarkingThreshold)
     const double dcqcn = estimate("ns3::RoceDcqcn");
     EXPECT_GE(dcqcn, none);
     EXPECT_LT(dcqcn / none, 1.05) << "DCQCN " << dcqcn * 1e6 << " us, none " << none * 1e6;
+    const double lossless = estimate("ns3::RoceDcqcn", 32 << 20);
     Config::SetDefault("ns3::SharedBufferMmu::LosslessPriorities", UintegerValue(0));
-    const double lossy = estimate("ns3::RoceDcqcn");
-    EXPECT_GT(lossy / none, 1.3) << "lossy " << lossy * 1e6 << " us, none " << none * 1e6;
+    const double lossy = estimate("ns3::RoceDcqcn", 32 << 20);
+    EXPECT_GT(lossy / lossless, 1.3)
+        << "lossy " << lossy * 1e6 << " us, lossless " << lossless * 1e6 << " us (32 MiB)";
+}
+
+// A tree of sustained 2:1 incasts on an oversubscribed fabric: the tree's all-reduce of 16
+// MiB on 32 one-GPU hosts (two leaves of 16, 8 spines, 2:1, 400G, 1 us cables), where each
+// parent of two leaves takes 8 MiB from each at once and its queue passes Kmin. In the
+// packet model the rates are cut but mostly stay near half of line while the children
+// send, and the tree runs about as fast as without congestion control (903.7 us with
+// --cc=none); on some seeds the rates collapse before the children are through (seeds 1
+// to 5: 917.1, 1398.2, 1138.1, 953.9, 970.2 us: collective-perf --transport=rdma
+// --ranks=32 --leaves=2 --spines=8 --oversubscription=2 --algorithm=tree --protocol=Simple
+// --minBytes=16M --maxBytes=16M --RngRun=N). The ring on LL128 takes 1266.0 us on every
+// seed. The estimate is within 10 % of the packet model's median over the five seeds (the
+// typical run; the estimate, deterministic, does not take the seeds that collapse), and
+// auto takes the tree, which is faster than that ring on average. (When every expected
+// mark counted towards a CNP, the CNPs came up to twice as often as RED's where a mark
+// falls about once per CnpInterval, the rates collapsed early on every parent, the tree
+// was estimated at 1268.9 us, 1.31 times the median, and auto took the ring.)
+TEST_F(CollectiveDcqcnTerm, TreeOfIncastsOnAnOversubscribedFabric)
+{
+    constexpr uint32_t RUNS = 5;
+    constexpr uint64_t BYTES = 16 << 20;
+    const CommGroup group = CommGroup::Uniform(32, 1);
+    // Simulates algorithm on protocol with RngRun run; returns the time (s) and, if asked,
+    // the plan's estimate and auto's choice.
+    auto simulate = [&](const std::string& algorithm,
+                        CollectiveProtocol protocol,
+                        uint32_t run,
+                        double* estimate,
+                        CollectiveSelection::Candidate* chosen) {
+        RngSeedManager::SetRun(run);
+        RoceHelper roce;
+        roce.SetCongestionControl("ns3::RoceDcqcn");
+        const RoceTopology topo =
+            RoceTopologyHelper(roce).LeafSpine(2, 8, 16, DataRate("400Gbps"), 2.0, MicroSeconds(1));
+        roce.AssignStreams(1);
+        Ptr<RdmaTransport> rdma = CreateObject<RdmaTransport>();
+        rdma->SetNics(topo.nics);
+        const CollectiveSelection selection(rdma);
+        CollectivePlanOptions options;
+        options.protocol = protocol;
+        const CommPlan plan = selection.MakePlan(CollectiveType::ALL_REDUCE,
+                                                 NamedAlgorithm(algorithm),
+                                                 group,
+                                                 BYTES,
+                                                 options);
+        if (estimate)
+        {
+            *estimate = CollectivePlanCost(*rdma).Estimate(plan).GetSeconds();
+        }
+        if (chosen)
+        {
+            *chosen = selection.Choose(CollectiveType::ALL_REDUCE, group, BYTES);
+        }
+        Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+        engine->SetTransport(rdma);
+        CollectiveResult result;
+        engine->Run(plan, MakeBoundCallback(&StoreResult, &result));
+        Simulator::Run();
+        Simulator::Destroy();
+        RngSeedManager::SetRun(1);
+        return (result.end - result.start).GetSeconds();
+    };
+    double estimate = 0;
+    CollectiveSelection::Candidate chosen{};
+    std::vector<double> tree;
+    for (uint32_t run = 1; run <= RUNS; ++run)
+    {
+        tree.push_back(simulate("tree",
+                                CollectiveProtocol::SIMPLE,
+                                run,
+                                run == 1 ? &estimate : nullptr,
+                                run == 1 ? &chosen : nullptr));
+    }
+    const double ring = simulate("ring", CollectiveProtocol::LL128, 1, nullptr, nullptr);
+    const double mean = std::accumulate(tree.begin(), tree.end(), 0.0) / RUNS;
+    std::sort(tree.begin(), tree.end());
+    const double median = tree[RUNS / 2];
+    std::printf("tree 16 MiB, 32 hosts at 2:1: estimate %.1f us, packets median %.1f us, mean "
+                "%.1f (%.1f to %.1f); ring on LL128 %.1f us\n",
+                estimate * 1e6,
+                median * 1e6,
+                mean * 1e6,
+                tree.front() * 1e6,
+                tree.back() * 1e6,
+                ring * 1e6);
+    EXPECT_NEAR(estimate, median, 0.10 * median);
+    EXPECT_EQ(chosen.algorithm, CollectiveAlgorithm::TREE)
+        << "auto took " << chosen.algorithm << " (" << chosen.estimate.GetMicroSeconds() << " us)";
+    EXPECT_LT(mean, ring); // the tree is the faster on average
 }

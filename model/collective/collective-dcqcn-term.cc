@@ -41,6 +41,13 @@ CollectiveDcqcnTerm::Acts(const CarrierPath& p) const
     return inputs == m_inputs.end() || inputs->second.size() <= MAX_INPUTS;
 }
 
+double
+CollectiveDcqcnTerm::InputsOf(uint64_t rxPort) const
+{
+    auto inputs = m_inputs.find(rxPort);
+    return inputs == m_inputs.end() ? 1.0 : std::max<double>(1, inputs->second.size());
+}
+
 uint64_t
 CollectiveDcqcnTerm::SliceBytes(uint64_t flow,
                                 const CarrierPath& p,
@@ -109,10 +116,11 @@ CollectiveDcqcnTerm::FlowOf(uint64_t flow, const CarrierPath& p)
     if (it == m_flows.end())
     {
         it = m_flows.emplace(flow, Flow(RoceDcqcnFluid(*p.queue.dcqcn, p.queue.lineBps))).first;
-        // Marks are counted in expectation; a fraction of a mark to start with, different
-        // per flow, keeps the flows of one queue from reaching whole marks (and so CNPs
-        // and cuts) in lockstep, as RED's random draws keep them apart in the NIC.
-        it->second.marks = Dither(flow);
+        // Marks are counted in expectation, but the first CNP waits for a draw of the
+        // geometric wait (in marks: an exponential of mean one, from a fraction that
+        // differs per flow), so the flows of one queue do not reach it, and so their cuts,
+        // in lockstep, as RED's random draws keep them apart in the NIC.
+        it->second.need = -std::log1p(-Dither(flow));
     }
     return it->second;
 }
@@ -208,8 +216,7 @@ CollectiveDcqcnTerm::MayMark(const CarrierPath& p, double now, double done)
     }
     // What could be behind a slice leaving at done: all that is booked and not gone, and
     // what every input could send until then.
-    auto inputs = m_inputs.find(p.rxPort);
-    const double n = inputs == m_inputs.end() ? 1.0 : std::max<double>(1, inputs->second.size());
+    const double n = InputsOf(p.rxPort);
     return queued + (done - now) * n * p.bytesPerSecond > p.queue.kminBytes;
 }
 
@@ -224,8 +231,7 @@ CollectiveDcqcnTerm::Hold(const CarrierPath& p, double from, double now)
     }
     // The buffer holds at most what is booked and not yet gone: a lower bound of the
     // capacity that spares summing its queues while they are short.
-    auto inputs = m_inputs.find(p.rxPort);
-    const double n = inputs == m_inputs.end() ? 1.0 : std::max<double>(1, inputs->second.size());
+    const double n = InputsOf(p.rxPort);
     const double floor =
         n * std::max<double>(q.pfcAlpha * std::max(0.0, q.sharedBytes - m_pending[q.buffer]),
                              q.packetBytes);
@@ -284,8 +290,7 @@ CollectiveDcqcnTerm::Capacity(const CarrierPath& p, double at, double now)
             used += QueueAt(port, at, now);
         }
     }
-    auto inputs = m_inputs.find(p.rxPort);
-    const double n = inputs == m_inputs.end() ? 1.0 : std::max<double>(1, inputs->second.size());
+    const double n = InputsOf(p.rxPort);
     // A floor of one packet per input: a paused input still delivers what it has sent.
     return n * std::max<double>(q.pfcAlpha * std::max(0.0, q.sharedBytes - used), q.packetBytes);
 }
@@ -309,31 +314,39 @@ CollectiveDcqcnTerm::Arrived(uint64_t flow,
         held >= q.kmaxBytes ? 1.0 : q.pmax * (held - q.kminBytes) / (q.kmaxBytes - q.kminBytes);
     const double packets = std::ceil(static_cast<double>(slice) / q.packetBytes);
     Flow& f = FlowOf(flow, p);
-    f.marks += mark * packets;
-    if (f.marks < 1)
-    {
-        return;
-    }
-    // The receiver sends a CNP for a marked packet unless it sent one for the flow less
-    // than CnpInterval before; the marked packets arrive spread over the slice's time.
-    const double wanted = std::floor(f.marks);
-    f.marks -= wanted;
+    // The receiver sends a CNP for the first marked packet once CnpInterval has passed
+    // since its last one. RED's marks are random: after the interval the wait for the
+    // next mark is geometric, memoryless, with a mean of one mark's worth of packets; marks
+    // that fall inside the interval make no CNP. So count expected marks only outside the
+    // interval, and send a CNP when they reach the flow's draw (FlowOf), then after each
+    // CNP when they reach one (the mean wait): the CNPs come at RED's mean rate. Counting
+    // every expected mark (the interval only dropping those due inside it) would shorten
+    // the wait after each interval to half a mark's worth and overstate the CNPs, most
+    // where a mark comes about once per interval.
     const double span = std::max(done - from, 0.0);
     const double back = p.latency.GetSeconds();
-    double sent = 0;
-    for (double i = 1; i <= wanted; ++i)
+    const double expected = mark * packets;
+    double at = f.lastCnp >= 0 ? std::max(from, f.lastCnp + q.cnpInterval) : from;
+    uint32_t sent = 0;
+    while (at <= done)
     {
-        const double at = from + span * i / wanted;
-        if (f.lastCnp >= 0 && at < f.lastCnp + q.cnpInterval)
+        // The slice's marks as they fall over its span (all at done if it has none).
+        const double left = expected * (span > 0 ? (done - at) / span : 1.0);
+        if (f.marks + left < f.need)
         {
-            continue;
+            f.marks += left;
+            break;
         }
-        f.lastCnp = at;
+        const double when = span > 0 ? at + (f.need - f.marks) / expected * span : done;
+        f.marks = 0;
+        f.need = 1;
+        f.lastCnp = when;
         ++sent;
-        // Not before the slice has left: the caller is there.
-        const double arrives = std::max(at + back, done);
-        f.cnps.insert(std::upper_bound(f.cnps.begin(), f.cnps.end(), arrives), arrives);
         ++m_cnps;
+        // Not before the slice has left: the caller is there.
+        const double arrives = std::max(when + back, done);
+        f.cnps.insert(std::upper_bound(f.cnps.begin(), f.cnps.end(), arrives), arrives);
+        at = when + q.cnpInterval;
     }
     NS_LOG_LOGIC("flow " << flow << ": queue " << held << " B, mark " << mark << ", " << sent
                          << " CNP(s)");

@@ -24,7 +24,9 @@ namespace ns3
  * RoceDcqcnFluid. When a slice of the flow leaves the receiving port's queue, it is marked
  * with RED's probability at the length of the queue behind it then (the estimate's backlog
  * of that port, in bytes; switches mark as frames leave), per packet (CarrierQueue Kmin,
- * Kmax, Pmax); whole expected marks become CNPs, at most one per CnpInterval, back at the
+ * Kmax, Pmax). The receiver sends a CNP for the first mark after CnpInterval has passed
+ * since its last one: expected marks are counted from the end of that interval, and a CNP
+ * goes when they reach one (the mean of RED's geometric wait for a mark), back at the
  * sender one path latency later. The flow's slices leave at the fluid's rate as it moves.
  *
  * PFC: a port's queue cannot hold more than its inputs' dynamic thresholds allow (the
@@ -35,8 +37,9 @@ namespace ns3
  * incasts on one switch leave each port's share below Kmin and are held by pauses instead,
  * as the packet model shows.
  *
- * Marks are counted in expectation, from a fraction of a mark that differs per flow, so
- * the flows of one queue are not cut in lockstep. The term acts on ports with at most
+ * Each flow's first CNP waits for its own draw of that wait (an exponential of mean one
+ * mark, from a fraction that differs per flow), so the flows of one queue are not cut in
+ * lockstep. The term acts on ports with at most
  * MAX_INPUTS senders (Acts); beyond, its slices go as without it.
  *
  * What it leaves out: queues inside the fabric (only the receiving port's), the queue pairs
@@ -169,7 +172,8 @@ class CollectiveDcqcnTerm
 
         RoceDcqcnFluid rate;     //!< its reaction point
         std::deque<double> cnps; //!< CNPs on their way back, by time
-        double marks{0};         //!< expected marks not yet CNPs
+        double marks{0};         //!< expected marks since the CNP interval ended
+        double need{1};          //!< expected marks that make the next CNP
         double lastCnp{-1};      //!< the receiver's last CNP, s
         bool sending{false};     //!< its last slice's bytes are not counted yet
         double sendStart{0};     //!< that slice started to leave
@@ -178,6 +182,8 @@ class CollectiveDcqcnTerm
         uint64_t sendCounted{0}; //!< of which counted
     };
 
+    /// \return the senders with transfers in service into rxPort (at least one)
+    double InputsOf(uint64_t rxPort) const;
     /// \return flow's state, created at line rate
     Flow& FlowOf(uint64_t flow, const CarrierPath& p);
     /// \return flow's state with the CNPs that have reached it by now applied

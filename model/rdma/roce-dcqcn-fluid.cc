@@ -127,10 +127,7 @@ RoceDcqcnFluid::DecreaseCheck(double t)
 void
 RoceDcqcnFluid::Step()
 {
-    const bool byteCounterOn = m_f.byteCounter > 0;
-    const uint32_t hi = byteCounterOn ? std::max(m_timerStage, m_byteStage) : m_timerStage;
-    const uint32_t lo = byteCounterOn ? std::min(m_timerStage, m_byteStage) : m_timerStage;
-    RoceDcqcn::StepRates(m_f, m_line, hi, lo, m_hyperSteps, m_rc, m_rt);
+    RoceDcqcn::StepRates(m_f, m_line, m_timerStage, m_byteStage, m_hyperSteps, m_rc, m_rt);
     m_rc = std::clamp(m_rc, 1.0, m_line);
 }
 

@@ -435,12 +435,15 @@ RoceDcqcn::GetFigures() const
 void
 RoceDcqcn::StepRates(const Figures& f,
                      double lineBps,
-                     uint32_t hi,
-                     uint32_t lo,
+                     uint32_t timerStage,
+                     uint32_t byteStage,
                      uint32_t& hyperSteps,
                      double& rc,
                      double& rt)
 {
+    const bool byteCounterOn = f.byteCounter > 0;
+    const uint32_t hi = byteCounterOn ? std::max(timerStage, byteStage) : timerStage;
+    const uint32_t lo = byteCounterOn ? std::min(timerStage, byteStage) : timerStage;
     double target = rt;
     if (hi < f.fastRecoverySteps)
     {
@@ -462,14 +465,11 @@ RoceDcqcn::StepRates(const Figures& f,
 void
 RoceDcqcn::IncreaseStep()
 {
-    const bool byteCounterOn = m_byteCounter > 0;
-    const uint32_t hi = byteCounterOn ? std::max(m_timerStage, m_byteStage) : m_timerStage;
-    const uint32_t lo = byteCounterOn ? std::min(m_timerStage, m_byteStage) : m_timerStage;
     double rc = GetRateBps();
     StepRates(GetFigures(),
               static_cast<double>(GetLineRateBps()),
-              hi,
-              lo,
+              m_timerStage,
+              m_byteStage,
               m_hyperSteps,
               rc,
               m_targetRateBps);

@@ -91,19 +91,20 @@ class RoceDcqcn : public RoceCongestionControl
 
     /**
      * One rate-increase step (the arithmetic RoceDcqcn's timer and byte counter apply):
-     * fast recovery while the higher stage is below F, hyper increase once the lower is
-     * above it, additive increase between; then Rc moves half way to Rt.
+     * fast recovery while the higher of the two stages is below F, hyper increase once
+     * the lower is above it, additive increase between (the timer's stage alone when the
+     * byte counter is off); then Rc moves half way to Rt.
      * \param f the figures \param lineBps line rate
-     * \param hi,lo the higher and lower of the timer and byte stages (the timer's alone
-     *        when the byte counter is off)
+     * \param timerStage,byteStage the timer's and the byte counter's steps since the
+     *        last cut (the byte counter's ignored when it is off)
      * \param [in,out] hyperSteps hyper steps since the last cut
      * \param [in,out] rc current rate (bit/s; not clamped here)
      * \param [in,out] rt target rate (bit/s)
      */
     static void StepRates(const Figures& f,
                           double lineBps,
-                          uint32_t hi,
-                          uint32_t lo,
+                          uint32_t timerStage,
+                          uint32_t byteStage,
                           uint32_t& hyperSteps,
                           double& rc,
                           double& rt);
