@@ -258,7 +258,8 @@ TEST_F(CollectiveDcqcnTerm, IncastEstimatesAgainstThePacketModel)
 // --algorithm=tree --protocol=Simple, with --cc=none). The estimate under DCQCN stays
 // within 5 % of the one without. At 32 MiB, where each incast lasts long enough for the
 // rates to collapse, the bound is what holds the term back: with the data priority lossy
-// (no PFC, no bound) its estimate is more than 30 % above the lossless one.
+// (no PFC, no bound) its estimate is more than 30 % above the lossless one. (At 16 MiB the
+// lossy estimate is no slower since the CNPs come at RED's mean rate.)
 TEST_F(CollectiveDcqcnTerm, PfcHoldsManyIncastsBelowTheMarkingThreshold)
 {
     auto estimate = [](const std::string& cc, uint64_t bytes = 16 << 20) {
@@ -288,24 +289,32 @@ TEST_F(CollectiveDcqcnTerm, PfcHoldsManyIncastsBelowTheMarkingThreshold)
     const double dcqcn = estimate("ns3::RoceDcqcn");
     EXPECT_GE(dcqcn, none);
     EXPECT_LT(dcqcn / none, 1.05) << "DCQCN " << dcqcn * 1e6 << " us, none " << none * 1e6;
+    const double none32 = estimate("none", 32 << 20);
     const double lossless = estimate("ns3::RoceDcqcn", 32 << 20);
     Config::SetDefault("ns3::SharedBufferMmu::LosslessPriorities", UintegerValue(0));
     const double lossy = estimate("ns3::RoceDcqcn", 32 << 20);
+    std::printf("tree on 64 hosts: 16 MiB DCQCN %.1f us, none %.1f; 32 MiB lossless %.1f, "
+                "lossy %.1f, none %.1f\n",
+                dcqcn * 1e6,
+                none * 1e6,
+                lossless * 1e6,
+                lossy * 1e6,
+                none32 * 1e6);
     EXPECT_GT(lossy / lossless, 1.3)
         << "lossy " << lossy * 1e6 << " us, lossless " << lossless * 1e6 << " us (32 MiB)";
 }
 
 // A tree of sustained 2:1 incasts on an oversubscribed fabric: the tree's all-reduce of 16
 // MiB on 32 one-GPU hosts (two leaves of 16, 8 spines, 2:1, 400G, 1 us cables), where each
-// parent of two leaves takes 8 MiB from each at once and its queue passes Kmin. In the
-// packet model the rates are cut but mostly stay near half of line while the children
-// send, and the tree runs about as fast as without congestion control (903.7 us with
-// --cc=none); on some seeds the rates collapse before the children are through (seeds 1
-// to 5: 917.1, 1398.2, 1138.1, 953.9, 970.2 us: collective-perf --transport=rdma
-// --ranks=32 --leaves=2 --spines=8 --oversubscription=2 --algorithm=tree --protocol=Simple
-// --minBytes=16M --maxBytes=16M --RngRun=N). The ring on LL128 takes 1266.0 us on every
-// seed. The estimate is within 10 % of the packet model's median over the five seeds (the
-// typical run; the estimate, deterministic, does not take the seeds that collapse), and
+// parent of two leaves takes 8 MiB from each at once and its queue passes Kmin. The packet
+// model marks and cuts; on seeds 1, 4 and 5 the tree runs within 7 % of the time without
+// congestion control (903.7 us with --cc=none), on seeds 2 and 3 the rates collapse
+// before the children are through (seeds 1 to 5: 917.1, 1398.2, 1138.1, 953.9, 970.2 us:
+// collective-perf --transport=rdma --ranks=32 --leaves=2 --spines=8 --oversubscription=2
+// --algorithm=tree --protocol=Simple --minBytes=16M --maxBytes=16M --RngRun=N). The ring
+// on LL128 takes 1266.0 us on each of those seeds. The estimate is within 10 % of the
+// packet model's median over the five seeds (the estimate, deterministic, gives the runs
+// in which the rates hold: here no slowdown, 912.8 us without congestion control), and
 // auto takes the tree, which is faster than that ring on average. (When every expected
 // mark counted towards a CNP, the CNPs came up to twice as often as RED's where a mark
 // falls about once per CnpInterval, the rates collapsed early on every parent, the tree

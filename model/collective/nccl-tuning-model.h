@@ -115,6 +115,12 @@ double NcclPerChannelMaxNvlsTreeGBps(uint32_t nodes, uint32_t computeCapability)
 double NcclNvlinkGBps(uint32_t computeCapability);
 
 /**
+ * \param computeCapability e.g. 90 for Hopper
+ * \return NCCL's compCapIndex: 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell
+ */
+uint32_t NcclCompCapIndex(uint32_t computeCapability);
+
+/**
  * \ingroup ai-fabric
  * The machine as NCCL's topology detection would see it: identical servers of GPUs on an
  * NVSwitch, each GPU with its own NIC behind a PCIe switch (the rail-optimised layout the
