@@ -8,10 +8,7 @@
 #include "ns3/double.h"
 #include "ns3/gpu-preset.h"
 #include "ns3/log.h"
-#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
-
-#include <algorithm>
 
 namespace ns3
 {
