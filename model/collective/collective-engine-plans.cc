@@ -2,7 +2,6 @@
 // CollectiveEngine's plans: made by its CollectiveSelection (auto's choice) and kept in
 // its bounded, least-recently-used plan cache.
 #include "collective-engine.h"
-
 #include "collective-selection.h"
 
 #include "ns3/log.h"
