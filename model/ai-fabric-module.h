@@ -38,6 +38,7 @@
 #include "ns3/flow-size-cdf.h"
 #include "ns3/gpu-cluster-helper.h"
 #include "ns3/gpu-preset.h"
+#include "ns3/gradient-compression.h"
 #include "ns3/icrc-trailer.h"
 #include "ns3/ideal-transport.h"
 #include "ns3/immediate-data-header.h"

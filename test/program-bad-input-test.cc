@@ -561,6 +561,17 @@ TEST(ProgramBadInput, AiFabricSim)
                  {{"--ina=streaming", "--ns3::InaAggregationEngine::StreamingBytes=4094"},
                   "ns3::InaAggregationEngine::StreamingBytes: 4094 is not a multiple of "
                   "ElementBytes (4)"},
+                 {{"--compress=dp:1.5"},
+                  "--compress=dp:1.5: expected SELECTOR:FACTOR or SELECTOR:topk:DENSITY"},
+                 {{"--compress=dp:0.25,"},
+                  "--compress=dp:0.25,: expected comma-separated rules such as dp:0.25"},
+                 {{"--compress=dp:0.25,,tp:0.5"}, "got \"\""},
+                 {{"--compress=pp:0.5"},
+                  "--compress=pp:0.5: \"pp\" selects no collective of the trace (no group of "
+                  "a collective has that kind or name)"},
+                 {{"--compress=dp:0.5,dp:0.25"},
+                  "--compress=dp:0.5,dp:0.25: \"dp\" selects no collective of the trace "
+                  "(every collective it selects takes an earlier rule)"},
              }));
     ExpectHelp("ai-fabric-sim");
 }

@@ -70,12 +70,13 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
                              "qpsPerConnection",
                              "splitDataOnQps",
                              "computeScale",
+                             "compress",
                              "fast-forward"})
     {
         ASSERT_EQ(cmd.help.count(name), 1u) << name;
         EXPECT_GT(cmd.help[name].size(), 10u) << name;
     }
-    EXPECT_EQ(cmd.help.size(), 18u);
+    EXPECT_EQ(cmd.help.size(), 19u);
     *cmd.fields["servers"] = "4";
     EXPECT_EQ(o.servers, "4");
 }

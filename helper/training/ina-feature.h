@@ -2,8 +2,9 @@
 #ifndef INA_FEATURE_H
 #define INA_FEATURE_H
 
-#include "ns3/ina-helper.h"
 #include "training-feature.h"
+
+#include "ns3/ina-helper.h"
 
 namespace ns3
 {

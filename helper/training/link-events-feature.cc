@@ -2,7 +2,6 @@
 #include "link-events-feature.h"
 
 #include "ns3/fabric-monitor.h"
-
 #include "ns3/log.h"
 
 namespace ns3

@@ -2,7 +2,6 @@
 #include "pcap-feature.h"
 
 #include "ns3/fabric-monitor.h"
-
 #include "ns3/log.h"
 
 #include <map>

@@ -199,6 +199,13 @@ ScenarioOverrides::GetOptions()
         {"computeScale",
          "Multiply every compute duration, e.g. to replay a trace made for another GPU",
          &ScenarioOverrides::computeScale},
+        {"compress",
+         "Compressed collectives, comma-separated rules (replace the scenario's): "
+         "SELECTOR:FACTOR (dense: the bytes on the wire x FACTOR) or SELECTOR:topk:DENSITY "
+         "(all-reduce as an all-gather of the top-k values and indices); SELECTOR is a group "
+         "kind (dp, tp, pp, ep), a group name or op=TEXT (op names containing TEXT); "
+         "encode/decode kernels at the GPU's HBM bandwidth (ns3::GradientCompression)",
+         &ScenarioOverrides::compress},
         {"fast-forward",
          "Steady-state fast-forward of the RDMA fabric and the NVSwitches: on, off (the packet "
          "reference) or check (run both ways and compare)",
@@ -475,6 +482,26 @@ ScenarioOverrides::ApplyWorkload(TrainingScenario& s) const
     {
         s.computeScale =
             Number("computeScale", computeScale, 0, TrainingScenario::MAX_COMPUTE_SCALE, true);
+    }
+    if (!compress.empty())
+    {
+        s.compression.clear();
+        std::istringstream rules(compress);
+        for (std::string text; std::getline(rules, text, ',');)
+        {
+            CompressionRule rule;
+            rule.place = "--compress=" + compress;
+            std::string why;
+            if (!GradientCompression::ParseRule(text, rule, &why))
+            {
+                Bad("compress", compress, why);
+            }
+            s.compression.push_back(rule);
+        }
+        if (s.compression.empty() || compress.back() == ',')
+        {
+            Bad("compress", compress, "expected comma-separated rules such as dp:0.25");
+        }
     }
     if (!workloadFormat.empty() && workload.empty())
     {

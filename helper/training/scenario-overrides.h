@@ -44,6 +44,7 @@ struct ScenarioOverrides
     std::string qpsPerConnection; //!< queue pairs per RDMA connection
     std::string splitDataOnQps;   //!< split every transfer over them (true/false)
     std::string computeScale;     //!< factor on every compute duration
+    std::string compress;         //!< compression rules, comma-separated
 
     /// One option: its name on the command line, help text, and field.
     struct Option
@@ -110,7 +111,7 @@ struct ScenarioOverrides
     void ApplyFabric(TrainingScenario& s) const;
     /// Apply --algorithm, --channels, --qpsPerConnection and --splitDataOnQps.
     void ApplyCollectives(TrainingScenario& s) const;
-    /// Apply --computeScale, --workload and --workload-format.
+    /// Apply --computeScale, --compress, --workload and --workload-format.
     void ApplyWorkload(TrainingScenario& s) const;
 };
 

@@ -2,10 +2,10 @@
 #ifndef TRAINING_FEATURE_H
 #define TRAINING_FEATURE_H
 
-#include "ns3/gpu-cluster-helper.h"
-#include "ns3/roce-helper.h"
 #include "training-scenario.h"
 
+#include "ns3/gpu-cluster-helper.h"
+#include "ns3/roce-helper.h"
 #include "ns3/simple-ref-count.h"
 
 #include <string>

@@ -44,6 +44,10 @@ TrainingReport::WriteResults(std::ostream& os) const
                        {"from", m_sim.GetWorkloadNote()},
                        {"ranks", m_sim.GetTrace().GetNRanks()},
                        {"ops", m_sim.GetTrace().GetNOps()}};
+    if (!m_sim.GetCompression().empty())
+    {
+        doc["workload"]["compression"] = CompressionJson(m_sim.GetCompression());
+    }
     if (Ptr<InaTransport> ina = DynamicCast<InaTransport>(m_sim.GetCluster().scaleOut))
     {
         doc["ina_jobs"] = InaJobsJson(ina);

@@ -121,6 +121,24 @@ ScenarioJson(const TrainingScenario& s)
             {"iterations", s.iterations}};
 }
 
+Json
+CompressionJson(const std::vector<CompressionEffect>& effects)
+{
+    Json rules = Json::array();
+    for (const CompressionEffect& e : effects)
+    {
+        rules.push_back({{"rule", GradientCompression::RuleToString(e.rule)},
+                         {"select", e.rule.select},
+                         {"kind", e.rule.topk ? "topk" : "dense"},
+                         {"value", e.rule.value},
+                         {"ops", e.ops},
+                         {"bytes_before", e.bytesBefore},
+                         {"bytes_after", e.bytesAfter},
+                         {"kernels_s", e.kernels.GetSeconds()}});
+    }
+    return rules;
+}
+
 /// Per INA aggregation job, what it aggregated where (results JSON "ina_jobs").
 Json
 InaJobsJson(Ptr<InaTransport> ina)

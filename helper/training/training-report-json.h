@@ -58,6 +58,9 @@ std::string CsvField(const std::string& text);
 std::pair<uint32_t, bool> CarrierQps(const TrainingSimulation& sim);
 /// \param s a scenario \return results.json's "scenario"
 Json ScenarioJson(const TrainingScenario& s);
+/// \param effects per compression rule, what it did \return results.json's
+///         "workload"/"compression"
+Json CompressionJson(const std::vector<CompressionEffect>& effects);
 /// \param ina the in-network aggregation carrier \return its jobs' pool use
 Json InaJobsJson(Ptr<InaTransport> ina);
 /// \param times iteration times \param breakdown per rank and iteration

@@ -98,6 +98,14 @@ TrainingReport::PrintOverview(std::ostream& os) const
     os << "  workload : " << trace.GetName() << "\n"
        << "             " << m_sim.GetWorkloadNote() << ": " << trace.GetNRanks() << " ranks, "
        << trace.GetNOps() << " ops in the trace, " << runner->GetNIterations() << " iteration(s)\n";
+    for (const CompressionEffect& e : m_sim.GetCompression())
+    {
+        os << "             compressed " << GradientCompression::RuleToString(e.rule) << ": "
+           << e.ops << " collective ops, " << std::setprecision(4)
+           << static_cast<double>(e.bytesBefore) / 1e9 << " -> "
+           << static_cast<double>(e.bytesAfter) / 1e9 << " GB (all ranks), encode/decode "
+           << Ms(e.kernels) << " ms of GPU time per pass of the trace\n";
+    }
     if (s.topology == "ideal")
     {
         os << "  cluster  : " << s.servers << " x " << s.gpusPerServer

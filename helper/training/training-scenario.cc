@@ -445,6 +445,33 @@ ParseEvents(const Json& list, TrainingScenario& s)
     }
 }
 
+/// Read the "compression" list into s (GradientCompression::ParseRule's rules).
+void
+ParseCompression(const Json& list, const std::string& source, TrainingScenario& s)
+{
+    if (!list.is_array())
+    {
+        Fail("/compression", "expected a list of rules such as \"dp:0.25\" or \"dp:topk:0.01\"");
+    }
+    s.compression.clear();
+    for (std::size_t i = 0; i < list.size(); ++i)
+    {
+        const std::string place = "/compression/" + std::to_string(i);
+        if (!list[i].is_string())
+        {
+            Fail(place, "expected a rule such as \"dp:0.25\" or \"dp:topk:0.01\"");
+        }
+        CompressionRule rule;
+        rule.place = source + ": " + place;
+        std::string why;
+        if (!GradientCompression::ParseRule(list[i].get<std::string>(), rule, &why))
+        {
+            Fail(place, why);
+        }
+        s.compression.push_back(rule);
+    }
+}
+
 /// Read the "background" section into s.
 void
 ParseBackground(const Json& obj, const std::string& source, TrainingScenario& s)
@@ -616,6 +643,10 @@ TrainingScenario::Parse(const std::string& text,
         if (top.Has("events"))
         {
             ParseEvents(top.Get("events"), s);
+        }
+        if (top.Has("compression"))
+        {
+            ParseCompression(top.Get("compression"), source, s);
         }
         if (top.Has("background"))
         {

@@ -3,6 +3,7 @@
 #define TRAINING_SCENARIO_H
 
 #include "ns3/data-rate.h"
+#include "ns3/gradient-compression.h"
 #include "ns3/nstime.h"
 #include "ns3/transformer-trace-generator.h"
 
@@ -74,7 +75,10 @@ struct TrainingScenario
     TransformerConfig generator;     //!< "generator": the model
     uint32_t traceRanks{0};          //!< chakra/aicb: ranks (0: from the cluster)
     double computeScale{1.0};        //!< every compute duration is multiplied by it
-                                     //!< (replaying a trace made for another GPU)
+    /// compressed collectives (GradientCompression), in order: an op takes the first
+    /// rule that selects it
+    std::vector<CompressionRule> compression;
+    //!< (replaying a trace made for another GPU)
 
     // Collectives and run
     std::string algorithm{"auto"};

@@ -166,8 +166,7 @@ TrainingSimulation::LoadWorkload(std::string* error)
                  " ranks but the cluster has only " + std::to_string(gpus) + " GPUs";
         return false;
     }
-    m_workload.Adapt(s);
-    return true;
+    return m_workload.Adapt(s, error);
 }
 
 void
@@ -576,6 +575,12 @@ const std::vector<std::string>&
 TrainingSimulation::GetWarnings() const
 {
     return m_workload.GetWarnings();
+}
+
+const std::vector<CompressionEffect>&
+TrainingSimulation::GetCompression() const
+{
+    return m_workload.GetCompression();
 }
 
 const std::string&

@@ -96,6 +96,8 @@ eturn true on success
      *         would fit), GPUs the workload leaves idle
      */
     const std::vector<std::string>& GetWarnings() const;
+    /// \return per compression rule of the scenario, what it did to the trace
+    const std::vector<CompressionEffect>& GetCompression() const;
     /// \return wall-clock seconds Run took
     double GetWallSeconds() const;
     /// \return simulator events executed during Run

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "training-workload.h"
 
+#include "ns3/abort.h"
 #include "ns3/aicb-reader.h"
 #include "ns3/chakra-reader.h"
 #include "ns3/gpu-preset.h"
+#include "ns3/gradient-compression.h"
 #include "ns3/log.h"
 #include "ns3/trace-json.h"
 #include "ns3/transformer-trace-generator.h"
@@ -89,8 +91,8 @@ TrainingWorkload::LoadForeign(const TrainingScenario& s, std::string* error)
     return m_trace->GetNRanks() > 0;
 }
 
-void
-TrainingWorkload::Adapt(const TrainingScenario& s)
+bool
+TrainingWorkload::Adapt(const TrainingScenario& s, std::string* error)
 {
     const std::string& traceGpu = m_trace->GetGpu();
     if (!traceGpu.empty() && traceGpu != s.gpu)
@@ -132,6 +134,22 @@ TrainingWorkload::Adapt(const TrainingScenario& s)
             }
         }
     }
+    if (!s.compression.empty())
+    {
+        const GpuPreset* gpu = GpuPreset::Find(s.gpu);
+        NS_ABORT_MSG_IF(!gpu, "TrainingWorkload: unknown GPU " << s.gpu);
+        auto compression = CreateObject<GradientCompression>();
+        for (const CompressionRule& rule : s.compression)
+        {
+            compression->AddRule(rule);
+        }
+        if (!compression->Apply(*m_trace, gpu->memoryBandwidth, error))
+        {
+            return false;
+        }
+        m_compression = compression->GetEffects();
+        compression->Dispose();
+    }
     const uint32_t gpus = s.GetNGpus();
     if (m_trace->GetNRanks() < gpus)
     {
@@ -143,6 +161,13 @@ TrainingWorkload::Adapt(const TrainingScenario& s)
           << ") stay idle";
         m_warnings.push_back(w.str());
     }
+    return true;
+}
+
+const std::vector<CompressionEffect>&
+TrainingWorkload::GetCompression() const
+{
+    return m_compression;
 }
 
 const TrainingTrace&

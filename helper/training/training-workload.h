@@ -31,11 +31,15 @@ class TrainingWorkload
     bool Load(const TrainingScenario& s, std::string* error);
 
     /**
-     * Scale the compute by computeScale and note what the user should know: trace and
-     * cluster GPUs that differ (and what computeScale would fit), GPUs left idle.
+     * Scale the compute by computeScale, compress the collectives the scenario's
+     * compression rules select (GradientCompression, its kernels at the cluster GPU's HBM
+     * bandwidth), and note what the user should know: trace and cluster GPUs that differ
+     * (and what computeScale would fit), GPUs left idle.
      * \param s the scenario
+     * \param error set (naming the rule's place) when a compression rule cannot apply
+     * \return true on success
      */
-    void Adapt(const TrainingScenario& s);
+    bool Adapt(const TrainingScenario& s, std::string* error);
 
     /// \return the trace
     const TrainingTrace& GetTrace() const;
@@ -45,6 +49,8 @@ class TrainingWorkload
     const std::string& GetNote() const;
     /// \return the warnings of Load and Adapt, one line each
     const std::vector<std::string>& GetWarnings() const;
+    /// \return per compression rule, what Adapt did (empty without rules)
+    const std::vector<CompressionEffect>& GetCompression() const;
 
   private:
     /// Read a trace of another tool's format (AICB, Chakra protobuf or JSON).
@@ -54,6 +60,7 @@ class TrainingWorkload
     std::shared_ptr<TrainingTrace> m_trace{std::make_shared<TrainingTrace>()};
     std::string m_note;
     std::vector<std::string> m_warnings;
+    std::vector<CompressionEffect> m_compression; //!< what the compression rules did
 };
 
 } // namespace ns3
