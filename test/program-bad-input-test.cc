@@ -569,6 +569,14 @@ TEST(ProgramBadInput, AiFabricSim)
                  {{"--compress=pp:0.5"},
                   "--compress=pp:0.5: \"pp\" selects no collective of the trace (no group of "
                   "a collective has that kind or name)"},
+                 {{"--straggler=3"}, "--straggler=3: expected RANKS:FACTOR"},
+                 {{"--straggler=99:2"},
+                  "--straggler=99:2: rank 99 is not one of the workload's 16 ranks"},
+                 {{"--straggler=1:2,"}, "--straggler=1:2,: expected a comma-separated list"},
+                 {{"--jitter=normal:2"}, "--jitter=normal:2: expected normal:SIGMA"},
+                 {{"--failGpu=2:10"}, "--failGpu=2:10: expected RANK:TIME"},
+                 {{"--failGpu=16:1ms"},
+                  "--failGpu=16:1ms: rank 16 is not one of the workload's 16 ranks"},
                  {{"--compress=dp:0.5,dp:0.25"},
                   "--compress=dp:0.5,dp:0.25: \"dp\" selects no collective of the trace "
                   "(every collective it selects takes an earlier rule)"},

@@ -71,12 +71,15 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
                              "splitDataOnQps",
                              "computeScale",
                              "compress",
+                             "straggler",
+                             "jitter",
+                             "failGpu",
                              "fast-forward"})
     {
         ASSERT_EQ(cmd.help.count(name), 1u) << name;
         EXPECT_GT(cmd.help[name].size(), 10u) << name;
     }
-    EXPECT_EQ(cmd.help.size(), 19u);
+    EXPECT_EQ(cmd.help.size(), 22u);
     *cmd.fields["servers"] = "4";
     EXPECT_EQ(o.servers, "4");
 }

@@ -206,6 +206,18 @@ ScenarioOverrides::GetOptions()
          "kind (dp, tp, pp, ep), a group name or op=TEXT (op names containing TEXT); "
          "encode/decode kernels at the GPU's HBM bandwidth (ns3::GradientCompression)",
          &ScenarioOverrides::compress},
+        {"straggler",
+         "Slow GPUs, comma-separated RANKS:FACTOR (replace the scenario's): every compute op "
+         "of those ranks takes FACTOR x its duration; RANKS a rank or a range a-b",
+         &ScenarioOverrides::straggler},
+        {"jitter",
+         "Random factor of mean 1 on each compute op, drawn with the seed: normal:SIGMA or "
+         "lognormal:SIGMA (ns3::WorkloadRunner::ComputeJitter)",
+         &ScenarioOverrides::jitter},
+        {"failGpu",
+         "GPUs that fail, comma-separated RANK:TIME (e.g. 2:10ms): the job stops making "
+         "progress and the hang report names them",
+         &ScenarioOverrides::failGpu},
         {"fast-forward",
          "Steady-state fast-forward of the RDMA fabric and the NVSwitches: on, off (the packet "
          "reference) or check (run both ways and compare)",
@@ -476,6 +488,60 @@ ScenarioOverrides::ApplyCollectives(TrainingScenario& s) const
 }
 
 void
+ScenarioOverrides::ApplyStragglers(TrainingScenario& s) const
+{
+    std::string why;
+    auto each = [](const std::string& option, const std::string& value, auto read) {
+        std::istringstream items(value);
+        uint32_t n = 0;
+        for (std::string text; std::getline(items, text, ',');)
+        {
+            read(text);
+            ++n;
+        }
+        if (n == 0 || value.back() == ',')
+        {
+            Bad(option, value, "expected a comma-separated list");
+        }
+    };
+    if (!straggler.empty())
+    {
+        s.stragglers.slow.clear();
+        each("straggler", straggler, [&](const std::string& text) {
+            StragglerSettings::Slow slow;
+            slow.place = "--straggler=" + straggler;
+            if (!StragglerSettings::ParseSlow(text, slow, &why))
+            {
+                Bad("straggler", straggler, why);
+            }
+            s.stragglers.slow.push_back(slow);
+        });
+    }
+    if (!jitter.empty())
+    {
+        if (!StragglerSettings::ParseJitter(jitter, &why))
+        {
+            Bad("jitter", jitter, why);
+        }
+        s.stragglers.jitter = jitter;
+        s.stragglers.jitterPlace = "--jitter=" + jitter;
+    }
+    if (!failGpu.empty())
+    {
+        s.stragglers.failures.clear();
+        each("failGpu", failGpu, [&](const std::string& text) {
+            StragglerSettings::Failure failure;
+            failure.place = "--failGpu=" + failGpu;
+            if (!StragglerSettings::ParseFailure(text, failure, &why))
+            {
+                Bad("failGpu", failGpu, why);
+            }
+            s.stragglers.failures.push_back(failure);
+        });
+    }
+}
+
+void
 ScenarioOverrides::ApplyWorkload(TrainingScenario& s) const
 {
     if (!computeScale.empty())
@@ -503,6 +569,7 @@ ScenarioOverrides::ApplyWorkload(TrainingScenario& s) const
             Bad("compress", compress, "expected comma-separated rules such as dp:0.25");
         }
     }
+    ApplyStragglers(s);
     if (!workloadFormat.empty() && workload.empty())
     {
         Bad("workload-format", workloadFormat, "needs --workload");

@@ -45,6 +45,9 @@ struct ScenarioOverrides
     std::string splitDataOnQps;   //!< split every transfer over them (true/false)
     std::string computeScale;     //!< factor on every compute duration
     std::string compress;         //!< compression rules, comma-separated
+    std::string straggler;        //!< slow GPUs, comma-separated RANKS:FACTOR
+    std::string jitter;           //!< compute jitter
+    std::string failGpu;          //!< failing GPUs, comma-separated RANK:TIME
 
     /// One option: its name on the command line, help text, and field.
     struct Option
@@ -111,8 +114,11 @@ struct ScenarioOverrides
     void ApplyFabric(TrainingScenario& s) const;
     /// Apply --algorithm, --channels, --qpsPerConnection and --splitDataOnQps.
     void ApplyCollectives(TrainingScenario& s) const;
-    /// Apply --computeScale, --compress, --workload and --workload-format.
+    /// Apply --computeScale, --compress, --straggler, --jitter, --failGpu, --workload and
+    /// --workload-format.
     void ApplyWorkload(TrainingScenario& s) const;
+    /// Apply --straggler, --jitter and --failGpu.
+    void ApplyStragglers(TrainingScenario& s) const;
 };
 
 } // namespace ns3

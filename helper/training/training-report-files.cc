@@ -52,6 +52,10 @@ TrainingReport::WriteResults(std::ostream& os) const
     {
         doc["ina_jobs"] = InaJobsJson(ina);
     }
+    if (!s.stragglers.IsEmpty())
+    {
+        doc["stragglers"] = StragglersJson(m_sim);
+    }
     doc["finished"] = runner->IsFinished();
     doc["stuck"] = runner->IsStuck();
     if (runner->IsStuck())

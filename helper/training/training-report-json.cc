@@ -139,6 +139,67 @@ CompressionJson(const std::vector<CompressionEffect>& effects)
     return rules;
 }
 
+std::vector<StragglerCost>
+StragglerCosts(const TrainingSimulation& sim)
+{
+    const StragglerSettings& st = sim.GetScenario().stragglers;
+    const auto paths = sim.GetRunner()->GetCriticalPaths();
+    std::vector<StragglerCost> costs;
+    for (uint32_t r = 0; r < sim.GetTrace().GetNRanks(); ++r)
+    {
+        const double f = st.FactorOf(r);
+        if (f == 1.0)
+        {
+            continue;
+        }
+        StragglerCost c;
+        c.rank = r;
+        c.factor = f;
+        for (const auto& p : paths)
+        {
+            c.onPath += p.compute[r];
+        }
+        if (!paths.empty())
+        {
+            c.onPath = c.onPath / static_cast<int64_t>(paths.size());
+        }
+        c.cost = Seconds(c.onPath.GetSeconds() * (1 - 1 / f));
+        costs.push_back(c);
+    }
+    return costs;
+}
+
+Json
+StragglersJson(const TrainingSimulation& sim)
+{
+    const StragglerSettings& st = sim.GetScenario().stragglers;
+    Json slow = Json::array();
+    for (const StragglerCost& c : StragglerCosts(sim))
+    {
+        slow.push_back({{"rank", c.rank},
+                        {"factor", c.factor},
+                        {"critical_compute_s", c.onPath.GetSeconds()},
+                        {"cost_s", c.cost.GetSeconds()}});
+    }
+    Json failures = Json::array();
+    for (const auto& [rank, at] : sim.GetRunner()->GetFailures())
+    {
+        failures.push_back({{"rank", rank}, {"at_s", at.GetSeconds()}});
+    }
+    Json paths = Json::array();
+    for (const auto& p : sim.GetRunner()->GetCriticalPaths())
+    {
+        paths.push_back({{"iteration", p.iteration},
+                         {"start_s", p.start.GetSeconds()},
+                         {"end_s", p.end.GetSeconds()},
+                         {"communication_s", p.communication.GetSeconds()}});
+    }
+    return {{"slow", slow},
+            {"jitter", st.jitter.empty() ? Json(nullptr) : Json(st.jitter)},
+            {"failures", failures},
+            {"critical_paths", paths}};
+}
+
 /// Per INA aggregation job, what it aggregated where (results JSON "ina_jobs").
 Json
 InaJobsJson(Ptr<InaTransport> ina)

@@ -61,6 +61,22 @@ Json ScenarioJson(const TrainingScenario& s);
 /// \param effects per compression rule, what it did \return results.json's
 ///         "workload"/"compression"
 Json CompressionJson(const std::vector<CompressionEffect>& effects);
+
+/// What the stragglers cost: per slowed rank, its compute on the iterations' critical
+/// paths (mean per iteration) and the part of it the slowdown added.
+struct StragglerCost
+{
+    uint32_t rank{0}; //!< the rank
+    double factor{1}; //!< its slowdown
+    Time onPath;      //!< its compute on the critical path, mean per iteration
+    Time cost;        //!< onPath x (1 - 1 / factor): what the slowdown added
+};
+
+/// \param sim a finished run \return per slowed rank, its cost (rank order)
+std::vector<StragglerCost> StragglerCosts(const TrainingSimulation& sim);
+/// \param sim a run \return results.json's "stragglers": the settings, what each slow
+///         GPU cost on the critical path, the failures, and each iteration's path
+Json StragglersJson(const TrainingSimulation& sim);
 /// \param ina the in-network aggregation carrier \return its jobs' pool use
 Json InaJobsJson(Ptr<InaTransport> ina);
 /// \param times iteration times \param breakdown per rank and iteration

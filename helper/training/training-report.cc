@@ -80,11 +80,31 @@ TrainingReport::PrintSummary(std::ostream& os) const
     os << std::fixed;
     PrintOverview(os);
     PrintIterationTable(os);
+    PrintStragglers(os);
     PrintCommunication(os);
     PrintFabric(os);
     PrintBackground(os);
     PrintInaUsage(os);
     os << std::defaultfloat;
+}
+
+void
+TrainingReport::PrintStragglers(std::ostream& os) const
+{
+    const auto costs = StragglerCosts(m_sim);
+    if (costs.empty())
+    {
+        return;
+    }
+    os << "\n  stragglers: their compute on the critical path, and what the slowdown added "
+          "(mean per iteration)\n"
+       << "  rank   factor   on path (ms)   cost (ms)\n";
+    for (const StragglerCost& c : costs)
+    {
+        os << std::setw(6) << c.rank << std::setw(9) << std::setprecision(2) << c.factor
+           << std::setw(15) << std::setprecision(3) << Ms(c.onPath) << std::setw(12) << Ms(c.cost)
+           << "\n";
+    }
 }
 
 void
@@ -98,6 +118,22 @@ TrainingReport::PrintOverview(std::ostream& os) const
     os << "  workload : " << trace.GetName() << "\n"
        << "             " << m_sim.GetWorkloadNote() << ": " << trace.GetNRanks() << " ranks, "
        << trace.GetNOps() << " ops in the trace, " << runner->GetNIterations() << " iteration(s)\n";
+    const StragglerSettings& st = s.stragglers;
+    for (const auto& slow : st.slow)
+    {
+        os << "             straggler: rank" << (slow.first == slow.last ? " " : "s ") << slow.first
+           << (slow.first == slow.last ? "" : "-" + std::to_string(slow.last)) << " compute x "
+           << std::setprecision(3) << slow.factor << "\n";
+    }
+    if (!st.jitter.empty())
+    {
+        os << "             compute jitter: " << st.jitter << " per op (seed " << s.seed << ")\n";
+    }
+    for (const auto& f : st.failures)
+    {
+        os << "             failure: the GPU of rank " << f.rank << " at " << std::setprecision(3)
+           << Ms(f.at) << " ms\n";
+    }
     for (const CompressionEffect& e : m_sim.GetCompression())
     {
         os << "             compressed " << GradientCompression::RuleToString(e.rule) << ": "

@@ -51,6 +51,8 @@ class TrainingReport
     void PrintOverview(std::ostream& os) const;
     /// Summary: per iteration, time and mean breakdown over ranks.
     void PrintIterationTable(std::ostream& os) const;
+    /// Print what each slow GPU cost on the critical path (nothing without stragglers).
+    void PrintStragglers(std::ostream& os) const;
     /// Summary: the ten collective groups that took the longest.
     void PrintCommunication(std::ostream& os) const;
     /// Summary: fabric counters, PFC deadlocks and link events (with a fabric monitor).

@@ -472,6 +472,66 @@ ParseCompression(const Json& list, const std::string& source, TrainingScenario& 
     }
 }
 
+/// Read the "stragglers" section into s (StragglerSettings' text forms).
+void
+ParseStragglers(const Json& obj, const std::string& source, TrainingScenario& s)
+{
+    Section st(obj, "/stragglers");
+    StragglerSettings& out = s.stragglers;
+    std::string why;
+    for (const char* key : {"slow", "failures"})
+    {
+        if (!st.Has(key))
+        {
+            continue;
+        }
+        const Json& list = st.Get(key);
+        const std::string where = std::string("/stragglers/") + key;
+        if (!list.is_array())
+        {
+            Fail(where,
+                 std::string("expected a list such as ") +
+                     (key == std::string("slow") ? "[\"3:1.5\"]" : "[\"2:10ms\"]"));
+        }
+        for (std::size_t i = 0; i < list.size(); ++i)
+        {
+            const std::string place = where + "/" + std::to_string(i);
+            const std::string text =
+                list[i].is_string() ? list[i].get<std::string>() : list[i].dump();
+            if (key == std::string("slow"))
+            {
+                StragglerSettings::Slow slow;
+                slow.place = source + ": " + place;
+                if (!StragglerSettings::ParseSlow(text, slow, &why))
+                {
+                    Fail(place, why);
+                }
+                out.slow.push_back(slow);
+            }
+            else
+            {
+                StragglerSettings::Failure failure;
+                failure.place = source + ": " + place;
+                if (!StragglerSettings::ParseFailure(text, failure, &why))
+                {
+                    Fail(place, why);
+                }
+                out.failures.push_back(failure);
+            }
+        }
+    }
+    if (st.Has("jitter"))
+    {
+        out.jitter = st.Text("jitter", "");
+        out.jitterPlace = source + ": /stragglers/jitter";
+        if (!StragglerSettings::ParseJitter(out.jitter, &why))
+        {
+            Fail("/stragglers/jitter", why);
+        }
+    }
+    st.Done();
+}
+
 /// Read the "background" section into s.
 void
 ParseBackground(const Json& obj, const std::string& source, TrainingScenario& s)
@@ -643,6 +703,10 @@ TrainingScenario::Parse(const std::string& text,
         if (top.Has("events"))
         {
             ParseEvents(top.Get("events"), s);
+        }
+        if (top.Has("stragglers"))
+        {
+            ParseStragglers(top.Get("stragglers"), source, s);
         }
         if (top.Has("compression"))
         {

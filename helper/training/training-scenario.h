@@ -2,6 +2,8 @@
 #ifndef TRAINING_SCENARIO_H
 #define TRAINING_SCENARIO_H
 
+#include "straggler-settings.h"
+
 #include "ns3/data-rate.h"
 #include "ns3/gradient-compression.h"
 #include "ns3/nstime.h"
@@ -78,6 +80,7 @@ struct TrainingScenario
     /// compressed collectives (GradientCompression), in order: an op takes the first
     /// rule that selects it
     std::vector<CompressionRule> compression;
+    StragglerSettings stragglers; //!< slow GPUs, compute jitter, failing GPUs
     //!< (replaying a trace made for another GPU)
 
     // Collectives and run

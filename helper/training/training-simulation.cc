@@ -26,6 +26,13 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("TrainingSimulation");
 
+namespace
+{
+/// The compute jitter's random stream: after the fabric's (from 1) and the background
+/// traffic's (from 2^20).
+constexpr int64_t JITTER_STREAM = int64_t{1} << 21;
+} // namespace
+
 TrainingSimulation::TrainingSimulation(const TrainingScenario& scenario)
     : m_scenario(scenario)
 {
@@ -166,7 +173,7 @@ TrainingSimulation::LoadWorkload(std::string* error)
                  " ranks but the cluster has only " + std::to_string(gpus) + " GPUs";
         return false;
     }
-    return m_workload.Adapt(s, error);
+    return m_workload.Adapt(s, error) && s.stragglers.Check(ranks, error);
 }
 
 void
@@ -265,6 +272,8 @@ TrainingSimulation::SetUpRunner()
 {
     m_runner = CreateObject<WorkloadRunner>();
     m_runner->Setup(m_workload.GetSharedTrace(), m_world, m_transport);
+    // Jitter draws from its own stream, after the fabric's (1..) and the background's.
+    m_scenario.stragglers.Apply(m_runner, JITTER_STREAM);
     // Progress below whole transfers, for the hang watchdog: bytes the NICs sent and
     // chunks the NVSwitches delivered; on the ideal carrier, time while messages fly
     // (it cannot deadlock).

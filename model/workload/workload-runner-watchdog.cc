@@ -23,6 +23,10 @@ WorkloadRunner::AnyComputeRunning() const
     bool computing = false;
     for (uint32_t r = 0; r < m_ranks.size() && !computing; ++r)
     {
+        if (m_failed[r])
+        {
+            continue; // its compute never ends
+        }
         const RankState& s = m_ranks[r];
         const auto& ops = m_trace->GetOps(r);
         for (uint32_t i = 0; i < s.started.size() && !computing; ++i)
@@ -58,6 +62,10 @@ WorkloadRunner::Watchdog()
     os << "no op or transfer finished for " << m_hangTimeout.GetSeconds() * 1e3
        << " ms of simulated time (at " << Simulator::Now().GetSeconds() * 1e3 << " ms) with "
        << (m_opsTotal - m_opsDone) << " of " << m_opsTotal << " ops left\n";
+    for (const auto& [rank, at] : m_failures)
+    {
+        os << "  rank " << rank << ": its GPU failed at " << at.GetSeconds() * 1e3 << " ms\n";
+    }
     ReportStuckOps(os);
     ReportPendingTransfers(os);
     m_stuckReport = os.str();
@@ -132,6 +140,18 @@ WorkloadRunner::ReportRunningOp(std::ostream& os, uint32_t r, uint32_t i) const
             {
                 os << ", waiting for " << call.needed - call.members.size()
                    << " more rank(s) to reach it (" << DescribeKey(key) << ")";
+                for (const auto& [failed, at] : m_failures)
+                {
+                    if (!std::any_of(
+                            call.members.begin(),
+                            call.members.end(),
+                            [f = failed](const auto& arrived) { return arrived.first == f; }) &&
+                        IsMemberOf(key, failed))
+                    {
+                        os << ", among them rank " << failed << " (failed at "
+                           << at.GetSeconds() * 1e3 << " ms)";
+                    }
+                }
             }
         }
     }

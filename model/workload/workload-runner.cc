@@ -5,11 +5,13 @@
 #include "ns3/collective-algorithms.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
+#include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <sstream>
 
@@ -46,6 +48,13 @@ WorkloadRunner::GetTypeId()
                           TimeValue(Seconds(1)),
                           MakeTimeAccessor(&WorkloadRunner::m_hangTimeout),
                           MakeTimeChecker(MicroSeconds(1), Seconds(3600)))
+            .AddAttribute("ComputeJitter",
+                          "Random factor on each compute op's duration, drawn as the op "
+                          "starts (e.g. ns3::NormalRandomVariable[Mean=1|Variance=0.0025]; "
+                          "negative draws count as 0); none: durations as in the trace.",
+                          PointerValue(),
+                          MakePointerAccessor(&WorkloadRunner::m_jitter),
+                          MakePointerChecker<RandomVariableStream>())
             .AddTraceSource("OpFinished",
                             "An op finished on its rank.",
                             MakeTraceSourceAccessor(&WorkloadRunner::m_opFinishedTrace),
@@ -74,6 +83,7 @@ WorkloadRunner::DoDispose()
     }
     m_transferDone = Callback<void, uint64_t, uint32_t>();
     m_callBytes.clear();
+    m_jitter = nullptr;
     m_engine = nullptr;
     m_transport = nullptr;
     Object::DoDispose();
@@ -125,6 +135,10 @@ WorkloadRunner::Setup(std::shared_ptr<const TrainingTrace> shared,
         m_disposeScheduled = true;
     }
     const uint32_t n = trace.GetNRanks();
+    m_computeScale.assign(n, 1.0);
+    m_failAt.clear();
+    m_failed.assign(n, false);
+    m_failures.clear();
     m_traceIterations = std::max(1u, trace.GetNIterations());
     m_traceStreams = trace.GetNStreams();
     m_dependents.assign(n, {});
@@ -207,6 +221,17 @@ WorkloadRunner::DescribeKey(const CallKey& key) const
     return os.str();
 }
 
+bool
+WorkloadRunner::IsMemberOf(const CallKey& key, uint32_t rank) const
+{
+    if (key.group == 0)
+    {
+        return rank == key.src || rank == key.dst;
+    }
+    const auto& ranks = m_trace->GetGroups()[key.group - 1].ranks;
+    return std::find(ranks.begin(), ranks.end(), rank) != ranks.end();
+}
+
 void
 WorkloadRunner::SetProgressProbe(std::function<uint64_t()> probe)
 {
@@ -252,8 +277,88 @@ WorkloadRunner::Start()
     {
         Simulator::ScheduleNow(&WorkloadRunner::StartRepetition, Ptr<WorkloadRunner>(this), r);
     }
+    for (const auto& [rank, at] : m_failAt)
+    {
+        Simulator::Schedule(at, &WorkloadRunner::Fail, Ptr<WorkloadRunner>(this), rank);
+    }
     m_watchdog =
         Simulator::Schedule(m_hangTimeout, &WorkloadRunner::Watchdog, Ptr<WorkloadRunner>(this));
+}
+
+void
+WorkloadRunner::SetComputeScale(uint32_t rank, double factor)
+{
+    NS_LOG_FUNCTION(this << rank << factor);
+    NS_ABORT_MSG_IF(rank >= m_computeScale.size(),
+                    "WorkloadRunner::SetComputeScale: rank "
+                        << rank << " of " << m_computeScale.size() << " (call after Setup)");
+    NS_ABORT_MSG_IF(!(factor > 0), "WorkloadRunner::SetComputeScale: factor " << factor);
+    m_computeScale[rank] = factor;
+}
+
+double
+WorkloadRunner::GetComputeScale(uint32_t rank) const
+{
+    return rank < m_computeScale.size() ? m_computeScale[rank] : 1.0;
+}
+
+void
+WorkloadRunner::FailRank(uint32_t rank, Time at)
+{
+    NS_LOG_FUNCTION(this << rank << at);
+    NS_ABORT_MSG_IF(rank >= m_failed.size(),
+                    "WorkloadRunner::FailRank: rank " << rank << " of " << m_failed.size()
+                                                      << " (call after Setup)");
+    NS_ABORT_MSG_IF(at.IsNegative(), "WorkloadRunner::FailRank: negative time");
+    m_failAt.emplace_back(rank, at);
+}
+
+const std::vector<std::pair<uint32_t, Time>>&
+WorkloadRunner::GetFailures() const
+{
+    return m_failures;
+}
+
+int64_t
+WorkloadRunner::AssignStreams(int64_t stream)
+{
+    if (!m_jitter)
+    {
+        return 0;
+    }
+    m_jitter->SetStream(stream);
+    return 1;
+}
+
+void
+WorkloadRunner::Fail(uint32_t rank)
+{
+    if (m_failed[rank])
+    {
+        return;
+    }
+    NS_LOG_INFO("WorkloadRunner: the GPU of rank " << rank << " fails");
+    m_failed[rank] = true;
+    m_failures.emplace_back(rank, Simulator::Now());
+}
+
+Time
+WorkloadRunner::ComputeDuration(uint32_t rank, const TraceOp& o)
+{
+    double factor = m_computeScale[rank];
+    if (m_jitter)
+    {
+        factor *= std::max(0.0, m_jitter->GetValue());
+    }
+    if (factor == 1.0)
+    {
+        return o.duration;
+    }
+    const Time d = TimeStep(static_cast<uint64_t>(
+        std::llround(static_cast<double>(o.duration.GetTimeStep()) * factor)));
+    NS_LOG_LOGIC("rank " << rank << " " << o.name << ": " << o.duration.As(Time::US) << " x "
+                         << factor << " = " << d.As(Time::US));
+    return d;
 }
 
 void
@@ -294,7 +399,7 @@ WorkloadRunner::TryStart(uint32_t rank, uint32_t op)
     const TraceOp& o = m_trace->GetOps(rank)[op];
     const auto& stream = s.streamOps[o.stream];
     if (s.started[op] || s.missingDeps[op] != 0 || s.streamHead[o.stream] >= stream.size() ||
-        stream[s.streamHead[o.stream]] != op)
+        stream[s.streamHead[o.stream]] != op || m_failed[rank])
     {
         return;
     }
@@ -310,7 +415,7 @@ WorkloadRunner::Begin(uint32_t rank, uint32_t op)
     s.startTime[op] = Simulator::Now();
     if (o.kind == TraceOpKind::COMPUTE)
     {
-        Simulator::Schedule(o.duration,
+        Simulator::Schedule(ComputeDuration(rank, o),
                             &WorkloadRunner::Finish,
                             Ptr<WorkloadRunner>(this),
                             rank,
@@ -455,6 +560,10 @@ WorkloadRunner::CallDone(uint64_t callIndex,
 void
 WorkloadRunner::Finish(uint32_t rank, uint32_t op, int64_t call)
 {
+    if (m_failed[rank])
+    {
+        return; // a failed GPU finishes nothing: what waits for it waits for ever
+    }
     RankState& s = m_ranks[rank];
     const TraceOp& o = m_trace->GetOps(rank)[op];
     s.finished[op] = true;

@@ -8,6 +8,7 @@
 #include "ns3/comm-group.h"
 #include "ns3/event-id.h"
 #include "ns3/object.h"
+#include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
@@ -178,6 +179,55 @@ class WorkloadRunner : public Object
     /// Called once, when the last rank has finished (e.g. to stop the simulator).
     void SetFinishedCallback(std::function<void()> finished);
 
+    /**
+     * A straggler: every compute op of rank takes factor x its duration (a slow or
+     * throttled GPU). Call after Setup (which resets every rank to 1).
+     * \param rank a rank of the trace
+     * \param factor above 0 (above 1: slower)
+     */
+    void SetComputeScale(uint32_t rank, double factor);
+    /// \param rank a rank of the trace \return its compute factor (1 unless set)
+    double GetComputeScale(uint32_t rank) const;
+
+    /**
+     * The GPU of rank fails at time at (from Start): from then on it starts no op, its
+     * running compute never ends, and it joins no further call; calls it already joined
+     * go on. The others stop at their next call with it, and the watchdog's report names
+     * the failed rank and when. Call after Setup, before Start.
+     * \param rank a rank of the trace
+     * \param at when, after Start
+     */
+    void FailRank(uint32_t rank, Time at);
+    /// \return the GPUs that failed so far: (rank, when)
+    const std::vector<std::pair<uint32_t, Time>>& GetFailures() const;
+
+    /**
+     * Assign a fixed random variable stream number to the random variables used by this
+     * model (ComputeJitter).
+     * \param stream first stream index to use
+     * \return the number of stream indices assigned
+     */
+    int64_t AssignStreams(int64_t stream);
+
+    /// The critical path of one iteration: what its time was spent on, per rank.
+    struct CriticalPath
+    {
+        uint32_t iteration{0};     //!< the iteration (GetNIterations' numbering)
+        Time start;                //!< where the path begins
+        Time end;                  //!< the iteration's last op finishes
+        std::vector<Time> compute; //!< per rank: its compute ops on the path
+        Time communication;        //!< calls on the path, from launch to end
+    };
+
+    /**
+     * Walk each iteration back from its last op: a compute op to whichever of its
+     * dependencies, stream predecessor or previous iteration finished last; a call to
+     * the member that arrived last (it launched the call), then on from that member's
+     * op. Ties go to the lowest rank and op.
+     * \return per finished iteration, its critical path
+     */
+    std::vector<CriticalPath> GetCriticalPaths() const;
+
     /// Signature of OpFinished: the finished op's record.
     typedef void (*OpTracedCallback)(const OpRecord& record);
 
@@ -229,6 +279,8 @@ class WorkloadRunner : public Object
     CallKey MatchKey(uint32_t rank, const TraceOp& op) const;
     /// \return the key as the stuck report prints it ("c:tp0#3", "p:0>1:7#2")
     std::string DescribeKey(const CallKey& key) const;
+    /// \return whether rank takes part in the calls of key (its group, or src/dst)
+    bool IsMemberOf(const CallKey& key, uint32_t rank) const;
     void StartRepetition(uint32_t rank);
     void TryStart(uint32_t rank, uint32_t op);
     void Begin(uint32_t rank, uint32_t op);
@@ -257,6 +309,10 @@ class WorkloadRunner : public Object
     void ReportPendingTransfers(std::ostream& os) const;
     void OnTransferDone(uint64_t runId, uint32_t transfer);
     void RankDone();
+    /// The GPU of rank fails now (FailRank).
+    void Fail(uint32_t rank);
+    /// \return how long compute op o of rank takes this time (scale and jitter applied)
+    Time ComputeDuration(uint32_t rank, const TraceOp& o);
 
     std::shared_ptr<const TrainingTrace> m_trace{std::make_shared<const TrainingTrace>()};
     CommGroup m_world;
@@ -282,6 +338,11 @@ class WorkloadRunner : public Object
 
     uint32_t m_iterations{1};
     Time m_hangTimeout;
+    Ptr<RandomVariableStream> m_jitter;                //!< factor per compute op (none: exact)
+    std::vector<double> m_computeScale;                //!< per rank: factor on its compute
+    std::vector<std::pair<uint32_t, Time>> m_failAt;   //!< FailRank's (rank, when)
+    std::vector<bool> m_failed;                        //!< per rank: its GPU failed
+    std::vector<std::pair<uint32_t, Time>> m_failures; //!< (rank, when), as they happened
 
     uint64_t m_progress{0}; //!< ops and transfers finished
     uint64_t m_progressAtCheck{0};

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef STRAGGLER_SETTINGS_H
+#define STRAGGLER_SETTINGS_H
+
+#include "ns3/nstime.h"
+#include "ns3/ptr.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class WorkloadRunner;
+
+/**
+ * \ingroup ai-fabric
+ * A scenario's stragglers and failures: slow GPUs, random compute jitter, GPUs that fail
+ * (the scenario's "stragglers" section; ai-fabric-sim --straggler, --jitter, --failGpu).
+ * Each text form is read by one function here, for the file and the command line alike.
+ */
+struct StragglerSettings
+{
+    /// Ranks first..last compute factor x as long (WorkloadRunner::SetComputeScale).
+    struct Slow
+    {
+        uint32_t first{0}; //!< first rank
+        uint32_t last{0};  //!< last rank (first for one rank)
+        double factor{1};  //!< above 0; above 1 is slower
+        std::string place; //!< where it was given, for messages
+    };
+
+    /// The GPU of rank fails at time at (WorkloadRunner::FailRank).
+    struct Failure
+    {
+        uint32_t rank{0};  //!< the rank
+        Time at;           //!< when, from the start of the run
+        std::string place; //!< where it was given, for messages
+    };
+
+    std::vector<Slow> slow;        //!< slow GPUs
+    std::string jitter;            //!< "" (none), "normal:SIGMA" or "lognormal:SIGMA"
+    std::string jitterPlace;       //!< where the jitter was given
+    std::vector<Failure> failures; //!< failing GPUs
+
+    /// The largest slowdown factor a straggler may have.
+    static constexpr double MAX_FACTOR = 1000;
+    /// The largest jitter sigma (normal: of the factor; lognormal: of its logarithm).
+    static constexpr double MAX_SIGMA = 2;
+
+    /**
+     * Read "RANKS:FACTOR", RANKS a rank or a range "a-b", FACTOR in (0, 1000].
+     * \param text the text \param slow set on success (place kept)
+     * \param why set to what was expected on failure
+     * \return true if text is a straggler
+     */
+    static bool ParseSlow(const std::string& text, Slow& slow, std::string* why);
+    /**
+     * Check "normal:SIGMA" (factor ~ N(1, SIGMA^2), truncated to [0, 2]) or
+     * "lognormal:SIGMA" (factor = e^X, X ~ N(-SIGMA^2/2, SIGMA^2): mean 1), SIGMA in
+     * (0, 2] (normal: (0, 1]).
+     * \param text the text \param why set to what was expected on failure
+     * \return true if text is a jitter
+     */
+    static bool ParseJitter(const std::string& text, std::string* why);
+    /**
+     * Read "RANK:TIME" (a time with its unit, such as 10ms).
+     * \param text the text \param failure set on success (place kept)
+     * \param why set to what was expected on failure
+     * \return true if text is a failure
+     */
+    static bool ParseFailure(const std::string& text, Failure& failure, std::string* why);
+
+    /// \return true if nothing is set
+    bool IsEmpty() const;
+    /**
+     * \param ranks the workload's ranks
+     * \param error set, naming the place, when a rank is not one of the workload's or a
+     *        rank is slowed twice
+     * \return true if every setting names ranks of the workload
+     */
+    bool Check(uint32_t ranks, std::string* error) const;
+    /**
+     * Set them on the runner (after its Setup, before its Start); the jitter's random
+     * stream is stream (WorkloadRunner::AssignStreams).
+     * \param runner the runner \param stream the jitter's stream
+     */
+    void Apply(Ptr<WorkloadRunner> runner, int64_t stream) const;
+    /// \param rank a rank \return its slowdown factor (1 when not slowed)
+    double FactorOf(uint32_t rank) const;
+};
+
+} // namespace ns3
+
+#endif // STRAGGLER_SETTINGS_H

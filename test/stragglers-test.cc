@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Stragglers and failures: a slow GPU's cost on the critical path against the closed form,
+// compute jitter of mean 1 and bit-identical for a seed, a failing GPU named by the hang
+// report, and the scenario section and text forms (good and bad).
+#include "ns3/config.h"
+#include "ns3/double.h"
+#include "ns3/ideal-transport.h"
+#include "ns3/pointer.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
+#include "ns3/straggler-settings.h"
+#include "ns3/string.h"
+#include "ns3/training-scenario.h"
+#include "ns3/uinteger.h"
+#include "ns3/workload-runner.h"
+
+#include <cmath>
+#include <functional>
+#include <gtest/gtest.h>
+
+using namespace ns3;
+
+namespace
+{
+constexpr uint64_t MiB = 1 << 20;
+
+/// Per rank: fwd (100 us), a DP all-reduce of 1 MiB, bwd (200 us), a DP all-reduce of
+/// 1 MiB: two computes, each waited for by a call of every rank.
+TrainingTrace
+TwoPhases(uint32_t n)
+{
+    TrainingTrace t(n);
+    TraceGroup dp{"dp0", "dp", {}};
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        dp.ranks.push_back(r);
+    }
+    t.AddGroup(dp);
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        TraceOp fwd;
+        fwd.kind = TraceOpKind::COMPUTE;
+        fwd.name = "fwd";
+        fwd.duration = MicroSeconds(100);
+        t.AddOp(r, fwd);
+        TraceOp ar;
+        ar.kind = TraceOpKind::COLLECTIVE;
+        ar.name = "ar";
+        ar.group = "dp0";
+        ar.bytes = MiB;
+        ar.algorithm = "ring";
+        t.AddOp(r, ar);
+        TraceOp bwd = fwd;
+        bwd.name = "bwd";
+        bwd.duration = MicroSeconds(200);
+        t.AddOp(r, bwd);
+        t.AddOp(r, ar);
+    }
+    return t;
+}
+
+/// Replay on an ideal carrier (100 Gb/s, 5 us per message, no protocol costs); set
+/// configures the runner after Setup. Returns the runner, the simulator destroyed.
+Ptr<WorkloadRunner>
+Replay(const TrainingTrace& t,
+       const std::function<void(Ptr<WorkloadRunner>)>& set,
+       uint32_t iterations = 1)
+{
+    Config::SetDefault("ns3::CollectiveEngine::Protocol", StringValue("none"));
+    auto ideal = CreateObject<IdealTransport>();
+    ideal->SetAttribute("NRanks", UintegerValue(t.GetNRanks()));
+    ideal->SetAttribute("DataRate", DataRateValue(DataRate("100Gbps")));
+    ideal->SetAttribute("Latency", TimeValue(MicroSeconds(5)));
+    auto runner = CreateObject<WorkloadRunner>();
+    runner->SetAttribute("Iterations", UintegerValue(iterations));
+    runner->SetAttribute("HangTimeout", TimeValue(MilliSeconds(1)));
+    runner->Setup(t, CommGroup::Uniform(t.GetNRanks(), 1), ideal);
+    set(runner);
+    runner->Start();
+    Simulator::Run();
+    Simulator::Destroy();
+    Config::Reset();
+    return runner;
+}
+} // namespace
+
+TEST(Stragglers, ASlowGpuCostsItsComputeOnTheCriticalPath)
+{
+    const TrainingTrace t = TwoPhases(4);
+    auto plain = Replay(t, [](Ptr<WorkloadRunner>) {});
+    ASSERT_TRUE(plain->IsFinished());
+    for (double f : {1.5, 2.0, 3.25})
+    {
+        SCOPED_TRACE(f);
+        auto slow = Replay(t, [f](Ptr<WorkloadRunner> r) { r->SetComputeScale(2, f); });
+        ASSERT_TRUE(slow->IsFinished());
+        // The iteration grows by (f - 1) x rank 2's compute (300 us), all of it on the path.
+        EXPECT_EQ(slow->GetEndTime() - plain->GetEndTime(), MicroSeconds(300) * (f - 1));
+        const auto paths = slow->GetCriticalPaths();
+        ASSERT_EQ(paths.size(), 1u);
+        EXPECT_EQ(paths[0].compute[2], MicroSeconds(300) * f);
+        for (uint32_t r : {0u, 1u, 3u})
+        {
+            EXPECT_EQ(paths[0].compute[r], Time(0)) << r;
+        }
+        // The slowdown's share of its compute on the path is what the iteration grew by.
+        EXPECT_EQ(paths[0].compute[2] - paths[0].compute[2] / f, MicroSeconds(300) * (f - 1));
+        // Compute and calls on the path cover the iteration, nothing twice.
+        EXPECT_EQ(paths[0].start, Time(0));
+        EXPECT_EQ(paths[0].end, slow->GetEndTime());
+        EXPECT_EQ(paths[0].compute[2] + paths[0].communication, paths[0].end - paths[0].start);
+    }
+    // Without a straggler the path goes through rank 0 (ties: the lowest rank), per
+    // iteration when the trace is repeated.
+    auto twice = Replay(
+        t,
+        [](Ptr<WorkloadRunner>) {},
+        2);
+    const auto paths = twice->GetCriticalPaths();
+    ASSERT_EQ(paths.size(), 2u);
+    EXPECT_EQ(paths[1].start, paths[0].end);
+    for (const auto& p : paths)
+    {
+        EXPECT_EQ(p.compute[0], MicroSeconds(300));
+        EXPECT_EQ(p.compute[0] + p.communication, p.end - p.start);
+    }
+}
+
+TEST(Stragglers, JitterHasMeanOneAndRepeatsForASeed)
+{
+    // One rank, 20,000 compute ops of 10 us: the total is 200 ms x the mean factor.
+    TrainingTrace t(1);
+    for (uint32_t i = 0; i < 20000; ++i)
+    {
+        TraceOp op;
+        op.kind = TraceOpKind::COMPUTE;
+        op.name = "k";
+        op.duration = MicroSeconds(10);
+        t.AddOp(0, op);
+    }
+    for (const char* jitter : {"normal:0.1", "lognormal:0.1", "lognormal:0.5"})
+    {
+        SCOPED_TRACE(jitter);
+        StragglerSettings st;
+        st.jitter = jitter;
+        auto run = [&](uint32_t seed) {
+            RngSeedManager::SetRun(seed);
+            return Replay(t, [&](Ptr<WorkloadRunner> r) { st.Apply(r, 5); })->GetEndTime();
+        };
+        const Time a = run(1);
+        EXPECT_EQ(run(1), a); // bit for bit
+        EXPECT_NE(run(2), a);
+        // The mean of 20,000 factors of standard deviation s is within 5 s / sqrt(20000)
+        // of 1 (lognormal:0.5: s = sqrt(e^0.25 - 1) = 0.533).
+        const double s = std::string(jitter) == "lognormal:0.5" ? 0.533 : 0.1;
+        EXPECT_NEAR(a.GetSeconds() / 0.2, 1.0, 5 * s / std::sqrt(20000.0));
+        // Not exact either: the jitter is drawn.
+        EXPECT_NE(a, MilliSeconds(200));
+    }
+    RngSeedManager::SetRun(1);
+}
+
+TEST(Stragglers, AFailedGpuIsNamedByTheHangReport)
+{
+    const TrainingTrace t = TwoPhases(4);
+    auto failed = Replay(t, [](Ptr<WorkloadRunner> r) { r->FailRank(1, MicroSeconds(50)); });
+    EXPECT_FALSE(failed->IsFinished());
+    EXPECT_TRUE(failed->IsStuck());
+    ASSERT_EQ(failed->GetFailures().size(), 1u);
+    EXPECT_EQ(failed->GetFailures()[0], std::make_pair(1u, MicroSeconds(50)));
+    const std::string report = failed->GetStuckReport();
+    EXPECT_NE(report.find("rank 1: its GPU failed at 0.05 ms"), std::string::npos) << report;
+    // The others reached the first all-reduce and wait for rank 1 there.
+    EXPECT_NE(report.find("rank 0 op 1 'ar' (collective all-reduce on dp0, stream 0) started "
+                          "at 0.1 ms, waiting for 1 more rank(s) to reach it (c:dp0#0), among "
+                          "them rank 1 (failed at 0.05 ms)"),
+              std::string::npos)
+        << report;
+    // Its fwd never finished: only the three others' fwd did.
+    EXPECT_EQ(failed->GetProgress().first, 3u);
+
+    // A failure after the last op changes nothing.
+    auto late = Replay(t, [](Ptr<WorkloadRunner> r) { r->FailRank(1, Seconds(1)); });
+    EXPECT_TRUE(late->IsFinished());
+}
+
+TEST(Stragglers, TextFormsAndTheScenarioSection)
+{
+    StragglerSettings::Slow slow;
+    std::string why;
+    ASSERT_TRUE(StragglerSettings::ParseSlow("3:1.5", slow, &why)) << why;
+    EXPECT_EQ(slow.first, 3u);
+    EXPECT_EQ(slow.last, 3u);
+    EXPECT_DOUBLE_EQ(slow.factor, 1.5);
+    ASSERT_TRUE(StragglerSettings::ParseSlow("8-15:0.5", slow, &why)) << why;
+    EXPECT_EQ(slow.first, 8u);
+    EXPECT_EQ(slow.last, 15u);
+    for (const char* bad : {"3", "3:", "3:0", "3:-1", "3:1001", "x:2", "15-8:2", "-3:2", "3-:2"})
+    {
+        EXPECT_FALSE(StragglerSettings::ParseSlow(bad, slow, &why)) << bad;
+        EXPECT_NE(why.find("expected RANKS:FACTOR"), std::string::npos) << why;
+    }
+    EXPECT_TRUE(StragglerSettings::ParseJitter("normal:1", &why));
+    EXPECT_TRUE(StragglerSettings::ParseJitter("lognormal:2", &why));
+    for (const char* bad : {"normal", "normal:0", "normal:1.5", "lognormal:3", "gamma:1", ""})
+    {
+        EXPECT_FALSE(StragglerSettings::ParseJitter(bad, &why)) << bad;
+        EXPECT_NE(why.find("expected normal:SIGMA"), std::string::npos) << why;
+    }
+    StragglerSettings::Failure failure;
+    ASSERT_TRUE(StragglerSettings::ParseFailure("2:10ms", failure, &why)) << why;
+    EXPECT_EQ(failure.rank, 2u);
+    EXPECT_EQ(failure.at, MilliSeconds(10));
+    for (const char* bad : {"2", "2:10", "2:-1ms", "x:1ms", ":1ms"})
+    {
+        EXPECT_FALSE(StragglerSettings::ParseFailure(bad, failure, &why)) << bad;
+        EXPECT_NE(why.find("expected RANK:TIME"), std::string::npos) << why;
+    }
+
+    TrainingScenario s;
+    ASSERT_TRUE(TrainingScenario::Parse(
+        R"({"stragglers": {"slow": ["3:1.5", "8-9:2"], "jitter": "lognormal:0.05",
+            "failures": ["2:10ms"]}})",
+        "scn.json",
+        s,
+        &why))
+        << why;
+    ASSERT_EQ(s.stragglers.slow.size(), 2u);
+    EXPECT_EQ(s.stragglers.slow[1].place, "scn.json: /stragglers/slow/1");
+    EXPECT_EQ(s.stragglers.FactorOf(9), 2.0);
+    EXPECT_EQ(s.stragglers.FactorOf(4), 1.0);
+    EXPECT_EQ(s.stragglers.jitter, "lognormal:0.05");
+    ASSERT_EQ(s.stragglers.failures.size(), 1u);
+    EXPECT_TRUE(s.stragglers.Check(16, &why)) << why;
+    EXPECT_FALSE(s.stragglers.Check(9, &why));
+    EXPECT_EQ(why, "scn.json: /stragglers/slow/1: rank 9 is not one of the workload's 9 ranks");
+    for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
+             {R"({"stragglers": {"slow": "3:1.5"}})",
+              "scn.json: /stragglers/slow: expected a list such as [\"3:1.5\"]"},
+             {R"({"stragglers": {"slow": ["3:x"]}})",
+              "scn.json: /stragglers/slow/0: expected RANKS:FACTOR"},
+             {R"({"stragglers": {"jitter": "normal:2"}})",
+              "scn.json: /stragglers/jitter: expected normal:SIGMA"},
+             {R"({"stragglers": {"failures": [3]}})",
+              "scn.json: /stragglers/failures/0: expected RANK:TIME"},
+             {R"({"stragglers": {"slowest": []}})", "scn.json: /stragglers/slowest: unknown"},
+         })
+    {
+        TrainingScenario b;
+        EXPECT_FALSE(TrainingScenario::Parse(text, "scn.json", b, &why)) << text;
+        EXPECT_EQ(why.rfind(message, 0), 0u) << why;
+    }
+    StragglerSettings twice;
+    twice.slow = {{0, 3, 2.0, "a"}, {3, 3, 1.5, "b"}};
+    EXPECT_FALSE(twice.Check(8, &why));
+    EXPECT_EQ(why, "b: rank 3 is slowed twice");
+}
