@@ -11,10 +11,12 @@
 #include "ns3/straggler-settings.h"
 #include "ns3/string.h"
 #include "ns3/training-scenario.h"
+#include "ns3/training-simulation.h"
 #include "ns3/uinteger.h"
 #include "ns3/workload-runner.h"
 
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <gtest/gtest.h>
 
@@ -220,7 +222,7 @@ TEST(Stragglers, TextFormsAndTheScenarioSection)
     TrainingScenario s;
     ASSERT_TRUE(TrainingScenario::Parse(
         R"({"stragglers": {"slow": ["3:1.5", "8-9:2"], "jitter": "lognormal:0.05",
-            "failures": ["2:10ms"]}})",
+            "failures": ["2:10ms"], "nics": ["5:100Gbps"]}})",
         "scn.json",
         s,
         &why))
@@ -231,6 +233,9 @@ TEST(Stragglers, TextFormsAndTheScenarioSection)
     EXPECT_EQ(s.stragglers.FactorOf(4), 1.0);
     EXPECT_EQ(s.stragglers.jitter, "lognormal:0.05");
     ASSERT_EQ(s.stragglers.failures.size(), 1u);
+    ASSERT_EQ(s.stragglers.nics.size(), 1u);
+    EXPECT_EQ(s.stragglers.nics[0].rank, 5u);
+    EXPECT_EQ(s.stragglers.nics[0].rate, DataRate("100Gbps"));
     EXPECT_TRUE(s.stragglers.Check(16, &why)) << why;
     EXPECT_FALSE(s.stragglers.Check(9, &why));
     EXPECT_EQ(why, "scn.json: /stragglers/slow/1: rank 9 is not one of the workload's 9 ranks");
@@ -243,6 +248,10 @@ TEST(Stragglers, TextFormsAndTheScenarioSection)
               "scn.json: /stragglers/jitter: expected normal:SIGMA"},
              {R"({"stragglers": {"failures": [3]}})",
               "scn.json: /stragglers/failures/0: expected RANK:TIME"},
+             {R"({"stragglers": {"nics": ["5:0bps"]}})",
+              "scn.json: /stragglers/nics/0: expected RANK:RATE"},
+             {R"({"stragglers": {"nics": "5:1Gbps"}})",
+              "scn.json: /stragglers/nics: expected a list such as [\"5:100Gbps\"]"},
              {R"({"stragglers": {"slowest": []}})", "scn.json: /stragglers/slowest: unknown"},
          })
     {
@@ -254,4 +263,78 @@ TEST(Stragglers, TextFormsAndTheScenarioSection)
     twice.slow = {{0, 3, 2.0, "a"}, {3, 3, 1.5, "b"}};
     EXPECT_FALSE(twice.Check(8, &why));
     EXPECT_EQ(why, "b: rank 3 is slowed twice");
+    StragglerSettings nicTwice;
+    nicTwice.nics = {{1, DataRate("1Gbps"), "a"}, {1, DataRate("2Gbps"), "b"}};
+    EXPECT_FALSE(nicTwice.Check(8, &why));
+    EXPECT_EQ(why, "b: the NIC of rank 1 is slowed twice");
+}
+
+TEST(Stragglers, ASlowNicSlowsTheCallsThroughIt)
+{
+    // Two servers of one H100 each, DP 2 over the RDMA fabric: every DP ring all-reduce
+    // goes through rank 0's NIC. At 100 Gb/s instead of 400 its bytes take 4 x as long
+    // (without congestion control: PFC holds rank 1 to the slow link's rate; DCQCN would
+    // also cut it, the slow link's queue being a congestion point).
+    const std::string base =
+        R"({"cluster": {"servers": 2, "gpusPerServer": 1, "spines": 1},
+            "fabric": {"congestionControl": "none"},
+            "collectives": {"algorithm": "ring", "protocol": "Simple"},
+            "workload": {"format": "generator", "model": {"layers": 2, "hidden": 1024,
+            "heads": 8, "seqLength": 64, "vocab": 100, "tp": 1, "dp": 2, "globalBatch": 2}})";
+    auto largest = [](const std::string& text, std::string* error) -> Time {
+        TrainingScenario s;
+        if (!TrainingScenario::Parse(text, "scn.json", s, error))
+        {
+            return Time(-1);
+        }
+        TrainingSimulation sim(s);
+        if (!sim.ApplyGlobalSettings(error) || !sim.Build(error))
+        {
+            Simulator::Destroy();
+            return Time(-1);
+        }
+        sim.Run(false);
+        EXPECT_TRUE(sim.GetRunner()->IsFinished());
+        // The largest DP call: its time from launch to end.
+        Time longest;
+        uint64_t most = 0;
+        for (const CallRecord& c : sim.GetRunner()->GetCalls())
+        {
+            if (c.bytes > most)
+            {
+                most = c.bytes;
+                longest = c.end - c.launch;
+            }
+        }
+        Simulator::Destroy();
+        return longest;
+    };
+    std::string error;
+    const Time plain = largest(base + "}", &error);
+    ASSERT_TRUE(plain.IsStrictlyPositive()) << error;
+    const Time slow = largest(base + R"(, "stragglers": {"nics": ["0:100Gbps"]}})", &error);
+    ASSERT_TRUE(slow.IsStrictlyPositive()) << error;
+    std::printf("largest DP call: %.1f us at 400 Gb/s, %.1f us with rank 0's NIC at 100\n",
+                plain.GetMicroSeconds() * 1.0,
+                slow.GetMicroSeconds() * 1.0);
+    // Its bytes 4 x as long, its latencies as they were: a little under 4 (3.90 here).
+    const double ratio = slow.GetSeconds() / plain.GetSeconds();
+    EXPECT_GT(ratio, 3.8);
+    EXPECT_LE(ratio, 4.0);
+
+    // A rate above the link's, and the ideal topology, are refused with their place.
+    EXPECT_LT(largest(base + R"(, "stragglers": {"nics": ["1:800Gbps"]}})", &error), Time(0));
+    EXPECT_EQ(error.rfind("scn.json: /stragglers/nics/0: 800000000000 bps is above the link's "
+                          "400000000000 bps",
+                          0),
+              0u)
+        << error;
+    EXPECT_LT(largest(R"({"cluster": {"topology": "ideal", "servers": 2, "gpusPerServer": 1},
+                          "stragglers": {"nics": ["1:100Gbps"]},
+                          "workload": {"format": "generator", "model": {"layers": 2,
+                          "hidden": 256, "heads": 4, "seqLength": 64, "vocab": 100, "tp": 1,
+                          "dp": 2, "globalBatch": 2}}})",
+                      &error),
+              Time(0));
+    EXPECT_EQ(error, "scn.json: /stragglers/nics/0: the ideal topology has no NICs to slow");
 }

@@ -74,12 +74,13 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
                              "straggler",
                              "jitter",
                              "failGpu",
+                             "slowNic",
                              "fast-forward"})
     {
         ASSERT_EQ(cmd.help.count(name), 1u) << name;
         EXPECT_GT(cmd.help[name].size(), 10u) << name;
     }
-    EXPECT_EQ(cmd.help.size(), 22u);
+    EXPECT_EQ(cmd.help.size(), 23u);
     *cmd.fields["servers"] = "4";
     EXPECT_EQ(o.servers, "4");
 }

@@ -218,6 +218,10 @@ ScenarioOverrides::GetOptions()
          "GPUs that fail, comma-separated RANK:TIME (e.g. 2:10ms): the job stops making "
          "progress and the hang report names them",
          &ScenarioOverrides::failGpu},
+        {"slowNic",
+         "Slow NICs, comma-separated RANK:RATE (e.g. 5:100Gbps): the link of that GPU's NIC, "
+         "both ends, at RATE (at most its rate)",
+         &ScenarioOverrides::slowNic},
         {"fast-forward",
          "Steady-state fast-forward of the RDMA fabric and the NVSwitches: on, off (the packet "
          "reference) or check (run both ways and compare)",
@@ -525,6 +529,19 @@ ScenarioOverrides::ApplyStragglers(TrainingScenario& s) const
         }
         s.stragglers.jitter = jitter;
         s.stragglers.jitterPlace = "--jitter=" + jitter;
+    }
+    if (!slowNic.empty())
+    {
+        s.stragglers.nics.clear();
+        each("slowNic", slowNic, [&](const std::string& text) {
+            StragglerSettings::SlowNic nic;
+            nic.place = "--slowNic=" + slowNic;
+            if (!StragglerSettings::ParseSlowNic(text, nic, &why))
+            {
+                Bad("slowNic", slowNic, why);
+            }
+            s.stragglers.nics.push_back(nic);
+        });
     }
     if (!failGpu.empty())
     {

@@ -48,6 +48,7 @@ struct ScenarioOverrides
     std::string straggler;        //!< slow GPUs, comma-separated RANKS:FACTOR
     std::string jitter;           //!< compute jitter
     std::string failGpu;          //!< failing GPUs, comma-separated RANK:TIME
+    std::string slowNic;          //!< slow NICs, comma-separated RANK:RATE
 
     /// One option: its name on the command line, help text, and field.
     struct Option
@@ -117,7 +118,7 @@ struct ScenarioOverrides
     /// Apply --computeScale, --compress, --straggler, --jitter, --failGpu, --workload and
     /// --workload-format.
     void ApplyWorkload(TrainingScenario& s) const;
-    /// Apply --straggler, --jitter and --failGpu.
+    /// Apply --straggler, --jitter, --failGpu and --slowNic.
     void ApplyStragglers(TrainingScenario& s) const;
 };
 

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "straggler-settings.h"
 
+#include "ns3/data-rate.h"
 #include "ns3/double.h"
+#include "ns3/gpu-cluster-helper.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
 #include "ns3/pointer.h"
 #include "ns3/quantity-text.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/roce-channel.h"
 #include "ns3/workload-runner.h"
 
 #include <cmath>
@@ -112,9 +115,47 @@ StragglerSettings::ParseFailure(const std::string& text, Failure& failure, std::
 }
 
 bool
+StragglerSettings::ParseSlowNic(const std::string& text, SlowNic& nic, std::string* why)
+{
+    const size_t colon = text.find(':');
+    SlowNic n = nic;
+    const bool ok = colon != std::string::npos && RankOf(text.substr(0, colon), n.rank) &&
+                    TextToDataRate(text.substr(colon + 1), n.rate) && n.rate.GetBitRate() > 0;
+    if (!ok)
+    {
+        *why = "expected RANK:RATE (a rate with its unit, e.g. 5:100Gbps), got \"" + text + "\"";
+        return false;
+    }
+    nic = n;
+    return true;
+}
+
+bool
 StragglerSettings::IsEmpty() const
 {
-    return slow.empty() && jitter.empty() && failures.empty();
+    return slow.empty() && jitter.empty() && failures.empty() && nics.empty();
+}
+
+bool
+StragglerSettings::ApplyNics(const GpuCluster& cluster, std::string* error) const
+{
+    for (const SlowNic& n : nics)
+    {
+        Ptr<RoceNetDevice> nic = cluster.network.nics.at(n.rank)->GetDevice();
+        Ptr<RoceNetDevice> peer = nic->GetRoceChannel()->GetPeer(nic);
+        const DataRate was = nic->GetDataRate();
+        if (n.rate > was)
+        {
+            *error = n.place + ": " + std::to_string(n.rate.GetBitRate()) +
+                     " bps is above the link's " + std::to_string(was.GetBitRate()) +
+                     " bps (a slow NIC is slower)";
+            return false;
+        }
+        NS_LOG_INFO("rank " << n.rank << ": NIC at " << n.rate << " instead of " << was);
+        nic->SetAttribute("DataRate", DataRateValue(n.rate));
+        peer->SetAttribute("DataRate", DataRateValue(n.rate));
+    }
+    return true;
 }
 
 bool
@@ -138,6 +179,22 @@ StragglerSettings::Check(uint32_t ranks, std::string* error) const
             }
             slowed[r] = true;
         }
+    }
+    std::vector<bool> slowNic(ranks, false);
+    for (const SlowNic& n : nics)
+    {
+        if (n.rank >= ranks)
+        {
+            *error = n.place + ": rank " + std::to_string(n.rank) +
+                     " is not one of the workload's " + std::to_string(ranks) + " ranks";
+            return false;
+        }
+        if (slowNic[n.rank])
+        {
+            *error = n.place + ": the NIC of rank " + std::to_string(n.rank) + " is slowed twice";
+            return false;
+        }
+        slowNic[n.rank] = true;
     }
     for (const Failure& f : failures)
     {

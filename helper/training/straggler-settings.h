@@ -2,6 +2,7 @@
 #ifndef STRAGGLER_SETTINGS_H
 #define STRAGGLER_SETTINGS_H
 
+#include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
 
@@ -13,6 +14,7 @@ namespace ns3
 {
 
 class WorkloadRunner;
+struct GpuCluster;
 
 /**
  * \ingroup ai-fabric
@@ -39,7 +41,16 @@ struct StragglerSettings
         std::string place; //!< where it was given, for messages
     };
 
+    /// The NIC of rank sends and receives at rate (its link's both ends).
+    struct SlowNic
+    {
+        uint32_t rank{0};  //!< the rank (its GPU's NIC)
+        DataRate rate;     //!< the link's rate, at most what it was
+        std::string place; //!< where it was given, for messages
+    };
+
     std::vector<Slow> slow;        //!< slow GPUs
+    std::vector<SlowNic> nics;     //!< slow NICs
     std::string jitter;            //!< "" (none), "normal:SIGMA" or "lognormal:SIGMA"
     std::string jitterPlace;       //!< where the jitter was given
     std::vector<Failure> failures; //!< failing GPUs
@@ -72,6 +83,14 @@ struct StragglerSettings
      */
     static bool ParseFailure(const std::string& text, Failure& failure, std::string* why);
 
+    /**
+     * Read "RANK:RATE" (a rate with its unit, such as 100Gbps).
+     * \param text the text \param nic set on success (place kept)
+     * \param why set to what was expected on failure
+     * \return true if text is a slow NIC
+     */
+    static bool ParseSlowNic(const std::string& text, SlowNic& nic, std::string* why);
+
     /// \return true if nothing is set
     bool IsEmpty() const;
     /**
@@ -87,6 +106,14 @@ struct StragglerSettings
      * \param runner the runner \param stream the jitter's stream
      */
     void Apply(Ptr<WorkloadRunner> runner, int64_t stream) const;
+    /**
+     * Slow the NICs down: each one's link, both ends, to its rate (before any queue pair
+     * starts: congestion control starts at the link's rate).
+     * \param cluster the built cluster (its NICs by rank)
+     * \param error set, naming the place, when a rate is above the link's
+     * \return true on success
+     */
+    bool ApplyNics(const GpuCluster& cluster, std::string* error) const;
     /// \param rank a rank \return its slowdown factor (1 when not slowed)
     double FactorOf(uint32_t rank) const;
 };

@@ -194,7 +194,13 @@ StragglersJson(const TrainingSimulation& sim)
                          {"end_s", p.end.GetSeconds()},
                          {"communication_s", p.communication.GetSeconds()}});
     }
+    Json nics = Json::array();
+    for (const auto& n : st.nics)
+    {
+        nics.push_back({{"rank", n.rank}, {"rate_bps", n.rate.GetBitRate()}});
+    }
     return {{"slow", slow},
+            {"slow_nics", nics},
             {"jitter", st.jitter.empty() ? Json(nullptr) : Json(st.jitter)},
             {"failures", failures},
             {"critical_paths", paths}};

@@ -125,6 +125,11 @@ TrainingReport::PrintOverview(std::ostream& os) const
            << (slow.first == slow.last ? "" : "-" + std::to_string(slow.last)) << " compute x "
            << std::setprecision(3) << slow.factor << "\n";
     }
+    for (const auto& nic : st.nics)
+    {
+        os << "             slow NIC: rank " << nic.rank << " at " << std::setprecision(1)
+           << nic.rate.GetBitRate() / 1e9 << " Gb/s\n";
+    }
     if (!st.jitter.empty())
     {
         os << "             compute jitter: " << st.jitter << " per op (seed " << s.seed << ")\n";

@@ -479,7 +479,7 @@ ParseStragglers(const Json& obj, const std::string& source, TrainingScenario& s)
     Section st(obj, "/stragglers");
     StragglerSettings& out = s.stragglers;
     std::string why;
-    for (const char* key : {"slow", "failures"})
+    for (const char* key : {"slow", "nics", "failures"})
     {
         if (!st.Has(key))
         {
@@ -489,9 +489,10 @@ ParseStragglers(const Json& obj, const std::string& source, TrainingScenario& s)
         const std::string where = std::string("/stragglers/") + key;
         if (!list.is_array())
         {
-            Fail(where,
-                 std::string("expected a list such as ") +
-                     (key == std::string("slow") ? "[\"3:1.5\"]" : "[\"2:10ms\"]"));
+            const std::string example = key == std::string("slow")   ? "[\"3:1.5\"]"
+                                        : key == std::string("nics") ? "[\"5:100Gbps\"]"
+                                                                     : "[\"2:10ms\"]";
+            Fail(where, "expected a list such as " + example);
         }
         for (std::size_t i = 0; i < list.size(); ++i)
         {
@@ -507,6 +508,16 @@ ParseStragglers(const Json& obj, const std::string& source, TrainingScenario& s)
                     Fail(place, why);
                 }
                 out.slow.push_back(slow);
+            }
+            else if (key == std::string("nics"))
+            {
+                StragglerSettings::SlowNic nic;
+                nic.place = source + ": " + place;
+                if (!StragglerSettings::ParseSlowNic(text, nic, &why))
+                {
+                    Fail(place, why);
+                }
+                out.nics.push_back(nic);
             }
             else
             {

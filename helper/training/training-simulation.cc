@@ -243,7 +243,16 @@ TrainingSimulation::Build(std::string* error)
     {
         return false;
     }
+    if (s.topology == "ideal" && !s.stragglers.nics.empty())
+    {
+        *error = s.stragglers.nics.front().place + ": the ideal topology has no NICs to slow";
+        return false;
+    }
     BuildCluster();
+    if (s.topology != "ideal" && !s.stragglers.ApplyNics(m_cluster, error))
+    {
+        return false;
+    }
     std::string rateWhy;
     if (s.topology != "ideal" && !m_roce.CheckTelemetryRates(&rateWhy))
     {
