@@ -2,6 +2,8 @@
 // Stragglers and failures: a slow GPU's cost on the critical path against the closed form,
 // compute jitter of mean 1 and bit-identical for a seed, a failing GPU named by the hang
 // report, and the scenario section and text forms (good and bad).
+#include "test-util.h"
+
 #include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/ideal-transport.h"
@@ -17,6 +19,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <gtest/gtest.h>
 
@@ -128,7 +131,7 @@ TEST(Stragglers, ASlowGpuCostsItsComputeOnTheCriticalPath)
     }
 }
 
-TEST(Stragglers, JitterHasMeanOneAndRepeatsForASeed)
+TEST(Stragglers, JitterHasItsMeanAndRepeatsForASeed)
 {
     // One rank, 20,000 compute ops of 10 us: the total is 200 ms x the mean factor.
     TrainingTrace t(1);
@@ -159,6 +162,21 @@ TEST(Stragglers, JitterHasMeanOneAndRepeatsForASeed)
         // Not exact either: the jitter is drawn.
         EXPECT_NE(a, MilliSeconds(200));
     }
+    // A measured CDF of the factor: half the ops 0.5 to 1, half 1 to 2, uniformly
+    // between the points: mean 0.5 x 0.75 + 0.5 x 1.5 = 1.125, standard deviation 0.439.
+    const std::string file = aifabric::TestDir() + "jitter-cdf.txt";
+    std::ofstream(file) << "# factor percent\n0.5 0\n1 50\n2 100\n";
+    StragglerSettings measured;
+    measured.jitter = "cdf:" + file;
+    std::string why;
+    ASSERT_TRUE(StragglerSettings::ParseJitter(measured.jitter, &why)) << why;
+    const Time m = Replay(t, [&](Ptr<WorkloadRunner> r) { measured.Apply(r, 5); })->GetEndTime();
+    EXPECT_NEAR(m.GetSeconds() / 0.2, 1.125, 5 * 0.439 / std::sqrt(20000.0));
+    std::ofstream(file) << "0.5 0\n0.4 100\n";
+    EXPECT_FALSE(StragglerSettings::ParseJitter(measured.jitter, &why));
+    EXPECT_EQ(why, file + ": line 2: expected factors that rise and percents that do not fall");
+    EXPECT_FALSE(StragglerSettings::ParseJitter("cdf:/nonexistent/cdf.txt", &why));
+    EXPECT_EQ(why, "/nonexistent/cdf.txt: cannot be read");
     RngSeedManager::SetRun(1);
 }
 

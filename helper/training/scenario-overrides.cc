@@ -211,8 +211,9 @@ ScenarioOverrides::GetOptions()
          "of those ranks takes FACTOR x its duration; RANKS a rank or a range a-b",
          &ScenarioOverrides::straggler},
         {"jitter",
-         "Random factor of mean 1 on each compute op, drawn with the seed: normal:SIGMA or "
-         "lognormal:SIGMA (ns3::WorkloadRunner::ComputeJitter)",
+         "Random factor on each compute op, drawn with the seed: normal:SIGMA or "
+         "lognormal:SIGMA (mean 1), or cdf:FILE (a measured CDF, lines \"factor percent\") "
+         "(ns3::WorkloadRunner::ComputeJitter)",
          &ScenarioOverrides::jitter},
         {"failGpu",
          "GPUs that fail, comma-separated RANK:TIME (e.g. 2:10ms): the job stops making "

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "straggler-settings.h"
 
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
+#include "ns3/flow-size-cdf.h"
 #include "ns3/gpu-cluster-helper.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
@@ -25,6 +28,9 @@ namespace
 /// The jitter distributions, as their texts name them.
 constexpr const char* NORMAL = "normal";
 constexpr const char* LOGNORMAL = "lognormal";
+constexpr const char* CDF = "cdf";
+/// What a jitter CDF file's values are, for its messages.
+constexpr const char* FACTORS = "factors";
 
 /// \return text as a number, or NaN if it is not one
 double
@@ -86,13 +92,18 @@ StragglerSettings::ParseJitter(const std::string& text, std::string* why)
 {
     const size_t colon = text.find(':');
     const std::string kind = text.substr(0, colon);
+    if (kind == CDF && colon != std::string::npos)
+    {
+        FlowSizeCdf cdf;
+        return FlowSizeCdf::Load(text.substr(colon + 1), cdf, why, FACTORS);
+    }
     const double sigma = colon == std::string::npos ? NAN : NumberOf(text.substr(colon + 1));
     const double most = kind == NORMAL ? 1.0 : MAX_SIGMA;
     if ((kind != NORMAL && kind != LOGNORMAL) || !(sigma > 0 && sigma <= most))
     {
-        *why = std::string("expected ") + NORMAL + ":SIGMA (SIGMA in (0, 1]) or " + LOGNORMAL +
-               ":SIGMA (SIGMA in (0, 2]): a factor of mean 1 on each compute op, got \"" + text +
-               "\"";
+        *why = std::string("expected ") + NORMAL + ":SIGMA (SIGMA in (0, 1]), " + LOGNORMAL +
+               ":SIGMA (SIGMA in (0, 2]): a factor of mean 1 on each compute op, or " + CDF +
+               ":FILE (lines \"factor percent\"), got \"" + text + "\"";
         return false;
     }
     return true;
@@ -236,10 +247,26 @@ StragglerSettings::Apply(Ptr<WorkloadRunner> runner, int64_t stream) const
     {
         const size_t colon = jitter.find(':');
         const std::string kind = jitter.substr(0, colon);
-        const double sigma = NumberOf(jitter.substr(colon + 1));
         Ptr<RandomVariableStream> rv;
-        if (kind == NORMAL)
+        if (kind == CDF)
         {
+            // The measured CDF, interpolated between its points (read by ParseJitter).
+            FlowSizeCdf cdf;
+            std::string why;
+            NS_ABORT_MSG_IF(!FlowSizeCdf::Load(jitter.substr(colon + 1), cdf, &why, FACTORS),
+                            "StragglerSettings: " << why);
+            auto empirical =
+                CreateObjectWithAttributes<EmpiricalRandomVariable>("Interpolate",
+                                                                    BooleanValue(true));
+            for (const auto& [factor, probability] : cdf.Points())
+            {
+                empirical->CDF(factor, probability);
+            }
+            rv = empirical;
+        }
+        else if (kind == NORMAL)
+        {
+            const double sigma = NumberOf(jitter.substr(colon + 1));
             // Truncated to [0, 2]: a factor of mean 1 that stays positive.
             rv = CreateObjectWithAttributes<NormalRandomVariable>("Mean",
                                                                   DoubleValue(1),
@@ -251,6 +278,7 @@ StragglerSettings::Apply(Ptr<WorkloadRunner> runner, int64_t stream) const
         else
         {
             // E[e^X] = e^(mu + sigma^2 / 2) = 1.
+            const double sigma = NumberOf(jitter.substr(colon + 1));
             rv =
                 CreateObjectWithAttributes<LogNormalRandomVariable>("Mu",
                                                                     DoubleValue(-sigma * sigma / 2),

@@ -51,7 +51,8 @@ struct StragglerSettings
 
     std::vector<Slow> slow;        //!< slow GPUs
     std::vector<SlowNic> nics;     //!< slow NICs
-    std::string jitter;            //!< "" (none), "normal:SIGMA" or "lognormal:SIGMA"
+    /// "" (none), "normal:SIGMA", "lognormal:SIGMA" or "cdf:FILE"
+    std::string jitter;
     std::string jitterPlace;       //!< where the jitter was given
     std::vector<Failure> failures; //!< failing GPUs
 
@@ -68,9 +69,10 @@ struct StragglerSettings
      */
     static bool ParseSlow(const std::string& text, Slow& slow, std::string* why);
     /**
-     * Check "normal:SIGMA" (factor ~ N(1, SIGMA^2), truncated to [0, 2]) or
+     * Check "normal:SIGMA" (factor ~ N(1, SIGMA^2), truncated to [0, 2]),
      * "lognormal:SIGMA" (factor = e^X, X ~ N(-SIGMA^2/2, SIGMA^2): mean 1), SIGMA in
-     * (0, 2] (normal: (0, 1]).
+     * (0, 2] (normal: (0, 1]), or "cdf:FILE" (a measured CDF of the factor: lines
+     * "factor percent", as FlowSizeCdf::Load reads them; interpolated between points).
      * \param text the text \param why set to what was expected on failure
      * \return true if text is a jitter
      */

@@ -534,6 +534,12 @@ ParseStragglers(const Json& obj, const std::string& source, TrainingScenario& s)
     if (st.Has("jitter"))
     {
         out.jitter = st.Text("jitter", "");
+        const std::string cdf = "cdf:";
+        if (out.jitter.rfind(cdf, 0) == 0)
+        {
+            // A CDF file, as every file of a scenario, relative to the scenario's folder.
+            out.jitter = cdf + Resolve(out.jitter.substr(cdf.size()), source);
+        }
         out.jitterPlace = source + ": /stragglers/jitter";
         if (!StragglerSettings::ParseJitter(out.jitter, &why))
         {

@@ -98,8 +98,10 @@ bool
 FlowSizeCdf::FromPoints(const std::vector<std::pair<double, double>>& points,
                         FlowSizeCdf& out,
                         std::string* error,
-                        const std::vector<uint32_t>* lines)
+                        const std::vector<uint32_t>* lines,
+                        const std::string& quantity)
 {
+    const std::string values = quantity == "bytes" ? "sizes" : quantity;
     if (points.size() < 2)
     {
         *error = "expected at least two points";
@@ -113,12 +115,12 @@ FlowSizeCdf::FromPoints(const std::vector<std::pair<double, double>>& points,
         if (!std::isfinite(bytes) || bytes < 0 || bytes > MAX_BYTES || !std::isfinite(percent) ||
             percent < 0 || percent > 100)
         {
-            *error = where + "expected bytes from 0 to 2^40 and a percent from 0 to 100";
+            *error = where + "expected " + quantity + " from 0 to 2^40 and a percent from 0 to 100";
             return false;
         }
         if (i > 0 && (bytes <= points[i - 1].first || percent < points[i - 1].second))
         {
-            *error = where + "expected sizes that rise and percents that do not fall";
+            *error = where + "expected " + values + " that rise and percents that do not fall";
             return false;
         }
     }
@@ -137,7 +139,10 @@ FlowSizeCdf::FromPoints(const std::vector<std::pair<double, double>>& points,
 }
 
 bool
-FlowSizeCdf::Load(const std::string& path, FlowSizeCdf& out, std::string* error)
+FlowSizeCdf::Load(const std::string& path,
+                  FlowSizeCdf& out,
+                  std::string* error,
+                  const std::string& quantity)
 {
     std::ifstream in(path);
     if (!in)
@@ -161,21 +166,21 @@ FlowSizeCdf::Load(const std::string& path, FlowSizeCdf& out, std::string* error)
             {
                 continue; // blank or comment
             }
-            *error =
-                path + ":" + std::to_string(number) + ": expected \"bytes percent\" (two numbers)";
+            *error = path + ":" + std::to_string(number) + ": expected \"" + quantity +
+                     " percent\" (two numbers)";
             return false;
         }
         if (!(fields >> percent) || (fields >> rest))
         {
-            *error =
-                path + ":" + std::to_string(number) + ": expected \"bytes percent\" (two numbers)";
+            *error = path + ":" + std::to_string(number) + ": expected \"" + quantity +
+                     " percent\" (two numbers)";
             return false;
         }
         points.emplace_back(bytes, percent);
         lines.push_back(number);
     }
     std::string why;
-    if (!FromPoints(points, out, &why, &lines))
+    if (!FromPoints(points, out, &why, &lines, quantity))
     {
         *error = path + ": " + why;
         return false;

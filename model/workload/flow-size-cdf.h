@@ -40,9 +40,14 @@ class FlowSizeCdf
      * \param path the file
      * \param out receives the distribution
      * \param error set to "path:line: what was expected" on failure
+     * \param quantity what the values are, for messages ("bytes"; a factor CDF:
+     *        "factors")
      * \return true on success
      */
-    static bool Load(const std::string& path, FlowSizeCdf& out, std::string* error);
+    static bool Load(const std::string& path,
+                     FlowSizeCdf& out,
+                     std::string* error,
+                     const std::string& quantity = "bytes");
     /// Largest flow size a CDF may name, bytes (2^40, as programs' size options).
     static constexpr double MAX_BYTES = 1099511627776.0;
     /**
@@ -51,12 +56,14 @@ class FlowSizeCdf
      * \param out receives the distribution
      * \param error set to the first problem, naming the point (or its line)
      * \param lines the file line of each point, if they come from a file
+     * \param quantity what the values are, for messages
      * \return true if the points make a CDF
      */
     static bool FromPoints(const std::vector<std::pair<double, double>>& points,
                            FlowSizeCdf& out,
                            std::string* error,
-                           const std::vector<uint32_t>* lines = nullptr);
+                           const std::vector<uint32_t>* lines = nullptr,
+                           const std::string& quantity = "bytes");
 
     /// \param u uniform in [0, 1) \return the size in bytes (at least 1)
     uint64_t Sample(double u) const;
