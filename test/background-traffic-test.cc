@@ -222,7 +222,8 @@ TEST_F(BackgroundTrafficRun, PoissonArrivalsAtTheLoad)
     // flows at rate load x 100G / (8 x mean); the count is Poisson, so within 4 % (4
     // standard deviations of ~10,000). Every flow finishes; sources and destinations
     // differ; the report counts them all.
-    const BackgroundRun run = RunBackground("ns3::RoceDcqcn", "alistorage2019", 0.3, MilliSeconds(5));
+    const BackgroundRun run =
+        RunBackground("ns3::RoceDcqcn", "alistorage2019", 0.3, MilliSeconds(5));
     FlowSizeCdf cdf;
     FlowSizeCdf::Named("alistorage2019", cdf);
     const double expected = 16 * 0.3 * 100e9 * 5e-3 / (8 * cdf.Mean());

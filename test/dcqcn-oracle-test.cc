@@ -6,12 +6,12 @@
 
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
-#include "ns3/roce-dcqcn.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/no-congestion-control.h"
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
+#include "ns3/roce-dcqcn.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"

@@ -378,7 +378,7 @@ TEST_F(FastForward, PortsCountTheSkippedFrames)
     EXPECT_EQ(ff.dataPacketsSent, ref.dataPacketsSent);
     EXPECT_EQ(ff.portFrames[0] - ff.portSkipped[0], ff.dataPacketsSent - ff.skippedPackets);
     EXPECT_LT(ff.portFrames[0] - ff.portSkipped[0], 100u); // the window and the last packets
-    EXPECT_EQ(ref.portFrames[0], ref.dataPacketsSent); // NIC 0 sends nothing but data
+    EXPECT_EQ(ref.portFrames[0], ref.dataPacketsSent);     // NIC 0 sends nothing but data
     EXPECT_EQ(ff.portSkipped[1], ff.portSkipped[2]);
     EXPECT_GT(ff.portSkipped[1], 0u);
 }

@@ -3,6 +3,8 @@
 // factor and top-k against their closed forms (bytes, kernel times, the ops' new order),
 // a replay whose time is the compressed call plus its kernels, and the main program's
 // scenario key moving exactly a quarter of the data-parallel bytes over the RDMA fabric.
+#include "test-util.h"
+
 #include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/gradient-compression.h"
@@ -27,16 +29,7 @@ constexpr uint64_t MiB = 1 << 20;
 /// H100's HBM3 bandwidth (GpuPreset), bytes per second.
 constexpr double HBM = 3.35e12;
 
-TraceOp
-Compute(const std::string& name, Time d, std::vector<uint32_t> deps = {})
-{
-    TraceOp op;
-    op.kind = TraceOpKind::COMPUTE;
-    op.name = name;
-    op.duration = d;
-    op.deps = std::move(deps);
-    return op;
-}
+using aifabric::Compute;
 
 TraceOp
 Collective(const std::string& name,
@@ -243,6 +236,18 @@ TEST(GradientCompression, RulesThatCannotApplyAreNamedAndLeaveTheTrace)
     refused({"op=nothing:0.5"}, "no collective's op name contains that text");
     refused({"tp:topk:0.1"}, "top-k compresses all-reduce, but \"tp\" selects the all-gather");
     // An op takes the first rule that selects it: a rule behind a wider one never applies.
+    // The members of a call must agree: an op=TEXT rule reads each rank's own names.
+    {
+        TrainingTrace t = before;
+        t.GetOps(3)[1].name = "renamed";
+        auto c = With({"op=grad.l0:0.5"});
+        std::string error;
+        EXPECT_FALSE(c->Apply(t, HBM, &error));
+        EXPECT_EQ(error,
+                  "test: \"op=grad.l0\" selects call 0 on group dp0 of rank 0 but not of rank 3 "
+                  "(their op names differ): the members of a call must agree");
+        EXPECT_EQ(t.GetNOps(), before.GetNOps());
+    }
     refused({"dp:0.5", "dp0:0.25"},
             "\"dp0\" selects no collective of the trace (every collective it selects takes "
             "an earlier rule)");
@@ -328,7 +333,12 @@ TEST(GradientCompression, ScenarioKeyMovesAQuarterOfTheDataParallelBytes)
     EXPECT_EQ(rule["rule"], "dp:0.25");
     EXPECT_EQ(rule["kind"], "dense");
     EXPECT_EQ(rule["bytes_after"].get<uint64_t>() * 4, rule["bytes_before"].get<uint64_t>());
-    EXPECT_GT(rule["kernels_s"].get<double>(), 0);
+    // The kernels at the default bandwidth, H100's HBM: every DP all-reduce's encode and
+    // decode each read and write 1.25 x its bytes.
+    EXPECT_NEAR(rule["kernels_s"].get<double>(),
+                2 * 1.25 * rule["bytes_before"].get<double>() / HBM,
+                1e-9 * rule["ops"].get<double>());
+    EXPECT_EQ(rule["value"].get<double>(), 0.25);
 
     // A rule the trace cannot take is named with its place in the file.
     TrainingScenario s;

@@ -7,11 +7,11 @@
 #include "ns3/bth-header.h"
 #include "ns3/cnp-header.h"
 #include "ns3/crc32.h"
+#include "ns3/icrc-trailer.h"
 #include "ns3/immediate-data-header.h"
 #include "ns3/packet.h"
 #include "ns3/pfc-header.h"
 #include "ns3/reth-header.h"
-#include "ns3/icrc-trailer.h"
 
 #include <algorithm>
 #include <array>

@@ -6,9 +6,8 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <vector>
 
 using namespace ns3;
@@ -30,14 +29,14 @@ struct Transfer
 /// What a run leaves.
 struct Outcome
 {
-    std::vector<Time> done;             //!< per transfer: when its last chunk arrived
-    std::vector<uint64_t> sent;         //!< per GPU: payload bytes up
-    std::vector<uint64_t> received;     //!< per GPU: payload bytes down
-    uint64_t chunks{0};                 //!< GetChunksDelivered
-    uint64_t bytes{0};                  //!< GetBytesDelivered
-    uint64_t skips{0};                  //!< GetSkips
-    uint64_t skippedChunks{0};          //!< GetSkippedChunks
-    uint64_t midSkipChunks{0};          //!< GetChunksDelivered at 60 us
+    std::vector<Time> done;         //!< per transfer: when its last chunk arrived
+    std::vector<uint64_t> sent;     //!< per GPU: payload bytes up
+    std::vector<uint64_t> received; //!< per GPU: payload bytes down
+    uint64_t chunks{0};             //!< GetChunksDelivered
+    uint64_t bytes{0};              //!< GetBytesDelivered
+    uint64_t skips{0};              //!< GetSkips
+    uint64_t skippedChunks{0};      //!< GetSkippedChunks
+    uint64_t midSkipChunks{0};      //!< GetChunksDelivered at 60 us
 };
 
 /**
@@ -46,9 +45,9 @@ struct Outcome
  */
 Outcome
 RunFabric(const std::vector<Transfer>& transfers,
-    bool fastForward,
-    uint32_t credits = 8,
-    uint64_t nvlsBytes = 0)
+          bool fastForward,
+          uint32_t credits = 8,
+          uint64_t nvlsBytes = 0)
 {
     auto f = CreateObject<NvSwitchFabric>();
     f->ApplyPreset("H100");
@@ -67,7 +66,8 @@ RunFabric(const std::vector<Transfer>& transfers,
                     }));
         });
     }
-    Simulator::Schedule(MicroSeconds(60), [f, &out]() { out.midSkipChunks = f->GetChunksDelivered(); });
+    Simulator::Schedule(MicroSeconds(60),
+                        [f, &out]() { out.midSkipChunks = f->GetChunksDelivered(); });
     if (nvlsBytes > 0)
     {
         const std::vector<uint32_t> all{0, 1, 2, 3, 4, 5, 6, 7};

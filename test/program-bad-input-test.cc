@@ -563,8 +563,7 @@ TEST(ProgramBadInput, AiFabricSim)
                   "ElementBytes (4)"},
                  {{"--compress=dp:1.5"},
                   "--compress=dp:1.5: expected SELECTOR:FACTOR or SELECTOR:topk:DENSITY"},
-                 {{"--compress=dp:0.25,"},
-                  "--compress=dp:0.25,: expected comma-separated rules such as dp:0.25"},
+                 {{"--compress=dp:0.25,"}, "--compress=dp:0.25,: expected a comma-separated list"},
                  {{"--compress=dp:0.25,,tp:0.5"}, "got \"\""},
                  {{"--compress=pp:0.5"},
                   "--compress=pp:0.5: \"pp\" selects no collective of the trace (no group of "
@@ -581,7 +580,8 @@ TEST(ProgramBadInput, AiFabricSim)
                  {{"--failGpu=16:1ms"},
                   "--failGpu=16:1ms: rank 16 is not one of the workload's 16 ranks"},
                  {{"--compress=dp:0.5,dp:0.25"},
-                  "--compress=dp:0.5,dp:0.25: \"dp\" selects no collective of the trace "
+                  "--compress=dp:0.5,dp:0.25 (item 2): \"dp\" selects no collective of the "
+                  "trace "
                   "(every collective it selects takes an earlier rule)"},
              }));
     ExpectHelp("ai-fabric-sim");

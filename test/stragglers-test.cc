@@ -12,6 +12,7 @@
 #include "ns3/simulator.h"
 #include "ns3/straggler-settings.h"
 #include "ns3/string.h"
+#include "ns3/training-report.h"
 #include "ns3/training-scenario.h"
 #include "ns3/training-simulation.h"
 #include "ns3/uinteger.h"
@@ -22,6 +23,8 @@
 #include <fstream>
 #include <functional>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 using namespace ns3;
 
@@ -175,6 +178,9 @@ TEST(Stragglers, JitterHasItsMeanAndRepeatsForASeed)
     std::ofstream(file) << "0.5 0\n0.4 100\n";
     EXPECT_FALSE(StragglerSettings::ParseJitter(measured.jitter, &why));
     EXPECT_EQ(why, file + ": line 2: expected factors that rise and percents that do not fall");
+    std::ofstream(file) << "0.5 0\n2000 100\n";
+    EXPECT_FALSE(StragglerSettings::ParseJitter(measured.jitter, &why));
+    EXPECT_EQ(why, file + ": expected factors up to 1000 (a straggler's bound)");
     EXPECT_FALSE(StragglerSettings::ParseJitter("cdf:/nonexistent/cdf.txt", &why));
     EXPECT_EQ(why, "/nonexistent/cdf.txt: cannot be read");
     RngSeedManager::SetRun(1);
@@ -202,6 +208,8 @@ TEST(Stragglers, AFailedGpuIsNamedByTheHangReport)
     // A failure after the last op changes nothing.
     auto late = Replay(t, [](Ptr<WorkloadRunner> r) { r->FailRank(1, Seconds(1)); });
     EXPECT_TRUE(late->IsFinished());
+    EXPECT_EQ(late->GetEndTime(), Replay(t, [](Ptr<WorkloadRunner>) {})->GetEndTime());
+    EXPECT_TRUE(late->GetFailures().empty());
 }
 
 TEST(Stragglers, TextFormsAndTheScenarioSection)
@@ -281,6 +289,10 @@ TEST(Stragglers, TextFormsAndTheScenarioSection)
     twice.slow = {{0, 3, 2.0, "a"}, {3, 3, 1.5, "b"}};
     EXPECT_FALSE(twice.Check(8, &why));
     EXPECT_EQ(why, "b: rank 3 is slowed twice");
+    StragglerSettings failTwice;
+    failTwice.failures = {{1, MilliSeconds(1), "a"}, {1, MilliSeconds(2), "b"}};
+    EXPECT_FALSE(failTwice.Check(8, &why));
+    EXPECT_EQ(why, "b: the GPU of rank 1 fails twice");
     StragglerSettings nicTwice;
     nicTwice.nics = {{1, DataRate("1Gbps"), "a"}, {1, DataRate("2Gbps"), "b"}};
     EXPECT_FALSE(nicTwice.Check(8, &why));
@@ -355,4 +367,60 @@ TEST(Stragglers, ASlowNicSlowsTheCallsThroughIt)
                       &error),
               Time(0));
     EXPECT_EQ(error, "scn.json: /stragglers/nics/0: the ideal topology has no NICs to slow");
+}
+
+TEST(Stragglers, TheReportSaysWhatTheStragglerCost)
+{
+    // Two servers of one H100, DP 2 (the generator's model): rank 1 computes twice as
+    // long. Every op waits for the DP call before it, so the iteration's path runs through
+    // rank 1's compute: the iteration grows by exactly the cost the report gives.
+    const std::string base =
+        R"({"cluster": {"servers": 2, "gpusPerServer": 1, "spines": 1},
+            "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256,
+            "heads": 4, "seqLength": 64, "vocab": 100, "tp": 1, "dp": 2, "globalBatch": 2}})";
+    auto run = [](const std::string& text, Time& end, nlohmann::json& results, std::string& out) {
+        TrainingScenario s;
+        std::string error;
+        ASSERT_TRUE(TrainingScenario::Parse(text, "scn.json", s, &error)) << error;
+        TrainingSimulation sim(s);
+        ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
+        sim.Run(false);
+        ASSERT_TRUE(sim.GetRunner()->IsFinished());
+        end = sim.GetRunner()->GetEndTime();
+        TrainingReport report(sim);
+        std::ostringstream summary;
+        report.PrintSummary(summary);
+        out = summary.str();
+        std::ostringstream os;
+        report.WriteResults(os);
+        results = nlohmann::json::parse(os.str());
+        Simulator::Destroy();
+    };
+    Time plain;
+    Time slow;
+    nlohmann::json plainResults;
+    nlohmann::json results;
+    std::string plainSummary;
+    std::string summary;
+    run(base + "}", plain, plainResults, plainSummary);
+    run(base + R"(, "stragglers": {"slow": ["1:2"], "failures": ["0:10s"]}})",
+        slow,
+        results,
+        summary);
+    EXPECT_FALSE(plainResults.contains("stragglers"));
+    EXPECT_EQ(plainSummary.find("stragglers:"), std::string::npos);
+    const auto& st = results["stragglers"];
+    ASSERT_EQ(st["slow"].size(), 1u);
+    EXPECT_EQ(st["slow"][0]["rank"], 1);
+    EXPECT_EQ(st["slow"][0]["factor"], 2.0);
+    const double cost = st["slow"][0]["cost_s"].get<double>();
+    EXPECT_GT(cost, 0);
+    EXPECT_NEAR((slow - plain).GetSeconds(), cost, 1e-9);
+    // A failure after the last op loses nothing and is not one.
+    EXPECT_TRUE(st["failures"].empty());
+    ASSERT_EQ(st["critical_paths"].size(), 1u);
+    EXPECT_NEAR(st["critical_paths"][0]["end_s"].get<double>(), slow.GetSeconds(), 1e-12);
+    EXPECT_NE(summary.find("stragglers: their compute on the critical path"), std::string::npos)
+        << summary;
+    EXPECT_NE(summary.find("straggler: rank 1 compute x 2.000"), std::string::npos) << summary;
 }

@@ -11,6 +11,17 @@
 namespace aifabric
 {
 
+TraceOp
+Compute(const std::string& name, Time d, std::vector<uint32_t> deps)
+{
+    TraceOp op;
+    op.kind = TraceOpKind::COMPUTE;
+    op.name = name;
+    op.duration = d;
+    op.deps = std::move(deps);
+    return op;
+}
+
 double
 PayloadRate(double lineRateBps, uint32_t mtu)
 {

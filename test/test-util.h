@@ -20,6 +20,12 @@ namespace aifabric
 
 using namespace ns3;
 
+/**
+ * \param name the op's name \param d its duration \param deps ops of its rank before it
+ * \return a compute op of a training trace
+ */
+TraceOp Compute(const std::string& name, Time d, std::vector<uint32_t> deps = {});
+
 /// Payload goodput of a long RDMA WRITE stream at rate with 4096 B MTU: 4096/4178 of line rate.
 double PayloadRate(double lineRateBps, uint32_t mtu = 4096);
 

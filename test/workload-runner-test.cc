@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // WorkloadRunner semantics on the ideal transport: overlap, exposure, dependencies,
 // streams, iterations, send/recv rendezvous, and stuck runs reported instead of hanging.
+#include "test-util.h"
+
 #include "ns3/collective-algorithms.h"
 #include "ns3/config.h"
 #include "ns3/ideal-transport.h"
@@ -28,16 +30,7 @@ MakeIdeal(uint32_t n)
     return t;
 }
 
-TraceOp
-Compute(const std::string& name, Time d, std::vector<uint32_t> deps = {})
-{
-    TraceOp op;
-    op.kind = TraceOpKind::COMPUTE;
-    op.name = name;
-    op.duration = d;
-    op.deps = std::move(deps);
-    return op;
-}
+using aifabric::Compute;
 
 TraceOp
 AllReduce(const std::string& group,

@@ -76,6 +76,45 @@ Number(const std::string& option, const std::string& text, double lo, double hi,
     return v;
 }
 
+/**
+ * Read an option's comma-separated list into out (replacing it), each item by parse
+ * with its place set to the option; a bad item, an empty one or a trailing comma stop
+ * the program's options with one line. Nothing when the option is not given.
+ */
+template <typename T>
+void
+ReadList(const std::string& option,
+         const std::string& value,
+         std::vector<T>& out,
+         bool (*parse)(const std::string&, T&, std::string*))
+{
+    if (value.empty())
+    {
+        return;
+    }
+    out.clear();
+    std::istringstream items(value);
+    const bool several = value.find(',') != std::string::npos;
+    uint32_t n = 0;
+    for (std::string text; std::getline(items, text, ',');)
+    {
+        T item;
+        // With several items, which one: "--compress=dp:0.5,dp:0.25 (item 2)".
+        item.place = "--" + option + "=" + value +
+                     (several ? " (item " + std::to_string(++n) + ")" : std::string());
+        std::string why;
+        if (!parse(text, item, &why))
+        {
+            Bad(option, value, why);
+        }
+        out.push_back(item);
+    }
+    if (value.back() == ',')
+    {
+        Bad(option, value, "expected a comma-separated list");
+    }
+}
+
 bool
 IsFile(const std::string& path)
 {
@@ -495,67 +534,18 @@ ScenarioOverrides::ApplyCollectives(TrainingScenario& s) const
 void
 ScenarioOverrides::ApplyStragglers(TrainingScenario& s) const
 {
-    std::string why;
-    auto each = [](const std::string& option, const std::string& value, auto read) {
-        std::istringstream items(value);
-        uint32_t n = 0;
-        for (std::string text; std::getline(items, text, ',');)
-        {
-            read(text);
-            ++n;
-        }
-        if (n == 0 || value.back() == ',')
-        {
-            Bad(option, value, "expected a comma-separated list");
-        }
-    };
-    if (!straggler.empty())
-    {
-        s.stragglers.slow.clear();
-        each("straggler", straggler, [&](const std::string& text) {
-            StragglerSettings::Slow slow;
-            slow.place = "--straggler=" + straggler;
-            if (!StragglerSettings::ParseSlow(text, slow, &why))
-            {
-                Bad("straggler", straggler, why);
-            }
-            s.stragglers.slow.push_back(slow);
-        });
-    }
+    ReadList("straggler", straggler, s.stragglers.slow, &StragglerSettings::ParseSlow);
+    ReadList("slowNic", slowNic, s.stragglers.nics, &StragglerSettings::ParseSlowNic);
+    ReadList("failGpu", failGpu, s.stragglers.failures, &StragglerSettings::ParseFailure);
     if (!jitter.empty())
     {
+        std::string why;
         if (!StragglerSettings::ParseJitter(jitter, &why))
         {
             Bad("jitter", jitter, why);
         }
         s.stragglers.jitter = jitter;
         s.stragglers.jitterPlace = "--jitter=" + jitter;
-    }
-    if (!slowNic.empty())
-    {
-        s.stragglers.nics.clear();
-        each("slowNic", slowNic, [&](const std::string& text) {
-            StragglerSettings::SlowNic nic;
-            nic.place = "--slowNic=" + slowNic;
-            if (!StragglerSettings::ParseSlowNic(text, nic, &why))
-            {
-                Bad("slowNic", slowNic, why);
-            }
-            s.stragglers.nics.push_back(nic);
-        });
-    }
-    if (!failGpu.empty())
-    {
-        s.stragglers.failures.clear();
-        each("failGpu", failGpu, [&](const std::string& text) {
-            StragglerSettings::Failure failure;
-            failure.place = "--failGpu=" + failGpu;
-            if (!StragglerSettings::ParseFailure(text, failure, &why))
-            {
-                Bad("failGpu", failGpu, why);
-            }
-            s.stragglers.failures.push_back(failure);
-        });
     }
 }
 
@@ -567,26 +557,7 @@ ScenarioOverrides::ApplyWorkload(TrainingScenario& s) const
         s.computeScale =
             Number("computeScale", computeScale, 0, TrainingScenario::MAX_COMPUTE_SCALE, true);
     }
-    if (!compress.empty())
-    {
-        s.compression.clear();
-        std::istringstream rules(compress);
-        for (std::string text; std::getline(rules, text, ',');)
-        {
-            CompressionRule rule;
-            rule.place = "--compress=" + compress;
-            std::string why;
-            if (!GradientCompression::ParseRule(text, rule, &why))
-            {
-                Bad("compress", compress, why);
-            }
-            s.compression.push_back(rule);
-        }
-        if (s.compression.empty() || compress.back() == ',')
-        {
-            Bad("compress", compress, "expected comma-separated rules such as dp:0.25");
-        }
-    }
+    ReadList("compress", compress, s.compression, &GradientCompression::ParseRule);
     ApplyStragglers(s);
     if (!workloadFormat.empty() && workload.empty())
     {

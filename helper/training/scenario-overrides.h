@@ -115,8 +115,8 @@ struct ScenarioOverrides
     void ApplyFabric(TrainingScenario& s) const;
     /// Apply --algorithm, --channels, --qpsPerConnection and --splitDataOnQps.
     void ApplyCollectives(TrainingScenario& s) const;
-    /// Apply --computeScale, --compress, --straggler, --jitter, --failGpu, --workload and
-    /// --workload-format.
+    /// Apply --computeScale, --compress, --straggler, --slowNic, --jitter, --failGpu,
+    /// --workload and --workload-format.
     void ApplyWorkload(TrainingScenario& s) const;
     /// Apply --straggler, --jitter, --failGpu and --slowNic.
     void ApplyStragglers(TrainingScenario& s) const;

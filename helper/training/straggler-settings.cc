@@ -95,7 +95,17 @@ StragglerSettings::ParseJitter(const std::string& text, std::string* why)
     if (kind == CDF && colon != std::string::npos)
     {
         FlowSizeCdf cdf;
-        return FlowSizeCdf::Load(text.substr(colon + 1), cdf, why, FACTORS);
+        if (!FlowSizeCdf::Load(text.substr(colon + 1), cdf, why, FACTORS))
+        {
+            return false;
+        }
+        if (cdf.Points().back().first > MAX_FACTOR)
+        {
+            *why = text.substr(colon + 1) + ": expected factors up to " +
+                   std::to_string(static_cast<int>(MAX_FACTOR)) + " (a straggler's bound)";
+            return false;
+        }
+        return true;
     }
     const double sigma = colon == std::string::npos ? NAN : NumberOf(text.substr(colon + 1));
     const double most = kind == NORMAL ? 1.0 : MAX_SIGMA;
@@ -165,6 +175,17 @@ StragglerSettings::ApplyNics(const GpuCluster& cluster, std::string* error) cons
         NS_LOG_INFO("rank " << n.rank << ": NIC at " << n.rate << " instead of " << was);
         nic->SetAttribute("DataRate", DataRateValue(n.rate));
         peer->SetAttribute("DataRate", DataRateValue(n.rate));
+        // The switch port's buffer figures (ECN thresholds, PFC headroom) follow its rate.
+        for (const auto& sw : cluster.network.switchObjects)
+        {
+            for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+            {
+                if (sw->GetPort(p) == peer)
+                {
+                    sw->ReconfigureBuffers();
+                }
+            }
+        }
     }
     return true;
 }
@@ -207,6 +228,7 @@ StragglerSettings::Check(uint32_t ranks, std::string* error) const
         }
         slowNic[n.rank] = true;
     }
+    std::vector<bool> failing(ranks, false);
     for (const Failure& f : failures)
     {
         if (f.rank >= ranks)
@@ -215,6 +237,12 @@ StragglerSettings::Check(uint32_t ranks, std::string* error) const
                      " is not one of the workload's " + std::to_string(ranks) + " ranks";
             return false;
         }
+        if (failing[f.rank])
+        {
+            *error = f.place + ": the GPU of rank " + std::to_string(f.rank) + " fails twice";
+            return false;
+        }
+        failing[f.rank] = true;
     }
     return true;
 }

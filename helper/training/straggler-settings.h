@@ -18,8 +18,9 @@ struct GpuCluster;
 
 /**
  * \ingroup ai-fabric
- * A scenario's stragglers and failures: slow GPUs, random compute jitter, GPUs that fail
- * (the scenario's "stragglers" section; ai-fabric-sim --straggler, --jitter, --failGpu).
+ * A scenario's stragglers and failures: slow GPUs, slow NICs, random compute jitter, GPUs
+ * that fail (the scenario's "stragglers" section; ai-fabric-sim --straggler, --slowNic,
+ * --jitter, --failGpu).
  * Each text form is read by one function here, for the file and the command line alike.
  */
 struct StragglerSettings
@@ -49,8 +50,8 @@ struct StragglerSettings
         std::string place; //!< where it was given, for messages
     };
 
-    std::vector<Slow> slow;        //!< slow GPUs
-    std::vector<SlowNic> nics;     //!< slow NICs
+    std::vector<Slow> slow;    //!< slow GPUs
+    std::vector<SlowNic> nics; //!< slow NICs
     /// "" (none), "normal:SIGMA", "lognormal:SIGMA" or "cdf:FILE"
     std::string jitter;
     std::string jitterPlace;       //!< where the jitter was given
@@ -97,8 +98,8 @@ struct StragglerSettings
     bool IsEmpty() const;
     /**
      * \param ranks the workload's ranks
-     * \param error set, naming the place, when a rank is not one of the workload's or a
-     *        rank is slowed twice
+     * \param error set, naming the place, when a rank is not one of the workload's, or a
+     *        rank or NIC is slowed twice, or a GPU fails twice
      * \return true if every setting names ranks of the workload
      */
     bool Check(uint32_t ranks, std::string* error) const;
@@ -109,8 +110,9 @@ struct StragglerSettings
      */
     void Apply(Ptr<WorkloadRunner> runner, int64_t stream) const;
     /**
-     * Slow the NICs down: each one's link, both ends, to its rate (before any queue pair
-     * starts: congestion control starts at the link's rate).
+     * Slow the NICs down: each one's link, both ends, to its rate, and the switch's
+     * buffer figures for the port (RoceSwitch::ReconfigureBuffers), before any queue pair
+     * starts (congestion control starts at the link's rate).
      * \param cluster the built cluster (its NICs by rank)
      * \param error set, naming the place, when a rate is above the link's
      * \return true on success

@@ -445,31 +445,48 @@ ParseEvents(const Json& list, TrainingScenario& s)
     }
 }
 
+/**
+ * Read a list of texts at where (replacing out), each item by parse with its place
+ * (source: where/i); example shows the form when the value is not a list.
+ */
+template <typename T>
+void
+ReadList(const Json& list,
+         const std::string& where,
+         const std::string& source,
+         const std::string& example,
+         std::vector<T>& out,
+         bool (*parse)(const std::string&, T&, std::string*))
+{
+    if (!list.is_array())
+    {
+        Fail(where, "expected a list such as " + example);
+    }
+    out.clear();
+    for (std::size_t i = 0; i < list.size(); ++i)
+    {
+        const std::string place = where + "/" + std::to_string(i);
+        T item;
+        item.place = source + ": " + place;
+        std::string why;
+        if (!parse(list[i].is_string() ? list[i].get<std::string>() : list[i].dump(), item, &why))
+        {
+            Fail(place, why);
+        }
+        out.push_back(item);
+    }
+}
+
 /// Read the "compression" list into s (GradientCompression::ParseRule's rules).
 void
 ParseCompression(const Json& list, const std::string& source, TrainingScenario& s)
 {
-    if (!list.is_array())
-    {
-        Fail("/compression", "expected a list of rules such as \"dp:0.25\" or \"dp:topk:0.01\"");
-    }
-    s.compression.clear();
-    for (std::size_t i = 0; i < list.size(); ++i)
-    {
-        const std::string place = "/compression/" + std::to_string(i);
-        if (!list[i].is_string())
-        {
-            Fail(place, "expected a rule such as \"dp:0.25\" or \"dp:topk:0.01\"");
-        }
-        CompressionRule rule;
-        rule.place = source + ": " + place;
-        std::string why;
-        if (!GradientCompression::ParseRule(list[i].get<std::string>(), rule, &why))
-        {
-            Fail(place, why);
-        }
-        s.compression.push_back(rule);
-    }
+    ReadList(list,
+             "/compression",
+             source,
+             "[\"dp:0.25\", \"tp:topk:0.01\"]",
+             s.compression,
+             &GradientCompression::ParseRule);
 }
 
 /// Read the "stragglers" section into s (StragglerSettings' text forms).
@@ -478,59 +495,34 @@ ParseStragglers(const Json& obj, const std::string& source, TrainingScenario& s)
 {
     Section st(obj, "/stragglers");
     StragglerSettings& out = s.stragglers;
-    std::string why;
-    for (const char* key : {"slow", "nics", "failures"})
+    if (st.Has("slow"))
     {
-        if (!st.Has(key))
-        {
-            continue;
-        }
-        const Json& list = st.Get(key);
-        const std::string where = std::string("/stragglers/") + key;
-        if (!list.is_array())
-        {
-            const std::string example = key == std::string("slow")   ? "[\"3:1.5\"]"
-                                        : key == std::string("nics") ? "[\"5:100Gbps\"]"
-                                                                     : "[\"2:10ms\"]";
-            Fail(where, "expected a list such as " + example);
-        }
-        for (std::size_t i = 0; i < list.size(); ++i)
-        {
-            const std::string place = where + "/" + std::to_string(i);
-            const std::string text =
-                list[i].is_string() ? list[i].get<std::string>() : list[i].dump();
-            if (key == std::string("slow"))
-            {
-                StragglerSettings::Slow slow;
-                slow.place = source + ": " + place;
-                if (!StragglerSettings::ParseSlow(text, slow, &why))
-                {
-                    Fail(place, why);
-                }
-                out.slow.push_back(slow);
-            }
-            else if (key == std::string("nics"))
-            {
-                StragglerSettings::SlowNic nic;
-                nic.place = source + ": " + place;
-                if (!StragglerSettings::ParseSlowNic(text, nic, &why))
-                {
-                    Fail(place, why);
-                }
-                out.nics.push_back(nic);
-            }
-            else
-            {
-                StragglerSettings::Failure failure;
-                failure.place = source + ": " + place;
-                if (!StragglerSettings::ParseFailure(text, failure, &why))
-                {
-                    Fail(place, why);
-                }
-                out.failures.push_back(failure);
-            }
-        }
+        ReadList(st.Get("slow"),
+                 "/stragglers/slow",
+                 source,
+                 "[\"3:1.5\"]",
+                 out.slow,
+                 &StragglerSettings::ParseSlow);
     }
+    if (st.Has("nics"))
+    {
+        ReadList(st.Get("nics"),
+                 "/stragglers/nics",
+                 source,
+                 "[\"5:100Gbps\"]",
+                 out.nics,
+                 &StragglerSettings::ParseSlowNic);
+    }
+    if (st.Has("failures"))
+    {
+        ReadList(st.Get("failures"),
+                 "/stragglers/failures",
+                 source,
+                 "[\"2:10ms\"]",
+                 out.failures,
+                 &StragglerSettings::ParseFailure);
+    }
+    std::string why;
     if (st.Has("jitter"))
     {
         out.jitter = st.Text("jitter", "");

@@ -77,11 +77,11 @@ struct TrainingScenario
     TransformerConfig generator;     //!< "generator": the model
     uint32_t traceRanks{0};          //!< chakra/aicb: ranks (0: from the cluster)
     double computeScale{1.0};        //!< every compute duration is multiplied by it
+                                     //!< (replaying a trace made for another GPU)
     /// compressed collectives (GradientCompression), in order: an op takes the first
     /// rule that selects it
     std::vector<CompressionRule> compression;
-    StragglerSettings stragglers; //!< slow GPUs, compute jitter, failing GPUs
-    //!< (replaying a trace made for another GPU)
+    StragglerSettings stragglers; //!< slow GPUs and NICs, compute jitter, failing GPUs
 
     // Collectives and run
     std::string algorithm{"auto"};

@@ -401,6 +401,22 @@ RoceSwitch::GetPort(uint32_t port) const
     return m_ports.at(port);
 }
 
+void
+RoceSwitch::ReconfigureBuffers()
+{
+    std::vector<uint64_t> rates;
+    std::vector<Time> delays;
+    uint32_t maxFrame = 0;
+    for (const auto& dev : m_ports)
+    {
+        rates.push_back(dev->GetDataRate().GetBitRate());
+        delays.push_back(dev->GetRoceChannel()->GetDelay());
+        maxFrame = std::max<uint32_t>(maxFrame, dev->GetMtu() + roce::ETHERNET_HEADER_BYTES);
+    }
+    NS_LOG_FUNCTION(this << m_ports.size());
+    m_mmu->Configure(rates, delays, maxFrame);
+}
+
 uint32_t
 RoceSwitch::GetNPorts() const
 {

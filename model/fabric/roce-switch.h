@@ -105,6 +105,12 @@ class RoceSwitch : public Object
     EcmpRoutingTable& GetRoutingTable();
     /// \return the MMU
     Ptr<SharedBufferMmu> GetMmu() const;
+    /**
+     * Derive the buffer's per-port figures (headroom, ECN thresholds, everything that
+     * follows a port's rate) again from the ports' rates now: after a port's DataRate
+     * changed, before any traffic (the buffer starts empty again).
+     */
+    void ReconfigureBuffers();
     /// \param port a port number (std::out_of_range beyond GetNPorts()) \return that port
     Ptr<RoceNetDevice> GetPort(uint32_t port) const;
     /// \return the number of ports

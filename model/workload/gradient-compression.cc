@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <sstream>
 
 namespace ns3
@@ -205,6 +206,39 @@ GradientCompression::Apply(TrainingTrace& trace, double hbmBytesPerSecond, std::
                 return false;
             }
             chosen[r].push_back(i);
+        }
+    }
+    // The members of a group must compress their k-th call on it alike (an op=TEXT rule
+    // reads each rank's own op names, which an imported trace may spell differently).
+    std::map<std::string, std::pair<uint32_t, std::vector<int64_t>>> byGroup;
+    for (uint32_t r = 0; r < nRanks; ++r)
+    {
+        std::map<std::string, std::vector<int64_t>> mine;
+        const auto& ops = trace.GetOps(r);
+        for (size_t j = 0; j < ops.size(); ++j)
+        {
+            if (ops[j].kind == TraceOpKind::COLLECTIVE)
+            {
+                mine[ops[j].group].push_back(chosen[r][j]);
+            }
+        }
+        for (auto& [group, rules] : mine)
+        {
+            auto [it, first] = byGroup.emplace(group, std::make_pair(r, rules));
+            const auto& [other, theirs] = it->second;
+            for (size_t k = 0; !first && k < rules.size() && k < theirs.size(); ++k)
+            {
+                if (rules[k] != theirs[k])
+                {
+                    const int64_t i = rules[k] >= 0 ? rules[k] : theirs[k];
+                    *error = m_rules[i].place + ": \"" + m_rules[i].select + "\" selects call " +
+                             std::to_string(k) + " on group " + group + " of rank " +
+                             std::to_string(rules[k] >= 0 ? r : other) + " but not of rank " +
+                             std::to_string(rules[k] >= 0 ? other : r) +
+                             " (their op names differ): the members of a call must agree";
+                    return false;
+                }
+            }
         }
     }
     for (size_t i = 0; i < m_rules.size(); ++i)

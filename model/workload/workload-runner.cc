@@ -333,9 +333,9 @@ WorkloadRunner::AssignStreams(int64_t stream)
 void
 WorkloadRunner::Fail(uint32_t rank)
 {
-    if (m_failed[rank])
+    if (m_failed[rank] || IsFinished())
     {
-        return;
+        return; // once, and only while there is work to lose
     }
     NS_LOG_INFO("WorkloadRunner: the GPU of rank " << rank << " fails");
     m_failed[rank] = true;

@@ -224,7 +224,8 @@ class WorkloadRunner : public Object
      * dependencies, stream predecessor or previous iteration finished last; a call to
      * the member that arrived last (it launched the call), then on from that member's
      * op. Ties go to the lowest rank and op.
-     * \return per finished iteration, its critical path
+     * \return per iteration with finished ops (a stuck run's last: as far as it got), its
+     *         critical path
      */
     std::vector<CriticalPath> GetCriticalPaths() const;
 
