@@ -306,7 +306,8 @@ TEST(GradientCompression, ScenarioKeyMovesAQuarterOfTheDataParallelBytes)
            "run": {"fastForward": "off"},
            "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256,
            "heads": 4, "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 2}})";
-    auto run = [](const std::string& text, uint64_t& payload, nlohmann::json& results) {
+    std::string summary;
+    auto run = [&summary](const std::string& text, uint64_t& payload, nlohmann::json& results) {
         TrainingScenario s;
         std::string error;
         ASSERT_TRUE(TrainingScenario::Parse(text, "scn.json", s, &error)) << error;
@@ -317,6 +318,9 @@ TEST(GradientCompression, ScenarioKeyMovesAQuarterOfTheDataParallelBytes)
         payload = sim.GetRdmaPayloadBytes();
         std::ostringstream os;
         TrainingReport(sim).WriteResults(os);
+        std::ostringstream printed;
+        TrainingReport(sim).PrintSummary(printed);
+        summary = printed.str();
         results = nlohmann::json::parse(os.str());
         Simulator::Destroy();
     };
@@ -339,6 +343,11 @@ TEST(GradientCompression, ScenarioKeyMovesAQuarterOfTheDataParallelBytes)
                 2 * 1.25 * rule["bytes_before"].get<double>() / HBM,
                 1e-9 * rule["ops"].get<double>());
     EXPECT_EQ(rule["value"].get<double>(), 0.25);
+    // The overview says what was compressed.
+    EXPECT_NE(summary.find("compressed dp:0.25: " + std::to_string(rule["ops"].get<uint64_t>()) +
+                           " collective ops"),
+              std::string::npos)
+        << summary;
 
     // A rule the trace cannot take is named with its place in the file.
     TrainingScenario s;

@@ -9,6 +9,7 @@
 #include "ns3/ideal-transport.h"
 #include "ns3/pointer.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/scenario-overrides.h"
 #include "ns3/simulator.h"
 #include "ns3/straggler-settings.h"
 #include "ns3/string.h"
@@ -423,4 +424,33 @@ TEST(Stragglers, TheReportSaysWhatTheStragglerCost)
     EXPECT_NE(summary.find("stragglers: their compute on the critical path"), std::string::npos)
         << summary;
     EXPECT_NE(summary.find("straggler: rank 1 compute x 2.000"), std::string::npos) << summary;
+}
+
+TEST(Stragglers, OptionsReplaceTheScenarioSection)
+{
+    TrainingScenario s;
+    std::string error;
+    ASSERT_TRUE(TrainingScenario::Parse(
+        R"({"stragglers": {"slow": ["3:1.5", "4:2"], "nics": ["1:100Gbps"],
+            "failures": ["2:1ms"], "jitter": "normal:0.1"}, "compression": ["tp:0.5"]})",
+        "scn.json",
+        s,
+        &error))
+        << error;
+    ScenarioOverrides o;
+    o.straggler = "7:3";
+    o.jitter = "lognormal:0.2";
+    o.compress = "dp:0.25,op=.l3.:topk:0.01";
+    ASSERT_TRUE(o.Apply(s, &error)) << error;
+    ASSERT_EQ(s.stragglers.slow.size(), 1u); // replaced, not added to
+    EXPECT_EQ(s.stragglers.slow[0].first, 7u);
+    EXPECT_EQ(s.stragglers.slow[0].factor, 3.0);
+    EXPECT_EQ(s.stragglers.slow[0].place, "--straggler=7:3");
+    EXPECT_EQ(s.stragglers.jitter, "lognormal:0.2");
+    EXPECT_EQ(s.stragglers.jitterPlace, "--jitter=lognormal:0.2");
+    ASSERT_EQ(s.stragglers.nics.size(), 1u); // options not given keep the file's
+    ASSERT_EQ(s.stragglers.failures.size(), 1u);
+    ASSERT_EQ(s.compression.size(), 2u);
+    EXPECT_EQ(GradientCompression::RuleToString(s.compression[0]), "dp:0.25");
+    EXPECT_EQ(s.compression[1].place, "--compress=dp:0.25,op=.l3.:topk:0.01 (item 2)");
 }
