@@ -568,6 +568,11 @@ TEST(ProgramBadInput, AiFabricSim)
                  {{"--compress=pp:0.5"},
                   "--compress=pp:0.5: \"pp\" selects no collective of the trace (no group of "
                   "a collective has that kind or name)"},
+                 {{"--parameterServers=dp"}, "--parameterServers=dp: expected GROUP:SERVERS"},
+                 {{"--parameterServers=pp:2"},
+                  "--parameterServers=pp:2: \"pp\" selects no all-reduce of the trace"},
+                 {{"--parameterServers=dp:3"},
+                  "--parameterServers=dp:3: expected 1 to 2 servers (the ranks of dp0), got 3"},
                  {{"--straggler=3"}, "--straggler=3: expected RANKS:FACTOR"},
                  {{"--straggler=99:2"},
                   "--straggler=99:2: rank 99 is not one of the workload's 16 ranks"},

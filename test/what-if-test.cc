@@ -71,6 +71,7 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
                              "splitDataOnQps",
                              "computeScale",
                              "compress",
+                             "parameterServers",
                              "straggler",
                              "jitter",
                              "failGpu",
@@ -80,7 +81,7 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
         ASSERT_EQ(cmd.help.count(name), 1u) << name;
         EXPECT_GT(cmd.help[name].size(), 10u) << name;
     }
-    EXPECT_EQ(cmd.help.size(), 23u);
+    EXPECT_EQ(cmd.help.size(), 24u);
     *cmd.fields["servers"] = "4";
     EXPECT_EQ(o.servers, "4");
 }

@@ -245,6 +245,11 @@ ScenarioOverrides::GetOptions()
          "kind (dp, tp, pp, ep), a group name or op=TEXT (op names containing TEXT); "
          "encode/decode kernels at the GPU's HBM bandwidth (ns3::GradientCompression)",
          &ScenarioOverrides::compress},
+        {"parameterServers",
+         "Parameter servers instead of all-reduce, GROUP:SERVERS (e.g. dp:4): every "
+         "all-reduce of those groups as pushes to and pulls from SERVERS ranks of the group "
+         "(ns3::ParameterServerSync)",
+         &ScenarioOverrides::parameterServers},
         {"straggler",
          "Slow GPUs, comma-separated RANKS:FACTOR (replace the scenario's): every compute op "
          "of those ranks takes FACTOR x its duration; RANKS a rank or a range a-b",
@@ -558,6 +563,18 @@ ScenarioOverrides::ApplyWorkload(TrainingScenario& s) const
             Number("computeScale", computeScale, 0, TrainingScenario::MAX_COMPUTE_SCALE, true);
     }
     ReadList("compress", compress, s.compression, &GradientCompression::ParseRule);
+    if (!parameterServers.empty())
+    {
+        std::string group;
+        uint32_t servers = 0;
+        std::string why;
+        if (!TrainingScenario::ParseParameterServers(parameterServers, group, servers, &why))
+        {
+            Bad("parameterServers", parameterServers, why);
+        }
+        s.parameterServers = parameterServers;
+        s.parameterServersPlace = "--parameterServers=" + parameterServers;
+    }
     ApplyStragglers(s);
     if (!workloadFormat.empty() && workload.empty())
     {

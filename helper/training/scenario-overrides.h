@@ -49,6 +49,7 @@ struct ScenarioOverrides
     std::string jitter;           //!< compute jitter
     std::string failGpu;          //!< failing GPUs, comma-separated RANK:TIME
     std::string slowNic;          //!< slow NICs, comma-separated RANK:RATE
+    std::string parameterServers; //!< GROUP:SERVERS
 
     /// One option: its name on the command line, help text, and field.
     struct Option
@@ -115,8 +116,8 @@ struct ScenarioOverrides
     void ApplyFabric(TrainingScenario& s) const;
     /// Apply --algorithm, --channels, --qpsPerConnection and --splitDataOnQps.
     void ApplyCollectives(TrainingScenario& s) const;
-    /// Apply --computeScale, --compress, --straggler, --slowNic, --jitter, --failGpu,
-    /// --workload and --workload-format.
+    /// Apply --computeScale, --compress, --parameterServers, --straggler, --slowNic,
+    /// --jitter, --failGpu, --workload and --workload-format.
     void ApplyWorkload(TrainingScenario& s) const;
     /// Apply --straggler, --jitter, --failGpu and --slowNic.
     void ApplyStragglers(TrainingScenario& s) const;

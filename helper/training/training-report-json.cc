@@ -6,6 +6,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/ina-transport.h"
+#include "ns3/parameter-server-sync.h"
 #include "ns3/uinteger.h"
 
 #include <map>
@@ -31,7 +32,11 @@ Summarize(const TrainingSimulation& sim)
         }
         const std::string kind =
             c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type);
-        const std::string gk = c.group.empty() ? "pp" : sim.GetTrace().GetGroup(c.group).kind;
+        // Point to point: pipeline sends, or a parameter server's pushes and pulls.
+        const std::string gk = !c.group.empty() ? sim.GetTrace().GetGroup(c.group).kind
+                               : c.tag == ParameterServerSync::PUSH_TAG ? "ps push"
+                               : c.tag == ParameterServerSync::PULL_TAG ? "ps pull"
+                                                                        : "pp";
         CallSummary& s = by[{kind, gk, c.algorithm, c.protocol, c.nRanks, c.requested}];
         s.kind = kind;
         s.groupKind = gk;
@@ -117,6 +122,7 @@ ScenarioJson(const TrainingScenario& s)
             {"oversubscription", s.oversubscription},
             {"congestionControl", s.congestionControl},
             {"ina", s.ina},
+            {"parameterServers", s.parameterServers},
             {"seed", s.seed},
             {"iterations", s.iterations}};
 }

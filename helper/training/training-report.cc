@@ -249,7 +249,7 @@ void
 TrainingReport::PrintCommunication(std::ostream& os) const
 {
     os << "\n  communication by total time\n"
-       << "  collective      group  algorithm         protocol   calls  mean size   mean (us)   "
+       << "  collective      group    algorithm         protocol   calls  mean size   mean (us)   "
           "busbw (GB/s)\n";
     const auto summary = Summarize(m_sim);
     bool chosen = false;
@@ -258,7 +258,7 @@ TrainingReport::PrintCommunication(std::ostream& os) const
         const CallSummary& c = summary[k];
         const bool byAuto = c.requested == AUTO_ALGORITHM_NAME;
         chosen = chosen || byAuto;
-        os << "  " << std::left << std::setw(16) << c.kind << std::setw(7) << c.groupKind
+        os << "  " << std::left << std::setw(16) << c.kind << std::setw(9) << c.groupKind
            << std::setw(18) << (c.algorithm + (byAuto ? "*" : "")) << std::setw(8) << c.protocol
            << std::right << std::setw(7) << c.calls << std::setw(13) << Bytes(c.bytes)
            << std::setprecision(1) << std::setw(12) << Us(c.total) / c.calls << std::setw(15)

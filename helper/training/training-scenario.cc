@@ -43,6 +43,28 @@ TrainingScenario::ParseDuration(const std::string& text, Time& t)
 }
 
 bool
+TrainingScenario::ParseParameterServers(const std::string& text,
+                                        std::string& group,
+                                        uint32_t& servers,
+                                        std::string* why)
+{
+    const size_t colon = text.rfind(':');
+    const std::string count = colon == std::string::npos ? "" : text.substr(colon + 1);
+    const bool digits = !count.empty() && count.size() <= 6 &&
+                        count.find_first_not_of("0123456789") == std::string::npos;
+    if (colon == std::string::npos || colon == 0 || !digits || std::stoul(count) == 0)
+    {
+        *why = "expected GROUP:SERVERS (a group kind such as dp, or a group name, and the "
+               "parameter servers per group, e.g. dp:4), got \"" +
+               text + "\"";
+        return false;
+    }
+    group = text.substr(0, colon);
+    servers = static_cast<uint32_t>(std::stoul(count));
+    return true;
+}
+
+bool
 TrainingScenario::ParseRate(const std::string& text, DataRate& r)
 {
     return TextToDataRate(text, r);
@@ -716,6 +738,18 @@ TrainingScenario::Parse(const std::string& text,
         if (top.Has("stragglers"))
         {
             ParseStragglers(top.Get("stragglers"), source, s);
+        }
+        if (top.Has("parameterServers"))
+        {
+            s.parameterServers = top.Text("parameterServers", "");
+            s.parameterServersPlace = source + ": /parameterServers";
+            std::string group;
+            uint32_t servers = 0;
+            std::string why;
+            if (!ParseParameterServers(s.parameterServers, group, servers, &why))
+            {
+                Fail("/parameterServers", why);
+            }
         }
         if (top.Has("compression"))
         {

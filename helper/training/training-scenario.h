@@ -82,6 +82,21 @@ struct TrainingScenario
     /// rule that selects it
     std::vector<CompressionRule> compression;
     StragglerSettings stragglers; //!< slow GPUs and NICs, compute jitter, failing GPUs
+    /// parameter servers instead of all-reduce ("" or "GROUP:SERVERS", such as "dp:4":
+    /// ParameterServerSync), and where that was given
+    std::string parameterServers;
+    std::string parameterServersPlace; //!< where parameterServers was given
+
+    /**
+     * Check "GROUP:SERVERS" (a group kind or name, and 1 or more servers per group).
+     * \param text the text \param group set to the group \param servers set to servers
+     * \param why set to what was expected on failure
+     * \return true if text is one
+     */
+    static bool ParseParameterServers(const std::string& text,
+                                      std::string& group,
+                                      uint32_t& servers,
+                                      std::string* why);
 
     // Collectives and run
     std::string algorithm{"auto"};

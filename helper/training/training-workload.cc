@@ -7,6 +7,7 @@
 #include "ns3/gpu-preset.h"
 #include "ns3/gradient-compression.h"
 #include "ns3/log.h"
+#include "ns3/parameter-server-sync.h"
 #include "ns3/trace-json.h"
 #include "ns3/transformer-trace-generator.h"
 
@@ -149,6 +150,24 @@ TrainingWorkload::Adapt(const TrainingScenario& s, std::string* error)
         }
         m_compression = compression->GetEffects();
         compression->Dispose();
+    }
+    if (!s.parameterServers.empty())
+    {
+        std::string group;
+        uint32_t servers = 0;
+        std::string why;
+        NS_ABORT_MSG_IF(
+            !TrainingScenario::ParseParameterServers(s.parameterServers, group, servers, &why),
+            "TrainingWorkload: " << why);
+        auto ps = CreateObject<ParameterServerSync>();
+        if (!ps->Apply(*m_trace, group, servers, GpuPreset::Find(s.gpu)->memoryBandwidth, &why))
+        {
+            *error = s.parameterServersPlace + ": " + why;
+            return false;
+        }
+        m_note += "; " + std::to_string(ps->GetRewritten()) + " all-reduce ops on " + group + " by " +
+                  std::to_string(servers) + " parameter servers";
+        ps->Dispose();
     }
     const uint32_t gpus = s.GetNGpus();
     if (m_trace->GetNRanks() < gpus)

@@ -498,6 +498,7 @@ WorkloadRunner::Launch(const CallKey& key)
         rec.type = CollectiveType::SEND_RECV;
         rec.bytes = send.bytes;
         rec.name = send.name;
+        rec.tag = send.tag;
     }
     rec.algorithm = plan->GetAlgorithm();
     rec.protocol = CollectiveProtocolToString(plan->GetProtocol());

@@ -49,6 +49,7 @@ struct CallRecord
     std::string name;      //!< the op's name (first member's)
     uint32_t nRanks{0};
     uint64_t bytes{0};
+    uint32_t tag{0}; //!< send/recv: the tag
     uint32_t iteration{0};
     Time firstArrival;    //!< first member reached it
     Time launch;          //!< last member reached it: the plan started

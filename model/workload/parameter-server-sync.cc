@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "parameter-server-sync.h"
+
+#include "ns3/abort.h"
+#include "ns3/double.h"
+#include "ns3/log.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("ParameterServerSync");
+
+NS_OBJECT_ENSURE_REGISTERED(ParameterServerSync);
+
+namespace
+{
+/// The bound of ReduceBandwidth (bytes per second): far above any GPU's HBM.
+constexpr double MAX_REDUCE_BANDWIDTH = 1e15;
+} // namespace
+
+TypeId
+ParameterServerSync::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::ParameterServerSync")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<ParameterServerSync>()
+            .AddAttribute("ReduceBandwidth",
+                          "Bytes per second a server's reduction reads and writes (a "
+                          "memory-bound kernel); 0: the GPU's HBM bandwidth (GpuPreset).",
+                          DoubleValue(0),
+                          MakeDoubleAccessor(&ParameterServerSync::m_reduceBandwidth),
+                          MakeDoubleChecker<double>(0, MAX_REDUCE_BANDWIDTH));
+    return tid;
+}
+
+ParameterServerSync::ParameterServerSync() = default;
+
+ParameterServerSync::~ParameterServerSync() = default;
+
+uint32_t
+ParameterServerSync::ServerOf(uint32_t n, uint32_t k, uint32_t j)
+{
+    return static_cast<uint32_t>(uint64_t{j} * n / k);
+}
+
+uint64_t
+ParameterServerSync::GetRewritten() const
+{
+    return m_rewritten;
+}
+
+bool
+ParameterServerSync::Apply(TrainingTrace& trace,
+                           const std::string& select,
+                           uint32_t servers,
+                           double hbmBytesPerSecond,
+                           std::string* error)
+{
+    NS_LOG_FUNCTION(this << select << servers);
+    m_rewritten = 0;
+    const double rate = m_reduceBandwidth > 0 ? m_reduceBandwidth : hbmBytesPerSecond;
+    NS_ABORT_MSG_IF(!(rate > 0), "ParameterServerSync: no reduce bandwidth");
+    auto selected = [&](const TraceOp& op) {
+        if (op.kind != TraceOpKind::COLLECTIVE || op.collective != CollectiveType::ALL_REDUCE)
+        {
+            return false;
+        }
+        const TraceGroup& g = trace.GetGroup(op.group);
+        return g.kind == select || g.name == select;
+    };
+    const uint32_t nRanks = trace.GetNRanks();
+    uint32_t largest = 0;
+    for (uint32_t r = 0; r < nRanks; ++r)
+    {
+        for (const TraceOp& op : trace.GetOps(r))
+        {
+            if (selected(op))
+            {
+                const auto n = static_cast<uint32_t>(trace.GetGroup(op.group).ranks.size());
+                if (servers == 0 || servers > n)
+                {
+                    *error = "expected 1 to " + std::to_string(n) + " servers (the ranks of " +
+                             op.group + "), got " + std::to_string(servers);
+                    return false;
+                }
+                largest = std::max(largest, n);
+            }
+        }
+    }
+    if (largest == 0)
+    {
+        *error = "\"" + select + "\" selects no all-reduce of the trace";
+        return false;
+    }
+    // Streams: per server, a rank's pushes to it and pulls from it; per group rank, a
+    // server's receives from it and sends to it; one for the servers' reductions.
+    const uint32_t base = trace.GetNStreams();
+    const uint32_t serverSide = base + servers;
+    const uint32_t reduceStream = serverSide + largest;
+    for (uint32_t j = 0; j < servers; ++j)
+    {
+        trace.SetStreamName(base + j, "PS push/pull, server " + std::to_string(j));
+    }
+    for (uint32_t i = 0; i < largest; ++i)
+    {
+        trace.SetStreamName(serverSide + i, "PS server, group rank " + std::to_string(i));
+    }
+    trace.SetStreamName(reduceStream, "PS reduce");
+
+    for (uint32_t r = 0; r < nRanks; ++r)
+    {
+        const std::vector<TraceOp> old = trace.GetOps(r);
+        // What each op becomes: its new ops, in order; dependents wait for the last.
+        std::vector<std::vector<TraceOp>> becomes(old.size());
+        for (size_t i = 0; i < old.size(); ++i)
+        {
+            const TraceOp& op = old[i];
+            if (!selected(op))
+            {
+                becomes[i].push_back(op);
+                continue;
+            }
+            const TraceGroup& g = trace.GetGroup(op.group);
+            const auto n = static_cast<uint32_t>(g.ranks.size());
+            const auto me = static_cast<uint32_t>(std::find(g.ranks.begin(), g.ranks.end(), r) -
+                                                  g.ranks.begin());
+            auto& out = becomes[i];
+            // Ids within out for now (0-based); placed below.
+            TraceOp begin;
+            begin.kind = TraceOpKind::COMPUTE;
+            begin.name = op.name + ".ps.begin";
+            begin.stream = op.stream;
+            begin.iteration = op.iteration;
+            begin.deps = op.deps; // old ids, mapped below
+            out.push_back(begin);
+            std::vector<uint32_t> joinAfter;
+            auto p2p = [&](TraceOpKind kind,
+                           uint32_t tag,
+                           uint32_t peer,
+                           uint64_t bytes,
+                           uint32_t stream,
+                           const std::string& what,
+                           std::vector<uint32_t> deps) {
+                TraceOp t;
+                t.kind = kind;
+                t.name = op.name + what;
+                t.peer = peer;
+                t.tag = tag;
+                t.bytes = bytes;
+                t.stream = stream;
+                t.iteration = op.iteration;
+                t.deps = std::move(deps);
+                out.push_back(t);
+                return static_cast<uint32_t>(out.size() - 1);
+            };
+            int64_t myShard = -1;
+            for (uint32_t j = 0; j < servers; ++j)
+            {
+                const uint32_t s = g.ranks[ServerOf(n, servers, j)];
+                const uint64_t shard = CommPlan::SplitBytes(op.bytes, servers, j);
+                if (s == r)
+                {
+                    myShard = j;
+                    continue;
+                }
+                p2p(TraceOpKind::SEND, PUSH_TAG, s, shard, base + j, ".ps.push", {0});
+                joinAfter.push_back(
+                    p2p(TraceOpKind::RECV, PULL_TAG, s, shard, base + j, ".ps.pull", {}));
+            }
+            if (myShard >= 0)
+            {
+                const uint64_t shard =
+                    CommPlan::SplitBytes(op.bytes, servers, static_cast<uint32_t>(myShard));
+                std::vector<uint32_t> in{0};
+                for (uint32_t w = 0; w < n; ++w)
+                {
+                    if (w != me)
+                    {
+                        in.push_back(p2p(TraceOpKind::RECV,
+                                         PUSH_TAG,
+                                         g.ranks[w],
+                                         shard,
+                                         serverSide + w,
+                                         ".ps.in",
+                                         {}));
+                    }
+                }
+                TraceOp reduce;
+                reduce.kind = TraceOpKind::COMPUTE;
+                reduce.name = op.name + ".ps.reduce";
+                reduce.stream = reduceStream;
+                reduce.iteration = op.iteration;
+                reduce.duration = Seconds(static_cast<double>((n + 1) * shard) / rate);
+                reduce.deps = in;
+                out.push_back(reduce);
+                const auto reduced = static_cast<uint32_t>(out.size() - 1);
+                joinAfter.push_back(reduced);
+                for (uint32_t w = 0; w < n; ++w)
+                {
+                    if (w != me)
+                    {
+                        p2p(TraceOpKind::SEND,
+                            PULL_TAG,
+                            g.ranks[w],
+                            shard,
+                            serverSide + w,
+                            ".ps.out",
+                            {reduced});
+                    }
+                }
+            }
+            TraceOp join;
+            join.kind = TraceOpKind::COMPUTE;
+            join.name = op.name + ".ps.join";
+            join.stream = op.stream;
+            join.iteration = op.iteration;
+            join.deps = joinAfter;
+            out.push_back(join);
+            ++m_rewritten;
+        }
+        // Place them: old op i's new ops start at first[i]; its dependents wait for its last.
+        std::vector<uint32_t> first(old.size());
+        uint32_t next = 0;
+        for (size_t i = 0; i < old.size(); ++i)
+        {
+            first[i] = next;
+            next += static_cast<uint32_t>(becomes[i].size());
+        }
+        auto lastOf = [&](uint32_t i) {
+            return first[i] + static_cast<uint32_t>(becomes[i].size()) - 1;
+        };
+        std::vector<TraceOp>& ops = trace.GetOps(r);
+        ops.clear();
+        for (size_t i = 0; i < old.size(); ++i)
+        {
+            const bool rewritten = becomes[i].size() > 1;
+            for (size_t k = 0; k < becomes[i].size(); ++k)
+            {
+                TraceOp op = becomes[i][k];
+                for (uint32_t& d : op.deps)
+                {
+                    // The begin op keeps the all-reduce's deps (old ids); the others name
+                    // ops of the rewrite (local ids).
+                    d = !rewritten || k == 0 ? lastOf(d) : first[i] + d;
+                }
+                op.id = static_cast<uint32_t>(ops.size());
+                ops.push_back(std::move(op));
+            }
+        }
+    }
+    std::string why;
+    NS_ABORT_MSG_IF(!trace.Validate(&why),
+                    "ParameterServerSync: the rewritten trace does not validate: " << why);
+    NS_LOG_INFO(m_rewritten << " all-reduces on " << select << " by " << servers
+                            << " parameter servers");
+    return true;
+}
+
+} // namespace ns3
