@@ -6,6 +6,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
+#include "ns3/double.h"
 #include "ns3/ideal-transport.h"
 #include "ns3/parameter-server-sync.h"
 #include "ns3/simulator.h"
@@ -76,9 +77,11 @@ TEST(ParameterServer, AllReduceBecomesPushReducePull)
     EXPECT_EQ(worker[2].kind, TraceOpKind::SEND);
     EXPECT_EQ(worker[2].peer, 0u);
     EXPECT_EQ(worker[2].bytes, 4 * MiB);
-    EXPECT_EQ(worker[2].tag, ParameterServerSync::PUSH_TAG);
+    EXPECT_EQ(worker[2].tag, ParameterServerSync::PUSH_TAG); // group 0
+    EXPECT_TRUE(ParameterServerSync::IsPush(worker[2].tag));
     EXPECT_EQ(worker[3].kind, TraceOpKind::RECV);
     EXPECT_EQ(worker[3].tag, ParameterServerSync::PULL_TAG);
+    EXPECT_TRUE(ParameterServerSync::IsPull(worker[3].tag));
     EXPECT_EQ(worker[3].stream, worker[2].stream); // the pull after the push
     EXPECT_NE(worker[4].stream, worker[2].stream); // the two servers at once
     EXPECT_EQ(worker[6].name, "grad.ps.join");
@@ -97,6 +100,13 @@ TEST(ParameterServer, AllReduceBecomesPushReducePull)
     EXPECT_EQ(server[8].deps, std::vector<uint32_t>{7});
     EXPECT_EQ(server[11].deps, (std::vector<uint32_t>{3, 7}));
 
+    // ReduceBandwidth replaces the HBM figure.
+    TrainingTrace slower = OneAllReduce(4, 8 * MiB);
+    auto ps2 = CreateObject<ParameterServerSync>();
+    ps2->SetAttribute("ReduceBandwidth", DoubleValue(1e11));
+    ASSERT_TRUE(ps2->Apply(slower, "dp", 2, HBM, &error)) << error;
+    EXPECT_EQ(slower.GetOps(0)[7].duration, Seconds(5.0 * 4 * MiB / 1e11));
+
     // Refused: nothing selected, servers out of range (the trace unchanged).
     TrainingTrace u = OneAllReduce(4, MiB);
     EXPECT_FALSE(ps->Apply(u, "tp", 1, HBM, &error));
@@ -104,6 +114,30 @@ TEST(ParameterServer, AllReduceBecomesPushReducePull)
     EXPECT_FALSE(ps->Apply(u, "dp", 5, HBM, &error));
     EXPECT_EQ(error, "expected 1 to 4 servers (the ranks of dp0), got 5");
     EXPECT_EQ(u.GetOps(0).size(), 3u);
+    // An all-reduce listed before a later one of its group that it depends on: valid
+    // as a trace, but its pushes would queue behind the later one's: refused whole.
+    TrainingTrace forward(2);
+    forward.AddGroup({"dp0", "dp", {0, 1}});
+    for (uint32_t r = 0; r < 2; ++r)
+    {
+        TraceOp first;
+        first.kind = TraceOpKind::COLLECTIVE;
+        first.name = "first";
+        first.group = "dp0";
+        first.bytes = MiB;
+        first.stream = 1;
+        first.deps = {1};
+        forward.AddOp(r, first);
+        TraceOp second = first;
+        second.name = "second";
+        second.stream = 2;
+        second.deps = {};
+        forward.AddOp(r, second);
+    }
+    ASSERT_TRUE(forward.Validate(&error)) << error;
+    EXPECT_FALSE(ps->Apply(forward, "dp", 1, HBM, &error));
+    EXPECT_EQ(error.rfind("the rewritten trace would not be valid: ", 0), 0u) << error;
+    EXPECT_EQ(forward.GetOps(0).size(), 2u);
 }
 
 TEST(ParameterServer, OneServerTakesTheClosedFormOnTheIdealCarrier)
@@ -242,4 +276,61 @@ TEST(ParameterServer, TheScenarioKeyIsChecked)
             << bad;
         EXPECT_EQ(error.rfind("scn.json: /parameterServers: expected", 0), 0u) << error;
     }
+}
+
+TEST(ParameterServer, GroupsThatShareRanksPairUpInAnyOrder)
+{
+    // Two DP groups over the same two ranks, with different sizes, called in opposite
+    // orders on the two ranks (each on its own stream): the pushes and pulls of each
+    // group pair up with their own (tags per group, streams per group of the rank).
+    TrainingTrace t(2);
+    t.AddGroup({"a", "dp", {0, 1}});
+    t.AddGroup({"b", "dp", {0, 1}});
+    auto allReduce = [](const std::string& group, uint64_t bytes, uint32_t stream) {
+        TraceOp ar;
+        ar.kind = TraceOpKind::COLLECTIVE;
+        ar.name = group;
+        ar.group = group;
+        ar.bytes = bytes;
+        ar.stream = stream;
+        return ar;
+    };
+    t.AddOp(0, allReduce("a", MiB, 1));
+    t.AddOp(0, allReduce("b", 2 * MiB, 2));
+    t.AddOp(1, allReduce("b", 2 * MiB, 2));
+    t.AddOp(1, allReduce("a", MiB, 1));
+    std::string error;
+    ASSERT_TRUE(t.Validate(&error)) << error;
+    auto ps = CreateObject<ParameterServerSync>();
+    ASSERT_TRUE(ps->Apply(t, "dp", 1, HBM, &error)) << error;
+    auto ideal = CreateObject<IdealTransport>();
+    ideal->SetAttribute("NRanks", UintegerValue(2));
+    Config::SetDefault("ns3::CollectiveEngine::Protocol", StringValue("none"));
+    auto runner = CreateObject<WorkloadRunner>();
+    runner->Setup(t, CommGroup::Uniform(2, 1), ideal);
+    runner->Start();
+    Simulator::Run();
+    Simulator::Destroy();
+    Config::Reset();
+    EXPECT_TRUE(runner->IsFinished()) << runner->GetStuckReport();
+    // A trace whose own sends use the tags is refused.
+    TrainingTrace own(2);
+    own.AddGroup({"a", "dp", {0, 1}});
+    TraceOp send;
+    send.kind = TraceOpKind::SEND;
+    send.name = "mine";
+    send.peer = 1;
+    send.tag = ParameterServerSync::PUSH_TAG | 7;
+    own.AddOp(0, send);
+    TraceOp recv = send;
+    recv.kind = TraceOpKind::RECV;
+    recv.peer = 0;
+    own.AddOp(1, recv);
+    own.AddOp(0, allReduce("a", MiB, 1));
+    own.AddOp(1, allReduce("a", MiB, 1));
+    ASSERT_TRUE(own.Validate(&error)) << error;
+    EXPECT_FALSE(ps->Apply(own, "dp", 1, HBM, &error));
+    EXPECT_EQ(error,
+              "the trace's own send \"mine\" of rank 0 uses a tag parameter servers use "
+              "(0x5055xxxx, 0x504Cxxxx)");
 }

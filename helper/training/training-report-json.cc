@@ -34,9 +34,9 @@ Summarize(const TrainingSimulation& sim)
             c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type);
         // Point to point: pipeline sends, or a parameter server's pushes and pulls.
         const std::string gk = !c.group.empty() ? sim.GetTrace().GetGroup(c.group).kind
-                               : c.tag == ParameterServerSync::PUSH_TAG ? "ps push"
-                               : c.tag == ParameterServerSync::PULL_TAG ? "ps pull"
-                                                                        : "pp";
+                               : ParameterServerSync::IsPush(c.tag) ? "ps push"
+                               : ParameterServerSync::IsPull(c.tag) ? "ps pull"
+                                                                    : "pp";
         CallSummary& s = by[{kind, gk, c.algorithm, c.protocol, c.nRanks, c.requested}];
         s.kind = kind;
         s.groupKind = gk;

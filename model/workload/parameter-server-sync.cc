@@ -6,6 +6,7 @@
 #include "ns3/log.h"
 
 #include <algorithm>
+#include <map>
 
 namespace ns3
 {
@@ -41,6 +42,18 @@ ParameterServerSync::ParameterServerSync() = default;
 
 ParameterServerSync::~ParameterServerSync() = default;
 
+bool
+ParameterServerSync::IsPush(uint32_t tag)
+{
+    return (tag & ~GROUP_MASK) == PUSH_TAG;
+}
+
+bool
+ParameterServerSync::IsPull(uint32_t tag)
+{
+    return (tag & ~GROUP_MASK) == PULL_TAG;
+}
+
 uint32_t
 ParameterServerSync::ServerOf(uint32_t n, uint32_t k, uint32_t j)
 {
@@ -74,21 +87,48 @@ ParameterServerSync::Apply(TrainingTrace& trace,
     };
     const uint32_t nRanks = trace.GetNRanks();
     uint32_t largest = 0;
+    // Per rank, its selected groups in the order it first calls them: each gets its own
+    // streams on the rank, so groups that share ranks and interleave their calls in
+    // different orders on different ranks never wait behind each other.
+    std::vector<std::map<std::string, uint32_t>> ordinal(nRanks);
+    uint32_t mostGroups = 0;
+    std::map<std::string, uint32_t> groupIndex;
+    for (uint32_t i = 0; i < trace.GetGroups().size(); ++i)
+    {
+        groupIndex[trace.GetGroups()[i].name] = i;
+    }
     for (uint32_t r = 0; r < nRanks; ++r)
     {
         for (const TraceOp& op : trace.GetOps(r))
         {
-            if (selected(op))
+            if ((op.kind == TraceOpKind::SEND || op.kind == TraceOpKind::RECV) &&
+                (IsPush(op.tag) || IsPull(op.tag)))
             {
-                const auto n = static_cast<uint32_t>(trace.GetGroup(op.group).ranks.size());
-                if (servers == 0 || servers > n)
-                {
-                    *error = "expected 1 to " + std::to_string(n) + " servers (the ranks of " +
-                             op.group + "), got " + std::to_string(servers);
-                    return false;
-                }
-                largest = std::max(largest, n);
+                *error = "the trace's own " + TraceOpKindToString(op.kind) + " \"" + op.name +
+                         "\" of rank " + std::to_string(r) +
+                         " uses a tag parameter servers use (0x5055xxxx, 0x504Cxxxx)";
+                return false;
             }
+            if (!selected(op))
+            {
+                continue;
+            }
+            const auto n = static_cast<uint32_t>(trace.GetGroup(op.group).ranks.size());
+            if (servers == 0 || servers > n)
+            {
+                *error = "expected 1 to " + std::to_string(n) + " servers (the ranks of " +
+                         op.group + "), got " + std::to_string(servers);
+                return false;
+            }
+            if (groupIndex[op.group] > GROUP_MASK)
+            {
+                *error = "group " + op.group + " is beyond the " + std::to_string(GROUP_MASK + 1) +
+                         " groups parameter servers can tell apart";
+                return false;
+            }
+            largest = std::max(largest, n);
+            ordinal[r].emplace(op.group, static_cast<uint32_t>(ordinal[r].size()));
+            mostGroups = std::max<uint32_t>(mostGroups, ordinal[r].size());
         }
     }
     if (largest == 0)
@@ -96,24 +136,32 @@ ParameterServerSync::Apply(TrainingTrace& trace,
         *error = "\"" + select + "\" selects no all-reduce of the trace";
         return false;
     }
-    // Streams: per server, a rank's pushes to it and pulls from it; per group rank, a
-    // server's receives from it and sends to it; one for the servers' reductions.
+    // The rewrite goes into a copy: on failure the trace is as it was.
+    TrainingTrace rewritten = trace;
+    // Streams, per group of a rank: per server, the rank's pushes to it and pulls from
+    // it; per group rank, a server's receives from it and sends to it; one for the
+    // server's reductions.
     const uint32_t base = trace.GetNStreams();
-    const uint32_t serverSide = base + servers;
-    const uint32_t reduceStream = serverSide + largest;
-    for (uint32_t j = 0; j < servers; ++j)
+    const uint32_t stride = servers + largest + 1;
+    for (uint32_t o = 0; o < mostGroups; ++o)
     {
-        trace.SetStreamName(base + j, "PS push/pull, server " + std::to_string(j));
+        const std::string of = mostGroups > 1 ? " (group " + std::to_string(o) + ")" : "";
+        for (uint32_t j = 0; j < servers; ++j)
+        {
+            rewritten.SetStreamName(base + o * stride + j,
+                                    "PS push/pull, server " + std::to_string(j) + of);
+        }
+        for (uint32_t i = 0; i < largest; ++i)
+        {
+            rewritten.SetStreamName(base + o * stride + servers + i,
+                                    "PS server, group rank " + std::to_string(i) + of);
+        }
+        rewritten.SetStreamName(base + o * stride + servers + largest, "PS reduce" + of);
     }
-    for (uint32_t i = 0; i < largest; ++i)
-    {
-        trace.SetStreamName(serverSide + i, "PS server, group rank " + std::to_string(i));
-    }
-    trace.SetStreamName(reduceStream, "PS reduce");
 
     for (uint32_t r = 0; r < nRanks; ++r)
     {
-        const std::vector<TraceOp> old = trace.GetOps(r);
+        const std::vector<TraceOp> old = rewritten.GetOps(r);
         // What each op becomes: its new ops, in order; dependents wait for the last.
         std::vector<std::vector<TraceOp>> becomes(old.size());
         for (size_t i = 0; i < old.size(); ++i)
@@ -126,6 +174,11 @@ ParameterServerSync::Apply(TrainingTrace& trace,
             }
             const TraceGroup& g = trace.GetGroup(op.group);
             const auto n = static_cast<uint32_t>(g.ranks.size());
+            const uint32_t firstStream = base + ordinal[r].at(op.group) * stride;
+            const uint32_t serverSide = firstStream + servers;
+            const uint32_t reduceStream = serverSide + largest;
+            const uint32_t push = PUSH_TAG | groupIndex[op.group];
+            const uint32_t pull = PULL_TAG | groupIndex[op.group];
             const auto me = static_cast<uint32_t>(std::find(g.ranks.begin(), g.ranks.end(), r) -
                                                   g.ranks.begin());
             auto& out = becomes[i];
@@ -167,9 +220,9 @@ ParameterServerSync::Apply(TrainingTrace& trace,
                     myShard = j;
                     continue;
                 }
-                p2p(TraceOpKind::SEND, PUSH_TAG, s, shard, base + j, ".ps.push", {0});
+                p2p(TraceOpKind::SEND, push, s, shard, firstStream + j, ".ps.push", {0});
                 joinAfter.push_back(
-                    p2p(TraceOpKind::RECV, PULL_TAG, s, shard, base + j, ".ps.pull", {}));
+                    p2p(TraceOpKind::RECV, pull, s, shard, firstStream + j, ".ps.pull", {}));
             }
             if (myShard >= 0)
             {
@@ -181,7 +234,7 @@ ParameterServerSync::Apply(TrainingTrace& trace,
                     if (w != me)
                     {
                         in.push_back(p2p(TraceOpKind::RECV,
-                                         PUSH_TAG,
+                                         push,
                                          g.ranks[w],
                                          shard,
                                          serverSide + w,
@@ -194,7 +247,7 @@ ParameterServerSync::Apply(TrainingTrace& trace,
                 reduce.name = op.name + ".ps.reduce";
                 reduce.stream = reduceStream;
                 reduce.iteration = op.iteration;
-                reduce.duration = Seconds(static_cast<double>((n + 1) * shard) / rate);
+                reduce.duration = Seconds((n + 1.0) * static_cast<double>(shard) / rate);
                 reduce.deps = in;
                 out.push_back(reduce);
                 const auto reduced = static_cast<uint32_t>(out.size() - 1);
@@ -204,7 +257,7 @@ ParameterServerSync::Apply(TrainingTrace& trace,
                     if (w != me)
                     {
                         p2p(TraceOpKind::SEND,
-                            PULL_TAG,
+                            pull,
                             g.ranks[w],
                             shard,
                             serverSide + w,
@@ -233,11 +286,11 @@ ParameterServerSync::Apply(TrainingTrace& trace,
         auto lastOf = [&](uint32_t i) {
             return first[i] + static_cast<uint32_t>(becomes[i].size()) - 1;
         };
-        std::vector<TraceOp>& ops = trace.GetOps(r);
+        std::vector<TraceOp>& ops = rewritten.GetOps(r);
         ops.clear();
         for (size_t i = 0; i < old.size(); ++i)
         {
-            const bool rewritten = becomes[i].size() > 1;
+            const bool replaced = becomes[i].size() > 1;
             for (size_t k = 0; k < becomes[i].size(); ++k)
             {
                 TraceOp op = becomes[i][k];
@@ -245,16 +298,23 @@ ParameterServerSync::Apply(TrainingTrace& trace,
                 {
                     // The begin op keeps the all-reduce's deps (old ids); the others name
                     // ops of the rewrite (local ids).
-                    d = !rewritten || k == 0 ? lastOf(d) : first[i] + d;
+                    d = !replaced || k == 0 ? lastOf(d) : first[i] + d;
                 }
                 op.id = static_cast<uint32_t>(ops.size());
                 ops.push_back(std::move(op));
             }
         }
     }
+    // A trace the rewrite cannot keep valid (an all-reduce depending on a later one of its
+    // group, now behind it on one stream) is refused whole.
     std::string why;
-    NS_ABORT_MSG_IF(!trace.Validate(&why),
-                    "ParameterServerSync: the rewritten trace does not validate: " << why);
+    if (!rewritten.Validate(&why))
+    {
+        *error = "the rewritten trace would not be valid: " + why;
+        m_rewritten = 0;
+        return false;
+    }
+    trace = std::move(rewritten);
     NS_LOG_INFO(m_rewritten << " all-reduces on " << select << " by " << servers
                             << " parameter servers");
     return true;

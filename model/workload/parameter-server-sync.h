@@ -30,8 +30,9 @@ namespace ns3
  *
  * On the rank, a zero-length "begin" op takes the all-reduce's place and dependencies,
  * and a zero-length "join" op, after every pull (and, on a server, its reduce), is what
- * the all-reduce's dependents wait for. Pushes and pulls use their own streams and tags
- * (PUSH_TAG, PULL_TAG), so they overlap each other and never meet the trace's own sends. Servers on
+ * the all-reduce's dependents wait for. Pushes and pulls use their own streams (per group
+ * of the rank) and tags (PUSH_TAG, PULL_TAG with the group's index), so they overlap each
+ * other and never meet the trace's own sends (a trace using those tags is refused). Servers on
  * dedicated hosts (CPU servers with their own NICs) are not modelled.
  */
 class ParameterServerSync : public Object
@@ -43,11 +44,20 @@ class ParameterServerSync : public Object
     ParameterServerSync();
     ~ParameterServerSync() override;
 
-    /// The tag of every push, a rank to a server ("PU"): a rank that is both a server
-    /// and a worker receives pushes and pulls from the same peers, told apart by tag.
-    static constexpr uint32_t PUSH_TAG = 0x5055;
-    /// The tag of every pull, a server to a rank ("PL").
-    static constexpr uint32_t PULL_TAG = 0x504C;
+    /// The tags of pushes, a rank to a server ("PU" in the high half; the low half is
+    /// the group's index): a rank that is both a server and a worker receives pushes and
+    /// pulls from the same peers, told apart by tag, and each group's calls pair up on
+    /// their own, whatever order groups that share ranks call in.
+    static constexpr uint32_t PUSH_TAG = 0x50550000;
+    /// The tags of pulls, a server to a rank ("PL" in the high half, the group's index).
+    static constexpr uint32_t PULL_TAG = 0x504C0000;
+    /// The low half of a push or pull tag: the group's index.
+    static constexpr uint32_t GROUP_MASK = 0xFFFF;
+
+    /// \param tag a send/recv tag \return whether it is a parameter server's push
+    static bool IsPush(uint32_t tag);
+    /// \param tag a send/recv tag \return whether it is a parameter server's pull
+    static bool IsPull(uint32_t tag);
 
     /**
      * Rewrite the all-reduces on the groups of kind (or name) select.
@@ -55,8 +65,10 @@ class ParameterServerSync : public Object
      * \param select a group kind ("dp") or name
      * \param servers servers per group (at least 1, at most the group's size)
      * \param hbmBytesPerSecond the GPU's HBM bandwidth (when ReduceBandwidth is 0)
-     * \param error set when nothing is selected or servers is out of range
-     * \return true on success (the trace is unchanged otherwise)
+     * \param error set when nothing is selected, servers is out of range, the trace's own
+     *        sends use the tags or a selected group's index is beyond GROUP_MASK
+     * \return true on success (the trace is unchanged otherwise: the rewrite is made on a
+     *         copy and kept only if it validates)
      */
     bool Apply(TrainingTrace& trace,
                const std::string& select,
