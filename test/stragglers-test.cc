@@ -28,6 +28,7 @@
 #include <sstream>
 
 using namespace ns3;
+using aifabric::Compute;
 
 namespace
 {
@@ -165,6 +166,23 @@ TEST(Stragglers, JitterHasItsMeanAndRepeatsForASeed)
         EXPECT_NEAR(a.GetSeconds() / 0.2, 1.0, 5 * s / std::sqrt(20000.0));
         // Not exact either: the jitter is drawn.
         EXPECT_NE(a, MilliSeconds(200));
+    }
+    // Zero-length ops (markers such as a parameter-server rewrite's begin and join) draw
+    // nothing: interleaving them leaves every other op's factor, and the end, as it was.
+    {
+        TrainingTrace marked(1);
+        for (uint32_t i = 0; i < 20000; ++i)
+        {
+            marked.AddOp(0, Compute("k", MicroSeconds(10)));
+            marked.AddOp(0, Compute("marker", Time(0)));
+        }
+        StragglerSettings st;
+        st.jitter = "lognormal:0.1";
+        RngSeedManager::SetRun(1);
+        const Time plain = Replay(t, [&](Ptr<WorkloadRunner> r) { st.Apply(r, 5); })->GetEndTime();
+        RngSeedManager::SetRun(1);
+        EXPECT_EQ(Replay(marked, [&](Ptr<WorkloadRunner> r) { st.Apply(r, 5); })->GetEndTime(),
+                  plain);
     }
     // A measured CDF of the factor: half the ops 0.5 to 1, half 1 to 2, uniformly
     // between the points: mean 0.5 x 0.75 + 0.5 x 1.5 = 1.125, standard deviation 0.439.

@@ -345,6 +345,10 @@ WorkloadRunner::Fail(uint32_t rank)
 Time
 WorkloadRunner::ComputeDuration(uint32_t rank, const TraceOp& o)
 {
+    if (o.duration.IsZero())
+    {
+        return o.duration; // markers (a rewrite's begin and join ops) draw nothing
+    }
     double factor = m_computeScale[rank];
     if (m_jitter)
     {

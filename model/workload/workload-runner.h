@@ -313,7 +313,8 @@ class WorkloadRunner : public Object
     void RankDone();
     /// The GPU of rank fails now (FailRank).
     void Fail(uint32_t rank);
-    /// \return how long compute op o of rank takes this time (scale and jitter applied)
+    /// \return how long compute op o of rank takes this time (scale and jitter applied;
+    ///         a zero-length op draws no jitter)
     Time ComputeDuration(uint32_t rank, const TraceOp& o);
 
     std::shared_ptr<const TrainingTrace> m_trace{std::make_shared<const TrainingTrace>()};
