@@ -118,9 +118,6 @@ RoceSwitch::Setup(Ptr<Node> node)
     {
         m_mmu = CreateObject<SharedBufferMmu>();
     }
-    std::vector<uint64_t> rates;
-    std::vector<Time> delays;
-    uint32_t maxFrame = 0;
     for (uint32_t i = 0; i < node->GetNDevices(); ++i)
     {
         Ptr<RoceNetDevice> dev = DynamicCast<RoceNetDevice>(node->GetDevice(i));
@@ -132,9 +129,6 @@ RoceSwitch::Setup(Ptr<Node> node)
                                             << " is not attached to a channel");
         NS_ABORT_MSG_IF(dev->GetIfIndex() != i, "RoceSwitch: port numbering mismatch");
         m_ports.push_back(dev);
-        rates.push_back(dev->GetDataRate().GetBitRate());
-        delays.push_back(dev->GetRoceChannel()->GetDelay());
-        maxFrame = std::max<uint32_t>(maxFrame, dev->GetMtu() + roce::ETHERNET_HEADER_BYTES);
         // The ports hold the switch (released in DoDispose), never a raw pointer to it.
         const Ptr<RoceSwitch> self(this);
         dev->SetRoceReceiveCallback(MakeCallback(&RoceSwitch::ReceiveFromPort, self));
@@ -151,7 +145,7 @@ RoceSwitch::Setup(Ptr<Node> node)
             m_watchdogs.push_back(watchdog);
         }
     }
-    m_mmu->Configure(rates, delays, maxFrame);
+    ReconfigureBuffers();
     if (m_salt == 0)
     {
         m_saltAutomatic = true;
@@ -404,6 +398,7 @@ RoceSwitch::GetPort(uint32_t port) const
 void
 RoceSwitch::ReconfigureBuffers()
 {
+    NS_LOG_FUNCTION(this);
     std::vector<uint64_t> rates;
     std::vector<Time> delays;
     uint32_t maxFrame = 0;
@@ -413,7 +408,6 @@ RoceSwitch::ReconfigureBuffers()
         delays.push_back(dev->GetRoceChannel()->GetDelay());
         maxFrame = std::max<uint32_t>(maxFrame, dev->GetMtu() + roce::ETHERNET_HEADER_BYTES);
     }
-    NS_LOG_FUNCTION(this << m_ports.size());
     m_mmu->Configure(rates, delays, maxFrame);
 }
 

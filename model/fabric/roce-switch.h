@@ -107,8 +107,9 @@ class RoceSwitch : public Object
     Ptr<SharedBufferMmu> GetMmu() const;
     /**
      * Derive the buffer's per-port figures (headroom, ECN thresholds, everything that
-     * follows a port's rate) again from the ports' rates now: after a port's DataRate
-     * changed, before any traffic (the buffer starts empty again).
+     * follows a port's rate and cable) from the ports as they are now, as Setup does:
+     * again after a port's DataRate changed, before any traffic (the buffer starts
+     * empty again).
      */
     void ReconfigureBuffers();
     /// \param port a port number (std::out_of_range beyond GetNPorts()) \return that port
