@@ -146,10 +146,10 @@ CompressionJson(const std::vector<CompressionEffect>& effects)
 }
 
 std::vector<StragglerCost>
-StragglerCosts(const TrainingSimulation& sim)
+StragglerCosts(const TrainingSimulation& sim,
+               const std::vector<WorkloadRunner::CriticalPath>& paths)
 {
     const StragglerSettings& st = sim.GetScenario().stragglers;
-    const auto paths = sim.GetRunner()->GetCriticalPaths();
     std::vector<StragglerCost> costs;
     for (uint32_t r = 0; r < sim.GetTrace().GetNRanks(); ++r)
     {
@@ -179,8 +179,9 @@ Json
 StragglersJson(const TrainingSimulation& sim)
 {
     const StragglerSettings& st = sim.GetScenario().stragglers;
+    const auto walked = sim.GetRunner()->GetCriticalPaths(); // one walk for both uses
     Json slow = Json::array();
-    for (const StragglerCost& c : StragglerCosts(sim))
+    for (const StragglerCost& c : StragglerCosts(sim, walked))
     {
         slow.push_back({{"rank", c.rank},
                         {"factor", c.factor},
@@ -193,7 +194,7 @@ StragglersJson(const TrainingSimulation& sim)
         failures.push_back({{"rank", rank}, {"at_s", at.GetSeconds()}});
     }
     Json paths = Json::array();
-    for (const auto& p : sim.GetRunner()->GetCriticalPaths())
+    for (const auto& p : walked)
     {
         paths.push_back({{"iteration", p.iteration},
                          {"start_s", p.start.GetSeconds()},

@@ -72,8 +72,10 @@ struct StragglerCost
     Time cost;        //!< onPath x (1 - 1 / factor): what the slowdown added
 };
 
-/// \param sim a finished run \return per slowed rank, its cost (rank order)
-std::vector<StragglerCost> StragglerCosts(const TrainingSimulation& sim);
+/// \param sim a finished run \param paths its critical paths (GetCriticalPaths)
+/// \return per slowed rank, its cost (rank order)
+std::vector<StragglerCost> StragglerCosts(const TrainingSimulation& sim,
+                                          const std::vector<WorkloadRunner::CriticalPath>& paths);
 /// \param sim a run \return results.json's "stragglers": the settings, what each slow
 ///         GPU cost on the critical path, the failures, and each iteration's path
 Json StragglersJson(const TrainingSimulation& sim);

@@ -91,11 +91,11 @@ TrainingReport::PrintSummary(std::ostream& os) const
 void
 TrainingReport::PrintStragglers(std::ostream& os) const
 {
-    const auto costs = StragglerCosts(m_sim);
-    if (costs.empty())
+    if (m_sim.GetScenario().stragglers.slow.empty())
     {
-        return;
+        return; // no walk of the critical paths for a run without slow GPUs
     }
+    const auto costs = StragglerCosts(m_sim, m_sim.GetRunner()->GetCriticalPaths());
     os << "\n  stragglers: their compute on the critical path, and what the slowdown added "
           "(mean per iteration)\n"
        << "  rank   factor   on path (ms)   cost (ms)\n";
