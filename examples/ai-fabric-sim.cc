@@ -37,6 +37,7 @@ main(int argc, char* argv[])
     uint32_t seed = 0;
     bool progress = true;
     bool plots = true;
+    bool alone = true;
     std::string pcap;
     std::string pcapNodes;
 
@@ -55,6 +56,10 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "Random run number (0: the scenario's)", seed);
     cmd.AddValue("progress", "Progress line on stderr during long runs", progress);
     cmd.AddValue("plots", "Draw PNG plots with gnuplot", plots);
+    cmd.AddValue("alone",
+                 "With jobs (--job or the scenario's \"jobs\"): also run each job alone on its "
+                 "GPUs, and report its slowdown against that",
+                 alone);
     cmd.AddPcapPrefix(
         "pcap",
         "Capture every RoCE port into PREFIX-nic<i>.pcap and PREFIX-sw<j>-<port>.pcap "
@@ -155,6 +160,14 @@ main(int argc, char* argv[])
         Simulator::Destroy();
         scenario.fastForward = "on";
     }
+    // Jobs: each one alone on its GPUs first (their slowdowns are against these runs).
+    std::vector<std::vector<Time>> aloneTimes;
+    if (!scenario.jobs.empty() && alone &&
+        !TrainingSimulation::RunJobsAlone(scenario, progress, aloneTimes, &error))
+    {
+        std::cerr << "ai-fabric-sim: " << error << "\n";
+        return 1;
+    }
     // The program owns process-wide state: the scenario's attribute defaults and seed
     // here, Simulator::Destroy() once the reports are written.
     TrainingSimulation sim(scenario);
@@ -170,11 +183,12 @@ main(int argc, char* argv[])
     sim.Run(progress);
 
     TrainingReport report(sim);
+    report.SetAlone(aloneTimes);
     report.PrintSummary(std::cout);
     std::string writeError;
     const auto files = report.Write(scenario.outputDir, scenario.plots, &writeError);
-    const bool stuck = sim.GetRunner()->IsStuck();
-    const std::string stuckReport = stuck ? sim.GetRunner()->GetStuckReport() : "";
+    const bool stuck = sim.IsStuck();
+    const std::string stuckReport = stuck ? sim.GetStuckReport() : "";
     std::string checkFailure;
     bool checkPassed = true;
     if (check)
@@ -200,7 +214,12 @@ main(int argc, char* argv[])
     std::cout << "\n  outputs  : " << scenario.outputDir << "/ (";
     for (size_t k = 0; k < files.size(); ++k)
     {
-        std::cout << (k ? ", " : "") << files[k].substr(files[k].find_last_of('/') + 1);
+        // Relative to the folder (a job's files are in jobs/NAME/).
+        const std::string& f = files[k];
+        const std::string prefix = scenario.outputDir + "/";
+        std::cout << (k ? ", " : "")
+                  << (f.rfind(prefix, 0) == 0 ? f.substr(prefix.size())
+                                              : f.substr(f.find_last_of('/') + 1));
     }
     std::cout << ")\n";
     if (stuck)

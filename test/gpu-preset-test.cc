@@ -318,7 +318,7 @@ TEST_F(NsTest, GpuPresetFixedTraceOnAnotherGpuWarnsAndScales)
         TrainingSimulation sim(Scenario(json.str()));
         ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
         ASSERT_EQ(sim.GetWarnings().size(), 1u);
-        const std::string& w = sim.GetWarnings()[0];
+        const std::string w = sim.GetWarnings()[0];
         EXPECT_NE(w.find("compute durations are for H100 but the cluster's GPU is A100"),
                   std::string::npos)
             << w;

@@ -44,6 +44,11 @@ struct FakeCommandLine
         help[name] = text;
         fields[name] = &value;
     }
+
+    void AddList(const std::string& name, const std::string& text, std::vector<std::string>&)
+    {
+        help[name] = text;
+    }
 };
 } // namespace
 
@@ -76,12 +81,13 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
                              "jitter",
                              "failGpu",
                              "slowNic",
-                             "fast-forward"})
+                             "fast-forward",
+                             "job"})
     {
         ASSERT_EQ(cmd.help.count(name), 1u) << name;
         EXPECT_GT(cmd.help[name].size(), 10u) << name;
     }
-    EXPECT_EQ(cmd.help.size(), 24u);
+    EXPECT_EQ(cmd.help.size(), 25u);
     *cmd.fields["servers"] = "4";
     EXPECT_EQ(o.servers, "4");
 }

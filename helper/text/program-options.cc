@@ -227,6 +227,17 @@ ProgramOptions::AddValue(const std::string& name, const std::string& help, std::
 }
 
 void
+ProgramOptions::AddList(const std::string& name,
+                        const std::string& help,
+                        std::vector<std::string>& values)
+{
+    Add(name, help + " (may be given several times)", "", "", [&values](const std::string& text, std::string*) {
+        values.push_back(text);
+        return true;
+    });
+}
+
+void
 ProgramOptions::AddValue(const std::string& name, const std::string& help, bool& value)
 {
     Add(

@@ -84,6 +84,9 @@ class ProgramOptions
 
     /// Free text (a name, a prefix): anything is accepted.
     void AddValue(const std::string& name, const std::string& help, std::string& value);
+    /// Free text that may be given several times (--job=a --job=b): every one is
+    /// appended to values, in the order given.
+    void AddList(const std::string& name, const std::string& help, std::vector<std::string>& values);
     /// A flag: true, false, 1 or 0; --name alone means true.
     void AddValue(const std::string& name, const std::string& help, bool& value);
     /// An integer from min to max, digits only.

@@ -640,6 +640,66 @@ ScenarioOverrides::ApplyWorkload(TrainingScenario& s) const
     }
 }
 
+void
+ScenarioOverrides::ApplyJobs(TrainingScenario& s) const
+{
+    if (jobs.empty())
+    {
+        return;
+    }
+    if (!workload.empty())
+    {
+        throw OptionError{"--workload=" + workload + ": with --job, each job gives its workload"};
+    }
+    std::vector<JobSpec> list;
+    for (size_t i = 0; i < jobs.size(); ++i)
+    {
+        const std::string& text = jobs[i];
+        const std::string place = std::string("--") + JOB_OPTION + "=" + text;
+        JobSpec job;
+        job.name = "job" + std::to_string(i + 1);
+        job.place = place;
+        // FILE[:PLACEMENT]: a suffix after the last colon that is a placement; otherwise
+        // the whole text is the file.
+        std::string path = text;
+        const size_t colon = text.rfind(':');
+        std::string why;
+        if (colon != std::string::npos && colon > 0 &&
+            JobSpec::ParsePlacement(text.substr(colon + 1), job, &why))
+        {
+            path = text.substr(0, colon);
+        }
+        else if (colon != std::string::npos && !IsFile(text) && IsFile(text.substr(0, colon)))
+        {
+            throw OptionError{place + ": " + why};
+        }
+        uint32_t ranks = 0;
+        if (!DetectWorkload(path, job.traceFormat, job.traceFile, ranks, &why))
+        {
+            const std::string prefix = "--workload=" + path;
+            throw OptionError{place + (why.rfind(prefix, 0) == 0 ? why.substr(prefix.size()) : ": " + why)};
+        }
+        job.traceRanks = ranks;
+        if (job.traceFormat == "generator")
+        {
+            std::ifstream in(path, std::ios::binary);
+            std::ostringstream content;
+            content << in.rdbuf();
+            if (!TransformerTraceGenerator::ParseConfig(content.str(), path, job.generator, &why))
+            {
+                throw OptionError{place + ": " + why};
+            }
+        }
+        else if (job.traceFormat == "aicb")
+        {
+            throw OptionError{place + ": a SimAI/AICB workload does not say how many ranks it has: "
+                                      "give the job in a scenario's \"jobs\" list with \"gpus\""};
+        }
+        list.push_back(job);
+    }
+    s.jobs = list;
+}
+
 bool
 ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
 {
@@ -651,6 +711,7 @@ ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
         ApplyFabric(s);
         ApplyCollectives(s);
         ApplyWorkload(s);
+        ApplyJobs(s);
     }
     catch (const OptionError& e)
     {
@@ -666,6 +727,10 @@ ScenarioOverrides::Apply(TrainingScenario& s, std::string* error) const
             changes +=
                 std::string(changes.empty() ? "" : " ") + "--" + o.name + "=" + this->*o.field;
         }
+    }
+    for (const std::string& job : jobs)
+    {
+        changes += std::string(changes.empty() ? "" : " ") + "--" + JOB_OPTION + "=" + job;
     }
     if (!changes.empty())
     {

@@ -50,6 +50,8 @@ struct ScenarioOverrides
     std::string failGpu;          //!< failing GPUs, comma-separated RANK:TIME
     std::string slowNic;          //!< slow NICs, comma-separated RANK:RATE
     std::string parameterServers; //!< GROUP:SERVERS
+    /// jobs sharing the cluster, each FILE[:PLACEMENT] (replace the scenario's jobs)
+    std::vector<std::string> jobs;
 
     /// One option: its name on the command line, help text, and field.
     struct Option
@@ -74,7 +76,17 @@ struct ScenarioOverrides
         {
             cmd.AddValue(o.name, o.help, this->*o.field);
         }
+        cmd.AddList(JOB_OPTION, JOB_HELP, jobs);
     }
+
+    /// The option that adds a job (several times for several jobs).
+    static constexpr const char* JOB_OPTION = "job";
+    /// Its help text.
+    static constexpr const char* JOB_HELP =
+        "A job sharing the cluster, FILE[:PLACEMENT]: a workload file (any format --workload "
+        "reads) and where its GPUs go, packed (the default), spread, random or servers such as "
+        "0-1,4; the jobs replace the scenario's workload and jobs, each reported against "
+        "itself alone on the same GPUs";
 
     /**
      * Check every given option and apply it to scenario (the workload first: a model
@@ -121,6 +133,8 @@ struct ScenarioOverrides
     void ApplyWorkload(TrainingScenario& s) const;
     /// Apply --straggler, --jitter, --failGpu and --slowNic.
     void ApplyStragglers(TrainingScenario& s) const;
+    /// Apply --job (each one: its file's format detected, its placement read).
+    void ApplyJobs(TrainingScenario& s) const;
 };
 
 } // namespace ns3

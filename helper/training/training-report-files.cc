@@ -2,6 +2,7 @@
 // TrainingReport's files: results.json, the Perfetto timeline, iterations.csv,
 // collectives.csv and the plots, written into the output folder.
 #include "fct-report.h"
+#include "job-link-share.h"
 #include "report-files.h"
 #include "training-report-json.h"
 #include "training-report.h"
@@ -31,7 +32,6 @@ void
 TrainingReport::WriteResults(std::ostream& os) const
 {
     const TrainingScenario& s = m_sim.GetScenario();
-    Ptr<WorkloadRunner> runner = m_sim.GetRunner();
     Json doc;
     doc["scenario"] = ScenarioJson(s);
     if (const auto [qps, split] = CarrierQps(m_sim); qps > 0)
@@ -40,13 +40,16 @@ TrainingReport::WriteResults(std::ostream& os) const
         doc["scenario"]["qpsPerConnection"] = qps;
         doc["scenario"]["splitDataOnQps"] = split;
     }
-    doc["workload"] = {{"name", m_sim.GetTrace().GetName()},
-                       {"from", m_sim.GetWorkloadNote()},
-                       {"ranks", m_sim.GetTrace().GetNRanks()},
-                       {"ops", m_sim.GetTrace().GetNOps()}};
-    if (!m_sim.GetCompression().empty())
+    if (!m_sim.HasJobs())
     {
-        doc["workload"]["compression"] = CompressionJson(m_sim.GetCompression());
+        doc["workload"] = {{"name", m_sim.GetTrace().GetName()},
+                           {"from", m_sim.GetWorkloadNote()},
+                           {"ranks", m_sim.GetTrace().GetNRanks()},
+                           {"ops", m_sim.GetTrace().GetNOps()}};
+        if (!m_sim.GetCompression().empty())
+        {
+            doc["workload"]["compression"] = CompressionJson(m_sim.GetCompression());
+        }
     }
     if (Ptr<InaTransport> ina = DynamicCast<InaTransport>(m_sim.GetCluster().scaleOut))
     {
@@ -56,15 +59,30 @@ TrainingReport::WriteResults(std::ostream& os) const
     {
         doc["stragglers"] = StragglersJson(m_sim);
     }
-    doc["finished"] = runner->IsFinished();
-    doc["stuck"] = runner->IsStuck();
-    if (runner->IsStuck())
+    bool finished = true;
+    Time end;
+    for (const TrainingSimulation::Job& job : m_sim.GetJobs())
     {
-        doc["stuck_report"] = runner->GetStuckReport();
+        finished = finished && job.runner->IsFinished();
+        end = std::max(end, job.runner->GetEndTime());
     }
-    doc["simulated_s"] = runner->GetEndTime().GetSeconds();
-    doc["iterations"] = IterationsJson(GetIterationTimes(), m_breakdown);
-    doc["communication"] = CommunicationJson(m_sim);
+    doc["finished"] = finished;
+    doc["stuck"] = m_sim.IsStuck();
+    if (m_sim.IsStuck())
+    {
+        doc["stuck_report"] = m_sim.GetStuckReport();
+    }
+    doc["simulated_s"] = end.GetSeconds();
+    if (m_sim.HasJobs())
+    {
+        doc["jobs"] = JobsJson(m_sim, m_alone, GetSlowdowns());
+        doc["job_links"] = JobLinksJson(m_sim);
+    }
+    else
+    {
+        doc["iterations"] = IterationsJson(GetIterationTimes(), m_breakdown);
+        doc["communication"] = CommunicationJson(GetJob());
+    }
     doc["fabric"] = FabricJson(m_sim);
     doc["fast_forward"] = FastForwardJson(m_sim);
     // Wall-clock figures vary between runs; everything above does not.
@@ -79,9 +97,10 @@ TrainingReport::WriteResults(std::ostream& os) const
 void
 TrainingReport::WriteTimeline(std::ostream& os) const
 {
-    const TrainingTrace& trace = m_sim.GetTrace();
+    // One process per rank, one thread per stream; with "jobs", one process per job (a
+    // track group each), one thread per rank and stream.
+    const bool jobs = m_sim.HasJobs();
     const CommGroup& world = m_sim.GetWorld();
-    Ptr<WorkloadRunner> runner = m_sim.GetRunner();
     os << std::setprecision(15);
     os << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
     bool first = true;
@@ -89,81 +108,109 @@ TrainingReport::WriteTimeline(std::ostream& os) const
         os << (first ? "  " : ",\n  ") << e.dump(-1, ' ', false, Json::error_handler_t::replace);
         first = false;
     };
-    std::vector<std::vector<bool>> streams(trace.GetNRanks());
-    for (uint32_t r = 0; r < trace.GetNRanks(); ++r)
+    for (uint32_t j = 0; j < m_sim.GetJobs().size(); ++j)
     {
-        emit({{"ph", "M"},
-              {"name", "process_name"},
-              {"pid", r},
-              {"args",
-               {{"name",
-                 "rank " + std::to_string(r) + " (server " + std::to_string(world.GetServer(r)) +
-                     ", GPU " + std::to_string(world.GetLocalIndex(r)) + ")"}}}});
-        emit({{"ph", "M"},
-              {"name", "process_sort_index"},
-              {"pid", r},
-              {"args", {{"sort_index", r}}}});
-        streams[r].assign(trace.GetNStreams(), false);
-        for (const TraceOp& op : trace.GetOps(r))
+        const TrainingSimulation::Job& job = m_sim.GetJobs()[j];
+        const TrainingTrace& trace = job.workload.GetTrace();
+        const uint32_t nStreams = trace.GetNStreams();
+        auto pidOf = [&](uint32_t rank) { return jobs ? j : rank; };
+        auto tidOf = [&](uint32_t rank, uint32_t stream) {
+            return jobs ? rank * nStreams + stream : stream;
+        };
+        if (jobs)
         {
-            streams[r][op.stream] = true;
+            emit({{"ph", "M"},
+                  {"name", "process_name"},
+                  {"pid", j},
+                  {"args", {{"name", "job " + job.spec.name}}}});
+            emit({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", j}, {"args", {{"sort_index", j}}}});
         }
-        for (uint32_t st = 0; st < streams[r].size(); ++st)
+        for (uint32_t r = 0; r < trace.GetNRanks(); ++r)
         {
-            if (streams[r][st])
+            const uint32_t gpu = job.gpus[r];
+            const std::string rankName =
+                "rank " + std::to_string(r) + " (server " + std::to_string(world.GetServer(gpu)) +
+                ", GPU " + std::to_string(world.GetLocalIndex(gpu)) + ")";
+            if (!jobs)
             {
-                std::string name = trace.GetStreamName(st);
-                if (name.empty() && st == 0)
-                {
-                    name = "compute";
-                }
-                name = "stream " + std::to_string(st) + (name.empty() ? "" : " (" + name + ")");
                 emit({{"ph", "M"},
-                      {"name", "thread_name"},
+                      {"name", "process_name"},
                       {"pid", r},
-                      {"tid", st},
-                      {"args", {{"name", name}}}});
+                      {"args", {{"name", rankName}}}});
+                emit({{"ph", "M"},
+                      {"name", "process_sort_index"},
+                      {"pid", r},
+                      {"args", {{"sort_index", r}}}});
+            }
+            std::vector<bool> streams(nStreams, false);
+            for (const TraceOp& op : trace.GetOps(r))
+            {
+                streams[op.stream] = true;
+            }
+            for (uint32_t st = 0; st < streams.size(); ++st)
+            {
+                if (streams[st])
+                {
+                    std::string name = trace.GetStreamName(st);
+                    if (name.empty() && st == 0)
+                    {
+                        name = "compute";
+                    }
+                    name = "stream " + std::to_string(st) + (name.empty() ? "" : " (" + name + ")");
+                    emit({{"ph", "M"},
+                          {"name", "thread_name"},
+                          {"pid", pidOf(r)},
+                          {"tid", tidOf(r, st)},
+                          {"args", {{"name", jobs ? rankName + " " + name : name}}}});
+                }
             }
         }
-    }
-    const auto& calls = runner->GetCalls();
-    for (const OpRecord& rec : runner->GetOps())
-    {
-        const std::string& opName = runner->GetOpName(rec);
-        Json e = {{"ph", "X"},
-                  {"name", opName.empty() ? TraceOpKindToString(rec.kind) : opName},
-                  {"cat", TraceOpKindToString(rec.kind)},
-                  {"pid", rec.rank},
-                  {"tid", rec.stream},
-                  {"ts", Us(rec.start)},
-                  {"dur", Us(rec.end - rec.start)}};
-        Json args = {{"iteration", rec.iteration}, {"op", rec.op}};
-        if (rec.call >= 0)
+        const Ptr<WorkloadRunner> runner = job.runner;
+        const auto& calls = runner->GetCalls();
+        for (const OpRecord& rec : runner->GetOps())
         {
-            const CallRecord& c = calls[rec.call];
-            args["collective"] =
-                c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type);
-            args["group"] = c.group;
-            args["bytes"] = c.bytes;
-            args["algorithm"] = c.algorithm;
-            args["requested"] = c.requested;
-            args["launch_us"] = Us(c.launch);
-            args["busbw_GBps"] = c.busBw / 1e9;
+            const std::string& opName = runner->GetOpName(rec);
+            Json e = {{"ph", "X"},
+                      {"name", opName.empty() ? TraceOpKindToString(rec.kind) : opName},
+                      {"cat", TraceOpKindToString(rec.kind)},
+                      {"pid", pidOf(rec.rank)},
+                      {"tid", tidOf(rec.rank, rec.stream)},
+                      {"ts", Us(rec.start)},
+                      {"dur", Us(rec.end - rec.start)}};
+            Json args = {{"iteration", rec.iteration}, {"op", rec.op}};
+            if (rec.call >= 0)
+            {
+                const CallRecord& c = calls[rec.call];
+                args["collective"] = c.type == CollectiveType::SEND_RECV
+                                         ? "send/recv"
+                                         : CollectiveTypeToString(c.type);
+                args["group"] = c.group;
+                args["bytes"] = c.bytes;
+                args["algorithm"] = c.algorithm;
+                args["requested"] = c.requested;
+                args["launch_us"] = Us(c.launch);
+                args["busbw_GBps"] = c.busBw / 1e9;
+            }
+            e["args"] = args;
+            emit(e);
         }
-        e["args"] = args;
-        emit(e);
     }
     os << "\n]}\n";
 }
 
 bool
-TrainingReport::Plot(const std::string& dir, std::string* error) const
+TrainingReport::Plot(const std::string& dir,
+                     bool breakdown,
+                     bool fabric,
+                     std::string* error) const
 {
+    std::ostringstream script;
     // Data files first: the plots are also re-drawable by hand from them.
+    if (breakdown)
     {
         std::ofstream out(dir + "/breakdown.dat");
         out << "# rank compute_ms exposed_comm_ms idle_ms (mean over iterations)\n";
-        const uint32_t iters = std::max(1u, m_sim.GetRunner()->GetNIterations());
+        const uint32_t iters = std::max(1u, GetJob().runner->GetNIterations());
         std::map<uint32_t, std::array<double, 3>> per;
         for (const auto& b : m_breakdown)
         {
@@ -177,13 +224,14 @@ TrainingReport::Plot(const std::string& dir, std::string* error) const
             out << rank << " " << a[0] << " " << a[1] << " " << a[2] << "\n";
         }
     }
-    std::ostringstream script;
     const std::string breakdownData = GnuplotQuoted(dir + "/breakdown.dat");
     const std::string fabricData = GnuplotQuoted(dir + "/fabric.dat");
-    script << "set terminal pngcairo size 1000,500 font ',10'\n"
+    if (breakdown)
+    {
+        script << "set terminal pngcairo size 1000,500 font ',10'\n"
            << "set output " << GnuplotQuoted(dir + "/breakdown.png") << "\n"
            << "set title "
-           << GnuplotQuoted("Iteration time per rank: " + m_sim.GetTrace().GetName())
+           << GnuplotQuoted("Iteration time per rank: " + GetJob().workload.GetTrace().GetName())
            << " noenhanced\n"
            << "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.8 "
               "border -1\n"
@@ -192,7 +240,8 @@ TrainingReport::Plot(const std::string& dir, std::string* error) const
            << "plot " << breakdownData << " using 2:xtic(1) title 'compute' lc rgb '#4477aa', "
            << "'' using 3 title 'exposed communication' lc rgb '#ee6677', "
            << "'' using 4 title 'idle (waiting, bubbles)' lc rgb '#bbbbbb'\n";
-    if (Ptr<FabricMonitor> mon = m_sim.GetMonitor())
+    }
+    if (Ptr<FabricMonitor> mon = fabric ? m_sim.GetMonitor() : nullptr)
     {
         std::ofstream out(dir + "/fabric.dat");
         mon->WriteSamples(out);
@@ -251,10 +300,12 @@ TrainingReport::Write(const std::string& dir, bool plots, std::string* error) co
         files.push_back(dir + "/" + name);
         return true;
     };
+    const bool jobs = m_sim.HasJobs();
     bool ok = file("results.json", [&](std::ostream& os) { WriteResults(os); }) &&
               file("timeline.json", [&](std::ostream& os) { WriteTimeline(os); }) &&
-              file("iterations.csv", [&](std::ostream& os) { WriteIterationsCsv(os); }) &&
-              file("collectives.csv", [&](std::ostream& os) { WriteCollectivesCsv(os); }) &&
+              (jobs || file("iterations.csv", [&](std::ostream& os) { WriteIterationsCsv(os); })) &&
+              (jobs ||
+               file("collectives.csv", [&](std::ostream& os) { WriteCollectivesCsv(os); })) &&
               file("fct.csv", [&](std::ostream& os) {
                   os << "src,dst,bytes,start_us,end_us,fct_us,wire_bytes\n";
                   for (const auto& f : m_sim.GetFlows())
@@ -274,23 +325,96 @@ TrainingReport::Write(const std::string& dir, bool plots, std::string* error) co
         ok = file("pfc.csv", [&](std::ostream& os) { m_sim.GetMonitor()->WritePfcCsv(os); }) &&
              file("links.csv", [&](std::ostream& os) { m_sim.GetMonitor()->WriteLinksCsv(os); });
     }
+    if (ok && jobs)
+    {
+        ok = WriteJobFiles(dir, plots, files, error);
+    }
     if (!ok)
     {
         return {};
     }
-    if (plots)
+    if (plots && (!jobs || m_sim.GetMonitor()))
     {
-        if (!Plot(dir, error))
+        if (!Plot(dir, !jobs, true, error))
         {
             return files; // the data is there; the caller reports the plot problem
         }
-        files.push_back(dir + "/breakdown.png");
+        if (!jobs)
+        {
+            files.push_back(dir + "/breakdown.png");
+        }
         if (m_sim.GetMonitor())
         {
             files.push_back(dir + "/fabric.png");
         }
     }
     return files;
+}
+
+bool
+TrainingReport::WriteJobFiles(const std::string& dir,
+                              bool plots,
+                              std::vector<std::string>& files,
+                              std::string* error) const
+{
+    if (m_sim.GetMonitor())
+    {
+        std::ofstream out(dir + "/job-links.csv");
+        out << "from,to,class,bytes,peak_util";
+        for (const TrainingSimulation::Job& job : m_sim.GetJobs())
+        {
+            out << "," << CsvField(job.spec.name + "_payload_bytes");
+        }
+        out << ",jobs\n";
+        for (const JobLinkShare& s : ShareLinksByJob(m_sim))
+        {
+            out << s.link->from << "," << s.link->to << "," << s.link->cls << "," << s.link->bytes
+                << "," << s.link->peakUtilisation;
+            for (uint64_t b : s.jobBytes)
+            {
+                out << "," << b;
+            }
+            out << "," << s.jobs << "\n";
+        }
+        if (!out)
+        {
+            *error = dir + "/job-links.csv: cannot write";
+            return false;
+        }
+        files.push_back(dir + "/job-links.csv");
+    }
+    for (uint32_t j = 0; j < m_sim.GetJobs().size(); ++j)
+    {
+        const std::string jobDir = dir + "/jobs/" + m_sim.GetJobs()[j].spec.name;
+        if (!MakeDir(dir + "/jobs", error) || !MakeDir(jobDir, error))
+        {
+            return false;
+        }
+        const TrainingReport job(m_sim, j);
+        for (const auto& [name, writer] :
+             {std::pair<std::string, void (TrainingReport::*)(std::ostream&) const>{
+                  "iterations.csv",
+                  &TrainingReport::WriteIterationsCsv},
+              std::pair<std::string, void (TrainingReport::*)(std::ostream&) const>{
+                  "collectives.csv",
+                  &TrainingReport::WriteCollectivesCsv}})
+        {
+            std::ofstream out(jobDir + "/" + name);
+            out << std::fixed << std::setprecision(3);
+            (job.*writer)(out);
+            if (!out)
+            {
+                *error = jobDir + "/" + name + ": cannot write";
+                return false;
+            }
+            files.push_back(jobDir + "/" + name);
+        }
+        if (plots && job.Plot(jobDir, true, false, error))
+        {
+            files.push_back(jobDir + "/breakdown.png");
+        }
+    }
+    return true;
 }
 
 void
@@ -312,7 +436,7 @@ TrainingReport::WriteCollectivesCsv(std::ostream& os) const
     os << "call,name,collective,group,algorithm,protocol,requested,ranks,bytes,iteration,first_"
           "arrival_us,"
           "launch_us,end_us,duration_us,busbw_GBps\n";
-    const auto& calls = m_sim.GetRunner()->GetCalls();
+    const auto& calls = GetJob().runner->GetCalls();
     for (size_t k = 0; k < calls.size(); ++k)
     {
         const CallRecord& c = calls[k];

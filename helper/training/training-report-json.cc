@@ -3,6 +3,7 @@
 #include "training-report-json.h"
 
 #include "fct-report.h"
+#include "job-link-share.h"
 
 #include "ns3/boolean.h"
 #include "ns3/ina-transport.h"
@@ -17,14 +18,14 @@ namespace training_report
 {
 
 std::vector<CallSummary>
-Summarize(const TrainingSimulation& sim)
+Summarize(const TrainingSimulation::Job& job)
 {
     // Grouped by what a user asks about ("the TP all-reduces", "the DP buckets"); sizes
     // within a group are averaged.
     std::map<std::tuple<std::string, std::string, std::string, std::string, uint32_t, std::string>,
              CallSummary>
         by;
-    for (const CallRecord& c : sim.GetRunner()->GetCalls())
+    for (const CallRecord& c : job.runner->GetCalls())
     {
         if (!c.finished)
         {
@@ -33,7 +34,7 @@ Summarize(const TrainingSimulation& sim)
         const std::string kind =
             c.type == CollectiveType::SEND_RECV ? "send/recv" : CollectiveTypeToString(c.type);
         // Point to point: pipeline sends, or a parameter server's pushes and pulls.
-        const std::string gk = !c.group.empty() ? sim.GetTrace().GetGroup(c.group).kind
+        const std::string gk = !c.group.empty() ? job.workload.GetTrace().GetGroup(c.group).kind
                                : ParameterServerSync::IsPush(c.tag) ? "ps push"
                                : ParameterServerSync::IsPull(c.tag) ? "ps pull"
                                                                     : "pp";
@@ -59,6 +60,132 @@ Summarize(const TrainingSimulation& sim)
         return a.total != b.total ? a.total > b.total : a.kind < b.kind;
     });
     return out;
+}
+
+Time
+MeanTime(const std::vector<Time>& times)
+{
+    Time sum;
+    for (const Time& x : times)
+    {
+        sum += x;
+    }
+    return times.empty() ? Time() : sum / static_cast<int64_t>(times.size());
+}
+
+namespace
+{
+/// \param values sorted, distinct \return "0-7,16-23"
+std::string
+Ranges(const std::vector<uint32_t>& values)
+{
+    std::string text;
+    for (size_t i = 0; i < values.size();)
+    {
+        size_t j = i;
+        while (j + 1 < values.size() && values[j + 1] == values[j] + 1)
+        {
+            ++j;
+        }
+        text += (text.empty() ? "" : ",") + std::to_string(values[i]) +
+                (j > i ? "-" + std::to_string(values[j]) : "");
+        i = j + 1;
+    }
+    return text;
+}
+} // namespace
+
+std::string
+DescribeGpus(const std::vector<uint32_t>& gpus, uint32_t gpusPerServer)
+{
+    std::vector<uint32_t> sorted = gpus;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<uint32_t> servers;
+    for (uint32_t g : sorted)
+    {
+        if (servers.empty() || servers.back() != g / gpusPerServer)
+        {
+            servers.push_back(g / gpusPerServer);
+        }
+    }
+    return "GPUs " + Ranges(sorted) + " (server" + (servers.size() > 1 ? "s " : " ") +
+           Ranges(servers) + ")";
+}
+
+Json
+JobsJson(const TrainingSimulation& sim,
+         const std::vector<std::vector<Time>>& alone,
+         const std::vector<double>& slowdowns)
+{
+    Json jobs = Json::array();
+    for (uint32_t j = 0; j < sim.GetJobs().size(); ++j)
+    {
+        const TrainingSimulation::Job& job = sim.GetJobs()[j];
+        const TrainingTrace& trace = job.workload.GetTrace();
+        const std::vector<IterationBreakdown> breakdown = job.runner->GetBreakdown();
+        const std::vector<Time> times =
+            WorkloadRunner::GetIterationTimes(breakdown, job.runner->GetNIterations());
+        Json workload = {{"name", trace.GetName()},
+                         {"from", job.workload.GetNote()},
+                         {"ranks", trace.GetNRanks()},
+                         {"ops", trace.GetNOps()}};
+        if (!job.workload.GetCompression().empty())
+        {
+            workload["compression"] = CompressionJson(job.workload.GetCompression());
+        }
+        Json j1 = {{"name", job.spec.name},
+                   {"placement", job.spec.PlacementToString()},
+                   {"gpus", job.gpus},
+                   {"start_s", job.spec.start.GetSeconds()},
+                   {"traffic_class", job.spec.trafficClass},
+                   {"workload", workload},
+                   {"finished", job.runner->IsFinished()},
+                   {"stuck", job.runner->IsStuck()},
+                   {"end_s", job.runner->GetEndTime().GetSeconds()},
+                   {"mean_iteration_s", MeanTime(times).GetSeconds()},
+                   {"iterations", IterationsJson(times, breakdown)},
+                   {"communication", CommunicationJson(job)}};
+        if (j < alone.size() && !alone[j].empty())
+        {
+            Json a = Json::array();
+            for (const Time& x : alone[j])
+            {
+                a.push_back(x.GetSeconds());
+            }
+            j1["alone"] = {{"iterations_s", a}, {"mean_iteration_s", MeanTime(alone[j]).GetSeconds()}};
+            if (j < slowdowns.size() && slowdowns[j] > 0)
+            {
+                j1["slowdown"] = slowdowns[j];
+            }
+        }
+        jobs.push_back(j1);
+    }
+    return jobs;
+}
+
+Json
+JobLinksJson(const TrainingSimulation& sim)
+{
+    Json links = Json::array();
+    for (const JobLinkShare& share : ShareLinksByJob(sim))
+    {
+        Json per = Json::object();
+        for (uint32_t j = 0; j < share.jobBytes.size(); ++j)
+        {
+            if (share.jobBytes[j] > 0)
+            {
+                per[sim.GetJobs()[j].spec.name] = share.jobBytes[j];
+            }
+        }
+        links.push_back({{"from", share.link->from},
+                         {"to", share.link->to},
+                         {"class", share.link->cls},
+                         {"bytes", share.link->bytes},
+                         {"peak_utilisation", share.link->peakUtilisation},
+                         {"job_payload_bytes", per},
+                         {"shared", share.jobs > 1}});
+    }
+    return links;
 }
 
 double
@@ -258,10 +385,10 @@ IterationsJson(const std::vector<Time>& times, const std::vector<IterationBreakd
 
 /// Collective calls grouped as in the summary (results JSON "communication").
 Json
-CommunicationJson(const TrainingSimulation& sim)
+CommunicationJson(const TrainingSimulation::Job& job)
 {
     Json calls = Json::array();
-    for (const CallSummary& c : Summarize(sim))
+    for (const CallSummary& c : Summarize(job))
     {
         calls.push_back({{"collective", c.kind},
                          {"group_kind", c.groupKind},

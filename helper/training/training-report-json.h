@@ -41,11 +41,26 @@ struct CallSummary
 };
 
 /**
- * \param sim a run
+ * \param job a job of a run
  * \return its collective calls grouped by what they are, the most time first
  */
-std::vector<CallSummary> Summarize(const TrainingSimulation& sim);
+std::vector<CallSummary> Summarize(const TrainingSimulation::Job& job);
 
+/// \param times some times \return their mean (zero for none)
+Time MeanTime(const std::vector<Time>& times);
+/// \param gpus cluster GPUs \param gpusPerServer GPUs per server
+/// \return them as ranges and their servers, "GPUs 0-7,16-23 (servers 0,2)"
+std::string DescribeGpus(const std::vector<uint32_t>& gpus, uint32_t gpusPerServer);
+/// \param sim a run with "jobs" \param alone per job, its iteration times alone (empty:
+///         not run) \param slowdowns per job, shared over alone (0: none)
+/// \return results.json's "jobs": per job its placement, workload, iterations,
+///         collectives, and its iterations alone and slowdown
+Json JobsJson(const TrainingSimulation& sim,
+              const std::vector<std::vector<Time>>& alone,
+              const std::vector<double>& slowdowns);
+/// \param sim a run with "jobs" \return results.json's "job_links": the links some job
+///         crossed, each job's bytes on them (ShareLinksByJob), most bytes first
+Json JobLinksJson(const TrainingSimulation& sim);
 /// \param t a time \return it in microseconds
 double Us(Time t);
 /// \param t a time \return it in milliseconds
@@ -85,8 +100,9 @@ Json InaJobsJson(Ptr<InaTransport> ina);
 /// \return results.json's "iterations"
 Json IterationsJson(const std::vector<Time>& times,
                     const std::vector<IterationBreakdown>& breakdown);
-/// \param sim a run \return results.json's "communication": the collective calls
-Json CommunicationJson(const TrainingSimulation& sim);
+/// \param job a job of a run \return results.json's "communication": its collective
+///         calls
+Json CommunicationJson(const TrainingSimulation::Job& job);
 /// \param sim a run \return what the steady-state fast-forward did: its status, and
 ///         when on what it skipped (results.json's "fast_forward")
 Json FastForwardJson(const TrainingSimulation& sim);

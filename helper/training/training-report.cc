@@ -2,6 +2,7 @@
 #include "training-report.h"
 
 #include "fct-report.h"
+#include "job-link-share.h"
 #include "report-files.h"
 #include "training-report-json.h"
 
@@ -57,21 +58,45 @@ Bytes(uint64_t b)
 
 } // namespace
 
-TrainingReport::TrainingReport(const TrainingSimulation& sim)
+TrainingReport::TrainingReport(const TrainingSimulation& sim, uint32_t job)
     : m_sim(sim),
-      m_breakdown(sim.GetRunner()->GetBreakdown())
+      m_job(job),
+      m_breakdown(sim.GetJobs().at(job).runner->GetBreakdown())
 {
+}
+
+const TrainingSimulation::Job&
+TrainingReport::GetJob() const
+{
+    return m_sim.GetJobs()[m_job];
+}
+
+void
+TrainingReport::SetAlone(const std::vector<std::vector<Time>>& iterationTimes)
+{
+    m_alone = iterationTimes;
+}
+
+std::vector<double>
+TrainingReport::GetSlowdowns() const
+{
+    std::vector<double> slowdowns(m_sim.GetJobs().size(), 0.0);
+    for (uint32_t j = 0; j < slowdowns.size() && j < m_alone.size(); ++j)
+    {
+        const Time shared = MeanTime(TrainingReport(m_sim, j).GetIterationTimes());
+        const Time alone = MeanTime(m_alone[j]);
+        if (m_sim.GetJobs()[j].runner->IsFinished() && alone.IsStrictlyPositive())
+        {
+            slowdowns[j] = shared.GetSeconds() / alone.GetSeconds();
+        }
+    }
+    return slowdowns;
 }
 
 std::vector<Time>
 TrainingReport::GetIterationTimes() const
 {
-    std::vector<Time> t(m_sim.GetRunner()->GetNIterations(), Time());
-    for (const auto& b : m_breakdown)
-    {
-        t[b.iteration] = std::max(t[b.iteration], b.GetTotal());
-    }
-    return t;
+    return WorkloadRunner::GetIterationTimes(m_breakdown, GetJob().runner->GetNIterations());
 }
 
 void
@@ -79,9 +104,16 @@ TrainingReport::PrintSummary(std::ostream& os) const
 {
     os << std::fixed;
     PrintOverview(os);
-    PrintIterationTable(os);
-    PrintStragglers(os);
-    PrintCommunication(os);
+    if (m_sim.HasJobs())
+    {
+        PrintJobs(os);
+    }
+    else
+    {
+        PrintIterationTable(os);
+        PrintStragglers(os);
+        PrintCommunication(os);
+    }
     PrintFabric(os);
     PrintBackground(os);
     PrintInaUsage(os);
@@ -111,13 +143,38 @@ void
 TrainingReport::PrintOverview(std::ostream& os) const
 {
     const TrainingScenario& s = m_sim.GetScenario();
-    const TrainingTrace& trace = m_sim.GetTrace();
-    Ptr<WorkloadRunner> runner = m_sim.GetRunner();
     os << "ai-fabric training simulation\n";
     os << "  scenario : " << s.name << " (" << s.source << ")\n";
-    os << "  workload : " << trace.GetName() << "\n"
-       << "             " << m_sim.GetWorkloadNote() << ": " << trace.GetNRanks() << " ranks, "
-       << trace.GetNOps() << " ops in the trace, " << runner->GetNIterations() << " iteration(s)\n";
+    Time end;
+    for (const TrainingSimulation::Job& job : m_sim.GetJobs())
+    {
+        const TrainingTrace& trace = job.workload.GetTrace();
+        end = std::max(end, job.runner->GetEndTime());
+        if (m_sim.HasJobs())
+        {
+            os << "  job      : " << job.spec.name << ": " << trace.GetName() << " ("
+               << job.workload.GetNote() << "), " << trace.GetNRanks() << " ranks on "
+               << DescribeGpus(job.gpus, s.gpusPerServer) << " (" << job.spec.PlacementToString()
+               << "), " << job.runner->GetNIterations() << " iteration(s) from "
+               << std::setprecision(3) << Ms(job.spec.start) << " ms, traffic class "
+               << int(job.spec.trafficClass) << "\n";
+        }
+        else
+        {
+            os << "  workload : " << trace.GetName() << "\n"
+               << "             " << job.workload.GetNote() << ": " << trace.GetNRanks()
+               << " ranks, " << trace.GetNOps() << " ops in the trace, "
+               << job.runner->GetNIterations() << " iteration(s)\n";
+        }
+        for (const CompressionEffect& e : job.workload.GetCompression())
+        {
+            os << "             compressed " << GradientCompression::RuleToString(e.rule) << ": "
+               << e.ops << " collective ops, " << std::setprecision(4)
+               << static_cast<double>(e.bytesBefore) / 1e9 << " -> "
+               << static_cast<double>(e.bytesAfter) / 1e9 << " GB (all ranks), encode/decode "
+               << Ms(e.kernels) << " ms of GPU time per pass of the trace\n";
+        }
+    }
     const StragglerSettings& st = s.stragglers;
     for (const auto& slow : st.slow)
     {
@@ -138,14 +195,6 @@ TrainingReport::PrintOverview(std::ostream& os) const
     {
         os << "             failure: the GPU of rank " << f.rank << " at " << std::setprecision(3)
            << Ms(f.at) << " ms\n";
-    }
-    for (const CompressionEffect& e : m_sim.GetCompression())
-    {
-        os << "             compressed " << GradientCompression::RuleToString(e.rule) << ": "
-           << e.ops << " collective ops, " << std::setprecision(4)
-           << static_cast<double>(e.bytesBefore) / 1e9 << " -> "
-           << static_cast<double>(e.bytesAfter) / 1e9 << " GB (all ranks), encode/decode "
-           << Ms(e.kernels) << " ms of GPU time per pass of the trace\n";
     }
     if (s.topology == "ideal")
     {
@@ -175,7 +224,7 @@ TrainingReport::PrintOverview(std::ostream& os) const
                      : ", requests of NCCL's size taking them in turn")
            << "\n";
     }
-    os << std::setprecision(3) << "  run      : simulated " << Ms(runner->GetEndTime()) << " ms in "
+    os << std::setprecision(3) << "  run      : simulated " << Ms(end) << " ms in "
        << std::setprecision(1) << m_sim.GetWallSeconds() << " s wall (" << std::setprecision(2)
        << m_sim.GetEvents() / 1e6 << " M events, " << ProgramOptions::GetSchedulerType() << ", "
        << ProgramOptions::GetAllocator() << ")\n";
@@ -210,9 +259,9 @@ TrainingReport::PrintOverview(std::ostream& os) const
         }
         os << "\n";
     }
-    if (runner->IsStuck())
+    if (m_sim.IsStuck())
     {
-        os << "\n  STUCK: " << runner->GetStuckReport() << "\n";
+        os << "\n  STUCK: " << m_sim.GetStuckReport() << "\n";
     }
 }
 
@@ -251,7 +300,7 @@ TrainingReport::PrintCommunication(std::ostream& os) const
     os << "\n  communication by total time\n"
        << "  collective      group    algorithm         protocol   calls  mean size   mean (us)   "
           "busbw (GB/s)\n";
-    const auto summary = Summarize(m_sim);
+    const auto summary = Summarize(GetJob());
     bool chosen = false;
     for (size_t k = 0; k < summary.size() && k < 10; ++k)
     {
@@ -267,6 +316,72 @@ TrainingReport::PrintCommunication(std::ostream& os) const
     if (chosen)
     {
         os << "  (* chosen by auto: the fastest algorithm and protocol by the cost model)\n";
+    }
+}
+
+void
+TrainingReport::PrintJobs(std::ostream& os) const
+{
+    const auto& jobs = m_sim.GetJobs();
+    for (uint32_t j = 0; j < jobs.size(); ++j)
+    {
+        os << "\n  job " << jobs[j].spec.name << "\n";
+        const TrainingReport job(m_sim, j);
+        job.PrintIterationTable(os);
+        job.PrintCommunication(os);
+    }
+    const std::vector<double> slowdowns = GetSlowdowns();
+    os << "\n  jobs: mean iteration shared, and alone on the same GPUs\n"
+       << "  job            GPUs   iterations   shared (ms)   alone (ms)   slowdown\n";
+    for (uint32_t j = 0; j < jobs.size(); ++j)
+    {
+        const std::vector<Time> times = TrainingReport(m_sim, j).GetIterationTimes();
+        os << "  " << std::left << std::setw(14) << jobs[j].spec.name << std::right << std::setw(5)
+           << jobs[j].gpus.size() << std::setw(13) << times.size() << std::setprecision(3)
+           << std::setw(14) << Ms(MeanTime(times));
+        if (j < m_alone.size() && !m_alone[j].empty())
+        {
+            os << std::setw(13) << Ms(MeanTime(m_alone[j]));
+            if (slowdowns[j] > 0)
+            {
+                os << std::setw(10) << std::setprecision(4) << slowdowns[j] << "x";
+            }
+        }
+        else
+        {
+            os << std::setw(13) << "-";
+        }
+        os << "\n";
+    }
+    if (m_alone.empty())
+    {
+        os << "  (alone: not run, --alone=off)\n";
+    }
+    const std::vector<JobLinkShare> shares = ShareLinksByJob(m_sim);
+    if (shares.empty())
+    {
+        return; // the ideal carrier has no links
+    }
+    const auto shared = std::count_if(shares.begin(), shares.end(), [](const JobLinkShare& s) {
+        return s.jobs > 1;
+    });
+    os << "\n  links the jobs crossed: " << shares.size() << ", shared by several jobs: " << shared
+       << "; the busiest (RDMA payload per job, ECMP routes as the switches chose them)\n"
+       << "  link                  class         total      peak   jobs\n";
+    for (size_t k = 0; k < shares.size() && k < 10; ++k)
+    {
+        const JobLinkShare& s = shares[k];
+        os << "  " << std::left << std::setw(22) << (s.link->from + "->" + s.link->to)
+           << std::setw(12) << s.link->cls << std::right << std::setw(11) << Bytes(s.link->bytes)
+           << std::setw(9) << std::setprecision(0) << 100 * s.link->peakUtilisation << "%   ";
+        for (uint32_t j = 0; j < s.jobBytes.size(); ++j)
+        {
+            if (s.jobBytes[j] > 0)
+            {
+                os << jobs[j].spec.name << " " << Bytes(s.jobBytes[j]) << "  ";
+            }
+        }
+        os << (s.jobs > 1 ? "SHARED" : "") << "\n";
     }
 }
 

@@ -22,7 +22,19 @@ namespace ns3
 class TrainingReport
 {
   public:
-    explicit TrainingReport(const TrainingSimulation& sim);
+    /**
+     * \param sim the finished run
+     * \param job the job whose workload the per-job parts describe (iteration table,
+     *        breakdown, collectives, their CSVs and plot); the run's summary and files
+     *        cover every job of a run with "jobs"
+     */
+    explicit TrainingReport(const TrainingSimulation& sim, uint32_t job = 0);
+    /**
+     * The same jobs run alone, each on its own GPUs of the same cluster (the program
+     * runs them): each job's slowdown is against these.
+     * \param iterationTimes per job, its iteration times alone (empty: not run)
+     */
+    void SetAlone(const std::vector<std::vector<Time>>& iterationTimes);
 
     /// Write the readable summary (iteration times, breakdown, slowest collectives, fabric).
     void PrintSummary(std::ostream& os) const;
@@ -41,11 +53,20 @@ class TrainingReport
     /// Write results JSON (everything the summary shows, machine-readable).
     void WriteResults(std::ostream& os) const;
 
-    /// \return per iteration, the slowest rank's total time
+    /// \return per iteration of the report's job, the slowest rank's total time
     std::vector<Time> GetIterationTimes() const;
+    /// \return per job, its mean iteration time shared over its mean alone (0 where it
+    ///         was not run alone or did not finish)
+    std::vector<double> GetSlowdowns() const;
 
   private:
-    bool Plot(const std::string& dir, std::string* error) const;
+    /**
+     * Draw the plots with gnuplot into dir (their data files and script beside them).
+     * \param dir the folder \param breakdown the report's job's breakdown.png
+     * \param fabric fabric.png (with a fabric monitor) \param error set on failure
+     * \return true if gnuplot drew them
+     */
+    bool Plot(const std::string& dir, bool breakdown, bool fabric, std::string* error) const;
 
     /// Summary: scenario, workload, cluster and run lines (and a stuck run's report).
     void PrintOverview(std::ostream& os) const;
@@ -65,9 +86,23 @@ class TrainingReport
     void WriteIterationsCsv(std::ostream& os) const;
     /// Write collectives.csv: one row per collective call.
     void WriteCollectivesCsv(std::ostream& os) const;
+    /// Summary, with "jobs": per job its iterations and collectives, then the jobs
+    /// against themselves alone and the links they shared.
+    void PrintJobs(std::ostream& os) const;
+    /// Write each job's iterations.csv, collectives.csv and breakdown plot into
+    /// dir/jobs/NAME/, and job-links.csv into dir (with "jobs").
+    /// \return false (error set) if one cannot be written
+    bool WriteJobFiles(const std::string& dir,
+                       bool plots,
+                       std::vector<std::string>& files,
+                       std::string* error) const;
+    /// \return the report's job
+    const TrainingSimulation::Job& GetJob() const;
 
     const TrainingSimulation& m_sim;
-    std::vector<IterationBreakdown> m_breakdown;
+    uint32_t m_job;                              //!< the job the per-job parts describe
+    std::vector<IterationBreakdown> m_breakdown; //!< of that job
+    std::vector<std::vector<Time>> m_alone;      //!< per job, its iteration times alone
 };
 
 } // namespace ns3

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "training-scenario.h"
 
+#include "scenario-section.h"
+
 #include "../../model/workload/json-text.h"
 
 #include "ns3/collective-protocol.h"
@@ -18,23 +20,7 @@
 namespace ns3
 {
 
-namespace
-{
-using Json = nlohmann::json;
-
-struct ScenarioError
-{
-    std::string where;
-    std::string what;
-};
-
-[[noreturn]] void
-Fail(const std::string& where, const std::string& what)
-{
-    throw ScenarioError{where, what};
-}
-
-} // namespace
+using namespace scenario_json;
 
 bool
 TrainingScenario::ParseDuration(const std::string& text, Time& t)
@@ -72,155 +58,6 @@ TrainingScenario::ParseRate(const std::string& text, DataRate& r)
 
 namespace
 {
-
-/// Reads one object, remembering which keys were used so unknown ones are errors.
-class Section
-{
-  public:
-    Section(const Json& obj, std::string where)
-        : m_obj(obj),
-          m_where(std::move(where))
-    {
-        if (!obj.is_object())
-        {
-            Fail(m_where, "expected an object, got " + obj.dump());
-        }
-    }
-
-    bool Has(const std::string& key)
-    {
-        m_used.push_back(key);
-        return m_obj.contains(key);
-    }
-
-    std::string Where(const std::string& key) const
-    {
-        return m_where + "/" + key;
-    }
-
-    const Json& Get(const std::string& key)
-    {
-        return m_obj.at(key);
-    }
-
-    std::string Text(const std::string& key, const std::string& fallback)
-    {
-        if (!Has(key))
-        {
-            return fallback;
-        }
-        if (!m_obj[key].is_string())
-        {
-            Fail(Where(key), "expected a string, got " + m_obj[key].dump());
-        }
-        return m_obj[key].get<std::string>();
-    }
-
-    uint64_t Unsigned(const std::string& key, uint64_t fallback, uint64_t lo, uint64_t hi)
-    {
-        if (!Has(key))
-        {
-            return fallback;
-        }
-        const Json& v = m_obj[key];
-        if (!v.is_number_integer() || v.get<int64_t>() < static_cast<int64_t>(lo) ||
-            v.get<uint64_t>() > hi)
-        {
-            Fail(Where(key),
-                 "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
-                     ", got " + v.dump());
-        }
-        return v.get<uint64_t>();
-    }
-
-    double Number(const std::string& key, double fallback, double lo, double hi)
-    {
-        if (!Has(key))
-        {
-            return fallback;
-        }
-        const Json& v = m_obj[key];
-        if (!v.is_number() || v.get<double>() < lo || v.get<double>() > hi)
-        {
-            Fail(Where(key),
-                 "expected a number in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                     "], got " + v.dump());
-        }
-        return v.get<double>();
-    }
-
-    bool Bool(const std::string& key, bool fallback)
-    {
-        if (!Has(key))
-        {
-            return fallback;
-        }
-        if (!m_obj[key].is_boolean())
-        {
-            Fail(Where(key), "expected true or false, got " + m_obj[key].dump());
-        }
-        return m_obj[key].get<bool>();
-    }
-
-    Time Duration(const std::string& key, Time fallback)
-    {
-        if (!Has(key))
-        {
-            return fallback;
-        }
-        const std::string text = Text(key, "");
-        Time t;
-        if (!TrainingScenario::ParseDuration(text, t))
-        {
-            Fail(Where(key),
-                 "expected a duration such as \"1us\" or \"10ms\", got \"" + text + "\"");
-        }
-        return t;
-    }
-
-    DataRate Rate(const std::string& key, DataRate fallback)
-    {
-        if (!Has(key))
-        {
-            return fallback;
-        }
-        const std::string text = Text(key, "");
-        DataRate r;
-        if (!TrainingScenario::ParseRate(text, r))
-        {
-            Fail(Where(key), "expected a positive rate such as \"400Gbps\", got \"" + text + "\"");
-        }
-        return r;
-    }
-
-    /// Fail on any key not asked for.
-    void Done() const
-    {
-        for (auto it = m_obj.begin(); it != m_obj.end(); ++it)
-        {
-            if (std::find(m_used.begin(), m_used.end(), it.key()) == m_used.end())
-            {
-                Fail(Where(it.key()), "unknown setting");
-            }
-        }
-    }
-
-  private:
-    const Json& m_obj;
-    std::string m_where;
-    std::vector<std::string> m_used;
-};
-
-std::string
-Resolve(const std::string& path, const std::string& source)
-{
-    if (path.empty() || path[0] == '/')
-    {
-        return path;
-    }
-    const size_t slash = source.find_last_of('/');
-    return slash == std::string::npos ? path : source.substr(0, slash + 1) + path;
-}
 
 /// Read the "cluster" section into s.
 void
@@ -309,22 +146,27 @@ ParseFabric(const Json& obj, TrainingScenario& s)
     f.Done();
 }
 
-/// Read the "workload" section into s; false (error set) if the generator model is refused.
+} // namespace
+
 bool
-ParseWorkload(const Json& obj, const std::string& source, TrainingScenario& s, std::string* error)
+scenario_json::ParseWorkloadSection(const Json& obj,
+                                    const std::string& where,
+                                    const std::string& source,
+                                    TrainingScenario& s,
+                                    std::string* error)
 {
-    Section w(obj, "/workload");
+    Section w(obj, where);
     s.traceFormat = w.Text("format", "json");
     if (s.traceFormat == "generator")
     {
         if (!w.Has("model"))
         {
-            Fail("/workload", "format \"generator\" needs a \"model\" object");
+            Fail(where, "format \"generator\" needs a \"model\" object");
         }
         std::string why;
         TransformerConfig g;
         if (!TransformerTraceGenerator::ParseConfig(w.Get("model").dump(),
-                                                    source + " /workload/model",
+                                                    source + " " + w.Where("model"),
                                                     g,
                                                     &why))
         {
@@ -339,7 +181,7 @@ ParseWorkload(const Json& obj, const std::string& source, TrainingScenario& s, s
     {
         if (!w.Has("file"))
         {
-            Fail("/workload",
+            Fail(where,
                  "format \"" + s.traceFormat + "\" needs a \"file\" (chakra: the prefix)");
         }
         s.traceFile = Resolve(w.Text("file", ""), source);
@@ -347,7 +189,7 @@ ParseWorkload(const Json& obj, const std::string& source, TrainingScenario& s, s
     }
     else
     {
-        Fail("/workload/format",
+        Fail(w.Where("format"),
              "expected json, chakra, chakra-json, aicb or generator, got \"" + s.traceFormat +
                  "\"");
     }
@@ -355,11 +197,14 @@ ParseWorkload(const Json& obj, const std::string& source, TrainingScenario& s, s
         w.Number("computeScale", s.computeScale, 0, TrainingScenario::MAX_COMPUTE_SCALE);
     if (s.computeScale <= 0)
     {
-        Fail("/workload/computeScale", "must be above 0");
+        Fail(w.Where("computeScale"), "must be above 0");
     }
     w.Done();
     return true;
 }
+
+namespace
+{
 
 /// Read the "collectives" section into s.
 void
@@ -467,37 +312,6 @@ ParseEvents(const Json& list, TrainingScenario& s)
     }
 }
 
-/**
- * Read a list of texts at where (replacing out), each item by parse with its place
- * (source: where/i); example shows the form when the value is not a list.
- */
-template <typename T>
-void
-ReadList(const Json& list,
-         const std::string& where,
-         const std::string& source,
-         const std::string& example,
-         std::vector<T>& out,
-         bool (*parse)(const std::string&, T&, std::string*))
-{
-    if (!list.is_array())
-    {
-        Fail(where, "expected a list such as " + example);
-    }
-    out.clear();
-    for (std::size_t i = 0; i < list.size(); ++i)
-    {
-        const std::string place = where + "/" + std::to_string(i);
-        T item;
-        item.place = source + ": " + place;
-        std::string why;
-        if (!parse(list[i].is_string() ? list[i].get<std::string>() : list[i].dump(), item, &why))
-        {
-            Fail(place, why);
-        }
-        out.push_back(item);
-    }
-}
 
 /// Read the "compression" list into s (GradientCompression::ParseRule's rules).
 void
@@ -719,9 +533,20 @@ TrainingScenario::Parse(const std::string& text,
         {
             ParseFabric(top.Get("fabric"), s);
         }
-        if (top.Has("workload") && !ParseWorkload(top.Get("workload"), source, s, error))
+        if (top.Has("workload") && !ParseWorkloadSection(top.Get("workload"), "/workload", source, s, error))
         {
             return false;
+        }
+        if (top.Has("jobs"))
+        {
+            if (top.Has("workload"))
+            {
+                Fail("/jobs", "with jobs, each job gives its workload: no /workload");
+            }
+            if (!ParseJobsSection(top.Get("jobs"), source, s, error))
+            {
+                return false;
+            }
         }
         if (top.Has("collectives"))
         {

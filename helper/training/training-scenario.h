@@ -2,6 +2,7 @@
 #ifndef TRAINING_SCENARIO_H
 #define TRAINING_SCENARIO_H
 
+#include "job-settings.h"
 #include "straggler-settings.h"
 
 #include "ns3/data-rate.h"
@@ -97,6 +98,10 @@ struct TrainingScenario
                                       std::string& group,
                                       uint32_t& servers,
                                       std::string* why);
+
+    /// Several jobs sharing the cluster, each with its own workload (empty: the one
+    /// workload above, on GPUs 0..ranks-1)
+    std::vector<JobSpec> jobs;
 
     // Collectives and run
     std::string algorithm{"auto"};

@@ -10,12 +10,14 @@
 #include "ns3/collective-selection.h"
 #include "ns3/gpu-preset.h"
 #include "ns3/ideal-transport.h"
+#include "ns3/rank-map-transport.h"
 #include "ns3/log.h"
 #include "ns3/roce-congestion-control.h"
 #include "ns3/roce-topology-reader.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -51,9 +53,12 @@ TrainingSimulation::TrainingSimulation(const TrainingScenario& scenario)
 
 TrainingSimulation::~TrainingSimulation()
 {
-    if (m_runner)
+    for (Job& job : m_jobs)
     {
-        m_runner->Dispose();
+        if (job.runner)
+        {
+            job.runner->Dispose();
+        }
     }
     if (m_monitor)
     {
@@ -162,18 +167,24 @@ TrainingSimulation::LoadWorkload(std::string* error)
             " GPUs (tp x pp x dp) but the cluster has " + std::to_string(gpus);
         return false;
     }
-    if (!m_workload.Load(s, error))
+    m_jobs.assign(1, Job());
+    Job& job = m_jobs.front();
+    if (!job.workload.Load(s, error))
     {
         return false;
     }
-    const uint32_t ranks = m_workload.GetTrace().GetNRanks();
+    const uint32_t ranks = job.workload.GetTrace().GetNRanks();
     if (ranks > gpus)
     {
         *error = s.source + ": the trace has " + std::to_string(ranks) +
                  " ranks but the cluster has only " + std::to_string(gpus) + " GPUs";
         return false;
     }
-    return m_workload.Adapt(s, error) && s.stragglers.Check(ranks, error);
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        job.gpus.push_back(r);
+    }
+    return job.workload.Adapt(s, gpus, error) && s.stragglers.Check(ranks, error);
 }
 
 void
@@ -239,7 +250,7 @@ TrainingSimulation::Build(std::string* error)
     {
         return false;
     }
-    if (!LoadWorkload(error))
+    if (HasJobs() ? !(CheckJobSettings(error) && LoadJobs(error)) : !LoadWorkload(error))
     {
         return false;
     }
@@ -252,6 +263,10 @@ TrainingSimulation::Build(std::string* error)
     if (s.topology != "ideal" && !s.stragglers.ApplyNics(m_cluster, error))
     {
         return false;
+    }
+    if (HasJobs() && s.topology != "ideal")
+    {
+        ApplyTrafficClasses();
     }
     std::string rateWhy;
     if (s.topology != "ideal" && !m_roce.CheckTelemetryRates(&rateWhy))
@@ -268,34 +283,64 @@ TrainingSimulation::Build(std::string* error)
             return false;
         }
     }
-    if (!CheckAlgorithms(error))
+    for (uint32_t j = 0; j < m_jobs.size(); ++j)
     {
-        return false;
+        Job& job = m_jobs[j];
+        job.world = m_world.SubGroup(job.gpus);
+        if (HasJobs())
+        {
+            auto mapped = CreateObject<RankMapTransport>();
+            mapped->Setup(m_transport, job.gpus);
+            job.transport = mapped;
+        }
+        else
+        {
+            job.transport = m_transport;
+        }
+        if (!CheckAlgorithms(job, error))
+        {
+            if (HasJobs())
+            {
+                *error = "job " + job.spec.name + ": " + *error;
+            }
+            return false;
+        }
+        SetUpRunner(j);
     }
-    SetUpRunner();
     return true;
 }
 
 void
-TrainingSimulation::SetUpRunner()
+TrainingSimulation::SetUpRunner(uint32_t index)
 {
-    m_runner = CreateObject<WorkloadRunner>();
-    m_runner->Setup(m_workload.GetSharedTrace(), m_world, m_transport);
+    Job& job = m_jobs[index];
+    job.runner = CreateObject<WorkloadRunner>();
+    Ptr<WorkloadRunner> runner = job.runner;
+    if (job.spec.iterations > 0)
+    {
+        runner->SetAttribute("Iterations", UintegerValue(job.spec.iterations));
+    }
+    runner->Setup(job.workload.GetSharedTrace(), job.world, job.transport);
     // Jitter draws from its own stream, after the fabric's (1..) and the background's.
-    m_scenario.stragglers.Apply(m_runner, JITTER_STREAM);
+    m_scenario.stragglers.Apply(runner, JITTER_STREAM);
     // Progress below whole transfers, for the hang watchdog: bytes the NICs sent and
     // chunks the NVSwitches delivered; on the ideal carrier, time while messages fly
     // (it cannot deadlock).
     if (Ptr<IdealTransport> ideal = DynamicCast<IdealTransport>(m_transport))
     {
-        m_runner->SetProgressProbe([ideal]() -> uint64_t {
+        runner->SetProgressProbe([ideal]() -> uint64_t {
             return ideal->GetMessagesInFlight() ? Simulator::Now().GetTimeStep() : 0;
         });
+    }
+    else if (HasJobs())
+    {
+        // A job's own NICs and NVSwitches: another job's traffic is no progress of its.
+        runner->SetProgressProbe([this, index]() { return JobProgress(m_jobs[index]); });
     }
     else
     {
         const GpuCluster cluster = m_cluster;
-        m_runner->SetProgressProbe([cluster]() {
+        runner->SetProgressProbe([cluster]() {
             uint64_t p = 0;
             for (const auto& nic : cluster.network.nics)
             {
@@ -308,32 +353,42 @@ TrainingSimulation::SetUpRunner()
             return p;
         });
     }
-    // Timers of idle queue pairs would run the clock on: stop with the workload, once
-    // the features are done (the background flows it started, if any).
-    m_runner->SetFinishedCallback([this]() {
-        if (m_monitor)
-        {
-            m_monitor->Stop();
-        }
-        for (const auto& feature : m_features)
-        {
-            feature->OnWorkloadFinished();
-        }
-        m_drainUntil = Simulator::Now() + Seconds(1);
-        Drain();
-    });
+    // Timers of idle queue pairs would run the clock on: stop with the workload (every
+    // job's), once the features are done (the background flows it started, if any).
+    runner->SetFinishedCallback([this]() { OnJobFinished(); });
     const CommGroup world = m_world;
+    const std::vector<uint32_t> gpus = job.gpus;
     std::vector<Flow>* flows = &m_flows;
-    m_runner->GetEngine()->TraceConnectWithoutContext(
+    runner->GetEngine()->TraceConnectWithoutContext(
         "FlowCompleted",
-        Callback<void, const CollectiveEngine::PendingTransfer&>([flows,
-                                                                  world](const CollectiveEngine::
-                                                                             PendingTransfer& t) {
-            if (t.kind == CommPlan::Kind::POINT_TO_POINT && !world.SameServer(t.src, t.dst))
-            {
-                flows->push_back({t.src, t.dst, t.bytes, t.wireBytes, t.sentAt, Simulator::Now()});
-            }
-        }));
+        Callback<void, const CollectiveEngine::PendingTransfer&>(
+            [flows, world, gpus](const CollectiveEngine::PendingTransfer& t) {
+                const uint32_t src = gpus[t.src];
+                const uint32_t dst = gpus[t.dst];
+                if (t.kind == CommPlan::Kind::POINT_TO_POINT && !world.SameServer(src, dst))
+                {
+                    flows->push_back({src, dst, t.bytes, t.wireBytes, t.sentAt, Simulator::Now()});
+                }
+            }));
+}
+
+void
+TrainingSimulation::OnJobFinished()
+{
+    if (++m_jobsFinished < m_jobs.size())
+    {
+        return;
+    }
+    if (m_monitor)
+    {
+        m_monitor->Stop();
+    }
+    for (const auto& feature : m_features)
+    {
+        feature->OnWorkloadFinished();
+    }
+    m_drainUntil = Simulator::Now() + Seconds(1);
+    Drain();
 }
 
 void
@@ -372,14 +427,14 @@ TrainingSimulation::NvlsOnCluster() const
 }
 
 bool
-TrainingSimulation::CheckAlgorithms(std::string* error) const
+TrainingSimulation::CheckAlgorithms(const Job& job, std::string* error) const
 {
     // Every (group, collective, algorithm) the trace will ask for, tried before the run
     // so that an impossible one is an error here and not an abort mid-simulation.
     std::set<std::tuple<std::string, CollectiveType, std::string>> seen;
-    for (uint32_t r = 0; r < m_workload.GetTrace().GetNRanks(); ++r)
+    for (uint32_t r = 0; r < job.workload.GetTrace().GetNRanks(); ++r)
     {
-        for (const TraceOp& op : m_workload.GetTrace().GetOps(r))
+        for (const TraceOp& op : job.workload.GetTrace().GetOps(r))
         {
             if (op.kind != TraceOpKind::COLLECTIVE)
             {
@@ -401,14 +456,14 @@ TrainingSimulation::CheckAlgorithms(std::string* error) const
                          GpuPreset::GetNvlsNameList() + ")";
                 return false;
             }
-            const TraceGroup& g = m_workload.GetTrace().GetGroup(op.group);
+            const TraceGroup& g = job.workload.GetTrace().GetGroup(op.group);
             const uint32_t n = static_cast<uint32_t>(g.ranks.size());
-            CollectiveSelection selection(m_transport, g.ranks);
+            CollectiveSelection selection(job.transport, g.ranks);
             bool known = false;
             std::string why;
             const bool ok = selection.CanMakePlan(op.collective,
                                                   algorithm,
-                                                  m_world.SubGroup(g.ranks),
+                                                  job.world.SubGroup(g.ranks),
                                                   &known,
                                                   &why);
             if (!known)
@@ -445,7 +500,7 @@ TrainingSimulation::CheckAlgorithms(std::string* error) const
 void
 TrainingSimulation::Progress()
 {
-    if (m_runner->IsFinished() || m_runner->IsStuck())
+    if (m_jobsFinished == m_jobs.size() || IsStuck())
     {
         return;
     }
@@ -456,8 +511,19 @@ TrainingSimulation::Progress()
     }
     m_lastPrint = now;
     const double wall = std::chrono::duration<double>(now - m_wallStart).count();
-    const auto [done, total] = m_runner->GetProgress();
-    const auto [bytesDone, bytesTotal] = m_runner->GetFabricBytesProgress();
+    uint64_t done = 0;
+    uint64_t total = 0;
+    uint64_t bytesDone = 0;
+    uint64_t bytesTotal = 0;
+    for (const Job& job : m_jobs)
+    {
+        const auto [d, n] = job.runner->GetProgress();
+        const auto [bd, bn] = job.runner->GetFabricBytesProgress();
+        done += d;
+        total += n;
+        bytesDone += bd;
+        bytesTotal += bn;
+    }
     // Wall time goes to the packets: the ETA counts the bytes the fabric still has to
     // carry (ops only when no op crosses servers).
     const double fraction = bytesTotal ? static_cast<double>(bytesDone) / bytesTotal
@@ -499,21 +565,36 @@ TrainingSimulation::Run(bool progress)
     m_wallStart = std::chrono::steady_clock::now();
     m_lastPrint = m_wallStart;
     const uint64_t events0 = Simulator::GetEventCount();
-    m_runner->Start();
-    Ptr<WorkloadRunner> runner = m_runner;
+    m_jobsFinished = 0;
+    for (const Job& job : m_jobs)
+    {
+        if (job.spec.start.IsZero())
+        {
+            job.runner->Start();
+        }
+        else
+        {
+            NS_LOG_INFO("job " << job.spec.name << " starts at " << job.spec.start.As(Time::MS));
+            Simulator::Schedule(job.spec.start, &WorkloadRunner::Start, job.runner);
+        }
+    }
     if (m_monitor)
     {
-        m_monitor->Start([runner]() { return !runner->IsFinished() && !runner->IsStuck(); });
+        m_monitor->Start([this]() { return m_jobsFinished < m_jobs.size() && !IsStuck(); });
     }
     if (progress)
     {
         // Asked when work finishes (an op, a transfer), not by a timer: idle simulated
         // time (long compute) costs no event.
-        m_runner->TraceConnectWithoutContext("OpFinished",
-                                             MakeCallback(&TrainingSimulation::OnOpFinished, this));
-        m_runner->GetEngine()->TraceConnectWithoutContext(
-            "TransferDone",
-            MakeCallback(&TrainingSimulation::OnTransferDone, this));
+        for (const Job& job : m_jobs)
+        {
+            job.runner->TraceConnectWithoutContext(
+                "OpFinished",
+                MakeCallback(&TrainingSimulation::OnOpFinished, this));
+            job.runner->GetEngine()->TraceConnectWithoutContext(
+                "TransferDone",
+                MakeCallback(&TrainingSimulation::OnTransferDone, this));
+        }
     }
     Simulator::Run();
     if (m_printed)
@@ -556,13 +637,48 @@ TrainingSimulation::GetScenario() const
 const TrainingTrace&
 TrainingSimulation::GetTrace() const
 {
-    return m_workload.GetTrace();
+    return m_jobs.front().workload.GetTrace();
+}
+
+const std::vector<TrainingSimulation::Job>&
+TrainingSimulation::GetJobs() const
+{
+    return m_jobs;
+}
+
+bool
+TrainingSimulation::HasJobs() const
+{
+    return !m_scenario.jobs.empty();
+}
+
+bool
+TrainingSimulation::IsStuck() const
+{
+    return std::any_of(m_jobs.begin(), m_jobs.end(), [](const Job& job) {
+        return job.runner && job.runner->IsStuck();
+    });
+}
+
+std::string
+TrainingSimulation::GetStuckReport() const
+{
+    std::string report;
+    for (const Job& job : m_jobs)
+    {
+        if (job.runner && job.runner->IsStuck())
+        {
+            report += (HasJobs() ? "job " + job.spec.name + ": " : std::string()) +
+                      job.runner->GetStuckReport();
+        }
+    }
+    return report;
 }
 
 Ptr<WorkloadRunner>
 TrainingSimulation::GetRunner() const
 {
-    return m_runner;
+    return m_jobs.front().runner;
 }
 
 Ptr<FabricMonitor>
@@ -589,22 +705,41 @@ TrainingSimulation::GetFlows() const
     return m_flows;
 }
 
-const std::vector<std::string>&
+std::vector<std::string>
 TrainingSimulation::GetWarnings() const
 {
-    return m_workload.GetWarnings();
+    if (!HasJobs())
+    {
+        return m_jobs.front().workload.GetWarnings();
+    }
+    std::vector<std::string> warnings;
+    uint32_t used = 0;
+    for (const Job& job : m_jobs)
+    {
+        for (const std::string& w : job.workload.GetWarnings())
+        {
+            warnings.push_back("job " + job.spec.name + ": " + w);
+        }
+        used += static_cast<uint32_t>(job.gpus.size());
+    }
+    if (used < m_scenario.GetNGpus())
+    {
+        warnings.push_back(std::to_string(m_scenario.GetNGpus() - used) + " of the cluster's " +
+                           std::to_string(m_scenario.GetNGpus()) + " GPUs run no job");
+    }
+    return warnings;
 }
 
 const std::vector<CompressionEffect>&
 TrainingSimulation::GetCompression() const
 {
-    return m_workload.GetCompression();
+    return m_jobs.front().workload.GetCompression();
 }
 
 const std::string&
 TrainingSimulation::GetWorkloadNote() const
 {
-    return m_workload.GetNote();
+    return m_jobs.front().workload.GetNote();
 }
 
 double

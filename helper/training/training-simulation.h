@@ -46,6 +46,18 @@ class TrainingSimulation
         Time end;
     };
 
+    /// One job of the run: its workload on its GPUs, replayed by its own runner (a run
+    /// without "jobs" has one, the scenario's workload on GPUs 0..ranks-1).
+    struct Job
+    {
+        JobSpec spec;               //!< as given (name "" for the scenario's one workload)
+        std::vector<uint32_t> gpus; //!< the cluster GPU of each of its ranks
+        TrainingWorkload workload;  //!< its trace, adapted
+        CommGroup world;            //!< its ranks' servers and local GPU indices
+        Ptr<CollectiveTransport> transport; //!< its engine's carrier (its ranks numbered 0..)
+        Ptr<WorkloadRunner> runner;         //!< replays its trace
+    };
+
     explicit TrainingSimulation(const TrainingScenario& scenario);
     /// Disposes the runner and the monitor; the program calls Simulator::Destroy().
     ~TrainingSimulation();
@@ -69,6 +81,30 @@ eturn true on success
     bool Build(std::string* error);
 
     /**
+     * "jobs": read every job's workload and place the jobs (as Build does), without
+     * building the cluster. Needs ApplyGlobalSettings first.
+     * \param error set (naming the job's place) when a job cannot be read or placed
+     * \return true on success; GetJobs() then has each job's GPUs (no runner)
+     */
+    bool PlanJobs(std::string* error);
+
+    /**
+     * Run each job of a scenario with "jobs" alone on the GPUs it gets when they share
+     * the cluster (same cluster, settings and seed; no outputs, no capture): what each
+     * job's slowdown is measured against. Builds and destroys one simulation per job
+     * (Simulator::Destroy after each): call before building the shared run.
+     * \param scenario the scenario (its process-wide settings applied)
+     * \param progress print progress lines on stderr
+     * \param iterationTimes set to per job, its iteration times alone
+     * \param error set when a job cannot be built, or did not finish alone
+     * \return true on success
+     */
+    static bool RunJobsAlone(const TrainingScenario& scenario,
+                             bool progress,
+                             std::vector<std::vector<Time>>& iterationTimes,
+                             std::string* error);
+
+    /**
      * Run until the workload finishes or is found stuck.
      * \param progress print a progress line on stderr every few seconds of wall time
      */
@@ -76,10 +112,18 @@ eturn true on success
 
     /// \return the scenario
     const TrainingScenario& GetScenario() const;
-    /// \return the replayed trace
+    /// \return the replayed trace (of the first job, with "jobs")
     const TrainingTrace& GetTrace() const;
-    /// \return the runner (results, breakdown, stuck report)
+    /// \return the runner (results, breakdown, stuck report; of the first job, with "jobs")
     Ptr<WorkloadRunner> GetRunner() const;
+    /// \return the jobs (one without the scenario's "jobs")
+    const std::vector<Job>& GetJobs() const;
+    /// \return true if the scenario has several jobs ("jobs"), each reported on its own
+    bool HasJobs() const;
+    /// \return true if a job's runner found its job stuck
+    bool IsStuck() const;
+    /// \return the stuck jobs' reports ("job NAME: " before each, with "jobs")
+    std::string GetStuckReport() const;
     /// \return the fabric monitor (null for the ideal topology)
     Ptr<FabricMonitor> GetMonitor() const;
     /// \return the cluster's rank placement
@@ -95,7 +139,7 @@ eturn true on success
      *         a trace made for another GPU than the cluster's (and what computeScale
      *         would fit), GPUs the workload leaves idle
      */
-    const std::vector<std::string>& GetWarnings() const;
+    std::vector<std::string> GetWarnings() const;
     /// \return per compression rule of the scenario, what it did to the trace
     const std::vector<CompressionEffect>& GetCompression() const;
     /// \return wall-clock seconds Run took
@@ -125,13 +169,26 @@ eturn true on success
     bool ReadTopologyFile(std::string* error);
     /// Load the trace, check it fits the cluster and adapt it.
     bool LoadWorkload(std::string* error);
+    /// "jobs": load and adapt every job's trace, and place the jobs on the cluster.
+    bool LoadJobs(std::string* error);
+    /// "jobs": refuse what the run cannot do for several jobs yet.
+    bool CheckJobSettings(std::string* error) const;
+    /// "jobs": each job's RDMA data in its traffic class, every class lossless.
+    void ApplyTrafficClasses();
+    /// \return the bytes the NICs of job's GPUs sent and the chunks the NVSwitches of its
+    /// servers delivered (the job's hang watchdog's progress)
+    uint64_t JobProgress(const Job& job) const;
     /// Build the ideal carrier, or the cluster on a file or rail-optimized topology.
     void BuildCluster();
-    bool CheckAlgorithms(std::string* error) const;
+    /// Try every (group, collective, algorithm) of job's trace before the run.
+    bool CheckAlgorithms(const Job& job, std::string* error) const;
     /// \return whether any NVSwitch of the cluster reduces in the switch (NVLS)
     bool NvlsOnCluster() const;
-    /// Create the runner: progress probe, stop when finished, inter-server flows.
-    void SetUpRunner();
+    /// Create job's runner: progress probe, stop when every job finished, inter-server
+    /// flows.
+    void SetUpRunner(uint32_t job);
+    /// A job's workload finished: once all have, stop the monitor and drain the features.
+    void OnJobFinished();
     /// After the workload: stop the run once no feature is busy.
     void Drain();
     /// Print the progress line if two wall seconds have passed since the last one.
@@ -144,13 +201,13 @@ eturn true on success
     TrainingScenario m_scenario;
     bool m_globalsApplied{false}; //!< ApplyGlobalSettings succeeded
     RoceTopology m_fileNetwork;   //!< "file" topology, read before the workload
-    TrainingWorkload m_workload;
+    std::vector<Job> m_jobs;       //!< one, or the scenario's jobs
+    uint32_t m_jobsFinished{0};    //!< jobs whose workload finished
     std::string m_runnerAlgorithm; //!< CollectiveEngine::Algorithm as the run uses it
     RoceHelper m_roce;
     GpuCluster m_cluster;
     CommGroup m_world;
-    Ptr<CollectiveTransport> m_transport;
-    Ptr<WorkloadRunner> m_runner;
+    Ptr<CollectiveTransport> m_transport; //!< the cluster's carrier (every GPU)
     Ptr<FabricMonitor> m_monitor;
     Ptr<BackgroundFeature> m_background;          //!< also in m_features
     Ptr<DeadlockDetectorFeature> m_deadlocks;     //!< also in m_features

@@ -95,6 +95,12 @@ TrainingWorkload::LoadForeign(const TrainingScenario& s, std::string* error)
 bool
 TrainingWorkload::Adapt(const TrainingScenario& s, std::string* error)
 {
+    return Adapt(s, s.GetNGpus(), error);
+}
+
+bool
+TrainingWorkload::Adapt(const TrainingScenario& s, uint32_t gpus, std::string* error)
+{
     const std::string& traceGpu = m_trace->GetGpu();
     if (!traceGpu.empty() && traceGpu != s.gpu)
     {
@@ -169,12 +175,12 @@ TrainingWorkload::Adapt(const TrainingScenario& s, std::string* error)
                   std::to_string(servers) + " parameter servers";
         ps->Dispose();
     }
-    const uint32_t gpus = s.GetNGpus();
     if (m_trace->GetNRanks() < gpus)
     {
         const uint32_t idle = gpus - m_trace->GetNRanks();
         std::ostringstream w;
-        w << "the workload has " << m_trace->GetNRanks() << " ranks but the cluster " << gpus
+        w << "the workload has " << m_trace->GetNRanks() << " ranks but "
+          << (gpus == s.GetNGpus() ? "the cluster " : "its ") << gpus
           << " GPUs: " << idle << " GPUs ("
           << (idle * 2 == gpus ? "half the cluster" : std::to_string(100 * idle / gpus) + " %")
           << ") stay idle";

@@ -40,6 +40,14 @@ class TrainingWorkload
      * \return true on success
      */
     bool Adapt(const TrainingScenario& s, std::string* error);
+    /**
+     * Adapt, for a workload given gpus GPUs (a job of a shared cluster): the idle-GPU
+     * warning counts those.
+     * \param s the scenario \param gpus the GPUs the workload gets
+     * \param error set (naming the rule's place) when a compression rule cannot apply
+     * \return true on success
+     */
+    bool Adapt(const TrainingScenario& s, uint32_t gpus, std::string* error);
 
     /// \return the trace
     const TrainingTrace& GetTrace() const;

@@ -3,6 +3,7 @@
 
 #include "rdma-nic.h"
 #include "rdma-queue-pair.h"
+#include "rdma-route.h"
 
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -30,8 +31,6 @@ RdmaFastForwardLogComponent()
 
 namespace
 {
-/// Switches a path may cross before TracePath gives up (a routing loop).
-constexpr uint32_t MAX_HOPS = 64;
 } // namespace
 
 TypeId
@@ -191,7 +190,8 @@ RdmaFastForward::Register(RdmaQueuePair* qp)
     w.order = m_order.size();
     m_order.push_back(qp);
     const Ptr<RdmaQueuePair> peer = qp->GetPeerQueuePair();
-    w.routed = peer && TracePath(qp, w.dataPath) && TracePath(PeekPointer(peer), w.ackPath);
+    w.routed = peer && TraceQueuePairRoute(qp, w.dataPath) &&
+               TraceQueuePairRoute(PeekPointer(peer), w.ackPath);
     if (!w.routed)
     {
         NS_LOG_LOGIC("QP " << qp->GetQpn() << ": no path known: no skip while it is active");
@@ -494,40 +494,5 @@ RdmaFastForward::TryPending()
     }
 }
 
-bool
-RdmaFastForward::TracePath(const RdmaQueuePair* qp, std::vector<Ptr<RoceNetDevice>>& path)
-{
-    const Ptr<RdmaNic> nic = qp->GetNic();
-    Ptr<RoceNetDevice> port = nic->GetDevice();
-    RoceFrameInfo info;
-    info.srcIp = nic->GetAddress().Get();
-    info.dstIp = qp->GetPeerAddress().Get();
-    info.protocol = roce::IP_PROTOCOL_UDP;
-    info.srcPort = qp->GetUdpSourcePort();
-    info.dstPort = roce::UDP_DEST_PORT;
-    const uint64_t key = info.FlowKey();
-    path.clear();
-    for (uint32_t hop = 0; hop < MAX_HOPS; ++hop)
-    {
-        path.push_back(port);
-        const Ptr<RoceChannel> cable = port->GetRoceChannel();
-        if (!cable || !cable->IsUp())
-        {
-            return false;
-        }
-        const Ptr<RoceSwitch> sw = cable->GetPeer(port)->GetNode()->GetObject<RoceSwitch>();
-        if (!sw)
-        {
-            return true; // a host: the peer's NIC
-        }
-        const uint32_t out = sw->GetRoutingTable().SelectPort(info.dstIp, key, sw->GetEcmpSalt());
-        if (out == UINT32_MAX)
-        {
-            return false;
-        }
-        port = sw->GetPort(out);
-    }
-    return false;
-}
 
 } // namespace ns3

@@ -218,13 +218,6 @@ class RdmaFastForward : public Object
     /// End a skip. \param id the skip \param interrupted ended before its plan
     void End(uint64_t id, bool interrupted);
     /**
-     * The ports a queue pair's frames cross, as the switches route them.
-     * \param qp the sender
-     * \param path set to the ports, the sender's first
-     * \return false if a cable on the way is down or a switch has no route
-     */
-    static bool TracePath(const RdmaQueuePair* qp, std::vector<Ptr<RoceNetDevice>>& path);
-    /**
      * \param receiver the receiving NIC
      * \param periodPs packets arrive one every this many picoseconds
      * \return in-order packets per ACK at that pace

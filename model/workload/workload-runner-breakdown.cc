@@ -65,6 +65,21 @@ Intersect(const std::vector<Interval>& a, const std::vector<Interval>& b)
 }
 } // namespace
 
+std::vector<Time>
+WorkloadRunner::GetIterationTimes(const std::vector<IterationBreakdown>& breakdown,
+                                  uint32_t iterations)
+{
+    std::vector<Time> times(iterations, Time());
+    for (const IterationBreakdown& b : breakdown)
+    {
+        if (b.iteration < iterations)
+        {
+            times[b.iteration] = std::max(times[b.iteration], b.GetTotal());
+        }
+    }
+    return times;
+}
+
 std::vector<IterationBreakdown>
 WorkloadRunner::GetBreakdown() const
 {

@@ -163,6 +163,13 @@ class WorkloadRunner : public Object
     const std::vector<CallRecord>& GetCalls() const;
     /// \return per rank and iteration breakdowns (rank-major), computed on demand
     std::vector<IterationBreakdown> GetBreakdown() const;
+    /**
+     * \param breakdown a run's GetBreakdown()
+     * \param iterations its GetNIterations()
+     * \return per iteration, the time of its slowest rank (end - start on that rank)
+     */
+    static std::vector<Time> GetIterationTimes(const std::vector<IterationBreakdown>& breakdown,
+                                               uint32_t iterations);
     /// \return the engine (e.g. to hook its traces)
     Ptr<CollectiveEngine> GetEngine() const;
     /// \return the number of iterations run (Iterations x trace iterations)

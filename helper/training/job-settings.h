@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef JOB_SETTINGS_H
+#define JOB_SETTINGS_H
+
+#include "ns3/nstime.h"
+#include "ns3/transformer-trace-generator.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * One job of a shared cluster (the scenario's "jobs" list; ai-fabric-sim --job): its own
+ * workload, how many GPUs it gets and where, when it starts, how many iterations it runs
+ * and the traffic class its RDMA data uses.
+ */
+struct JobSpec
+{
+    /// Where the job's GPUs go (PlaceJobs).
+    enum class Placement : uint8_t
+    {
+        PACKED,  //!< the lowest free GPUs, server after server
+        SPREAD,  //!< as evenly as possible over the servers with free GPUs, pods in turn
+        RANDOM,  //!< servers in a random order drawn with the seed, packed within each
+        SERVERS, //!< the servers listed (servers), in that order
+    };
+
+    std::string name;  //!< unique among the jobs ("job1", "job2", ... when not given)
+    std::string place; //!< where it was given ("s.json: /jobs/0", "--job=..."), for messages
+
+    // The workload, as a scenario's "workload" section
+    std::string traceFormat{"json"}; //!< json, aicb, chakra, chakra-json or generator
+    std::string traceFile;           //!< json/aicb: the file; chakra: the prefix
+    TransformerConfig generator;     //!< "generator": the model
+    uint32_t traceRanks{0};          //!< chakra/aicb: ranks (0: gpus)
+    double computeScale{1.0};        //!< factor on every compute duration
+
+    uint32_t gpus{0}; //!< GPUs it gets (0: as many as its workload has ranks)
+    Placement placement{Placement::PACKED};
+    std::vector<uint32_t> servers; //!< SERVERS: the servers, in the order its ranks fill them
+    /// The cluster GPU of each rank, when the program fixes it (a job run alone on the
+    /// GPUs it had on the shared cluster); empty: placed by placement
+    std::vector<uint32_t> fixedGpus;
+    Time start;              //!< when it starts, from the start of the run
+    uint32_t iterations{0};  //!< iterations it runs (0: the scenario's)
+    uint8_t trafficClass{3}; //!< priority (PCP class) of its RDMA data; made lossless
+
+    /// The highest priority a job's data may use (802.1Q has 8).
+    static constexpr uint32_t MAX_TRAFFIC_CLASS = 7;
+    /// The forms of a placement, for messages.
+    static constexpr const char* PLACEMENT_FORMS =
+        "packed, spread, random, or servers such as 0-1,4";
+
+    /**
+     * Read a placement: packed, spread, random, or a server list "a-b,c,..." (ranges and
+     * single servers, comma-separated, none twice).
+     * \param text the text \param job its placement and servers are set on success
+     * \param why set to what was expected on failure
+     * \return true if text is a placement
+     */
+    static bool ParsePlacement(const std::string& text, JobSpec& job, std::string* why);
+    /// \return the placement as ParsePlacement reads it ("packed", "0-1,4")
+    std::string PlacementToString() const;
+};
+
+/**
+ * Place jobs on a cluster: each job gets the cluster GPUs of its ranks (rank i of a job on
+ * result[job][i]). Jobs with fixed GPUs and explicit server lists are placed first, in
+ * list order, then the others in list order on the GPUs still free.
+ * \param jobs the jobs (gpus set: what each needs)
+ * \param servers servers of the cluster \param gpusPerServer GPUs per server
+ * \param pods pods the servers form (consecutive servers, servers / pods each)
+ * \param seed the run's seed (random placement)
+ * \param result set to each job's GPUs
+ * \param error set, naming the job's place, when a job overlaps an explicit placement
+ *        before it, names a server the cluster lacks, or finds too few free GPUs
+ * \return true on success
+ */
+bool PlaceJobs(const std::vector<JobSpec>& jobs,
+               uint32_t servers,
+               uint32_t gpusPerServer,
+               uint32_t pods,
+               uint32_t seed,
+               std::vector<std::vector<uint32_t>>& result,
+               std::string* error);
+
+} // namespace ns3
+
+#endif // JOB_SETTINGS_H
