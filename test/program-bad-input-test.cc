@@ -531,10 +531,48 @@ TEST(ProgramBadInput, AiFabricSim)
     const std::string badIna =
         TempFile("scenario-ina.json",
                  R"({"fabric": {"ina": "sharp"}, "outputs": {"plots": false}})");
+    // Jobs: a model config of 4 ranks (TP 2 x DP 2), and scenarios with "jobs".
+    const std::string model = TempFile("job-model.json", R"({"layers": 2, "hidden": 256,
+      "heads": 4, "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 4})");
+    const std::string jobEntry =
+        R"({"workload": {"format": "generator", "model": {"layers": 2, "hidden": 256,
+            "heads": 4, "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 4}})";
+    const std::string jobsAndWorkload = TempFile(
+        "scenario-jobs-workload.json",
+        R"({"workload": {"format": "json", "file": "t.json"}, "jobs": [)" + jobEntry + "}]}");
+    const std::string jobsUnknownKey =
+        TempFile("scenario-jobs-key.json", R"({"jobs": [)" + jobEntry + R"(, "gpu": "H100"}]})");
+    const std::string jobsControlClass = TempFile(
+        "scenario-jobs-class.json",
+        R"({"jobs": [)" + jobEntry + R"(, "trafficClass": 6}], "outputs": {"plots": false}})");
     ExpectRefused(
         "ai-fabric-sim",
         Join(CommonCases(),
              {
+                 {{"--job=/nonexistent/job.json"}, "--job=/nonexistent/job.json: no such file"},
+                 {{"--job=" + model + ":sideways"},
+                  "--job=" + model +
+                      ":sideways: expected packed, spread, random, or servers such as 0-1,4 "
+                      "(each server once), got \"sideways\""},
+                 {{"--job=" + model, "--job=" + model, "--job=" + model, "--job=" + model,
+                   "--job=" + model},
+                  "--job=" + model + ": the jobs need 20 GPUs but the cluster has 16 (2 servers x 8)"},
+                 {{"--job=" + model + ":0", "--job=" + model + ":0"},
+                  "--job=" + model + ":0: placement 0 overlaps job job1 (server 0)"},
+                 {{"--job=" + model + ":5"},
+                  "--job=" + model + ":5: placement 5: server 5 is not in the cluster of 2 servers"},
+                 {{"--job=" + model, "--straggler=1:2"},
+                  "--straggler=1:2: slow GPUs, compute jitter and GPU failures apply to the "
+                  "scenario's one workload, not to jobs"},
+                 {{"--job=" + model, "--workload=" + model},
+                  "--workload=" + model + ": with --job, each job gives its workload"},
+                 {{"--scenario=" + jobsAndWorkload},
+                  jobsAndWorkload + ": /jobs: with jobs, each job gives its workload: no /workload"},
+                 {{"--scenario=" + jobsUnknownKey}, jobsUnknownKey + ": /jobs/0/gpu: unknown setting"},
+                 {{"--scenario=" + jobsControlClass},
+                  jobsControlClass + ": /jobs/0/trafficClass: 6 is the NICs' ControlPriority (ACK, "
+                                     "NAK, CNP): give the job another class"},
+                 {{"--alone=maybe"}, "--alone=maybe: expected true, false, 1 or 0"},
                  {{"--scenario=/nonexistent/scenario.json"},
                   "--scenario=/nonexistent/scenario.json: expected a readable file (cannot open "
                   "it: No such file or directory)"},
