@@ -226,7 +226,7 @@ TEST(Jobs, DisjointHalvesOfANonBlockingFabricRunAsAlone)
     {
         EXPECT_FALSE(link["shared"].get<bool>()) << link.dump();
     }
-    EXPECT_NE(o.summary.find("shared by several jobs: 0"), std::string::npos) << o.summary;
+    EXPECT_NE(o.summary.find("0 of them by several jobs"), std::string::npos) << o.summary;
 }
 
 TEST(Jobs, JobsAcrossAnOversubscribedSpineSlowEachOther)
@@ -371,4 +371,155 @@ TEST(Jobs, ScenarioListAndOptions)
     EXPECT_EQ(s.jobs[1].placement, JobSpec::Placement::PACKED);
     EXPECT_EQ(s.jobs[1].generator.tp, 2u);
     EXPECT_NE(s.name.find("--job=" + model + ":1-2 --job=" + model), std::string::npos) << s.name;
+}
+
+namespace
+{
+/// A cluster of 4 servers x 2 GPUs and a stream of jobs of two kinds.
+std::string
+Arrivals(const std::string& mean, const std::string& window, uint32_t seed)
+{
+    return R"({"cluster": {"servers": 4, "gpusPerServer": 2, "spines": 2},
+               "run": {"seed": )" +
+           std::to_string(seed) + R"(},
+               "arrivals": {"meanInterarrival": ")" +
+           mean + R"(", "window": ")" + window + R"(", "mix": [)" +
+           Job("small", R"("probability": 0.6)") + ", " +
+           R"({"name": "large", "gpus": 6, "probability": 0.4, "workload": {"format":
+               "generator", "model": {"layers": 2, "hidden": 1024, "heads": 8,
+               "seqLength": 256, "vocab": 1000, "tp": 2, "dp": 3, "globalBatch": 6}}})" +
+           "]}}";
+}
+} // namespace
+
+TEST(Jobs, ArrivalsArePoissonWithTheMix)
+{
+    // 1,000 ms of arrivals 1 ms apart on average (drawn, not run): the count is Poisson
+    // (mean 1000, sd 31.6), the gaps exponential (mean 1 ms, sd of the mean 0.032 ms), the
+    // kinds as the mix says (0.6, sd 0.016); bounds at about 3 sd.
+    TrainingScenario s;
+    std::string error;
+    ASSERT_TRUE(TrainingScenario::Parse(Arrivals("1ms", "1000ms", 1), "a.json", s, &error))
+        << error;
+    TrainingSimulation plan(s);
+    ASSERT_TRUE(plan.ApplyGlobalSettings(&error) && plan.PlanJobs(&error)) << error;
+    const auto& jobs = plan.GetJobs();
+    const double n = static_cast<double>(jobs.size());
+    EXPECT_NEAR(n, 1000, 100);
+    uint32_t small = 0;
+    for (const auto& job : jobs)
+    {
+        EXPECT_TRUE(job.spec.arrives);
+        EXPECT_LT(job.spec.start, MilliSeconds(1000));
+        small += job.spec.name.rfind("small-", 0) == 0;
+        EXPECT_EQ(job.spec.gpus, job.spec.name[0] == 's' ? 4u : 6u);
+    }
+    EXPECT_NEAR(small / n, 0.6, 0.05);
+    EXPECT_NEAR(jobs.back().spec.start.GetSeconds() * 1e3 / n, 1.0, 0.1);
+    Simulator::Destroy();
+}
+
+TEST(Jobs, ArrivalsQueueFirstFitInArrivalOrder)
+{
+    // 8 GPUs, jobs of 4 and 6 GPUs arriving 2 ms apart on average for 20 ms: they queue.
+    auto run = [](uint32_t seed, nlohmann::json& results) {
+        TrainingScenario s;
+        std::string error;
+        ASSERT_TRUE(TrainingScenario::Parse(Arrivals("2ms", "20ms", seed), "a.json", s, &error))
+            << error;
+        TrainingSimulation sim(s);
+        ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
+        sim.Run(false);
+        EXPECT_FALSE(sim.IsStuck());
+        for (const auto& a : sim.GetAllocations())
+        {
+            EXPECT_LE(a.gpus, 8u);
+        }
+        TrainingReport report(sim);
+        std::ostringstream os;
+        report.WriteResults(os);
+        results = nlohmann::json::parse(os.str());
+        Simulator::Destroy();
+    };
+    nlohmann::json r;
+    run(1, r);
+    const auto& jobs = r["jobs"];
+    ASSERT_GE(jobs.size(), 4u);
+    std::vector<double> ends;
+    std::vector<double> jct;
+    double lastPlaced = 0;
+    uint32_t queued = 0;
+    for (const auto& j : jobs)
+    {
+        ASSERT_TRUE(j["finished"].get<bool>()) << j["name"];
+        const double arrival = j["arrival_s"];
+        const double placed = j["placed_s"];
+        EXPECT_GE(placed, arrival);
+        // In arrival order: no job is placed before one that arrived earlier.
+        EXPECT_GE(placed, lastPlaced);
+        lastPlaced = placed;
+        if (placed > arrival)
+        {
+            // It waited for GPUs: placed when an earlier job finished.
+            ++queued;
+            bool atAnEnd = false;
+            for (double e : ends)
+            {
+                atAnEnd = atAnEnd || std::abs(e - placed) < 1e-12;
+            }
+            EXPECT_TRUE(atAnEnd) << j["name"];
+        }
+        ends.push_back(j["end_s"].get<double>());
+        jct.push_back(j["end_s"].get<double>() - arrival);
+        EXPECT_NEAR(j["jct_s"].get<double>(), jct.back(), 1e-12);
+    }
+    EXPECT_GT(queued, 0u) << "no job waited: the test does not test queueing";
+    const auto& a = r["arrivals"];
+    EXPECT_EQ(a["arrived"], jobs.size());
+    EXPECT_EQ(a["finished"], jobs.size());
+    std::sort(jct.begin(), jct.end());
+    double mean = 0;
+    for (double x : jct)
+    {
+        mean += x / jct.size();
+    }
+    EXPECT_NEAR(a["jct_mean_s"].get<double>(), mean, 1e-12);
+    EXPECT_NEAR(a["jct_max_s"].get<double>(), jct.back(), 1e-12);
+    EXPECT_NEAR(a["jct_p50_s"].get<double>(), jct[(jct.size() + 1) / 2 - 1], 1e-12);
+    EXPECT_GT(a["utilisation"].get<double>(), 0.3);
+    EXPECT_LE(a["utilisation"].get<double>(), 1.0);
+    // The same seed gives the same run; another seed another stream.
+    nlohmann::json same;
+    run(1, same);
+    EXPECT_EQ(same["arrivals"], r["arrivals"]);
+    nlohmann::json other;
+    run(2, other);
+    EXPECT_NE(other["arrivals"]["gpus_held"], r["arrivals"]["gpus_held"]);
+}
+
+TEST(Jobs, ArrivalsRefusals)
+{
+    const std::string kind = Job("k", R"("probability": 0.5)");
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {R"({"window": "1ms", "mix": [)" + kind + "]}",
+         "/arrivals: expected \"meanInterarrival\", \"window\" and \"mix\""},
+        {R"({"meanInterarrival": "1ms", "window": "1ms", "mix": [)" + kind + "]}",
+         "/arrivals/mix: the probabilities add up to 0.500000, expected 1"},
+        {R"({"meanInterarrival": "1us", "window": "1s", "mix": [)" + kind + "]}",
+         "/arrivals/window: window / meanInterarrival expects more than 10000 jobs"},
+        {R"({"meanInterarrival": "1ms", "window": "1ms", "mix": [)" +
+             Job("k", R"("probability": 0)") + "]}",
+         "/arrivals/mix/0/probability: expected a probability in (0, 1]"},
+        {R"({"meanInterarrival": "0ms", "window": "1ms", "mix": [)" + kind + "]}",
+         "/arrivals/meanInterarrival: must be above 0"},
+    };
+    for (const auto& [arrivals, message] : bad)
+    {
+        TrainingScenario t;
+        std::string error;
+        EXPECT_FALSE(
+            TrainingScenario::Parse(R"({"arrivals": )" + arrivals + "}", "a.json", t, &error))
+            << arrivals;
+        EXPECT_EQ(error, "a.json: " + message) << arrivals;
+    }
 }

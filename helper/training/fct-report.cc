@@ -13,11 +13,8 @@
 namespace ns3
 {
 
-namespace
-{
-/// Nearest-rank percentile of sorted values. \param v sorted \param p in (0, 1]
 double
-Percentile(const std::vector<double>& v, double p)
+NearestRankPercentile(const std::vector<double>& v, double p)
 {
     if (v.empty())
     {
@@ -26,7 +23,6 @@ Percentile(const std::vector<double>& v, double p)
     const std::size_t rank = static_cast<std::size_t>(std::ceil(p * v.size()));
     return v[std::min(v.size(), std::max<std::size_t>(rank, 1)) - 1];
 }
-} // namespace
 
 const std::vector<std::pair<std::string, uint64_t>>&
 FctReport::Buckets()
@@ -64,9 +60,9 @@ FctReport::Range(uint64_t lo, uint64_t hi, const std::string& label) const
     }
     std::sort(v.begin(), v.end());
     s.flows = static_cast<uint32_t>(v.size());
-    s.p50 = Percentile(v, 0.50);
-    s.p95 = Percentile(v, 0.95);
-    s.p99 = Percentile(v, 0.99);
+    s.p50 = NearestRankPercentile(v, 0.50);
+    s.p95 = NearestRankPercentile(v, 0.95);
+    s.p99 = NearestRankPercentile(v, 0.99);
     double sum = 0;
     for (double x : v)
     {

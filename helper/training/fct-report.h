@@ -14,6 +14,13 @@ namespace ns3
 {
 
 /**
+ * Nearest-rank percentile.
+ * \param sorted values in rising order \param p in (0, 1]
+ * \return the smallest value with at least p of the values at or below it (0 for none)
+ */
+double NearestRankPercentile(const std::vector<double>& sorted, double p);
+
+/**
  * \ingroup ai-fabric
  * Slowdown (FCT / ideal FCT) statistics of the flows of one size range.
  */

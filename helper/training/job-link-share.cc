@@ -2,7 +2,6 @@
 #include "job-link-share.h"
 
 #include "ns3/log.h"
-#include "ns3/rdma-nic.h"
 #include "ns3/rdma-route.h"
 
 #include <algorithm>
@@ -40,24 +39,18 @@ ShareLinksByJob(const TrainingSimulation& sim)
     std::vector<Ptr<RoceNetDevice>> path;
     for (size_t j = 0; j < jobs.size(); ++j)
     {
-        for (uint32_t g : jobs[j].gpus)
+        for (const auto& [qp, sent] : sim.GetJobQueuePairBytes(jobs[j]))
         {
-            const Ptr<RdmaNic> nic = sim.GetCluster().network.nics[g];
-            for (uint32_t q = 0; q < nic->GetNQueuePairs(); ++q)
+            if (sent == 0 || !TraceQueuePairRoute(PeekPointer(qp), path))
             {
-                const Ptr<RdmaQueuePair> qp = nic->GetQueuePair(q);
-                const uint64_t sent = qp->GetBytesAcked();
-                if (sent == 0 || !TraceQueuePairRoute(PeekPointer(qp), path))
+                continue;
+            }
+            for (const auto& port : path)
+            {
+                auto it = linkOf.find(PeekPointer(port));
+                if (it != linkOf.end())
                 {
-                    continue;
-                }
-                for (const auto& port : path)
-                {
-                    auto it = linkOf.find(PeekPointer(port));
-                    if (it != linkOf.end())
-                    {
-                        bytes[it->second][j] += sent;
-                    }
+                    bytes[it->second][j] += sent;
                 }
             }
         }

@@ -5,6 +5,7 @@
 
 #include "ns3/log.h"
 
+#include <cmath>
 #include <random>
 #include <set>
 #include <sstream>
@@ -348,6 +349,52 @@ PlaceJobs(const std::vector<JobSpec>& jobs,
     return true;
 }
 
+namespace
+{
+using namespace scenario_json;
+
+/**
+ * Read what a job of the "jobs" list and an entry of the arrivals' mix share: name,
+ * workload, gpus, iterations, trafficClass.
+ * \return false (error set) on a refused generator model
+ */
+bool
+ReadJobEntry(Section& j,
+             const std::string& where,
+             const std::string& source,
+             const std::string& defaultName,
+             std::set<std::string>& names,
+             JobSpec& job,
+             std::string* error)
+{
+    job.place = source + ": " + where;
+    job.name = j.Text("name", defaultName);
+    if (job.name.empty() || !names.insert(job.name).second)
+    {
+        Fail(j.Where("name"), "expected a name no other job has, got \"" + job.name + "\"");
+    }
+    if (!j.Has("workload"))
+    {
+        Fail(where, "a job needs a \"workload\" object (as the scenario's \"workload\")");
+    }
+    TrainingScenario w;
+    if (!ParseWorkloadSection(j.Get("workload"), j.Where("workload"), source, w, error))
+    {
+        return false;
+    }
+    job.traceFormat = w.traceFormat;
+    job.traceFile = w.traceFile;
+    job.generator = w.generator;
+    job.traceRanks = w.traceRanks;
+    job.computeScale = w.computeScale;
+    job.gpus = static_cast<uint32_t>(j.Unsigned("gpus", 0, 1, 1u << 20));
+    job.iterations = static_cast<uint32_t>(j.Unsigned("iterations", 0, 1, 100000));
+    job.trafficClass = static_cast<uint8_t>(
+        j.Unsigned("trafficClass", job.trafficClass, 0, JobSpec::MAX_TRAFFIC_CLASS));
+    return true;
+}
+} // namespace
+
 bool
 scenario_json::ParseJobsSection(const Json& list,
                                 const std::string& source,
@@ -366,27 +413,10 @@ scenario_json::ParseJobsSection(const Json& list,
         const std::string where = "/jobs/" + std::to_string(i);
         Section j(list[i], where);
         JobSpec job;
-        job.place = source + ": " + where;
-        job.name = j.Text("name", "job" + std::to_string(i + 1));
-        if (job.name.empty() || !names.insert(job.name).second)
-        {
-            Fail(j.Where("name"), "expected a name no other job has, got \"" + job.name + "\"");
-        }
-        if (!j.Has("workload"))
-        {
-            Fail(where, "a job needs a \"workload\" object (as the scenario's \"workload\")");
-        }
-        TrainingScenario w;
-        if (!ParseWorkloadSection(j.Get("workload"), j.Where("workload"), source, w, error))
+        if (!ReadJobEntry(j, where, source, "job" + std::to_string(i + 1), names, job, error))
         {
             return false;
         }
-        job.traceFormat = w.traceFormat;
-        job.traceFile = w.traceFile;
-        job.generator = w.generator;
-        job.traceRanks = w.traceRanks;
-        job.computeScale = w.computeScale;
-        job.gpus = static_cast<uint32_t>(j.Unsigned("gpus", 0, 1, 1u << 20));
         if (j.Has("placement"))
         {
             const Json& p = j.Get("placement");
@@ -411,13 +441,78 @@ scenario_json::ParseJobsSection(const Json& list,
             }
         }
         job.start = j.Duration("start", Time());
-        job.iterations = static_cast<uint32_t>(j.Unsigned("iterations", 0, 1, 100000));
-        job.trafficClass = static_cast<uint8_t>(
-            j.Unsigned("trafficClass", job.trafficClass, 0, JobSpec::MAX_TRAFFIC_CLASS));
         j.Done();
         jobs.push_back(job);
     }
     s.jobs = jobs;
+    return true;
+}
+
+bool
+scenario_json::ParseArrivalsSection(const Json& obj,
+                                    const std::string& source,
+                                    TrainingScenario& s,
+                                    std::string* error)
+{
+    Section a(obj, "/arrivals");
+    JobArrivals& out = s.arrivals;
+    out.place = source + ": /arrivals";
+    if (!a.Has("meanInterarrival") || !a.Has("window") || !a.Has("mix"))
+    {
+        Fail("/arrivals", "expected \"meanInterarrival\", \"window\" and \"mix\"");
+    }
+    out.meanInterarrival = a.Duration("meanInterarrival", Time());
+    out.window = a.Duration("window", Time());
+    if (!out.meanInterarrival.IsStrictlyPositive())
+    {
+        Fail(a.Where("meanInterarrival"), "must be above 0");
+    }
+    if (!out.window.IsStrictlyPositive())
+    {
+        Fail(a.Where("window"), "must be above 0");
+    }
+    if (out.window / out.meanInterarrival > JobArrivals::MAX_EXPECTED_JOBS)
+    {
+        Fail(a.Where("window"),
+             "window / meanInterarrival expects more than " +
+                 std::to_string(JobArrivals::MAX_EXPECTED_JOBS) + " jobs");
+    }
+    const Json& mix = a.Get("mix");
+    if (!mix.is_array() || mix.empty())
+    {
+        Fail(a.Where("mix"), "expected a list of {\"workload\", \"gpus\", \"probability\"}");
+    }
+    std::set<std::string> names;
+    for (const JobSpec& job : s.jobs)
+    {
+        names.insert(job.name);
+    }
+    double sum = 0;
+    out.mix.clear();
+    for (size_t i = 0; i < mix.size(); ++i)
+    {
+        const std::string where = "/arrivals/mix/" + std::to_string(i);
+        Section m(mix[i], where);
+        JobArrivals::Kind kind;
+        if (!ReadJobEntry(m, where, source, "mix" + std::to_string(i + 1), names, kind.job, error))
+        {
+            return false;
+        }
+        kind.probability = m.Number("probability", 0, 0, 1);
+        if (!(kind.probability > 0))
+        {
+            Fail(m.Where("probability"), "expected a probability in (0, 1]");
+        }
+        sum += kind.probability;
+        m.Done();
+        out.mix.push_back(kind);
+    }
+    if (std::abs(sum - 1) > 1e-6)
+    {
+        Fail(a.Where("mix"),
+             "the probabilities add up to " + std::to_string(sum) + ", expected 1");
+    }
+    a.Done();
     return true;
 }
 

@@ -45,7 +45,9 @@ struct JobSpec
     /// The cluster GPU of each rank, when the program fixes it (a job run alone on the
     /// GPUs it had on the shared cluster); empty: placed by placement
     std::vector<uint32_t> fixedGpus;
-    Time start;              //!< when it starts, from the start of the run
+    Time start;              //!< when it starts (or arrives), from the start of the run
+    /// it arrives at start (JobArrivals) and is placed first fit then, or queued
+    bool arrives{false};
     uint32_t iterations{0};  //!< iterations it runs (0: the scenario's)
     uint8_t trafficClass{3}; //!< priority (PCP class) of its RDMA data; made lossless
 
@@ -65,6 +67,30 @@ struct JobSpec
     static bool ParsePlacement(const std::string& text, JobSpec& job, std::string* why);
     /// \return the placement as ParsePlacement reads it ("packed", "0-1,4")
     std::string PlacementToString() const;
+};
+
+/**
+ * \ingroup ai-fabric
+ * Jobs that arrive while the cluster runs (the scenario's "arrivals"): a Poisson stream
+ * over a window, each job of a kind drawn from a mix, placed first fit (the lowest free
+ * GPUs) when it arrives, queued in arrival order while it does not fit.
+ */
+struct JobArrivals
+{
+    /// One kind of job of the mix.
+    struct Kind
+    {
+        JobSpec job;          //!< its workload, GPUs, iterations, class (name: the kind's)
+        double probability{0}; //!< the share of arrivals of this kind
+    };
+
+    std::vector<Kind> mix;  //!< the kinds, probabilities adding up to 1 (empty: none)
+    Time meanInterarrival;  //!< mean time between two arrivals (exponential gaps)
+    Time window;            //!< arrivals in [0, window)
+    std::string place;      //!< where it was given, for messages
+
+    /// The most jobs a window may expect (window / meanInterarrival).
+    static constexpr uint32_t MAX_EXPECTED_JOBS = 10000;
 };
 
 /**

@@ -243,6 +243,18 @@ bool ParseJobsSection(const Json& list,
                       TrainingScenario& s,
                       std::string* error);
 
+/**
+ * Read an "arrivals" object (JobArrivals: meanInterarrival, window, mix) into
+ * s.arrivals (after the "jobs" list: names stay distinct from its).
+ * \param obj the object \param source the scenario file \param s the scenario
+ * \param error set when a mix entry's generator model is refused (its own message)
+ * \return false (error set) on a refused model; other problems throw ScenarioError
+ */
+bool ParseArrivalsSection(const Json& obj,
+                          const std::string& source,
+                          TrainingScenario& s,
+                          std::string* error);
+
 } // namespace scenario_json
 } // namespace ns3
 

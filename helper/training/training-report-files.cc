@@ -63,8 +63,8 @@ TrainingReport::WriteResults(std::ostream& os) const
     Time end;
     for (const TrainingSimulation::Job& job : m_sim.GetJobs())
     {
-        finished = finished && job.runner->IsFinished();
-        end = std::max(end, job.runner->GetEndTime());
+        finished = finished && job.runner && job.runner->IsFinished();
+        end = job.runner ? std::max(end, job.runner->GetEndTime()) : end;
     }
     doc["finished"] = finished;
     doc["stuck"] = m_sim.IsStuck();
@@ -77,6 +77,10 @@ TrainingReport::WriteResults(std::ostream& os) const
     {
         doc["jobs"] = JobsJson(m_sim, m_alone, GetSlowdowns());
         doc["job_links"] = JobLinksJson(m_sim);
+        if (!s.arrivals.mix.empty())
+        {
+            doc["arrivals"] = ArrivalsJson(m_sim);
+        }
     }
     else
     {
@@ -111,6 +115,10 @@ TrainingReport::WriteTimeline(std::ostream& os) const
     for (uint32_t j = 0; j < m_sim.GetJobs().size(); ++j)
     {
         const TrainingSimulation::Job& job = m_sim.GetJobs()[j];
+        if (!job.runner)
+        {
+            continue; // an arriving job never placed
+        }
         const TrainingTrace& trace = job.workload.GetTrace();
         const uint32_t nStreams = trace.GetNStreams();
         auto pidOf = [&](uint32_t rank) { return jobs ? j : rank; };
@@ -385,6 +393,10 @@ TrainingReport::WriteJobFiles(const std::string& dir,
     }
     for (uint32_t j = 0; j < m_sim.GetJobs().size(); ++j)
     {
+        if (!m_sim.GetJobs()[j].runner)
+        {
+            continue; // an arriving job never placed
+        }
         const std::string jobDir = dir + "/jobs/" + m_sim.GetJobs()[j].spec.name;
         if (!MakeDir(dir + "/jobs", error) || !MakeDir(jobDir, error))
         {
@@ -412,6 +424,49 @@ TrainingReport::WriteJobFiles(const std::string& dir,
         if (plots && job.Plot(jobDir, true, false, error))
         {
             files.push_back(jobDir + "/breakdown.png");
+        }
+    }
+    if (!m_sim.GetScenario().arrivals.mix.empty())
+    {
+        // The GPUs jobs held over the run: a step per placement and completion.
+        const std::string data = dir + "/utilisation.dat";
+        {
+            std::ofstream out(data);
+            out << "# time_ms gpus_held fraction_of_" << m_sim.GetScenario().GetNGpus() << "\n";
+            const double total = m_sim.GetScenario().GetNGpus();
+            for (const TrainingSimulation::Allocation& a : m_sim.GetAllocations())
+            {
+                out << Ms(a.at) << " " << a.gpus << " " << a.gpus / total << "\n";
+            }
+            if (!out)
+            {
+                *error = data + ": cannot write";
+                return false;
+            }
+        }
+        files.push_back(data);
+        if (plots)
+        {
+            const std::string script = dir + "/utilisation.gp";
+            {
+                std::ofstream out(script);
+                out << "set terminal pngcairo size 1000,400 font ',10'\n"
+                    << "set output " << GnuplotQuoted(dir + "/utilisation.png") << "\n"
+                    << "set title 'GPUs held by jobs (arrivals placed first fit)'\n"
+                    << "set xlabel 'time (ms)'\nset ylabel 'share of the cluster'\n"
+                    << "set yrange [0:1.05]\nset key off\n"
+                    << "plot " << GnuplotQuoted(data)
+                    << " using 1:3 with steps lw 2 lc rgb '#4477aa'\n";
+            }
+            if (RunGnuplot(script, dir + "/gnuplot-utilisation.log"))
+            {
+                files.push_back(dir + "/utilisation.png");
+            }
+            else
+            {
+                *error = "gnuplot failed or is not installed (see " + dir +
+                         "/gnuplot-utilisation.log); " + data + " is written";
+            }
         }
     }
     return true;

@@ -112,6 +112,55 @@ DescribeGpus(const std::vector<uint32_t>& gpus, uint32_t gpusPerServer)
            Ranges(servers) + ")";
 }
 
+JobCompletion
+JobCompletionOf(const TrainingSimulation& sim)
+{
+    JobCompletion c;
+    std::vector<double> jct;
+    uint32_t placed = 0;
+    Time end;
+    for (const TrainingSimulation::Job& job : sim.GetJobs())
+    {
+        end = job.runner ? std::max(end, job.runner->GetEndTime()) : end;
+        if (!job.spec.arrives)
+        {
+            continue;
+        }
+        ++c.arrived;
+        if (!job.runner)
+        {
+            continue;
+        }
+        ++placed;
+        c.meanQueued += (job.placed - job.spec.start).GetSeconds();
+        if (job.runner->IsFinished())
+        {
+            jct.push_back((job.runner->GetEndTime() - job.spec.start).GetSeconds());
+        }
+    }
+    std::sort(jct.begin(), jct.end());
+    c.finished = static_cast<uint32_t>(jct.size());
+    c.meanQueued = placed ? c.meanQueued / placed : 0;
+    for (double x : jct)
+    {
+        c.meanJct += x / static_cast<double>(jct.size());
+    }
+    c.p50Jct = NearestRankPercentile(jct, 0.5);
+    c.p95Jct = NearestRankPercentile(jct, 0.95);
+    c.maxJct = jct.empty() ? 0 : jct.back();
+    // GPU-time held: the allocation steps up to the end of the run.
+    const auto& steps = sim.GetAllocations();
+    double held = 0;
+    for (size_t k = 0; k < steps.size(); ++k)
+    {
+        const Time until = k + 1 < steps.size() ? steps[k + 1].at : end;
+        held += steps[k].gpus * std::max(0.0, (until - steps[k].at).GetSeconds());
+    }
+    const double total = sim.GetScenario().GetNGpus() * end.GetSeconds();
+    c.utilisation = total > 0 ? held / total : 0;
+    return c;
+}
+
 Json
 JobsJson(const TrainingSimulation& sim,
          const std::vector<std::vector<Time>>& alone,
@@ -122,6 +171,14 @@ JobsJson(const TrainingSimulation& sim,
     {
         const TrainingSimulation::Job& job = sim.GetJobs()[j];
         const TrainingTrace& trace = job.workload.GetTrace();
+        if (!job.runner)
+        {
+            jobs.push_back({{"name", job.spec.name},
+                            {"arrives", true},
+                            {"arrival_s", job.spec.start.GetSeconds()},
+                            {"placed", false}});
+            continue;
+        }
         const std::vector<IterationBreakdown> breakdown = job.runner->GetBreakdown();
         const std::vector<Time> times =
             WorkloadRunner::GetIterationTimes(breakdown, job.runner->GetNIterations());
@@ -145,6 +202,16 @@ JobsJson(const TrainingSimulation& sim,
                    {"mean_iteration_s", MeanTime(times).GetSeconds()},
                    {"iterations", IterationsJson(times, breakdown)},
                    {"communication", CommunicationJson(job)}};
+        if (job.spec.arrives)
+        {
+            j1["arrives"] = true;
+            j1["arrival_s"] = job.spec.start.GetSeconds();
+            j1["placed_s"] = job.placed.GetSeconds();
+            if (job.runner->IsFinished())
+            {
+                j1["jct_s"] = (job.runner->GetEndTime() - job.spec.start).GetSeconds();
+            }
+        }
         if (j < alone.size() && !alone[j].empty())
         {
             Json a = Json::array();
@@ -161,6 +228,36 @@ JobsJson(const TrainingSimulation& sim,
         jobs.push_back(j1);
     }
     return jobs;
+}
+
+Json
+ArrivalsJson(const TrainingSimulation& sim)
+{
+    const JobCompletion c = JobCompletionOf(sim);
+    const JobArrivals& a = sim.GetScenario().arrivals;
+    Json kinds = Json::array();
+    for (const JobArrivals::Kind& k : a.mix)
+    {
+        kinds.push_back({{"name", k.job.name}, {"gpus", k.job.gpus}, {"probability", k.probability}});
+    }
+    Json steps = Json::array();
+    for (const TrainingSimulation::Allocation& s : sim.GetAllocations())
+    {
+        steps.push_back({{"at_s", s.at.GetSeconds()}, {"gpus", s.gpus}});
+    }
+    return {{"mean_interarrival_s", a.meanInterarrival.GetSeconds()},
+            {"window_s", a.window.GetSeconds()},
+            {"mix", kinds},
+            {"placement", "first fit, queued in arrival order"},
+            {"arrived", c.arrived},
+            {"finished", c.finished},
+            {"jct_mean_s", c.meanJct},
+            {"jct_p50_s", c.p50Jct},
+            {"jct_p95_s", c.p95Jct},
+            {"jct_max_s", c.maxJct},
+            {"queued_mean_s", c.meanQueued},
+            {"utilisation", c.utilisation},
+            {"gpus_held", steps}};
 }
 
 Json

@@ -58,9 +58,26 @@ std::string DescribeGpus(const std::vector<uint32_t>& gpus, uint32_t gpusPerServ
 Json JobsJson(const TrainingSimulation& sim,
               const std::vector<std::vector<Time>>& alone,
               const std::vector<double>& slowdowns);
+/// \param sim a run with "arrivals" \return results.json's "arrivals": the stream, the
+///         JCT statistics, utilisation and the GPUs held over time
+Json ArrivalsJson(const TrainingSimulation& sim);
 /// \param sim a run with "jobs" \return results.json's "job_links": the links some job
 ///         crossed, each job's bytes on them (ShareLinksByJob), most bytes first
 Json JobLinksJson(const TrainingSimulation& sim);
+/// What the arriving jobs of a run did ("arrivals").
+struct JobCompletion
+{
+    uint32_t arrived{0};  //!< jobs that arrived
+    uint32_t finished{0}; //!< of them, those that finished
+    double meanJct{0};    //!< job completion time (arrival to end) of the finished, mean, s
+    double p50Jct{0};     //!< median (nearest rank), s
+    double p95Jct{0};     //!< 95th percentile (nearest rank), s
+    double maxJct{0};     //!< the longest, s
+    double meanQueued{0}; //!< time from arrival to placement of the placed, mean, s
+    double utilisation{0}; //!< GPU-time held by jobs over GPU-time of the run
+};
+/// \param sim a finished run \return what its arriving jobs did
+JobCompletion JobCompletionOf(const TrainingSimulation& sim);
 /// \param t a time \return it in microseconds
 double Us(Time t);
 /// \param t a time \return it in milliseconds

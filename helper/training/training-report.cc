@@ -61,7 +61,8 @@ Bytes(uint64_t b)
 TrainingReport::TrainingReport(const TrainingSimulation& sim, uint32_t job)
     : m_sim(sim),
       m_job(job),
-      m_breakdown(sim.GetJobs().at(job).runner->GetBreakdown())
+      m_breakdown(sim.GetJobs().at(job).runner ? sim.GetJobs()[job].runner->GetBreakdown()
+                                               : std::vector<IterationBreakdown>())
 {
 }
 
@@ -85,7 +86,8 @@ TrainingReport::GetSlowdowns() const
     {
         const Time shared = MeanTime(TrainingReport(m_sim, j).GetIterationTimes());
         const Time alone = MeanTime(m_alone[j]);
-        if (m_sim.GetJobs()[j].runner->IsFinished() && alone.IsStrictlyPositive())
+        const Ptr<WorkloadRunner> runner = m_sim.GetJobs()[j].runner;
+        if (runner && runner->IsFinished() && alone.IsStrictlyPositive())
         {
             slowdowns[j] = shared.GetSeconds() / alone.GetSeconds();
         }
@@ -96,7 +98,9 @@ TrainingReport::GetSlowdowns() const
 std::vector<Time>
 TrainingReport::GetIterationTimes() const
 {
-    return WorkloadRunner::GetIterationTimes(m_breakdown, GetJob().runner->GetNIterations());
+    return GetJob().runner ? WorkloadRunner::GetIterationTimes(m_breakdown,
+                                                               GetJob().runner->GetNIterations())
+                           : std::vector<Time>();
 }
 
 void
@@ -149,7 +153,11 @@ TrainingReport::PrintOverview(std::ostream& os) const
     for (const TrainingSimulation::Job& job : m_sim.GetJobs())
     {
         const TrainingTrace& trace = job.workload.GetTrace();
-        end = std::max(end, job.runner->GetEndTime());
+        end = job.runner ? std::max(end, job.runner->GetEndTime()) : end;
+        if (job.spec.arrives)
+        {
+            continue; // in the arrivals' line and table
+        }
         if (m_sim.HasJobs())
         {
             os << "  job      : " << job.spec.name << ": " << trace.GetName() << " ("
@@ -195,6 +203,20 @@ TrainingReport::PrintOverview(std::ostream& os) const
     {
         os << "             failure: the GPU of rank " << f.rank << " at " << std::setprecision(3)
            << Ms(f.at) << " ms\n";
+    }
+    if (const JobArrivals& a = s.arrivals; !a.mix.empty())
+    {
+        const auto n = std::count_if(m_sim.GetJobs().begin(),
+                                     m_sim.GetJobs().end(),
+                                     [](const TrainingSimulation::Job& j) { return j.spec.arrives; });
+        os << "  arrivals : " << n << " jobs in " << std::setprecision(3) << Ms(a.window)
+           << " ms (Poisson, mean gap " << Ms(a.meanInterarrival) << " ms, seed " << s.seed
+           << ") of";
+        for (const JobArrivals::Kind& k : a.mix)
+        {
+            os << " " << k.job.name << " (" << std::setprecision(2) << k.probability << ")";
+        }
+        os << "; placed first fit as they arrive, queued in arrival order\n";
     }
     if (s.topology == "ideal")
     {
@@ -325,16 +347,36 @@ TrainingReport::PrintJobs(std::ostream& os) const
     const auto& jobs = m_sim.GetJobs();
     for (uint32_t j = 0; j < jobs.size(); ++j)
     {
+        if (jobs[j].spec.arrives)
+        {
+            continue; // the arrivals' table
+        }
         os << "\n  job " << jobs[j].spec.name << "\n";
         const TrainingReport job(m_sim, j);
         job.PrintIterationTable(os);
         job.PrintCommunication(os);
     }
     const std::vector<double> slowdowns = GetSlowdowns();
+    if (!m_sim.GetScenario().jobs.empty())
+    {
+        PrintJobTable(os, slowdowns);
+    }
+    PrintArrivals(os);
+    PrintLinkShares(os);
+}
+
+void
+TrainingReport::PrintJobTable(std::ostream& os, const std::vector<double>& slowdowns) const
+{
+    const auto& jobs = m_sim.GetJobs();
     os << "\n  jobs: mean iteration shared, and alone on the same GPUs\n"
        << "  job            GPUs   iterations   shared (ms)   alone (ms)   slowdown\n";
     for (uint32_t j = 0; j < jobs.size(); ++j)
     {
+        if (jobs[j].spec.arrives)
+        {
+            continue;
+        }
         const std::vector<Time> times = TrainingReport(m_sim, j).GetIterationTimes();
         os << "  " << std::left << std::setw(14) << jobs[j].spec.name << std::right << std::setw(5)
            << jobs[j].gpus.size() << std::setw(13) << times.size() << std::setprecision(3)
@@ -357,6 +399,12 @@ TrainingReport::PrintJobs(std::ostream& os) const
     {
         os << "  (alone: not run, --alone=off)\n";
     }
+}
+
+void
+TrainingReport::PrintLinkShares(std::ostream& os) const
+{
+    const auto& jobs = m_sim.GetJobs();
     const std::vector<JobLinkShare> shares = ShareLinksByJob(m_sim);
     if (shares.empty())
     {
@@ -365,7 +413,7 @@ TrainingReport::PrintJobs(std::ostream& os) const
     const auto shared = std::count_if(shares.begin(), shares.end(), [](const JobLinkShare& s) {
         return s.jobs > 1;
     });
-    os << "\n  links the jobs crossed: " << shares.size() << ", shared by several jobs: " << shared
+    os << "\n  links the jobs crossed: " << shares.size() << ", " << shared << " of them by several jobs"
        << "; the busiest (RDMA payload per job, ECMP routes as the switches chose them)\n"
        << "  link                  class         total      peak   jobs\n";
     for (size_t k = 0; k < shares.size() && k < 10; ++k)
@@ -383,6 +431,41 @@ TrainingReport::PrintJobs(std::ostream& os) const
         }
         os << (s.jobs > 1 ? "SHARED" : "") << "\n";
     }
+}
+
+void
+TrainingReport::PrintArrivals(std::ostream& os) const
+{
+    const JobCompletion c = JobCompletionOf(m_sim);
+    if (c.arrived == 0)
+    {
+        return;
+    }
+    os << "\n  arrivals: per job, when it arrived, waited for GPUs and completed (JCT: arrival "
+          "to end)\n"
+       << "  job              GPUs   arrival (ms)   queued (ms)   JCT (ms)   GPUs held\n";
+    for (const TrainingSimulation::Job& job : m_sim.GetJobs())
+    {
+        if (!job.spec.arrives)
+        {
+            continue;
+        }
+        os << "  " << std::left << std::setw(16) << job.spec.name << std::right << std::setw(5)
+           << job.spec.gpus << std::setprecision(3) << std::setw(15) << Ms(job.spec.start);
+        if (!job.runner)
+        {
+            os << "   never placed\n";
+            continue;
+        }
+        os << std::setw(14) << Ms(job.placed - job.spec.start) << std::setw(11)
+           << (job.runner->IsFinished() ? Ms(job.runner->GetEndTime() - job.spec.start) : -1.0)
+           << "   " << DescribeGpus(job.gpus, m_sim.GetScenario().gpusPerServer) << "\n";
+    }
+    os << "  " << c.finished << " of " << c.arrived << " finished; JCT mean " << std::setprecision(3)
+       << c.meanJct * 1e3 << " ms, median " << c.p50Jct * 1e3 << ", p95 " << c.p95Jct * 1e3
+       << ", max " << c.maxJct * 1e3 << "; queued " << c.meanQueued * 1e3
+       << " ms on average; GPUs held " << std::setprecision(1) << 100 * c.utilisation
+       << " % of the run (utilisation.png)\n";
 }
 
 void
@@ -436,7 +519,8 @@ TrainingReport::PrintInaUsage(std::ostream& os) const
 {
     const TrainingScenario& s = m_sim.GetScenario();
     Ptr<WorkloadRunner> runner = m_sim.GetRunner();
-    if (Ptr<InaTransport> ina = DynamicCast<InaTransport>(m_sim.GetCluster().scaleOut))
+    Ptr<InaTransport> ina = DynamicCast<InaTransport>(m_sim.GetCluster().scaleOut);
+    if (ina && runner)
     {
         // Per aggregation job (a member set that asked for one): what it aggregated in
         // the network, what fallback hosts summed, and the bytes of the collectives of

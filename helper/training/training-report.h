@@ -89,6 +89,13 @@ class TrainingReport
     /// Summary, with "jobs": per job its iterations and collectives, then the jobs
     /// against themselves alone and the links they shared.
     void PrintJobs(std::ostream& os) const;
+    /// Summary, with "arrivals": per arriving job its arrival, queueing and JCT, and
+    /// their statistics.
+    void PrintArrivals(std::ostream& os) const;
+    /// Summary, with a "jobs" list: each job's mean iteration shared and alone.
+    void PrintJobTable(std::ostream& os, const std::vector<double>& slowdowns) const;
+    /// Summary, with "jobs": the busiest links the jobs crossed, and which jobs shared them.
+    void PrintLinkShares(std::ostream& os) const;
     /// Write each job's iterations.csv, collectives.csv and breakdown plot into
     /// dir/jobs/NAME/, and job-links.csv into dir (with "jobs").
     /// \return false (error set) if one cannot be written

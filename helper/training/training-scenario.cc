@@ -548,6 +548,17 @@ TrainingScenario::Parse(const std::string& text,
                 return false;
             }
         }
+        if (top.Has("arrivals"))
+        {
+            if (top.Has("workload"))
+            {
+                Fail("/arrivals", "with arrivals, each kind of job gives its workload: no /workload");
+            }
+            if (!ParseArrivalsSection(top.Get("arrivals"), source, s, error))
+            {
+                return false;
+            }
+        }
         if (top.Has("collectives"))
         {
             ParseCollectives(top.Get("collectives"), s);

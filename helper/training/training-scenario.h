@@ -102,6 +102,8 @@ struct TrainingScenario
     /// Several jobs sharing the cluster, each with its own workload (empty: the one
     /// workload above, on GPUs 0..ranks-1)
     std::vector<JobSpec> jobs;
+    /// jobs arriving while the cluster runs (none when its mix is empty)
+    JobArrivals arrivals;
 
     // Collectives and run
     std::string algorithm{"auto"};

@@ -2,7 +2,10 @@
 // TrainingSimulation: several jobs on one cluster (the scenario's "jobs").
 #include "training-simulation.h"
 
+#include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/rank-map-transport.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/roce-switch.h"
 #include "ns3/shared-buffer-mmu.h"
@@ -17,6 +20,12 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("TrainingSimulationJobs");
+
+namespace
+{
+/// The arrivals' random streams (gaps, kinds): after the compute jitter's (2^21).
+constexpr int64_t ARRIVAL_STREAM = int64_t{1} << 22;
+} // namespace
 
 bool
 TrainingSimulation::CheckJobSettings(std::string* error) const
@@ -33,6 +42,12 @@ TrainingSimulation::CheckJobSettings(std::string* error) const
     {
         *error = place + ": slow GPUs, compute jitter and GPU failures apply to the scenario's "
                          "one workload, not to jobs (slow NICs do: their ranks are GPUs)";
+        return false;
+    }
+    if (s.fastForward == "check")
+    {
+        *error = s.source + ": /run/fastForward: \"check\" compares one workload's run, not "
+                            "jobs'";
         return false;
     }
     if (s.ina != "off")
@@ -59,6 +74,62 @@ TrainingSimulation::CheckJobSettings(std::string* error) const
 }
 
 bool
+TrainingSimulation::LoadJobWorkload(JobSpec& spec,
+                                    TrainingWorkload& workload,
+                                    std::string* error) const
+{
+    // The job's workload, with the scenario's other settings (GPU, compression,
+    // parameter servers).
+    TrainingScenario js = m_scenario;
+    js.traceFormat = spec.traceFormat;
+    js.traceFile = spec.traceFile;
+    js.generator = spec.generator;
+    js.traceRanks = spec.traceRanks ? spec.traceRanks : spec.gpus;
+    js.computeScale = spec.computeScale;
+    const bool foreign = js.traceFormat != "json" && js.traceFormat != "generator";
+    if (foreign && js.traceRanks == 0)
+    {
+        *error = spec.place + ": a " + js.traceFormat +
+                 " workload does not say how many ranks it has: give the job's \"gpus\"";
+        return false;
+    }
+    if (!workload.Load(js, error))
+    {
+        *error = "job " + spec.name + ": " + *error;
+        return false;
+    }
+    const uint32_t ranks = workload.GetTrace().GetNRanks();
+    if (spec.gpus == 0)
+    {
+        spec.gpus = ranks;
+    }
+    if (ranks > spec.gpus)
+    {
+        *error = spec.place + ": the workload has " + std::to_string(ranks) +
+                 " ranks but the job " + std::to_string(spec.gpus) + " GPUs";
+        return false;
+    }
+    if (spec.gpus > m_scenario.GetNGpus())
+    {
+        *error = spec.place + ": the job needs " + std::to_string(spec.gpus) +
+                 " GPUs but the cluster has " + std::to_string(m_scenario.GetNGpus());
+        return false;
+    }
+    if (!spec.fixedGpus.empty() && spec.fixedGpus.size() != spec.gpus)
+    {
+        *error = spec.place + ": " + std::to_string(spec.fixedGpus.size()) +
+                 " fixed GPUs for a job of " + std::to_string(spec.gpus);
+        return false;
+    }
+    if (!workload.Adapt(js, spec.gpus, error))
+    {
+        *error = "job " + spec.name + ": " + *error;
+        return false;
+    }
+    return true;
+}
+
+bool
 TrainingSimulation::LoadJobs(std::string* error)
 {
     const TrainingScenario& s = m_scenario;
@@ -66,65 +137,30 @@ TrainingSimulation::LoadJobs(std::string* error)
     std::vector<JobSpec> specs = s.jobs;
     for (uint32_t j = 0; j < specs.size(); ++j)
     {
-        JobSpec& spec = specs[j];
-        Job& job = m_jobs[j];
-        // The job's workload, with the scenario's other settings (GPU, compression,
-        // parameter servers).
-        TrainingScenario js = s;
-        js.traceFormat = spec.traceFormat;
-        js.traceFile = spec.traceFile;
-        js.generator = spec.generator;
-        js.traceRanks = spec.traceRanks ? spec.traceRanks : spec.gpus;
-        js.computeScale = spec.computeScale;
-        const bool foreign = js.traceFormat != "json" && js.traceFormat != "generator";
-        if (foreign && js.traceRanks == 0)
+        if (!LoadJobWorkload(specs[j], m_jobs[j].workload, error))
         {
-            *error = spec.place + ": a " + js.traceFormat +
-                     " workload does not say how many ranks it has: give the job's \"gpus\"";
-            return false;
-        }
-        if (!job.workload.Load(js, error))
-        {
-            *error = "job " + spec.name + ": " + *error;
-            return false;
-        }
-        const uint32_t ranks = job.workload.GetTrace().GetNRanks();
-        if (spec.gpus == 0)
-        {
-            spec.gpus = ranks;
-        }
-        if (ranks > spec.gpus)
-        {
-            *error = spec.place + ": the workload has " + std::to_string(ranks) +
-                     " ranks but the job " + std::to_string(spec.gpus) + " GPUs";
-            return false;
-        }
-        if (!spec.fixedGpus.empty() && spec.fixedGpus.size() != spec.gpus)
-        {
-            *error = spec.place + ": " + std::to_string(spec.fixedGpus.size()) +
-                     " fixed GPUs for a job of " + std::to_string(spec.gpus);
-            return false;
-        }
-        if (!job.workload.Adapt(js, spec.gpus, error))
-        {
-            *error = "job " + spec.name + ": " + *error;
             return false;
         }
     }
     std::vector<std::vector<uint32_t>> placed;
-    if (!PlaceJobs(specs,
-                   s.servers,
-                   s.gpusPerServer,
-                   s.topology == "rail-optimized" ? s.pods : 1,
-                   s.seed,
-                   placed,
-                   error))
+    if (!specs.empty() && !PlaceJobs(specs,
+                                     s.servers,
+                                     s.gpusPerServer,
+                                     s.topology == "rail-optimized" ? s.pods : 1,
+                                     s.seed,
+                                     placed,
+                                     error))
     {
         return false;
     }
+    m_gpuOwner.assign(s.GetNGpus(), -1);
     for (uint32_t j = 0; j < specs.size(); ++j)
     {
         m_jobs[j].spec = specs[j];
+        for (uint32_t g : placed[j])
+        {
+            m_gpuOwner[g] = static_cast<int>(j);
+        }
         // A job's ranks beyond its workload's (GPUs it holds but leaves idle) are not
         // replayed: its runner numbers the workload's ranks.
         const uint32_t ranks = m_jobs[j].workload.GetTrace().GetNRanks();
@@ -132,7 +168,189 @@ TrainingSimulation::LoadJobs(std::string* error)
         NS_LOG_INFO("job " << specs[j].name << ": " << ranks << " ranks on GPUs from "
                            << m_jobs[j].gpus.front() << ", class " << int(specs[j].trafficClass));
     }
+    return s.arrivals.mix.empty() || DrawArrivals(error);
+}
+
+bool
+TrainingSimulation::DrawArrivals(std::string* error)
+{
+    const JobArrivals& a = m_scenario.arrivals;
+    // Each kind's workload once; its jobs share the trace.
+    std::vector<Job> kinds(a.mix.size());
+    for (uint32_t k = 0; k < a.mix.size(); ++k)
+    {
+        kinds[k].spec = a.mix[k].job;
+        if (!LoadJobWorkload(kinds[k].spec, kinds[k].workload, error))
+        {
+            return false;
+        }
+        kinds[k].spec.arrives = true;
+    }
+    auto gap = CreateObject<ExponentialRandomVariable>();
+    gap->SetAttribute("Mean", DoubleValue(a.meanInterarrival.GetSeconds()));
+    gap->SetStream(ARRIVAL_STREAM);
+    auto pick = CreateObject<UniformRandomVariable>();
+    pick->SetStream(ARRIVAL_STREAM + 1);
+    uint32_t n = 0;
+    for (Time at = Seconds(gap->GetValue()); at < a.window; at += Seconds(gap->GetValue()))
+    {
+        const double u = pick->GetValue();
+        uint32_t k = 0;
+        for (double sum = a.mix[0].probability; k + 1 < a.mix.size() && u >= sum;
+             sum += a.mix[++k].probability)
+        {
+        }
+        Job job = kinds[k];
+        job.spec.name = kinds[k].spec.name + "-" + std::to_string(++n);
+        job.spec.start = at;
+        NS_LOG_INFO("arrival " << n << " at " << at.As(Time::MS) << ": " << job.spec.name);
+        m_jobs.push_back(job);
+    }
+    NS_LOG_INFO(n << " jobs arrive in " << a.window.As(Time::MS));
     return true;
+}
+
+bool
+TrainingSimulation::PlaceJob(uint32_t index, std::string* error)
+{
+    Job& job = m_jobs[index];
+    job.world = m_world.SubGroup(job.gpus);
+    auto mapped = CreateObject<RankMapTransport>();
+    mapped->Setup(m_transport, job.gpus);
+    job.transport = mapped;
+    if (!CheckAlgorithms(job, error))
+    {
+        *error = "job " + job.spec.name + ": " + *error;
+        return false;
+    }
+    if (m_scenario.topology != "ideal")
+    {
+        for (uint32_t g : job.gpus)
+        {
+            m_cluster.network.nics[g]->SetAttribute("DataPriority",
+                                                    UintegerValue(job.spec.trafficClass));
+        }
+    }
+    job.placed = Simulator::Now();
+    job.qpBytesAtPlace = SnapshotQueuePairs(job);
+    SetUpRunner(index);
+    return true;
+}
+
+void
+TrainingSimulation::OnArrival(uint32_t job)
+{
+    NS_LOG_INFO("job " << m_jobs[job].spec.name << " arrives, " << m_queue.size()
+                       << " queued before it");
+    m_queue.push_back(job);
+    PlaceQueued();
+}
+
+void
+TrainingSimulation::PlaceQueued()
+{
+    while (!m_queue.empty() && m_runError.empty())
+    {
+        const uint32_t j = m_queue.front();
+        Job& job = m_jobs[j];
+        std::vector<uint32_t> free;
+        for (uint32_t g = 0; g < m_gpuOwner.size() && free.size() < job.spec.gpus; ++g)
+        {
+            if (m_gpuOwner[g] < 0)
+            {
+                free.push_back(g);
+            }
+        }
+        if (free.size() < job.spec.gpus)
+        {
+            NS_LOG_LOGIC("job " << job.spec.name << " waits: " << free.size() << " GPUs free of "
+                                << job.spec.gpus);
+            return; // in arrival order: the first waits, and those behind it
+        }
+        m_queue.erase(m_queue.begin());
+        for (uint32_t g : free)
+        {
+            m_gpuOwner[g] = static_cast<int>(j);
+        }
+        job.gpus.assign(free.begin(), free.begin() + job.workload.GetTrace().GetNRanks());
+        NS_LOG_INFO("job " << job.spec.name << " placed first fit on GPUs from " << free.front());
+        std::string error;
+        if (!PlaceJob(j, &error))
+        {
+            m_runError = error;
+            Simulator::Stop();
+            return;
+        }
+        NoteAllocation();
+        if (m_progress)
+        {
+            job.runner->TraceConnectWithoutContext(
+                "OpFinished",
+                MakeCallback(&TrainingSimulation::OnOpFinished, this));
+            job.runner->GetEngine()->TraceConnectWithoutContext(
+                "TransferDone",
+                MakeCallback(&TrainingSimulation::OnTransferDone, this));
+        }
+        job.runner->Start();
+    }
+}
+
+void
+TrainingSimulation::NoteAllocation()
+{
+    const auto held = static_cast<uint32_t>(
+        std::count_if(m_gpuOwner.begin(), m_gpuOwner.end(), [](int owner) { return owner >= 0; }));
+    if (!m_allocations.empty() && m_allocations.back().at == Simulator::Now())
+    {
+        m_allocations.back().gpus = held;
+        return;
+    }
+    m_allocations.push_back({Simulator::Now(), held});
+}
+
+std::map<Ptr<RdmaQueuePair>, uint64_t>
+TrainingSimulation::SnapshotQueuePairs(const Job& job) const
+{
+    std::map<Ptr<RdmaQueuePair>, uint64_t> bytes;
+    if (m_scenario.topology == "ideal")
+    {
+        return bytes;
+    }
+    for (uint32_t g : job.gpus)
+    {
+        const Ptr<RdmaNic> nic = m_cluster.network.nics[g];
+        for (uint32_t q = 0; q < nic->GetNQueuePairs(); ++q)
+        {
+            bytes[nic->GetQueuePair(q)] = nic->GetQueuePair(q)->GetBytesAcked();
+        }
+    }
+    return bytes;
+}
+
+std::map<Ptr<RdmaQueuePair>, uint64_t>
+TrainingSimulation::GetJobQueuePairBytes(const Job& job) const
+{
+    const bool finished = job.runner && job.runner->IsFinished();
+    std::map<Ptr<RdmaQueuePair>, uint64_t> bytes =
+        finished ? job.qpBytesAtEnd : SnapshotQueuePairs(job);
+    for (auto& [qp, b] : bytes)
+    {
+        auto it = job.qpBytesAtPlace.find(qp);
+        b -= it == job.qpBytesAtPlace.end() ? 0 : it->second;
+    }
+    return bytes;
+}
+
+const std::vector<TrainingSimulation::Allocation>&
+TrainingSimulation::GetAllocations() const
+{
+    return m_allocations;
+}
+
+const std::string&
+TrainingSimulation::GetRunError() const
+{
+    return m_runError;
 }
 
 void
@@ -141,12 +359,7 @@ TrainingSimulation::ApplyTrafficClasses()
     uint32_t mask = 0;
     for (const Job& job : m_jobs)
     {
-        for (uint32_t g : job.gpus)
-        {
-            m_cluster.network.nics[g]->SetAttribute("DataPriority",
-                                                    UintegerValue(job.spec.trafficClass));
-        }
-        mask |= 1u << job.spec.trafficClass;
+        mask |= 1u << job.spec.trafficClass; // arriving jobs' too: their NICs when placed
     }
     // PFC and ECN act per class: every job's class is lossless on every switch (beside
     // what the switches had), with headroom for it on every port.
@@ -187,6 +400,10 @@ TrainingSimulation::RunJobsAlone(const TrainingScenario& scenario,
         }
         for (const Job& job : plan.GetJobs())
         {
+            if (job.spec.arrives)
+            {
+                continue; // placed where it arrives: no run alone
+            }
             JobSpec spec = job.spec;
             spec.gpus = static_cast<uint32_t>(job.gpus.size());
             spec.fixedGpus = job.gpus;
@@ -197,6 +414,7 @@ TrainingSimulation::RunJobsAlone(const TrainingScenario& scenario,
     {
         TrainingScenario alone = scenario;
         alone.jobs = {spec};
+        alone.arrivals = JobArrivals();
         alone.pcapPrefix.clear();
         NS_LOG_INFO("job " << spec.name << " alone on " << spec.fixedGpus.size() << " GPUs");
         std::vector<Time> times;

@@ -283,30 +283,47 @@ TrainingSimulation::Build(std::string* error)
             return false;
         }
     }
-    for (uint32_t j = 0; j < m_jobs.size(); ++j)
+    if (!HasJobs())
     {
-        Job& job = m_jobs[j];
+        Job& job = m_jobs.front();
         job.world = m_world.SubGroup(job.gpus);
-        if (HasJobs())
-        {
-            auto mapped = CreateObject<RankMapTransport>();
-            mapped->Setup(m_transport, job.gpus);
-            job.transport = mapped;
-        }
-        else
-        {
-            job.transport = m_transport;
-        }
+        job.transport = m_transport;
         if (!CheckAlgorithms(job, error))
         {
-            if (HasJobs())
-            {
-                *error = "job " + job.spec.name + ": " + *error;
-            }
             return false;
         }
-        SetUpRunner(j);
+        SetUpRunner(0);
+        return true;
     }
+    for (uint32_t j = 0; j < m_jobs.size(); ++j)
+    {
+        if (!m_jobs[j].spec.arrives)
+        {
+            if (!PlaceJob(j, error))
+            {
+                return false;
+            }
+            continue;
+        }
+        // An arriving job is placed when it arrives; its plans are tried now on the
+        // first GPUs (its own placement has the same shape unless it straddles servers
+        // differently: PlaceJob tries again then).
+        Job trial = m_jobs[j];
+        for (uint32_t r = 0; r < trial.workload.GetTrace().GetNRanks(); ++r)
+        {
+            trial.gpus.push_back(r);
+        }
+        trial.world = m_world.SubGroup(trial.gpus);
+        auto mapped = CreateObject<RankMapTransport>();
+        mapped->Setup(m_transport, trial.gpus);
+        trial.transport = mapped;
+        if (!CheckAlgorithms(trial, error))
+        {
+            *error = "job " + trial.spec.name + ": " + *error;
+            return false;
+        }
+    }
+    NoteAllocation();
     return true;
 }
 
@@ -355,7 +372,7 @@ TrainingSimulation::SetUpRunner(uint32_t index)
     }
     // Timers of idle queue pairs would run the clock on: stop with the workload (every
     // job's), once the features are done (the background flows it started, if any).
-    runner->SetFinishedCallback([this]() { OnJobFinished(); });
+    runner->SetFinishedCallback([this, index]() { OnJobFinished(index); });
     const CommGroup world = m_world;
     const std::vector<uint32_t> gpus = job.gpus;
     std::vector<Flow>* flows = &m_flows;
@@ -373,8 +390,16 @@ TrainingSimulation::SetUpRunner(uint32_t index)
 }
 
 void
-TrainingSimulation::OnJobFinished()
+TrainingSimulation::OnJobFinished(uint32_t job)
 {
+    if (HasJobs())
+    {
+        NS_LOG_INFO("job " << m_jobs[job].spec.name << " finished");
+        m_jobs[job].qpBytesAtEnd = SnapshotQueuePairs(m_jobs[job]);
+        std::replace(m_gpuOwner.begin(), m_gpuOwner.end(), static_cast<int>(job), -1);
+        NoteAllocation();
+        PlaceQueued();
+    }
     if (++m_jobsFinished < m_jobs.size())
     {
         return;
@@ -517,6 +542,10 @@ TrainingSimulation::Progress()
     uint64_t bytesTotal = 0;
     for (const Job& job : m_jobs)
     {
+        if (!job.runner)
+        {
+            continue;
+        }
         const auto [d, n] = job.runner->GetProgress();
         const auto [bd, bn] = job.runner->GetFabricBytesProgress();
         done += d;
@@ -566,9 +595,15 @@ TrainingSimulation::Run(bool progress)
     m_lastPrint = m_wallStart;
     const uint64_t events0 = Simulator::GetEventCount();
     m_jobsFinished = 0;
-    for (const Job& job : m_jobs)
+    m_progress = progress;
+    for (uint32_t j = 0; j < m_jobs.size(); ++j)
     {
-        if (job.spec.start.IsZero())
+        const Job& job = m_jobs[j];
+        if (job.spec.arrives)
+        {
+            Simulator::Schedule(job.spec.start, &TrainingSimulation::OnArrival, this, j);
+        }
+        else if (job.spec.start.IsZero())
         {
             job.runner->Start();
         }
@@ -588,6 +623,10 @@ TrainingSimulation::Run(bool progress)
         // time (long compute) costs no event.
         for (const Job& job : m_jobs)
         {
+            if (!job.runner)
+            {
+                continue; // an arriving job: connected when placed
+            }
             job.runner->TraceConnectWithoutContext(
                 "OpFinished",
                 MakeCallback(&TrainingSimulation::OnOpFinished, this));
@@ -649,7 +688,7 @@ TrainingSimulation::GetJobs() const
 bool
 TrainingSimulation::HasJobs() const
 {
-    return !m_scenario.jobs.empty();
+    return !m_scenario.jobs.empty() || !m_scenario.arrivals.mix.empty();
 }
 
 bool
@@ -722,7 +761,7 @@ TrainingSimulation::GetWarnings() const
         }
         used += static_cast<uint32_t>(job.gpus.size());
     }
-    if (used < m_scenario.GetNGpus())
+    if (used < m_scenario.GetNGpus() && m_scenario.arrivals.mix.empty())
     {
         warnings.push_back(std::to_string(m_scenario.GetNGpus() - used) + " of the cluster's " +
                            std::to_string(m_scenario.GetNGpus()) + " GPUs run no job");

@@ -11,10 +11,12 @@
 
 #include "ns3/fabric-monitor.h"
 #include "ns3/gpu-cluster-helper.h"
+#include "ns3/rdma-queue-pair.h"
 #include "ns3/roce-helper.h"
 #include "ns3/workload-runner.h"
 
 #include <chrono>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -55,7 +57,19 @@ class TrainingSimulation
         TrainingWorkload workload;  //!< its trace, adapted
         CommGroup world;            //!< its ranks' servers and local GPU indices
         Ptr<CollectiveTransport> transport; //!< its engine's carrier (its ranks numbered 0..)
-        Ptr<WorkloadRunner> runner;         //!< replays its trace
+        Ptr<WorkloadRunner> runner;         //!< replays its trace (null until placed)
+        Time placed; //!< when it got its GPUs (an arriving job: first fit, after queueing)
+        /// the payload its NICs' queue pairs had acknowledged when it got its GPUs, and
+        /// when it finished (queue pairs outlive a job: the next one on its GPUs reuses them)
+        std::map<Ptr<RdmaQueuePair>, uint64_t> qpBytesAtPlace;
+        std::map<Ptr<RdmaQueuePair>, uint64_t> qpBytesAtEnd; //!< set when it finishes
+    };
+
+    /// The cluster's GPUs in use by jobs, from a time on.
+    struct Allocation
+    {
+        Time at;       //!< from when
+        uint32_t gpus; //!< GPUs held by jobs
     };
 
     explicit TrainingSimulation(const TrainingScenario& scenario);
@@ -122,6 +136,17 @@ eturn true on success
     bool HasJobs() const;
     /// \return true if a job's runner found its job stuck
     bool IsStuck() const;
+    /// \return the GPUs held by jobs over the run, a step at each change (with "jobs")
+    const std::vector<Allocation>& GetAllocations() const;
+    /**
+     * \param job a job
+     * \return the payload each queue pair of its NICs acknowledged while it held its
+     *         GPUs (so far, if it has not finished)
+     */
+    std::map<Ptr<RdmaQueuePair>, uint64_t> GetJobQueuePairBytes(const Job& job) const;
+    /// \return what stopped the run early (an arriving job's plan impossible where it
+    ///         was placed), or ""
+    const std::string& GetRunError() const;
     /// \return the stuck jobs' reports ("job NAME: " before each, with "jobs")
     std::string GetStuckReport() const;
     /// \return the fabric monitor (null for the ideal topology)
@@ -175,6 +200,21 @@ eturn true on success
     bool CheckJobSettings(std::string* error) const;
     /// "jobs": each job's RDMA data in its traffic class, every class lossless.
     void ApplyTrafficClasses();
+    /// "jobs": read a job's workload (with the scenario's GPU, compression, parameter
+    /// servers) and set its GPUs to the workload's ranks when not given.
+    bool LoadJobWorkload(JobSpec& spec, TrainingWorkload& workload, std::string* error) const;
+    /// "arrivals": draw the arriving jobs (a job each, its workload shared by its kind's).
+    bool DrawArrivals(std::string* error);
+    /// Give job its GPUs: its world, carrier, runner; a traffic class on its NICs.
+    bool PlaceJob(uint32_t job, std::string* error);
+    /// An arriving job arrives: queued, and placed if it fits.
+    void OnArrival(uint32_t job);
+    /// Place the queued jobs, in arrival order, while the first fits (first fit).
+    void PlaceQueued();
+    /// Record the GPUs held by jobs now.
+    void NoteAllocation();
+    /// \return the payload acknowledged so far by each queue pair of job's NICs
+    std::map<Ptr<RdmaQueuePair>, uint64_t> SnapshotQueuePairs(const Job& job) const;
     /// \return the bytes the NICs of job's GPUs sent and the chunks the NVSwitches of its
     /// servers delivered (the job's hang watchdog's progress)
     uint64_t JobProgress(const Job& job) const;
@@ -187,8 +227,9 @@ eturn true on success
     /// Create job's runner: progress probe, stop when every job finished, inter-server
     /// flows.
     void SetUpRunner(uint32_t job);
-    /// A job's workload finished: once all have, stop the monitor and drain the features.
-    void OnJobFinished();
+    /// A job's workload finished: its GPUs are free (queued jobs may take them); once all
+    /// have, stop the monitor and drain the features.
+    void OnJobFinished(uint32_t job);
     /// After the workload: stop the run once no feature is busy.
     void Drain();
     /// Print the progress line if two wall seconds have passed since the last one.
@@ -203,6 +244,11 @@ eturn true on success
     RoceTopology m_fileNetwork;   //!< "file" topology, read before the workload
     std::vector<Job> m_jobs;       //!< one, or the scenario's jobs
     uint32_t m_jobsFinished{0};    //!< jobs whose workload finished
+    std::vector<int> m_gpuOwner;   //!< per cluster GPU, the job holding it (-1: free)
+    std::vector<uint32_t> m_queue; //!< arrived jobs waiting for GPUs, in arrival order
+    std::vector<Allocation> m_allocations; //!< GPUs held by jobs over the run
+    std::string m_runError;                //!< what stopped the run early
+    bool m_progress{false};                //!< Run's progress lines
     std::string m_runnerAlgorithm; //!< CollectiveEngine::Algorithm as the run uses it
     RoceHelper m_roce;
     GpuCluster m_cluster;
