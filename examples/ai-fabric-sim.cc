@@ -38,6 +38,7 @@ main(int argc, char* argv[])
     bool progress = true;
     bool plots = true;
     bool alone = true;
+    bool interleave = false;
     std::string pcap;
     std::string pcapNodes;
 
@@ -60,6 +61,11 @@ main(int argc, char* argv[])
                  "With jobs (--job or the scenario's \"jobs\"): also run each job alone on its "
                  "GPUs, and report its slowdown against that",
                  alone);
+    cmd.AddValue("interleave",
+                 "With two jobs or more: start each job after the first later by the shift that "
+                 "least overlaps its network phases with the others' (measured alone, "
+                 "CASSINI-like), and report each job as given and shifted",
+                 interleave);
     cmd.AddPcapPrefix(
         "pcap",
         "Capture every RoCE port into PREFIX-nic<i>.pcap and PREFIX-sw<j>-<port>.pcap "
@@ -161,12 +167,60 @@ main(int argc, char* argv[])
         scenario.fastForward = "on";
     }
     // Jobs: each one alone on its GPUs first (their slowdowns are against these runs).
-    std::vector<std::vector<Time>> aloneTimes;
-    if (!scenario.jobs.empty() && alone &&
-        !TrainingSimulation::RunJobsAlone(scenario, progress, aloneTimes, &error))
+    if (interleave && scenario.jobs.size() < 2)
+    {
+        std::cerr << "ai-fabric-sim: --interleave: expected two jobs or more (--job or the "
+                     "scenario's \"jobs\"), got "
+                  << scenario.jobs.size() << "\n";
+        return 1;
+    }
+    std::vector<TrainingSimulation::AloneRun> aloneRuns;
+    if (!scenario.jobs.empty() && (alone || interleave) &&
+        !TrainingSimulation::RunJobsAlone(scenario, progress, aloneRuns, &error))
     {
         std::cerr << "ai-fabric-sim: " << error << "\n";
         return 1;
+    }
+    std::vector<std::vector<Time>> aloneTimes;
+    for (const auto& run : aloneRuns)
+    {
+        aloneTimes.push_back(run.iterations);
+    }
+    // --interleave: the jobs as given first, then shifted (the run reported).
+    std::vector<Time> shifts;
+    std::vector<Time> asGiven;
+    if (interleave)
+    {
+        std::vector<BusyIntervals> busy;
+        std::vector<Time> periods;
+        for (const auto& run : aloneRuns)
+        {
+            busy.push_back(run.network);
+            periods.push_back(MeanTime(run.iterations));
+        }
+        shifts = InterleaveShifts(busy, periods);
+        {
+            TrainingSimulation given(scenario);
+            if (!given.ApplyGlobalSettings(&error) || !given.Build(&error))
+            {
+                std::cerr << "ai-fabric-sim: " << error << "\n";
+                return 1;
+            }
+            std::cerr << "ai-fabric-sim: --interleave: the jobs as given first\n";
+            given.Run(progress);
+            for (const auto& job : given.GetJobs())
+            {
+                asGiven.push_back(MeanTime(WorkloadRunner::GetIterationTimes(
+                    job.runner->GetBreakdown(),
+                    job.runner->GetNIterations())));
+                job.runner->Dispose();
+            }
+        }
+        Simulator::Destroy();
+        for (size_t j = 0; j < shifts.size(); ++j)
+        {
+            scenario.jobs[j].start += shifts[j];
+        }
     }
     // The program owns process-wide state: the scenario's attribute defaults and seed
     // here, Simulator::Destroy() once the reports are written.
@@ -184,6 +238,7 @@ main(int argc, char* argv[])
 
     TrainingReport report(sim);
     report.SetAlone(aloneTimes);
+    report.SetInterleave(shifts, asGiven);
     report.PrintSummary(std::cout);
     std::string writeError;
     const auto files = report.Write(scenario.outputDir, scenario.plots, &writeError);

@@ -7,6 +7,7 @@
 #include "test-util.h"
 
 #include "ns3/fabric-monitor.h"
+#include "ns3/job-interleave.h"
 #include "ns3/job-link-share.h"
 #include "ns3/job-settings.h"
 #include "ns3/rdma-nic.h"
@@ -56,6 +57,7 @@ struct Outcome
     std::vector<std::vector<OpRecord>> ops;
     std::vector<std::vector<Time>> times;
     std::vector<std::vector<Time>> alone;
+    std::vector<BusyIntervals> network; //!< per job, its network phases alone
     nlohmann::json results;
     std::string summary;
     std::vector<uint8_t> priorities;   //!< per job, its first NIC's DataPriority
@@ -72,7 +74,13 @@ RunJobs(const std::string& text, bool alone)
     EXPECT_TRUE(TrainingScenario::Parse(text, "jobs.json", s, &error)) << error;
     if (alone)
     {
-        EXPECT_TRUE(TrainingSimulation::RunJobsAlone(s, false, out.alone, &error)) << error;
+        std::vector<TrainingSimulation::AloneRun> runs;
+        EXPECT_TRUE(TrainingSimulation::RunJobsAlone(s, false, runs, &error)) << error;
+        for (const auto& run : runs)
+        {
+            out.alone.push_back(run.iterations);
+            out.network.push_back(run.network);
+        }
     }
     TrainingSimulation sim(s);
     EXPECT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
@@ -522,4 +530,68 @@ TEST(Jobs, ArrivalsRefusals)
             << arrivals;
         EXPECT_EQ(error, "a.json: " + message) << arrivals;
     }
+}
+
+TEST(Jobs, InterleaveShiftsClosedForm)
+{
+    // Jobs busy 1 ms in every 4 (from 0): the second is shifted by 1 ms, the third by 2
+    // (the first shifts, 0.5 ms apart, that overlap nothing).
+    auto every4 = [](Time busy) {
+        BusyIntervals b;
+        for (int k = 0; k < 3; ++k)
+        {
+            b.emplace_back(MilliSeconds(4 * k), MilliSeconds(4 * k) + busy);
+        }
+        return b;
+    };
+    const BusyIntervals one = every4(MilliSeconds(1));
+    const std::vector<Time> period(3, MilliSeconds(4));
+    EXPECT_EQ(InterleaveShifts({one, one, one}, period, 8),
+              (std::vector<Time>{Time(), MilliSeconds(1), MilliSeconds(2)}));
+    EXPECT_EQ(OverlapOf(one, one), MilliSeconds(3));
+    EXPECT_EQ(OverlapOf(one, Shifted(one, MicroSeconds(500))), MicroSeconds(1500));
+    // A job busy 3 ms in every 4 fits the other's 3 ms gaps exactly: shifted by 1 ms.
+    EXPECT_EQ(InterleaveShifts({one, every4(MilliSeconds(3))}, {MilliSeconds(4), MilliSeconds(4)}, 8)[1],
+              MilliSeconds(1));
+    EXPECT_EQ(MergeIntervals({{MilliSeconds(2), MilliSeconds(3)},
+                              {MilliSeconds(0), MilliSeconds(1)},
+                              {MilliSeconds(1), MilliSeconds(2)},
+                              {MilliSeconds(5), MilliSeconds(5)}}),
+              (BusyIntervals{{MilliSeconds(0), MilliSeconds(3)}}));
+}
+
+TEST(Jobs, InterleavingSeparatesTheNetworkPhases)
+{
+    // The two jobs across the 2:1 spine: b shifted by the interleave's choice (from the
+    // alone runs) overlaps a less on the network, and both run faster than as given.
+    const std::string text = Cluster(2,
+                                     2,
+                                     Job("a", R"("placement": "0,2", "iterations": 2)") + ", " +
+                                         Job("b", R"("placement": [1, 3], "iterations": 2)"));
+    const Outcome given = RunJobs(text, true);
+    ASSERT_EQ(given.network.size(), 2u);
+    const std::vector<Time> periods{MeanTime(given.alone[0]), MeanTime(given.alone[1])};
+    const std::vector<Time> shifts = InterleaveShifts(given.network, periods);
+    EXPECT_EQ(shifts[0], Time());
+    EXPECT_GT(shifts[1], Time());
+    EXPECT_LT(OverlapOf(given.network[0], Shifted(given.network[1], shifts[1])),
+              OverlapOf(given.network[0], given.network[1]));
+    const std::string shiftedText =
+        Cluster(2,
+                2,
+                Job("a", R"("placement": "0,2", "iterations": 2)") + ", " +
+                    Job("b",
+                        R"("placement": [1, 3], "iterations": 2, "start": ")" +
+                            std::to_string(shifts[1].GetNanoSeconds()) + R"(ns")"));
+    const Outcome shifted = RunJobs(shiftedText, false);
+    std::printf("shift %.3f ms: a %.3f -> %.3f ms, b %.3f -> %.3f ms (alone %.3f, %.3f)\n",
+                shifts[1].GetSeconds() * 1e3,
+                MeanTime(given.times[0]).GetSeconds() * 1e3,
+                MeanTime(shifted.times[0]).GetSeconds() * 1e3,
+                MeanTime(given.times[1]).GetSeconds() * 1e3,
+                MeanTime(shifted.times[1]).GetSeconds() * 1e3,
+                periods[0].GetSeconds() * 1e3,
+                periods[1].GetSeconds() * 1e3);
+    EXPECT_LT(MeanTime(shifted.times[0]), MeanTime(given.times[0]));
+    EXPECT_LT(MeanTime(shifted.times[1]), MeanTime(given.times[1]));
 }

@@ -75,7 +75,7 @@ TrainingReport::WriteResults(std::ostream& os) const
     doc["simulated_s"] = end.GetSeconds();
     if (m_sim.HasJobs())
     {
-        doc["jobs"] = JobsJson(m_sim, m_alone, GetSlowdowns());
+        doc["jobs"] = JobsJson(m_sim, m_alone, GetSlowdowns(), m_shifts, m_asGiven);
         doc["job_links"] = JobLinksJson(m_sim);
         if (!s.arrivals.mix.empty())
         {

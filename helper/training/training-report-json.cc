@@ -62,17 +62,6 @@ Summarize(const TrainingSimulation::Job& job)
     return out;
 }
 
-Time
-MeanTime(const std::vector<Time>& times)
-{
-    Time sum;
-    for (const Time& x : times)
-    {
-        sum += x;
-    }
-    return times.empty() ? Time() : sum / static_cast<int64_t>(times.size());
-}
-
 namespace
 {
 /// \param values sorted, distinct \return "0-7,16-23"
@@ -164,7 +153,9 @@ JobCompletionOf(const TrainingSimulation& sim)
 Json
 JobsJson(const TrainingSimulation& sim,
          const std::vector<std::vector<Time>>& alone,
-         const std::vector<double>& slowdowns)
+         const std::vector<double>& slowdowns,
+         const std::vector<Time>& shifts,
+         const std::vector<Time>& asGiven)
 {
     Json jobs = Json::array();
     for (uint32_t j = 0; j < sim.GetJobs().size(); ++j)
@@ -224,6 +215,11 @@ JobsJson(const TrainingSimulation& sim,
             {
                 j1["slowdown"] = slowdowns[j];
             }
+        }
+        if (j < shifts.size() && j < asGiven.size())
+        {
+            j1["interleave"] = {{"shift_s", shifts[j].GetSeconds()},
+                                {"as_given_mean_iteration_s", asGiven[j].GetSeconds()}};
         }
         jobs.push_back(j1);
     }

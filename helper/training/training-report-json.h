@@ -5,6 +5,7 @@
 // The pieces of a training run's report shared by TrainingReport's source files (not
 // installed): results.json's parts, the summary reads some of them too.
 
+#include "job-interleave.h"
 #include "training-simulation.h"
 
 #include "ns3/nstime.h"
@@ -46,18 +47,20 @@ struct CallSummary
  */
 std::vector<CallSummary> Summarize(const TrainingSimulation::Job& job);
 
-/// \param times some times \return their mean (zero for none)
-Time MeanTime(const std::vector<Time>& times);
 /// \param gpus cluster GPUs \param gpusPerServer GPUs per server
 /// \return them as ranges and their servers, "GPUs 0-7,16-23 (servers 0,2)"
 std::string DescribeGpus(const std::vector<uint32_t>& gpus, uint32_t gpusPerServer);
 /// \param sim a run with "jobs" \param alone per job, its iteration times alone (empty:
 ///         not run) \param slowdowns per job, shared over alone (0: none)
+/// \param shifts per job, its start shift (--interleave; empty: none)
+/// \param asGiven per job, its mean iteration unshifted (--interleave)
 /// \return results.json's "jobs": per job its placement, workload, iterations,
 ///         collectives, and its iterations alone and slowdown
 Json JobsJson(const TrainingSimulation& sim,
               const std::vector<std::vector<Time>>& alone,
-              const std::vector<double>& slowdowns);
+              const std::vector<double>& slowdowns,
+              const std::vector<Time>& shifts,
+              const std::vector<Time>& asGiven);
 /// \param sim a run with "arrivals" \return results.json's "arrivals": the stream, the
 ///         JCT statistics, utilisation and the GPUs held over time
 Json ArrivalsJson(const TrainingSimulation& sim);

@@ -35,6 +35,13 @@ class TrainingReport
      * \param iterationTimes per job, its iteration times alone (empty: not run)
      */
     void SetAlone(const std::vector<std::vector<Time>>& iterationTimes);
+    /**
+     * The jobs were started later by these shifts (ai-fabric-sim --interleave): the
+     * report gives each job's mean iteration as given beside the shifted run's.
+     * \param shifts per job, how much later it started than given
+     * \param asGiven per job, its mean iteration when they started as given
+     */
+    void SetInterleave(const std::vector<Time>& shifts, const std::vector<Time>& asGiven);
 
     /// Write the readable summary (iteration times, breakdown, slowest collectives, fabric).
     void PrintSummary(std::ostream& os) const;
@@ -110,6 +117,8 @@ class TrainingReport
     uint32_t m_job;                              //!< the job the per-job parts describe
     std::vector<IterationBreakdown> m_breakdown; //!< of that job
     std::vector<std::vector<Time>> m_alone;      //!< per job, its iteration times alone
+    std::vector<Time> m_shifts;  //!< per job, its start shift (--interleave)
+    std::vector<Time> m_asGiven; //!< per job, its mean iteration unshifted (--interleave)
 };
 
 } // namespace ns3

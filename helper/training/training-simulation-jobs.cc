@@ -387,10 +387,10 @@ TrainingSimulation::PlanJobs(std::string* error)
 bool
 TrainingSimulation::RunJobsAlone(const TrainingScenario& scenario,
                                  bool progress,
-                                 std::vector<std::vector<Time>>& iterationTimes,
+                                 std::vector<AloneRun>& runs,
                                  std::string* error)
 {
-    iterationTimes.clear();
+    runs.clear();
     std::vector<JobSpec> placed;
     {
         TrainingSimulation plan(scenario);
@@ -417,7 +417,7 @@ TrainingSimulation::RunJobsAlone(const TrainingScenario& scenario,
         alone.arrivals = JobArrivals();
         alone.pcapPrefix.clear();
         NS_LOG_INFO("job " << spec.name << " alone on " << spec.fixedGpus.size() << " GPUs");
-        std::vector<Time> times;
+        AloneRun run;
         {
             TrainingSimulation sim(alone);
             if (!sim.ApplyGlobalSettings(error) || !sim.Build(error))
@@ -436,12 +436,17 @@ TrainingSimulation::RunJobsAlone(const TrainingScenario& scenario,
                          (sim.IsStuck() ? ": " + sim.GetStuckReport() : std::string());
                 return false;
             }
-            times = WorkloadRunner::GetIterationTimes(runner->GetBreakdown(),
-                                                      runner->GetNIterations());
+            run.iterations = WorkloadRunner::GetIterationTimes(runner->GetBreakdown(),
+                                                               runner->GetNIterations());
+            for (const Flow& f : sim.GetFlows())
+            {
+                run.network.emplace_back(f.start - spec.start, f.end - spec.start);
+            }
+            run.network = MergeIntervals(run.network);
             runner->Dispose();
         }
         Simulator::Destroy();
-        iterationTimes.push_back(times);
+        runs.push_back(run);
     }
     return true;
 }

@@ -5,6 +5,7 @@
 #include "background-feature.h"
 #include "deadlock-detector-feature.h"
 #include "fast-forward-feature.h"
+#include "job-interleave.h"
 #include "training-feature.h"
 #include "training-scenario.h"
 #include "training-workload.h"
@@ -65,6 +66,14 @@ class TrainingSimulation
         std::map<Ptr<RdmaQueuePair>, uint64_t> qpBytesAtEnd; //!< set when it finishes
     };
 
+    /// A job run alone on its GPUs (RunJobsAlone).
+    struct AloneRun
+    {
+        std::vector<Time> iterations; //!< its iteration times
+        /// when its transfers crossed the scale-out network, from its start (merged)
+        BusyIntervals network;
+    };
+
     /// The cluster's GPUs in use by jobs, from a time on.
     struct Allocation
     {
@@ -109,13 +118,14 @@ eturn true on success
      * (Simulator::Destroy after each): call before building the shared run.
      * \param scenario the scenario (its process-wide settings applied)
      * \param progress print progress lines on stderr
-     * \param iterationTimes set to per job, its iteration times alone
+     * \param runs set to per job of the "jobs" list, its iteration times and network
+     *        phases alone
      * \param error set when a job cannot be built, or did not finish alone
      * \return true on success
      */
     static bool RunJobsAlone(const TrainingScenario& scenario,
                              bool progress,
-                             std::vector<std::vector<Time>>& iterationTimes,
+                             std::vector<AloneRun>& runs,
                              std::string* error);
 
     /**
