@@ -23,6 +23,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -59,6 +60,7 @@ struct Outcome
     std::vector<std::vector<Time>> alone;
     std::vector<BusyIntervals> network; //!< per job, its network phases alone
     nlohmann::json results;
+    nlohmann::json timeline;
     std::string summary;
     std::vector<uint8_t> priorities;   //!< per job, its first NIC's DataPriority
     uint32_t losslessMask{0};          //!< the first switch's
@@ -111,6 +113,9 @@ RunJobs(const std::string& text, bool alone)
     std::ostringstream results;
     report.WriteResults(results);
     out.results = nlohmann::json::parse(results.str());
+    std::ostringstream timeline;
+    report.WriteTimeline(timeline);
+    out.timeline = nlohmann::json::parse(timeline.str());
     Simulator::Destroy();
     return out;
 }
@@ -235,6 +240,23 @@ TEST(Jobs, DisjointHalvesOfANonBlockingFabricRunAsAlone)
         EXPECT_FALSE(link["shared"].get<bool>()) << link.dump();
     }
     EXPECT_NE(o.summary.find("0 of them by several jobs"), std::string::npos) << o.summary;
+    // One Perfetto timeline, a process (track group) per job, a thread per rank and stream.
+    std::map<int, std::string> processes;
+    std::map<int, size_t> ops;
+    for (const auto& e : o.timeline["traceEvents"])
+    {
+        if (e["ph"] == "M" && e["name"] == "process_name")
+        {
+            processes[e["pid"].get<int>()] = e["args"]["name"];
+        }
+        if (e["ph"] == "X")
+        {
+            ++ops[e["pid"].get<int>()];
+        }
+    }
+    EXPECT_EQ(processes, (std::map<int, std::string>{{0, "job a"}, {1, "job b"}}));
+    EXPECT_EQ(ops[0], o.ops[0].size());
+    EXPECT_EQ(ops[1], o.ops[1].size());
 }
 
 TEST(Jobs, JobsAcrossAnOversubscribedSpineSlowEachOther)
@@ -369,6 +391,7 @@ TEST(Jobs, ScenarioListAndOptions)
     }
     ScenarioOverrides o;
     o.jobs = {model + ":1-2", model};
+    o.pods = "2";
     ASSERT_TRUE(o.Apply(s, &error)) << error;
     ASSERT_EQ(s.jobs.size(), 2u);
     EXPECT_EQ(s.jobs[0].name, "job1");
@@ -378,6 +401,7 @@ TEST(Jobs, ScenarioListAndOptions)
     EXPECT_EQ(s.jobs[0].place, "--job=" + model + ":1-2");
     EXPECT_EQ(s.jobs[1].placement, JobSpec::Placement::PACKED);
     EXPECT_EQ(s.jobs[1].generator.tp, 2u);
+    EXPECT_EQ(s.pods, 2u);
     EXPECT_NE(s.name.find("--job=" + model + ":1-2 --job=" + model), std::string::npos) << s.name;
 }
 

@@ -573,6 +573,12 @@ TEST(ProgramBadInput, AiFabricSim)
                   jobsControlClass + ": /jobs/0/trafficClass: 6 is the NICs' ControlPriority (ACK, "
                                      "NAK, CNP): give the job another class"},
                  {{"--alone=maybe"}, "--alone=maybe: expected true, false, 1 or 0"},
+                 {{"--job=" + model, "--interleave=true"},
+                  "--interleave: expected two jobs or more (--job or the scenario's \"jobs\"), "
+                  "got 1"},
+                 {{"--pods=3"}, "--pods=3: "},
+                 {{"--pods=2", "--topology=ideal"},
+                  "--pods=2: only a rail-optimized cluster has pods here"},
                  {{"--scenario=/nonexistent/scenario.json"},
                   "--scenario=/nonexistent/scenario.json: expected a readable file (cannot open "
                   "it: No such file or directory)"},

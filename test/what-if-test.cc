@@ -65,6 +65,7 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
                              "gpu",
                              "nicRate",
                              "spines",
+                             "pods",
                              "oversubscription",
                              "topology",
                              "cc",
@@ -87,7 +88,7 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
         ASSERT_EQ(cmd.help.count(name), 1u) << name;
         EXPECT_GT(cmd.help[name].size(), 10u) << name;
     }
-    EXPECT_EQ(cmd.help.size(), 25u);
+    EXPECT_EQ(cmd.help.size(), 26u);
     *cmd.fields["servers"] = "4";
     EXPECT_EQ(o.servers, "4");
 }

@@ -203,6 +203,10 @@ ScenarioOverrides::GetOptions()
          "Rate of every NIC and fabric port, e.g. 200Gbps (ideal: per-rank rate)",
          &ScenarioOverrides::nicRate},
         {"spines", "Spines of the rail-optimized fabric", &ScenarioOverrides::spines},
+        {"pods",
+         "Pods of the rail-optimized fabric (dividing the servers): servers of different "
+         "pods reach each other through the spines",
+         &ScenarioOverrides::pods},
         {"oversubscription",
          "Rail leaf downlink/uplink capacity, e.g. 2 for 2:1",
          &ScenarioOverrides::oversubscription},
@@ -387,6 +391,7 @@ ScenarioOverrides::RefuseClusterOptionsNotTaken(const TrainingScenario& s) const
     needs("gpusPerServer", gpusPerServer, !fromFile, "the topology file gives the GPUs per server");
     needs("nicRate", nicRate, !fromFile, "the topology file gives the link rates");
     needs("spines", spines, !fromFile && !ideal, "only a rail-optimized cluster has spines here");
+    needs("pods", pods, !fromFile && !ideal, "only a rail-optimized cluster has pods here");
     needs("oversubscription",
           oversubscription,
           !fromFile && !ideal,
@@ -431,6 +436,10 @@ ScenarioOverrides::ApplyCluster(TrainingScenario& s) const
     {
         s.spines = Integer("spines", spines, 1, TrainingScenario::MAX_SPINES);
     }
+    if (!pods.empty())
+    {
+        s.pods = Integer("pods", pods, 1, TrainingScenario::MAX_SERVERS);
+    }
     if (!oversubscription.empty())
     {
         s.oversubscription = Number("oversubscription",
@@ -448,7 +457,7 @@ ScenarioOverrides::ApplyCluster(TrainingScenario& s) const
         for (const Option& o : GetOptions())
         {
             const std::string name = o.name;
-            if (!(this->*o.field).empty() && (name == "servers" || name == "spines" ||
+            if (!(this->*o.field).empty() && (name == "servers" || name == "spines" || name == "pods" ||
                                               name == "oversubscription" || name == "nicRate"))
             {
                 given += (given.empty() ? "--" : ", --") + name + "=" + this->*o.field;

@@ -33,6 +33,7 @@ struct ScenarioOverrides
     std::string gpu;              //!< GpuPreset name
     std::string nicRate;          //!< NIC and fabric port rate (ideal: per-rank rate)
     std::string spines;           //!< spines of the rail-optimized fabric
+    std::string pods;             //!< pods of the rail-optimized fabric
     std::string oversubscription; //!< rail leaf down/up capacity
     std::string topology;         //!< a topology file, or rail-optimized / ideal
     std::string cc;               //!< congestion control TypeId, or none
