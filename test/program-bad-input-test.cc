@@ -573,6 +573,10 @@ TEST(ProgramBadInput, AiFabricSim)
                   jobsControlClass + ": /jobs/0/trafficClass: 6 is the NICs' ControlPriority (ACK, "
                                      "NAK, CNP): give the job another class"},
                  {{"--alone=maybe"}, "--alone=maybe: expected true, false, 1 or 0"},
+                 {{"--restart=soon"},
+                  "--restart=soon: expected a restart delay such as 5ms or 30s (0 to a day)"},
+                 {{"--restart=5ms"},
+                  "--restart=5ms: a restart policy without failures restarts nothing"},
                  {{"--job=" + model, "--interleave=true"},
                   "--interleave: expected two jobs or more (--job or the scenario's \"jobs\"), "
                   "got 1"},

@@ -4,6 +4,7 @@
 // report, and the scenario section and text forms (good and bad).
 #include "test-util.h"
 
+#include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/ideal-transport.h"
@@ -229,6 +230,164 @@ TEST(Stragglers, AFailedGpuIsNamedByTheHangReport)
     EXPECT_TRUE(late->IsFinished());
     EXPECT_EQ(late->GetEndTime(), Replay(t, [](Ptr<WorkloadRunner>) {})->GetEndTime());
     EXPECT_TRUE(late->GetFailures().empty());
+}
+
+TEST(Stragglers, ARestartResumesFromTheLastCompletedIteration)
+{
+    // Three passes of the two-phase trace; rank 2 fails 50 us into its bwd of the second
+    // pass (every rank computing, nothing on the carrier). With a restart 1 ms later the
+    // run resumes from iteration 1: it ends later by the lost part of that pass plus the
+    // delay, exactly.
+    const TrainingTrace t = TwoPhases(4);
+    auto plain = Replay(t, [](Ptr<WorkloadRunner>) {}, 3);
+    ASSERT_TRUE(plain->IsFinished());
+    Time passStart = Seconds(1); // iteration 1's first op
+    Time bwd;                    // rank 2's bwd in iteration 1
+    for (const OpRecord& r : plain->GetOps())
+    {
+        if (r.iteration == 1)
+        {
+            passStart = std::min(passStart, r.start);
+            if (r.rank == 2 && r.op == 2)
+            {
+                bwd = r.start;
+            }
+        }
+    }
+    const Time failAt = bwd + MicroSeconds(50);
+    const Time delay = MilliSeconds(1);
+    auto restarted = Replay(
+        t,
+        [failAt, delay](Ptr<WorkloadRunner> r) {
+            r->SetAttribute("RestartOnFailure", BooleanValue(true));
+            r->SetAttribute("RestartDelay", TimeValue(delay));
+            r->FailRank(2, failAt);
+        },
+        3);
+    ASSERT_TRUE(restarted->IsFinished());
+    EXPECT_FALSE(restarted->IsStuck());
+    EXPECT_EQ(restarted->GetEndTime(), plain->GetEndTime() + (failAt - passStart) + delay);
+    ASSERT_EQ(restarted->GetRestarts().size(), 1u);
+    const auto& r = restarted->GetRestarts()[0];
+    EXPECT_EQ(r.rank, 2u);
+    EXPECT_EQ(r.failedAt, failAt);
+    EXPECT_EQ(r.restartedAt, failAt + delay);
+    EXPECT_EQ(r.fromIteration, 1u);
+    // Iteration 1 took the lost work and the delay more; the others as before.
+    const auto before = WorkloadRunner::GetIterationTimes(plain->GetBreakdown(), 3);
+    const auto after = WorkloadRunner::GetIterationTimes(restarted->GetBreakdown(), 3);
+    EXPECT_EQ(after[0], before[0]);
+    EXPECT_EQ(after[1], before[1] + (failAt - passStart) + delay);
+    EXPECT_EQ(after[2], before[2]);
+
+    // A second GPU failing while the ranks wait: the restart counts from it.
+    const Time second = failAt + MicroSeconds(300);
+    auto twice = Replay(
+        t,
+        [failAt, second, delay](Ptr<WorkloadRunner> r) {
+            r->SetAttribute("RestartOnFailure", BooleanValue(true));
+            r->SetAttribute("RestartDelay", TimeValue(delay));
+            r->FailRank(2, failAt);
+            r->FailRank(0, second);
+        },
+        3);
+    ASSERT_TRUE(twice->IsFinished());
+    EXPECT_EQ(twice->GetEndTime(), plain->GetEndTime() + (second - passStart) + delay);
+    ASSERT_EQ(twice->GetRestarts().size(), 1u);
+    EXPECT_EQ(twice->GetRestarts()[0].rank, 0u);
+    EXPECT_EQ(twice->GetRestarts()[0].restartedAt, second + delay);
+
+    // A failure in the middle of an all-reduce: the call's completion is dropped, the run
+    // still finishes, later than without the failure.
+    Time arStart;
+    for (const OpRecord& rec : plain->GetOps())
+    {
+        if (rec.iteration == 1 && rec.rank == 0 && rec.op == 3)
+        {
+            arStart = rec.start;
+        }
+    }
+    auto midCall = Replay(
+        t,
+        [arStart, delay](Ptr<WorkloadRunner> r) {
+            r->SetAttribute("RestartOnFailure", BooleanValue(true));
+            r->SetAttribute("RestartDelay", TimeValue(delay));
+            r->FailRank(1, arStart + MicroSeconds(20));
+        },
+        3);
+    ASSERT_TRUE(midCall->IsFinished());
+    EXPECT_GT(midCall->GetEndTime(), plain->GetEndTime() + delay);
+    EXPECT_EQ(midCall->GetRestarts()[0].fromIteration, 1u);
+}
+
+TEST(Stragglers, ARestartInAScenario)
+{
+    // Two one-GPU servers, DP 2 over RDMA, two iterations; rank 1 fails half-way through
+    // and the job restarts 2 ms later: it finishes, at least 2 ms later than without.
+    const std::string base =
+        R"({"cluster": {"servers": 2, "gpusPerServer": 1, "spines": 1},
+            "run": {"iterations": 2},
+            "workload": {"format": "generator", "model": {"layers": 2, "hidden": 1024,
+            "heads": 8, "seqLength": 64, "vocab": 100, "tp": 1, "dp": 2, "globalBatch": 2}})";
+    auto run = [](const std::string& text, Time& end, nlohmann::json& results, std::string& out) {
+        TrainingScenario s;
+        std::string error;
+        ASSERT_TRUE(TrainingScenario::Parse(text, "scn.json", s, &error)) << error;
+        TrainingSimulation sim(s);
+        ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
+        sim.Run(false);
+        ASSERT_TRUE(sim.GetRunner()->IsFinished());
+        end = sim.GetRunner()->GetEndTime();
+        TrainingReport report(sim);
+        std::ostringstream summary;
+        report.PrintSummary(summary);
+        out = summary.str();
+        std::ostringstream os;
+        report.WriteResults(os);
+        results = nlohmann::json::parse(os.str());
+        Simulator::Destroy();
+    };
+    Time plain;
+    nlohmann::json results;
+    std::string summary;
+    run(base + "}", plain, results, summary);
+    const Time failAt = plain / 2;
+    Time end;
+    run(base + R"(, "stragglers": {"failures": ["1:)" + std::to_string(failAt.GetNanoSeconds()) +
+            R"(ns"], "restart": "2ms"}})",
+        end,
+        results,
+        summary);
+    EXPECT_GE(end, plain + MilliSeconds(2));
+    const auto& st = results["stragglers"];
+    EXPECT_EQ(st["restart_delay_s"], 0.002);
+    ASSERT_EQ(st["restarts"].size(), 1u);
+    EXPECT_EQ(st["restarts"][0]["rank"], 1);
+    EXPECT_NEAR(st["restarts"][0]["restarted_s"].get<double>(),
+                (failAt + MilliSeconds(2)).GetSeconds(),
+                1e-12);
+    EXPECT_NE(summary.find("restarted: rank 1 failed at"), std::string::npos) << summary;
+
+    // A restart without failures, and a delay that is not one, are refused.
+    TrainingScenario s;
+    std::string error;
+    ASSERT_TRUE(TrainingScenario::Parse(base + R"(, "stragglers": {"restart": "2ms"}})",
+                                        "scn.json",
+                                        s,
+                                        &error));
+    TrainingSimulation sim(s);
+    EXPECT_FALSE(sim.ApplyGlobalSettings(&error) && sim.Build(&error));
+    EXPECT_EQ(error,
+              "scn.json: /stragglers/restart: a restart policy without failures restarts "
+              "nothing: give failures (stragglers.failures or --failGpu)");
+    Simulator::Destroy();
+    EXPECT_FALSE(TrainingScenario::Parse(base + R"(, "stragglers": {"restart": "soon"}})",
+                                         "scn.json",
+                                         s,
+                                         &error));
+    EXPECT_EQ(error,
+              "scn.json: /stragglers/restart: expected a restart delay such as 5ms or 30s (0 to "
+              "a day), got \"soon\"");
 }
 
 TEST(Stragglers, TextFormsAndTheScenarioSection)

@@ -82,13 +82,14 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
                              "jitter",
                              "failGpu",
                              "slowNic",
+                             "restart",
                              "fast-forward",
                              "job"})
     {
         ASSERT_EQ(cmd.help.count(name), 1u) << name;
         EXPECT_GT(cmd.help[name].size(), 10u) << name;
     }
-    EXPECT_EQ(cmd.help.size(), 26u);
+    EXPECT_EQ(cmd.help.size(), 27u);
     *cmd.fields["servers"] = "4";
     EXPECT_EQ(o.servers, "4");
 }

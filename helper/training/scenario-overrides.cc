@@ -267,6 +267,11 @@ ScenarioOverrides::GetOptions()
          "GPUs that fail, comma-separated RANK:TIME (e.g. 2:10ms): the job stops making "
          "progress and the hang report names them",
          &ScenarioOverrides::failGpu},
+        {"restart",
+         "After a GPU fails, restart every rank this long later (e.g. 5ms) from the last "
+         "iteration they all completed, the GPU replaced (ns3::WorkloadRunner::"
+         "RestartOnFailure); without: the job stops and the hang report names the GPU",
+         &ScenarioOverrides::restart},
         {"slowNic",
          "Slow NICs, comma-separated RANK:RATE (e.g. 5:100Gbps): the link of that GPU's NIC, "
          "both ends, at RATE (at most its rate)",
@@ -560,6 +565,15 @@ ScenarioOverrides::ApplyStragglers(TrainingScenario& s) const
         }
         s.stragglers.jitter = jitter;
         s.stragglers.jitterPlace = "--jitter=" + jitter;
+    }
+    if (!restart.empty())
+    {
+        std::string why;
+        if (!StragglerSettings::ParseRestart(restart, s.stragglers.restartDelay, &why))
+        {
+            Bad("restart", restart, why);
+        }
+        s.stragglers.restartPlace = "--restart=" + restart;
     }
 }
 

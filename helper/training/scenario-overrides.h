@@ -50,6 +50,7 @@ struct ScenarioOverrides
     std::string jitter;           //!< compute jitter
     std::string failGpu;          //!< failing GPUs, comma-separated RANK:TIME
     std::string slowNic;          //!< slow NICs, comma-separated RANK:RATE
+    std::string restart;          //!< restart delay after a failure
     std::string parameterServers; //!< GROUP:SERVERS
     /// jobs sharing the cluster, each FILE[:PLACEMENT] (replace the scenario's jobs)
     std::vector<std::string> jobs;

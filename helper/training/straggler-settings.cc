@@ -152,9 +152,21 @@ StragglerSettings::ParseSlowNic(const std::string& text, SlowNic& nic, std::stri
 }
 
 bool
+StragglerSettings::ParseRestart(const std::string& text, Time& delay, std::string* why)
+{
+    if (!TextToTime(text, delay) || delay.IsNegative() || delay > Seconds(86400))
+    {
+        *why = "expected a restart delay such as 5ms or 30s (0 to a day), got \"" + text + "\"";
+        return false;
+    }
+    return true;
+}
+
+bool
 StragglerSettings::IsEmpty() const
 {
-    return slow.empty() && jitter.empty() && failures.empty() && nics.empty();
+    return slow.empty() && jitter.empty() && failures.empty() && nics.empty() &&
+           restartDelay.IsNegative();
 }
 
 bool
@@ -244,6 +256,12 @@ StragglerSettings::Check(uint32_t ranks, std::string* error) const
         }
         failing[f.rank] = true;
     }
+    if (!restartDelay.IsNegative() && failures.empty())
+    {
+        *error = restartPlace + ": a restart policy without failures restarts nothing: give "
+                                "failures (stragglers.failures or --failGpu)";
+        return false;
+    }
     return true;
 }
 
@@ -321,6 +339,12 @@ StragglerSettings::Apply(Ptr<WorkloadRunner> runner, int64_t stream) const
     {
         NS_LOG_INFO("rank " << f.rank << " fails at " << f.at.As(Time::MS));
         runner->FailRank(f.rank, f.at);
+    }
+    if (!restartDelay.IsNegative())
+    {
+        NS_LOG_INFO("restart " << restartDelay.As(Time::MS) << " after a failure");
+        runner->SetAttribute("RestartOnFailure", BooleanValue(true));
+        runner->SetAttribute("RestartDelay", TimeValue(restartDelay));
     }
 }
 

@@ -56,6 +56,11 @@ struct StragglerSettings
     std::string jitter;
     std::string jitterPlace;       //!< where the jitter was given
     std::vector<Failure> failures; //!< failing GPUs
+    /// after a failure, every rank starts again this long later from the last iteration
+    /// they all completed (WorkloadRunner::RestartOnFailure); negative: no restart, the
+    /// job stops making progress
+    Time restartDelay{Seconds(-1)};
+    std::string restartPlace; //!< where the restart was given
 
     /// The largest slowdown factor a straggler may have.
     static constexpr double MAX_FACTOR = 1000;
@@ -94,12 +99,21 @@ struct StragglerSettings
      */
     static bool ParseSlowNic(const std::string& text, SlowNic& nic, std::string* why);
 
+    /**
+     * Read a restart delay: a duration with its unit ("5ms", "30s", "0s"), at most a day.
+     * \param text the text \param delay set on success
+     * \param why set to what was expected on failure
+     * \return true if text is one
+     */
+    static bool ParseRestart(const std::string& text, Time& delay, std::string* why);
+
     /// \return true if nothing is set
     bool IsEmpty() const;
     /**
      * \param ranks the workload's ranks
      * \param error set, naming the place, when a rank is not one of the workload's, or a
-     *        rank or NIC is slowed twice, or a GPU fails twice
+     *        rank or NIC is slowed twice, or a GPU fails twice, or a restart is given
+     *        without failures
      * \return true if every setting names ranks of the workload
      */
     bool Check(uint32_t ranks, std::string* error) const;

@@ -426,10 +426,21 @@ StragglersJson(const TrainingSimulation& sim)
     {
         nics.push_back({{"rank", n.rank}, {"rate_bps", n.rate.GetBitRate()}});
     }
+    Json restarts = Json::array();
+    for (const WorkloadRunner::Restart& r : sim.GetRunner()->GetRestarts())
+    {
+        restarts.push_back({{"rank", r.rank},
+                            {"failed_s", r.failedAt.GetSeconds()},
+                            {"restarted_s", r.restartedAt.GetSeconds()},
+                            {"from_iteration", r.fromIteration}});
+    }
     return {{"slow", slow},
             {"slow_nics", nics},
             {"jitter", st.jitter.empty() ? Json(nullptr) : Json(st.jitter)},
             {"failures", failures},
+            {"restart_delay_s",
+             st.restartDelay.IsNegative() ? Json(nullptr) : Json(st.restartDelay.GetSeconds())},
+            {"restarts", restarts},
             {"critical_paths", paths}};
 }
 

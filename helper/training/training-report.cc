@@ -211,6 +211,21 @@ TrainingReport::PrintOverview(std::ostream& os) const
         os << "             failure: the GPU of rank " << f.rank << " at " << std::setprecision(3)
            << Ms(f.at) << " ms\n";
     }
+    if (!st.restartDelay.IsNegative())
+    {
+        os << "             restart: " << std::setprecision(3) << Ms(st.restartDelay)
+           << " ms after a failure, every rank from the last iteration all completed\n";
+    }
+    for (const TrainingSimulation::Job& job : m_sim.GetJobs())
+    {
+        for (const WorkloadRunner::Restart& r : job.runner ? job.runner->GetRestarts()
+                                                           : std::vector<WorkloadRunner::Restart>())
+        {
+            os << "             restarted: rank " << r.rank << " failed at " << std::setprecision(3)
+               << Ms(r.failedAt) << " ms, every rank again at " << Ms(r.restartedAt)
+               << " ms from iteration " << r.fromIteration << "\n";
+        }
+    }
     if (const JobArrivals& a = s.arrivals; !a.mix.empty())
     {
         const auto n = std::count_if(m_sim.GetJobs().begin(),

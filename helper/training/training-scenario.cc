@@ -359,6 +359,15 @@ ParseStragglers(const Json& obj, const std::string& source, TrainingScenario& s)
                  &StragglerSettings::ParseFailure);
     }
     std::string why;
+    if (st.Has("restart"))
+    {
+        const std::string text = st.Text("restart", "");
+        out.restartPlace = source + ": /stragglers/restart";
+        if (!StragglerSettings::ParseRestart(text, out.restartDelay, &why))
+        {
+            Fail("/stragglers/restart", why);
+        }
+    }
     if (st.Has("jitter"))
     {
         out.jitter = st.Text("jitter", "");

@@ -34,10 +34,11 @@ TrainingSimulation::CheckJobSettings(std::string* error) const
     const StragglerSettings& st = s.stragglers;
     // Slow NICs are the cluster's (GPU indices); slow GPUs, jitter and failures are the
     // runner's, and their report walks one job's critical paths.
-    std::string place = !st.slow.empty()       ? st.slow.front().place
-                        : !st.failures.empty() ? st.failures.front().place
-                        : !st.jitter.empty()   ? st.jitterPlace
-                                               : "";
+    std::string place = !st.slow.empty()             ? st.slow.front().place
+                        : !st.failures.empty()       ? st.failures.front().place
+                        : !st.jitter.empty()         ? st.jitterPlace
+                        : !st.restartDelay.IsNegative() ? st.restartPlace
+                                                     : "";
     if (!place.empty())
     {
         *error = place + ": slow GPUs, compute jitter and GPU failures apply to the scenario's "

@@ -47,7 +47,8 @@ WorkloadRunner::Watchdog()
     // A running compute op is progress on its way, whatever its length.
     const bool computing = AnyComputeRunning();
     const uint64_t probe = m_probe ? m_probe() : 0;
-    if (m_progress != m_progressAtCheck || computing || probe != m_probeAtCheck)
+    // Waiting for a restart is not a hang.
+    if (m_progress != m_progressAtCheck || computing || probe != m_probeAtCheck || m_halted)
     {
         m_progressAtCheck = m_progress;
         m_probeAtCheck = probe;

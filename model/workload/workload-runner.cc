@@ -2,6 +2,7 @@
 #include "workload-runner.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/collective-algorithms.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
@@ -55,6 +56,20 @@ WorkloadRunner::GetTypeId()
                           PointerValue(),
                           MakePointerAccessor(&WorkloadRunner::m_jitter),
                           MakePointerChecker<RandomVariableStream>())
+            .AddAttribute("RestartOnFailure",
+                          "After a GPU fails (FailRank), stop every rank and, RestartDelay "
+                          "later, start them all again from the last iteration they all "
+                          "completed, the GPU replaced; false: the job stops making progress "
+                          "and the watchdog reports it.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&WorkloadRunner::m_restartOnFailure),
+                          MakeBooleanChecker())
+            .AddAttribute("RestartDelay",
+                          "With RestartOnFailure: from a failure to the restart (detection, "
+                          "rescheduling, loading the checkpoint).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&WorkloadRunner::m_restartDelay),
+                          MakeTimeChecker(Seconds(0), Seconds(86400)))
             .AddTraceSource("OpFinished",
                             "An op finished on its rank.",
                             MakeTraceSourceAccessor(&WorkloadRunner::m_opFinishedTrace),
@@ -139,6 +154,9 @@ WorkloadRunner::Setup(std::shared_ptr<const TrainingTrace> shared,
     m_failAt.clear();
     m_failed.assign(n, false);
     m_failures.clear();
+    m_restarts.clear();
+    m_generation = 0;
+    m_halted = false;
     m_traceIterations = std::max(1u, trace.GetNIterations());
     m_traceStreams = trace.GetNStreams();
     m_dependents.assign(n, {});
@@ -340,6 +358,10 @@ WorkloadRunner::Fail(uint32_t rank)
     NS_LOG_INFO("WorkloadRunner: the GPU of rank " << rank << " fails");
     m_failed[rank] = true;
     m_failures.emplace_back(rank, Simulator::Now());
+    if (m_restartOnFailure)
+    {
+        Abort(rank);
+    }
 }
 
 Time
@@ -403,7 +425,7 @@ WorkloadRunner::TryStart(uint32_t rank, uint32_t op)
     const TraceOp& o = m_trace->GetOps(rank)[op];
     const auto& stream = s.streamOps[o.stream];
     if (s.started[op] || s.missingDeps[op] != 0 || s.streamHead[o.stream] >= stream.size() ||
-        stream[s.streamHead[o.stream]] != op || m_failed[rank])
+        stream[s.streamHead[o.stream]] != op || m_failed[rank] || m_halted)
     {
         return;
     }
@@ -420,11 +442,11 @@ WorkloadRunner::Begin(uint32_t rank, uint32_t op)
     if (o.kind == TraceOpKind::COMPUTE)
     {
         Simulator::Schedule(ComputeDuration(rank, o),
-                            &WorkloadRunner::Finish,
+                            &WorkloadRunner::FinishCompute,
                             Ptr<WorkloadRunner>(this),
+                            m_generation,
                             rank,
-                            op,
-                            -1);
+                            op);
         return;
     }
     // The call this op joins: its place in list order, continued across repetitions.
@@ -519,14 +541,23 @@ WorkloadRunner::Launch(const CallKey& key)
         fabricBytes += FabricBytes(rank, m_trace->GetOps(rank)[op]);
     }
     Ptr<WorkloadRunner> self(this);
+    const uint64_t generation = m_generation;
     // The engine made the plan for these ranks (its selection asked the carrier).
-    const uint64_t runId =
-        m_engine->RunSelected(*plan,
-                              rankMap,
-                              CollectiveEngine::DoneCallback(
-                                  [self, index, members, fabricBytes](const CollectiveResult& r) {
-                                      self->CallDone(index, members, fabricBytes, r);
-                                  }));
+    const uint64_t runId = m_engine->RunSelected(
+        *plan,
+        rankMap,
+        CollectiveEngine::DoneCallback(
+            [self, index, members, fabricBytes, generation](const CollectiveResult& r) {
+                if (generation == self->m_generation)
+                {
+                    self->CallDone(index, members, fabricBytes, r);
+                }
+                else
+                {
+                    // Its ranks were stopped for a restart: its bytes arrived for nothing.
+                    self->m_callBytes.erase(r.id);
+                }
+            }));
     if (fabricBytes > 0 && !m_calls[index].finished)
     {
         // The progress line follows its transfers (GetFabricBytesProgress).

@@ -209,6 +209,18 @@ class WorkloadRunner : public Object
     /// \return the GPUs that failed so far: (rank, when)
     const std::vector<std::pair<uint32_t, Time>>& GetFailures() const;
 
+    /// A restart after a failure (RestartOnFailure).
+    struct Restart
+    {
+        uint32_t rank{0};       //!< the rank whose GPU failed
+        Time failedAt;          //!< when
+        Time restartedAt;       //!< when every rank started again (failedAt + RestartDelay)
+        uint32_t fromIteration{0}; //!< the iteration they started again from
+    };
+
+    /// \return the restarts so far, in order
+    const std::vector<Restart>& GetRestarts() const;
+
     /**
      * Assign a fixed random variable stream number to the random variables used by this
      * model (ComputeJitter).
@@ -320,6 +332,14 @@ class WorkloadRunner : public Object
     void RankDone();
     /// The GPU of rank fails now (FailRank).
     void Fail(uint32_t rank);
+    /// A compute op's end, unless a restart since it began (generation) dropped it.
+    void FinishCompute(uint64_t generation, uint32_t rank, uint32_t op);
+    /// After a failure (RestartOnFailure): stop every rank and drop what runs now (its
+    /// compute ends and calls' completions), then Restart after RestartDelay.
+    void Abort(uint32_t rank);
+    /// Every rank again from the last iteration all of them completed (the failed GPU
+    /// replaced), unless a later failure's restart superseded this one (generation).
+    void RestartFrom(uint64_t generation);
     /// \return how long compute op o of rank takes this time (scale and jitter applied;
     ///         a zero-length op draws no jitter)
     Time ComputeDuration(uint32_t rank, const TraceOp& o);
@@ -353,6 +373,13 @@ class WorkloadRunner : public Object
     std::vector<std::pair<uint32_t, Time>> m_failAt;   //!< FailRank's (rank, when)
     std::vector<bool> m_failed;                        //!< per rank: its GPU failed
     std::vector<std::pair<uint32_t, Time>> m_failures; //!< (rank, when), as they happened
+    bool m_restartOnFailure{false}; //!< RestartOnFailure attribute
+    Time m_restartDelay;            //!< RestartDelay attribute
+    /// how many times the ranks were stopped for a restart: work begun in an earlier
+    /// generation finishes nothing
+    uint64_t m_generation{0};
+    bool m_halted{false};             //!< stopped, waiting for a restart
+    std::vector<Restart> m_restarts;  //!< the restarts so far
 
     uint64_t m_progress{0}; //!< ops and transfers finished
     uint64_t m_progressAtCheck{0};
