@@ -147,6 +147,12 @@ main(int argc, char* argv[])
     // --fast-forward=check: the packet reference first, then the fast-forwarded run, which
     // writes the outputs; the two are compared at the end.
     const bool check = scenario.fastForward == "check";
+    if (check && (!scenario.jobs.empty() || !scenario.arrivals.mix.empty()))
+    {
+        std::cerr << "ai-fabric-sim: --fast-forward=check: compares one workload's run, not "
+                     "jobs' (--job, \"jobs\" or \"arrivals\")\n";
+        return 1;
+    }
     FastForwardFigures reference;
     std::string error;
     if (check)
@@ -193,10 +199,11 @@ main(int argc, char* argv[])
     {
         std::vector<BusyIntervals> busy;
         std::vector<Time> periods;
-        for (const auto& run : aloneRuns)
+        for (size_t j = 0; j < aloneRuns.size(); ++j)
         {
-            busy.push_back(run.network);
-            periods.push_back(MeanTime(run.iterations));
+            // From the run's start: a job given a start begins its phases then.
+            busy.push_back(Shifted(aloneRuns[j].network, scenario.jobs[j].start));
+            periods.push_back(MeanTime(aloneRuns[j].iterations));
         }
         shifts = InterleaveShifts(busy, periods);
         {
@@ -208,12 +215,23 @@ main(int argc, char* argv[])
             }
             std::cerr << "ai-fabric-sim: --interleave: the jobs as given first\n";
             given.Run(progress);
+            if (!given.GetRunError().empty())
+            {
+                std::cerr << "ai-fabric-sim: " << given.GetRunError() << "\n";
+                return 1;
+            }
             for (const auto& job : given.GetJobs())
             {
-                asGiven.push_back(MeanTime(WorkloadRunner::GetIterationTimes(
-                    job.runner->GetBreakdown(),
-                    job.runner->GetNIterations())));
-                job.runner->Dispose();
+                if (!job.spec.arrives && job.runner)
+                {
+                    asGiven.push_back(MeanTime(WorkloadRunner::GetIterationTimes(
+                        job.runner->GetBreakdown(),
+                        job.runner->GetNIterations())));
+                }
+                if (job.runner)
+                {
+                    job.runner->Dispose();
+                }
             }
         }
         Simulator::Destroy();
@@ -235,6 +253,12 @@ main(int argc, char* argv[])
         std::cerr << "ai-fabric-sim: warning: " << warning << "\n";
     }
     sim.Run(progress);
+    if (!sim.GetRunError().empty())
+    {
+        std::cerr << "ai-fabric-sim: " << sim.GetRunError() << "\n";
+        Simulator::Destroy();
+        return 1;
+    }
 
     TrainingReport report(sim);
     report.SetAlone(aloneTimes);

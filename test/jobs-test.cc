@@ -21,6 +21,7 @@
 #include "ns3/uinteger.h"
 #include "ns3/workload-runner.h"
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -180,6 +181,17 @@ TEST(Jobs, PlacementPolicies)
     ASSERT_EQ(p.size(), 1u) << error;
     const auto again = place({job(8, "random")}, &error);
     EXPECT_EQ(p, again);
+    // Another seed, another order (some of seeds 1-5 differ).
+    std::set<std::vector<uint32_t>> orders;
+    for (uint32_t seed = 1; seed <= 5; ++seed)
+    {
+        std::vector<std::vector<uint32_t>> gpus;
+        JobSpec r = job(8, "random");
+        r.name = "r";
+        ASSERT_TRUE(PlaceJobs({r}, 4, 4, 2, seed, gpus, &error)) << error;
+        orders.insert(gpus[0]);
+    }
+    EXPECT_GT(orders.size(), 1u);
     std::set<uint32_t> servers;
     for (uint32_t g : p[0])
     {
@@ -191,7 +203,9 @@ TEST(Jobs, PlacementPolicies)
     EXPECT_TRUE(place({job(8, "0-1"), job(4, "1")}, &error).empty());
     EXPECT_EQ(error, "/jobs/1: placement 1 overlaps job j0 (server 1)");
     EXPECT_TRUE(place({job(12, "packed"), job(8, "packed")}, &error).empty());
-    EXPECT_EQ(error, "/jobs/0: the jobs need 20 GPUs but the cluster has 16 (4 servers x 4)");
+    EXPECT_EQ(error,
+              "/jobs/1: the jobs up to this one need 20 GPUs but the cluster has 16 (4 servers "
+              "x 4)");
     EXPECT_TRUE(place({job(8, "1-3"), job(6, "packed"), job(2, "2")}, &error).empty());
     EXPECT_EQ(error, "/jobs/2: placement 2 overlaps job j0 (server 2)");
     EXPECT_TRUE(place({job(4, "4")}, &error).empty());
@@ -226,9 +240,11 @@ TEST(Jobs, DisjointHalvesOfANonBlockingFabricRunAsAlone)
     EXPECT_EQ(o.times[1], o.alone[1]);
     EXPECT_EQ(o.times[0], o.times[1]);
     EXPECT_TRUE(SameOps(o.ops[0], o.ops[1]));
-    // The same alone: a scenario of job a only.
+    // The same alone, op for op: a scenario of job a only, one of job b only on its GPUs.
     const Outcome a = RunJobs(Cluster(1, 1, Job("a", "")), false);
     EXPECT_TRUE(SameOps(o.ops[0], a.ops[0]));
+    const Outcome b = RunJobs(Cluster(1, 1, Job("b", R"("placement": "2-3")")), false);
+    EXPECT_TRUE(SameOps(o.ops[1], b.ops[0]));
     const auto& jobs = o.results["jobs"];
     ASSERT_EQ(jobs.size(), 2u);
     EXPECT_EQ(jobs[0]["slowdown"], 1.0);
@@ -300,10 +316,8 @@ TEST(Jobs, JobsAcrossAnOversubscribedSpineSlowEachOther)
     // Traffic classes: b's NICs send in class 5, both classes lossless, PFC only in them.
     EXPECT_EQ(o.priorities, (std::vector<uint8_t>{3, 5}));
     EXPECT_EQ(o.losslessMask & ((1u << 3) | (1u << 5)), (1u << 3) | (1u << 5));
-    for (uint8_t p : o.pausePriorities)
-    {
-        EXPECT_TRUE(p == 3 || p == 5) << int(p);
-    }
+    // Both jobs' queues filled: PFC paused each class, and no other.
+    EXPECT_EQ(o.pausePriorities, (std::set<uint8_t>{3, 5}));
 }
 
 TEST(Jobs, StartTimesAndIterations)
@@ -358,8 +372,11 @@ TEST(Jobs, ScenarioListAndOptions)
     const std::vector<std::pair<std::string, std::string>> bad = {
         {"[]", "/jobs: expected a list of job objects"},
         {"[" + Job("a", "") + ", " + Job("a", "") + "]",
-         "/jobs/1/name: expected a name no other job has, got \"a\""},
+         "/jobs/1/name: expected a name no other job has, of letters, digits"},
         {R"([{"placement": "packed"}])", "/jobs/0: a job needs a \"workload\" object"},
+        {"[" + Job("../x", "") + "]",
+         "/jobs/0/name: expected a name no other job has, of letters, digits, '.', '_' and '-' "
+         "(not starting with '.'), got \"../x\""},
         {"[" + Job("a", R"("placement": "sideways")") + "]",
          "/jobs/0/placement: expected packed, spread, random, or servers such as 0-1,4"},
         {"[" + Job("a", R"("placement": [0, -1])") + "]",
@@ -448,6 +465,18 @@ TEST(Jobs, ArrivalsArePoissonWithTheMix)
     }
     EXPECT_NEAR(small / n, 0.6, 0.05);
     EXPECT_NEAR(jobs.back().spec.start.GetSeconds() * 1e3 / n, 1.0, 0.1);
+    // Exponential gaps: their standard deviation is their mean (sd of the estimate about
+    // 0.045 here; constant gaps would give 0).
+    double sum = 0;
+    double sum2 = 0;
+    for (size_t k = 1; k < jobs.size(); ++k)
+    {
+        const double gap = (jobs[k].spec.start - jobs[k - 1].spec.start).GetSeconds() * 1e3;
+        sum += gap;
+        sum2 += gap * gap;
+    }
+    const double mean = sum / (n - 1);
+    EXPECT_NEAR(std::sqrt(sum2 / (n - 1) - mean * mean) / mean, 1.0, 0.15);
     Simulator::Destroy();
 }
 
@@ -506,6 +535,32 @@ TEST(Jobs, ArrivalsQueueFirstFitInArrivalOrder)
         EXPECT_NEAR(j["jct_s"].get<double>(), jct.back(), 1e-12);
     }
     EXPECT_GT(queued, 0u) << "no job waited: the test does not test queueing";
+    // First fit: each job got the lowest GPUs no running job held when it was placed.
+    for (const auto& j : jobs)
+    {
+        const double at = j["placed_s"];
+        std::set<uint32_t> held;
+        for (const auto& k : jobs)
+        {
+            if (k["name"] != j["name"] && k["placed_s"].get<double>() <= at &&
+                k["end_s"].get<double>() > at)
+            {
+                for (uint32_t g : k["gpus"])
+                {
+                    held.insert(g);
+                }
+            }
+        }
+        std::vector<uint32_t> expected;
+        for (uint32_t g = 0; expected.size() < j["gpus"].size(); ++g)
+        {
+            if (!held.count(g))
+            {
+                expected.push_back(g);
+            }
+        }
+        EXPECT_EQ(j["gpus"].get<std::vector<uint32_t>>(), expected) << j["name"];
+    }
     const auto& a = r["arrivals"];
     EXPECT_EQ(a["arrived"], jobs.size());
     EXPECT_EQ(a["finished"], jobs.size());

@@ -556,7 +556,10 @@ TEST(ProgramBadInput, AiFabricSim)
                       "(each server once), got \"sideways\""},
                  {{"--job=" + model, "--job=" + model, "--job=" + model, "--job=" + model,
                    "--job=" + model},
-                  "--job=" + model + ": the jobs need 20 GPUs but the cluster has 16 (2 servers x 8)"},
+                  "--job=" + model +
+                      ": the jobs up to this one need 20 GPUs but the cluster has 16 (2 servers x 8)"},
+                 {{"--job=" + model, "--fast-forward=check"},
+                  "--fast-forward=check: compares one workload's run, not jobs'"},
                  {{"--job=" + model + ":0", "--job=" + model + ":0"},
                   "--job=" + model + ":0: placement 0 overlaps job job1 (server 0)"},
                  {{"--job=" + model + ":5"},
@@ -565,7 +568,9 @@ TEST(ProgramBadInput, AiFabricSim)
                   "--straggler=1:2: slow GPUs, compute jitter and GPU failures apply to the "
                   "scenario's one workload, not to jobs"},
                  {{"--job=" + model, "--workload=" + model},
-                  "--workload=" + model + ": with --job, each job gives its workload"},
+                  "--workload=" + model +
+                      ": with jobs (--job, or the scenario's \"jobs\" or \"arrivals\"), each job "
+                      "gives its workload"},
                  {{"--scenario=" + jobsAndWorkload},
                   jobsAndWorkload + ": /jobs: with jobs, each job gives its workload: no /workload"},
                  {{"--scenario=" + jobsUnknownKey}, jobsUnknownKey + ": /jobs/0/gpu: unknown setting"},

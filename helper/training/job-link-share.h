@@ -28,7 +28,7 @@ struct JobLinkShare
 
 /**
  * Which jobs crossed which links: every queue pair of every job's NICs, the payload it
- * acknowledged while the job held its GPUs (TrainingSimulation::GetJobQueuePairBytes)
+ * delivered while the job held its GPUs (TrainingSimulation::GetJobQueuePairBytes)
  * counted on each port of its route (TraceQueuePairRoute: the switches' ECMP
  * choice for its UDP source port). Routes are read after the run: a queue pair rerouted
  * by a link event counts on its last route; ACKs and CNPs (the other direction) are not

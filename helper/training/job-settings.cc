@@ -179,13 +179,15 @@ PlaceJobs(const std::vector<JobSpec>& jobs,
     for (const JobSpec& job : jobs)
     {
         needed += job.gpus;
-    }
-    if (needed > total)
-    {
-        *error = jobs.front().place + ": the jobs need " + std::to_string(needed) +
-                 " GPUs but the cluster has " + std::to_string(total) + " (" +
-                 std::to_string(servers) + " servers x " + std::to_string(gpusPerServer) + ")";
-        return false;
+        if (needed > total)
+        {
+            // The first job that does not fit beside those before it.
+            *error = job.place + ": the jobs up to this one need " + std::to_string(needed) +
+                     " GPUs but the cluster has " + std::to_string(total) + " (" +
+                     std::to_string(servers) + " servers x " + std::to_string(gpusPerServer) +
+                     ")";
+            return false;
+        }
     }
     FreeGpus free(servers, gpusPerServer);
     auto overlap = [&](uint32_t j, uint32_t gpu) {
@@ -369,9 +371,16 @@ ReadJobEntry(Section& j,
 {
     job.place = source + ": " + where;
     job.name = j.Text("name", defaultName);
-    if (job.name.empty() || !names.insert(job.name).second)
+    // The name is a folder of the outputs (jobs/NAME/).
+    const bool plain = !job.name.empty() && job.name.size() <= 64 && job.name[0] != '.' &&
+                       job.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+                                                  "QRSTUVWXYZ0123456789._-") == std::string::npos;
+    if (!plain || !names.insert(job.name).second)
     {
-        Fail(j.Where("name"), "expected a name no other job has, got \"" + job.name + "\"");
+        Fail(j.Where("name"),
+             "expected a name no other job has, of letters, digits, '.', '_' and '-' (not "
+             "starting with '.'), got \"" +
+                 job.name + "\"");
     }
     if (!j.Has("workload"))
     {

@@ -666,13 +666,15 @@ ScenarioOverrides::ApplyWorkload(TrainingScenario& s) const
 void
 ScenarioOverrides::ApplyJobs(TrainingScenario& s) const
 {
+    if (!workload.empty() && (!jobs.empty() || !s.jobs.empty() || !s.arrivals.mix.empty()))
+    {
+        throw OptionError{"--workload=" + workload +
+                          ": with jobs (--job, or the scenario's \"jobs\" or \"arrivals\"), "
+                          "each job gives its workload"};
+    }
     if (jobs.empty())
     {
         return;
-    }
-    if (!workload.empty())
-    {
-        throw OptionError{"--workload=" + workload + ": with --job, each job gives its workload"};
     }
     std::vector<JobSpec> list;
     for (size_t i = 0; i < jobs.size(); ++i)

@@ -419,7 +419,7 @@ TrainingReport::PrintJobTable(std::ostream& os, const std::vector<double>& slowd
     }
     if (m_alone.empty())
     {
-        os << "  (alone: not run, --alone=off)\n";
+        os << "  (alone: not run, --alone=false)\n";
     }
     if (m_shifts.empty())
     {
@@ -556,9 +556,8 @@ void
 TrainingReport::PrintInaUsage(std::ostream& os) const
 {
     const TrainingScenario& s = m_sim.GetScenario();
-    Ptr<WorkloadRunner> runner = m_sim.GetRunner();
     Ptr<InaTransport> ina = DynamicCast<InaTransport>(m_sim.GetCluster().scaleOut);
-    if (ina && runner)
+    if (ina)
     {
         // Per aggregation job (a member set that asked for one): what it aggregated in
         // the network, what fallback hosts summed, and the bytes of the collectives of
@@ -576,16 +575,25 @@ TrainingReport::PrintInaUsage(std::ostream& os) const
         }
         uint64_t inNetwork = 0;
         uint64_t onHosts = 0;
-        for (const auto& c : runner->GetCalls())
+        for (const TrainingSimulation::Job& job : m_sim.GetJobs())
         {
-            if (!IsCollectiveAlgorithmSupported(c.type, CollectiveAlgorithm::INA, 2) || !c.finished)
+            // Every job's calls: the pools are the cluster's.
+            if (!job.runner)
             {
                 continue;
             }
-            const bool aggregated =
-                c.algorithm == CollectiveAlgorithmToString(CollectiveAlgorithm::INA) ||
-                c.algorithm == CollectiveAlgorithmToString(CollectiveAlgorithm::NVLS_INA);
-            (aggregated ? inNetwork : onHosts) += c.bytes;
+            for (const auto& c : job.runner->GetCalls())
+            {
+                if (!IsCollectiveAlgorithmSupported(c.type, CollectiveAlgorithm::INA, 2) ||
+                    !c.finished)
+                {
+                    continue;
+                }
+                const bool aggregated =
+                    c.algorithm == CollectiveAlgorithmToString(CollectiveAlgorithm::INA) ||
+                    c.algorithm == CollectiveAlgorithmToString(CollectiveAlgorithm::NVLS_INA);
+                (aggregated ? inNetwork : onHosts) += c.bytes;
+            }
         }
         os << "  reducing and gathering calls: " << Bytes(inNetwork)
            << " in the network (ina, nvls-ina), " << Bytes(onHosts)

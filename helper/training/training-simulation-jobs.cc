@@ -62,16 +62,26 @@ TrainingSimulation::CheckJobSettings(std::string* error) const
         RdmaNic::GetTypeId().LookupAttributeByName("ControlPriority", &info);
         control = static_cast<uint8_t>(std::stoul(info.initialValue->SerializeToString(info.checker)));
     }
+    std::vector<const JobSpec*> specs;
     for (const JobSpec& job : s.jobs)
     {
-        if (s.topology != "ideal" && job.trafficClass == control)
+        specs.push_back(&job);
+    }
+    for (const JobArrivals::Kind& kind : s.arrivals.mix)
+    {
+        specs.push_back(&kind.job);
+    }
+    for (const JobSpec* job : specs)
+    {
+        if (s.topology != "ideal" && job->trafficClass == control)
         {
-            *error = job.place + "/trafficClass: " + std::to_string(job.trafficClass) +
+            *error = job->place + "/trafficClass: " + std::to_string(job->trafficClass) +
                      " is the NICs' ControlPriority (ACK, NAK, CNP): give the job another class";
             return false;
         }
     }
-    return true;
+    // Slow NICs name GPUs of the cluster.
+    return st.Check(s.GetNGpus(), error);
 }
 
 bool
@@ -86,7 +96,8 @@ TrainingSimulation::LoadJobWorkload(JobSpec& spec,
     js.traceFile = spec.traceFile;
     js.generator = spec.generator;
     js.traceRanks = spec.traceRanks ? spec.traceRanks : spec.gpus;
-    js.computeScale = spec.computeScale;
+    // --computeScale (the scenario's factor) scales every job's compute too.
+    js.computeScale = spec.computeScale * m_scenario.computeScale;
     const bool foreign = js.traceFormat != "json" && js.traceFormat != "generator";
     if (foreign && js.traceRanks == 0)
     {
@@ -203,11 +214,27 @@ TrainingSimulation::DrawArrivals(std::string* error)
         }
         Job job = kinds[k];
         job.spec.name = kinds[k].spec.name + "-" + std::to_string(++n);
+        for (const JobSpec& fixed : m_scenario.jobs)
+        {
+            if (fixed.name == job.spec.name)
+            {
+                *error = fixed.place + "/name: \"" + fixed.name +
+                         "\" is also the name of an arriving job: give another";
+                return false;
+            }
+        }
         job.spec.start = at;
         NS_LOG_INFO("arrival " << n << " at " << at.As(Time::MS) << ": " << job.spec.name);
         m_jobs.push_back(job);
     }
     NS_LOG_INFO(n << " jobs arrive in " << a.window.As(Time::MS));
+    if (m_jobs.empty())
+    {
+        *error = a.place + ": no job arrives in the window with seed " +
+                 std::to_string(m_scenario.seed) +
+                 " (and there are no \"jobs\"): lengthen the window or shorten the gaps";
+        return false;
+    }
     return true;
 }
 
@@ -322,7 +349,11 @@ TrainingSimulation::SnapshotQueuePairs(const Job& job) const
         const Ptr<RdmaNic> nic = m_cluster.network.nics[g];
         for (uint32_t q = 0; q < nic->GetNQueuePairs(); ++q)
         {
-            bytes[nic->GetQueuePair(q)] = nic->GetQueuePair(q)->GetBytesAcked();
+            // What arrived at the other end: a job's transfers are done when their bytes
+            // have arrived, before the last ACKs are back.
+            const Ptr<RdmaQueuePair> qp = nic->GetQueuePair(q);
+            const Ptr<RdmaQueuePair> peer = qp->GetPeerQueuePair();
+            bytes[qp] = peer ? peer->GetBytesReceived() : qp->GetBytesAcked();
         }
     }
     return bytes;
@@ -363,11 +394,16 @@ TrainingSimulation::ApplyTrafficClasses()
         mask |= 1u << job.spec.trafficClass; // arriving jobs' too: their NICs when placed
     }
     // PFC and ECN act per class: every job's class is lossless on every switch (beside
-    // what the switches had), with headroom for it on every port.
+    // what the switches had), with headroom for it on every port; a fabric without PFC
+    // (no lossless class) stays so.
     for (const Ptr<RoceSwitch>& sw : m_cluster.network.switchObjects)
     {
         UintegerValue lossless;
         sw->GetMmu()->GetAttribute("LosslessPriorities", lossless);
+        if (lossless.Get() == 0)
+        {
+            continue;
+        }
         const uint32_t merged = static_cast<uint32_t>(lossless.Get()) | mask;
         if (merged != lossless.Get())
         {
@@ -382,7 +418,9 @@ TrainingSimulation::ApplyTrafficClasses()
 bool
 TrainingSimulation::PlanJobs(std::string* error)
 {
-    return CheckRunSettings(error) && CheckJobSettings(error) && LoadJobs(error);
+    // A topology file says how many servers and GPUs there are.
+    return CheckRunSettings(error) && CheckJobSettings(error) &&
+           (m_scenario.topology != "file" || ReadTopologyFile(error)) && LoadJobs(error);
 }
 
 bool
@@ -430,6 +468,11 @@ TrainingSimulation::RunJobsAlone(const TrainingScenario& scenario,
                 std::fprintf(stderr, "[ai-fabric] job %s alone on its GPUs\n", spec.name.c_str());
             }
             sim.Run(progress);
+            if (!sim.GetRunError().empty())
+            {
+                *error = sim.GetRunError();
+                return false;
+            }
             const Ptr<WorkloadRunner> runner = sim.GetRunner();
             if (!runner->IsFinished())
             {

@@ -351,7 +351,7 @@ TrainingSimulation::SetUpRunner(uint32_t index)
     }
     else if (HasJobs())
     {
-        // A job's own NICs and NVSwitches: another job's traffic is no progress of its.
+        // A job's own NICs, and the NVSwitches of its servers (shared with any job on them).
         runner->SetProgressProbe([this, index]() { return JobProgress(m_jobs[index]); });
     }
     else

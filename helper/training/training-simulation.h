@@ -60,8 +60,9 @@ class TrainingSimulation
         Ptr<CollectiveTransport> transport; //!< its engine's carrier (its ranks numbered 0..)
         Ptr<WorkloadRunner> runner;         //!< replays its trace (null until placed)
         Time placed; //!< when it got its GPUs (an arriving job: first fit, after queueing)
-        /// the payload its NICs' queue pairs had acknowledged when it got its GPUs, and
-        /// when it finished (queue pairs outlive a job: the next one on its GPUs reuses them)
+        /// the payload its NICs' queue pairs had delivered to their peers when it got its
+        /// GPUs, and when it finished (queue pairs outlive a job: the next one on its GPUs
+        /// reuses them)
         std::map<Ptr<RdmaQueuePair>, uint64_t> qpBytesAtPlace;
         std::map<Ptr<RdmaQueuePair>, uint64_t> qpBytesAtEnd; //!< set when it finishes
     };
@@ -150,8 +151,8 @@ eturn true on success
     const std::vector<Allocation>& GetAllocations() const;
     /**
      * \param job a job
-     * \return the payload each queue pair of its NICs acknowledged while it held its
-     *         GPUs (so far, if it has not finished)
+     * \return the payload each queue pair of its NICs delivered to its peer while the job
+     *         held its GPUs (so far, if it has not finished)
      */
     std::map<Ptr<RdmaQueuePair>, uint64_t> GetJobQueuePairBytes(const Job& job) const;
     /// \return what stopped the run early (an arriving job's plan impossible where it
@@ -223,7 +224,7 @@ eturn true on success
     void PlaceQueued();
     /// Record the GPUs held by jobs now.
     void NoteAllocation();
-    /// \return the payload acknowledged so far by each queue pair of job's NICs
+    /// \return the payload each queue pair of job's NICs delivered to its peer so far
     std::map<Ptr<RdmaQueuePair>, uint64_t> SnapshotQueuePairs(const Job& job) const;
     /// \return the bytes the NICs of job's GPUs sent and the chunks the NVSwitches of its
     /// servers delivered (the job's hang watchdog's progress)
