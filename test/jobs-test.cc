@@ -500,6 +500,28 @@ TEST(Jobs, ArrivalsQueueFirstFitInArrivalOrder)
         std::ostringstream os;
         report.WriteResults(os);
         results = nlohmann::json::parse(os.str());
+        if (seed == 1)
+        {
+            // The files of an arrivals run: the GPUs held, step by step, and each job's.
+            const std::string dir = aifabric::TestDir() + "arrivals-out";
+            const auto files = report.Write(dir, false, &error);
+            EXPECT_FALSE(files.empty()) << error;
+            std::ifstream steps(dir + "/utilisation.dat");
+            std::string header;
+            std::getline(steps, header);
+            EXPECT_EQ(header, "# time_ms gpus_held fraction_of_8");
+            size_t rows = 0;
+            for (std::string line; std::getline(steps, line);)
+            {
+                ++rows;
+            }
+            EXPECT_EQ(rows, sim.GetAllocations().size());
+            for (const auto& job : sim.GetJobs())
+            {
+                EXPECT_TRUE(std::ifstream(dir + "/jobs/" + job.spec.name + "/iterations.csv").good())
+                    << job.spec.name;
+            }
+        }
         Simulator::Destroy();
     };
     nlohmann::json r;

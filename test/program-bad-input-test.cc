@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -682,4 +683,58 @@ TEST(ProgramOutput, CollectivePerfInaCapturesDecodeInTshark)
     EXPECT_EQ(std::count(rows.begin(), rows.end(), up), 2);
     EXPECT_EQ(std::count(rows.begin(), rows.end(), down), 2);
     EXPECT_EQ(rows.size(), 4u);
+}
+
+// ai-fabric-sim with two jobs and --interleave: the jobs alone, as given and shifted; the
+// report's tables and every file of a jobs run (per-job folders, job-links.csv).
+TEST(ProgramOutput, AiFabricSimInterleavesJobs)
+{
+    const std::string job =
+        R"({"workload": {"format": "generator", "model": {"layers": 2, "hidden": 1024,
+            "heads": 8, "seqLength": 256, "vocab": 1000, "tp": 2, "dp": 2, "globalBatch": 4}},
+            "iterations": 2)";
+    const std::string out = TempPath("interleave-out");
+    const std::string scenario = TempFile(
+        "scenario-interleave.json",
+        R"({"cluster": {"servers": 4, "gpusPerServer": 2, "spines": 2, "pods": 2,
+             "oversubscription": 2},
+            "jobs": [)" + job + R"(, "name": "a", "placement": "0,2"}, )" + job +
+            R"(, "name": "b", "placement": "1,3"}],
+            "outputs": {"plots": false, "dir": ")" + out + R"("}})");
+    const Outcome o =
+        RunProgram("ai-fabric-sim", {"--scenario=" + scenario, "--interleave=true", "--progress=false"});
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_NE(o.out.find("jobs: mean iteration shared, and alone on the same GPUs"),
+              std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find("interleaved: each job started later by the shift"), std::string::npos)
+        << o.out;
+    const auto results = nlohmann::json::parse(Slurp(out + "/results.json"));
+    ASSERT_EQ(results["jobs"].size(), 2u);
+    EXPECT_EQ(results["jobs"][0]["interleave"]["shift_s"], 0.0);
+    EXPECT_GT(results["jobs"][1]["interleave"]["shift_s"].get<double>(), 0);
+    // The shifted run: b's first op at its shift, both faster than as given.
+    EXPECT_EQ(results["jobs"][1]["start_s"], results["jobs"][1]["interleave"]["shift_s"]);
+    for (const auto& j : results["jobs"])
+    {
+        EXPECT_LT(j["mean_iteration_s"].get<double>(),
+                  j["interleave"]["as_given_mean_iteration_s"].get<double>())
+            << j["name"];
+        EXPECT_TRUE(j.contains("slowdown")) << j["name"];
+    }
+    for (const char* file : {"/jobs/a/iterations.csv",
+                             "/jobs/a/collectives.csv",
+                             "/jobs/b/iterations.csv",
+                             "/jobs/b/collectives.csv",
+                             "/job-links.csv",
+                             "/timeline.json"})
+    {
+        EXPECT_FALSE(Slurp(out + file).empty()) << file;
+    }
+    // job-links.csv: a column per job, the shared spine links among its rows.
+    const std::string links = Slurp(out + "/job-links.csv");
+    EXPECT_EQ(links.rfind("from,to,class,bytes,peak_util,a_payload_bytes,b_payload_bytes,jobs\n", 0),
+              0u)
+        << links.substr(0, 200);
+    EXPECT_NE(links.find(",2\n"), std::string::npos);
 }

@@ -93,6 +93,27 @@ Replay(const TrainingTrace& t,
     Config::Reset();
     return runner;
 }
+/// Run a scenario text to its end: its end time, results.json and summary.
+void
+RunScenario(const std::string& text, Time& end, nlohmann::json& results, std::string& out)
+{
+    TrainingScenario s;
+    std::string error;
+    ASSERT_TRUE(TrainingScenario::Parse(text, "scn.json", s, &error)) << error;
+    TrainingSimulation sim(s);
+    ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
+    sim.Run(false);
+    ASSERT_TRUE(sim.GetRunner()->IsFinished());
+    end = sim.GetRunner()->GetEndTime();
+    TrainingReport report(sim);
+    std::ostringstream summary;
+    report.PrintSummary(summary);
+    out = summary.str();
+    std::ostringstream os;
+    report.WriteResults(os);
+    results = nlohmann::json::parse(os.str());
+    Simulator::Destroy();
+}
 } // namespace
 
 TEST(Stragglers, ASlowGpuCostsItsComputeOnTheCriticalPath)
@@ -329,24 +350,7 @@ TEST(Stragglers, ARestartInAScenario)
             "run": {"iterations": 2},
             "workload": {"format": "generator", "model": {"layers": 2, "hidden": 1024,
             "heads": 8, "seqLength": 64, "vocab": 100, "tp": 1, "dp": 2, "globalBatch": 2}})";
-    auto run = [](const std::string& text, Time& end, nlohmann::json& results, std::string& out) {
-        TrainingScenario s;
-        std::string error;
-        ASSERT_TRUE(TrainingScenario::Parse(text, "scn.json", s, &error)) << error;
-        TrainingSimulation sim(s);
-        ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
-        sim.Run(false);
-        ASSERT_TRUE(sim.GetRunner()->IsFinished());
-        end = sim.GetRunner()->GetEndTime();
-        TrainingReport report(sim);
-        std::ostringstream summary;
-        report.PrintSummary(summary);
-        out = summary.str();
-        std::ostringstream os;
-        report.WriteResults(os);
-        results = nlohmann::json::parse(os.str());
-        Simulator::Destroy();
-    };
+    const auto run = &RunScenario;
     Time plain;
     nlohmann::json results;
     std::string summary;
@@ -556,24 +560,7 @@ TEST(Stragglers, TheReportSaysWhatTheStragglerCost)
         R"({"cluster": {"servers": 2, "gpusPerServer": 1, "spines": 1},
             "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256,
             "heads": 4, "seqLength": 64, "vocab": 100, "tp": 1, "dp": 2, "globalBatch": 2}})";
-    auto run = [](const std::string& text, Time& end, nlohmann::json& results, std::string& out) {
-        TrainingScenario s;
-        std::string error;
-        ASSERT_TRUE(TrainingScenario::Parse(text, "scn.json", s, &error)) << error;
-        TrainingSimulation sim(s);
-        ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
-        sim.Run(false);
-        ASSERT_TRUE(sim.GetRunner()->IsFinished());
-        end = sim.GetRunner()->GetEndTime();
-        TrainingReport report(sim);
-        std::ostringstream summary;
-        report.PrintSummary(summary);
-        out = summary.str();
-        std::ostringstream os;
-        report.WriteResults(os);
-        results = nlohmann::json::parse(os.str());
-        Simulator::Destroy();
-    };
+    const auto run = &RunScenario;
     Time plain;
     Time slow;
     nlohmann::json plainResults;

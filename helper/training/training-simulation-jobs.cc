@@ -239,9 +239,8 @@ TrainingSimulation::DrawArrivals(std::string* error)
 }
 
 bool
-TrainingSimulation::PlaceJob(uint32_t index, std::string* error)
+TrainingSimulation::SetUpJobCarrier(Job& job, std::string* error) const
 {
-    Job& job = m_jobs[index];
     job.world = m_world.SubGroup(job.gpus);
     auto mapped = CreateObject<RankMapTransport>();
     mapped->Setup(m_transport, job.gpus);
@@ -249,6 +248,17 @@ TrainingSimulation::PlaceJob(uint32_t index, std::string* error)
     if (!CheckAlgorithms(job, error))
     {
         *error = "job " + job.spec.name + ": " + *error;
+        return false;
+    }
+    return true;
+}
+
+bool
+TrainingSimulation::PlaceJob(uint32_t index, std::string* error)
+{
+    Job& job = m_jobs[index];
+    if (!SetUpJobCarrier(job, error))
+    {
         return false;
     }
     if (m_scenario.topology != "ideal")

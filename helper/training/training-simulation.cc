@@ -10,7 +10,6 @@
 #include "ns3/collective-selection.h"
 #include "ns3/gpu-preset.h"
 #include "ns3/ideal-transport.h"
-#include "ns3/rank-map-transport.h"
 #include "ns3/log.h"
 #include "ns3/roce-congestion-control.h"
 #include "ns3/roce-topology-reader.h"
@@ -313,13 +312,8 @@ TrainingSimulation::Build(std::string* error)
         {
             trial.gpus.push_back(r);
         }
-        trial.world = m_world.SubGroup(trial.gpus);
-        auto mapped = CreateObject<RankMapTransport>();
-        mapped->Setup(m_transport, trial.gpus);
-        trial.transport = mapped;
-        if (!CheckAlgorithms(trial, error))
+        if (!SetUpJobCarrier(trial, error))
         {
-            *error = "job " + trial.spec.name + ": " + *error;
             return false;
         }
     }

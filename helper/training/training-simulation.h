@@ -216,6 +216,8 @@ eturn true on success
     bool LoadJobWorkload(JobSpec& spec, TrainingWorkload& workload, std::string* error) const;
     /// "arrivals": draw the arriving jobs (a job each, its workload shared by its kind's).
     bool DrawArrivals(std::string* error);
+    /// job's world and carrier on its GPUs, and every plan of its trace tried there.
+    bool SetUpJobCarrier(Job& job, std::string* error) const;
     /// Give job its GPUs: its world, carrier, runner; a traffic class on its NICs.
     bool PlaceJob(uint32_t job, std::string* error);
     /// An arriving job arrives: queued, and placed if it fits.
