@@ -2,6 +2,7 @@
 // Parameter servers (ParameterServerSync): the rewrite of an all-reduce into pushes, a
 // reduction and pulls; the exact closed form on the ideal carrier; and the push/pull time
 // over the RDMA fabric against the closed form of the busiest server port.
+#include "test-dir.h"
 #include "test-util.h"
 
 #include "ns3/boolean.h"
@@ -11,8 +12,10 @@
 #include "ns3/parameter-server-sync.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/trace-json.h"
 #include "ns3/training-scenario.h"
 #include "ns3/training-simulation.h"
+#include "ns3/transformer-trace-generator.h"
 #include "ns3/uinteger.h"
 #include "ns3/workload-runner.h"
 
@@ -333,4 +336,72 @@ TEST(ParameterServer, GroupsThatShareRanksPairUpInAnyOrder)
     EXPECT_EQ(error,
               "the trace's own send \"mine\" of rank 0 uses a tag parameter servers use "
               "(0x5055xxxx, 0x504Cxxxx)");
+}
+
+TEST(ParameterServer, TheGeneratorWritesThePattern)
+{
+    // A model config's "parameterServers": the generated trace is the plain one rewritten
+    // (its DP all-reduces as pushes and pulls to 2 servers per DP group), op for op; it
+    // validates and, written as trace JSON, reads back the same.
+    TransformerConfig c;
+    std::string error;
+    ASSERT_TRUE(TransformerTraceGenerator::ParseConfig(
+        R"({"layers": 2, "hidden": 1024, "heads": 8, "seqLength": 256, "vocab": 1000,
+            "tp": 2, "dp": 4, "globalBatch": 4, "parameterServers": 2})",
+        "model.json",
+        c,
+        &error))
+        << error;
+    EXPECT_EQ(c.parameterServers, 2u);
+    auto gen = CreateObject<TransformerTraceGenerator>();
+    const TrainingTrace withPs = gen->Generate(c, &error);
+    ASSERT_GT(withPs.GetNRanks(), 0u) << error;
+    TransformerConfig plain = c;
+    plain.parameterServers = 0;
+    TrainingTrace rewritten = gen->Generate(plain, &error);
+    auto ps = CreateObject<ParameterServerSync>();
+    ASSERT_TRUE(ps->Apply(rewritten, "dp", 2, gen->GetMemoryBandwidth(), &error)) << error;
+    ASSERT_EQ(withPs.GetNRanks(), rewritten.GetNRanks());
+    uint64_t pushes = 0;
+    for (uint32_t r = 0; r < withPs.GetNRanks(); ++r)
+    {
+        const auto& a = withPs.GetOps(r);
+        const auto& b = rewritten.GetOps(r);
+        ASSERT_EQ(a.size(), b.size()) << r;
+        for (size_t k = 0; k < a.size(); ++k)
+        {
+            EXPECT_EQ(a[k].kind, b[k].kind);
+            EXPECT_EQ(a[k].bytes, b[k].bytes);
+            EXPECT_EQ(a[k].duration, b[k].duration);
+            EXPECT_EQ(a[k].deps, b[k].deps);
+            EXPECT_EQ(a[k].tag, b[k].tag);
+            EXPECT_FALSE(a[k].kind == TraceOpKind::COLLECTIVE &&
+                         withPs.GetGroup(a[k].group).kind == "dp")
+                << "a DP collective is left";
+            pushes += a[k].kind == TraceOpKind::SEND && ParameterServerSync::IsPush(a[k].tag);
+        }
+    }
+    EXPECT_GT(pushes, 0u);
+    EXPECT_NE(withPs.GetName().find(" ps2"), std::string::npos) << withPs.GetName();
+    const std::string file = aifabric::TestDir() + "ps-trace.json";
+    ASSERT_TRUE(TraceJson::Write(withPs, file, &error)) << error;
+    const TrainingTrace back = TraceJson::Read(file, &error);
+    ASSERT_EQ(back.GetNOps(), withPs.GetNOps()) << "[" << error << "]";
+
+    // Refused: with ZeRO (no all-reduce to take), more servers than DP ranks.
+    for (const char* bad : {R"("zeroStage": 1, "parameterServers": 2)", R"("parameterServers": 5)"})
+    {
+        TransformerConfig z;
+        EXPECT_FALSE(TransformerTraceGenerator::ParseConfig(
+            std::string(R"({"layers": 2, "hidden": 1024, "heads": 8, "seqLength": 256,
+                "vocab": 1000, "tp": 2, "dp": 4, "globalBatch": 4, )") +
+                bad + "}",
+            "model.json",
+            z,
+            &error))
+            << bad;
+        EXPECT_NE(error.find("needs zeroStage 0 and 2 or more DP ranks, at most dp (4)"),
+                  std::string::npos)
+            << error;
+    }
 }

@@ -322,7 +322,7 @@ TraceJsonParser::ParsePointToPoint(const Json& v,
     op.bytes = Unsigned(Need(v, "bytes", where), where + "/bytes", uint64_t{1} << 50);
     if (v.contains("tag"))
     {
-        op.tag = static_cast<uint32_t>(Unsigned(v["tag"], where + "/tag", 1u << 30));
+        op.tag = static_cast<uint32_t>(Unsigned(v["tag"], where + "/tag", std::numeric_limits<uint32_t>::max()));
     }
 }
 

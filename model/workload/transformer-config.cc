@@ -100,6 +100,13 @@ TransformerConfig::Validate(std::string* reason) const
                "bucketParams positive";
         return fail();
     }
+    if (parameterServers > 0 && (zeroStage != 0 || dp < 2 || parameterServers > dp))
+    {
+        // Parameter servers take the gradients' all-reduce; ZeRO has none to take.
+        why << "parameterServers " << parameterServers
+            << " needs zeroStage 0 and 2 or more DP ranks, at most dp (" << dp << ")";
+        return fail();
+    }
     return true;
 }
 
@@ -253,6 +260,8 @@ ReadSetting(const std::string& key,
         ok = number(c.moeEvery);
     else if (key == "zeroStage")
         ok = number(c.zeroStage);
+    else if (key == "parameterServers")
+        ok = number(c.parameterServers);
     else if (key == "bucketParams")
         ok = number(c.bucketParams);
     else if (key == "gradBytes")

@@ -6,6 +6,7 @@
 #include "ns3/double.h"
 #include "ns3/gpu-preset.h"
 #include "ns3/log.h"
+#include "ns3/parameter-server-sync.h"
 #include "ns3/string.h"
 
 #include <algorithm>
@@ -126,8 +127,12 @@ TransformerTraceGenerator::Generate(const TransformerConfig& c, std::string* err
     {
         title << " ep" << c.ep << " moe" << c.experts;
     }
-    title << " zero" << c.zeroStage << ", " << c.GetMicroBatches() << " micro-batches of "
-          << c.microBatch;
+    title << " zero" << c.zeroStage;
+    if (c.parameterServers > 0)
+    {
+        title << " ps" << c.parameterServers;
+    }
+    title << ", " << c.GetMicroBatches() << " micro-batches of " << c.microBatch;
     trace.SetName(title.str());
     megatron::AddGroups(c, trace);
     megatron::NameStreams(trace);
@@ -142,9 +147,27 @@ TransformerTraceGenerator::Generate(const TransformerConfig& c, std::string* err
             }
         }
     }
-    return TrainingTrace::Checked(std::move(trace),
-                                  "TransformerTraceGenerator: generated an invalid trace (a bug)",
-                                  error);
+    TrainingTrace checked =
+        TrainingTrace::Checked(std::move(trace),
+                               "TransformerTraceGenerator: generated an invalid trace (a bug)",
+                               error);
+    if (c.parameterServers > 0 && checked.GetNRanks() > 0)
+    {
+        // The DP all-reduces as pushes to and pulls from the servers, reduced at the GPU's
+        // memory bandwidth (ParameterServerSync's ReduceBandwidth otherwise).
+        auto ps = CreateObject<ParameterServerSync>();
+        const bool ok = ps->Apply(checked, "dp", c.parameterServers, GetMemoryBandwidth(), &why);
+        ps->Dispose();
+        if (!ok)
+        {
+            if (error)
+            {
+                *error = "TransformerTraceGenerator: parameterServers: " + why;
+            }
+            return TrainingTrace();
+        }
+    }
+    return checked;
 }
 
 } // namespace ns3

@@ -47,6 +47,9 @@ struct TransformerConfig
                                       //!< all-gather params (distributed optimizer); 3: also
                                       //!< all-gather each layer's params before use
     bool sequenceParallel{false};     //!< TP all-reduce becomes reduce-scatter + all-gather
+    /// 0: DP gradients by all-reduce; k: by k parameter servers per DP group, colocated
+    /// with its ranks (ParameterServerSync; zeroStage 0, k at most dp)
+    uint32_t parameterServers{0};
     uint64_t bucketParams{40000000};  //!< DP gradient bucket (Megatron: 40M parameters)
     uint32_t gradBytes{2};            //!< bytes per gradient element (bf16)
     uint32_t paramBytes{2};           //!< bytes per parameter (bf16)
