@@ -322,12 +322,7 @@ TrainingSimulation::PlaceQueued()
         NoteAllocation();
         if (m_progress)
         {
-            job.runner->TraceConnectWithoutContext(
-                "OpFinished",
-                MakeCallback(&TrainingSimulation::OnOpFinished, this));
-            job.runner->GetEngine()->TraceConnectWithoutContext(
-                "TransferDone",
-                MakeCallback(&TrainingSimulation::OnTransferDone, this));
+            ConnectProgress(job);
         }
         job.runner->Start();
     }

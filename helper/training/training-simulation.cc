@@ -571,6 +571,16 @@ TrainingSimulation::Progress()
 }
 
 void
+TrainingSimulation::ConnectProgress(const Job& job)
+{
+    job.runner->TraceConnectWithoutContext("OpFinished",
+                                           MakeCallback(&TrainingSimulation::OnOpFinished, this));
+    job.runner->GetEngine()->TraceConnectWithoutContext(
+        "TransferDone",
+        MakeCallback(&TrainingSimulation::OnTransferDone, this));
+}
+
+void
 TrainingSimulation::OnOpFinished(const OpRecord& /* record */)
 {
     Progress();
@@ -617,16 +627,10 @@ TrainingSimulation::Run(bool progress)
         // time (long compute) costs no event.
         for (const Job& job : m_jobs)
         {
-            if (!job.runner)
+            if (job.runner) // an arriving job is connected when placed
             {
-                continue; // an arriving job: connected when placed
+                ConnectProgress(job);
             }
-            job.runner->TraceConnectWithoutContext(
-                "OpFinished",
-                MakeCallback(&TrainingSimulation::OnOpFinished, this));
-            job.runner->GetEngine()->TraceConnectWithoutContext(
-                "TransferDone",
-                MakeCallback(&TrainingSimulation::OnTransferDone, this));
         }
     }
     Simulator::Run();

@@ -247,6 +247,8 @@ eturn true on success
     void Drain();
     /// Print the progress line if two wall seconds have passed since the last one.
     void Progress();
+    /// Print progress lines as job's ops and transfers finish (Run's progress).
+    void ConnectProgress(const Job& job);
     /// Progress, when an op finished (the runner's OpFinished trace).
     void OnOpFinished(const OpRecord& record);
     /// Progress, when a transfer finished (the engine's TransferDone trace).
