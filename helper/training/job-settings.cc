@@ -149,16 +149,22 @@ JobSpec::PlacementToString() const
             return name;
         }
     }
+    return IndexRangesToString(servers);
+}
+
+std::string
+IndexRangesToString(const std::vector<uint32_t>& values)
+{
     std::string text;
-    for (size_t i = 0; i < servers.size();)
+    for (size_t i = 0; i < values.size();)
     {
         size_t j = i;
-        while (j + 1 < servers.size() && servers[j + 1] == servers[j] + 1)
+        while (j + 1 < values.size() && values[j + 1] == values[j] + 1)
         {
             ++j;
         }
-        text += (text.empty() ? "" : ",") + std::to_string(servers[i]) +
-                (j > i ? "-" + std::to_string(servers[j]) : "");
+        text += (text.empty() ? "" : ",") + std::to_string(values[i]) +
+                (j > i ? "-" + std::to_string(values[j]) : "");
         i = j + 1;
     }
     return text;

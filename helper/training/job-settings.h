@@ -70,6 +70,13 @@ struct JobSpec
 };
 
 /**
+ * \param values indices (servers, GPUs), in the order to write them
+ * \return them comma-separated, each run of consecutive rising values as "a-b"
+ *         ("0-3,8,10-11"); what JobSpec::ParsePlacement reads back
+ */
+std::string IndexRangesToString(const std::vector<uint32_t>& values);
+
+/**
  * \ingroup ai-fabric
  * Jobs that arrive while the cluster runs (the scenario's "arrivals"): a Poisson stream
  * over a window, each job of a kind drawn from a mix, placed first fit (the lowest free

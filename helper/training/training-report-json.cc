@@ -62,28 +62,6 @@ Summarize(const TrainingSimulation::Job& job)
     return out;
 }
 
-namespace
-{
-/// \param values sorted, distinct \return "0-7,16-23"
-std::string
-Ranges(const std::vector<uint32_t>& values)
-{
-    std::string text;
-    for (size_t i = 0; i < values.size();)
-    {
-        size_t j = i;
-        while (j + 1 < values.size() && values[j + 1] == values[j] + 1)
-        {
-            ++j;
-        }
-        text += (text.empty() ? "" : ",") + std::to_string(values[i]) +
-                (j > i ? "-" + std::to_string(values[j]) : "");
-        i = j + 1;
-    }
-    return text;
-}
-} // namespace
-
 std::string
 DescribeGpus(const std::vector<uint32_t>& gpus, uint32_t gpusPerServer)
 {
@@ -97,8 +75,8 @@ DescribeGpus(const std::vector<uint32_t>& gpus, uint32_t gpusPerServer)
             servers.push_back(g / gpusPerServer);
         }
     }
-    return "GPUs " + Ranges(sorted) + " (server" + (servers.size() > 1 ? "s " : " ") +
-           Ranges(servers) + ")";
+    return "GPUs " + IndexRangesToString(sorted) + " (server" + (servers.size() > 1 ? "s " : " ") +
+           IndexRangesToString(servers) + ")";
 }
 
 JobCompletion
