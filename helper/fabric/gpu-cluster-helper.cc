@@ -81,13 +81,21 @@ GpuClusterHelper::Build(uint32_t servers,
                         uint32_t spines,
                         double oversubscription,
                         Time delay,
-                        uint32_t pods)
+                        uint32_t pods,
+                        uint32_t cpuHosts)
 {
     RoceTopologyHelper topo(m_roce);
-    return BuildOn(
-        topo.RailOptimized(servers, gpusPerServer, spines, nicRate, oversubscription, delay, pods),
-        gpusPerServer,
-        nvlinkPreset);
+    return BuildOn(topo.RailOptimized(servers,
+                                      gpusPerServer,
+                                      spines,
+                                      nicRate,
+                                      oversubscription,
+                                      delay,
+                                      pods,
+                                      cpuHosts),
+                   gpusPerServer,
+                   nvlinkPreset,
+                   cpuHosts);
 }
 
 void
@@ -99,15 +107,20 @@ GpuClusterHelper::EnableInNetworkAggregation(InaHelper& ina)
 GpuCluster
 GpuClusterHelper::BuildOn(const RoceTopology& network,
                           uint32_t gpusPerServer,
-                          const std::string& nvlinkPreset)
+                          const std::string& nvlinkPreset,
+                          uint32_t cpuHosts)
 {
-    const auto hosts = static_cast<uint32_t>(network.nics.size());
-    NS_ABORT_MSG_IF(gpusPerServer == 0 || hosts == 0 || hosts % gpusPerServer != 0,
+    const auto all = static_cast<uint32_t>(network.nics.size());
+    NS_ABORT_MSG_IF(cpuHosts >= all, "GpuClusterHelper::BuildOn: " << cpuHosts << " CPU hosts of "
+                                                                   << all << " leave no GPU");
+    const uint32_t hosts = all - cpuHosts;
+    NS_ABORT_MSG_IF(gpusPerServer == 0 || hosts % gpusPerServer != 0,
                     "GpuClusterHelper::BuildOn: " << hosts << " hosts do not make servers of "
                                                   << gpusPerServer << " GPUs");
     const uint32_t servers = hosts / gpusPerServer;
     GpuCluster cluster;
-    cluster.world = CommGroup::Uniform(servers, gpusPerServer);
+    cluster.world = CommGroup::Uniform(servers, gpusPerServer, cpuHosts);
+    cluster.cpuHosts = cpuHosts;
     cluster.network = network;
     std::vector<Ptr<CollectiveTransport>> carriers;
     for (uint32_t s = 0; s < servers; ++s)
@@ -123,6 +136,8 @@ GpuClusterHelper::BuildOn(const RoceTopology& network,
         carrier->SetFabric(nvswitch);
         carriers.push_back(carrier);
     }
+    // A CPU host is a server of one rank: no NVSwitch, every transfer over its NIC.
+    carriers.resize(servers + cpuHosts);
     Ptr<RdmaTransport> scaleOut;
     if (m_ina)
     {
@@ -139,8 +154,8 @@ GpuClusterHelper::BuildOn(const RoceTopology& network,
     cluster.scaleOut = scaleOut;
     cluster.transport = CreateObject<ServerRoutingTransport>();
     cluster.transport->Setup(cluster.world, carriers, scaleOut);
-    NS_LOG_DEBUG(servers << " servers of " << gpusPerServer << " GPUs on "
-                         << cluster.network.nics.size() << " NICs");
+    NS_LOG_DEBUG(servers << " servers of " << gpusPerServer << " GPUs and " << cpuHosts
+                         << " CPU hosts on " << cluster.network.nics.size() << " NICs");
     return cluster;
 }
 

@@ -22,11 +22,14 @@ namespace ns3
  * \ingroup ai-fabric
  * A DGX/HGX-like cluster: servers of gpusPerServer GPUs on one NVSwitch each (an
  * NvSwitchFabric with a preset), one RDMA NIC per GPU, NICs rail-aligned on a
- * rail-optimized RoCE fabric. Rank = server × gpusPerServer + GPU.
+ * rail-optimized RoCE fabric. Rank = server × gpusPerServer + GPU; CPU hosts (dedicated
+ * parameter servers, one NIC each) follow as ranks of their own, each a server of one.
  */
 struct GpuCluster
 {
-    CommGroup world;                             //!< every GPU: rank, server, local index
+    CommGroup world;                             //!< every GPU (rank, server, local index),
+                                                 //!< then every CPU host
+    uint32_t cpuHosts{0};                        //!< CPU hosts: the last world ranks
     RoceTopology network;                        //!< scale-out: nics[rank]
     std::vector<Ptr<NvSwitchFabric>> nvSwitches; //!< scale-up: one per server
     Ptr<ServerRoutingTransport> transport;       //!< what a CollectiveEngine should use
@@ -89,6 +92,8 @@ class GpuClusterHelper
      * \param delay cable delay
      * \param pods pods of the rail-optimized fabric (each with its own rail leaves; the
      *        spines join them); must divide servers
+     * \param cpuHosts hosts without GPUs (RoceTopologyHelper::RailOptimized): ranks
+     *        servers × gpusPerServer + h, each a server of its own without NVSwitch
      * \return the cluster
      */
     GpuCluster Build(uint32_t servers,
@@ -98,20 +103,24 @@ class GpuClusterHelper
                      uint32_t spines,
                      double oversubscription,
                      Time delay,
-                     uint32_t pods = 1);
+                     uint32_t pods = 1,
+                     uint32_t cpuHosts = 0);
 
     /**
      * The servers, NVSwitches and carriers of a cluster on a scale-out fabric built
      * elsewhere (a topology file, FatTree, Clos ...): host i is GPU i mod gpusPerServer of
      * server i / gpusPerServer, so network.nics[rank] serves rank.
-     * \param network the RoCE fabric, one host per GPU (its size a multiple of gpusPerServer)
+     * \param network the RoCE fabric, one host per GPU (their number a multiple of
+     *        gpusPerServer), then the CPU hosts
      * \param gpusPerServer GPUs per server, on one NVSwitch each
      * \param nvlinkPreset as for Build
+     * \param cpuHosts the network's last hosts that are CPU hosts
      * \return the cluster
      */
     GpuCluster BuildOn(const RoceTopology& network,
                        uint32_t gpusPerServer,
-                       const std::string& nvlinkPreset);
+                       const std::string& nvlinkPreset,
+                       uint32_t cpuHosts = 0);
 
     /// Attribute settings: (full attribute name, value) pairs, for Config::SetDefault.
     typedef std::vector<std::pair<std::string, Ptr<const AttributeValue>>> AttributeList;

@@ -108,18 +108,65 @@ RoceTopologyHelper::BuildTwoTier(uint32_t nLeaves,
                                  const std::function<uint32_t(uint32_t)>& leafOfHost,
                                  DataRate hostRate,
                                  double oversubscription,
-                                 Time delay)
+                                 Time delay,
+                                 uint32_t cpuHosts)
 {
     RoceTopology topo;
-    topo.hosts.Create(nLeaves * hostsPerLeaf);
-    topo.switches.Create(nLeaves + nSpines);
-    for (uint32_t i = 0; i < nLeaves * hostsPerLeaf; ++i)
+    const uint32_t gpuHosts = nLeaves * hostsPerLeaf;
+    topo.hosts.Create(gpuHosts + cpuHosts);
+    // The CPU hosts' leaf, if any, comes after the spines: the others keep their numbers.
+    topo.switches.Create(nLeaves + nSpines + (cpuHosts > 0 ? 1 : 0));
+    for (uint32_t i = 0; i < gpuHosts; ++i)
     {
         AttachHost(topo, i, topo.switches.Get(leafOfHost(i)), hostRate, delay);
     }
+    for (uint32_t h = 0; h < cpuHosts; ++h)
+    {
+        AttachHost(topo, gpuHosts + h, topo.switches.Get(nLeaves + nSpines), hostRate, delay);
+    }
     CableLeavesToSpines(topo, nLeaves, nSpines, hostsPerLeaf, hostRate, oversubscription, delay);
+    if (cpuHosts > 0)
+    {
+        CableLeafToSpines(topo,
+                          nLeaves + nSpines,
+                          nLeaves,
+                          nSpines,
+                          UplinkRate(nSpines, cpuHosts, hostRate, oversubscription),
+                          delay);
+    }
     Finish(topo);
     return topo;
+}
+
+DataRate
+RoceTopologyHelper::UplinkRate(uint32_t nSpines,
+                               uint32_t hostsOnLeaf,
+                               DataRate hostRate,
+                               double oversubscription)
+{
+    NS_ABORT_MSG_IF(!(oversubscription > 0),
+                    "RoceTopologyHelper: oversubscription must be positive, got "
+                        << oversubscription);
+    double uplinkBps = static_cast<double>(hostRate.GetBitRate()) * hostsOnLeaf /
+                       (static_cast<double>(nSpines) * oversubscription);
+    NS_ABORT_MSG_IF(uplinkBps < 1e6,
+                    "RoceTopologyHelper: leaf-spine links would run at "
+                        << uplinkBps << " bit/s; check the oversubscription ratio");
+    return DataRate(static_cast<uint64_t>(uplinkBps));
+}
+
+void
+RoceTopologyHelper::CableLeafToSpines(RoceTopology& topo,
+                                      uint32_t leaf,
+                                      uint32_t firstSpine,
+                                      uint32_t nSpines,
+                                      DataRate uplink,
+                                      Time delay)
+{
+    for (uint32_t s = 0; s < nSpines; ++s)
+    {
+        m_roce.Link(topo.switches.Get(leaf), topo.switches.Get(firstSpine + s), uplink, delay);
+    }
 }
 
 void
@@ -131,21 +178,10 @@ RoceTopologyHelper::CableLeavesToSpines(RoceTopology& topo,
                                         double oversubscription,
                                         Time delay)
 {
-    NS_ABORT_MSG_IF(!(oversubscription > 0),
-                    "RoceTopologyHelper: oversubscription must be positive, got "
-                        << oversubscription);
-    double uplinkBps = static_cast<double>(hostRate.GetBitRate()) * hostsPerLeaf /
-                       (static_cast<double>(nSpines) * oversubscription);
-    NS_ABORT_MSG_IF(uplinkBps < 1e6,
-                    "RoceTopologyHelper: leaf-spine links would run at "
-                        << uplinkBps << " bit/s; check the oversubscription ratio");
-    DataRate uplink(static_cast<uint64_t>(uplinkBps));
+    const DataRate uplink = UplinkRate(nSpines, hostsPerLeaf, hostRate, oversubscription);
     for (uint32_t l = 0; l < nLeaves; ++l)
     {
-        for (uint32_t s = 0; s < nSpines; ++s)
-        {
-            m_roce.Link(topo.switches.Get(l), topo.switches.Get(nLeaves + s), uplink, delay);
-        }
+        CableLeafToSpines(topo, l, nLeaves, nSpines, uplink, delay);
     }
 }
 
@@ -281,7 +317,8 @@ RoceTopologyHelper::RailOptimized(uint32_t servers,
                                   DataRate nicRate,
                                   double oversubscription,
                                   Time delay,
-                                  uint32_t pods)
+                                  uint32_t pods,
+                                  uint32_t cpuHosts)
 {
     NS_ABORT_MSG_IF(servers == 0 || gpusPerServer == 0 || spines == 0 || pods == 0,
                     "RoceTopologyHelper::RailOptimized: servers, GPUs per server, spines and "
@@ -303,7 +340,8 @@ RoceTopologyHelper::RailOptimized(uint32_t servers,
         },
         nicRate,
         oversubscription,
-        delay);
+        delay,
+        cpuHosts);
 }
 
 } // namespace ns3

@@ -67,7 +67,9 @@ class RoceTopologyHelper
      * spine. Host index = server × gpusPerServer + GPU, so nics[rank] serves rank. The
      * leaf-to-spine rate gives host capacity / uplink capacity = oversubscription per
      * leaf. Switches: the rail leaves pod by pod (pod p's rail g is leaf p × g_count + g),
-     * then the spines.
+     * then the spines. cpuHosts hosts without GPUs (dedicated parameter servers), one NIC
+     * each at nicRate, follow the GPUs' hosts (host servers × gpusPerServer + h) on a leaf
+     * of their own after the spines, cabled to every spine with the same oversubscription.
      */
     RoceTopology RailOptimized(uint32_t servers,
                                uint32_t gpusPerServer,
@@ -75,7 +77,8 @@ class RoceTopologyHelper
                                DataRate nicRate,
                                double oversubscription,
                                Time delay,
-                               uint32_t pods = 1);
+                               uint32_t pods = 1,
+                               uint32_t cpuHosts = 0);
 
     /**
      * Three-tier k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k pods of k/2 edge and
@@ -129,14 +132,28 @@ class RoceTopologyHelper
                     DataRate rate,
                     Time delay);
     void Finish(RoceTopology& topo);
-    /// Leaves with hostsPerLeaf hosts each (host i on leaf leafOfHost(i)), all spines.
+    /// Leaves with hostsPerLeaf hosts each (host i on leaf leafOfHost(i)), all spines;
+    /// cpuHosts more hosts on a leaf of their own after the spines.
     RoceTopology BuildTwoTier(uint32_t nLeaves,
                               uint32_t nSpines,
                               uint32_t hostsPerLeaf,
                               const std::function<uint32_t(uint32_t)>& leafOfHost,
                               DataRate hostRate,
                               double oversubscription,
-                              Time delay);
+                              Time delay,
+                              uint32_t cpuHosts = 0);
+    /// \return the leaf-to-spine rate that gives the oversubscription (aborts if absurd)
+    static DataRate UplinkRate(uint32_t nSpines,
+                               uint32_t hostsOnLeaf,
+                               DataRate hostRate,
+                               double oversubscription);
+    /// Cable switch leaf to switches firstSpine .. firstSpine + nSpines - 1.
+    void CableLeafToSpines(RoceTopology& topo,
+                           uint32_t leaf,
+                           uint32_t firstSpine,
+                           uint32_t nSpines,
+                           DataRate uplink,
+                           Time delay);
     /// Cable every leaf to every spine at the rate that gives the oversubscription.
     void CableLeavesToSpines(RoceTopology& topo,
                              uint32_t nLeaves,

@@ -250,8 +250,10 @@ ScenarioOverrides::GetOptions()
          "encode/decode kernels at the GPU's HBM bandwidth (ns3::GradientCompression)",
          &ScenarioOverrides::compress},
         {"parameterServers",
-         "Parameter servers instead of all-reduce, GROUP:SERVERS (e.g. dp:4): every "
-         "all-reduce of those groups as pushes to and pulls from SERVERS ranks of the group "
+         "Parameter servers instead of all-reduce, GROUP:SERVERS[:PLACEMENT] (e.g. dp:4, "
+         "dp:2:cpu): every all-reduce of those groups as pushes to and pulls from SERVERS "
+         "ranks of the group (colocated), SERVERS dedicated CPU hosts with their own NICs "
+         "(cpu), or a reduce-scatter inside each server then the CPU hosts (byteps) "
          "(ns3::ParameterServerSync)",
          &ScenarioOverrides::parameterServers},
         {"straggler",
@@ -588,10 +590,9 @@ ScenarioOverrides::ApplyWorkload(TrainingScenario& s) const
     ReadList("compress", compress, s.compression, &GradientCompression::ParseRule);
     if (!parameterServers.empty())
     {
-        std::string group;
-        uint32_t servers = 0;
+        TrainingScenario::ParameterServerSetting setting;
         std::string why;
-        if (!TrainingScenario::ParseParameterServers(parameterServers, group, servers, &why))
+        if (!TrainingScenario::ParseParameterServers(parameterServers, setting, &why))
         {
             Bad("parameterServers", parameterServers, why);
         }

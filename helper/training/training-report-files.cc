@@ -45,6 +45,7 @@ TrainingReport::WriteResults(std::ostream& os) const
         doc["workload"] = {{"name", m_sim.GetTrace().GetName()},
                            {"from", m_sim.GetWorkloadNote()},
                            {"ranks", m_sim.GetTrace().GetNRanks()},
+                           {"cpu_ranks", m_sim.GetTrace().GetNCpuRanks()},
                            {"ops", m_sim.GetTrace().GetNOps()}};
         if (!m_sim.GetCompression().empty())
         {
@@ -137,8 +138,12 @@ TrainingReport::WriteTimeline(std::ostream& os) const
         {
             const uint32_t gpu = job.gpus[r];
             const std::string rankName =
-                "rank " + std::to_string(r) + " (server " + std::to_string(world.GetServer(gpu)) +
-                ", GPU " + std::to_string(world.GetLocalIndex(gpu)) + ")";
+                trace.IsCpuRank(r)
+                    ? "rank " + std::to_string(r) + " (CPU host " +
+                          std::to_string(r - trace.GetNGpuRanks()) + ")"
+                    : "rank " + std::to_string(r) + " (server " +
+                          std::to_string(world.GetServer(gpu)) + ", GPU " +
+                          std::to_string(world.GetLocalIndex(gpu)) + ")";
             if (!jobs)
             {
                 emit({{"ph", "M"},

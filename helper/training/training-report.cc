@@ -178,7 +178,11 @@ TrainingReport::PrintOverview(std::ostream& os) const
         {
             os << "  workload : " << trace.GetName() << "\n"
                << "             " << job.workload.GetNote() << ": " << trace.GetNRanks()
-               << " ranks, " << trace.GetNOps() << " ops in the trace, "
+               << " ranks"
+               << (trace.GetNCpuRanks() > 0
+                       ? " (the last " + std::to_string(trace.GetNCpuRanks()) + " CPU hosts)"
+                       : "")
+               << ", " << trace.GetNOps() << " ops in the trace, "
                << job.runner->GetNIterations() << " iteration(s)\n";
         }
         for (const CompressionEffect& e : job.workload.GetCompression())
@@ -260,6 +264,14 @@ TrainingReport::PrintOverview(std::ostream& os) const
            << (s.pods > 1 ? " in " + std::to_string(s.pods) + " pods" : "") << ", " << s.spines
            << " spines, " << std::setprecision(1) << s.oversubscription << ":1, "
            << s.congestionControl << "\n";
+    }
+    if (const uint32_t cpu = m_sim.GetWorld().GetSize() - s.GetNGpus(); cpu > 0)
+    {
+        os << "             " << cpu << " CPU hosts (dedicated parameter servers)"
+           << (s.topology == "ideal" ? " on the carrier"
+                                     : ", one NIC each, on a leaf of their own cabled to every "
+                                       "spine")
+           << "\n";
     }
     if (const auto [qps, split] = CarrierQps(m_sim); qps > 1)
     {

@@ -30,23 +30,43 @@ TrainingScenario::ParseDuration(const std::string& text, Time& t)
 
 bool
 TrainingScenario::ParseParameterServers(const std::string& text,
-                                        std::string& group,
-                                        uint32_t& servers,
+                                        ParameterServerSetting& out,
                                         std::string* why)
 {
-    const size_t colon = text.rfind(':');
-    const std::string count = colon == std::string::npos ? "" : text.substr(colon + 1);
+    std::string rest = text;
+    out.placement = ParameterServerSync::COLOCATED;
+    const size_t last = rest.rfind(':');
+    if (std::count(rest.begin(), rest.end(), ':') >= 2)
+    {
+        if (!ParameterServerSync::PlacementFromString(rest.substr(last + 1), &out.placement))
+        {
+            *why = "expected a placement after SERVERS: " + ParameterServerSync::GetPlacementNames() +
+                   ", got \"" + rest.substr(last + 1) + "\" in \"" + text + "\"";
+            return false;
+        }
+        rest = rest.substr(0, last);
+    }
+    const size_t colon = rest.rfind(':');
+    const std::string count = colon == std::string::npos ? "" : rest.substr(colon + 1);
     const bool digits = !count.empty() && count.size() <= 6 &&
                         count.find_first_not_of("0123456789") == std::string::npos;
     if (colon == std::string::npos || colon == 0 || !digits || std::stoul(count) == 0)
     {
-        *why = "expected GROUP:SERVERS (a group kind such as dp, or a group name, and the "
-               "parameter servers per group, e.g. dp:4), got \"" +
+        *why = "expected GROUP:SERVERS[:PLACEMENT] (a group kind such as dp, or a group name, "
+               "the parameter servers, and where they are: " +
+               ParameterServerSync::GetPlacementNames() + "; e.g. dp:4 or dp:2:cpu), got \"" +
                text + "\"";
         return false;
     }
-    group = text.substr(0, colon);
-    servers = static_cast<uint32_t>(std::stoul(count));
+    out.group = rest.substr(0, colon);
+    out.servers = static_cast<uint32_t>(std::stoul(count));
+    if (out.placement != ParameterServerSync::COLOCATED &&
+        out.servers > ParameterServerSync::MAX_CPU_SERVERS)
+    {
+        *why = "expected at most " + std::to_string(ParameterServerSync::MAX_CPU_SERVERS) +
+               " CPU hosts, got " + count + " in \"" + text + "\"";
+        return false;
+    }
     return true;
 }
 
@@ -588,10 +608,9 @@ TrainingScenario::Parse(const std::string& text,
         {
             s.parameterServers = top.Text("parameterServers", "");
             s.parameterServersPlace = source + ": /parameterServers";
-            std::string group;
-            uint32_t servers = 0;
+            ParameterServerSetting setting;
             std::string why;
-            if (!ParseParameterServers(s.parameterServers, group, servers, &why))
+            if (!ParseParameterServers(s.parameterServers, setting, &why))
             {
                 Fail("/parameterServers", why);
             }

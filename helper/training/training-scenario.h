@@ -8,6 +8,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/gradient-compression.h"
 #include "ns3/nstime.h"
+#include "ns3/parameter-server-sync.h"
 #include "ns3/transformer-trace-generator.h"
 
 #include <string>
@@ -83,20 +84,28 @@ struct TrainingScenario
     /// rule that selects it
     std::vector<CompressionRule> compression;
     StragglerSettings stragglers; //!< slow GPUs and NICs, compute jitter, failing GPUs
-    /// parameter servers instead of all-reduce ("" or "GROUP:SERVERS", such as "dp:4":
-    /// ParameterServerSync), and where that was given
+    /// parameter servers instead of all-reduce ("" or "GROUP:SERVERS[:PLACEMENT]", such
+    /// as "dp:4" or "dp:2:byteps": ParameterServerSync), and where that was given
     std::string parameterServers;
     std::string parameterServersPlace; //!< where parameterServers was given
 
+    /// What "GROUP:SERVERS[:PLACEMENT]" says.
+    struct ParameterServerSetting
+    {
+        std::string group;  //!< a group kind or name
+        uint32_t servers{0}; //!< servers per group (colocated) or CPU hosts
+        ParameterServerSync::Placement placement{ParameterServerSync::COLOCATED}; //!< where
+    };
+
     /**
-     * Check "GROUP:SERVERS" (a group kind or name, and 1 or more servers per group).
-     * \param text the text \param group set to the group \param servers set to servers
+     * Check "GROUP:SERVERS[:PLACEMENT]" (a group kind or name, 1 or more servers, and
+     * where they are: colocated, the default, cpu or byteps).
+     * \param text the text \param out set to what it says
      * \param why set to what was expected on failure
      * \return true if text is one
      */
     static bool ParseParameterServers(const std::string& text,
-                                      std::string& group,
-                                      uint32_t& servers,
+                                      ParameterServerSetting& out,
                                       std::string* why);
 
     /// Several jobs sharing the cluster, each with its own workload (empty: the one

@@ -138,6 +138,14 @@ TrainingSimulation::LoadJobWorkload(JobSpec& spec,
         *error = "job " + spec.name + ": " + *error;
         return false;
     }
+    if (workload.GetTrace().GetNCpuRanks() > 0)
+    {
+        *error = spec.place + ": the workload has " +
+                 std::to_string(workload.GetTrace().GetNCpuRanks()) +
+                 " CPU hosts (dedicated parameter servers), which jobs do not place: use the "
+                 "colocated placement";
+        return false;
+    }
     return true;
 }
 

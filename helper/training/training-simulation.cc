@@ -11,6 +11,7 @@
 #include "ns3/gpu-preset.h"
 #include "ns3/ideal-transport.h"
 #include "ns3/log.h"
+#include "ns3/rank-map-transport.h"
 #include "ns3/roce-congestion-control.h"
 #include "ns3/roce-topology-reader.h"
 #include "ns3/simulator.h"
@@ -172,30 +173,47 @@ TrainingSimulation::LoadWorkload(std::string* error)
     {
         return false;
     }
-    const uint32_t ranks = job.workload.GetTrace().GetNRanks();
+    const uint32_t ranks = job.workload.GetTrace().GetNGpuRanks();
     if (ranks > gpus)
     {
         *error = s.source + ": the trace has " + std::to_string(ranks) +
-                 " ranks but the cluster has only " + std::to_string(gpus) + " GPUs";
+                 " GPU ranks but the cluster has only " + std::to_string(gpus) + " GPUs";
         return false;
     }
-    for (uint32_t r = 0; r < ranks; ++r)
+    if (!job.workload.Adapt(s, gpus, error) || !s.stragglers.Check(ranks, error))
     {
-        job.gpus.push_back(r);
+        return false;
     }
-    return job.workload.Adapt(s, gpus, error) && s.stragglers.Check(ranks, error);
+    // GPU rank r on GPU r; the CPU hosts (dedicated parameter servers, from the trace or
+    // its rewrite) after the cluster's GPUs, on hosts of their own.
+    const TrainingTrace& trace = job.workload.GetTrace();
+    m_cpuHosts = trace.GetNCpuRanks();
+    if (m_cpuHosts > 0 && s.topology == "file")
+    {
+        *error = (s.parameterServers.empty() ? s.source : s.parameterServersPlace) + ": " +
+                 std::to_string(m_cpuHosts) +
+                 " CPU hosts (dedicated parameter servers) need the rail-optimized or the "
+                 "ideal topology: a topology file's hosts are all GPUs";
+        return false;
+    }
+    for (uint32_t r = 0; r < trace.GetNRanks(); ++r)
+    {
+        job.gpus.push_back(trace.IsCpuRank(r) ? gpus + (r - ranks) : r);
+    }
+    return true;
 }
 
 void
 TrainingSimulation::BuildCluster()
 {
     const TrainingScenario& s = m_scenario;
-    m_world = CommGroup::Uniform(s.servers, s.gpusPerServer);
+    m_world = CommGroup::Uniform(s.servers, s.gpusPerServer, m_cpuHosts);
     if (s.topology == "ideal")
     {
-        NS_LOG_INFO("ideal carrier for " << s.GetNGpus() << " ranks");
+        NS_LOG_INFO("ideal carrier for " << s.GetNGpus() << " GPUs and " << m_cpuHosts
+                                         << " CPU hosts");
         auto ideal = CreateObject<IdealTransport>();
-        ideal->SetAttribute("NRanks", UintegerValue(s.GetNGpus()));
+        ideal->SetAttribute("NRanks", UintegerValue(s.GetNGpus() + m_cpuHosts));
         ideal->SetAttribute("DataRate", DataRateValue(s.idealRate));
         ideal->SetAttribute("Latency", TimeValue(s.idealLatency));
         m_transport = ideal;
@@ -220,7 +238,8 @@ TrainingSimulation::BuildCluster()
                                  s.spines,
                                  s.oversubscription,
                                  s.linkDelay,
-                                 s.pods);
+                                 s.pods,
+                                 m_cpuHosts);
     }
     NS_LOG_INFO(s.topology << " cluster: " << s.servers << " x " << s.gpusPerServer << " GPUs, "
                            << m_cluster.network.switchObjects.size() << " switches");
@@ -287,6 +306,14 @@ TrainingSimulation::Build(std::string* error)
         Job& job = m_jobs.front();
         job.world = m_world.SubGroup(job.gpus);
         job.transport = m_transport;
+        if (job.gpus.back() + 1 != job.gpus.size())
+        {
+            // CPU hosts after fewer GPU ranks than GPUs: the trace's ranks are not the
+            // cluster's.
+            auto mapped = CreateObject<RankMapTransport>();
+            mapped->Setup(m_transport, job.gpus);
+            job.transport = mapped;
+        }
         if (!CheckAlgorithms(job, error))
         {
             return false;

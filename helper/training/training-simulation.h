@@ -162,7 +162,7 @@ eturn true on success
     std::string GetStuckReport() const;
     /// \return the fabric monitor (null for the ideal topology)
     Ptr<FabricMonitor> GetMonitor() const;
-    /// \return the cluster's rank placement
+    /// \return the cluster's rank placement: every GPU, then the CPU hosts (a server each)
     const CommGroup& GetWorld() const;
     /// \return the cluster built (empty for the ideal topology)
     const GpuCluster& GetCluster() const;
@@ -259,6 +259,7 @@ eturn true on success
     RoceTopology m_fileNetwork;   //!< "file" topology, read before the workload
     std::vector<Job> m_jobs;       //!< one, or the scenario's jobs
     uint32_t m_jobsFinished{0};    //!< jobs whose workload finished
+    uint32_t m_cpuHosts{0};        //!< CPU hosts after the GPUs (the trace's CPU ranks)
     std::vector<int> m_gpuOwner;   //!< per cluster GPU, the job holding it (-1: free)
     std::vector<uint32_t> m_queue; //!< arrived jobs waiting for GPUs, in arrival order
     std::vector<Allocation> m_allocations; //!< GPUs held by jobs over the run

@@ -4,6 +4,7 @@
 #include "ns3/abort.h"
 #include "ns3/aicb-reader.h"
 #include "ns3/chakra-reader.h"
+#include "ns3/enum.h"
 #include "ns3/gpu-preset.h"
 #include "ns3/gradient-compression.h"
 #include "ns3/log.h"
@@ -159,27 +160,44 @@ TrainingWorkload::Adapt(const TrainingScenario& s, uint32_t gpus, std::string* e
     }
     if (!s.parameterServers.empty())
     {
-        std::string group;
-        uint32_t servers = 0;
+        TrainingScenario::ParameterServerSetting setting;
         std::string why;
-        NS_ABORT_MSG_IF(
-            !TrainingScenario::ParseParameterServers(s.parameterServers, group, servers, &why),
-            "TrainingWorkload: " << why);
+        NS_ABORT_MSG_IF(!TrainingScenario::ParseParameterServers(s.parameterServers, setting, &why),
+                        "TrainingWorkload: " << why);
         auto ps = CreateObject<ParameterServerSync>();
-        if (!ps->Apply(*m_trace, group, servers, GpuPreset::Find(s.gpu)->memoryBandwidth, &why))
+        ps->SetAttribute("Placement", EnumValue(setting.placement));
+        // Rank r runs on GPU r: server r / gpusPerServer (what byteps reduces inside).
+        std::vector<uint32_t> serverOfRank(m_trace->GetNRanks());
+        for (uint32_t r = 0; r < serverOfRank.size(); ++r)
+        {
+            serverOfRank[r] = r / s.gpusPerServer;
+        }
+        ps->SetServerOfRank(serverOfRank);
+        if (!ps->Apply(*m_trace,
+                       setting.group,
+                       setting.servers,
+                       GpuPreset::Find(s.gpu)->memoryBandwidth,
+                       &why))
         {
             *error = s.parameterServersPlace + ": " + why;
             return false;
         }
-        m_note += "; " + std::to_string(ps->GetRewritten()) + " all-reduce ops on " + group + " by " +
-                  std::to_string(servers) + " parameter servers";
+        m_note += "; " + std::to_string(ps->GetRewritten()) + " all-reduce ops on " +
+                  setting.group + " by " + std::to_string(setting.servers) +
+                  (setting.placement == ParameterServerSync::COLOCATED
+                       ? " parameter servers"
+                       : " parameter servers on CPU hosts" +
+                             std::string(setting.placement == ParameterServerSync::BYTEPS
+                                             ? " (byteps: reduce-scatter inside each server)"
+                                             : ""));
         ps->Dispose();
     }
-    if (m_trace->GetNRanks() < gpus)
+    if (m_trace->GetNGpuRanks() < gpus)
     {
-        const uint32_t idle = gpus - m_trace->GetNRanks();
+        const uint32_t idle = gpus - m_trace->GetNGpuRanks();
         std::ostringstream w;
-        w << "the workload has " << m_trace->GetNRanks() << " ranks but "
+        w << "the workload has " << m_trace->GetNGpuRanks()
+          << (m_trace->GetNCpuRanks() > 0 ? " GPU ranks but " : " ranks but ")
           << (gpus == s.GetNGpus() ? "the cluster " : "its ") << gpus
           << " GPUs: " << idle << " GPUs ("
           << (idle * 2 == gpus ? "half the cluster" : std::to_string(100 * idle / gpus) + " %")

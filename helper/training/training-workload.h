@@ -33,8 +33,10 @@ class TrainingWorkload
     /**
      * Scale the compute by computeScale, compress the collectives the scenario's
      * compression rules select (GradientCompression, its kernels at the cluster GPU's HBM
-     * bandwidth), and note what the user should know: trace and cluster GPUs that differ
-     * (and what computeScale would fit), GPUs left idle.
+     * bandwidth), rewrite all-reduces for parameter servers (ParameterServerSync: rank r
+     * on server r / gpusPerServer; the cpu and byteps placements add CPU ranks), and note
+     * what the user should know: trace and cluster GPUs that differ (and what
+     * computeScale would fit), GPUs left idle.
      * \param s the scenario
      * \param error set (naming the rule's place) when a compression rule cannot apply
      * \return true on success

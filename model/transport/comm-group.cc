@@ -30,7 +30,7 @@ CommGroup::CommGroup(std::vector<Gpu> gpus)
 }
 
 CommGroup
-CommGroup::Uniform(uint32_t nServers, uint32_t gpusPerServer)
+CommGroup::Uniform(uint32_t nServers, uint32_t gpusPerServer, uint32_t hosts)
 {
     NS_ABORT_MSG_IF(nServers == 0, "CommGroup::Uniform: nServers must be at least 1");
     NS_ABORT_MSG_IF(gpusPerServer == 0, "CommGroup::Uniform: gpusPerServer must be at least 1");
@@ -45,6 +45,10 @@ CommGroup::Uniform(uint32_t nServers, uint32_t gpusPerServer)
         {
             gpus.push_back({s, l});
         }
+    }
+    for (uint32_t h = 0; h < hosts; ++h)
+    {
+        gpus.push_back({nServers + h, 0});
     }
     return CommGroup(std::move(gpus));
 }

@@ -51,9 +51,12 @@ class CommGroup
      * numbered server-major (rank = server * gpusPerServer + local).
      * \param nServers number of servers, at least 1
      * \param gpusPerServer GPUs per server, at least 1
+     * \param hosts hosts of one rank each after the GPUs (CPU hosts such as dedicated
+     *        parameter servers): rank nServers * gpusPerServer + h is server nServers + h,
+     *        local index 0
      * \return the group
      */
-    static CommGroup Uniform(uint32_t nServers, uint32_t gpusPerServer);
+    static CommGroup Uniform(uint32_t nServers, uint32_t gpusPerServer, uint32_t hosts = 0);
 
     /**
      * A group of some of this group's ranks, in the order given: rank i of the new group

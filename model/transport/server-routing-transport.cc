@@ -64,10 +64,15 @@ ServerRoutingTransport::Setup(const CommGroup& group,
     const std::vector<uint32_t> ids = group.GetServers();
     for (uint32_t i = 0; i < ids.size(); ++i)
     {
-        NS_ABORT_MSG_IF(!scaleUp[i],
+        // A server of one rank (a CPU host) never talks to itself: it needs no carrier.
+        NS_ABORT_MSG_IF(!scaleUp[i] && group.GetRanksOnServer(ids[i]).size() > 1,
                         "ServerRoutingTransport::Setup: server " << ids[i]
                                                                  << " has no scale-up carrier");
         m_carrierOfServer[ids[i]] = i;
+        if (!scaleUp[i])
+        {
+            continue;
+        }
         for (uint32_t rank : group.GetRanksOnServer(ids[i]))
         {
             NS_ABORT_MSG_IF(group.GetLocalIndex(rank) >= scaleUp[i]->GetNRanks(),
@@ -128,6 +133,10 @@ ServerRoutingTransport::ScaleUp(const std::vector<uint32_t>& ranks) const
     }
     hop.index = CarrierIndex(ranks[0]);
     hop.carrier = m_scaleUp[hop.index];
+    if (!hop.carrier)
+    {
+        return hop; // a host without a scale-up carrier
+    }
     for (uint32_t r : ranks)
     {
         hop.ranks.push_back(CarrierRank(r));

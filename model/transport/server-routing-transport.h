@@ -43,7 +43,7 @@ class ServerRoutingTransport : public CollectiveTransport
      * Route over one scale-up carrier per server.
      * \param group which ranks share a server, and each rank's local GPU index
      * \param scaleUp carrier of the i-th server of group.GetServers(); its ranks are the
-     *        server's local GPU indices
+     *        server's local GPU indices (null for a server of one rank, such as a CPU host)
      * \param scaleOut carrier between servers, numbering the group's ranks (null: none)
      */
     void Setup(const CommGroup& group,

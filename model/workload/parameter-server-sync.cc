@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "parameter-server-sync.h"
 
+#include "../fabric/ai-fabric-compat.h"
+
 #include "ns3/abort.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -19,6 +22,21 @@ namespace
 {
 /// The bound of ReduceBandwidth (bytes per second): far above any GPU's HBM.
 constexpr double MAX_REDUCE_BANDWIDTH = 1e15;
+/// CpuReduceBandwidth's default: the DRAM bandwidth of one socket of a 3rd-generation Xeon
+/// Scalable (8 channels of DDR4-3200: 8 x 3.2 GT/s x 8 B = 204.8 GB/s; doc/ai-fabric-workload.rst).
+constexpr double CPU_REDUCE_BANDWIDTH = 204.8e9;
+
+/// The placements and their names: the one table (the attribute's checker, the texts).
+const std::vector<std::pair<ParameterServerSync::Placement, std::string>>&
+Placements()
+{
+    static const std::vector<std::pair<ParameterServerSync::Placement, std::string>> table{
+        {ParameterServerSync::COLOCATED, "colocated"},
+        {ParameterServerSync::CPU, "cpu"},
+        {ParameterServerSync::BYTEPS, "byteps"},
+    };
+    return table;
+}
 } // namespace
 
 TypeId
@@ -34,7 +52,27 @@ ParameterServerSync::GetTypeId()
                           "memory-bound kernel); 0: the GPU's HBM bandwidth (GpuPreset).",
                           DoubleValue(0),
                           MakeDoubleAccessor(&ParameterServerSync::m_reduceBandwidth),
-                          MakeDoubleChecker<double>(0, MAX_REDUCE_BANDWIDTH));
+                          MakeDoubleChecker<double>(0, MAX_REDUCE_BANDWIDTH))
+            .AddAttribute("CpuReduceBandwidth",
+                          "Bytes per second a dedicated CPU host's reduction reads and writes "
+                          "(placements cpu and byteps); by default one socket's DRAM "
+                          "bandwidth (8 x DDR4-3200).",
+                          DoubleValue(CPU_REDUCE_BANDWIDTH),
+                          MakeDoubleAccessor(&ParameterServerSync::m_cpuReduceBandwidth),
+                          MakeDoubleChecker<double>(1, MAX_REDUCE_BANDWIDTH))
+            .AddAttribute("Placement",
+                          "Where the servers are: colocated with the group's GPUs, on "
+                          "dedicated CPU hosts (cpu), or the BytePS hybrid (byteps: a "
+                          "reduce-scatter inside each server, then the CPU hosts).",
+                          EnumValue(ParameterServerSync::COLOCATED),
+                          aifabric::MakeEnumAccessorCompat<Placement>(
+                              &ParameterServerSync::m_placement),
+                          MakeEnumChecker(ParameterServerSync::COLOCATED,
+                                          Placements()[0].second,
+                                          ParameterServerSync::CPU,
+                                          Placements()[1].second,
+                                          ParameterServerSync::BYTEPS,
+                                          Placements()[2].second));
     return tid;
 }
 
@@ -67,35 +105,79 @@ ParameterServerSync::GetRewritten() const
 }
 
 bool
-ParameterServerSync::Apply(TrainingTrace& trace,
-                           const std::string& select,
-                           uint32_t servers,
-                           double hbmBytesPerSecond,
-                           std::string* error)
+ParameterServerSync::PlacementFromString(const std::string& name, Placement* placement)
 {
-    NS_LOG_FUNCTION(this << select << servers);
-    m_rewritten = 0;
-    const double rate = m_reduceBandwidth > 0 ? m_reduceBandwidth : hbmBytesPerSecond;
-    NS_ABORT_MSG_IF(!(rate > 0), "ParameterServerSync: no reduce bandwidth");
-    auto selected = [&](const TraceOp& op) {
-        if (op.kind != TraceOpKind::COLLECTIVE || op.collective != CollectiveType::ALL_REDUCE)
+    for (const auto& [p, text] : Placements())
+    {
+        if (text == name)
         {
-            return false;
+            *placement = p;
+            return true;
         }
-        const TraceGroup& g = trace.GetGroup(op.group);
-        return g.kind == select || g.name == select;
-    };
+    }
+    return false;
+}
+
+std::string
+ParameterServerSync::PlacementToString(Placement placement)
+{
+    for (const auto& [p, text] : Placements())
+    {
+        if (p == placement)
+        {
+            return text;
+        }
+    }
+    NS_ABORT_MSG("ParameterServerSync: unknown placement " << placement);
+}
+
+std::string
+ParameterServerSync::GetPlacementNames()
+{
+    std::string names;
+    for (const auto& [p, text] : Placements())
+    {
+        names += (names.empty() ? "" : ", ") + text;
+    }
+    return names;
+}
+
+void
+ParameterServerSync::SetServerOfRank(std::vector<uint32_t> serverOfRank)
+{
+    m_serverOfRank = std::move(serverOfRank);
+}
+
+bool
+ParameterServerSync::Selects(const TrainingTrace& trace,
+                             const TraceOp& op,
+                             const std::string& select)
+{
+    if (op.kind != TraceOpKind::COLLECTIVE || op.collective != CollectiveType::ALL_REDUCE)
+    {
+        return false;
+    }
+    const TraceGroup& g = trace.GetGroup(op.group);
+    return g.kind == select || g.name == select;
+}
+
+bool
+ParameterServerSync::Scan(const TrainingTrace& trace,
+                          const std::string& select,
+                          bool colocated,
+                          uint32_t perGroup,
+                          Selection& out,
+                          std::string* error)
+{
     const uint32_t nRanks = trace.GetNRanks();
-    uint32_t largest = 0;
     // Per rank, its selected groups in the order it first calls them: each gets its own
     // streams on the rank, so groups that share ranks and interleave their calls in
     // different orders on different ranks never wait behind each other.
-    std::vector<std::map<std::string, uint32_t>> ordinal(nRanks);
-    uint32_t mostGroups = 0;
-    std::map<std::string, uint32_t> groupIndex;
+    out = Selection();
+    out.ordinal.resize(nRanks);
     for (uint32_t i = 0; i < trace.GetGroups().size(); ++i)
     {
-        groupIndex[trace.GetGroups()[i].name] = i;
+        out.groupIndex[trace.GetGroups()[i].name] = i;
     }
     for (uint32_t r = 0; r < nRanks; ++r)
     {
@@ -109,33 +191,104 @@ ParameterServerSync::Apply(TrainingTrace& trace,
                          " uses a tag parameter servers use (0x5055xxxx, 0x504Cxxxx)";
                 return false;
             }
-            if (!selected(op))
+            if (!Selects(trace, op, select))
             {
                 continue;
             }
             const auto n = static_cast<uint32_t>(trace.GetGroup(op.group).ranks.size());
-            if (servers == 0 || servers > n)
+            if (colocated && (perGroup == 0 || perGroup > n))
             {
                 *error = "expected 1 to " + std::to_string(n) + " servers (the ranks of " +
-                         op.group + "), got " + std::to_string(servers);
+                         op.group + "), got " + std::to_string(perGroup);
                 return false;
             }
-            if (groupIndex[op.group] > GROUP_MASK)
+            if (out.groupIndex[op.group] > GROUP_MASK)
             {
                 *error = "group " + op.group + " is beyond the " + std::to_string(GROUP_MASK + 1) +
                          " groups parameter servers can tell apart";
                 return false;
             }
-            largest = std::max(largest, n);
-            ordinal[r].emplace(op.group, static_cast<uint32_t>(ordinal[r].size()));
-            mostGroups = std::max<uint32_t>(mostGroups, ordinal[r].size());
+            out.largest = std::max(out.largest, n);
+            if (out.ordinal[r].emplace(op.group, static_cast<uint32_t>(out.ordinal[r].size()))
+                    .second &&
+                std::find(out.groups.begin(), out.groups.end(), op.group) == out.groups.end())
+            {
+                out.groups.push_back(op.group);
+            }
+            out.mostGroups = std::max<uint32_t>(out.mostGroups, out.ordinal[r].size());
         }
     }
-    if (largest == 0)
+    if (out.largest == 0)
     {
         *error = "\"" + select + "\" selects no all-reduce of the trace";
         return false;
     }
+    return true;
+}
+
+void
+ParameterServerSync::Splice(TrainingTrace& trace,
+                            uint32_t r,
+                            const std::vector<TraceOp>& old,
+                            const std::vector<std::vector<TraceOp>>& becomes)
+{
+    // Old op i's new ops start at first[i]; its dependents wait for its last.
+    std::vector<uint32_t> first(old.size());
+    uint32_t next = 0;
+    for (size_t i = 0; i < old.size(); ++i)
+    {
+        first[i] = next;
+        next += static_cast<uint32_t>(becomes[i].size());
+    }
+    auto lastOf = [&](uint32_t i) {
+        return first[i] + static_cast<uint32_t>(becomes[i].size()) - 1;
+    };
+    std::vector<TraceOp>& ops = trace.GetOps(r);
+    ops.clear();
+    for (size_t i = 0; i < old.size(); ++i)
+    {
+        const bool replaced = becomes[i].size() > 1;
+        for (size_t k = 0; k < becomes[i].size(); ++k)
+        {
+            TraceOp op = becomes[i][k];
+            for (uint32_t& d : op.deps)
+            {
+                // The begin op keeps the all-reduce's deps (old ids); the others name
+                // ops of the rewrite (local ids).
+                d = !replaced || k == 0 ? lastOf(d) : first[i] + d;
+            }
+            op.id = static_cast<uint32_t>(ops.size());
+            ops.push_back(std::move(op));
+        }
+    }
+}
+
+bool
+ParameterServerSync::Apply(TrainingTrace& trace,
+                           const std::string& select,
+                           uint32_t servers,
+                           double hbmBytesPerSecond,
+                           std::string* error)
+{
+    NS_LOG_FUNCTION(this << select << servers << PlacementToString(m_placement));
+    m_rewritten = 0;
+    if (m_placement != COLOCATED)
+    {
+        return ApplyDedicated(trace, select, servers, error);
+    }
+    const double rate = m_reduceBandwidth > 0 ? m_reduceBandwidth : hbmBytesPerSecond;
+    NS_ABORT_MSG_IF(!(rate > 0), "ParameterServerSync: no reduce bandwidth");
+    Selection sel;
+    if (!Scan(trace, select, true, servers, sel, error))
+    {
+        return false;
+    }
+    const uint32_t nRanks = trace.GetNRanks();
+    const uint32_t largest = sel.largest;
+    const uint32_t mostGroups = sel.mostGroups;
+    auto& ordinal = sel.ordinal;
+    auto& groupIndex = sel.groupIndex;
+    auto selected = [&](const TraceOp& op) { return Selects(trace, op, select); };
     // The rewrite goes into a copy: on failure the trace is as it was.
     TrainingTrace rewritten = trace;
     // Streams, per group of a rank: per server, the rank's pushes to it and pulls from
@@ -275,35 +428,7 @@ ParameterServerSync::Apply(TrainingTrace& trace,
             out.push_back(join);
             ++m_rewritten;
         }
-        // Place them: old op i's new ops start at first[i]; its dependents wait for its last.
-        std::vector<uint32_t> first(old.size());
-        uint32_t next = 0;
-        for (size_t i = 0; i < old.size(); ++i)
-        {
-            first[i] = next;
-            next += static_cast<uint32_t>(becomes[i].size());
-        }
-        auto lastOf = [&](uint32_t i) {
-            return first[i] + static_cast<uint32_t>(becomes[i].size()) - 1;
-        };
-        std::vector<TraceOp>& ops = rewritten.GetOps(r);
-        ops.clear();
-        for (size_t i = 0; i < old.size(); ++i)
-        {
-            const bool replaced = becomes[i].size() > 1;
-            for (size_t k = 0; k < becomes[i].size(); ++k)
-            {
-                TraceOp op = becomes[i][k];
-                for (uint32_t& d : op.deps)
-                {
-                    // The begin op keeps the all-reduce's deps (old ids); the others name
-                    // ops of the rewrite (local ids).
-                    d = !replaced || k == 0 ? lastOf(d) : first[i] + d;
-                }
-                op.id = static_cast<uint32_t>(ops.size());
-                ops.push_back(std::move(op));
-            }
-        }
+        Splice(rewritten, r, old, becomes);
     }
     // A trace the rewrite cannot keep valid (an all-reduce depending on a later one of its
     // group, now behind it on one stream) is refused whole.

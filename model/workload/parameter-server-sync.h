@@ -8,7 +8,9 @@
 #include "ns3/object.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -32,8 +34,20 @@ namespace ns3
  * and a zero-length "join" op, after every pull (and, on a server, its reduce), is what
  * the all-reduce's dependents wait for. Pushes and pulls use their own streams (per group
  * of the rank) and tags (PUSH_TAG, PULL_TAG with the group's index), so they overlap each
- * other and never meet the trace's own sends (a trace using those tags is refused). Servers on
- * dedicated hosts (CPU servers with their own NICs) are not modelled.
+ * other and never meet the trace's own sends (a trace using those tags is refused).
+ *
+ * Placement (the attribute) says where the servers are:
+ * - colocated: as above, on the group's own GPUs;
+ * - cpu: on k dedicated CPU hosts with their own NICs, appended to the trace as CPU ranks
+ *   (TrainingTrace::SetNCpuRanks) and shared by every selected group: each rank pushes
+ *   shard j (SplitBytes(S, k, j)) to host j, which adds the n copies at
+ *   CpuReduceBandwidth ((n + 1) x shard bytes) and sends the sum back;
+ * - byteps: the BytePS hybrid (Jiang et al., OSDI 2020): the ranks of the group on one
+ *   server (SetServerOfRank) first reduce-scatter over NVLink (a collective on a new group
+ *   per server, named GROUP.psS for the S-th server of the group), each pushes its
+ *   1/g share, split over the k hosts, to them, and the hosts add the m servers' copies
+ *   of each piece and send them back; an all-gather on the server's group ends it.
+ *   Every server must hold the same number g of the group's ranks.
  */
 class ParameterServerSync : public Object
 {
@@ -53,6 +67,35 @@ class ParameterServerSync : public Object
     static constexpr uint32_t PULL_TAG = 0x504C0000;
     /// The low half of a push or pull tag: the group's index.
     static constexpr uint32_t GROUP_MASK = 0xFFFF;
+    /// The most dedicated CPU hosts a rewrite adds.
+    static constexpr uint32_t MAX_CPU_SERVERS = 4096;
+
+    /// Where the servers are (the Placement attribute).
+    enum Placement
+    {
+        COLOCATED, //!< on the group's GPUs
+        CPU,       //!< on dedicated CPU hosts
+        BYTEPS,    //!< reduce-scatter inside each server, then dedicated CPU hosts
+    };
+
+    /**
+     * \param name a placement as the Placement attribute spells it
+     * \param placement set to it when known
+     * \return whether name is one
+     */
+    static bool PlacementFromString(const std::string& name, Placement* placement);
+    /// \param placement a placement \return its name ("colocated", "cpu", "byteps")
+    static std::string PlacementToString(Placement placement);
+    /// \return the placements' names, comma-separated (for messages)
+    static std::string GetPlacementNames();
+
+    /**
+     * The server (machine) each GPU rank of the trace runs on, for the byteps placement:
+     * its ranks on one server reduce inside it. Without it, every rank is a server of its
+     * own (and byteps moves what cpu moves).
+     * \param serverOfRank per GPU rank, any server id
+     */
+    void SetServerOfRank(std::vector<uint32_t> serverOfRank);
 
     /// \param tag a send/recv tag \return whether it is a parameter server's push
     static bool IsPush(uint32_t tag);
@@ -63,10 +106,14 @@ class ParameterServerSync : public Object
      * Rewrite the all-reduces on the groups of kind (or name) select.
      * \param trace a valid trace, changed in place (still valid after)
      * \param select a group kind ("dp") or name
-     * \param servers servers per group (at least 1, at most the group's size)
+     * \param servers servers per group (colocated: at least 1, at most the group's size);
+     *        dedicated CPU hosts (cpu, byteps: 1 to MAX_CPU_SERVERS)
      * \param hbmBytesPerSecond the GPU's HBM bandwidth (when ReduceBandwidth is 0)
      * \param error set when nothing is selected, servers is out of range, the trace's own
-     *        sends use the tags or a selected group's index is beyond GROUP_MASK
+     *        sends use the tags, a selected group's index is beyond GROUP_MASK; for the
+     *        dedicated placements also a trace that has CPU ranks already, a group whose
+     *        servers hold different numbers of its ranks (byteps) and a new group's name
+     *        that the trace uses
      * \return true on success (the trace is unchanged otherwise: the rewrite is made on a
      *         copy and kept only if it validates)
      */
@@ -86,8 +133,56 @@ class ParameterServerSync : public Object
     static uint32_t ServerOf(uint32_t n, uint32_t k, uint32_t j);
 
   private:
-    double m_reduceBandwidth{0}; //!< bytes per second; 0: the GPU's HBM
-    uint64_t m_rewritten{0};     //!< all-reduces rewritten, over all ranks
+    /// What Scan finds: the selected groups and, per rank, their order.
+    struct Selection
+    {
+        std::map<std::string, uint32_t> groupIndex; //!< every group's index, by name
+        /// per rank: its selected groups in the order it first calls them
+        std::vector<std::map<std::string, uint32_t>> ordinal;
+        std::vector<std::string> groups; //!< the selected groups, in order of first call
+        uint32_t mostGroups{0};          //!< most selected groups of one rank
+        uint32_t largest{0};             //!< ranks of the largest selected group
+    };
+
+    /**
+     * \param trace a trace \param op one of its ops \param select a kind or group name
+     * \return whether op is an all-reduce of a group select names
+     */
+    static bool Selects(const TrainingTrace& trace, const TraceOp& op, const std::string& select);
+    /**
+     * Find the selected all-reduces; refuse the trace's own use of the tags.
+     * \param trace the trace \param select a kind or group name
+     * \param colocated whether to check perGroup against each group's size
+     * \param perGroup the servers per group (colocated)
+     * \param out what was found \param error set on refusal \return success
+     */
+    static bool Scan(const TrainingTrace& trace,
+                     const std::string& select,
+                     bool colocated,
+                     uint32_t perGroup,
+                     Selection& out,
+                     std::string* error);
+    /**
+     * Replace rank r's ops: old op i becomes becomes[i] (one op: unchanged); in a
+     * rewrite's ops, dep d of the first names old op d, of the others op d of the rewrite.
+     * \param trace the trace whose rank r is rewritten \param r the rank
+     * \param old its ops before \param becomes per old op, its new ops
+     */
+    static void Splice(TrainingTrace& trace,
+                       uint32_t r,
+                       const std::vector<TraceOp>& old,
+                       const std::vector<std::vector<TraceOp>>& becomes);
+    /// Apply for the cpu and byteps placements (see Apply).
+    bool ApplyDedicated(TrainingTrace& trace,
+                        const std::string& select,
+                        uint32_t servers,
+                        std::string* error);
+
+    double m_reduceBandwidth{0};        //!< bytes per second; 0: the GPU's HBM
+    double m_cpuReduceBandwidth{0};     //!< bytes per second, of a CPU host
+    Placement m_placement{COLOCATED};   //!< where the servers are
+    std::vector<uint32_t> m_serverOfRank; //!< see SetServerOfRank
+    uint64_t m_rewritten{0};            //!< all-reduces rewritten, over all ranks
 };
 
 } // namespace ns3

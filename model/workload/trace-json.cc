@@ -36,7 +36,8 @@ struct TraceKeys
 
     static const List& Top()
     {
-        static const List keys{"schema", "name", "gpu", "ranks", "streams", "groups", "programs"};
+        static const List keys{
+            "schema", "name", "gpu", "ranks", "cpuRanks", "streams", "groups", "programs"};
         return keys;
     }
 
@@ -346,6 +347,11 @@ TraceJsonParser::Parse(const Json& doc)
         Throw("/ranks", "a trace needs at least one rank");
     }
     m_trace.SetNRanks(n);
+    if (doc.contains("cpuRanks"))
+    {
+        // The trailing ranks that are CPU hosts (dedicated parameter servers).
+        m_trace.SetNCpuRanks(static_cast<uint32_t>(Unsigned(doc["cpuRanks"], "/cpuRanks", n - 1)));
+    }
     if (doc.contains("name"))
     {
         m_trace.SetName(Text(doc["name"], "/name"));
@@ -599,6 +605,10 @@ TraceJson::Serialize(const TrainingTrace& trace)
         os << ",\n  \"gpu\": " << Json(trace.GetGpu()).dump();
     }
     os << ",\n  \"ranks\": " << doc["ranks"].dump();
+    if (trace.GetNCpuRanks() > 0)
+    {
+        os << ",\n  \"cpuRanks\": " << trace.GetNCpuRanks();
+    }
     if (!trace.GetStreamNames().empty())
     {
         os << ",\n  \"streams\": " << Json(trace.GetStreamNames()).dump();

@@ -78,6 +78,39 @@ TrainingTrace::GetNRanks() const
     return m_nRanks;
 }
 
+uint32_t
+TrainingTrace::AddRanks(uint32_t count)
+{
+    const uint32_t first = m_nRanks;
+    m_nRanks += count;
+    m_ops.resize(m_nRanks);
+    return first;
+}
+
+void
+TrainingTrace::SetNCpuRanks(uint32_t count)
+{
+    m_nCpuRanks = count;
+}
+
+uint32_t
+TrainingTrace::GetNCpuRanks() const
+{
+    return m_nCpuRanks;
+}
+
+uint32_t
+TrainingTrace::GetNGpuRanks() const
+{
+    return m_nRanks > m_nCpuRanks ? m_nRanks - m_nCpuRanks : 0;
+}
+
+bool
+TrainingTrace::IsCpuRank(uint32_t rank) const
+{
+    return rank >= GetNGpuRanks() && rank < m_nRanks;
+}
+
 void
 TrainingTrace::SetName(const std::string& name)
 {
@@ -306,6 +339,14 @@ TrainingTrace::CheckGroups(std::ostringstream& why) const
                 << *std::adjacent_find(sorted.begin(), sorted.end()) << " twice";
             return false;
         }
+        // Collectives are GPU work: a CPU host takes part in sends and receives only.
+        if (IsCpuRank(sorted.back()))
+        {
+            why << "group '" << g.name << "' names rank " << sorted.back()
+                << ", a CPU host (ranks " << GetNGpuRanks() << " to " << m_nRanks - 1
+                << "); groups hold GPUs only";
+            return false;
+        }
     }
     return true;
 }
@@ -495,6 +536,12 @@ TrainingTrace::Validate(std::string* reason) const
     if (m_nRanks == 0)
     {
         why << "the trace has no ranks";
+        return fail();
+    }
+    if (m_nCpuRanks >= m_nRanks)
+    {
+        why << "all " << m_nRanks << " ranks are CPU hosts (cpuRanks " << m_nCpuRanks
+            << "): a trace needs at least one GPU";
         return fail();
     }
     if (!CheckGroups(why))

@@ -87,6 +87,28 @@ class TrainingTrace
     /// \return number of ranks
     uint32_t GetNRanks() const;
 
+    /**
+     * Append empty ranks (their op lists empty), keeping every op of the others.
+     * \param count ranks to add
+     * \return the first new rank
+     */
+    uint32_t AddRanks(uint32_t count);
+
+    /**
+     * Say that the last count ranks are CPU hosts, not GPUs: dedicated parameter servers
+     * with their own NICs (ParameterServerSync). They run sends, receives and compute
+     * (a CPU's reduction) but belong to no group, and a cluster places them on hosts of
+     * their own. At least one rank stays a GPU (Validate).
+     * \param count the trailing ranks that are CPU hosts (0: all ranks are GPUs)
+     */
+    void SetNCpuRanks(uint32_t count);
+    /// \return the trailing ranks that are CPU hosts
+    uint32_t GetNCpuRanks() const;
+    /// \return the ranks that are GPUs: ranks 0 .. GetNGpuRanks() - 1
+    uint32_t GetNGpuRanks() const;
+    /// \param rank a rank \return whether it is a CPU host
+    bool IsCpuRank(uint32_t rank) const;
+
     /// Free-form name (model, configuration), for reports.
     void SetName(const std::string& name);
     /// \return the name
@@ -138,7 +160,7 @@ class TrainingTrace
 
     /**
      * Structural check. Problems reported (the first found, with rank and op id): no
-     * ranks; a group that is empty, names a rank out of range or twice; an op whose id is
+     * ranks; no GPU rank (every rank a CPU host); a group that has a CPU host; a group that is empty, names a rank out of range or twice; an op whose id is
      * not its index, whose dep is missing or itself, whose group is unknown or does not
      * contain the rank, whose peer is out of range or itself, whose root is out of the
      * group, whose iteration goes backwards along the op list; a COMPUTE of negative
@@ -187,6 +209,7 @@ class TrainingTrace
     bool CheckMessages(const MessageSizes& p2p, std::ostringstream& why) const;
 
     uint32_t m_nRanks{0};
+    uint32_t m_nCpuRanks{0}; //!< the trailing ranks that are CPU hosts
     std::string m_name;
     std::string m_gpu; //!< GPU the compute durations are for ("" if unknown)
     std::vector<TraceGroup> m_groups;

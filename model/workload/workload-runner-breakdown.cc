@@ -108,7 +108,8 @@ WorkloadRunner::GetBreakdown() const
         seen[k] = true;
     }
     std::vector<IterationBreakdown> out;
-    for (uint32_t rank = 0; rank < n; ++rank)
+    // GPUs only: a CPU host (a dedicated parameter server) has no iteration of its own.
+    for (uint32_t rank = 0; rank < m_trace->GetNGpuRanks(); ++rank)
     {
         // Iterations may overlap on a rank (a gradient all-reduce still running when
         // the next iteration computes): each iteration gets the window from the end of

@@ -161,7 +161,8 @@ class WorkloadRunner : public Object
     const std::string& GetOpName(const OpRecord& record) const;
     /// \return every collective call and send/recv pair, in launch order
     const std::vector<CallRecord>& GetCalls() const;
-    /// \return per rank and iteration breakdowns (rank-major), computed on demand
+    /// \return per GPU rank and iteration breakdowns (rank-major; CPU hosts have none),
+    ///         computed on demand
     std::vector<IterationBreakdown> GetBreakdown() const;
     /**
      * \param breakdown a run's GetBreakdown()
