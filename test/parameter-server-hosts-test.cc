@@ -13,6 +13,7 @@
 #include "ns3/trace-json.h"
 #include "ns3/training-scenario.h"
 #include "ns3/training-simulation.h"
+#include "ns3/transformer-trace-generator.h"
 #include "ns3/workload-runner.h"
 
 #include <cstdio>
@@ -541,4 +542,60 @@ TEST(ParameterServerHosts, ProgramSettingsAreChecked)
               std::string::npos)
         << error;
     Simulator::Destroy();
+}
+
+TEST(ParameterServerHosts, TheGeneratorWritesThePlacements)
+{
+    // TP 2 x DP 8 on servers of 8 GPUs: each DP group has 4 ranks on each of 2 servers.
+    const std::string base = R"({"layers": 2, "hidden": 1024, "heads": 8, "seqLength": 256,
+        "vocab": 1000, "tp": 2, "dp": 8, "globalBatch": 8, "parameterServers": 2, )";
+    std::string error;
+    for (const auto& [placement, groups] : {std::pair{"cpu", 0u}, {"byteps", 4u}})
+    {
+        SCOPED_TRACE(placement);
+        TransformerConfig c;
+        ASSERT_TRUE(TransformerTraceGenerator::ParseConfig(
+            base + R"("parameterServerPlacement": ")" + placement + "\"}",
+            "model.json",
+            c,
+            &error))
+            << error;
+        auto gen = CreateObject<TransformerTraceGenerator>();
+        const TrainingTrace t = gen->Generate(c, &error);
+        ASSERT_EQ(t.GetNRanks(), 18u) << error;
+        EXPECT_EQ(t.GetNCpuRanks(), 2u);
+        EXPECT_NE(t.GetName().find(std::string("ps2 ") + placement), std::string::npos);
+        uint32_t local = 0;
+        for (const TraceGroup& g : t.GetGroups())
+        {
+            if (g.name.find(".ps") != std::string::npos)
+            {
+                ++local;
+                EXPECT_EQ(g.ranks.size(), 4u) << g.name;
+                EXPECT_EQ(g.ranks.front() / 8, g.ranks.back() / 8) << g.name;
+            }
+        }
+        EXPECT_EQ(local, groups);
+    }
+    for (const auto& [bad, why] :
+         {std::pair<std::string, std::string>{R"("parameterServerPlacement": "gpu"})",
+                                              "model.json: 'parameterServerPlacement' must be "
+                                              "one of colocated, cpu, byteps, got \"gpu\""},
+          {R"("parameterServerPlacement": 2})",
+           "model.json: 'parameterServerPlacement' must be a string, got 2"}})
+    {
+        TransformerConfig c;
+        EXPECT_FALSE(TransformerTraceGenerator::ParseConfig(base + bad, "model.json", c, &error));
+        EXPECT_EQ(error, why);
+    }
+    // More CPU hosts than DP ranks is fine; more than MAX_CPU_SERVERS is not.
+    TransformerConfig c;
+    EXPECT_FALSE(TransformerTraceGenerator::ParseConfig(
+        R"({"layers": 2, "hidden": 1024, "heads": 8, "seqLength": 256, "vocab": 1000, "tp": 2,
+            "dp": 8, "globalBatch": 8, "parameterServers": 5000,
+            "parameterServerPlacement": "cpu"})",
+        "model.json",
+        c,
+        &error));
+    EXPECT_NE(error.find("at most 4096 CPU hosts"), std::string::npos) << error;
 }

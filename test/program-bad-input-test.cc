@@ -532,6 +532,18 @@ TEST(ProgramBadInput, AiFabricSim)
     const std::string badIna =
         TempFile("scenario-ina.json",
                  R"({"fabric": {"ina": "sharp"}, "outputs": {"plots": false}})");
+    // Parameter servers on CPU hosts with a topology file, whose hosts are all GPUs.
+    const std::string starTopology = TempFile("star.json", R"({
+      "hosts": {"count": 2}, "switches": [{"name": "sw"}],
+      "defaults": {"rate": "100Gbps", "delay": "1us"},
+      "links": [{"a": "h0", "b": "sw"}, {"a": "h1", "b": "sw"}]})");
+    const std::string cpuOnFile = TempFile(
+        "scenario-cpu-hosts.json",
+        R"({"cluster": {"topology": "file", "file": ")" + starTopology + R"("},
+            "parameterServers": "dp:1:cpu",
+            "workload": {"format": "generator", "model": {"layers": 1, "hidden": 256,
+            "heads": 4, "seqLength": 64, "vocab": 100, "tp": 1, "dp": 2, "globalBatch": 2}},
+            "outputs": {"plots": false}})");
     // Jobs: a model config of 4 ranks (TP 2 x DP 2), and scenarios with "jobs".
     const std::string model = TempFile("job-model.json", R"({"layers": 2, "hidden": 256,
       "heads": 4, "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 4})");
@@ -627,6 +639,17 @@ TEST(ProgramBadInput, AiFabricSim)
                   "--parameterServers=pp:2: \"pp\" selects no all-reduce of the trace"},
                  {{"--parameterServers=dp:3"},
                   "--parameterServers=dp:3: expected 1 to 2 servers (the ranks of dp0), got 3"},
+                 {{"--parameterServers=dp:2:gpu"},
+                  "--parameterServers=dp:2:gpu: expected a placement after SERVERS: colocated, "
+                  "cpu, byteps, got \"gpu\" in \"dp:2:gpu\""},
+                 {{"--scenario=" + cpuOnFile},
+                  cpuOnFile + ": /parameterServers: 1 CPU hosts (dedicated parameter servers) "
+                              "need the rail-optimized or the ideal topology: a topology "
+                              "file's hosts are all GPUs"},
+                 {{"--parameterServers=dp:1:cpu", "--job=" + model},
+                  "--job=" + model +
+                      ": the workload has 1 CPU hosts (dedicated parameter servers), which jobs "
+                      "do not place: use the colocated placement"},
                  {{"--straggler=3"}, "--straggler=3: expected RANKS:FACTOR"},
                  {{"--straggler=99:2"},
                   "--straggler=99:2: rank 99 is not one of the workload's 16 ranks"},

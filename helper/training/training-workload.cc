@@ -45,8 +45,12 @@ TrainingWorkload::Load(const TrainingScenario& s, std::string* error)
         // Compute follows the cluster's GPU: the generator's Gpu default is the preset's
         // (GpuClusterHelper::GetGpuDefaults, applied with the scenario's settings), unless
         // the user's settings say otherwise.
+        // A model's byteps parameter servers reduce inside the cluster's servers unless
+        // the model says how many GPUs a server has.
+        TransformerConfig model = s.generator;
+        model.gpusPerServer = model.gpusPerServer ? model.gpusPerServer : s.gpusPerServer;
         auto gen = CreateObject<TransformerTraceGenerator>();
-        m_trace = std::make_shared<TrainingTrace>(gen->Generate(s.generator, error));
+        m_trace = std::make_shared<TrainingTrace>(gen->Generate(model, error));
         m_note = s.traceFile.empty() ? "generated from the scenario's model"
                                      : "generated from " + s.traceFile;
         return m_trace->GetNRanks() > 0;

@@ -3,6 +3,7 @@
 // counts (TransformerTraceGenerator::ParseConfig, ::Count). The trace itself is written
 // in transformer-trace-generator.cc.
 #include "json-text.h"
+#include "parameter-server-sync.h"
 #include "transformer-trace-generator.h"
 
 #include <cmath>
@@ -100,13 +101,20 @@ TransformerConfig::Validate(std::string* reason) const
                "bucketParams positive";
         return fail();
     }
-    if (parameterServers > 0 && (zeroStage != 0 || dp < 2 || parameterServers > dp))
+    const ParameterServerSync::Placement placement = parameterServerPlacement;
+    const uint32_t most = placement == ParameterServerSync::COLOCATED
+                              ? dp
+                              : ParameterServerSync::MAX_CPU_SERVERS;
+    if (parameterServers > 0 && (zeroStage != 0 || dp < 2 || parameterServers > most))
     {
         // Parameter servers take the gradients' all-reduce; ZeRO has none to take.
         why << "parameterServers " << parameterServers
-            << " needs zeroStage 0 and 2 or more DP ranks, at most dp (" << dp << ")";
+            << " needs zeroStage 0 and 2 or more DP ranks, at most "
+            << (placement == ParameterServerSync::COLOCATED ? "dp (" + std::to_string(dp) + ")"
+                                                            : std::to_string(most) + " CPU hosts");
         return fail();
     }
+
     return true;
 }
 
@@ -217,6 +225,23 @@ ReadSetting(const std::string& key,
         }
         (key == "name" ? c.name : c.kind) = v.get<std::string>();
     }
+    else if (key == "parameterServerPlacement")
+    {
+        if (!v.is_string())
+        {
+            *error = source + ": '" + key + "' must be a string, got " + v.dump();
+            return false;
+        }
+        if (!ParameterServerSync::PlacementFromString(v.get<std::string>(),
+                                                      &c.parameterServerPlacement))
+        {
+            *error = source + ": '" + key + "' must be one of " +
+                     ParameterServerSync::GetPlacementNames() + ", got " + v.dump();
+            return false;
+        }
+    }
+    else if (key == "gpusPerServer")
+        ok = number(c.gpusPerServer);
     else if (key == "sequenceParallel" || key == "gatedMlp")
     {
         if (!v.is_boolean())

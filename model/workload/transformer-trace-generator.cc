@@ -3,6 +3,7 @@
 
 #include "rank-schedule.h"
 
+#include "ns3/enum.h"
 #include "ns3/double.h"
 #include "ns3/gpu-preset.h"
 #include "ns3/log.h"
@@ -130,7 +131,10 @@ TransformerTraceGenerator::Generate(const TransformerConfig& c, std::string* err
     title << " zero" << c.zeroStage;
     if (c.parameterServers > 0)
     {
-        title << " ps" << c.parameterServers;
+        title << " ps" << c.parameterServers
+              << (c.parameterServerPlacement == ParameterServerSync::COLOCATED
+                      ? ""
+                      : " " + ParameterServerSync::PlacementToString(c.parameterServerPlacement));
     }
     title << ", " << c.GetMicroBatches() << " micro-batches of " << c.microBatch;
     trace.SetName(title.str());
@@ -156,6 +160,14 @@ TransformerTraceGenerator::Generate(const TransformerConfig& c, std::string* err
         // The DP all-reduces as pushes to and pulls from the servers, reduced at the GPU's
         // memory bandwidth (ParameterServerSync's ReduceBandwidth otherwise).
         auto ps = CreateObject<ParameterServerSync>();
+        ps->SetAttribute("Placement", EnumValue(c.parameterServerPlacement));
+        std::vector<uint32_t> serverOfRank(checked.GetNRanks());
+        for (uint32_t r = 0; r < serverOfRank.size(); ++r)
+        {
+            serverOfRank[r] = r / (c.gpusPerServer ? c.gpusPerServer
+                                                   : TransformerConfig::DEFAULT_GPUS_PER_SERVER);
+        }
+        ps->SetServerOfRank(serverOfRank);
         const bool ok = ps->Apply(checked, "dp", c.parameterServers, GetMemoryBandwidth(), &why);
         ps->Dispose();
         if (!ok)

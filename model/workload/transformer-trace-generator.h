@@ -2,6 +2,7 @@
 #ifndef TRANSFORMER_TRACE_GENERATOR_H
 #define TRANSFORMER_TRACE_GENERATOR_H
 
+#include "parameter-server-sync.h"
 #include "training-trace.h"
 
 #include "ns3/object.h"
@@ -47,9 +48,16 @@ struct TransformerConfig
                                       //!< all-gather params (distributed optimizer); 3: also
                                       //!< all-gather each layer's params before use
     bool sequenceParallel{false};     //!< TP all-reduce becomes reduce-scatter + all-gather
-    /// 0: DP gradients by all-reduce; k: by k parameter servers per DP group, colocated
-    /// with its ranks (ParameterServerSync; zeroStage 0, k at most dp)
+    /// 0: DP gradients by all-reduce; k: by k parameter servers (ParameterServerSync;
+    /// zeroStage 0): per DP group, colocated with its ranks (k at most dp), or k CPU hosts
     uint32_t parameterServers{0};
+    /// where the parameter servers are: colocated, cpu (dedicated CPU hosts) or byteps (a
+    /// reduce-scatter inside each server first); the key "parameterServerPlacement"
+    ParameterServerSync::Placement parameterServerPlacement{ParameterServerSync::COLOCATED};
+    /// byteps: rank r runs on server r / gpusPerServer (0: DEFAULT_GPUS_PER_SERVER; a
+    /// scenario's model: the cluster's)
+    uint32_t gpusPerServer{0};
+    static constexpr uint32_t DEFAULT_GPUS_PER_SERVER = 8; //!< an HGX/DGX server's GPUs
     uint64_t bucketParams{40000000};  //!< DP gradient bucket (Megatron: 40M parameters)
     uint32_t gradBytes{2};            //!< bytes per gradient element (bf16)
     uint32_t paramBytes{2};           //!< bytes per parameter (bf16)
