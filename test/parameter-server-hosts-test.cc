@@ -3,6 +3,7 @@
 // byteps): the rewrite, the CPU ranks of a trace, the cluster's CPU hosts, the push/pull
 // time against the closed form of a host's port, and the BytePS hybrid against flat
 // parameter servers on both sides of the closed form's crossover.
+#include "test-dir.h"
 #include "test-util.h"
 
 #include "ns3/enum.h"
@@ -11,6 +12,7 @@
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-json.h"
+#include "ns3/training-report.h"
 #include "ns3/training-scenario.h"
 #include "ns3/training-simulation.h"
 #include "ns3/transformer-trace-generator.h"
@@ -19,6 +21,8 @@
 #include <cstdio>
 #include <gtest/gtest.h>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 using namespace ns3;
 using aifabric::Compute;
@@ -282,8 +286,7 @@ TEST(ParameterServerHosts, TheClusterHasTheHostsOnALeafOfTheirOwn)
     // same oversubscription (2 x 400 Gb/s / (2 spines x 2) = 200 Gb/s each).
     RoceHelper roce;
     GpuClusterHelper helper(roce);
-    GpuCluster c =
-        helper.Build(2, 4, "H100", DataRate("400Gbps"), 2, 2.0, NanoSeconds(500), 1, 2);
+    GpuCluster c = helper.Build(2, 4, "H100", DataRate("400Gbps"), 2, 2.0, NanoSeconds(500), 1, 2);
     EXPECT_EQ(c.cpuHosts, 2u);
     EXPECT_EQ(c.world.GetSize(), 10u);
     EXPECT_EQ(c.world.GetServer(8), 2u);
@@ -303,7 +306,8 @@ TEST(ParameterServerHosts, TheClusterHasTheHostsOnALeafOfTheirOwn)
         }
     }
     std::sort(rates.begin(), rates.end());
-    EXPECT_EQ(rates, (std::vector<uint64_t>{200000000000, 200000000000, 400000000000, 400000000000}));
+    EXPECT_EQ(rates,
+              (std::vector<uint64_t>{200000000000, 200000000000, 400000000000, 400000000000}));
     // A GPU-to-host transfer crosses the fabric, not an NVSwitch.
     bool done = false;
     c.transport->Send(3, 9, 1 << 20, 0, [&]() { done = true; });
@@ -386,8 +390,9 @@ RunSync(uint32_t servers,
             sp.join = std::max(sp.join, rec.end);
         }
     }
-    // The all-reduce's size: the bytes rank 0 pushes to the hosts, times its servers'
-    // share (byteps: rank 0 pushes a 1/g share).
+    // The all-reduce's size (the run has one): the bytes rank 0 pushes to the hosts, or
+    // (byteps) the size of its server's reduce-scatter.
+    EXPECT_EQ(spans.size(), 1u);
     *bytes = 0;
     for (const TraceOp& op : trace.GetOps(0))
     {
@@ -452,12 +457,14 @@ TEST(ParameterServerHosts, BytePsBeatsFlatWhereTheClosedFormSaysSo)
     const uint32_t n = 8;
     const uint32_t m = 2;
     const uint32_t g = 4;
+
     struct Case
     {
         uint32_t k; //!< CPU hosts
         std::string nvlink;
         bool bytepsFaster;
     };
+
     for (const Case& c : {Case{2, "", true},
                           Case{2,
                                R"("ns3::NvSwitchFabric::LinkCount": 1,
@@ -505,7 +512,8 @@ TEST(ParameterServerHosts, ProgramSettingsAreChecked)
 {
     TrainingScenario s;
     std::string error;
-    ASSERT_TRUE(TrainingScenario::Parse(R"({"parameterServers": "dp:2:byteps"})", "scn.json", s, &error))
+    ASSERT_TRUE(
+        TrainingScenario::Parse(R"({"parameterServers": "dp:2:byteps"})", "scn.json", s, &error))
         << error;
     TrainingScenario::ParameterServerSetting p;
     ASSERT_TRUE(TrainingScenario::ParseParameterServers(s.parameterServers, p, &error));
@@ -598,4 +606,86 @@ TEST(ParameterServerHosts, TheGeneratorWritesThePlacements)
         c,
         &error));
     EXPECT_NE(error.find("at most 4096 CPU hosts"), std::string::npos) << error;
+}
+
+TEST(ParameterServerHosts, RunsOnTheIdealCarrierAndFromATraceFile)
+{
+    // DP 4 on the ideal carrier with 2 CPU hosts: the carrier has 6 ranks, the report
+    // and results.json say so, the timeline names the hosts, and the iteration breakdown
+    // has rows for the 4 GPUs only. The same trace, written with its cpuRanks and read
+    // back as the workload of a rail-optimized cluster, gets the 2 hosts there.
+    const std::string model = R"("workload": {"format": "generator", "model": {"layers": 2,
+        "hidden": 1024, "heads": 8, "seqLength": 64, "vocab": 100, "tp": 1, "dp": 4,
+        "globalBatch": 4}})";
+    TrainingScenario s;
+    std::string error;
+    ASSERT_TRUE(TrainingScenario::Parse(
+        R"({"cluster": {"topology": "ideal", "servers": 2, "gpusPerServer": 2},
+            "parameterServers": "dp:2:cpu", )" +
+            model + "}",
+        "scn.json",
+        s,
+        &error))
+        << error;
+    std::string written;
+    {
+        TrainingSimulation sim(s);
+        ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
+        sim.Run(false);
+        ASSERT_TRUE(sim.GetRunner()->IsFinished());
+        EXPECT_EQ(sim.GetWorld().GetSize(), 6u);
+        EXPECT_EQ(sim.GetTrace().GetNCpuRanks(), 2u);
+        for (const IterationBreakdown& b : sim.GetRunner()->GetBreakdown())
+        {
+            EXPECT_LT(b.rank, 4u);
+        }
+        EXPECT_EQ(sim.GetRunner()->GetBreakdown().size(), 4u);
+        TrainingReport report(sim);
+        std::ostringstream summary;
+        report.PrintSummary(summary);
+        EXPECT_NE(summary.str().find("6 ranks (the last 2 CPU hosts)"), std::string::npos)
+            << summary.str();
+        EXPECT_NE(summary.str().find("2 CPU hosts (dedicated parameter servers) on the carrier"),
+                  std::string::npos)
+            << summary.str();
+        std::ostringstream results;
+        report.WriteResults(results);
+        const auto doc = nlohmann::json::parse(results.str());
+        EXPECT_EQ(doc["workload"]["cpu_ranks"], 2);
+        EXPECT_EQ(doc["workload"]["ranks"], 6);
+        std::ostringstream timeline;
+        report.WriteTimeline(timeline);
+        EXPECT_NE(timeline.str().find("rank 4 (CPU host 0)"), std::string::npos);
+        EXPECT_NE(timeline.str().find("rank 5 (CPU host 1)"), std::string::npos);
+        written = aifabric::TestDir() + "ps-cpu-trace.json";
+        ASSERT_TRUE(TraceJson::Write(sim.GetTrace(), written, &error)) << error;
+        Simulator::Destroy();
+    }
+    TrainingScenario f;
+    ASSERT_TRUE(TrainingScenario::Parse(
+        R"({"cluster": {"servers": 2, "gpusPerServer": 2, "spines": 1},
+            "workload": {"format": "json", "file": ")" +
+            written + R"("}})",
+        "scn.json",
+        f,
+        &error))
+        << error;
+    TrainingSimulation sim(f);
+    ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
+    EXPECT_EQ(sim.GetCluster().cpuHosts, 2u);
+    EXPECT_EQ(sim.GetCluster().network.nics.size(), 6u);
+    sim.Run(false);
+    EXPECT_TRUE(sim.GetRunner()->IsFinished());
+    // Compression after the trace's own rewrite is refused, naming the rule.
+    Simulator::Destroy();
+    TrainingScenario c = f;
+    ASSERT_TRUE(TrainingScenario::Parse(R"({"compression": ["dp:0.5"]})", "more.json", c, &error))
+        << error;
+    TrainingSimulation compressed(c);
+    EXPECT_FALSE(compressed.ApplyGlobalSettings(&error) && compressed.Build(&error));
+    EXPECT_NE(error.find("the trace's all-reduces are by parameter servers on 2 CPU hosts "
+                         "already"),
+              std::string::npos)
+        << error;
+    Simulator::Destroy();
 }

@@ -537,9 +537,9 @@ TEST(ProgramBadInput, AiFabricSim)
       "hosts": {"count": 2}, "switches": [{"name": "sw"}],
       "defaults": {"rate": "100Gbps", "delay": "1us"},
       "links": [{"a": "h0", "b": "sw"}, {"a": "h1", "b": "sw"}]})");
-    const std::string cpuOnFile = TempFile(
-        "scenario-cpu-hosts.json",
-        R"({"cluster": {"topology": "file", "file": ")" + starTopology + R"("},
+    const std::string cpuOnFile =
+        TempFile("scenario-cpu-hosts.json",
+                 R"({"cluster": {"topology": "file", "file": ")" + starTopology + R"("},
             "parameterServers": "dp:1:cpu",
             "workload": {"format": "generator", "model": {"layers": 1, "hidden": 256,
             "heads": 4, "seqLength": 64, "vocab": 100, "tp": 1, "dp": 2, "globalBatch": 2}},
@@ -560,112 +560,121 @@ TEST(ProgramBadInput, AiFabricSim)
         R"({"jobs": [)" + jobEntry + R"(, "trafficClass": 6}], "outputs": {"plots": false}})");
     ExpectRefused(
         "ai-fabric-sim",
-        Join(CommonCases(),
-             {
-                 {{"--job=/nonexistent/job.json"}, "--job=/nonexistent/job.json: no such file"},
-                 {{"--job=" + model + ":sideways"},
-                  "--job=" + model +
-                      ":sideways: expected packed, spread, random, or servers such as 0-1,4 "
-                      "(each server once), got \"sideways\""},
-                 {{"--job=" + model, "--job=" + model, "--job=" + model, "--job=" + model,
-                   "--job=" + model},
-                  "--job=" + model +
-                      ": the jobs up to this one need 20 GPUs but the cluster has 16 (2 servers x 8)"},
-                 {{"--job=" + model, "--fast-forward=check"},
-                  "--fast-forward=check: compares one workload's run, not jobs'"},
-                 {{"--job=" + model + ":0", "--job=" + model + ":0"},
-                  "--job=" + model + ":0: placement 0 overlaps job job1 (server 0)"},
-                 {{"--job=" + model + ":5"},
-                  "--job=" + model + ":5: placement 5: server 5 is not in the cluster of 2 servers"},
-                 {{"--job=" + model, "--straggler=1:2"},
-                  "--straggler=1:2: slow GPUs, compute jitter and GPU failures apply to the "
-                  "scenario's one workload, not to jobs"},
-                 {{"--job=" + model, "--workload=" + model},
-                  "--workload=" + model +
-                      ": with jobs (--job, or the scenario's \"jobs\" or \"arrivals\"), each job "
-                      "gives its workload"},
-                 {{"--scenario=" + jobsAndWorkload},
-                  jobsAndWorkload + ": /jobs: with jobs, each job gives its workload: no /workload"},
-                 {{"--scenario=" + jobsUnknownKey}, jobsUnknownKey + ": /jobs/0/gpu: unknown setting"},
-                 {{"--scenario=" + jobsControlClass},
-                  jobsControlClass + ": /jobs/0/trafficClass: 6 is the NICs' ControlPriority (ACK, "
-                                     "NAK, CNP): give the job another class"},
-                 {{"--alone=maybe"}, "--alone=maybe: expected true, false, 1 or 0"},
-                 {{"--restart=soon"},
-                  "--restart=soon: expected a restart delay such as 5ms or 30s (0 to a day)"},
-                 {{"--restart=5ms"},
-                  "--restart=5ms: a restart policy without failures restarts nothing"},
-                 {{"--job=" + model, "--interleave=true"},
-                  "--interleave: expected two jobs or more (--job or the scenario's \"jobs\"), "
-                  "got 1"},
-                 {{"--pods=3"}, "--pods=3: "},
-                 {{"--pods=2", "--topology=ideal"},
-                  "--pods=2: only a rail-optimized cluster has pods here"},
-                 {{"--scenario=/nonexistent/scenario.json"},
-                  "--scenario=/nonexistent/scenario.json: expected a readable file (cannot open "
-                  "it: No such file or directory)"},
-                 {{"--out=" + NotAFolder() + "/results"},
-                  "--out=" + NotAFolder() + "/results: expected a writable folder"},
-                 {{"--iterations=100001"},
-                  "--iterations=100001: expected an integer from 0 to 100000"},
-                 {{"--iterations=two"}, "--iterations=two: expected an integer from 0 to 100000"},
-                 {{"--seed=-3"}, "--seed=-3: expected an integer"},
-                 {{"--progress=yes"}, "--progress=yes: expected true, false, 1 or 0"},
-                 {{"--scenario=" + badTopology}, topology + ": links[0]: unknown key \"dealy\""},
-                 {{"--scenario=" + badTrace},
-                  trace + ": /programs/0/ops/0: unknown key 'durration_ns' (a compute op takes "
-                          "kind, name, stream, iteration, deps, duration_us, duration_ns)"},
-                 {{"--scenario=" + badOutputs},
-                  badOutputs + ": /outputs/dir: " + NotAFolder() +
-                      "/results: expected a writable folder"},
-                 {{"--ina=sharp"}, "--ina=sharp: expected off, streaming or switchml"},
-                 {{"--ina=streaming", "--topology=ideal"},
-                  "--ina=streaming: the ideal topology has no switches to aggregate in"},
-                 {{"--scenario=" + badIna},
-                  badIna + ": /fabric/ina: expected \"off\" or a protocol (streaming or "
-                           "switchml), got \"sharp\""},
-                 {{"--ina=streaming", "--ns3::InaAggregationEngine::StreamingBytes=4094"},
-                  "ns3::InaAggregationEngine::StreamingBytes: 4094 is not a multiple of "
-                  "ElementBytes (4)"},
-                 {{"--compress=dp:1.5"},
-                  "--compress=dp:1.5: expected SELECTOR:FACTOR or SELECTOR:topk:DENSITY"},
-                 {{"--compress=dp:0.25,"}, "--compress=dp:0.25,: expected a comma-separated list"},
-                 {{"--compress=dp:0.25,,tp:0.5"}, "got \"\""},
-                 {{"--compress=pp:0.5"},
-                  "--compress=pp:0.5: \"pp\" selects no collective of the trace (no group of "
-                  "a collective has that kind or name)"},
-                 {{"--parameterServers=dp"}, "--parameterServers=dp: expected GROUP:SERVERS"},
-                 {{"--parameterServers=pp:2"},
-                  "--parameterServers=pp:2: \"pp\" selects no all-reduce of the trace"},
-                 {{"--parameterServers=dp:3"},
-                  "--parameterServers=dp:3: expected 1 to 2 servers (the ranks of dp0), got 3"},
-                 {{"--parameterServers=dp:2:gpu"},
-                  "--parameterServers=dp:2:gpu: expected a placement after SERVERS: colocated, "
-                  "cpu, byteps, got \"gpu\" in \"dp:2:gpu\""},
-                 {{"--scenario=" + cpuOnFile},
-                  cpuOnFile + ": /parameterServers: 1 CPU hosts (dedicated parameter servers) "
-                              "need the rail-optimized or the ideal topology: a topology "
-                              "file's hosts are all GPUs"},
-                 {{"--parameterServers=dp:1:cpu", "--job=" + model},
-                  "--job=" + model +
-                      ": the workload has 1 CPU hosts (dedicated parameter servers), which jobs "
-                      "do not place: use the colocated placement"},
-                 {{"--straggler=3"}, "--straggler=3: expected RANKS:FACTOR"},
-                 {{"--straggler=99:2"},
-                  "--straggler=99:2: rank 99 is not one of the workload's 16 ranks"},
-                 {{"--straggler=1:2,"}, "--straggler=1:2,: expected a comma-separated list"},
-                 {{"--jitter=normal:2"}, "--jitter=normal:2: expected normal:SIGMA"},
-                 {{"--failGpu=2:10"}, "--failGpu=2:10: expected RANK:TIME"},
-                 {{"--slowNic=3:fast"}, "--slowNic=3:fast: expected RANK:RATE"},
-                 {{"--slowNic=3:800Gbps"},
-                  "--slowNic=3:800Gbps: 800000000000 bps is above the link's 400000000000 bps"},
-                 {{"--failGpu=16:1ms"},
-                  "--failGpu=16:1ms: rank 16 is not one of the workload's 16 ranks"},
-                 {{"--compress=dp:0.5,dp:0.25"},
-                  "--compress=dp:0.5,dp:0.25 (item 2): \"dp\" selects no collective of the "
-                  "trace "
-                  "(every collective it selects takes an earlier rule)"},
-             }));
+        Join(
+            CommonCases(),
+            {
+                {{"--job=/nonexistent/job.json"}, "--job=/nonexistent/job.json: no such file"},
+                {{"--job=" + model + ":sideways"},
+                 "--job=" + model +
+                     ":sideways: expected packed, spread, random, or servers such as 0-1,4 "
+                     "(each server once), got \"sideways\""},
+                {{"--job=" + model,
+                  "--job=" + model,
+                  "--job=" + model,
+                  "--job=" + model,
+                  "--job=" + model},
+                 "--job=" + model +
+                     ": the jobs up to this one need 20 GPUs but the cluster has 16 (2 servers x "
+                     "8)"},
+                {{"--job=" + model, "--fast-forward=check"},
+                 "--fast-forward=check: compares one workload's run, not jobs'"},
+                {{"--job=" + model + ":0", "--job=" + model + ":0"},
+                 "--job=" + model + ":0: placement 0 overlaps job job1 (server 0)"},
+                {{"--job=" + model + ":5"},
+                 "--job=" + model + ":5: placement 5: server 5 is not in the cluster of 2 servers"},
+                {{"--job=" + model, "--straggler=1:2"},
+                 "--straggler=1:2: slow GPUs, compute jitter, GPU failures and restarts apply "
+                 "to the scenario's one workload, not to jobs"},
+                {{"--job=" + model, "--failGpu=1:1ms", "--restart=1ms"},
+                 "--failGpu=1:1ms: slow GPUs, compute jitter, GPU failures and restarts apply "
+                 "to the scenario's one workload, not to jobs"},
+                {{"--job=" + model, "--workload=" + model},
+                 "--workload=" + model +
+                     ": with jobs (--job, or the scenario's \"jobs\" or \"arrivals\"), each job "
+                     "gives its workload"},
+                {{"--scenario=" + jobsAndWorkload},
+                 jobsAndWorkload + ": /jobs: with jobs, each job gives its workload: no /workload"},
+                {{"--scenario=" + jobsUnknownKey},
+                 jobsUnknownKey + ": /jobs/0/gpu: unknown setting"},
+                {{"--scenario=" + jobsControlClass},
+                 jobsControlClass + ": /jobs/0/trafficClass: 6 is the NICs' ControlPriority (ACK, "
+                                    "NAK, CNP): give the job another class"},
+                {{"--alone=maybe"}, "--alone=maybe: expected true, false, 1 or 0"},
+                {{"--restart=soon"},
+                 "--restart=soon: expected a restart delay such as 5ms or 30s (0 to a day)"},
+                {{"--restart=5ms"},
+                 "--restart=5ms: a restart policy without failures restarts nothing"},
+                {{"--job=" + model, "--interleave=true"},
+                 "--interleave: expected two jobs or more (--job or the scenario's \"jobs\"), "
+                 "got 1"},
+                {{"--pods=3"}, "--pods=3: "},
+                {{"--pods=2", "--topology=ideal"},
+                 "--pods=2: only a rail-optimized cluster has pods here"},
+                {{"--scenario=/nonexistent/scenario.json"},
+                 "--scenario=/nonexistent/scenario.json: expected a readable file (cannot open "
+                 "it: No such file or directory)"},
+                {{"--out=" + NotAFolder() + "/results"},
+                 "--out=" + NotAFolder() + "/results: expected a writable folder"},
+                {{"--iterations=100001"},
+                 "--iterations=100001: expected an integer from 0 to 100000"},
+                {{"--iterations=two"}, "--iterations=two: expected an integer from 0 to 100000"},
+                {{"--seed=-3"}, "--seed=-3: expected an integer"},
+                {{"--progress=yes"}, "--progress=yes: expected true, false, 1 or 0"},
+                {{"--scenario=" + badTopology}, topology + ": links[0]: unknown key \"dealy\""},
+                {{"--scenario=" + badTrace},
+                 trace + ": /programs/0/ops/0: unknown key 'durration_ns' (a compute op takes "
+                         "kind, name, stream, iteration, deps, duration_us, duration_ns)"},
+                {{"--scenario=" + badOutputs},
+                 badOutputs + ": /outputs/dir: " + NotAFolder() +
+                     "/results: expected a writable folder"},
+                {{"--ina=sharp"}, "--ina=sharp: expected off, streaming or switchml"},
+                {{"--ina=streaming", "--topology=ideal"},
+                 "--ina=streaming: the ideal topology has no switches to aggregate in"},
+                {{"--scenario=" + badIna},
+                 badIna + ": /fabric/ina: expected \"off\" or a protocol (streaming or "
+                          "switchml), got \"sharp\""},
+                {{"--ina=streaming", "--ns3::InaAggregationEngine::StreamingBytes=4094"},
+                 "ns3::InaAggregationEngine::StreamingBytes: 4094 is not a multiple of "
+                 "ElementBytes (4)"},
+                {{"--compress=dp:1.5"},
+                 "--compress=dp:1.5: expected SELECTOR:FACTOR or SELECTOR:topk:DENSITY"},
+                {{"--compress=dp:0.25,"}, "--compress=dp:0.25,: expected a comma-separated list"},
+                {{"--compress=dp:0.25,,tp:0.5"}, "got \"\""},
+                {{"--compress=pp:0.5"},
+                 "--compress=pp:0.5: \"pp\" selects no collective of the trace (no group of "
+                 "a collective has that kind or name)"},
+                {{"--parameterServers=dp"}, "--parameterServers=dp: expected GROUP:SERVERS"},
+                {{"--parameterServers=pp:2"},
+                 "--parameterServers=pp:2: \"pp\" selects no all-reduce of the trace"},
+                {{"--parameterServers=dp:3"},
+                 "--parameterServers=dp:3: expected 1 to 2 servers (the ranks of dp0), got 3"},
+                {{"--parameterServers=dp:2:gpu"},
+                 "--parameterServers=dp:2:gpu: expected a placement after SERVERS: colocated, "
+                 "cpu, byteps, got \"gpu\" in \"dp:2:gpu\""},
+                {{"--scenario=" + cpuOnFile},
+                 cpuOnFile + ": /parameterServers: parameter servers on 1 CPU host need the "
+                             "rail-optimized or the ideal topology: a topology file's hosts "
+                             "are all GPUs"},
+                {{"--parameterServers=dp:1:cpu", "--job=" + model},
+                 "--job=" + model +
+                     ": the workload has 1 CPU host (dedicated parameter servers), which jobs "
+                     "do not place: use the colocated placement"},
+                {{"--straggler=3"}, "--straggler=3: expected RANKS:FACTOR"},
+                {{"--straggler=99:2"},
+                 "--straggler=99:2: rank 99 is not one of the workload's 16 ranks"},
+                {{"--straggler=1:2,"}, "--straggler=1:2,: expected a comma-separated list"},
+                {{"--jitter=normal:2"}, "--jitter=normal:2: expected normal:SIGMA"},
+                {{"--failGpu=2:10"}, "--failGpu=2:10: expected RANK:TIME"},
+                {{"--slowNic=3:fast"}, "--slowNic=3:fast: expected RANK:RATE"},
+                {{"--slowNic=3:800Gbps"},
+                 "--slowNic=3:800Gbps: 800000000000 bps is above the link's 400000000000 bps"},
+                {{"--failGpu=16:1ms"},
+                 "--failGpu=16:1ms: rank 16 is not one of the workload's 16 ranks"},
+                {{"--compress=dp:0.5,dp:0.25"},
+                 "--compress=dp:0.5,dp:0.25 (item 2): \"dp\" selects no collective of the "
+                 "trace "
+                 "(every collective it selects takes an earlier rule)"},
+            }));
     ExpectHelp("ai-fabric-sim");
 }
 
@@ -717,15 +726,18 @@ TEST(ProgramOutput, AiFabricSimInterleavesJobs)
             "heads": 8, "seqLength": 256, "vocab": 1000, "tp": 2, "dp": 2, "globalBatch": 4}},
             "iterations": 2)";
     const std::string out = TempPath("interleave-out");
-    const std::string scenario = TempFile(
-        "scenario-interleave.json",
-        R"({"cluster": {"servers": 4, "gpusPerServer": 2, "spines": 2, "pods": 2,
+    const std::string scenario =
+        TempFile("scenario-interleave.json",
+                 R"({"cluster": {"servers": 4, "gpusPerServer": 2, "spines": 2, "pods": 2,
              "oversubscription": 2},
-            "jobs": [)" + job + R"(, "name": "a", "placement": "0,2"}, )" + job +
-            R"(, "name": "b", "placement": "1,3"}],
-            "outputs": {"plots": false, "dir": ")" + out + R"("}})");
+            "jobs": [)" +
+                     job + R"(, "name": "a", "placement": "0,2"}, )" + job +
+                     R"(, "name": "b", "placement": "1,3"}],
+            "outputs": {"plots": false, "dir": ")" +
+                     out + R"("}})");
     const Outcome o =
-        RunProgram("ai-fabric-sim", {"--scenario=" + scenario, "--interleave=true", "--progress=false"});
+        RunProgram("ai-fabric-sim",
+                   {"--scenario=" + scenario, "--interleave=true", "--progress=false"});
     ASSERT_EQ(o.status, 0) << o.err;
     EXPECT_NE(o.out.find("jobs: mean iteration shared, and alone on the same GPUs"),
               std::string::npos)
@@ -756,8 +768,9 @@ TEST(ProgramOutput, AiFabricSimInterleavesJobs)
     }
     // job-links.csv: a column per job, the shared spine links among its rows.
     const std::string links = Slurp(out + "/job-links.csv");
-    EXPECT_EQ(links.rfind("from,to,class,bytes,peak_util,a_payload_bytes,b_payload_bytes,jobs\n", 0),
-              0u)
+    EXPECT_EQ(
+        links.rfind("from,to,class,bytes,peak_util,a_payload_bytes,b_payload_bytes,jobs\n", 0),
+        0u)
         << links.substr(0, 200);
     EXPECT_NE(links.find(",2\n"), std::string::npos);
 }

@@ -111,8 +111,9 @@ GpuClusterHelper::BuildOn(const RoceTopology& network,
                           uint32_t cpuHosts)
 {
     const auto all = static_cast<uint32_t>(network.nics.size());
-    NS_ABORT_MSG_IF(cpuHosts >= all, "GpuClusterHelper::BuildOn: " << cpuHosts << " CPU hosts of "
-                                                                   << all << " leave no GPU");
+    NS_ABORT_MSG_IF(cpuHosts >= all,
+                    "GpuClusterHelper::BuildOn: " << cpuHosts << " CPU hosts of " << all
+                                                  << " leave no GPU");
     const uint32_t hosts = all - cpuHosts;
     NS_ABORT_MSG_IF(gpusPerServer == 0 || hosts % gpusPerServer != 0,
                     "GpuClusterHelper::BuildOn: " << hosts << " hosts do not make servers of "

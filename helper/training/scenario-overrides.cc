@@ -464,8 +464,9 @@ ScenarioOverrides::ApplyCluster(TrainingScenario& s) const
         for (const Option& o : GetOptions())
         {
             const std::string name = o.name;
-            if (!(this->*o.field).empty() && (name == "servers" || name == "spines" || name == "pods" ||
-                                              name == "oversubscription" || name == "nicRate"))
+            if (!(this->*o.field).empty() &&
+                (name == "servers" || name == "spines" || name == "pods" ||
+                 name == "oversubscription" || name == "nicRate"))
             {
                 given += (given.empty() ? "--" : ", --") + name + "=" + this->*o.field;
             }
@@ -703,7 +704,8 @@ ScenarioOverrides::ApplyJobs(TrainingScenario& s) const
         if (!DetectWorkload(path, job.traceFormat, job.traceFile, ranks, &why))
         {
             const std::string prefix = "--workload=" + path;
-            throw OptionError{place + (why.rfind(prefix, 0) == 0 ? why.substr(prefix.size()) : ": " + why)};
+            throw OptionError{place +
+                              (why.rfind(prefix, 0) == 0 ? why.substr(prefix.size()) : ": " + why)};
         }
         job.traceRanks = ranks;
         if (job.traceFormat == "generator")

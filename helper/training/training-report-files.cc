@@ -132,18 +132,20 @@ TrainingReport::WriteTimeline(std::ostream& os) const
                   {"name", "process_name"},
                   {"pid", j},
                   {"args", {{"name", "job " + job.spec.name}}}});
-            emit({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", j}, {"args", {{"sort_index", j}}}});
+            emit({{"ph", "M"},
+                  {"name", "process_sort_index"},
+                  {"pid", j},
+                  {"args", {{"sort_index", j}}}});
         }
         for (uint32_t r = 0; r < trace.GetNRanks(); ++r)
         {
             const uint32_t gpu = job.gpus[r];
-            const std::string rankName =
-                trace.IsCpuRank(r)
-                    ? "rank " + std::to_string(r) + " (CPU host " +
-                          std::to_string(r - trace.GetNGpuRanks()) + ")"
-                    : "rank " + std::to_string(r) + " (server " +
-                          std::to_string(world.GetServer(gpu)) + ", GPU " +
-                          std::to_string(world.GetLocalIndex(gpu)) + ")";
+            const std::string rankName = trace.IsCpuRank(r)
+                                             ? "rank " + std::to_string(r) + " (CPU host " +
+                                                   std::to_string(r - trace.GetNGpuRanks()) + ")"
+                                             : "rank " + std::to_string(r) + " (server " +
+                                                   std::to_string(world.GetServer(gpu)) + ", GPU " +
+                                                   std::to_string(world.GetLocalIndex(gpu)) + ")";
             if (!jobs)
             {
                 emit({{"ph", "M"},
@@ -212,10 +214,7 @@ TrainingReport::WriteTimeline(std::ostream& os) const
 }
 
 bool
-TrainingReport::Plot(const std::string& dir,
-                     bool breakdown,
-                     bool fabric,
-                     std::string* error) const
+TrainingReport::Plot(const std::string& dir, bool breakdown, bool fabric, std::string* error) const
 {
     std::ostringstream script;
     // Data files first: the plots are also re-drawable by hand from them.
@@ -242,17 +241,19 @@ TrainingReport::Plot(const std::string& dir,
     if (breakdown)
     {
         script << "set terminal pngcairo size 1000,500 font ',10'\n"
-           << "set output " << GnuplotQuoted(dir + "/breakdown.png") << "\n"
-           << "set title "
-           << GnuplotQuoted("Iteration time per rank: " + GetJob().workload.GetTrace().GetName())
-           << " noenhanced\n"
-           << "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.8 "
-              "border -1\n"
-           << "set boxwidth 0.8\nset ylabel 'ms (mean per iteration)'\nset xlabel 'rank'\n"
-           << "set key outside right\nset yrange [0:*]\n"
-           << "plot " << breakdownData << " using 2:xtic(1) title 'compute' lc rgb '#4477aa', "
-           << "'' using 3 title 'exposed communication' lc rgb '#ee6677', "
-           << "'' using 4 title 'idle (waiting, bubbles)' lc rgb '#bbbbbb'\n";
+               << "set output " << GnuplotQuoted(dir + "/breakdown.png") << "\n"
+               << "set title "
+               << GnuplotQuoted("Iteration time per rank: " +
+                                GetJob().workload.GetTrace().GetName())
+               << " noenhanced\n"
+               << "set style data histograms\nset style histogram rowstacked\nset style fill solid "
+                  "0.8 "
+                  "border -1\n"
+               << "set boxwidth 0.8\nset ylabel 'ms (mean per iteration)'\nset xlabel 'rank'\n"
+               << "set key outside right\nset yrange [0:*]\n"
+               << "plot " << breakdownData << " using 2:xtic(1) title 'compute' lc rgb '#4477aa', "
+               << "'' using 3 title 'exposed communication' lc rgb '#ee6677', "
+               << "'' using 4 title 'idle (waiting, bubbles)' lc rgb '#bbbbbb'\n";
     }
     if (Ptr<FabricMonitor> mon = fabric ? m_sim.GetMonitor() : nullptr)
     {
@@ -314,19 +315,19 @@ TrainingReport::Write(const std::string& dir, bool plots, std::string* error) co
         return true;
     };
     const bool jobs = m_sim.HasJobs();
-    bool ok = file("results.json", [&](std::ostream& os) { WriteResults(os); }) &&
-              file("timeline.json", [&](std::ostream& os) { WriteTimeline(os); }) &&
-              (jobs || file("iterations.csv", [&](std::ostream& os) { WriteIterationsCsv(os); })) &&
-              (jobs ||
-               file("collectives.csv", [&](std::ostream& os) { WriteCollectivesCsv(os); })) &&
-              file("fct.csv", [&](std::ostream& os) {
-                  os << "src,dst,bytes,start_us,end_us,fct_us,wire_bytes\n";
-                  for (const auto& f : m_sim.GetFlows())
-                  {
-                      os << f.src << "," << f.dst << "," << f.bytes << "," << Us(f.start) << ","
-                         << Us(f.end) << "," << Us(f.end - f.start) << "," << f.wireBytes << "\n";
-                  }
-              });
+    bool ok =
+        file("results.json", [&](std::ostream& os) { WriteResults(os); }) &&
+        file("timeline.json", [&](std::ostream& os) { WriteTimeline(os); }) &&
+        (jobs || file("iterations.csv", [&](std::ostream& os) { WriteIterationsCsv(os); })) &&
+        (jobs || file("collectives.csv", [&](std::ostream& os) { WriteCollectivesCsv(os); })) &&
+        file("fct.csv", [&](std::ostream& os) {
+            os << "src,dst,bytes,start_us,end_us,fct_us,wire_bytes\n";
+            for (const auto& f : m_sim.GetFlows())
+            {
+                os << f.src << "," << f.dst << "," << f.bytes << "," << Us(f.start) << ","
+                   << Us(f.end) << "," << Us(f.end - f.start) << "," << f.wireBytes << "\n";
+            }
+        });
     if (ok && m_sim.GetBackground())
     {
         ok = file("background-fct.csv", [&](std::ostream& os) {

@@ -8,6 +8,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/ina-transport.h"
+#include "ns3/parameter-server-sync.h"
 #include "ns3/program-options.h"
 #include "ns3/uinteger.h"
 
@@ -105,9 +106,9 @@ TrainingReport::GetSlowdowns() const
 std::vector<Time>
 TrainingReport::GetIterationTimes() const
 {
-    return GetJob().runner ? WorkloadRunner::GetIterationTimes(m_breakdown,
-                                                               GetJob().runner->GetNIterations())
-                           : std::vector<Time>();
+    return GetJob().runner
+               ? WorkloadRunner::GetIterationTimes(m_breakdown, GetJob().runner->GetNIterations())
+               : std::vector<Time>();
 }
 
 void
@@ -177,13 +178,13 @@ TrainingReport::PrintOverview(std::ostream& os) const
         else
         {
             os << "  workload : " << trace.GetName() << "\n"
-               << "             " << job.workload.GetNote() << ": " << trace.GetNRanks()
-               << " ranks"
+               << "             " << job.workload.GetNote() << ": " << trace.GetNRanks() << " ranks"
                << (trace.GetNCpuRanks() > 0
-                       ? " (the last " + std::to_string(trace.GetNCpuRanks()) + " CPU hosts)"
+                       ? " (the last " + ParameterServerSync::CountCpuHosts(trace.GetNCpuRanks()) +
+                             ")"
                        : "")
-               << ", " << trace.GetNOps() << " ops in the trace, "
-               << job.runner->GetNIterations() << " iteration(s)\n";
+               << ", " << trace.GetNOps() << " ops in the trace, " << job.runner->GetNIterations()
+               << " iteration(s)\n";
         }
         for (const CompressionEffect& e : job.workload.GetCompression())
         {
@@ -222,8 +223,8 @@ TrainingReport::PrintOverview(std::ostream& os) const
     }
     for (const TrainingSimulation::Job& job : m_sim.GetJobs())
     {
-        for (const WorkloadRunner::Restart& r : job.runner ? job.runner->GetRestarts()
-                                                           : std::vector<WorkloadRunner::Restart>())
+        for (const WorkloadRunner::Restart& r :
+             job.runner ? job.runner->GetRestarts() : std::vector<WorkloadRunner::Restart>())
         {
             os << "             restarted: rank " << r.rank << " failed at " << std::setprecision(3)
                << Ms(r.failedAt) << " ms, every rank again at " << Ms(r.restartedAt)
@@ -232,9 +233,10 @@ TrainingReport::PrintOverview(std::ostream& os) const
     }
     if (const JobArrivals& a = s.arrivals; !a.mix.empty())
     {
-        const auto n = std::count_if(m_sim.GetJobs().begin(),
-                                     m_sim.GetJobs().end(),
-                                     [](const TrainingSimulation::Job& j) { return j.spec.arrives; });
+        const auto n =
+            std::count_if(m_sim.GetJobs().begin(),
+                          m_sim.GetJobs().end(),
+                          [](const TrainingSimulation::Job& j) { return j.spec.arrives; });
         os << "  arrivals : " << n << " jobs in " << std::setprecision(3) << Ms(a.window)
            << " ms (Poisson, mean gap " << Ms(a.meanInterarrival) << " ms, seed " << s.seed
            << ") of";
@@ -267,7 +269,8 @@ TrainingReport::PrintOverview(std::ostream& os) const
     }
     if (const uint32_t cpu = m_sim.GetWorld().GetSize() - s.GetNGpus(); cpu > 0)
     {
-        os << "             " << cpu << " CPU hosts (dedicated parameter servers)"
+        os << "             " << ParameterServerSync::CountCpuHosts(cpu)
+           << " (dedicated parameter servers)"
            << (s.topology == "ideal" ? " on the carrier"
                                      : ", one NIC each, on a leaf of their own cabled to every "
                                        "spine")
@@ -463,7 +466,8 @@ TrainingReport::PrintLinkShares(std::ostream& os) const
     const auto shared = std::count_if(shares.begin(), shares.end(), [](const JobLinkShare& s) {
         return s.jobs > 1;
     });
-    os << "\n  links the jobs crossed: " << shares.size() << ", " << shared << " of them by several jobs"
+    os << "\n  links the jobs crossed: " << shares.size() << ", " << shared
+       << " of them by several jobs"
        << "; the busiest (RDMA payload per job, ECMP routes as the switches chose them)\n"
        << "  link                  class         total      peak   jobs\n";
     for (size_t k = 0; k < shares.size() && k < 10; ++k)
@@ -511,9 +515,9 @@ TrainingReport::PrintArrivals(std::ostream& os) const
            << (job.runner->IsFinished() ? Ms(job.runner->GetEndTime() - job.spec.start) : -1.0)
            << "   " << DescribeGpus(job.gpus, m_sim.GetScenario().gpusPerServer) << "\n";
     }
-    os << "  " << c.finished << " of " << c.arrived << " finished; JCT mean " << std::setprecision(3)
-       << c.meanJct * 1e3 << " ms, median " << c.p50Jct * 1e3 << ", p95 " << c.p95Jct * 1e3
-       << ", max " << c.maxJct * 1e3 << "; queued " << c.meanQueued * 1e3
+    os << "  " << c.finished << " of " << c.arrived << " finished; JCT mean "
+       << std::setprecision(3) << c.meanJct * 1e3 << " ms, median " << c.p50Jct * 1e3 << ", p95 "
+       << c.p95Jct * 1e3 << ", max " << c.maxJct * 1e3 << "; queued " << c.meanQueued * 1e3
        << " ms on average; GPUs held " << std::setprecision(1) << 100 * c.utilisation
        << " % of the run (utilisation.png)\n";
 }

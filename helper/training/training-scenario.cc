@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "training-scenario.h"
 
-#include "scenario-section.h"
-
 #include "../../model/workload/json-text.h"
+#include "scenario-section.h"
 
 #include "ns3/collective-protocol.h"
 #include "ns3/flow-size-cdf.h"
@@ -40,8 +39,9 @@ TrainingScenario::ParseParameterServers(const std::string& text,
     {
         if (!ParameterServerSync::PlacementFromString(rest.substr(last + 1), &out.placement))
         {
-            *why = "expected a placement after SERVERS: " + ParameterServerSync::GetPlacementNames() +
-                   ", got \"" + rest.substr(last + 1) + "\" in \"" + text + "\"";
+            *why =
+                "expected a placement after SERVERS: " + ParameterServerSync::GetPlacementNames() +
+                ", got \"" + rest.substr(last + 1) + "\" in \"" + text + "\"";
             return false;
         }
         rest = rest.substr(0, last);
@@ -201,8 +201,7 @@ scenario_json::ParseWorkloadSection(const Json& obj,
     {
         if (!w.Has("file"))
         {
-            Fail(where,
-                 "format \"" + s.traceFormat + "\" needs a \"file\" (chakra: the prefix)");
+            Fail(where, "format \"" + s.traceFormat + "\" needs a \"file\" (chakra: the prefix)");
         }
         s.traceFile = Resolve(w.Text("file", ""), source);
         s.traceRanks = w.Unsigned("ranks", 0, 0, 1u << 20);
@@ -331,7 +330,6 @@ ParseEvents(const Json& list, TrainingScenario& s)
         s.events.push_back(ev);
     }
 }
-
 
 /// Read the "compression" list into s (GradientCompression::ParseRule's rules).
 void
@@ -562,7 +560,8 @@ TrainingScenario::Parse(const std::string& text,
         {
             ParseFabric(top.Get("fabric"), s);
         }
-        if (top.Has("workload") && !ParseWorkloadSection(top.Get("workload"), "/workload", source, s, error))
+        if (top.Has("workload") &&
+            !ParseWorkloadSection(top.Get("workload"), "/workload", source, s, error))
         {
             return false;
         }
@@ -581,7 +580,8 @@ TrainingScenario::Parse(const std::string& text,
         {
             if (top.Has("workload"))
             {
-                Fail("/arrivals", "with arrivals, each kind of job gives its workload: no /workload");
+                Fail("/arrivals",
+                     "with arrivals, each kind of job gives its workload: no /workload");
             }
             if (!ParseArrivalsSection(top.Get("arrivals"), source, s, error))
             {

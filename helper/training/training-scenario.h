@@ -92,7 +92,7 @@ struct TrainingScenario
     /// What "GROUP:SERVERS[:PLACEMENT]" says.
     struct ParameterServerSetting
     {
-        std::string group;  //!< a group kind or name
+        std::string group;   //!< a group kind or name
         uint32_t servers{0}; //!< servers per group (colocated) or CPU hosts
         ParameterServerSync::Placement placement{ParameterServerSync::COLOCATED}; //!< where
     };

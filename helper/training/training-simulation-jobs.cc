@@ -4,6 +4,7 @@
 
 #include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/parameter-server-sync.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/rank-map-transport.h"
 #include "ns3/rdma-nic.h"
@@ -34,15 +35,16 @@ TrainingSimulation::CheckJobSettings(std::string* error) const
     const StragglerSettings& st = s.stragglers;
     // Slow NICs are the cluster's (GPU indices); slow GPUs, jitter and failures are the
     // runner's, and their report walks one job's critical paths.
-    std::string place = !st.slow.empty()             ? st.slow.front().place
-                        : !st.failures.empty()       ? st.failures.front().place
-                        : !st.jitter.empty()         ? st.jitterPlace
+    std::string place = !st.slow.empty()                ? st.slow.front().place
+                        : !st.failures.empty()          ? st.failures.front().place
+                        : !st.jitter.empty()            ? st.jitterPlace
                         : !st.restartDelay.IsNegative() ? st.restartPlace
-                                                     : "";
+                                                        : "";
     if (!place.empty())
     {
-        *error = place + ": slow GPUs, compute jitter and GPU failures apply to the scenario's "
-                         "one workload, not to jobs (slow NICs do: their ranks are GPUs)";
+        *error = place + ": slow GPUs, compute jitter, GPU failures and restarts apply to the "
+                         "scenario's one workload, not to jobs (slow NICs do: their ranks are "
+                         "GPUs)";
         return false;
     }
     if (s.fastForward == "check")
@@ -60,7 +62,8 @@ TrainingSimulation::CheckJobSettings(std::string* error) const
     {
         TypeId::AttributeInformation info;
         RdmaNic::GetTypeId().LookupAttributeByName("ControlPriority", &info);
-        control = static_cast<uint8_t>(std::stoul(info.initialValue->SerializeToString(info.checker)));
+        control =
+            static_cast<uint8_t>(std::stoul(info.initialValue->SerializeToString(info.checker)));
     }
     std::vector<const JobSpec*> specs;
     for (const JobSpec& job : s.jobs)
@@ -141,9 +144,10 @@ TrainingSimulation::LoadJobWorkload(JobSpec& spec,
     if (workload.GetTrace().GetNCpuRanks() > 0)
     {
         *error = spec.place + ": the workload has " +
-                 std::to_string(workload.GetTrace().GetNCpuRanks()) +
-                 " CPU hosts (dedicated parameter servers), which jobs do not place: use the "
-                 "colocated placement";
+                 ParameterServerSync::CountCpuHosts(workload.GetTrace().GetNCpuRanks()) +
+                 " (dedicated parameter servers), which jobs do not place: use the " +
+                 ParameterServerSync::PlacementToString(ParameterServerSync::COLOCATED) +
+                 " placement";
         return false;
     }
     return true;
@@ -420,8 +424,8 @@ TrainingSimulation::ApplyTrafficClasses()
         const uint32_t merged = static_cast<uint32_t>(lossless.Get()) | mask;
         if (merged != lossless.Get())
         {
-            NS_LOG_INFO("switch " << sw << ": lossless priorities "
-                                  << lossless.Get() << " -> " << merged);
+            NS_LOG_INFO("switch " << sw << ": lossless priorities " << lossless.Get() << " -> "
+                                  << merged);
             sw->GetMmu()->SetAttribute("LosslessPriorities", UintegerValue(merged));
             sw->ReconfigureBuffers();
         }
@@ -493,8 +497,8 @@ TrainingSimulation::RunJobsAlone(const TrainingScenario& scenario,
                          (sim.IsStuck() ? ": " + sim.GetStuckReport() : std::string());
                 return false;
             }
-            run.iterations = WorkloadRunner::GetIterationTimes(runner->GetBreakdown(),
-                                                               runner->GetNIterations());
+            run.iterations =
+                WorkloadRunner::GetIterationTimes(runner->GetBreakdown(), runner->GetNIterations());
             for (const Flow& f : sim.GetFlows())
             {
                 run.network.emplace_back(f.start - spec.start, f.end - spec.start);

@@ -11,6 +11,7 @@
 #include "ns3/gpu-preset.h"
 #include "ns3/ideal-transport.h"
 #include "ns3/log.h"
+#include "ns3/parameter-server-sync.h"
 #include "ns3/rank-map-transport.h"
 #include "ns3/roce-congestion-control.h"
 #include "ns3/roce-topology-reader.h"
@@ -191,15 +192,18 @@ TrainingSimulation::LoadWorkload(std::string* error)
     if (m_cpuHosts > 0 && s.topology == "file")
     {
         *error = (s.parameterServers.empty() ? s.source : s.parameterServersPlace) + ": " +
-                 std::to_string(m_cpuHosts) +
-                 " CPU hosts (dedicated parameter servers) need the rail-optimized or the "
-                 "ideal topology: a topology file's hosts are all GPUs";
+                 "parameter servers on " + ParameterServerSync::CountCpuHosts(m_cpuHosts) +
+                 " need the rail-optimized or the ideal topology: a topology file's hosts are "
+                 "all GPUs";
         return false;
     }
     for (uint32_t r = 0; r < trace.GetNRanks(); ++r)
     {
         job.gpus.push_back(trace.IsCpuRank(r) ? gpus + (r - ranks) : r);
     }
+    NS_LOG_INFO(ranks << " GPU ranks on GPUs 0.." << ranks - 1 << ", "
+                      << ParameterServerSync::CountCpuHosts(m_cpuHosts) << " after the " << gpus
+                      << " GPUs");
     return true;
 }
 
@@ -310,6 +314,7 @@ TrainingSimulation::Build(std::string* error)
         {
             // CPU hosts after fewer GPU ranks than GPUs: the trace's ranks are not the
             // cluster's.
+            NS_LOG_LOGIC("the trace's ranks mapped onto the cluster's (RankMapTransport)");
             auto mapped = CreateObject<RankMapTransport>();
             mapped->Setup(m_transport, job.gpus);
             job.transport = mapped;

@@ -53,10 +53,10 @@ class TrainingSimulation
     /// without "jobs" has one, the scenario's workload on GPUs 0..ranks-1).
     struct Job
     {
-        JobSpec spec;               //!< as given (name "" for the scenario's one workload)
-        std::vector<uint32_t> gpus; //!< the cluster GPU of each of its ranks
-        TrainingWorkload workload;  //!< its trace, adapted
-        CommGroup world;            //!< its ranks' servers and local GPU indices
+        JobSpec spec;                       //!< as given (name "" for the scenario's one workload)
+        std::vector<uint32_t> gpus;         //!< the cluster GPU of each of its ranks
+        TrainingWorkload workload;          //!< its trace, adapted
+        CommGroup world;                    //!< its ranks' servers and local GPU indices
         Ptr<CollectiveTransport> transport; //!< its engine's carrier (its ranks numbered 0..)
         Ptr<WorkloadRunner> runner;         //!< replays its trace (null until placed)
         Time placed; //!< when it got its GPUs (an arriving job: first fit, after queueing)
@@ -255,17 +255,17 @@ eturn true on success
     void OnTransferDone(uint64_t runId, uint32_t transfer);
 
     TrainingScenario m_scenario;
-    bool m_globalsApplied{false}; //!< ApplyGlobalSettings succeeded
-    RoceTopology m_fileNetwork;   //!< "file" topology, read before the workload
-    std::vector<Job> m_jobs;       //!< one, or the scenario's jobs
-    uint32_t m_jobsFinished{0};    //!< jobs whose workload finished
-    uint32_t m_cpuHosts{0};        //!< CPU hosts after the GPUs (the trace's CPU ranks)
-    std::vector<int> m_gpuOwner;   //!< per cluster GPU, the job holding it (-1: free)
-    std::vector<uint32_t> m_queue; //!< arrived jobs waiting for GPUs, in arrival order
+    bool m_globalsApplied{false};          //!< ApplyGlobalSettings succeeded
+    RoceTopology m_fileNetwork;            //!< "file" topology, read before the workload
+    std::vector<Job> m_jobs;               //!< one, or the scenario's jobs
+    uint32_t m_jobsFinished{0};            //!< jobs whose workload finished
+    uint32_t m_cpuHosts{0};                //!< CPU hosts after the GPUs (the trace's CPU ranks)
+    std::vector<int> m_gpuOwner;           //!< per cluster GPU, the job holding it (-1: free)
+    std::vector<uint32_t> m_queue;         //!< arrived jobs waiting for GPUs, in arrival order
     std::vector<Allocation> m_allocations; //!< GPUs held by jobs over the run
     std::string m_runError;                //!< what stopped the run early
     bool m_progress{false};                //!< Run's progress lines
-    std::string m_runnerAlgorithm; //!< CollectiveEngine::Algorithm as the run uses it
+    std::string m_runnerAlgorithm;         //!< CollectiveEngine::Algorithm as the run uses it
     RoceHelper m_roce;
     GpuCluster m_cluster;
     CommGroup m_world;

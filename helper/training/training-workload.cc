@@ -48,6 +48,14 @@ TrainingWorkload::Load(const TrainingScenario& s, std::string* error)
         // A model's byteps parameter servers reduce inside the cluster's servers unless
         // the model says how many GPUs a server has.
         TransformerConfig model = s.generator;
+        if (model.gpusPerServer != 0 && model.gpusPerServer != s.gpusPerServer &&
+            model.parameterServerPlacement == ParameterServerSync::BYTEPS)
+        {
+            m_warnings.push_back("the model's byteps parameter servers reduce inside servers of " +
+                                 std::to_string(model.gpusPerServer) +
+                                 " GPUs (its gpusPerServer) but the cluster's have " +
+                                 std::to_string(s.gpusPerServer));
+        }
         model.gpusPerServer = model.gpusPerServer ? model.gpusPerServer : s.gpusPerServer;
         auto gen = CreateObject<TransformerTraceGenerator>();
         m_trace = std::make_shared<TrainingTrace>(gen->Generate(model, error));
@@ -134,7 +142,8 @@ TrainingWorkload::Adapt(const TrainingScenario& s, uint32_t gpus, std::string* e
     if (s.computeScale != 1)
     {
         NS_LOG_INFO("compute x " << s.computeScale);
-        for (uint32_t r = 0; r < m_trace->GetNRanks(); ++r)
+        // GPUs only: a CPU host's reductions run at its own DRAM bandwidth.
+        for (uint32_t r = 0; r < m_trace->GetNGpuRanks(); ++r)
         {
             for (TraceOp& op : m_trace->GetOps(r))
             {
@@ -145,6 +154,18 @@ TrainingWorkload::Adapt(const TrainingScenario& s, uint32_t gpus, std::string* e
                 }
             }
         }
+    }
+    if (!s.compression.empty() && m_trace->GetNCpuRanks() > 0)
+    {
+        // The trace's all-reduces went to CPU hosts before compression could see them;
+        // a rule would select what is left (byteps: the servers' reduce-scatters).
+        *error = s.compression.front().place +
+                 ": the trace's all-reduces are by parameter "
+                 "servers on " +
+                 ParameterServerSync::CountCpuHosts(m_trace->GetNCpuRanks()) +
+                 " already (the trace or its model rewrote them): compress before that, with "
+                 "the scenario's parameterServers";
+        return false;
     }
     if (!s.compression.empty())
     {
@@ -186,14 +207,17 @@ TrainingWorkload::Adapt(const TrainingScenario& s, uint32_t gpus, std::string* e
             *error = s.parameterServersPlace + ": " + why;
             return false;
         }
-        m_note += "; " + std::to_string(ps->GetRewritten()) + " all-reduce ops on " +
-                  setting.group + " by " + std::to_string(setting.servers) +
-                  (setting.placement == ParameterServerSync::COLOCATED
-                       ? " parameter servers"
-                       : " parameter servers on CPU hosts" +
-                             std::string(setting.placement == ParameterServerSync::BYTEPS
-                                             ? " (byteps: reduce-scatter inside each server)"
-                                             : ""));
+        m_note +=
+            "; " + std::to_string(ps->GetRewritten()) + " all-reduce ops on " + setting.group +
+            " by " + std::to_string(setting.servers) +
+            (setting.placement == ParameterServerSync::COLOCATED
+                 ? " parameter servers"
+                 : " parameter servers on CPU hosts" +
+                       std::string(
+                           setting.placement == ParameterServerSync::BYTEPS
+                               ? " (" + ParameterServerSync::PlacementToString(setting.placement) +
+                                     ": reduce-scatter inside each server)"
+                               : ""));
         ps->Dispose();
     }
     if (m_trace->GetNGpuRanks() < gpus)
@@ -202,8 +226,8 @@ TrainingWorkload::Adapt(const TrainingScenario& s, uint32_t gpus, std::string* e
         std::ostringstream w;
         w << "the workload has " << m_trace->GetNGpuRanks()
           << (m_trace->GetNCpuRanks() > 0 ? " GPU ranks but " : " ranks but ")
-          << (gpus == s.GetNGpus() ? "the cluster " : "its ") << gpus
-          << " GPUs: " << idle << " GPUs ("
+          << (gpus == s.GetNGpus() ? "the cluster " : "its ") << gpus << " GPUs: " << idle
+          << " GPUs ("
           << (idle * 2 == gpus ? "half the cluster" : std::to_string(100 * idle / gpus) + " %")
           << ") stay idle";
         m_warnings.push_back(w.str());

@@ -6,7 +6,6 @@
 #include "ns3/log.h"
 
 #include <algorithm>
-#include <tuple>
 
 namespace ns3
 {
@@ -24,6 +23,7 @@ struct Layout
     std::vector<std::vector<uint32_t>> sets; //!< per server: its ranks, in group order
     std::vector<std::string> local;          //!< per server: its group ("" when g = 1)
     std::map<uint32_t, std::pair<uint32_t, uint32_t>> where; //!< rank -> (server, local index)
+    std::map<uint32_t, uint32_t> position;                   //!< rank -> its group rank
 };
 
 /// One all-reduce of a selected group, as the CPU hosts see it.
@@ -43,6 +43,7 @@ ParameterServerSync::ApplyDedicated(TrainingTrace& trace,
                                     uint32_t servers,
                                     std::string* error)
 {
+    NS_LOG_FUNCTION(this << select << servers << PlacementToString(m_placement));
     const bool byteps = m_placement == BYTEPS;
     if (trace.GetNCpuRanks() > 0)
     {
@@ -81,6 +82,7 @@ ParameterServerSync::ApplyDedicated(TrainingTrace& trace,
         std::map<uint32_t, uint32_t> setOfServer;
         for (uint32_t r : g.ranks)
         {
+            l.position[r] = static_cast<uint32_t>(l.position.size());
             auto [it, added] =
                 setOfServer.emplace(serverOf(r), static_cast<uint32_t>(l.sets.size()));
             if (added)
@@ -91,6 +93,8 @@ ParameterServerSync::ApplyDedicated(TrainingTrace& trace,
             l.sets[it->second].push_back(r);
         }
         l.perServer = static_cast<uint32_t>(l.sets.front().size());
+        NS_LOG_LOGIC(g.name << ": " << l.sets.size() << " servers of " << l.perServer
+                            << " ranks each");
         for (const auto& set : l.sets)
         {
             if (set.size() != l.perServer)
@@ -98,18 +102,19 @@ ParameterServerSync::ApplyDedicated(TrainingTrace& trace,
                 *error = "group " + g.name + " has " + std::to_string(l.perServer) +
                          " ranks on the server of rank " + std::to_string(l.sets.front().front()) +
                          " but " + std::to_string(set.size()) + " on that of rank " +
-                         std::to_string(set.front()) +
-                         ": byteps needs the same number on every server";
+                         std::to_string(set.front()) + ": " + PlacementToString(BYTEPS) +
+                         " needs the same number on every server";
                 return false;
             }
         }
         for (uint32_t m = 0; m < l.sets.size(); ++m)
         {
-            l.local.push_back(l.perServer > 1 ? g.name + ".ps" + std::to_string(m) : "");
+            l.local.push_back(l.perServer > 1 ? g.name + SERVER_GROUP + std::to_string(m) : "");
             if (!l.local.back().empty() && trace.HasGroup(l.local.back()))
             {
-                *error = "the trace has a group " + l.local.back() +
-                         ", the name byteps gives the ranks of " + g.name + " on a server";
+                *error = "the trace has a group " + l.local.back() + ", the name " +
+                         PlacementToString(BYTEPS) + " gives the ranks of " + g.name +
+                         " on a server";
                 return false;
             }
         }
@@ -124,6 +129,7 @@ ParameterServerSync::ApplyDedicated(TrainingTrace& trace,
         {
             if (!l.local[m].empty())
             {
+                NS_LOG_LOGIC("group " << l.local[m] << " reduces inside its server");
                 rewritten.AddGroup({l.local[m], trace.GetGroup(name).kind, l.sets[m]});
             }
         }
@@ -195,20 +201,19 @@ ParameterServerSync::ApplyDedicated(TrainingTrace& trace,
             TraceOp begin;
             begin.kind = TraceOpKind::COMPUTE;
             begin.stream = op.stream;
-            uint32_t ready = add(begin, ".ps.begin", op.deps); // old ids, mapped by Splice
+            uint32_t ready = add(begin, OpSuffix::BEGIN, op.deps); // old ids, mapped by Splice
             auto collective = [&](CollectiveType type, const std::string& what, uint32_t after) {
                 TraceOp c;
                 c.kind = TraceOpKind::COLLECTIVE;
                 c.collective = type;
                 c.group = l.local[m];
                 c.bytes = op.bytes;
-                c.algorithm = op.algorithm;
-                c.stream = op.stream;
+                c.stream = op.stream; // the runner's algorithm: the op's is for an all-reduce
                 return add(c, what, {after});
             };
             if (g > 1)
             {
-                ready = collective(CollectiveType::REDUCE_SCATTER, ".ps.rs", ready);
+                ready = collective(CollectiveType::REDUCE_SCATTER, OpSuffix::SCATTER, ready);
             }
             std::vector<uint32_t> pulled;
             for (uint32_t j = 0; j < servers; ++j)
@@ -216,6 +221,7 @@ ParameterServerSync::ApplyDedicated(TrainingTrace& trace,
                 const uint64_t bytes = piece(op.bytes, g, local, j);
                 if (bytes == 0)
                 {
+                    NS_LOG_LOGIC("rank " << r << " has no bytes for host " << j);
                     continue;
                 }
                 TraceOp t;
@@ -224,10 +230,10 @@ ParameterServerSync::ApplyDedicated(TrainingTrace& trace,
                 t.stream = firstStream + j;
                 t.kind = TraceOpKind::SEND;
                 t.tag = PUSH_TAG | gidx;
-                add(t, ".ps.push", {ready});
+                add(t, OpSuffix::PUSH, {ready});
                 t.kind = TraceOpKind::RECV;
                 t.tag = PULL_TAG | gidx;
-                pulled.push_back(add(t, ".ps.pull", {}));
+                pulled.push_back(add(t, OpSuffix::PULL, {}));
             }
             if (g > 1)
             {
@@ -236,15 +242,15 @@ ParameterServerSync::ApplyDedicated(TrainingTrace& trace,
                 gather.collective = CollectiveType::ALL_GATHER;
                 gather.group = l.local[m];
                 gather.bytes = op.bytes;
-                gather.algorithm = op.algorithm;
                 gather.stream = op.stream;
-                pulled = {add(gather, ".ps.ag", pulled.empty() ? std::vector<uint32_t>{ready}
-                                                               : pulled)};
+                pulled = {add(gather,
+                              OpSuffix::GATHER,
+                              pulled.empty() ? std::vector<uint32_t>{ready} : pulled)};
             }
             TraceOp join;
             join.kind = TraceOpKind::COMPUTE;
             join.stream = op.stream;
-            add(join, ".ps.join", pulled.empty() ? std::vector<uint32_t>{ready} : pulled);
+            add(join, OpSuffix::JOIN, pulled.empty() ? std::vector<uint32_t>{ready} : pulled);
             ++m_rewritten;
         }
         Splice(rewritten, r, old, becomes);
@@ -262,13 +268,8 @@ ParameterServerSync::ApplyDedicated(TrainingTrace& trace,
         {
             const std::string& name = sel.groups[c.group];
             const Layout& l = layouts.at(name);
-            const TraceGroup& g = trace.GetGroup(name);
             const uint32_t gidx = sel.groupIndex.at(name);
             const uint32_t first = hostBase + l.index * hostStride;
-            auto position = [&](uint32_t r) {
-                return static_cast<uint32_t>(std::find(g.ranks.begin(), g.ranks.end(), r) -
-                                             g.ranks.begin());
-            };
             for (uint32_t local = 0; local < l.perServer; ++local)
             {
                 const uint64_t bytes = piece(c.bytes, l.perServer, local, j);
@@ -281,17 +282,17 @@ ParameterServerSync::ApplyDedicated(TrainingTrace& trace,
                 {
                     TraceOp t;
                     t.kind = TraceOpKind::RECV;
-                    t.name = c.name + ".ps.in";
+                    t.name = c.name + OpSuffix::IN;
                     t.peer = set[local];
                     t.tag = PUSH_TAG | gidx;
                     t.bytes = bytes;
-                    t.stream = first + position(set[local]);
+                    t.stream = first + l.position.at(set[local]);
                     t.iteration = c.iteration;
                     in.push_back(rewritten.AddOp(host, t));
                 }
                 TraceOp reduce;
                 reduce.kind = TraceOpKind::COMPUTE;
-                reduce.name = c.name + ".ps.reduce";
+                reduce.name = c.name + OpSuffix::REDUCE;
                 reduce.stream = first + sel.largest;
                 reduce.iteration = c.iteration;
                 reduce.duration = Seconds((l.sets.size() + 1.0) * static_cast<double>(bytes) /
@@ -302,11 +303,11 @@ ParameterServerSync::ApplyDedicated(TrainingTrace& trace,
                 {
                     TraceOp t;
                     t.kind = TraceOpKind::SEND;
-                    t.name = c.name + ".ps.out";
+                    t.name = c.name + OpSuffix::OUT;
                     t.peer = set[local];
                     t.tag = PULL_TAG | gidx;
                     t.bytes = bytes;
-                    t.stream = first + position(set[local]);
+                    t.stream = first + l.position.at(set[local]);
                     t.iteration = c.iteration;
                     t.deps = {reduced};
                     rewritten.AddOp(host, t);

@@ -60,19 +60,19 @@ ParameterServerSync::GetTypeId()
                           DoubleValue(CPU_REDUCE_BANDWIDTH),
                           MakeDoubleAccessor(&ParameterServerSync::m_cpuReduceBandwidth),
                           MakeDoubleChecker<double>(1, MAX_REDUCE_BANDWIDTH))
-            .AddAttribute("Placement",
-                          "Where the servers are: colocated with the group's GPUs, on "
-                          "dedicated CPU hosts (cpu), or the BytePS hybrid (byteps: a "
-                          "reduce-scatter inside each server, then the CPU hosts).",
-                          EnumValue(ParameterServerSync::COLOCATED),
-                          aifabric::MakeEnumAccessorCompat<Placement>(
-                              &ParameterServerSync::m_placement),
-                          MakeEnumChecker(ParameterServerSync::COLOCATED,
-                                          Placements()[0].second,
-                                          ParameterServerSync::CPU,
-                                          Placements()[1].second,
-                                          ParameterServerSync::BYTEPS,
-                                          Placements()[2].second));
+            .AddAttribute(
+                "Placement",
+                "Where the servers are: colocated with the group's GPUs, on "
+                "dedicated CPU hosts (cpu), or the BytePS hybrid (byteps: a "
+                "reduce-scatter inside each server, then the CPU hosts).",
+                EnumValue(ParameterServerSync::COLOCATED),
+                aifabric::MakeEnumAccessorCompat<Placement>(&ParameterServerSync::m_placement),
+                MakeEnumChecker(ParameterServerSync::COLOCATED,
+                                Placements()[0].second,
+                                ParameterServerSync::CPU,
+                                Placements()[1].second,
+                                ParameterServerSync::BYTEPS,
+                                Placements()[2].second));
     return tid;
 }
 
@@ -142,6 +142,12 @@ ParameterServerSync::GetPlacementNames()
     return names;
 }
 
+std::string
+ParameterServerSync::CountCpuHosts(uint32_t count)
+{
+    return std::to_string(count) + (count == 1 ? " CPU host" : " CPU hosts");
+}
+
 void
 ParameterServerSync::SetServerOfRank(std::vector<uint32_t> serverOfRank)
 {
@@ -209,7 +215,8 @@ ParameterServerSync::Scan(const TrainingTrace& trace,
                 return false;
             }
             out.largest = std::max(out.largest, n);
-            if (out.ordinal[r].emplace(op.group, static_cast<uint32_t>(out.ordinal[r].size()))
+            if (out.ordinal[r]
+                    .emplace(op.group, static_cast<uint32_t>(out.ordinal[r].size()))
                     .second &&
                 std::find(out.groups.begin(), out.groups.end(), op.group) == out.groups.end())
             {
@@ -338,7 +345,7 @@ ParameterServerSync::Apply(TrainingTrace& trace,
             // Ids within out for now (0-based); placed below.
             TraceOp begin;
             begin.kind = TraceOpKind::COMPUTE;
-            begin.name = op.name + ".ps.begin";
+            begin.name = op.name + OpSuffix::BEGIN;
             begin.stream = op.stream;
             begin.iteration = op.iteration;
             begin.deps = op.deps; // old ids, mapped below
@@ -373,9 +380,9 @@ ParameterServerSync::Apply(TrainingTrace& trace,
                     myShard = j;
                     continue;
                 }
-                p2p(TraceOpKind::SEND, push, s, shard, firstStream + j, ".ps.push", {0});
+                p2p(TraceOpKind::SEND, push, s, shard, firstStream + j, OpSuffix::PUSH, {0});
                 joinAfter.push_back(
-                    p2p(TraceOpKind::RECV, pull, s, shard, firstStream + j, ".ps.pull", {}));
+                    p2p(TraceOpKind::RECV, pull, s, shard, firstStream + j, OpSuffix::PULL, {}));
             }
             if (myShard >= 0)
             {
@@ -391,13 +398,13 @@ ParameterServerSync::Apply(TrainingTrace& trace,
                                          g.ranks[w],
                                          shard,
                                          serverSide + w,
-                                         ".ps.in",
+                                         OpSuffix::IN,
                                          {}));
                     }
                 }
                 TraceOp reduce;
                 reduce.kind = TraceOpKind::COMPUTE;
-                reduce.name = op.name + ".ps.reduce";
+                reduce.name = op.name + OpSuffix::REDUCE;
                 reduce.stream = reduceStream;
                 reduce.iteration = op.iteration;
                 reduce.duration = Seconds((n + 1.0) * static_cast<double>(shard) / rate);
@@ -414,14 +421,14 @@ ParameterServerSync::Apply(TrainingTrace& trace,
                             g.ranks[w],
                             shard,
                             serverSide + w,
-                            ".ps.out",
+                            OpSuffix::OUT,
                             {reduced});
                     }
                 }
             }
             TraceOp join;
             join.kind = TraceOpKind::COMPUTE;
-            join.name = op.name + ".ps.join";
+            join.name = op.name + OpSuffix::JOIN;
             join.stream = op.stream;
             join.iteration = op.iteration;
             join.deps = joinAfter;

@@ -70,6 +70,24 @@ class ParameterServerSync : public Object
     /// The most dedicated CPU hosts a rewrite adds.
     static constexpr uint32_t MAX_CPU_SERVERS = 4096;
 
+    /// What the rewrite appends to an all-reduce's name, per new op (one table: the
+    /// rewrites write them, reports and tests read them).
+    struct OpSuffix
+    {
+        static constexpr const char* BEGIN = ".ps.begin";   //!< takes the all-reduce's place
+        static constexpr const char* PUSH = ".ps.push";     //!< a rank's push to a server
+        static constexpr const char* PULL = ".ps.pull";     //!< a rank's pull from a server
+        static constexpr const char* IN = ".ps.in";         //!< a server's receive of a push
+        static constexpr const char* REDUCE = ".ps.reduce"; //!< a server's sum
+        static constexpr const char* OUT = ".ps.out";       //!< a server's send of the sum
+        static constexpr const char* SCATTER = ".ps.rs";    //!< byteps: the server's reduce-scatter
+        static constexpr const char* GATHER = ".ps.ag";     //!< byteps: the server's all-gather
+        static constexpr const char* JOIN = ".ps.join";     //!< what the dependents wait for
+    };
+
+    /// byteps: the group of the ranks of GROUP on its m-th server is GROUP + this + m.
+    static constexpr const char* SERVER_GROUP = ".ps";
+
     /// Where the servers are (the Placement attribute).
     enum Placement
     {
@@ -88,6 +106,8 @@ class ParameterServerSync : public Object
     static std::string PlacementToString(Placement placement);
     /// \return the placements' names, comma-separated (for messages)
     static std::string GetPlacementNames();
+    /// \param count CPU hosts \return "1 CPU host", "2 CPU hosts", ... (for messages)
+    static std::string CountCpuHosts(uint32_t count);
 
     /**
      * The server (machine) each GPU rank of the trace runs on, for the byteps placement:
@@ -178,11 +198,11 @@ class ParameterServerSync : public Object
                         uint32_t servers,
                         std::string* error);
 
-    double m_reduceBandwidth{0};        //!< bytes per second; 0: the GPU's HBM
-    double m_cpuReduceBandwidth{0};     //!< bytes per second, of a CPU host
-    Placement m_placement{COLOCATED};   //!< where the servers are
+    double m_reduceBandwidth{0};          //!< bytes per second; 0: the GPU's HBM
+    double m_cpuReduceBandwidth{0};       //!< bytes per second, of a CPU host
+    Placement m_placement{COLOCATED};     //!< where the servers are
     std::vector<uint32_t> m_serverOfRank; //!< see SetServerOfRank
-    uint64_t m_rewritten{0};            //!< all-reduces rewritten, over all ranks
+    uint64_t m_rewritten{0};              //!< all-reduces rewritten, over all ranks
 };
 
 } // namespace ns3

@@ -36,8 +36,8 @@ struct TraceKeys
 
     static const List& Top()
     {
-        static const List keys{
-            "schema", "name", "gpu", "ranks", "cpuRanks", "streams", "groups", "programs"};
+        static const List
+            keys{"schema", "name", "gpu", "ranks", "cpuRanks", "streams", "groups", "programs"};
         return keys;
     }
 
@@ -323,7 +323,8 @@ TraceJsonParser::ParsePointToPoint(const Json& v,
     op.bytes = Unsigned(Need(v, "bytes", where), where + "/bytes", uint64_t{1} << 50);
     if (v.contains("tag"))
     {
-        op.tag = static_cast<uint32_t>(Unsigned(v["tag"], where + "/tag", std::numeric_limits<uint32_t>::max()));
+        op.tag = static_cast<uint32_t>(
+            Unsigned(v["tag"], where + "/tag", std::numeric_limits<uint32_t>::max()));
     }
 }
 

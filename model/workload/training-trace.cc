@@ -342,9 +342,8 @@ TrainingTrace::CheckGroups(std::ostringstream& why) const
         // Collectives are GPU work: a CPU host takes part in sends and receives only.
         if (IsCpuRank(sorted.back()))
         {
-            why << "group '" << g.name << "' names rank " << sorted.back()
-                << ", a CPU host (ranks " << GetNGpuRanks() << " to " << m_nRanks - 1
-                << "); groups hold GPUs only";
+            why << "group '" << g.name << "' names rank " << sorted.back() << ", a CPU host (ranks "
+                << GetNGpuRanks() << " to " << m_nRanks - 1 << "); groups hold GPUs only";
             return false;
         }
     }

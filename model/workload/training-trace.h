@@ -160,15 +160,14 @@ class TrainingTrace
 
     /**
      * Structural check. Problems reported (the first found, with rank and op id): no
-     * ranks; no GPU rank (every rank a CPU host); a group that has a CPU host; a group that is empty, names a rank out of range or twice; an op whose id is
-     * not its index, whose dep is missing or itself, whose group is unknown or does not
-     * contain the rank, whose peer is out of range or itself, whose root is out of the
-     * group, whose iteration goes backwards along the op list; a COMPUTE of negative
-     * duration; a dependency cycle within a rank; members of a group that disagree on
-     * the sequence of collectives on it (count, type, bytes); SENDs and RECVs that do not
-     * pair up (count per (src, dst, tag)).
-     * \param reason if not null, set to the problem (cleared when valid)
-     * \return true if the trace can be replayed
+     * ranks; no GPU rank (every rank a CPU host); a group that has a CPU host; a group that is
+     * empty, names a rank out of range or twice; an op whose id is not its index, whose dep is
+     * missing or itself, whose group is unknown or does not contain the rank, whose peer is out of
+     * range or itself, whose root is out of the group, whose iteration goes backwards along the op
+     * list; a COMPUTE of negative duration; a dependency cycle within a rank; members of a group
+     * that disagree on the sequence of collectives on it (count, type, bytes); SENDs and RECVs that
+     * do not pair up (count per (src, dst, tag)). \param reason if not null, set to the problem
+     * (cleared when valid) \return true if the trace can be replayed
      */
     bool Validate(std::string* reason = nullptr) const;
 

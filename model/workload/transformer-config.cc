@@ -102,9 +102,8 @@ TransformerConfig::Validate(std::string* reason) const
         return fail();
     }
     const ParameterServerSync::Placement placement = parameterServerPlacement;
-    const uint32_t most = placement == ParameterServerSync::COLOCATED
-                              ? dp
-                              : ParameterServerSync::MAX_CPU_SERVERS;
+    const uint32_t most =
+        placement == ParameterServerSync::COLOCATED ? dp : ParameterServerSync::MAX_CPU_SERVERS;
     if (parameterServers > 0 && (zeroStage != 0 || dp < 2 || parameterServers > most))
     {
         // Parameter servers take the gradients' all-reduce; ZeRO has none to take.

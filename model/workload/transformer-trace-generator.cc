@@ -3,8 +3,8 @@
 
 #include "rank-schedule.h"
 
-#include "ns3/enum.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/gpu-preset.h"
 #include "ns3/log.h"
 #include "ns3/parameter-server-sync.h"

@@ -25,29 +25,29 @@ namespace ns3
  */
 struct TransformerConfig
 {
-    std::string name{"model"};        //!< for reports
-    std::string kind{"transformer"};  //!< "transformer" or "cnn"
-    uint32_t layers{24};              //!< transformer layers (cnn: layers to cut it into)
-    uint64_t hidden{2048};            //!< hidden size h
-    uint32_t heads{16};               //!< attention heads (must divide h and be divisible by tp)
-    uint32_t kvHeads{0};              //!< key/value heads (grouped-query attention; 0: heads)
-    bool gatedMlp{false};             //!< SwiGLU MLP (3 weight matrices, no biases), as Llama
-    uint64_t ffnHidden{0};            //!< MLP inner size (0: 4h)
-    uint64_t seqLength{2048};         //!< sequence length s
-    uint64_t vocab{51200};            //!< vocabulary size V
-    uint32_t microBatch{1};           //!< sequences per micro-batch b
-    uint32_t globalBatch{16};         //!< sequences per iteration over all DP ranks
-    uint32_t tp{1};                   //!< tensor-parallel size
-    uint32_t pp{1};                   //!< pipeline-parallel size (1F1B schedule)
-    uint32_t dp{1};                   //!< data-parallel size
-    uint32_t ep{1};                   //!< expert-parallel size (divides dp)
-    uint32_t experts{0};              //!< experts per MoE layer (0: dense)
-    uint32_t topK{2};                 //!< experts per token
-    uint32_t moeEvery{1};             //!< every n-th layer is MoE (when experts > 0)
-    uint32_t zeroStage{0};            //!< 0: all-reduce grads; 1, 2: reduce-scatter grads +
-                                      //!< all-gather params (distributed optimizer); 3: also
-                                      //!< all-gather each layer's params before use
-    bool sequenceParallel{false};     //!< TP all-reduce becomes reduce-scatter + all-gather
+    std::string name{"model"};       //!< for reports
+    std::string kind{"transformer"}; //!< "transformer" or "cnn"
+    uint32_t layers{24};             //!< transformer layers (cnn: layers to cut it into)
+    uint64_t hidden{2048};           //!< hidden size h
+    uint32_t heads{16};              //!< attention heads (must divide h and be divisible by tp)
+    uint32_t kvHeads{0};             //!< key/value heads (grouped-query attention; 0: heads)
+    bool gatedMlp{false};            //!< SwiGLU MLP (3 weight matrices, no biases), as Llama
+    uint64_t ffnHidden{0};           //!< MLP inner size (0: 4h)
+    uint64_t seqLength{2048};        //!< sequence length s
+    uint64_t vocab{51200};           //!< vocabulary size V
+    uint32_t microBatch{1};          //!< sequences per micro-batch b
+    uint32_t globalBatch{16};        //!< sequences per iteration over all DP ranks
+    uint32_t tp{1};                  //!< tensor-parallel size
+    uint32_t pp{1};                  //!< pipeline-parallel size (1F1B schedule)
+    uint32_t dp{1};                  //!< data-parallel size
+    uint32_t ep{1};                  //!< expert-parallel size (divides dp)
+    uint32_t experts{0};             //!< experts per MoE layer (0: dense)
+    uint32_t topK{2};                //!< experts per token
+    uint32_t moeEvery{1};            //!< every n-th layer is MoE (when experts > 0)
+    uint32_t zeroStage{0};           //!< 0: all-reduce grads; 1, 2: reduce-scatter grads +
+                                     //!< all-gather params (distributed optimizer); 3: also
+                                     //!< all-gather each layer's params before use
+    bool sequenceParallel{false};    //!< TP all-reduce becomes reduce-scatter + all-gather
     /// 0: DP gradients by all-reduce; k: by k parameter servers (ParameterServerSync;
     /// zeroStage 0): per DP group, colocated with its ranks (k at most dp), or k CPU hosts
     uint32_t parameterServers{0};

@@ -83,6 +83,10 @@ WorkloadRunner::GetIterationTimes(const std::vector<IterationBreakdown>& breakdo
 std::vector<IterationBreakdown>
 WorkloadRunner::GetBreakdown() const
 {
+    if (m_breakdownRecords == m_records.size())
+    {
+        return m_breakdown;
+    }
     const uint32_t n = m_trace->GetNRanks();
     const uint32_t iters = GetNIterations();
     // Per rank: every compute and communication interval (communication from its call's
@@ -138,6 +142,8 @@ WorkloadRunner::GetBreakdown() const
             previous = b.end;
         }
     }
+    m_breakdown = out;
+    m_breakdownRecords = m_records.size();
     return out;
 }
 

@@ -131,6 +131,7 @@ WorkloadRunner::Setup(std::shared_ptr<const TrainingTrace> shared,
     // Records name their ops by index into the trace: those of another trace go with it.
     m_records.clear();
     m_calls.clear();
+    m_breakdownRecords = SIZE_MAX;
     m_world = world;
     m_transport = transport;
     m_engine->SetTransport(transport);
@@ -278,6 +279,7 @@ WorkloadRunner::Start()
 {
     NS_ABORT_MSG_IF(m_trace->GetNRanks() == 0, "WorkloadRunner::Start before Setup");
     m_start = Simulator::Now();
+    m_breakdownRecords = SIZE_MAX;
     m_opsTotal = m_trace->GetNOps() * m_iterations;
     m_fabricBytesDone = 0;
     m_fabricBytesTotal = 0;

@@ -162,7 +162,7 @@ class WorkloadRunner : public Object
     /// \return every collective call and send/recv pair, in launch order
     const std::vector<CallRecord>& GetCalls() const;
     /// \return per GPU rank and iteration breakdowns (rank-major; CPU hosts have none),
-    ///         computed on demand
+    ///         computed on demand (again only when ops have finished since)
     std::vector<IterationBreakdown> GetBreakdown() const;
     /**
      * \param breakdown a run's GetBreakdown()
@@ -213,9 +213,9 @@ class WorkloadRunner : public Object
     /// A restart after a failure (RestartOnFailure).
     struct Restart
     {
-        uint32_t rank{0};       //!< the rank whose GPU failed
-        Time failedAt;          //!< when
-        Time restartedAt;       //!< when every rank started again (failedAt + RestartDelay)
+        uint32_t rank{0};          //!< the rank whose GPU failed
+        Time failedAt;             //!< when
+        Time restartedAt;          //!< when every rank started again (failedAt + RestartDelay)
         uint32_t fromIteration{0}; //!< the iteration they started again from
     };
 
@@ -374,13 +374,13 @@ class WorkloadRunner : public Object
     std::vector<std::pair<uint32_t, Time>> m_failAt;   //!< FailRank's (rank, when)
     std::vector<bool> m_failed;                        //!< per rank: its GPU failed
     std::vector<std::pair<uint32_t, Time>> m_failures; //!< (rank, when), as they happened
-    bool m_restartOnFailure{false}; //!< RestartOnFailure attribute
-    Time m_restartDelay;            //!< RestartDelay attribute
+    bool m_restartOnFailure{false};                    //!< RestartOnFailure attribute
+    Time m_restartDelay;                               //!< RestartDelay attribute
     /// how many times the ranks were stopped for a restart: work begun in an earlier
     /// generation finishes nothing
     uint64_t m_generation{0};
-    bool m_halted{false};             //!< stopped, waiting for a restart
-    std::vector<Restart> m_restarts;  //!< the restarts so far
+    bool m_halted{false};            //!< stopped, waiting for a restart
+    std::vector<Restart> m_restarts; //!< the restarts so far
 
     uint64_t m_progress{0}; //!< ops and transfers finished
     uint64_t m_progressAtCheck{0};
@@ -409,6 +409,10 @@ class WorkloadRunner : public Object
     bool m_disposeScheduled{false}; //!< Simulator::ScheduleDestroy(Dispose) was called
     Callback<void, uint64_t, uint32_t> m_transferDone; //!< connected to the engine's trace
     Time m_start;
+    /// GetBreakdown's last answer and the records it was computed from (a report asks
+    /// several times; records only grow between Setup and the next Start)
+    mutable std::vector<IterationBreakdown> m_breakdown;
+    mutable size_t m_breakdownRecords{SIZE_MAX}; //!< m_records.size() then; MAX: none
     Time m_end;
 
     TracedCallback<const OpRecord&> m_opFinishedTrace;
