@@ -26,38 +26,13 @@
 
 using namespace ns3;
 using aifabric::Compute;
+using aifabric::OneAllReduce;
 
 namespace
 {
 /// CpuReduceBandwidth's default, bytes per second.
 constexpr double CPU_BW = 204.8e9;
 
-/// n ranks of one group "dp0": fwd (10 us), an all-reduce of bytes after it, step after.
-TrainingTrace
-OneAllReduce(uint32_t n, uint64_t bytes)
-{
-    TrainingTrace t(n);
-    TraceGroup g{"dp0", "dp", {}};
-    for (uint32_t r = 0; r < n; ++r)
-    {
-        g.ranks.push_back(r);
-    }
-    t.AddGroup(g);
-    for (uint32_t r = 0; r < n; ++r)
-    {
-        t.AddOp(r, Compute("fwd", MicroSeconds(10)));
-        TraceOp ar;
-        ar.kind = TraceOpKind::COLLECTIVE;
-        ar.name = "grad";
-        ar.group = "dp0";
-        ar.bytes = bytes;
-        ar.stream = 1;
-        ar.deps = {0};
-        t.AddOp(r, ar);
-        t.AddOp(r, Compute("step", MicroSeconds(5), {1}));
-    }
-    return t;
-}
 
 Ptr<ParameterServerSync>
 Sync(ParameterServerSync::Placement placement, uint32_t gpusPerServer, uint32_t ranks)

@@ -25,6 +25,7 @@
 
 using namespace ns3;
 using aifabric::Compute;
+using aifabric::OneAllReduce;
 
 namespace
 {
@@ -32,33 +33,6 @@ constexpr uint64_t MiB = 1 << 20;
 /// H100's HBM3 bandwidth (GpuPreset), bytes per second.
 constexpr double HBM = 3.35e12;
 
-/// n ranks of one group "dp0": fwd (10 us), an all-reduce of bytes after it, step after
-/// the all-reduce.
-TrainingTrace
-OneAllReduce(uint32_t n, uint64_t bytes)
-{
-    TrainingTrace t(n);
-    TraceGroup g{"dp0", "dp", {}};
-    for (uint32_t r = 0; r < n; ++r)
-    {
-        g.ranks.push_back(r);
-    }
-    t.AddGroup(g);
-    for (uint32_t r = 0; r < n; ++r)
-    {
-        t.AddOp(r, Compute("fwd", MicroSeconds(10)));
-        TraceOp ar;
-        ar.kind = TraceOpKind::COLLECTIVE;
-        ar.name = "grad";
-        ar.group = "dp0";
-        ar.bytes = bytes;
-        ar.stream = 1;
-        ar.deps = {0};
-        t.AddOp(r, ar);
-        t.AddOp(r, Compute("step", MicroSeconds(5), {1}));
-    }
-    return t;
-}
 } // namespace
 
 TEST(ParameterServer, AllReduceBecomesPushReducePull)

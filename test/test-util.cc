@@ -22,6 +22,32 @@ Compute(const std::string& name, Time d, std::vector<uint32_t> deps)
     return op;
 }
 
+TrainingTrace
+OneAllReduce(uint32_t n, uint64_t bytes)
+{
+    TrainingTrace t(n);
+    TraceGroup g{"dp0", "dp", {}};
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        g.ranks.push_back(r);
+    }
+    t.AddGroup(g);
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        t.AddOp(r, Compute("fwd", MicroSeconds(10)));
+        TraceOp ar;
+        ar.kind = TraceOpKind::COLLECTIVE;
+        ar.name = "grad";
+        ar.group = "dp0";
+        ar.bytes = bytes;
+        ar.stream = 1;
+        ar.deps = {0};
+        t.AddOp(r, ar);
+        t.AddOp(r, Compute("step", MicroSeconds(5), {1}));
+    }
+    return t;
+}
+
 double
 PayloadRate(double lineRateBps, uint32_t mtu)
 {

@@ -26,6 +26,14 @@ using namespace ns3;
  */
 TraceOp Compute(const std::string& name, Time d, std::vector<uint32_t> deps = {});
 
+/**
+ * \param n ranks, all in one group "dp0" of kind dp
+ * \param bytes the all-reduce's size
+ * \return a trace whose ranks compute "fwd" (10 us), all-reduce "grad" on stream 1 after
+ *         it, and compute "step" (5 us) after the all-reduce
+ */
+TrainingTrace OneAllReduce(uint32_t n, uint64_t bytes);
+
 /// Payload goodput of a long RDMA WRITE stream at rate with 4096 B MTU: 4096/4178 of line rate.
 double PayloadRate(double lineRateBps, uint32_t mtu = 4096);
 

@@ -248,9 +248,11 @@ TrainingReport::PrintOverview(std::ostream& os) const
     }
     if (s.topology == "ideal")
     {
+        std::ostringstream carrier; // the stream's fixed precision is for the tables
+        carrier << s.idealRate.GetBitRate() / 1e9 << " Gb/s per rank, " << Us(s.idealLatency)
+                << " us per message";
         os << "  cluster  : " << s.servers << " x " << s.gpusPerServer
-           << " GPUs on an ideal carrier (" << s.idealRate.GetBitRate() / 1e9 << " Gb/s per rank, "
-           << Us(s.idealLatency) << " us per message)\n";
+           << " GPUs on an ideal carrier (" << carrier.str() << ")\n";
     }
     else if (s.topology == "file")
     {

@@ -12,6 +12,7 @@
 #include "ns3/rdma-transport.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -533,6 +534,8 @@ TrainingScenario::Read(const std::string& file, TrainingScenario& scenario, std:
     }
     std::ostringstream text;
     text << in.rdbuf();
+    // A file that names no scenario is not the default one: it is named by its file.
+    scenario.name = std::filesystem::path(file).stem().string();
     return Parse(text.str(), file, scenario, error);
 }
 

@@ -277,18 +277,29 @@ ParameterServerSync::ApplyDedicated(TrainingTrace& trace,
                 {
                     continue;
                 }
+                // The host's receive from, or send to, the rank of local index `local` on
+                // one server: on that rank's stream of the host.
+                auto message = [&](TraceOpKind kind,
+                                   const char* suffix,
+                                   uint32_t tag,
+                                   uint32_t peer,
+                                   std::vector<uint32_t> deps) {
+                    TraceOp t;
+                    t.kind = kind;
+                    t.name = c.name + suffix;
+                    t.peer = peer;
+                    t.tag = tag | gidx;
+                    t.bytes = bytes;
+                    t.stream = first + l.position.at(peer);
+                    t.iteration = c.iteration;
+                    t.deps = std::move(deps);
+                    return rewritten.AddOp(host, t);
+                };
                 std::vector<uint32_t> in;
                 for (const auto& set : l.sets)
                 {
-                    TraceOp t;
-                    t.kind = TraceOpKind::RECV;
-                    t.name = c.name + OpSuffix::IN;
-                    t.peer = set[local];
-                    t.tag = PUSH_TAG | gidx;
-                    t.bytes = bytes;
-                    t.stream = first + l.position.at(set[local]);
-                    t.iteration = c.iteration;
-                    in.push_back(rewritten.AddOp(host, t));
+                    in.push_back(
+                        message(TraceOpKind::RECV, OpSuffix::IN, PUSH_TAG, set[local], {}));
                 }
                 TraceOp reduce;
                 reduce.kind = TraceOpKind::COMPUTE;
@@ -301,16 +312,7 @@ ParameterServerSync::ApplyDedicated(TrainingTrace& trace,
                 const uint32_t reduced = rewritten.AddOp(host, reduce);
                 for (const auto& set : l.sets)
                 {
-                    TraceOp t;
-                    t.kind = TraceOpKind::SEND;
-                    t.name = c.name + OpSuffix::OUT;
-                    t.peer = set[local];
-                    t.tag = PULL_TAG | gidx;
-                    t.bytes = bytes;
-                    t.stream = first + l.position.at(set[local]);
-                    t.iteration = c.iteration;
-                    t.deps = {reduced};
-                    rewritten.AddOp(host, t);
+                    message(TraceOpKind::SEND, OpSuffix::OUT, PULL_TAG, set[local], {reduced});
                 }
             }
         }
