@@ -258,6 +258,10 @@ TEST_F(BadInput, ProgramOptionsConvertAndRefuse)
         EXPECT_EQ(o.GetText("rate"), "12.5GB/s");
         EXPECT_TRUE(ParseLine(o, {"--flag"}).first); // a bare flag means true
         EXPECT_TRUE(flag);
+        EXPECT_TRUE(ParseLine(o, {"--flag=off"}).first); // as the issue's --alone=off
+        EXPECT_FALSE(flag);
+        EXPECT_TRUE(ParseLine(o, {"--flag=on"}).first);
+        EXPECT_TRUE(flag);
     }
     const std::vector<std::pair<std::string, std::string>> bad{
         {"--count=0", "prog: --count=0: expected an integer from 1 to 100\n"},
@@ -266,7 +270,7 @@ TEST_F(BadInput, ProgramOptionsConvertAndRefuse)
         {"--bytes=-1",
          "prog: --bytes=-1: expected a size from 1 B to 1024T B like 4096, 64K, 16M or 1G "
          "(K, M, G, T, KiB, MiB, GiB, TiB binary; kB, MB, GB, TB decimal)\n"},
-        {"--flag=yes", "prog: --flag=yes: expected true, false, 1 or 0\n"},
+        {"--flag=yes", "prog: --flag=yes: expected true, false, on, off, 1 or 0\n"},
         {"--rate=0bps",
          "prog: --rate=0bps: expected a rate like 400Gbps or 12.5GB/s from 1Mbps to 100Tbps\n"},
         {"--delay=1",

@@ -245,7 +245,7 @@ TEST(ProgramBadInput, RoceIncast)
                  {{"--senders=-1"}, "--senders=-1: expected an integer from 1 to 1024"},
                  {{"--senders=1.5"}, "--senders=1.5: expected an integer from 1 to 1024"},
                  {{"--senders=8x"}, "--senders=8x: expected an integer from 1 to 1024"},
-                 {{"--pfc=maybe"}, "--pfc=maybe: expected true, false, 1 or 0"},
+                 {{"--pfc=maybe"}, "--pfc=maybe: expected true, false, on, off, 1 or 0"},
                  // The first bad option is the one named.
                  {{"--senders=2", "--rate=fast", "--bytes=-1"}, "--rate=fast: expected a rate"},
              }));
@@ -599,7 +599,7 @@ TEST(ProgramBadInput, AiFabricSim)
                 {{"--scenario=" + jobsControlClass},
                  jobsControlClass + ": /jobs/0/trafficClass: 6 is the NICs' ControlPriority (ACK, "
                                     "NAK, CNP): give the job another class"},
-                {{"--alone=maybe"}, "--alone=maybe: expected true, false, 1 or 0"},
+                {{"--alone=maybe"}, "--alone=maybe: expected true, false, on, off, 1 or 0"},
                 {{"--restart=soon"},
                  "--restart=soon: expected a restart delay such as 5ms or 30s (0 to a day)"},
                 {{"--restart=5ms"},
@@ -619,7 +619,7 @@ TEST(ProgramBadInput, AiFabricSim)
                  "--iterations=100001: expected an integer from 0 to 100000"},
                 {{"--iterations=two"}, "--iterations=two: expected an integer from 0 to 100000"},
                 {{"--seed=-3"}, "--seed=-3: expected an integer"},
-                {{"--progress=yes"}, "--progress=yes: expected true, false, 1 or 0"},
+                {{"--progress=yes"}, "--progress=yes: expected true, false, on, off, 1 or 0"},
                 {{"--scenario=" + badTopology}, topology + ": links[0]: unknown key \"dealy\""},
                 {{"--scenario=" + badTrace},
                  trace + ": /programs/0/ops/0: unknown key 'durration_ns' (a compute op takes "

@@ -227,7 +227,7 @@ TEST(WhatIf, BadValuesAreOneMessageNamingTheOption)
          "--qpsPerConnection=129: expected an integer in 1..128"},
         {&ScenarioOverrides::splitDataOnQps,
          "yes",
-         "--splitDataOnQps=yes: expected true, false, 1 or 0"},
+         "--splitDataOnQps=yes: expected true, false, on, off, 1 or 0"},
         {&ScenarioOverrides::computeScale,
          "0",
          "--computeScale=0: expected a number above 0 to 1000"},

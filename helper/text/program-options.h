@@ -87,7 +87,7 @@ class ProgramOptions
     /// Free text that may be given several times (--job=a --job=b): every one is
     /// appended to values, in the order given.
     void AddList(const std::string& name, const std::string& help, std::vector<std::string>& values);
-    /// A flag: true, false, 1 or 0; --name alone means true.
+    /// A flag: true, false, on, off, 1 or 0; --name alone means true.
     void AddValue(const std::string& name, const std::string& help, bool& value);
     /// An integer from min to max, digits only.
     void AddValue(const std::string& name,

@@ -182,14 +182,15 @@ TextToNumber(const std::string& text, double& value)
     return true;
 }
 
-const char* const FLAG_FORMS = "true, false, 1 or 0";
+const char* const FLAG_FORMS = "true, false, on, off, 1 or 0";
 
 bool
 TextToBool(const std::string& text, bool& value)
 {
-    if (text == "true" || text == "1" || text == "false" || text == "0")
+    if (text == "true" || text == "1" || text == "on" || text == "false" || text == "0" ||
+        text == "off")
     {
-        value = text == "true" || text == "1";
+        value = text == "true" || text == "1" || text == "on";
         return true;
     }
     return false;

@@ -67,8 +67,8 @@ bool IsIntegerText(const std::string& text, bool allowMinus = false);
 bool TextToNumber(const std::string& text, double& value);
 
 /**
- * Parse a flag: "true" or "1", "false" or "0" (what ns-3's BooleanValue reads, without
- * its looser forms).
+ * Parse a flag: "true", "1" or "on"; "false", "0" or "off" (ns-3's BooleanValue reads
+ * true/1 and false/0; on/off as switches are spoken of, e.g. --alone=off).
  * \return true if text is a flag; value is set then
  */
 bool TextToBool(const std::string& text, bool& value);
