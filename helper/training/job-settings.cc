@@ -29,7 +29,8 @@ constexpr std::pair<JobSpec::Placement, const char*> PLACEMENT_NAMES[] = {
 bool
 ReadIndex(const std::string& text, uint32_t& value)
 {
-    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
+    if (text.empty() || text.size() > 9 ||
+        text.find_first_not_of("0123456789") != std::string::npos)
     {
         return false;
     }
@@ -37,64 +38,90 @@ ReadIndex(const std::string& text, uint32_t& value)
     return true;
 }
 
-/// The free GPUs of a cluster as jobs take them.
-class FreeGpus
-{
-  public:
-    FreeGpus(uint32_t servers, uint32_t gpusPerServer)
-        : m_gpusPerServer(gpusPerServer),
-          m_owner(servers * gpusPerServer, -1)
-    {
-    }
-
-    uint32_t Free(uint32_t server) const
-    {
-        uint32_t n = 0;
-        for (uint32_t k = 0; k < m_gpusPerServer; ++k)
-        {
-            n += m_owner[server * m_gpusPerServer + k] < 0;
-        }
-        return n;
-    }
-
-    uint32_t TotalFree() const
-    {
-        return static_cast<uint32_t>(std::count(m_owner.begin(), m_owner.end(), -1));
-    }
-
-    /// Take up to n free GPUs of server for job (lowest first) into out.
-    uint32_t Take(uint32_t server, uint32_t n, int job, std::vector<uint32_t>& out)
-    {
-        uint32_t taken = 0;
-        for (uint32_t k = 0; k < m_gpusPerServer && taken < n; ++k)
-        {
-            const uint32_t g = server * m_gpusPerServer + k;
-            if (m_owner[g] < 0)
-            {
-                m_owner[g] = job;
-                out.push_back(g);
-                ++taken;
-            }
-        }
-        return taken;
-    }
-
-    int Owner(uint32_t gpu) const
-    {
-        return m_owner[gpu];
-    }
-
-    void Own(uint32_t gpu, int job)
-    {
-        m_owner[gpu] = job;
-    }
-
-  private:
-    uint32_t m_gpusPerServer;
-    std::vector<int> m_owner; //!< per GPU: the job holding it, -1 free
-};
-
 } // namespace
+
+GpuPool::GpuPool(uint32_t servers, uint32_t gpusPerServer)
+    : m_gpusPerServer(gpusPerServer),
+      m_owner(static_cast<size_t>(servers) * gpusPerServer, -1)
+{
+}
+
+uint32_t
+GpuPool::Free(uint32_t server) const
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < m_gpusPerServer; ++k)
+    {
+        n += m_owner[server * m_gpusPerServer + k] < 0;
+    }
+    return n;
+}
+
+uint32_t
+GpuPool::TotalFree() const
+{
+    return static_cast<uint32_t>(std::count(m_owner.begin(), m_owner.end(), -1));
+}
+
+uint32_t
+GpuPool::Held() const
+{
+    return static_cast<uint32_t>(m_owner.size()) - TotalFree();
+}
+
+uint32_t
+GpuPool::Take(uint32_t server, uint32_t n, int job, std::vector<uint32_t>& out)
+{
+    uint32_t taken = 0;
+    for (uint32_t k = 0; k < m_gpusPerServer && taken < n; ++k)
+    {
+        const uint32_t g = server * m_gpusPerServer + k;
+        if (m_owner[g] < 0)
+        {
+            m_owner[g] = job;
+            out.push_back(g);
+            ++taken;
+        }
+    }
+    return taken;
+}
+
+bool
+GpuPool::TakeFirstFit(uint32_t n, int job, std::vector<uint32_t>& out)
+{
+    if (TotalFree() < n)
+    {
+        return false;
+    }
+    for (uint32_t g = 0; g < m_owner.size() && n > 0; ++g)
+    {
+        if (m_owner[g] < 0)
+        {
+            m_owner[g] = job;
+            out.push_back(g);
+            --n;
+        }
+    }
+    return true;
+}
+
+int
+GpuPool::Owner(uint32_t gpu) const
+{
+    return m_owner.at(gpu);
+}
+
+void
+GpuPool::Own(uint32_t gpu, int job)
+{
+    m_owner.at(gpu) = job;
+}
+
+void
+GpuPool::Release(int job)
+{
+    std::replace(m_owner.begin(), m_owner.end(), job, -1);
+}
 
 bool
 JobSpec::ParsePlacement(const std::string& text, JobSpec& job, std::string* why)
@@ -190,12 +217,11 @@ PlaceJobs(const std::vector<JobSpec>& jobs,
             // The first job that does not fit beside those before it.
             *error = job.place + ": the jobs up to this one need " + std::to_string(needed) +
                      " GPUs but the cluster has " + std::to_string(total) + " (" +
-                     std::to_string(servers) + " servers x " + std::to_string(gpusPerServer) +
-                     ")";
+                     std::to_string(servers) + " servers x " + std::to_string(gpusPerServer) + ")";
             return false;
         }
     }
-    FreeGpus free(servers, gpusPerServer);
+    GpuPool free(servers, gpusPerServer);
     auto overlap = [&](uint32_t j, uint32_t gpu) {
         *error = jobs[j].place + ": placement " +
                  (jobs[j].fixedGpus.empty() ? jobs[j].PlacementToString() : "of fixed GPUs") +
@@ -332,9 +358,8 @@ PlaceJobs(const std::vector<JobSpec>& jobs,
             // again over those with room while some remain.
             while (left > 0)
             {
-                const uint32_t share =
-                    (left + static_cast<uint32_t>(candidates.size()) - 1) /
-                    static_cast<uint32_t>(candidates.size());
+                const uint32_t share = (left + static_cast<uint32_t>(candidates.size()) - 1) /
+                                       static_cast<uint32_t>(candidates.size());
                 std::vector<uint32_t> next;
                 for (uint32_t s : candidates)
                 {
@@ -418,8 +443,9 @@ scenario_json::ParseJobsSection(const Json& list,
 {
     if (!list.is_array() || list.empty())
     {
-        Fail("/jobs", "expected a list of job objects such as [{\"workload\": {...}, "
-                      "\"placement\": \"packed\"}]");
+        Fail("/jobs",
+             "expected a list of job objects such as [{\"workload\": {...}, "
+             "\"placement\": \"packed\"}]");
     }
     std::vector<JobSpec> jobs;
     std::set<std::string> names;
@@ -451,8 +477,9 @@ scenario_json::ParseJobsSection(const Json& list,
             if (!JobSpec::ParsePlacement(text, job, &why))
             {
                 Fail(j.Where("placement"),
-                     p.is_string() ? why : std::string("expected ") + JobSpec::PLACEMENT_FORMS +
-                                               " or a list of server indices, got " + p.dump());
+                     p.is_string() ? why
+                                   : std::string("expected ") + JobSpec::PLACEMENT_FORMS +
+                                         " or a list of server indices, got " + p.dump());
             }
         }
         job.start = j.Duration("start", Time());
@@ -524,8 +551,7 @@ scenario_json::ParseArrivalsSection(const Json& obj,
     }
     if (std::abs(sum - 1) > 1e-6)
     {
-        Fail(a.Where("mix"),
-             "the probabilities add up to " + std::to_string(sum) + ", expected 1");
+        Fail(a.Where("mix"), "the probabilities add up to " + std::to_string(sum) + ", expected 1");
     }
     a.Done();
     return true;

@@ -45,7 +45,7 @@ struct JobSpec
     /// The cluster GPU of each rank, when the program fixes it (a job run alone on the
     /// GPUs it had on the shared cluster); empty: placed by placement
     std::vector<uint32_t> fixedGpus;
-    Time start;              //!< when it starts (or arrives), from the start of the run
+    Time start; //!< when it starts (or arrives), from the start of the run
     /// it arrives at start (JobArrivals) and is placed first fit then, or queued
     bool arrives{false};
     uint32_t iterations{0};  //!< iterations it runs (0: the scenario's)
@@ -87,17 +87,57 @@ struct JobArrivals
     /// One kind of job of the mix.
     struct Kind
     {
-        JobSpec job;          //!< its workload, GPUs, iterations, class (name: the kind's)
+        JobSpec job;           //!< its workload, GPUs, iterations, class (name: the kind's)
         double probability{0}; //!< the share of arrivals of this kind
     };
 
-    std::vector<Kind> mix;  //!< the kinds, probabilities adding up to 1 (empty: none)
-    Time meanInterarrival;  //!< mean time between two arrivals (exponential gaps)
-    Time window;            //!< arrivals in [0, window)
-    std::string place;      //!< where it was given, for messages
+    std::vector<Kind> mix; //!< the kinds, probabilities adding up to 1 (empty: none)
+    Time meanInterarrival; //!< mean time between two arrivals (exponential gaps)
+    Time window;           //!< arrivals in [0, window)
+    std::string place;     //!< where it was given, for messages
 
     /// The most jobs a window may expect (window / meanInterarrival).
     static constexpr uint32_t MAX_EXPECTED_JOBS = 10000;
+};
+
+/**
+ * \ingroup ai-fabric
+ * Which job holds each GPU of a cluster (GPU g = server x gpusPerServer + local): what
+ * PlaceJobs fills at the start and a TrainingSimulation keeps as jobs arrive and end.
+ */
+class GpuPool
+{
+  public:
+    /// \param servers servers \param gpusPerServer GPUs per server (all free)
+    GpuPool(uint32_t servers = 0, uint32_t gpusPerServer = 0);
+    /// \param server a server \return its free GPUs
+    uint32_t Free(uint32_t server) const;
+    /// \return the free GPUs of the cluster
+    uint32_t TotalFree() const;
+    /// \return the GPUs some job holds
+    uint32_t Held() const;
+    /**
+     * Take up to n free GPUs of server (lowest first).
+     * \param server the server \param n GPUs wanted \param job the taker
+     * \param out the GPUs taken are appended \return how many
+     */
+    uint32_t Take(uint32_t server, uint32_t n, int job, std::vector<uint32_t>& out);
+    /**
+     * Take the n lowest free GPUs of the cluster, or none if fewer are free.
+     * \param n GPUs wanted \param job the taker \param out the GPUs taken are appended
+     * \return whether they were taken
+     */
+    bool TakeFirstFit(uint32_t n, int job, std::vector<uint32_t>& out);
+    /// \param gpu a GPU \return the job holding it, -1 if free
+    int Owner(uint32_t gpu) const;
+    /// \param gpu a GPU \param job the job that holds it now (-1: free it)
+    void Own(uint32_t gpu, int job);
+    /// \param job a job: every GPU it holds becomes free
+    void Release(int job);
+
+  private:
+    uint32_t m_gpusPerServer; //!< GPUs per server
+    std::vector<int> m_owner; //!< per GPU: the job holding it, -1 free
 };
 
 /**

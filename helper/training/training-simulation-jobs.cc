@@ -177,13 +177,13 @@ TrainingSimulation::LoadJobs(std::string* error)
     {
         return false;
     }
-    m_gpuOwner.assign(s.GetNGpus(), -1);
+    m_gpuPool = GpuPool(s.servers, s.gpusPerServer);
     for (uint32_t j = 0; j < specs.size(); ++j)
     {
         m_jobs[j].spec = specs[j];
         for (uint32_t g : placed[j])
         {
-            m_gpuOwner[g] = static_cast<int>(j);
+            m_gpuPool.Own(g, static_cast<int>(j));
         }
         // A job's ranks beyond its workload's (GPUs it holds but leaves idle) are not
         // replayed: its runner numbers the workload's ranks.
@@ -304,24 +304,13 @@ TrainingSimulation::PlaceQueued()
         const uint32_t j = m_queue.front();
         Job& job = m_jobs[j];
         std::vector<uint32_t> free;
-        for (uint32_t g = 0; g < m_gpuOwner.size() && free.size() < job.spec.gpus; ++g)
+        if (!m_gpuPool.TakeFirstFit(job.spec.gpus, static_cast<int>(j), free))
         {
-            if (m_gpuOwner[g] < 0)
-            {
-                free.push_back(g);
-            }
-        }
-        if (free.size() < job.spec.gpus)
-        {
-            NS_LOG_LOGIC("job " << job.spec.name << " waits: " << free.size() << " GPUs free of "
-                                << job.spec.gpus);
+            NS_LOG_LOGIC("job " << job.spec.name << " waits: " << m_gpuPool.TotalFree()
+                                << " GPUs free of " << job.spec.gpus);
             return; // in arrival order: the first waits, and those behind it
         }
         m_queue.erase(m_queue.begin());
-        for (uint32_t g : free)
-        {
-            m_gpuOwner[g] = static_cast<int>(j);
-        }
         job.gpus.assign(free.begin(), free.begin() + job.workload.GetTrace().GetNRanks());
         NS_LOG_INFO("job " << job.spec.name << " placed first fit on GPUs from " << free.front());
         std::string error;
@@ -343,8 +332,7 @@ TrainingSimulation::PlaceQueued()
 void
 TrainingSimulation::NoteAllocation()
 {
-    const auto held = static_cast<uint32_t>(
-        std::count_if(m_gpuOwner.begin(), m_gpuOwner.end(), [](int owner) { return owner >= 0; }));
+    const uint32_t held = m_gpuPool.Held();
     if (!m_allocations.empty() && m_allocations.back().at == Simulator::Now())
     {
         m_allocations.back().gpus = held;

@@ -422,7 +422,7 @@ TrainingSimulation::OnJobFinished(uint32_t job)
     {
         NS_LOG_INFO("job " << m_jobs[job].spec.name << " finished");
         m_jobs[job].qpBytesAtEnd = SnapshotQueuePairs(m_jobs[job]);
-        std::replace(m_gpuOwner.begin(), m_gpuOwner.end(), static_cast<int>(job), -1);
+        m_gpuPool.Release(static_cast<int>(job));
         NoteAllocation();
         PlaceQueued();
     }

@@ -260,7 +260,7 @@ eturn true on success
     std::vector<Job> m_jobs;               //!< one, or the scenario's jobs
     uint32_t m_jobsFinished{0};            //!< jobs whose workload finished
     uint32_t m_cpuHosts{0};                //!< CPU hosts after the GPUs (the trace's CPU ranks)
-    std::vector<int> m_gpuOwner;           //!< per cluster GPU, the job holding it (-1: free)
+    GpuPool m_gpuPool;                     //!< per cluster GPU, the job holding it
     std::vector<uint32_t> m_queue;         //!< arrived jobs waiting for GPUs, in arrival order
     std::vector<Allocation> m_allocations; //!< GPUs held by jobs over the run
     std::string m_runError;                //!< what stopped the run early
