@@ -16,6 +16,7 @@
 #include "ns3/training-scenario.h"
 #include "ns3/training-simulation.h"
 #include "ns3/transformer-trace-generator.h"
+#include "ns3/uinteger.h"
 #include "ns3/workload-runner.h"
 
 #include <cstdio>
@@ -33,18 +34,12 @@ namespace
 /// CpuReduceBandwidth's default, bytes per second.
 constexpr double CPU_BW = 204.8e9;
 
-
 Ptr<ParameterServerSync>
-Sync(ParameterServerSync::Placement placement, uint32_t gpusPerServer, uint32_t ranks)
+Sync(ParameterServerSync::Placement placement, uint32_t gpusPerServer)
 {
     auto ps = CreateObject<ParameterServerSync>();
     ps->SetAttribute("Placement", EnumValue(placement));
-    std::vector<uint32_t> serverOf(ranks);
-    for (uint32_t r = 0; r < ranks; ++r)
-    {
-        serverOf[r] = r / gpusPerServer;
-    }
-    ps->SetServerOfRank(serverOf);
+    ps->SetAttribute("GpusPerServer", UintegerValue(gpusPerServer));
     return ps;
 }
 
@@ -87,7 +82,7 @@ TEST(ParameterServerHosts, CpuHostsTakeTheShards)
     // adds them ((n + 1) x shard at CpuReduceBandwidth) and sends the sum to each.
     const uint64_t S = 1000001; // odd: shard 0 gets the extra byte
     TrainingTrace t = OneAllReduce(4, S);
-    auto ps = Sync(ParameterServerSync::CPU, 1, 4);
+    auto ps = Sync(ParameterServerSync::CPU, 1);
     std::string error;
     ASSERT_TRUE(ps->Apply(t, "dp", 2, 3.35e12, &error)) << error;
     EXPECT_EQ(ps->GetRewritten(), 4u);
@@ -144,7 +139,7 @@ TEST(ParameterServerHosts, BytePsReducesInsideEachServerFirst)
     // hosts, the hosts add the m = 2 servers' copies, and an all-gather ends it.
     const uint64_t S = 8 * 1000003;
     TrainingTrace t = OneAllReduce(8, S);
-    auto ps = Sync(ParameterServerSync::BYTEPS, 4, 8);
+    auto ps = Sync(ParameterServerSync::BYTEPS, 4);
     std::string error;
     ASSERT_TRUE(ps->Apply(t, "dp0", 2, 3.35e12, &error)) << error;
     EXPECT_EQ(t.GetNRanks(), 10u);
@@ -204,27 +199,24 @@ TEST(ParameterServerHosts, RefusalsLeaveTheTraceAsItWas)
         EXPECT_EQ(TraceJson::Serialize(t), before);
         return error;
     };
-    // Byteps with 3 ranks on one server and 5 on the other.
-    auto uneven = CreateObject<ParameterServerSync>();
-    uneven->SetAttribute("Placement", EnumValue(ParameterServerSync::BYTEPS));
-    uneven->SetServerOfRank({0, 0, 0, 1, 1, 1, 1, 1});
-    EXPECT_EQ(refuse(uneven, plain, 2),
-              "group dp0 has 3 ranks on the server of rank 0 but 5 on that of rank 3: byteps "
+    // Byteps with servers of 3 GPUs: 3, 3 and 2 ranks of the group.
+    EXPECT_EQ(refuse(Sync(ParameterServerSync::BYTEPS, 3), plain, 2),
+              "group dp0 has 3 ranks on the server of rank 0 but 2 on that of rank 6: byteps "
               "needs the same number on every server");
-    EXPECT_EQ(refuse(Sync(ParameterServerSync::CPU, 1, 8), plain, 0),
+    EXPECT_EQ(refuse(Sync(ParameterServerSync::CPU, 1), plain, 0),
               "expected 1 to 4096 CPU hosts, got 0");
-    EXPECT_EQ(refuse(Sync(ParameterServerSync::CPU, 1, 8), plain, 4097),
+    EXPECT_EQ(refuse(Sync(ParameterServerSync::CPU, 1), plain, 4097),
               "expected 1 to 4096 CPU hosts, got 4097");
     // A trace that has CPU hosts already.
     TrainingTrace twice = plain;
-    ASSERT_TRUE(Sync(ParameterServerSync::CPU, 1, 8)->Apply(twice, "dp", 1, 3.35e12, &error));
-    EXPECT_EQ(refuse(Sync(ParameterServerSync::CPU, 1, 8), twice, 1),
+    ASSERT_TRUE(Sync(ParameterServerSync::CPU, 1)->Apply(twice, "dp", 1, 3.35e12, &error));
+    EXPECT_EQ(refuse(Sync(ParameterServerSync::CPU, 1), twice, 1),
               "the trace has CPU hosts already (cpuRanks 1): one dedicated parameter-server "
               "placement per trace");
     // The name byteps would give a server's group is taken.
     TrainingTrace taken = plain;
     taken.AddGroup({"dp0.ps1", "custom", {0}});
-    EXPECT_EQ(refuse(Sync(ParameterServerSync::BYTEPS, 4, 8), taken, 2),
+    EXPECT_EQ(refuse(Sync(ParameterServerSync::BYTEPS, 4), taken, 2),
               "the trace has a group dp0.ps1, the name byteps gives the ranks of dp0 on a "
               "server");
 }
@@ -233,7 +225,7 @@ TEST(ParameterServerHosts, TraceJsonKeepsTheCpuRanks)
 {
     TrainingTrace t = OneAllReduce(4, 1 << 20);
     std::string error;
-    ASSERT_TRUE(Sync(ParameterServerSync::CPU, 1, 4)->Apply(t, "dp", 2, 3.35e12, &error));
+    ASSERT_TRUE(Sync(ParameterServerSync::CPU, 1)->Apply(t, "dp", 2, 3.35e12, &error));
     const std::string text = TraceJson::Serialize(t);
     EXPECT_NE(text.find("\"cpuRanks\": 2"), std::string::npos);
     TrainingTrace back = TraceJson::Parse(text, "t.json", &error);

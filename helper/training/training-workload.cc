@@ -11,6 +11,7 @@
 #include "ns3/parameter-server-sync.h"
 #include "ns3/trace-json.h"
 #include "ns3/transformer-trace-generator.h"
+#include "ns3/uinteger.h"
 
 #include <cmath>
 #include <fstream>
@@ -160,8 +161,7 @@ TrainingWorkload::Adapt(const TrainingScenario& s, uint32_t gpus, std::string* e
         // The trace's all-reduces went to CPU hosts before compression could see them;
         // a rule would select what is left (byteps: the servers' reduce-scatters).
         *error = s.compression.front().place +
-                 ": the trace's all-reduces are by parameter "
-                 "servers on " +
+                 ": the trace's all-reduces are by parameter servers on " +
                  ParameterServerSync::CountCpuHosts(m_trace->GetNCpuRanks()) +
                  " already (the trace or its model rewrote them): compress before that, with "
                  "the scenario's parameterServers";
@@ -192,12 +192,7 @@ TrainingWorkload::Adapt(const TrainingScenario& s, uint32_t gpus, std::string* e
         auto ps = CreateObject<ParameterServerSync>();
         ps->SetAttribute("Placement", EnumValue(setting.placement));
         // Rank r runs on GPU r: server r / gpusPerServer (what byteps reduces inside).
-        std::vector<uint32_t> serverOfRank(m_trace->GetNRanks());
-        for (uint32_t r = 0; r < serverOfRank.size(); ++r)
-        {
-            serverOfRank[r] = r / s.gpusPerServer;
-        }
-        ps->SetServerOfRank(serverOfRank);
+        ps->SetAttribute("GpusPerServer", UintegerValue(s.gpusPerServer));
         if (!ps->Apply(*m_trace,
                        setting.group,
                        setting.servers,

@@ -64,12 +64,8 @@ ParameterServerSync::ApplyDedicated(TrainingTrace& trace,
         return false;
     }
     const uint32_t nGpus = trace.GetNRanks();
-    NS_ABORT_MSG_IF(byteps && !m_serverOfRank.empty() && m_serverOfRank.size() < nGpus,
-                    "ParameterServerSync: servers of " << m_serverOfRank.size() << " ranks for "
-                                                       << nGpus);
-    auto serverOf = [&](uint32_t r) {
-        return byteps && !m_serverOfRank.empty() ? m_serverOfRank[r] : r;
-    };
+    // cpu: every rank a set of its own; byteps: the ranks of one server.
+    auto serverOf = [&](uint32_t r) { return byteps ? r / m_gpusPerServer : r; };
 
     // Per selected group: its servers' sets of ranks (byteps), or one set per rank (cpu).
     std::map<std::string, Layout> layouts;

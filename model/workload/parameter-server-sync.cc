@@ -7,6 +7,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <map>
@@ -60,6 +61,13 @@ ParameterServerSync::GetTypeId()
                           DoubleValue(CPU_REDUCE_BANDWIDTH),
                           MakeDoubleAccessor(&ParameterServerSync::m_cpuReduceBandwidth),
                           MakeDoubleChecker<double>(1, MAX_REDUCE_BANDWIDTH))
+            .AddAttribute("GpusPerServer",
+                          "GPUs per server, for the byteps placement: rank r runs on server "
+                          "r / GpusPerServer, and a group's ranks on one server reduce inside "
+                          "it (an HGX/DGX server: 8).",
+                          UintegerValue(8),
+                          MakeUintegerAccessor(&ParameterServerSync::m_gpusPerServer),
+                          MakeUintegerChecker<uint32_t>(1, MAX_GPUS_PER_SERVER))
             .AddAttribute(
                 "Placement",
                 "Where the servers are: colocated with the group's GPUs, on "
@@ -146,12 +154,6 @@ std::string
 ParameterServerSync::CountCpuHosts(uint32_t count)
 {
     return std::to_string(count) + (count == 1 ? " CPU host" : " CPU hosts");
-}
-
-void
-ParameterServerSync::SetServerOfRank(std::vector<uint32_t> serverOfRank)
-{
-    m_serverOfRank = std::move(serverOfRank);
 }
 
 bool

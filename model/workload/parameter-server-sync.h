@@ -43,11 +43,11 @@ namespace ns3
  *   shard j (SplitBytes(S, k, j)) to host j, which adds the n copies at
  *   CpuReduceBandwidth ((n + 1) x shard bytes) and sends the sum back;
  * - byteps: the BytePS hybrid (Jiang et al., OSDI 2020): the ranks of the group on one
- *   server (SetServerOfRank) first reduce-scatter over NVLink (a collective on a new group
- *   per server, named GROUP.psS for the S-th server of the group), each pushes its
- *   1/g share, split over the k hosts, to them, and the hosts add the m servers' copies
- *   of each piece and send them back; an all-gather on the server's group ends it.
- *   Every server must hold the same number g of the group's ranks.
+ *   server (GpusPerServer: rank r on server r / GpusPerServer) first reduce-scatter over NVLink (a
+ * collective on a new group per server, named GROUP.psS for the S-th server of the group), each
+ * pushes its 1/g share, split over the k hosts, to them, and the hosts add the m servers' copies of
+ * each piece and send them back; an all-gather on the server's group ends it. Every server must
+ * hold the same number g of the group's ranks.
  */
 class ParameterServerSync : public Object
 {
@@ -69,6 +69,8 @@ class ParameterServerSync : public Object
     static constexpr uint32_t GROUP_MASK = 0xFFFF;
     /// The most dedicated CPU hosts a rewrite adds.
     static constexpr uint32_t MAX_CPU_SERVERS = 4096;
+    /// The bound of GpusPerServer (NvSwitchFabric's bound on GPUs per switch).
+    static constexpr uint32_t MAX_GPUS_PER_SERVER = 1024;
 
     /// What the rewrite appends to an all-reduce's name, per new op (one table: the
     /// rewrites write them, reports and tests read them).
@@ -108,14 +110,6 @@ class ParameterServerSync : public Object
     static std::string GetPlacementNames();
     /// \param count CPU hosts \return "1 CPU host", "2 CPU hosts", ... (for messages)
     static std::string CountCpuHosts(uint32_t count);
-
-    /**
-     * The server (machine) each GPU rank of the trace runs on, for the byteps placement:
-     * its ranks on one server reduce inside it. Without it, every rank is a server of its
-     * own (and byteps moves what cpu moves).
-     * \param serverOfRank per GPU rank, any server id
-     */
-    void SetServerOfRank(std::vector<uint32_t> serverOfRank);
 
     /// \param tag a send/recv tag \return whether it is a parameter server's push
     static bool IsPush(uint32_t tag);
@@ -198,11 +192,11 @@ class ParameterServerSync : public Object
                         uint32_t servers,
                         std::string* error);
 
-    double m_reduceBandwidth{0};          //!< bytes per second; 0: the GPU's HBM
-    double m_cpuReduceBandwidth{0};       //!< bytes per second, of a CPU host
-    Placement m_placement{COLOCATED};     //!< where the servers are
-    std::vector<uint32_t> m_serverOfRank; //!< see SetServerOfRank
-    uint64_t m_rewritten{0};              //!< all-reduces rewritten, over all ranks
+    double m_reduceBandwidth{0};      //!< bytes per second; 0: the GPU's HBM
+    double m_cpuReduceBandwidth{0};   //!< bytes per second, of a CPU host
+    Placement m_placement{COLOCATED}; //!< where the servers are
+    uint32_t m_gpusPerServer{0};      //!< byteps: rank r on server r / this
+    uint64_t m_rewritten{0};          //!< all-reduces rewritten, over all ranks
 };
 
 } // namespace ns3

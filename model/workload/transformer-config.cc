@@ -104,6 +104,12 @@ TransformerConfig::Validate(std::string* reason) const
     const ParameterServerSync::Placement placement = parameterServerPlacement;
     const uint32_t most =
         placement == ParameterServerSync::COLOCATED ? dp : ParameterServerSync::MAX_CPU_SERVERS;
+    if (gpusPerServer > ParameterServerSync::MAX_GPUS_PER_SERVER)
+    {
+        why << "gpusPerServer must be at most " << ParameterServerSync::MAX_GPUS_PER_SERVER
+            << ", got " << gpusPerServer;
+        return fail();
+    }
     if (parameterServers > 0 && (zeroStage != 0 || dp < 2 || parameterServers > most))
     {
         // Parameter servers take the gradients' all-reduce; ZeRO has none to take.

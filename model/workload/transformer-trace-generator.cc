@@ -9,6 +9,7 @@
 #include "ns3/log.h"
 #include "ns3/parameter-server-sync.h"
 #include "ns3/string.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <sstream>
@@ -161,13 +162,10 @@ TransformerTraceGenerator::Generate(const TransformerConfig& c, std::string* err
         // memory bandwidth (ParameterServerSync's ReduceBandwidth otherwise).
         auto ps = CreateObject<ParameterServerSync>();
         ps->SetAttribute("Placement", EnumValue(c.parameterServerPlacement));
-        std::vector<uint32_t> serverOfRank(checked.GetNRanks());
-        for (uint32_t r = 0; r < serverOfRank.size(); ++r)
+        if (c.gpusPerServer > 0)
         {
-            serverOfRank[r] = r / (c.gpusPerServer ? c.gpusPerServer
-                                                   : TransformerConfig::DEFAULT_GPUS_PER_SERVER);
+            ps->SetAttribute("GpusPerServer", UintegerValue(c.gpusPerServer));
         }
-        ps->SetServerOfRank(serverOfRank);
         const bool ok = ps->Apply(checked, "dp", c.parameterServers, GetMemoryBandwidth(), &why);
         ps->Dispose();
         if (!ok)

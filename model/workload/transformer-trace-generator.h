@@ -54,10 +54,9 @@ struct TransformerConfig
     /// where the parameter servers are: colocated, cpu (dedicated CPU hosts) or byteps (a
     /// reduce-scatter inside each server first); the key "parameterServerPlacement"
     ParameterServerSync::Placement parameterServerPlacement{ParameterServerSync::COLOCATED};
-    /// byteps: rank r runs on server r / gpusPerServer (0: DEFAULT_GPUS_PER_SERVER; a
-    /// scenario's model: the cluster's)
+    /// byteps: rank r runs on server r / gpusPerServer (0: ParameterServerSync's
+    /// GpusPerServer default; a scenario's model: the cluster's)
     uint32_t gpusPerServer{0};
-    static constexpr uint32_t DEFAULT_GPUS_PER_SERVER = 8; //!< an HGX/DGX server's GPUs
     uint64_t bucketParams{40000000};  //!< DP gradient bucket (Megatron: 40M parameters)
     uint32_t gradBytes{2};            //!< bytes per gradient element (bf16)
     uint32_t paramBytes{2};           //!< bytes per parameter (bf16)
