@@ -50,6 +50,24 @@ GpuClusterHelper::GpuClusterHelper(RoceHelper& roce)
     : m_roce(roce)
 {
     m_nvSwitchFactory.SetTypeId(NvSwitchFabric::GetTypeId());
+    m_scaleOutFactory.SetTypeId(RdmaTransport::GetTypeId());
+}
+
+void
+GpuClusterHelper::SetScaleOutType(TypeId type)
+{
+    NS_ABORT_MSG_IF(type != RdmaTransport::GetTypeId() &&
+                        !type.IsChildOf(RdmaTransport::GetTypeId()),
+                    "GpuClusterHelper::SetScaleOutType: " << type.GetName()
+                                                          << " is not an ns3::RdmaTransport");
+    NS_LOG_DEBUG("scale-out carrier " << type.GetName());
+    m_scaleOutFactory.SetTypeId(type);
+}
+
+void
+GpuClusterHelper::SetScaleOutAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_scaleOutFactory.Set(name, value);
 }
 
 void
@@ -142,6 +160,9 @@ GpuClusterHelper::BuildOn(const RoceTopology& network,
     Ptr<RdmaTransport> scaleOut;
     if (m_ina)
     {
+        NS_ABORT_MSG_IF(m_scaleOutFactory.GetTypeId() != RdmaTransport::GetTypeId(),
+                        "GpuClusterHelper: in-network aggregation needs the packet model, not "
+                            << m_scaleOutFactory.GetTypeId().GetName());
         m_ina->Install(cluster.network.switchObjects);
         Ptr<InaTransport> ina = CreateObject<InaTransport>();
         ina->SetController(m_ina->GetController());
@@ -149,7 +170,7 @@ GpuClusterHelper::BuildOn(const RoceTopology& network,
     }
     else
     {
-        scaleOut = CreateObject<RdmaTransport>();
+        scaleOut = m_scaleOutFactory.Create<RdmaTransport>();
     }
     scaleOut->SetNics(cluster.network.nics);
     cluster.scaleOut = scaleOut;

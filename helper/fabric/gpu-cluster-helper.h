@@ -148,10 +148,25 @@ class GpuClusterHelper
      */
     void EnableInNetworkAggregation(InaHelper& ina);
 
+    /**
+     * The scale-out carrier of clusters built afterwards: RdmaTransport (the default, the
+     * packet model) or a subclass of it, FlowTransport for the flow-level fabric.
+     * In-network aggregation needs RdmaTransport's own (its InaTransport).
+     * \param type a TypeId that is RdmaTransport or a child of it (aborts otherwise)
+     */
+    void SetScaleOutType(TypeId type);
+    /**
+     * Set an attribute of the scale-out carrier of clusters built afterwards.
+     * \param name an attribute of the scale-out type ("QpsPerConnection", ...)
+     * \param value its value
+     */
+    void SetScaleOutAttribute(const std::string& name, const AttributeValue& value);
+
   private:
     RoceHelper& m_roce;              //!< builds the scale-out fabric
     InaHelper* m_ina{nullptr};       //!< see EnableInNetworkAggregation
     ObjectFactory m_nvSwitchFactory; //!< makes each server's NvSwitchFabric
+    ObjectFactory m_scaleOutFactory; //!< makes the scale-out carrier (without INA)
 };
 
 } // namespace ns3

@@ -238,11 +238,9 @@ RdmaNic::CreateQueuePair()
     cc->Start(m_device->GetDataRate().GetBitRate());
     auto qp = CreateObject<RdmaQueuePair>();
     uint32_t qpn = FIRST_QPN + static_cast<uint32_t>(m_qps.size());
-    // UDP source port = ECMP entropy, drawn per QP from the ephemeral range; the first
-    // PSN is random, as RC connection setup makes it.
-    auto srcPort = static_cast<uint16_t>(m_portRng->GetInteger(49152, 65535));
-    qp->Bind(this, MakeQpConfig(), qpn, srcPort, cc);
-    qp->SetInitialPsn(static_cast<uint32_t>(m_portRng->GetInteger(0, RdmaQueuePair::PSN_MASK)));
+    const QpIdentity identity = DrawQpIdentity();
+    qp->Bind(this, MakeQpConfig(), qpn, identity.srcPort, cc);
+    qp->SetInitialPsn(identity.initialPsn);
     if (m_fastForward)
     {
         qp->SetFastForward(PeekPointer(m_fastForward));
@@ -250,6 +248,18 @@ RdmaNic::CreateQueuePair()
     m_qps.push_back(qp);
     m_isActive.push_back(false);
     return qp;
+}
+
+RdmaNic::QpIdentity
+RdmaNic::DrawQpIdentity()
+{
+    NS_LOG_FUNCTION(this);
+    // UDP source port = ECMP entropy, drawn per QP from the ephemeral range; the first
+    // PSN is random, as RC connection setup makes it.
+    QpIdentity identity;
+    identity.srcPort = static_cast<uint16_t>(m_portRng->GetInteger(49152, 65535));
+    identity.initialPsn = static_cast<uint32_t>(m_portRng->GetInteger(0, RdmaQueuePair::PSN_MASK));
+    return identity;
 }
 
 RdmaQpConfig

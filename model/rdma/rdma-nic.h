@@ -73,6 +73,22 @@ class RdmaNic : public Object, public RdmaQpServices
      */
     Ptr<RdmaQueuePair> CreateQueuePair();
 
+    /// What a new queue pair draws from the NIC's random stream.
+    struct QpIdentity
+    {
+        uint16_t srcPort{0};    //!< UDP source port (ECMP entropy), 49152..65535
+        uint32_t initialPsn{0}; //!< first packet sequence number
+    };
+
+    /**
+     * Draw the UDP source port and first PSN of the next queue pair, as CreateQueuePair
+     * does (it calls this): a flow-level carrier that opens no queue pairs draws them too,
+     * so that its flows hash onto the paths the packets of the same connections would
+     * take and the stream stays where the packet model leaves it.
+     * \return the draws
+     */
+    QpIdentity DrawQpIdentity();
+
     /**
      * Open a reliable connection: a queue pair on each NIC, each told the other's address,
      * QPN and first PSN (a's queue pair is created first).

@@ -158,48 +158,77 @@ RdmaTransport::GetConnection(uint32_t src, uint32_t dst, uint32_t channel)
     return ref;
 }
 
-void
-RdmaTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done)
+bool
+RdmaTransport::CompletesLocally(uint32_t src,
+                                uint32_t dst,
+                                uint64_t bytes,
+                                const DoneCallback& done) const
 {
-    NS_LOG_FUNCTION(this << src << dst << bytes << channel);
     NS_ABORT_MSG_IF(src >= m_nics.size() || dst >= m_nics.size(),
-                    "RdmaTransport::Send: rank " << (src >= m_nics.size() ? src : dst)
-                                                 << " outside the " << m_nics.size()
-                                                 << " ranks this transport connects");
+                    GetInstanceTypeId().GetName()
+                        << "::Send: rank " << (src >= m_nics.size() ? src : dst) << " outside the "
+                        << m_nics.size() << " ranks this transport connects");
     NS_ABORT_MSG_IF(src != dst && m_nics[src] == m_nics[dst],
-                    "RdmaTransport::Send: ranks " << src << " and " << dst
-                                                  << " share one NIC; RDMA cannot move data "
-                                                     "between them (give each rank its own "
-                                                     "NIC, or route it over NVLink)");
+                    GetInstanceTypeId().GetName()
+                        << "::Send: ranks " << src << " and " << dst
+                        << " share one NIC; RDMA cannot move data between them (give each "
+                           "rank its own NIC, or route it over NVLink)");
     if (bytes == 0 || src == dst)
     {
         // Nothing crosses the fabric: an empty message, or data already in place.
         NS_LOG_LOGIC("rank " << src << " -> " << dst << ": nothing crosses the fabric");
         Simulator::ScheduleNow(&RdmaTransport::Invoke, done);
-        return;
+        return true;
     }
-    Connection& connection = GetConnection(src, dst, channel);
-    auto transfer = std::make_shared<Transfer>();
-    transfer->done = std::move(done);
-    const auto n = static_cast<uint32_t>(connection.lanes.size());
+    return false;
+}
+
+std::vector<std::pair<uint32_t, uint64_t>>
+RdmaTransport::SplitTransfer(uint64_t bytes, uint64_t& nextRequest) const
+{
+    const uint32_t n = m_qpsPerConnection;
     // The queue pair of the first request first, as NCCL posts them.
-    const uint32_t first = m_splitDataOnQps ? 0 : connection.nextRequest % n;
+    const uint32_t first = m_splitDataOnQps ? 0 : nextRequest % n;
     const std::vector<uint64_t> shares =
-        SpreadOverQps(bytes, n, m_splitDataOnQps, m_requestBytes, connection.nextRequest);
-    for (uint32_t k = 0; k < n; ++k)
-    {
-        transfer->parts += shares[k] > 0 ? 1 : 0;
-    }
-    NS_LOG_LOGIC("rank " << src << " -> " << dst << ", channel " << channel << ": " << bytes
-                         << " B over " << transfer->parts << " of " << n << " queue pairs");
+        SpreadOverQps(bytes, n, m_splitDataOnQps, m_requestBytes, nextRequest);
+    std::vector<std::pair<uint32_t, uint64_t>> parts;
     for (uint32_t k = 0; k < n; ++k)
     {
         const uint32_t q = (first + k) % n;
         if (shares[q] > 0)
         {
-            connection.lanes[q].pending.push_back(transfer);
-            connection.lanes[q].sender->PostWrite(shares[q]);
+            parts.emplace_back(q, shares[q]);
         }
+    }
+    return parts;
+}
+
+uint32_t
+RdmaTransport::GetQpsPerConnection() const
+{
+    return m_qpsPerConnection;
+}
+
+void
+RdmaTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel, DoneCallback done)
+{
+    NS_LOG_FUNCTION(this << src << dst << bytes << channel);
+    if (CompletesLocally(src, dst, bytes, done))
+    {
+        return;
+    }
+    Connection& connection = GetConnection(src, dst, channel);
+    auto transfer = std::make_shared<Transfer>();
+    transfer->done = std::move(done);
+    const auto parts = SplitTransfer(bytes, connection.nextRequest);
+    transfer->parts = static_cast<uint32_t>(parts.size());
+    NS_LOG_LOGIC("rank " << src << " -> " << dst << ", channel " << channel << ": " << bytes
+                         << " B over " << transfer->parts << " of " << connection.lanes.size()
+                         << " queue pairs");
+    for (const auto& [q, share] : parts)
+    {
+        connection.lanes[q].pending.push_back(transfer);
+        connection.lanes[q].sender->PostWrite(share);
     }
 }
 

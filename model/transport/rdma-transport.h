@@ -95,6 +95,34 @@ class RdmaTransport : public CollectiveTransport
   protected:
     void DoDispose() override;
 
+    /**
+     * What Send does before anything crosses the fabric: it aborts on ranks it does not
+     * connect or that share a NIC, and completes a transfer that moves nothing (no bytes,
+     * or a rank to itself) at once.
+     * \param src sending rank \param dst receiving rank \param bytes payload bytes
+     * \param done the transfer's callback (scheduled now when it completes so)
+     * \return true if the transfer was completed so
+     */
+    bool CompletesLocally(uint32_t src, uint32_t dst, uint64_t bytes, const DoneCallback& done) const;
+    /**
+     * A transfer's parts over the queue pairs of a connection (SpreadOverQps with this
+     * carrier's attributes), in the order NCCL posts them: the queue pair of the first
+     * request first.
+     * \param bytes the transfer's bytes
+     * \param nextRequest the connection's next request number (advanced)
+     * \return (queue pair index, bytes) of every part with bytes
+     */
+    std::vector<std::pair<uint32_t, uint64_t>> SplitTransfer(uint64_t bytes,
+                                                             uint64_t& nextRequest) const;
+    /// \return queue pairs per connection (QpsPerConnection)
+    uint32_t GetQpsPerConnection() const;
+    /**
+     * \param rank a sending rank
+     * \param rate a link's bytes per second on the wire
+     * \return the payload bytes per second of that link for the rank's full-MTU frames
+     */
+    double PayloadRate(uint32_t rank, double rate) const;
+
   private:
     /// A transfer under way: its parts still to arrive.
     struct Transfer
@@ -154,13 +182,6 @@ class RdmaTransport : public CollectiveTransport
      *         hangs on no switch, or the switch does not mark)
      */
     CarrierQueue DescribeQueue(uint32_t src, uint32_t dst) const;
-
-    /**
-     * \param rank a sending rank
-     * \param rate a link's bytes per second on the wire
-     * \return the payload bytes per second of that link for the rank's full-MTU frames
-     */
-    double PayloadRate(uint32_t rank, double rate) const;
 
     std::vector<Ptr<RdmaNic>> m_nics;
     mutable std::map<uint32_t, Reach> m_reach; //!< cache of GetReach, by node id

@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "flow-network.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+#include <tuple>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FlowNetwork");
+
+NS_OBJECT_ENSURE_REGISTERED(FlowNetwork);
+
+TypeId
+FlowNetwork::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FlowNetwork")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<FlowNetwork>()
+            .AddTraceSource("Allocation",
+                            "The max-min rates were computed again: flows and links covered.",
+                            MakeTraceSourceAccessor(&FlowNetwork::m_allocationTrace),
+                            "ns3::FlowNetwork::AllocationTracedCallback");
+    return tid;
+}
+
+FlowNetwork::FlowNetwork()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+FlowNetwork::~FlowNetwork()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+FlowNetwork::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    m_allocation.Cancel();
+    for (Flow& f : m_flows)
+    {
+        f.end.Cancel();
+    }
+    m_flows.clear();
+    m_links.clear();
+    m_dirty.clear();
+    Object::DoDispose();
+}
+
+uint32_t
+FlowNetwork::AddLink(double bytesPerSecond)
+{
+    NS_LOG_FUNCTION(this << bytesPerSecond);
+    NS_ABORT_MSG_IF(!(bytesPerSecond > 0) || !std::isfinite(bytesPerSecond),
+                    "FlowNetwork::AddLink: capacity " << bytesPerSecond
+                                                      << " B/s, expected a positive number");
+    Link link;
+    link.capacity = bytesPerSecond;
+    m_links.push_back(std::move(link));
+    return static_cast<uint32_t>(m_links.size() - 1);
+}
+
+uint32_t
+FlowNetwork::AddFlow(const std::vector<uint32_t>& links, const std::vector<double>& weights)
+{
+    NS_LOG_FUNCTION(this << links.size());
+    NS_ABORT_MSG_IF(links.empty(), "FlowNetwork::AddFlow: a flow needs at least one link");
+    NS_ABORT_MSG_IF(!weights.empty() && weights.size() != links.size(),
+                    "FlowNetwork::AddFlow: " << weights.size() << " weights for "
+                                             << links.size() << " links");
+    for (double w : weights)
+    {
+        NS_ABORT_MSG_IF(!(w > 0) || !std::isfinite(w),
+                        "FlowNetwork::AddFlow: weight " << w << ", expected a positive number");
+    }
+    for (std::size_t i = 0; i < links.size(); ++i)
+    {
+        NS_ABORT_MSG_IF(links[i] >= m_links.size(),
+                        "FlowNetwork::AddFlow: link " << links[i] << " of " << m_links.size());
+        NS_ABORT_MSG_IF(std::find(links.begin(), links.begin() + i, links[i]) != links.begin() + i,
+                        "FlowNetwork::AddFlow: link " << links[i] << " twice on one path");
+    }
+    Flow flow;
+    flow.links = links;
+    flow.weights = weights.empty() ? std::vector<double>(links.size(), 1.0) : weights;
+    flow.slot.assign(links.size(), 0);
+    m_flows.push_back(std::move(flow));
+    return static_cast<uint32_t>(m_flows.size() - 1);
+}
+
+void
+FlowNetwork::Push(uint32_t flow, double bytes, SentCallback sent)
+{
+    NS_LOG_FUNCTION(this << flow << bytes);
+    NS_ABORT_MSG_IF(flow >= m_flows.size(), "FlowNetwork::Push: no flow " << flow);
+    NS_ABORT_MSG_IF(!(bytes > 0) || !std::isfinite(bytes),
+                    "FlowNetwork::Push: " << bytes << " bytes, expected a positive number");
+    Flow& f = m_flows[flow];
+    f.queue.push_back({bytes, std::move(sent)});
+    if (f.queue.size() == 1)
+    {
+        f.left = bytes;
+        Activate(flow);
+    }
+}
+
+void
+FlowNetwork::Activate(uint32_t flow)
+{
+    Flow& f = m_flows[flow];
+    NS_LOG_LOGIC("flow " << flow << " starts (" << f.left << " B, " << f.links.size()
+                         << " links)");
+    f.active = true;
+    f.rate = 0;
+    f.since = Simulator::Now();
+    for (std::size_t i = 0; i < f.links.size(); ++i)
+    {
+        Link& l = m_links[f.links[i]];
+        f.slot[i] = static_cast<uint32_t>(l.active.size());
+        l.active.push_back(flow);
+        if (!l.dirty)
+        {
+            l.dirty = true;
+            m_dirty.push_back(f.links[i]);
+        }
+    }
+    ++m_nActive;
+    RequestAllocation();
+}
+
+void
+FlowNetwork::Deactivate(uint32_t flow)
+{
+    Flow& f = m_flows[flow];
+    NS_LOG_LOGIC("flow " << flow << " goes idle");
+    f.end.Cancel();
+    f.active = false;
+    f.rate = 0;
+    for (std::size_t i = 0; i < f.links.size(); ++i)
+    {
+        const uint32_t id = f.links[i];
+        Link& l = m_links[id];
+        const uint32_t at = f.slot[i];
+        const uint32_t moved = l.active.back();
+        l.active[at] = moved;
+        l.active.pop_back();
+        if (moved != flow)
+        {
+            Flow& m = m_flows[moved];
+            const auto pos = std::find(m.links.begin(), m.links.end(), id) - m.links.begin();
+            m.slot[pos] = at;
+        }
+        if (!l.dirty)
+        {
+            l.dirty = true;
+            m_dirty.push_back(id);
+        }
+    }
+    --m_nActive;
+    RequestAllocation();
+}
+
+void
+FlowNetwork::RequestAllocation()
+{
+    if (m_allocation.IsExpired())
+    {
+        // After every other event of this instant that was scheduled already: the flows
+        // that start or stop together share one allocation.
+        m_allocation = Simulator::ScheduleNow(&FlowNetwork::Allocate, this);
+    }
+}
+
+void
+FlowNetwork::Advance(Flow& f)
+{
+    const Time now = Simulator::Now();
+    if (f.active && f.rate > 0 && now > f.since)
+    {
+        f.left = std::max(0.0, f.left - f.rate * (now - f.since).GetSeconds());
+    }
+    f.since = now;
+}
+
+void
+FlowNetwork::Allocate()
+{
+    NS_LOG_FUNCTION(this);
+    ++m_mark;
+    // The flows connected to the changed links through shared links: only their shares
+    // can change.
+    std::vector<uint32_t> links;
+    std::vector<uint32_t> flows;
+    std::vector<uint32_t> stack;
+    stack.swap(m_dirty);
+    for (uint32_t id : stack)
+    {
+        m_links[id].dirty = false;
+    }
+    while (!stack.empty())
+    {
+        const uint32_t id = stack.back();
+        stack.pop_back();
+        Link& l = m_links[id];
+        if (l.mark == m_mark)
+        {
+            continue;
+        }
+        l.mark = m_mark;
+        links.push_back(id);
+        for (uint32_t fid : l.active)
+        {
+            Flow& f = m_flows[fid];
+            if (f.mark == m_mark)
+            {
+                continue;
+            }
+            f.mark = m_mark;
+            flows.push_back(fid);
+            for (uint32_t next : f.links)
+            {
+                if (m_links[next].mark != m_mark)
+                {
+                    stack.push_back(next);
+                }
+            }
+        }
+    }
+    // Progressive filling: the link with the least capacity per unit of its unfixed
+    // flows' weight fixes them at that rate; the level never falls (rounding aside), so
+    // it is kept monotone.
+    typedef std::tuple<double, uint32_t, uint64_t> Entry; // share, link, version
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+    for (uint32_t id : links)
+    {
+        Link& l = m_links[id];
+        l.left = l.capacity;
+        l.unfixed = static_cast<uint32_t>(l.active.size());
+        l.weight = 0;
+        ++l.version;
+    }
+    for (uint32_t fid : flows)
+    {
+        const Flow& f = m_flows[fid];
+        for (std::size_t i = 0; i < f.links.size(); ++i)
+        {
+            m_links[f.links[i]].weight += f.weights[i];
+        }
+    }
+    for (uint32_t id : links)
+    {
+        const Link& l = m_links[id];
+        if (l.unfixed > 0)
+        {
+            heap.emplace(l.left / l.weight, id, l.version);
+        }
+    }
+    for (uint32_t fid : flows)
+    {
+        Flow& f = m_flows[fid];
+        Advance(f);
+        f.fixed = false;
+    }
+    double level = 0;
+    while (!heap.empty())
+    {
+        const auto [s, id, version] = heap.top();
+        heap.pop();
+        Link& l = m_links[id];
+        if (version != l.version || l.unfixed == 0)
+        {
+            continue;
+        }
+        level = std::max(level, s);
+        for (uint32_t fid : l.active)
+        {
+            Flow& f = m_flows[fid];
+            if (f.fixed)
+            {
+                continue;
+            }
+            f.fixed = true;
+            f.share = level;
+            for (std::size_t i = 0; i < f.links.size(); ++i)
+            {
+                const uint32_t other = f.links[i];
+                Link& o = m_links[other];
+                o.left -= level * f.weights[i];
+                o.weight -= f.weights[i];
+                --o.unfixed;
+                ++o.version;
+                if (other != id && o.unfixed > 0)
+                {
+                    heap.emplace(std::max(0.0, o.left) / std::max(o.weight, 1e-300),
+                                 other,
+                                 o.version);
+                }
+            }
+        }
+        NS_LOG_LOGIC("link " << id << " is a bottleneck at " << level << " B/s per flow");
+    }
+    for (uint32_t fid : flows)
+    {
+        Flow& f = m_flows[fid];
+        if (f.share != f.rate || f.end.IsExpired())
+        {
+            f.rate = f.share;
+            ScheduleEnd(fid);
+        }
+    }
+    m_flowsAllocated += flows.size();
+    NS_LOG_DEBUG("allocation " << m_mark << ": " << flows.size() << " flows over "
+                               << links.size() << " links, " << m_nActive << " sending");
+    m_allocationTrace(static_cast<uint32_t>(flows.size()), static_cast<uint32_t>(links.size()));
+}
+
+void
+FlowNetwork::ScheduleEnd(uint32_t flow)
+{
+    Flow& f = m_flows[flow];
+    f.end.Cancel();
+    NS_ABORT_MSG_IF(!(f.rate > 0), "FlowNetwork: flow " << flow << " got no share");
+    // The end at the first time step on or after the exact one (a step of rounding is
+    // far below any link's time per byte); a relative 1e-12 absorbs the rounding of the
+    // division itself.
+    const double steps = f.left / f.rate * static_cast<double>(Seconds(1).GetTimeStep());
+    const auto whole = static_cast<int64_t>(std::ceil(steps * (1 - 1e-12)));
+    f.end = Simulator::Schedule(TimeStep(std::max<int64_t>(whole, 0)),
+                                &FlowNetwork::HeadSent,
+                                this,
+                                flow);
+}
+
+void
+FlowNetwork::HeadSent(uint32_t flow)
+{
+    Flow& f = m_flows[flow];
+    Message head = std::move(f.queue.front());
+    f.queue.pop_front();
+    m_bytesDone += head.bytes;
+    ++m_messagesSent;
+    NS_LOG_LOGIC("flow " << flow << ": a message of " << head.bytes << " B sent at "
+                         << f.rate << " B/s, " << f.queue.size() << " queued");
+    if (f.queue.empty())
+    {
+        f.left = 0;
+        Deactivate(flow);
+    }
+    else
+    {
+        // The next message takes over the share: nothing else changes.
+        f.left = f.queue.front().bytes;
+        f.since = Simulator::Now();
+        ScheduleEnd(flow);
+    }
+    if (!head.sent.IsNull())
+    {
+        head.sent();
+    }
+}
+
+double
+FlowNetwork::GetCapacity(uint32_t link) const
+{
+    return m_links.at(link).capacity;
+}
+
+double
+FlowNetwork::GetRate(uint32_t flow) const
+{
+    return m_flows.at(flow).rate;
+}
+
+double
+FlowNetwork::GetLoad(uint32_t link) const
+{
+    double sum = 0;
+    for (uint32_t fid : m_links.at(link).active)
+    {
+        const Flow& f = m_flows[fid];
+        const auto i = std::find(f.links.begin(), f.links.end(), link) - f.links.begin();
+        sum += f.rate * f.weights[i];
+    }
+    return sum;
+}
+
+uint32_t
+FlowNetwork::GetNLinks() const
+{
+    return static_cast<uint32_t>(m_links.size());
+}
+
+uint32_t
+FlowNetwork::GetNFlows() const
+{
+    return static_cast<uint32_t>(m_flows.size());
+}
+
+uint32_t
+FlowNetwork::GetNActiveFlows() const
+{
+    return m_nActive;
+}
+
+double
+FlowNetwork::GetBytesSent() const
+{
+    const Time now = Simulator::Now();
+    double sum = m_bytesDone;
+    for (const Flow& f : m_flows)
+    {
+        if (f.active)
+        {
+            const double left = f.left - f.rate * (now - f.since).GetSeconds();
+            sum += f.queue.front().bytes - std::max(0.0, left);
+        }
+    }
+    return sum;
+}
+
+uint64_t
+FlowNetwork::GetNAllocations() const
+{
+    return m_mark;
+}
+
+uint64_t
+FlowNetwork::GetNFlowsAllocated() const
+{
+    return m_flowsAllocated;
+}
+
+uint64_t
+FlowNetwork::GetNMessagesSent() const
+{
+    return m_messagesSent;
+}
+
+} // namespace ns3

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The flow-level fabric: max-min fair shares and message ends against closed forms, its
+// routes against the packet model's, and its collective times against the packet model.
+#include "test-util.h"
+
+#include "ns3/collective-algorithms.h"
+#include "ns3/collective-engine.h"
+#include "ns3/flow-network.h"
+#include "ns3/flow-transport.h"
+#include "ns3/rdma-transport.h"
+
+#include <map>
+
+using namespace aifabric;
+
+namespace
+{
+class FlowLevel : public NsTest
+{
+};
+
+/// Ends of messages, by name.
+struct Ends
+{
+    std::map<std::string, Time> at;
+
+    FlowNetwork::SentCallback Record(const std::string& name)
+    {
+        return FlowNetwork::SentCallback([this, name]() { at[name] = Simulator::Now(); });
+    }
+};
+} // namespace
+
+TEST_F(FlowLevel, MaxMinSharesAndEndsMatchTheClosedForm)
+{
+    // Link 0 of 10 B/s, link 1 of 4 B/s; flow a crosses both, b link 0, c link 1.
+    // Max-min: link 1 is the bottleneck at 2 each (a, c), b takes the 8 left on link 0.
+    // c (2 B) ends at 1 s; then a is alone on link 1 (4) and b gets 6; a's 2 B left end at
+    // 1.5 s; b had 16 - 8 = 8 B at 1 s, sends 3 by 1.5 s and its last 5 alone at 10 B/s:
+    // 2 s.
+    Ptr<FlowNetwork> net = CreateObject<FlowNetwork>();
+    const uint32_t l0 = net->AddLink(10);
+    const uint32_t l1 = net->AddLink(4);
+    const uint32_t a = net->AddFlow({l0, l1});
+    const uint32_t b = net->AddFlow({l0});
+    const uint32_t c = net->AddFlow({l1});
+    Ends ends;
+    net->Push(a, 4, ends.Record("a"));
+    net->Push(b, 16, ends.Record("b"));
+    net->Push(c, 2, ends.Record("c"));
+    double rates[3] = {0, 0, 0};
+    Simulator::Schedule(MilliSeconds(500), [&]() {
+        rates[0] = net->GetRate(a);
+        rates[1] = net->GetRate(b);
+        rates[2] = net->GetRate(c);
+    });
+    Simulator::Run();
+    EXPECT_DOUBLE_EQ(rates[0], 2.0);
+    EXPECT_DOUBLE_EQ(rates[1], 8.0);
+    EXPECT_DOUBLE_EQ(rates[2], 2.0);
+    EXPECT_EQ(ends.at["c"], Seconds(1));
+    EXPECT_EQ(ends.at["a"], Seconds(1.5));
+    EXPECT_EQ(ends.at["b"], Seconds(2));
+    EXPECT_DOUBLE_EQ(net->GetBytesSent(), 22.0);
+    EXPECT_EQ(net->GetNMessagesSent(), 3u);
+    // Allocations at 0 (three starts), 1 s, 1.5 s and 2 s (b idle: nothing left to share).
+    EXPECT_EQ(net->GetNAllocations(), 4u);
+    EXPECT_EQ(net->GetNActiveFlows(), 0u);
+}
+
+TEST_F(FlowLevel, MessagesOfAFlowFollowOneAnotherOnItsShare)
+{
+    // Two messages on one flow beside another flow on the same link: 5 B/s each, the
+    // first message (5 B) ends at 1 s, the second (10 B) at 3 s; the other flow has sent
+    // 15 of its 20 B by then and the last 5 alone at 10 B/s: 3.5 s. Allocations at the
+    // start, at 3 s and at 3.5 s: none when the second message takes over.
+    Ptr<FlowNetwork> net = CreateObject<FlowNetwork>();
+    const uint32_t link = net->AddLink(10);
+    const uint32_t f = net->AddFlow({link});
+    const uint32_t g = net->AddFlow({link});
+    Ends ends;
+    net->Push(f, 5, ends.Record("f1"));
+    net->Push(f, 10, ends.Record("f2"));
+    net->Push(g, 20, ends.Record("g"));
+    Simulator::Run();
+    EXPECT_EQ(ends.at["f1"], Seconds(1));
+    EXPECT_EQ(ends.at["f2"], Seconds(3));
+    EXPECT_EQ(ends.at["g"], Seconds(3.5));
+    EXPECT_EQ(net->GetNAllocations(), 3u);
+}
+
+TEST_F(FlowLevel, AnAllocationCoversOnlyTheFlowsConnectedToTheChange)
+{
+    // Two islands: flows 0 and 1 share link 0; flow 2 is alone on link 1. Flow 2's end
+    // re-allocates flow 2 alone; a new flow on link 0 re-allocates both of link 0's.
+    Ptr<FlowNetwork> net = CreateObject<FlowNetwork>();
+    const uint32_t l0 = net->AddLink(10);
+    const uint32_t l1 = net->AddLink(10);
+    const uint32_t f0 = net->AddFlow({l0});
+    const uint32_t f1 = net->AddFlow({l0});
+    const uint32_t f2 = net->AddFlow({l1});
+    std::vector<std::pair<uint32_t, uint32_t>> allocations;
+    net->TraceConnectWithoutContext("Allocation",
+                                    MakeCallback(+[](std::vector<std::pair<uint32_t, uint32_t>>* v,
+                                                     uint32_t flows,
+                                                     uint32_t links) {
+                                        v->emplace_back(flows, links);
+                                    }).Bind(&allocations));
+    Ends ends;
+    net->Push(f0, 100, ends.Record("f0"));
+    net->Push(f2, 10, FlowNetwork::SentCallback());
+    Simulator::Schedule(Seconds(2), [&]() { net->Push(f1, 10, FlowNetwork::SentCallback()); });
+    Simulator::Run();
+    ASSERT_GE(allocations.size(), 3u);
+    EXPECT_EQ(allocations[0], std::make_pair(2u, 2u)); // both starts at 0
+    EXPECT_EQ(allocations[1], std::make_pair(0u, 1u)); // f2 ends at 1 s: its link, no flow
+    EXPECT_EQ(allocations[2], std::make_pair(2u, 1u)); // f1 starts beside f0
+    // f0: 10 B/s for 2 s, 5 B/s while f1 sends (2 s), then 10 B/s: its 100 B at 11 s.
+    EXPECT_DOUBLE_EQ(net->GetBytesSent(), 120.0);
+    EXPECT_EQ(ends.at["f0"], Seconds(11));
+}
+
+namespace
+{
+/// A carrier of type T over a leaf-spine fabric.
+struct LeafSpineRun
+{
+    RoceTopology topo;
+    Ptr<RdmaTransport> carrier;
+};
+
+LeafSpineRun
+BuildLeafSpine(RoceHelper& roce,
+               TypeId carrierType,
+               uint32_t spines,
+               uint32_t hostsPerLeaf,
+               double oversubscription)
+{
+    RoceTopologyHelper topoHelper(roce);
+    LeafSpineRun run;
+    run.topo = topoHelper.LeafSpine(2,
+                                    spines,
+                                    hostsPerLeaf,
+                                    DataRate("100Gbps"),
+                                    oversubscription,
+                                    MicroSeconds(1));
+    roce.AssignStreams(1);
+    ObjectFactory factory(carrierType.GetName());
+    run.carrier = factory.Create<RdmaTransport>();
+    run.carrier->SetNics(run.topo.nics);
+    return run;
+}
+
+/// Run a plan on a carrier from t = 0. \return its time in seconds
+double
+RunPlan(Ptr<CollectiveTransport> carrier, const CommPlan& plan)
+{
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(carrier);
+    CollectiveResult result;
+    Simulator::Schedule(Seconds(0),
+                        [&]() { engine->Run(plan, MakeBoundCallback(&StoreResult, &result)); });
+    Simulator::Run();
+    return (result.end - result.start).GetSeconds();
+}
+} // namespace
+
+TEST_F(FlowLevel, RoutesAreThePacketModelsRoutes)
+{
+    // Every host of leaf 0 writes 4 MiB to every host of leaf 1 over 4 spines: the data
+    // crosses leaf 0's uplinks and the spines' downlinks to leaf 1, the ACKs the other
+    // way. Per switch port, the frames the packet model sent are as many flows' as the
+    // flow model routes through it (ACKs are far below half a flow).
+    const uint32_t hosts = 4;
+    const uint64_t bytes = 4 << 20;
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> predicted; // (switch, port) -> flows
+    {
+        // The same fabric, its connections' ports drawn in the order the packet run
+        // below opens them (RdmaNic::Connect: the sender's, then the receiver's).
+        RoceHelper again;
+        again.SetCongestionControl("ns3::NoCongestionControl");
+        LeafSpineRun twin = BuildLeafSpine(again, FlowTransport::GetTypeId(), 4, hosts, 1.0);
+        Ptr<FlowTransport> router = DynamicCast<FlowTransport>(twin.carrier);
+        std::map<const RoceNetDevice*, std::pair<uint32_t, uint32_t>> twinWhere;
+        for (uint32_t w = 0; w < twin.topo.switchObjects.size(); ++w)
+        {
+            const Ptr<RoceSwitch> sw = twin.topo.switchObjects[w];
+            for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+            {
+                twinWhere[PeekPointer(sw->GetPort(p))] = {w, p};
+            }
+        }
+        for (uint32_t s = 0; s < hosts; ++s)
+        {
+            for (uint32_t d = hosts; d < 2 * hosts; ++d)
+            {
+                const uint16_t port = twin.topo.nics[s]->DrawQpIdentity().srcPort;
+                twin.topo.nics[d]->DrawQpIdentity();
+                for (const auto& dev : router->Route(s, d, port))
+                {
+                    auto it = twinWhere.find(PeekPointer(dev));
+                    if (it != twinWhere.end())
+                    {
+                        ++predicted[it->second];
+                    }
+                }
+            }
+        }
+        Simulator::Destroy();
+    }
+    Config::Reset();
+    RoceHelper roce;
+    roce.SetCongestionControl("ns3::NoCongestionControl");
+    LeafSpineRun run = BuildLeafSpine(roce, RdmaTransport::GetTypeId(), 4, hosts, 1.0);
+    uint32_t done = 0;
+    for (uint32_t s = 0; s < hosts; ++s)
+    {
+        for (uint32_t d = hosts; d < 2 * hosts; ++d)
+        {
+            run.carrier->Send(s, d, bytes, 0, CollectiveTransport::DoneCallback([&done]() {
+                                  ++done;
+                              }));
+        }
+    }
+    Simulator::Run();
+    EXPECT_EQ(done, hosts * hosts);
+    const double frameBytes = FlowTransport::WireBytesOf(bytes, 4096) -
+                              (roce::FCS_BYTES + roce::PREAMBLE_AND_IFG_BYTES) *
+                                  std::ceil(double(bytes) / 4096);
+    uint32_t dataPorts = 0;
+    uint32_t flowsCounted = 0;
+    for (uint32_t w = 0; w < run.topo.switchObjects.size(); ++w)
+    {
+        const Ptr<RoceSwitch> sw = run.topo.switchObjects[w];
+        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            const double flows = sw->GetPort(p)->GetTxBytes() / frameBytes;
+            const auto it = predicted.find({w, p});
+            const uint32_t expected = it == predicted.end() ? 0 : it->second;
+            EXPECT_NEAR(flows, expected, 0.1) << "switch " << w << " port " << p;
+            dataPorts += expected > 0 ? 1 : 0;
+            flowsCounted += expected;
+        }
+    }
+    // Each of the 16 flows crosses three switch ports (leaf up, spine down, leaf down),
+    // and ECMP spread them over more than one uplink.
+    EXPECT_EQ(flowsCounted, 3 * hosts * hosts);
+    EXPECT_GT(dataPorts, 2 * hosts + 2);
+}
+
+TEST_F(FlowLevel, RingAllReduceMatchesAlphaBetaAndThePacketModel)
+{
+    // As CollectiveRdma.RingAllReduceMatchesAlphaBetaOnAnIdleFabric: 2(n-1) steps of S/n
+    // at the wire's payload rate after two cables and one frame stored at the switch.
+    const uint32_t n = 4;
+    const uint64_t bytes = 64ull << 20;
+    const Time delay = MicroSeconds(1);
+    double seconds[2];
+    for (int packets = 0; packets < 2; ++packets)
+    {
+        Config::Reset();
+        RoceHelper roce;
+        roce.SetCongestionControl("ns3::NoCongestionControl");
+        RoceTopologyHelper topoHelper(roce);
+        RoceTopology topo = topoHelper.Star(n, DataRate("100Gbps"), delay);
+        Ptr<RdmaTransport> carrier =
+            packets ? CreateObject<RdmaTransport>() : Ptr<RdmaTransport>(CreateObject<FlowTransport>());
+        carrier->SetNics(topo.nics);
+        seconds[packets] = RunPlan(carrier, RingAllReduce(n, bytes));
+        Simulator::Destroy();
+    }
+    // Each rank's link carries its data and the ACKs of the data it receives: one ACK
+    // frame (86 B on the wire) every AckInterval = 4 data frames (4178 B).
+    const double ack = roce::WireBytes(roce::ACK_FRAME_BYTES) / (4.0 * roce::WireBytes(4154));
+    const double step = FlowTransport::WireBytesOf(bytes / n, 4096) * (1 + ack) * 8 / 100e9;
+    const double alpha = 2 * delay.GetSeconds() + roce::WireBytes(4154) * 8 / 100e9;
+    const double expected = 2.0 * (n - 1) * (alpha + step);
+    // Rounding to nanoseconds: a few per step (the message's end, its latency, the next
+    // step's start).
+    EXPECT_NEAR(seconds[0], expected, 2.0 * (n - 1) * 3e-9);
+    EXPECT_NEAR(seconds[0], seconds[1], 1e-4 * seconds[1]);
+    std::cout << "[ measured ] ring all-reduce of 64 MiB on 4 ranks, 100 Gb/s star: flows "
+              << seconds[0] * 1e6 << " us, closed form " << expected * 1e6 << " us, packets "
+              << seconds[1] * 1e6 << " us\n";
+}
+
+TEST_F(FlowLevel, AllToAllOnAnOversubscribedSpineAgainstThePacketModel)
+{
+    // 8 hosts on 2 leaves, 4 spines, 1:1 and 2:1; all-to-all of 16 MiB per rank.
+    for (double over : {1.0, 2.0})
+    {
+        double seconds[2];
+        for (int packets = 0; packets < 2; ++packets)
+        {
+            Config::Reset();
+            RoceHelper roce;
+            roce.SetCongestionControl("ns3::RoceDcqcn");
+            LeafSpineRun run = BuildLeafSpine(
+                roce,
+                packets ? RdmaTransport::GetTypeId() : FlowTransport::GetTypeId(),
+                4,
+                4,
+                over);
+            seconds[packets] = RunPlan(run.carrier, DirectAllToAll(8, 16 << 20));
+            Simulator::Destroy();
+        }
+        std::cout << "[ measured ] all-to-all 8 x 16 MiB, " << over << ":1: flows "
+                  << seconds[0] * 1e6 << " us, packets " << seconds[1] * 1e6 << " us ("
+                  << (seconds[0] / seconds[1] - 1) * 100 << " %)\n";
+        // Without congestion, the flows' max-min shares are what the packets get (ECMP
+        // spreads the 1:1 fabric's cross flows over the uplinks with collisions both
+        // models see); on the 2:1 spine, the packets lose more to DCQCN's cuts and PFC's
+        // pauses than the max-min shares (measured: 16 %), a loss the flow level leaves
+        // out: it is a lower bound there.
+        EXPECT_LT(seconds[0], seconds[1]) << over << ":1";
+        EXPECT_GT(seconds[0], (over == 1.0 ? 0.97 : 0.80) * seconds[1]) << over << ":1";
+    }
+}
