@@ -8,8 +8,14 @@
 #include "ns3/flow-network.h"
 #include "ns3/flow-transport.h"
 #include "ns3/rdma-transport.h"
+#include "ns3/training-report.h"
+#include "ns3/training-scenario.h"
+#include "ns3/training-simulation.h"
 
+#include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 using namespace aifabric;
 
@@ -315,4 +321,101 @@ TEST_F(FlowLevel, AllToAllOnAnOversubscribedSpineAgainstThePacketModel)
         EXPECT_LT(seconds[0], seconds[1]) << over << ":1";
         EXPECT_GT(seconds[0], (over == 1.0 ? 0.97 : 0.80) * seconds[1]) << over << ":1";
     }
+}
+
+namespace
+{
+/// Build a scenario; \return Build's error ("" when it builds)
+std::string
+BuildError(const std::string& json)
+{
+    TrainingScenario s;
+    std::string error;
+    if (!TrainingScenario::Parse(json, "flow.json", s, &error))
+    {
+        return error;
+    }
+    TrainingSimulation sim(s);
+    const bool built = sim.ApplyGlobalSettings(&error) && sim.Build(&error);
+    Simulator::Destroy();
+    return built ? "" : error;
+}
+
+/// A small cluster and model (2 servers x 2 GPUs, TP 2 x DP 2), with the given fabric
+/// section and more top-level keys.
+std::string
+Small(const std::string& fabric, const std::string& more = "")
+{
+    return R"({"cluster": {"servers": 2, "gpusPerServer": 2, "spines": 1}, "fabric": )" +
+           fabric +
+           R"(, "workload": {"format": "generator", "model": {"layers": 2, "hidden": 256,
+           "heads": 4, "seqLength": 64, "vocab": 100, "tp": 2, "dp": 2, "globalBatch": 2}})" +
+           more + "}";
+}
+} // namespace
+
+TEST_F(FlowLevel, TheDefaultScenarioAtFlowLevelAgainstThePacketReference)
+{
+    TrainingScenario s = TrainingScenario::Default(AI_FABRIC_SOURCE_DIR "/traces");
+    s.plots = false;
+    s.fabricModel = "flow";
+    TrainingSimulation sim(s);
+    std::string error;
+    ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
+    sim.Run(false);
+    TrainingReport report(sim);
+    std::ostringstream summary;
+    report.PrintSummary(summary);
+    ASSERT_FALSE(report.Write(aifabric::TestDir() + "flow", false, &error).empty()) << error;
+    Simulator::Destroy();
+    std::ifstream in(aifabric::TestDir() + "flow/results.json");
+    const nlohmann::json r = nlohmann::json::parse(in);
+    // The packet reference (--fast-forward=off), pinned by TrainingSimulation.
+    // DefaultScenarioEndToEnd: 45.242560 ms; its DP ring all-reduces 1727.171 us on
+    // average. The flow level: 45.234961 ms (-0.017 %), 1725.272 us (-0.11 %): the 2-rank
+    // rings over the spine at their max-min share, the TP all-reduces on NVLink as with
+    // packets (59.04 us).
+    const double iteration = r["iterations"][0]["time_s"].get<double>();
+    EXPECT_NEAR(iteration, 0.045242560, 0.001 * 0.045242560);
+    double dp = 0;
+    double tp = 0;
+    for (const auto& c : r["communication"])
+    {
+        const double mean = c["total_s"].get<double>() / c["calls"].get<double>();
+        (c["group_kind"] == "dp" ? dp : tp) = mean;
+    }
+    EXPECT_NEAR(dp, 1727.171e-6, 0.005 * 1727.171e-6);
+    EXPECT_DOUBLE_EQ(tp, 59.04e-6);
+    std::cout << "[ measured ] default scenario at flow level: " << iteration * 1e3
+              << " ms (packets 45.242560), DP all-reduce " << dp * 1e6 << " us (packets 1727.171)\n";
+    // Every inter-server byte as a flow: 32 DP all-reduces of 82,353,408 B (4 for each of
+    // the 8 DP groups), both ranks of a 2-rank ring sending the whole buffer once (half in
+    // the reduce-scatter, half in the all-gather).
+    EXPECT_EQ(r["fabric"]["model"], "flow");
+    EXPECT_EQ(r["fabric"]["flow_level"]["payload_bytes"], uint64_t{32} * 2 * 82353408);
+    EXPECT_EQ(r["fabric"]["flow_level"]["approximation"], FlowTransport::APPROXIMATION);
+    EXPECT_FALSE(r["fabric"].contains("link_frames")); // no frames, no monitor
+    EXPECT_NE(summary.str().find("fabric   : flow-level"), std::string::npos) << summary.str();
+    EXPECT_NE(summary.str().find("no congestion control (flow level)"), std::string::npos);
+}
+
+TEST_F(FlowLevel, WhatNeedsPacketsIsRefusedInOneLine)
+{
+    const std::string flow = R"({"model": "flow")";
+    EXPECT_EQ(BuildError(Small(flow + R"(, "ina": "streaming"})")),
+              "flow.json: /fabric/model: the flow-level fabric has no packets for in-network "
+              "aggregation: use the packet model");
+    EXPECT_EQ(BuildError(Small(flow + "}", R"(, "outputs": {"pcap": "cap"})")),
+              "flow.json: /fabric/model: the flow-level fabric has no packets for a pcap "
+              "capture: use the packet model");
+    EXPECT_EQ(BuildError(Small(flow + "}", R"(, "background": {"flowSizes": "websearch"})")),
+              "flow.json: /fabric/model: the flow-level fabric has no packets for background "
+              "traffic: use the packet model");
+    EXPECT_EQ(BuildError(Small(flow + "}",
+                               R"(, "events": [{"at": "1ms", "fail": "nic0-sw0"}])")),
+              "flow.json: /fabric/model: the flow-level fabric has no packets for link events: "
+              "use the packet model");
+    EXPECT_EQ(BuildError(Small(R"({"model": "fluid"})")),
+              "flow.json: /fabric/model: expected packet or flow, got \"fluid\"");
+    EXPECT_EQ(BuildError(Small(flow + "}")), "");
 }

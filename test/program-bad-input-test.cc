@@ -600,6 +600,10 @@ TEST(ProgramBadInput, AiFabricSim)
                  jobsControlClass + ": /jobs/0/trafficClass: 6 is the NICs' ControlPriority (ACK, "
                                     "NAK, CNP): give the job another class"},
                 {{"--alone=maybe"}, "--alone=maybe: expected true, false, on, off, 1 or 0"},
+                {{"--fabric=fluid"}, "--fabric=fluid: expected packet or flow"},
+                {{"--fabric=flow", "--ina=streaming"},
+                 "built-in default scenario: --fabric=flow: the flow-level fabric has no packets "
+                 "for in-network aggregation: use the packet model"},
                 {{"--restart=soon"},
                  "--restart=soon: expected a restart delay such as 5ms or 30s (0 to a day)"},
                 {{"--restart=5ms"},

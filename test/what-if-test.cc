@@ -68,6 +68,7 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
                              "pods",
                              "oversubscription",
                              "topology",
+                             "fabric",
                              "cc",
                              "ina",
                              "algorithm",
@@ -89,7 +90,7 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
         ASSERT_EQ(cmd.help.count(name), 1u) << name;
         EXPECT_GT(cmd.help[name].size(), 10u) << name;
     }
-    EXPECT_EQ(cmd.help.size(), 27u);
+    EXPECT_EQ(cmd.help.size(), 28u);
     *cmd.fields["servers"] = "4";
     EXPECT_EQ(o.servers, "4");
 }
@@ -244,6 +245,7 @@ TEST(WhatIf, BadValuesAreOneMessageNamingTheOption)
          "missing.0.et or missing.0.json)"},
         {&ScenarioOverrides::workloadFormat, "json", "--workload-format=json: needs --workload"},
         {&ScenarioOverrides::fastForward, "yes", "--fast-forward=yes: expected on, off or check"},
+        {&ScenarioOverrides::fabric, "fluid", "--fabric=fluid: expected packet or flow"},
     };
     for (const Case& c : cases)
     {
@@ -270,6 +272,10 @@ TEST(WhatIf, BadValuesAreOneMessageNamingTheOption)
         o.spines = "2";
         EXPECT_FALSE(o.Apply(s, &error));
         EXPECT_EQ(error, "--spines=2: only a rail-optimized cluster has spines here");
+        o.spines.clear();
+        o.fabric = "flow";
+        EXPECT_FALSE(o.Apply(s, &error));
+        EXPECT_EQ(error, "--fabric=flow: the ideal topology has no fabric to model");
     }
     // A combination: 3 servers in the scenario's 2 pods.
     {

@@ -33,6 +33,15 @@ FastForwardFeature::Install(const TrainingContext& context, std::string*)
     {
         m_status = "off: a pcap capture holds every packet";
     }
+    else if (s.fabricModel == "flow")
+    {
+        // No frames to skip: the NVSwitches' chunk streams only.
+        for (const Ptr<NvSwitchFabric>& nvs : context.cluster.nvSwitches)
+        {
+            nvs->SetAttribute("FastForward", BooleanValue(true));
+        }
+        m_status = "on (NVSwitches: the flow-level fabric has no frames to skip)";
+    }
     else
     {
         m_fastForward = CreateObject<RdmaFastForward>();

@@ -214,6 +214,11 @@ ScenarioOverrides::GetOptions()
          "Scale-out fabric: a RoceTopologyReader JSON file (one host per GPU), or "
          "rail-optimized, or ideal",
          &ScenarioOverrides::topology},
+        {"fabric",
+         "Scale-out fabric model: packet (every frame, the reference) or flow (max-min fair "
+         "flows on the same routes: no queues, PFC, ECN or congestion-control dynamics; "
+         "ns3::FlowTransport)",
+         &ScenarioOverrides::fabric},
         {"cc",
          "Congestion control: a TypeId such as ns3::RoceDcqcn, or none",
          &ScenarioOverrides::cc},
@@ -404,6 +409,7 @@ ScenarioOverrides::RefuseClusterOptionsNotTaken(const TrainingScenario& s) const
           !fromFile && !ideal,
           "only a rail-optimized cluster is oversubscribed here");
     needs("cc", cc, !ideal, "the ideal topology has no NICs");
+    needs("fabric", fabric, !ideal, "the ideal topology has no fabric to model");
     needs("ina", ina, !ideal, "the ideal topology has no switches to aggregate in");
     needs("qpsPerConnection", qpsPerConnection, !ideal, "the ideal topology has no queue pairs");
     needs("splitDataOnQps", splitDataOnQps, !ideal, "the ideal topology has no queue pairs");
@@ -487,6 +493,15 @@ ScenarioOverrides::ApplyFabric(TrainingScenario& s) const
             Bad("cc", cc, "expected " + RoceCongestionControl::GetNameHint());
         }
         s.congestionControl = tid.GetName();
+    }
+    if (!fabric.empty())
+    {
+        if (!TrainingScenario::IsFabricModel(fabric))
+        {
+            Bad("fabric", fabric, std::string("expected ") + TrainingScenario::FABRIC_MODELS);
+        }
+        s.fabricModel = fabric;
+        s.fabricModelPlace = "--fabric=" + fabric;
     }
     if (!ina.empty())
     {

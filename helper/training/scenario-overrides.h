@@ -36,6 +36,7 @@ struct ScenarioOverrides
     std::string pods;             //!< pods of the rail-optimized fabric
     std::string oversubscription; //!< rail leaf down/up capacity
     std::string topology;         //!< a topology file, or rail-optimized / ideal
+    std::string fabric;           //!< fabric model: packet or flow
     std::string cc;               //!< congestion control TypeId, or none
     std::string ina;              //!< in-network aggregation: off or a protocol
     std::string fastForward;      //!< steady-state fast-forward: on, off or check

@@ -6,6 +6,7 @@
 #include "job-link-share.h"
 
 #include "ns3/boolean.h"
+#include "ns3/flow-transport.h"
 #include "ns3/ina-transport.h"
 #include "ns3/parameter-server-sync.h"
 #include "ns3/uinteger.h"
@@ -567,6 +568,18 @@ FabricJson(const TrainingSimulation& sim)
         // Of those, the frames the fast-forward let through: the rest were simulated.
         fabric["link_frames_skipped"] = skipped;
         fabric["peak_link_utilisation"] = peak;
+    }
+    fabric["model"] = s.topology == "ideal" ? "ideal" : s.fabricModel;
+    if (const Ptr<FlowTransport> flows = DynamicCast<FlowTransport>(sim.GetCluster().scaleOut))
+    {
+        const Ptr<FlowNetwork> net = flows->GetNetwork();
+        fabric["flow_level"] = {{"approximation", FlowTransport::APPROXIMATION},
+                                {"flows", net->GetNFlows()},
+                                {"links", net->GetNLinks()},
+                                {"messages", net->GetNMessagesSent()},
+                                {"allocations", net->GetNAllocations()},
+                                {"flows_allocated", net->GetNFlowsAllocated()},
+                                {"payload_bytes", flows->GetBytesDelivered()}};
     }
     // The scale-up fabrics' unit of work (a chunk: three events or so), beside the frames.
     fabric["nvlink_chunks"] = GetNvlinkWork(sim.GetCluster()).chunks;

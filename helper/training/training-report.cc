@@ -7,6 +7,7 @@
 #include "training-report-json.h"
 
 #include "ns3/boolean.h"
+#include "ns3/flow-transport.h"
 #include "ns3/ina-transport.h"
 #include "ns3/parameter-server-sync.h"
 #include "ns3/program-options.h"
@@ -55,6 +56,13 @@ Bytes(uint64_t b)
         os << b << " B";
     }
     return os.str();
+}
+
+/// \param s a scenario \return its congestion control as the run uses it
+std::string
+CongestionControlName(const TrainingScenario& s)
+{
+    return s.fabricModel == "flow" ? "no congestion control (flow level)" : s.congestionControl;
 }
 
 } // namespace
@@ -258,7 +266,7 @@ TrainingReport::PrintOverview(std::ostream& os) const
     {
         os << "  cluster  : " << s.servers << " servers x " << s.gpusPerServer << " " << s.gpu
            << " on NVSwitch, one NIC per GPU on the fabric of " << s.topologyFile << ", "
-           << s.congestionControl << "\n";
+           << CongestionControlName(s) << "\n";
     }
     else
     {
@@ -267,7 +275,16 @@ TrainingReport::PrintOverview(std::ostream& os) const
            << " Gb/s NIC per GPU, rail-optimized"
            << (s.pods > 1 ? " in " + std::to_string(s.pods) + " pods" : "") << ", " << s.spines
            << " spines, " << std::setprecision(1) << s.oversubscription << ":1, "
-           << s.congestionControl << "\n";
+           << CongestionControlName(s) << "\n";
+    }
+    if (s.topology != "ideal")
+    {
+        os << "  fabric   : "
+           << (s.fabricModel == "flow"
+                   ? std::string("flow-level (") + s.fabricModelPlace + "): " +
+                         FlowTransport::APPROXIMATION
+                   : std::string("packets (every frame: the reference)"))
+           << "\n";
     }
     if (const uint32_t cpu = m_sim.GetWorld().GetSize() - s.GetNGpus(); cpu > 0)
     {
@@ -294,7 +311,16 @@ TrainingReport::PrintOverview(std::ostream& os) const
         // Where the events went: frames simulated on the RoCE links, NVLink chunks.
         const Json fabric = FabricJson(m_sim);
         const Json ff = FastForwardJson(m_sim);
-        if (fabric.contains("link_frames"))
+        if (fabric.contains("flow_level"))
+        {
+            const Json& f = fabric["flow_level"];
+            os << "  work     : " << f["messages"].get<uint64_t>() << " flow messages on "
+               << f["flows"].get<uint64_t>() << " flows, " << f["allocations"].get<uint64_t>()
+               << " rate allocations (" << f["flows_allocated"].get<uint64_t>()
+               << " flow rates computed); " << std::setprecision(2)
+               << fabric["nvlink_chunks"].get<uint64_t>() / 1e6 << " M NVLink chunks\n";
+        }
+        else if (fabric.contains("link_frames"))
         {
             const auto frames = fabric["link_frames"].get<uint64_t>();
             const auto skipped = fabric["link_frames_skipped"].get<uint64_t>();
@@ -528,6 +554,12 @@ void
 TrainingReport::PrintFabric(std::ostream& os) const
 {
     const TrainingScenario& s = m_sim.GetScenario();
+    if (const auto flows = DynamicCast<FlowTransport>(m_sim.GetCluster().scaleOut))
+    {
+        os << "\n  fabric   : flow level: " << Bytes(flows->GetBytesDelivered())
+           << " delivered by " << flows->GetNetwork()->GetNFlows()
+           << " flows; no frames, so no link samples, pauses, marks or queues\n";
+    }
     if (Ptr<FabricMonitor> mon = m_sim.GetMonitor())
     {
         uint64_t nicBytes = 0;

@@ -129,6 +129,13 @@ ParseFabric(const Json& obj, TrainingScenario& s)
 {
     Section f(obj, "/fabric");
     s.congestionControl = f.Text("congestionControl", s.congestionControl);
+    s.fabricModel = f.Text("model", s.fabricModel);
+    if (!TrainingScenario::IsFabricModel(s.fabricModel))
+    {
+        Fail("/fabric/model",
+             std::string("expected ") + TrainingScenario::FABRIC_MODELS + ", got \"" +
+                 s.fabricModel + "\"");
+    }
     s.ina = f.Text("ina", s.ina);
     InaProtocol protocol;
     if (s.ina != "off" && !InaHelper::ParseProtocol(s.ina, &protocol))
@@ -140,6 +147,10 @@ ParseFabric(const Json& obj, TrainingScenario& s)
     if (s.ina != "off" && s.topology == "ideal")
     {
         Fail("/fabric/ina", "the ideal topology has no switches to aggregate in");
+    }
+    if (s.fabricModel == "flow" && s.topology == "ideal")
+    {
+        Fail("/fabric/model", "the ideal topology has no fabric to model");
     }
     if (f.Has("config"))
     {
@@ -470,6 +481,12 @@ uint32_t
 TrainingScenario::GetNGpus() const
 {
     return servers * gpusPerServer;
+}
+
+bool
+TrainingScenario::IsFabricModel(const std::string& model)
+{
+    return model == "packet" || model == "flow";
 }
 
 bool

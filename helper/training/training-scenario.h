@@ -65,6 +65,11 @@ struct TrainingScenario
 
     std::vector<LinkEvent> events; //!< in the order given
 
+    /// Scale-out fabric model: "packet" (RdmaTransport, the reference) or "flow"
+    /// (FlowTransport: max-min fair flows on the same routes, no packets)
+    std::string fabricModel{"packet"};
+    std::string fabricModelPlace{"/fabric/model"}; //!< where fabricModel was given
+
     /// Background flows beside the workload ("background"; BackgroundTraffic), none if
     /// backgroundFlowSizes is empty.
     std::string backgroundFlowSizes;
@@ -148,6 +153,10 @@ struct TrainingScenario
     static constexpr double MAX_OVERSUBSCRIPTION = 64;  //!< from 1
     static constexpr uint32_t MAX_CHANNELS = 64;        //!< NCCL's channel limit
     static constexpr double MAX_COMPUTE_SCALE = 1000;   //!< above 0
+    /// The models of /fabric/model and --fabric, for messages
+    static constexpr const char* FABRIC_MODELS = "packet or flow";
+    /// \param model a name \return true if it is one of FABRIC_MODELS
+    static bool IsFabricModel(const std::string& model);
     /// The modes of /run/fastForward and --fast-forward, for messages
     static constexpr const char* FAST_FORWARD_MODES = "on, off or check";
     /// \param mode a name \return true if it is one of FAST_FORWARD_MODES

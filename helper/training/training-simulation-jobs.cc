@@ -3,6 +3,7 @@
 #include "training-simulation.h"
 
 #include "ns3/double.h"
+#include "ns3/flow-transport.h"
 #include "ns3/log.h"
 #include "ns3/parameter-server-sync.h"
 #include "ns3/random-variable-stream.h"
@@ -80,6 +81,15 @@ TrainingSimulation::CheckJobSettings(std::string* error) const
         {
             *error = job->place + "/trafficClass: " + std::to_string(job->trafficClass) +
                      " is the NICs' ControlPriority (ACK, NAK, CNP): give the job another class";
+            return false;
+        }
+        if (s.fabricModel == "flow" && job->trafficClass != specs.front()->trafficClass)
+        {
+            *error = job->place + "/trafficClass: " + std::to_string(job->trafficClass) +
+                     " beside " + std::to_string(specs.front()->trafficClass) + " (" +
+                     specs.front()->place + "): the flow-level fabric (" + s.fabricModelPlace +
+                     ") shares the links max-min fairly whatever the class, not by the ports' "
+                     "scheduler: give every job one class, or use the packet model";
             return false;
         }
     }
@@ -516,6 +526,12 @@ TrainingSimulation::JobProgress(const Job& job) const
         {
             p += m_cluster.nvSwitches[server]->GetChunksDelivered();
         }
+    }
+    if (const Ptr<FlowTransport> flows = DynamicCast<FlowTransport>(m_cluster.scaleOut))
+    {
+        // No frames: every job's flows' bytes (a job that stops is found once the others
+        // are done).
+        p += static_cast<uint64_t>(flows->GetNetwork()->GetBytesSent());
     }
     return p;
 }

@@ -8,6 +8,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/collective-selection.h"
+#include "ns3/flow-transport.h"
 #include "ns3/gpu-preset.h"
 #include "ns3/ideal-transport.h"
 #include "ns3/log.h"
@@ -114,6 +115,21 @@ TrainingSimulation::CheckRunSettings(std::string* error)
         return false;
     }
     m_scenario.congestionControl = cc.GetName();
+    if (s.fabricModel == "flow")
+    {
+        // What needs frames: the flow-level fabric has none.
+        const char* needsPackets = s.ina != "off"                     ? "in-network aggregation"
+                                   : !s.events.empty()                ? "link events"
+                                   : !s.backgroundFlowSizes.empty()   ? "background traffic"
+                                   : !s.pcapPrefix.empty()            ? "a pcap capture"
+                                                                      : nullptr;
+        if (needsPackets)
+        {
+            *error = s.source + ": " + s.fabricModelPlace + ": the flow-level fabric has no " +
+                     "packets for " + needsPackets + ": use the packet model";
+            return false;
+        }
+    }
     std::string why;
     if (!RoceHelper::CheckCongestionControl(s.congestionControl, &why))
     {
@@ -224,6 +240,11 @@ TrainingSimulation::BuildCluster()
         return;
     }
     GpuClusterHelper helper(m_roce);
+    if (s.fabricModel == "flow")
+    {
+        NS_LOG_INFO("flow-level scale-out fabric (" << s.fabricModelPlace << ")");
+        helper.SetScaleOutType(FlowTransport::GetTypeId());
+    }
     for (const auto& feature : m_features)
     {
         feature->Prepare(s, helper);
@@ -249,6 +270,11 @@ TrainingSimulation::BuildCluster()
                            << m_cluster.network.switchObjects.size() << " switches");
     m_roce.AssignStreams(1);
     m_transport = m_cluster.transport;
+    if (s.fabricModel == "flow")
+    {
+        NS_LOG_INFO("no fabric monitor: the flow-level fabric sends no frames to sample");
+        return;
+    }
     m_monitor = CreateObject<FabricMonitor>();
     m_monitor->Attach(m_cluster.network);
 }
@@ -383,11 +409,17 @@ TrainingSimulation::SetUpRunner(uint32_t index)
     else
     {
         const GpuCluster cluster = m_cluster;
-        runner->SetProgressProbe([cluster]() {
+        const Ptr<FlowTransport> flows = DynamicCast<FlowTransport>(m_cluster.scaleOut);
+        runner->SetProgressProbe([cluster, flows]() {
             uint64_t p = 0;
             for (const auto& nic : cluster.network.nics)
             {
                 p += nic->GetDevice()->GetTxBytes();
+            }
+            if (flows)
+            {
+                // No frames: the bytes the flows have sent.
+                p += static_cast<uint64_t>(flows->GetNetwork()->GetBytesSent());
             }
             for (const auto& sw : cluster.nvSwitches)
             {

@@ -56,6 +56,10 @@ class FlowTransport : public RdmaTransport
      * \return the object TypeId
      */
     static TypeId GetTypeId();
+    /// What the flow level approximates, in one line, for every report that uses it.
+    static constexpr const char* APPROXIMATION =
+        "max-min fair rates on the packet model's routes (ACKs on the reverse paths); no "
+        "queues, PFC, ECN or congestion-control dynamics, losses or link events";
     FlowTransport();
     ~FlowTransport() override;
 
