@@ -3,22 +3,27 @@
 #
 # The scaling curve of the main program: one training iteration of GPT-3 175B TP8 PP8 at
 # DP 1, 2, 4, 8, 16 (64 to 1,024 GPUs: 8 x DP servers of 8 H100, rail-optimized 400G,
-# spines = max(2, servers / 8), global batch 8 x DP) and of GPT-3 13B TP8 DP16 (128 GPUs),
+# spines = max(2, servers / 8), pods of 128 servers beyond 128, global batch 8 x DP) and
+# of GPT-3 13B TP8 DP16 (128 GPUs),
 # from the model configs in bench/scale/, with the steady-state fast-forward (ff, the
-# default of ai-fabric-sim) and without it (packets, the reference). For each point and
+# default of ai-fabric-sim) and without it (packets, the reference); and at flow level
+# (flow: --fabric=flow, also for DP 32 to 256, 2,048 to 16,384 GPUs). For each point and
 # mode: wall time, scheduler events, packet-hops (frames sent on all links, skipped ones
 # counted) and of those the ones simulated as packets, the chunks the NVSwitches
 # delivered (where the events went), bytes carried by all links, peak memory, the
-# simulated iteration time, the share of the RDMA bytes skipped and, with both modes, the
-# difference of the iteration time; a table (scale.md) and, with gnuplot, a plot of wall
-# time against GPUs, one line per mode (scale.png).
+# simulated iteration time, the share of the RDMA bytes skipped and the difference of
+# the iteration time from the packet reference (or, without it, from ff); a table
+# (scale.md) and, with gnuplot, a plot of wall time against GPUs, one line per mode
+# (scale.png). Flow rows have no frames: their packet columns are empty.
 #
 # Usage (after a Release build in build/):
-#   bash bench/scale.sh [--max-gpus=N] [--timeout=SECONDS] [--modes=ff,packets] [--out=DIR]
-#                       [POINT ...]
+#   bash bench/scale.sh [--max-gpus=N] [--timeout=SECONDS] [--modes=ff,packets,flow]
+#                       [--out=DIR] [POINT ...]
 # POINT is a config name without .json (gpt3-175b-dp4, ...); default: every point up to
-# --max-gpus (default 1024). A run past --timeout (default: none) is stopped and listed as
-# such. The packet reference of the 1,024-GPU point takes hours on one core.
+# --max-gpus (default 1024) but the flow-only ones (DP 32 and up: name them, or give
+# --max-gpus above 1024 with --modes=flow). A run past --timeout (default: none) is
+# stopped and listed as such. The packet reference of the 1,024-GPU point takes hours
+# on one core.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 sim=build/ai-fabric-sim
@@ -34,7 +39,7 @@ for arg in "$@"; do
     --timeout=*) limit=${arg#*=} ;;
     --out=*) out=${arg#*=} ;;
     --modes=*) modes=${arg#*=} ;;
-    --*) echo "scale.sh: $arg: unknown option (--max-gpus=N, --timeout=SECONDS, --modes=ff,packets, --out=DIR)" >&2; exit 1 ;;
+    --*) echo "scale.sh: $arg: unknown option (--max-gpus=N, --timeout=SECONDS, --modes=ff,packets,flow, --out=DIR)" >&2; exit 1 ;;
     *) points+=("$arg") ;;
     esac
 done
@@ -42,11 +47,12 @@ done
 [[ $limit =~ ^[0-9]+$ ]] || { echo "scale.sh: --timeout=$limit: expected whole seconds" >&2; exit 1; }
 IFS=, read -r -a modeList <<<"$modes"
 for mode in "${modeList[@]}"; do
-    [[ $mode == ff || $mode == packets ]] ||
-        { echo "scale.sh: --modes=$modes: expected ff, packets or both (ff,packets)" >&2; exit 1; }
+    [[ $mode == ff || $mode == packets || $mode == flow ]] ||
+        { echo "scale.sh: --modes=$modes: expected ff, packets and/or flow (ff,packets,flow)" >&2; exit 1; }
 done
 [[ ${#points[@]} -gt 0 ]] ||
-    points=(gpt3-175b-dp1 gpt3-175b-dp2 gpt3-13b-dp16 gpt3-175b-dp4 gpt3-175b-dp8 gpt3-175b-dp16)
+    points=(gpt3-175b-dp1 gpt3-175b-dp2 gpt3-13b-dp16 gpt3-175b-dp4 gpt3-175b-dp8 gpt3-175b-dp16
+            gpt3-175b-dp32 gpt3-175b-dp64 gpt3-175b-dp128 gpt3-175b-dp256)
 mkdir -p "$out"
 table=$out/scale.md
 {
@@ -64,15 +70,19 @@ for point in "${points[@]}"; do
     ((gpus <= maxGpus)) || continue
     servers=$((gpus / 8))
     spines=$((servers / 8 > 2 ? servers / 8 : 2))
-    # The reference first, so that the fast-forwarded row can say how far it is from it.
-    for mode in packets ff; do
+    # Rail leaves of at most 128 servers (128 hosts and 16 uplinks, as at 1,024 GPUs): a
+    # larger cluster is split into pods of 128 servers, joined by the spines.
+    pods=$((servers > 128 ? servers / 128 : 1))
+    # The reference first, so that the other rows can say how far they are from it.
+    for mode in packets ff flow; do
         [[ ,$modes, == *,$mode,* ]] || continue
         dir=$out/$point-$mode
         log=$out/$point-$mode.log
         flag=on
         [[ $mode == packets ]] && flag=off
-        cmd=("$sim" --workload="$config" --servers="$servers" --spines="$spines" --iterations=1
+        cmd=("$sim" --workload="$config" --servers="$servers" --spines="$spines" --pods="$pods" --iterations=1
              --fast-forward="$flag" --progress=0 --plots=0 --out="$dir")
+        [[ $mode == flow ]] && cmd+=(--fabric=flow)
         ((limit == 0)) || cmd=(timeout "$limit" "${cmd[@]}")
         echo "== $point ($mode): $gpus GPUs, $servers servers, $spines spines"
         status=0
@@ -86,26 +96,32 @@ for point in "${points[@]}"; do
             echo "| $point | $gpus | $servers | $spines | $mode | > $wall ($why) | | | | | | $peak | | | |" >>"$table"
             continue
         fi
-        python3 - "$dir/results.json" "$out/$point-packets/results.json" "$point" "$gpus" \
-            "$servers" "$spines" "$mode" "$wall" "$peak" >>"$table" <<'PY'
+        python3 - "$dir/results.json" "$out/$point-packets/results.json" "$out/$point-ff/results.json" \
+            "$point" "$gpus" "$servers" "$spines" "$mode" "$wall" "$peak" >>"$table" <<'PY'
 import json, os, sys
 r = json.load(open(sys.argv[1]))
-ref = sys.argv[2]
-point, gpus, servers, spines, mode, wall, peak = sys.argv[3:10]
+refs = sys.argv[2:4]
+point, gpus, servers, spines, mode, wall, peak = sys.argv[4:11]
 events = r["run"]["events"]
-link_bytes = r["fabric"]["link_bytes"]
-hops = r["fabric"]["link_frames"]
-simulated = hops - r["fabric"]["link_frames_skipped"]
-chunks = r["fabric"]["nvlink_chunks"]
+fabric = r["fabric"]
+chunks = fabric["nvlink_chunks"]
+if "link_frames" in fabric:
+    hops = fabric["link_frames"]
+    simulated = hops - fabric["link_frames_skipped"]
+    frames = f"{hops / 1e6:.1f} M | {simulated / 1e6:.1f} M"
+    link_bytes = f"{fabric['link_bytes'] / 1e9:.1f} GB"
+else:
+    frames, link_bytes = " | ", ""  # flow level: no frames
 ff = r.get("fast_forward", {})
 skipped = f"{100 * ff['skipped_fraction']:.1f} %" if "skipped_fraction" in ff else ""
 diff = ""
-if mode == "ff" and os.path.exists(ref):
-    t = json.load(open(ref))["simulated_s"]
-    diff = f"{100 * (r['simulated_s'] - t) / t:+.3f} %"
+for ref, name in zip(refs if mode == "flow" else refs[:1], ("packets", "ff")):
+    if mode != "packets" and os.path.exists(ref) and not diff:
+        t = json.load(open(ref))["simulated_s"]
+        diff = f"{100 * (r['simulated_s'] - t) / t:+.3f} %" + ("" if name == "packets" else " (vs ff)")
 print(f"| {point} | {gpus} | {servers} | {spines} | {mode} | {float(wall):.1f} | {events / 1e6:.1f} M "
-      f"| {hops / 1e6:.1f} M | {simulated / 1e6:.1f} M | {chunks / 1e6:.1f} M "
-      f"| {link_bytes / 1e9:.1f} GB | {peak} | {r['simulated_s'] * 1e3:.2f} "
+      f"| {frames} | {chunks / 1e6:.1f} M "
+      f"| {link_bytes} | {peak} | {r['simulated_s'] * 1e3:.2f} "
       f"| {skipped} | {diff} |")
 PY
         echo "$gpus $wall $point" >>"$out/scale-$mode.dat"

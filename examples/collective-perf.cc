@@ -116,6 +116,13 @@ main(int argc, char* argv[])
                       "picks; none: no protocol costs, the wire bound)",
                   protocolName,
                   protocolNames);
+    std::string fabricModel = "packet";
+    cmd.AddChoice("fabric",
+                  "rdma, dgx: the scale-out fabric's model: packet (every frame, the "
+                  "reference) or flow (ns3::FlowTransport: max-min fair flows on the same "
+                  "routes; no queues, PFC, ECN or congestion-control dynamics)",
+                  fabricModel,
+                  {"packet", "flow"});
     cmd.AddChoice("transport",
                   "rdma (RoCE fabric, one host per rank), ideal (rate + latency), or dgx "
                   "(servers of GPUs on NVSwitch + one NIC per GPU, rail-optimized)",
@@ -253,6 +260,7 @@ main(int argc, char* argv[])
         {"oversubscription", {"rdma", "dgx"}},
         {"cc", {"rdma", "dgx"}},
         {"ina", {"rdma", "dgx"}},
+        {"fabric", {"rdma", "dgx"}},
         {"inaProtocol", {"rdma", "dgx"}},
         {"qpsPerConnection", {"rdma", "dgx"}},
         {"splitDataOnQps", {"rdma", "dgx"}},
@@ -289,6 +297,11 @@ main(int argc, char* argv[])
         defaults->GetAttribute("SplitDataOnQps", split);
         qpsPerConnection = static_cast<uint32_t>(qps.Get());
         splitDataOnQps = split.Get();
+    }
+    const bool flowLevel = fabricModel == "flow";
+    if (flowLevel && ina)
+    {
+        return cmd.Fail("fabric", "flow: in-network aggregation needs the packet model (--ina)");
     }
     if (dgx && ranks % servers != 0)
     {
@@ -383,6 +396,10 @@ main(int argc, char* argv[])
         {
             helper.EnableInNetworkAggregation(inaHelper);
         }
+        if (flowLevel)
+        {
+            helper.SetScaleOutType(FlowTransport::GetTypeId());
+        }
         // "": the fabrics take the NvSwitchFabric defaults (the preset, then --ns3::).
         cluster = helper.Build(servers,
                                ranks / servers,
@@ -418,8 +435,9 @@ main(int argc, char* argv[])
             std::cerr << "collective-perf: --cc=" << cc << ": " << rateWhy << '\n';
             return 1;
         }
-        Ptr<RdmaTransport> rdma =
-            ina ? Ptr<RdmaTransport>(CreateObject<InaTransport>()) : CreateObject<RdmaTransport>();
+        Ptr<RdmaTransport> rdma = ina         ? Ptr<RdmaTransport>(CreateObject<InaTransport>())
+                                  : flowLevel ? Ptr<RdmaTransport>(CreateObject<FlowTransport>())
+                                              : CreateObject<RdmaTransport>();
         rdma->SetNics(topo.nics);
         if (ina)
         {
@@ -503,7 +521,10 @@ main(int argc, char* argv[])
                 ranks,
                 transportName.c_str(),
                 rate.c_str(),
-                transportName == "ideal" ? "no packets" : cc.c_str());
+                transportName == "ideal" ? "no packets"
+                : flowLevel
+                    ? (std::string("flow level: ") + FlowTransport::APPROXIMATION).c_str()
+                    : cc.c_str());
     const std::string qps = transportName == "ideal"
                                 ? ""
                                 : ", " + std::to_string(qpsPerConnection) +

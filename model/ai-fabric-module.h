@@ -73,6 +73,8 @@
 #include "ns3/rdma-nic.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/rdma-receive-buffer.h"
+#include "ns3/flow-network.h"
+#include "ns3/flow-transport.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/rdma-udp-port-dispatch.h"
 #include "ns3/report-files.h"

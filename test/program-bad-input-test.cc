@@ -601,6 +601,11 @@ TEST(ProgramBadInput, AiFabricSim)
                                     "NAK, CNP): give the job another class"},
                 {{"--alone=maybe"}, "--alone=maybe: expected true, false, on, off, 1 or 0"},
                 {{"--fabric=fluid"}, "--fabric=fluid: expected packet or flow"},
+                {{"--servers=256", "--spines=32"},
+                 "built-in default scenario: /cluster: a rail leaf of 288 ports: "
+                 "SharedBufferMmu: reserves and PFC headroom (65867264 B over 288 ports) leave "
+                 "no shared buffer in BufferSize = 33554432 B; raise BufferSize or lower "
+                 "ReservePerQueue/HeadroomPerQueue (or split the servers into pods)"},
                 {{"--fabric=flow", "--ina=streaming"},
                  "built-in default scenario: --fabric=flow: the flow-level fabric has no packets "
                  "for in-network aggregation: use the packet model"},

@@ -2,6 +2,10 @@
 #include "roce-topology-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/roce-frame-info.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/shared-buffer-mmu.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cmath>
@@ -342,6 +346,45 @@ RoceTopologyHelper::RailOptimized(uint32_t servers,
         oversubscription,
         delay,
         cpuHosts);
+}
+
+bool
+RoceTopologyHelper::CheckRailOptimizedBuffers(uint32_t servers,
+                                              uint32_t gpusPerServer,
+                                              uint32_t spines,
+                                              DataRate nicRate,
+                                              double oversubscription,
+                                              Time delay,
+                                              uint32_t pods,
+                                              uint32_t cpuHosts,
+                                              std::string* why)
+{
+    const Ptr<SharedBufferMmu> mmu = CreateObject<SharedBufferMmu>();
+    UintegerValue mtu;
+    CreateObject<RoceNetDevice>()->GetAttribute("Mtu", mtu);
+    const auto frame = static_cast<uint32_t>(mtu.Get()) + roce::ETHERNET_HEADER_BYTES;
+    const uint32_t hostsPerLeaf = servers / pods;
+    const auto uplinkBps = static_cast<uint64_t>(std::max(
+        1.0,
+        static_cast<double>(nicRate.GetBitRate()) * hostsPerLeaf / oversubscription / spines));
+    // A rail leaf: its hosts and one uplink per spine. A spine: one port per rail leaf of
+    // every pod, and one to the CPU hosts' leaf.
+    const std::vector<uint64_t> leaf = [&]() {
+        std::vector<uint64_t> ports(hostsPerLeaf, nicRate.GetBitRate());
+        ports.insert(ports.end(), spines, uplinkBps);
+        return ports;
+    }();
+    const std::vector<uint64_t> spine(gpusPerServer * pods + (cpuHosts > 0 ? 1 : 0), uplinkBps);
+    for (const auto& [name, rates] : {std::pair{"a rail leaf", &leaf}, std::pair{"a spine", &spine}})
+    {
+        const std::vector<Time> delays(rates->size(), delay);
+        if (!mmu->CheckConfiguration(*rates, delays, frame, why))
+        {
+            *why = std::string(name) + " of " + std::to_string(rates->size()) + " ports: " + *why;
+            return false;
+        }
+    }
+    return true;
 }
 
 } // namespace ns3

@@ -124,6 +124,28 @@ class RoceTopologyHelper
                       double oversubscription,
                       Time delay);
 
+    /**
+     * Whether every switch RailOptimized would build with these figures gets a shared
+     * buffer its SharedBufferMmu accepts (a new MMU and port with the attribute defaults
+     * in force: reserves and PFC headroom per port must leave shared buffer), so that a
+     * program refuses a cluster in one line instead of aborting while it builds one.
+     * \param servers servers \param gpusPerServer GPUs (rails) per server
+     * \param spines spines \param nicRate NIC and leaf port rate
+     * \param oversubscription leaf down/up \param delay cable delay \param pods pods
+     * \param cpuHosts hosts on the CPU leaf
+     * \param why set to the reason, naming the switch, when not
+     * \return true if they do
+     */
+    static bool CheckRailOptimizedBuffers(uint32_t servers,
+                                          uint32_t gpusPerServer,
+                                          uint32_t spines,
+                                          DataRate nicRate,
+                                          double oversubscription,
+                                          Time delay,
+                                          uint32_t pods,
+                                          uint32_t cpuHosts,
+                                          std::string* why);
+
   private:
     /// Cable host to edgeSwitch and give it its NIC and address (hosts in index order).
     void AttachHost(RoceTopology& topo,

@@ -307,6 +307,21 @@ TrainingSimulation::Build(std::string* error)
         *error = s.stragglers.nics.front().place + ": the ideal topology has no NICs to slow";
         return false;
     }
+    std::string buffers;
+    if (s.topology == "rail-optimized" &&
+        !RoceTopologyHelper::CheckRailOptimizedBuffers(s.servers,
+                                                       s.gpusPerServer,
+                                                       s.spines,
+                                                       s.nicRate,
+                                                       s.oversubscription,
+                                                       s.linkDelay,
+                                                       s.pods,
+                                                       m_cpuHosts,
+                                                       &buffers))
+    {
+        *error = s.source + ": /cluster: " + buffers + " (or split the servers into pods)";
+        return false;
+    }
     BuildCluster();
     if (s.topology != "ideal" && !s.stragglers.ApplyNics(m_cluster, error))
     {
