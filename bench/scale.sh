@@ -3,11 +3,11 @@
 #
 # The scaling curve of the main program: one training iteration of GPT-3 175B TP8 PP8 at
 # DP 1, 2, 4, 8, 16 (64 to 1,024 GPUs: 8 x DP servers of 8 H100, rail-optimized 400G,
-# spines = max(2, servers / 8), pods of 128 servers beyond 128, global batch 8 x DP) and
-# of GPT-3 13B TP8 DP16 (128 GPUs),
-# from the model configs in bench/scale/, with the steady-state fast-forward (ff, the
-# default of ai-fabric-sim) and without it (packets, the reference); and at flow level
-# (flow: --fabric=flow, also for DP 32 to 256, 2,048 to 16,384 GPUs). For each point and
+# spines = max(2, servers / 8) up to 16, pods of 128 servers beyond 128, global batch
+# 8 x DP) and of GPT-3 13B TP8 DP16 (128 GPUs), from the model configs in bench/scale/,
+# with the steady-state fast-forward (ff, the default of ai-fabric-sim) and without it
+# (packets, the reference); and at flow level (flow: --fabric=flow, also for DP 32 to
+# 256, 2,048 to 16,384 GPUs). For each point and
 # mode: wall time, scheduler events, packet-hops (frames sent on all links, skipped ones
 # counted) and of those the ones simulated as packets, the chunks the NVSwitches
 # delivered (where the events went), bytes carried by all links, peak memory, the
@@ -70,9 +70,11 @@ for point in "${points[@]}"; do
     ((gpus <= maxGpus)) || continue
     servers=$((gpus / 8))
     spines=$((servers / 8 > 2 ? servers / 8 : 2))
-    # Rail leaves of at most 128 servers (128 hosts and 16 uplinks, as at 1,024 GPUs): a
-    # larger cluster is split into pods of 128 servers, joined by the spines.
+    # Rail leaves of at most 128 servers and 16 uplinks (144 ports, as at 1,024 GPUs: a
+    # leaf of more gets no shared buffer): a larger cluster is split into pods of 128
+    # servers, joined by 16 spines.
     pods=$((servers > 128 ? servers / 128 : 1))
+    spines=$((spines > 16 ? 16 : spines))
     # The reference first, so that the other rows can say how far they are from it.
     for mode in packets ff flow; do
         [[ ,$modes, == *,$mode,* ]] || continue

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <map>
 #include <queue>
 #include <tuple>
 
@@ -58,14 +60,18 @@ FlowNetwork::DoDispose()
 }
 
 uint32_t
-FlowNetwork::AddLink(double bytesPerSecond)
+FlowNetwork::AddLink(double bytesPerSecond, double granuleBytes)
 {
-    NS_LOG_FUNCTION(this << bytesPerSecond);
+    NS_LOG_FUNCTION(this << bytesPerSecond << granuleBytes);
     NS_ABORT_MSG_IF(!(bytesPerSecond > 0) || !std::isfinite(bytesPerSecond),
                     "FlowNetwork::AddLink: capacity " << bytesPerSecond
                                                       << " B/s, expected a positive number");
+    NS_ABORT_MSG_IF(!(granuleBytes >= 0) || !std::isfinite(granuleBytes),
+                    "FlowNetwork::AddLink: granule " << granuleBytes
+                                                     << " B, expected 0 or a positive number");
     Link link;
     link.capacity = bytesPerSecond;
+    link.granule = granuleBytes;
     m_links.push_back(std::move(link));
     return static_cast<uint32_t>(m_links.size() - 1);
 }
@@ -76,8 +82,8 @@ FlowNetwork::AddFlow(const std::vector<uint32_t>& links, const std::vector<doubl
     NS_LOG_FUNCTION(this << links.size());
     NS_ABORT_MSG_IF(links.empty(), "FlowNetwork::AddFlow: a flow needs at least one link");
     NS_ABORT_MSG_IF(!weights.empty() && weights.size() != links.size(),
-                    "FlowNetwork::AddFlow: " << weights.size() << " weights for "
-                                             << links.size() << " links");
+                    "FlowNetwork::AddFlow: " << weights.size() << " weights for " << links.size()
+                                             << " links");
     for (double w : weights)
     {
         NS_ABORT_MSG_IF(!(w > 0) || !std::isfinite(w),
@@ -118,11 +124,12 @@ void
 FlowNetwork::Activate(uint32_t flow)
 {
     Flow& f = m_flows[flow];
-    NS_LOG_LOGIC("flow " << flow << " starts (" << f.left << " B, " << f.links.size()
-                         << " links)");
+    NS_LOG_LOGIC("flow " << flow << " starts (" << f.left << " B, " << f.links.size() << " links)");
     f.active = true;
     f.rate = 0;
     f.since = Simulator::Now();
+    f.turn = ++m_links[f.links.front()].joins; // at the back of its first link's round robin
+    f.settled = false;
     for (std::size_t i = 0; i < f.links.size(); ++i)
     {
         Link& l = m_links[f.links[i]];
@@ -309,19 +316,89 @@ FlowNetwork::Allocate()
         }
         NS_LOG_LOGIC("link " << id << " is a bottleneck at " << level << " B/s per flow");
     }
+    // Every rate first: an end in a round robin looks at the others' rates.
+    std::vector<uint32_t> changed;
     for (uint32_t fid : flows)
     {
         Flow& f = m_flows[fid];
         if (f.share != f.rate || f.end.IsExpired())
         {
             f.rate = f.share;
-            ScheduleEnd(fid);
+            changed.push_back(fid);
         }
     }
+    SettleRoundRobins(changed);
+    for (uint32_t fid : changed)
+    {
+        ScheduleEnd(fid);
+    }
     m_flowsAllocated += flows.size();
-    NS_LOG_DEBUG("allocation " << m_mark << ": " << flows.size() << " flows over "
-                               << links.size() << " links, " << m_nActive << " sending");
+    NS_LOG_DEBUG("allocation " << m_mark << ": " << flows.size() << " flows over " << links.size()
+                               << " links, " << m_nActive << " sending");
     m_allocationTrace(static_cast<uint32_t>(flows.size()), static_cast<uint32_t>(links.size()));
+}
+
+void
+FlowNetwork::SettleRoundRobins(const std::vector<uint32_t>& changed)
+{
+    // Flows that start on a round-robin link and would end their messages together (the
+    // same rate, within a granule of each other) end them as a round robin does: the
+    // last round's granules one after the other, in the order they joined it. Fluid
+    // shares do that if the i-th of k (0-based) has its bytes moved by
+    // -(k-1)/k, then +1/(k-1), +1/(k-2), ... granules: each one's end frees the link for
+    // the others, who end one granule's time later, the last when the fluid would; the
+    // bytes on the link are the same.
+    std::map<uint32_t, std::vector<uint32_t>> byLink;
+    for (uint32_t fid : changed)
+    {
+        const Flow& f = m_flows[fid];
+        if (!f.settled && m_links[f.links.front()].granule > 0)
+        {
+            byLink[f.links.front()].push_back(fid);
+        }
+    }
+    for (auto& [id, candidates] : byLink)
+    {
+        const double granule = m_links[id].granule;
+        std::sort(candidates.begin(), candidates.end(), [this](uint32_t a, uint32_t b) {
+            const Flow& x = m_flows[a];
+            const Flow& y = m_flows[b];
+            return std::tie(x.rate, x.left, x.turn) < std::tie(y.rate, y.left, y.turn);
+        });
+        std::size_t begin = 0;
+        while (begin < candidates.size())
+        {
+            const Flow& head = m_flows[candidates[begin]];
+            std::size_t end = begin + 1;
+            while (end < candidates.size() && m_flows[candidates[end]].rate == head.rate &&
+                   m_flows[candidates[end]].left - head.left < granule)
+            {
+                ++end;
+            }
+            const auto k = static_cast<uint32_t>(end - begin);
+            if (k > 1)
+            {
+                std::vector<uint32_t> tied(candidates.begin() + begin, candidates.begin() + end);
+                std::sort(tied.begin(), tied.end(), [this](uint32_t a, uint32_t b) {
+                    return m_flows[a].turn < m_flows[b].turn;
+                });
+                double shift = -granule * (k - 1) / k;
+                for (uint32_t i = 0; i < k; ++i)
+                {
+                    Flow& f = m_flows[tied[i]];
+                    if (i > 0)
+                    {
+                        shift += granule / (k - i);
+                    }
+                    f.left = std::max(0.0, f.left + shift);
+                    f.settled = true;
+                }
+                NS_LOG_LOGIC("link " << id << ": " << k
+                                     << " messages end a granule apart, round robin");
+            }
+            begin = end;
+        }
+    }
 }
 
 void
@@ -333,8 +410,16 @@ FlowNetwork::ScheduleEnd(uint32_t flow)
     // The end at the first time step on or after the exact one (a step of rounding is
     // far below any link's time per byte); a relative 1e-12 absorbs the rounding of the
     // division itself.
-    const double steps = f.left / f.rate * static_cast<double>(Seconds(1).GetTimeStep());
-    const auto whole = static_cast<int64_t>(std::ceil(steps * (1 - 1e-12)));
+    const double seconds = f.left / f.rate;
+    const double perSecond = static_cast<double>(Seconds(1).GetTimeStep());
+    const double steps = seconds * perSecond;
+    // Within the rounding of the bytes left (a few units of the last place of the
+    // message's size, at the rate) of a whole step: that one.
+    const double slack = std::max(1e-6,
+                                  16 * std::numeric_limits<double>::epsilon() *
+                                      f.queue.front().bytes / f.rate * perSecond);
+    const auto whole = static_cast<int64_t>(std::min(std::ceil(steps - slack), 9e18));
+    f.overshoot = (static_cast<double>(whole) - steps) / perSecond;
     f.end = Simulator::Schedule(TimeStep(std::max<int64_t>(whole, 0)),
                                 &FlowNetwork::HeadSent,
                                 this,
@@ -349,8 +434,8 @@ FlowNetwork::HeadSent(uint32_t flow)
     f.queue.pop_front();
     m_bytesDone += head.bytes;
     ++m_messagesSent;
-    NS_LOG_LOGIC("flow " << flow << ": a message of " << head.bytes << " B sent at "
-                         << f.rate << " B/s, " << f.queue.size() << " queued");
+    NS_LOG_LOGIC("flow " << flow << ": a message of " << head.bytes << " B sent at " << f.rate
+                         << " B/s, " << f.queue.size() << " queued");
     if (f.queue.empty())
     {
         f.left = 0;
@@ -358,9 +443,11 @@ FlowNetwork::HeadSent(uint32_t flow)
     }
     else
     {
-        // The next message takes over the share: nothing else changes.
-        f.left = f.queue.front().bytes;
+        // The next message takes over the share: nothing else changes. It has had the
+        // time the end was rounded up by.
+        f.left = std::max(0.0, f.queue.front().bytes - std::max(0.0, f.overshoot) * f.rate);
         f.since = Simulator::Now();
+        f.settled = false;
         ScheduleEnd(flow);
     }
     if (!head.sent.IsNull())

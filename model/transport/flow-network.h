@@ -27,9 +27,12 @@ namespace ns3
  * WRITEs): it holds a share while it has a message to send. When its head message's last
  * byte has left, that message's callback runs and the next message takes over the same
  * share, without a new allocation. When a flow starts sending or goes idle the rates are
- * recomputed, once for every change at one instant, over the flows connected to the
- * changed links through shared links (the only flows whose max-min share can change):
- * flows elsewhere keep their rates and their scheduled ends.
+ * recomputed, once for the changes made at one instant before the allocation runs (it is
+ * scheduled after the events already queued for that instant), over the flows connected
+ * to the changed links through shared links (the only flows whose max-min share can
+ * change): flows elsewhere keep their rates and their scheduled ends. Ends fall on the
+ * simulator's time steps, rounded up; the next message of the flow is credited with the
+ * rounding.
  *
  * Units are whatever the caller chooses, consistently: bytes on the wire and bytes per
  * second for the carrier of this module.
@@ -51,9 +54,15 @@ class FlowNetwork : public Object
     /**
      * Add a link.
      * \param bytesPerSecond its capacity (positive)
+     * \param granuleBytes the unit in which the link serves the flows that start on it
+     *        round robin (a NIC's frame), or 0 (none): flows that start on it and would
+     *        end their messages together (at equal rates, within a granule) end them one
+     *        granule's time apart instead, in the order they joined the round robin (a
+     *        flow joins at the back each time it starts sending), the last when the
+     *        fluid would, as a packet round robin does
      * \return its id (0, 1, ... in the order added)
      */
-    uint32_t AddLink(double bytesPerSecond);
+    uint32_t AddLink(double bytesPerSecond, double granuleBytes = 0);
     /**
      * Add a flow (idle until a message is pushed to it).
      * \param links its path: link ids, each at most once (at least one)
@@ -115,30 +124,35 @@ class FlowNetwork : public Object
     struct Link
     {
         double capacity{0};
+        double granule{0};            //!< round-robin unit of the flows starting on it
+        uint64_t joins{0};            //!< flows that joined its round robin so far
         std::vector<uint32_t> active; //!< flows sending over it (unordered)
         // Scratch of an allocation:
-        double left{0};       //!< capacity not yet handed out
-        uint32_t unfixed{0};  //!< its flows whose rate is not fixed yet
-        double weight{0};     //!< their weights on it, summed
-        uint64_t mark{0};     //!< allocation that collected it
-        uint64_t version{0};  //!< bumps when left/unfixed change (stale heap entries)
-        bool dirty{false};    //!< a flow started or stopped on it since the last allocation
+        double left{0};      //!< capacity not yet handed out
+        uint32_t unfixed{0}; //!< its flows whose rate is not fixed yet
+        double weight{0};    //!< their weights on it, summed
+        uint64_t mark{0};    //!< allocation that collected it
+        uint64_t version{0}; //!< bumps when left/unfixed change (stale heap entries)
+        bool dirty{false};   //!< a flow started or stopped on it since the last allocation
     };
 
     struct Flow
     {
         std::vector<uint32_t> links;
         std::vector<double> weights; //!< per link, as links
-        std::vector<uint32_t> slot; //!< its index in each link's active list
-        std::deque<Message> queue;  //!< head first
-        double left{0};             //!< bytes of the head message still to send
-        double rate{0};             //!< bytes per second now
-        double share{0};            //!< the rate the allocation under way gives it
-        Time since;                 //!< when left was last brought up to date
-        EventId end;                //!< the head message's end at the current rate
-        uint64_t mark{0};           //!< allocation that collected it
-        bool fixed{false};          //!< its rate fixed in the allocation under way
-        bool active{false};         //!< sending (in its links' active lists)
+        std::vector<uint32_t> slot;  //!< its index in each link's active list
+        std::deque<Message> queue;   //!< head first
+        double left{0};              //!< bytes of the head message still to send
+        double rate{0};              //!< bytes per second now
+        double share{0};             //!< the rate the allocation under way gives it
+        double overshoot{0};         //!< seconds its scheduled end is after the exact one
+        Time since;                  //!< when left was last brought up to date
+        EventId end;                 //!< the head message's end at the current rate
+        uint64_t mark{0};            //!< allocation that collected it
+        uint64_t turn{0};            //!< its place in its first link's round robin
+        bool settled{false};         //!< its message's end placed in a round robin's last round
+        bool fixed{false};           //!< its rate fixed in the allocation under way
+        bool active{false};          //!< sending (in its links' active lists)
     };
 
     void Activate(uint32_t flow);
@@ -148,8 +162,12 @@ class FlowNetwork : public Object
     void Allocate();
     /// Bring a flow's head message up to now at its current rate.
     void Advance(Flow& f);
-    /// (Re)schedule the end of a flow's head message at its rate.
+    /// (Re)schedule the end of a flow's head message at its rate (and its first link's
+    /// round robin).
     void ScheduleEnd(uint32_t flow);
+    /// Place the ends of messages that would end together on a round-robin link.
+    /// \param changed flows whose rates were just computed
+    void SettleRoundRobins(const std::vector<uint32_t>& changed);
     /// The head message of a flow has been sent.
     void HeadSent(uint32_t flow);
 
@@ -159,7 +177,7 @@ class FlowNetwork : public Object
     EventId m_allocation;          //!< the pending allocation of this instant
     uint64_t m_mark{0};            //!< allocations so far (the scratch marks)
     uint32_t m_nActive{0};
-    double m_bytesDone{0};         //!< bytes of finished messages
+    double m_bytesDone{0}; //!< bytes of finished messages
     uint64_t m_flowsAllocated{0};
     uint64_t m_messagesSent{0};
     /// Fires at every allocation (the flows and links it covered).

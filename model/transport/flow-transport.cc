@@ -2,10 +2,14 @@
 #include "flow-transport.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/data-rate.h"
+#include "ns3/int-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/object-factory.h"
 #include "ns3/roce-channel.h"
+#include "ns3/roce-congestion-control.h"
 #include "ns3/roce-frame-info.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
@@ -30,10 +34,19 @@ constexpr uint32_t MAX_HOPS = 16;
 TypeId
 FlowTransport::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::FlowTransport")
-                            .SetParent<RdmaTransport>()
-                            .SetGroupName("AiFabric")
-                            .AddConstructor<FlowTransport>();
+    static TypeId tid =
+        TypeId("ns3::FlowTransport")
+            .SetParent<RdmaTransport>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<FlowTransport>()
+            .AddAttribute("RoundRobinEnds",
+                          "Messages of a NIC's queue pairs that would end at the same instant "
+                          "at equal rates end one frame apart, in the order of the NIC's round "
+                          "robin, as its packets do (false: together, the fluid limit; "
+                          "multi-channel rings then stay in lockstep).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&FlowTransport::m_roundRobinEnds),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -75,6 +88,21 @@ FlowTransport::GetNFlowConnections() const
     return static_cast<uint32_t>(m_connections.size());
 }
 
+std::vector<uint16_t>
+FlowTransport::GetSourcePorts(uint32_t src, uint32_t dst, uint32_t channel) const
+{
+    std::vector<uint16_t> ports;
+    auto it = m_connections.find(std::make_tuple(src, dst, channel));
+    if (it != m_connections.end())
+    {
+        for (const Lane& lane : it->second->lanes)
+        {
+            ports.push_back(lane.srcPort);
+        }
+    }
+    return ports;
+}
+
 uint64_t
 FlowTransport::GetBytesDelivered() const
 {
@@ -93,7 +121,7 @@ FlowTransport::WireBytesOf(uint64_t payloadBytes, uint32_t mtu)
 }
 
 std::vector<Ptr<RoceNetDevice>>
-FlowTransport::Route(uint32_t src, uint32_t dst, uint16_t srcPort) const
+FlowTransport::Route(uint32_t src, uint32_t dst, uint16_t srcPort, uint16_t dstPort) const
 {
     Ptr<RdmaNic> a = GetNic(src);
     Ptr<RdmaNic> b = GetNic(dst);
@@ -102,7 +130,7 @@ FlowTransport::Route(uint32_t src, uint32_t dst, uint16_t srcPort) const
     info.dstIp = b->GetAddress().Get();
     info.protocol = roce::IP_PROTOCOL_UDP;
     info.srcPort = srcPort;
-    info.dstPort = roce::UDP_DEST_PORT;
+    info.dstPort = dstPort;
     const uint64_t key = info.FlowKey();
     const Ptr<Node> target = b->GetDevice()->GetNode();
     std::vector<Ptr<RoceNetDevice>> path;
@@ -133,8 +161,8 @@ FlowTransport::Route(uint32_t src, uint32_t dst, uint16_t srcPort) const
                                     << b->GetAddress());
         device = sw->GetPort(port);
     }
-    NS_ABORT_MSG("FlowTransport: rank " << src << " -> " << dst << " takes more than "
-                                        << MAX_HOPS << " links (a routing loop)");
+    NS_ABORT_MSG("FlowTransport: rank " << src << " -> " << dst << " takes more than " << MAX_HOPS
+                                        << " links (a routing loop)");
     return path;
 }
 
@@ -146,7 +174,17 @@ FlowTransport::LinkOf(Ptr<RoceNetDevice> device)
     {
         return it->second;
     }
-    const uint32_t link = m_network->AddLink(device->GetDataRate().GetBitRate() / 8.0);
+    // A NIC's port serves its queue pairs round robin, a frame per turn (RdmaNic): its
+    // flows' messages that would end together end a frame apart. A switch's port serves
+    // its queue in arrival order.
+    double granule = 0;
+    if (const Ptr<RdmaNic> nic = device->GetNode()->GetObject<RdmaNic>();
+        nic && !device->GetNode()->GetObject<RoceSwitch>() && m_roundRobinEnds)
+    {
+        granule =
+            roce::WireBytes(nic->GetPayloadMtu() + roce::DATA_HEADER_BYTES + roce::ICRC_BYTES);
+    }
+    const uint32_t link = m_network->AddLink(device->GetDataRate().GetBitRate() / 8.0, granule);
     m_linkOf.emplace(PeekPointer(device), link);
     return link;
 }
@@ -169,6 +207,18 @@ FlowTransport::HostLinkOf(uint32_t rank)
     return it->second;
 }
 
+uint16_t
+FlowTransport::DestinationPort(uint32_t rank) const
+{
+    // A queue pair whose congestion control reads in-band telemetry sends its frames (and
+    // its ACKs with echoes) to the telemetry port, which ECMP hashes too.
+    TypeIdValue cc;
+    GetNic(rank)->GetAttribute("CongestionControl", cc);
+    ObjectFactory factory(cc.Get().GetName());
+    const bool telemetry = factory.Create<RoceCongestionControl>()->GetSignalNeeds().intTelemetry;
+    return telemetry ? int_telemetry::UDP_PORT : roce::UDP_DEST_PORT;
+}
+
 FlowTransport::Connection&
 FlowTransport::GetConnection(uint32_t src, uint32_t dst, uint32_t channel)
 {
@@ -189,13 +239,16 @@ FlowTransport::GetConnection(uint32_t src, uint32_t dst, uint32_t channel)
         roce::WireBytes(roce::ACK_FRAME_BYTES) /
         (static_cast<double>(ackInterval.Get()) *
          roce::WireBytes(connection->mtu + roce::DATA_HEADER_BYTES + roce::ICRC_BYTES));
+    const uint16_t dataPort = DestinationPort(src);
+    const uint16_t ackPort = DestinationPort(dst);
     for (Lane& lane : connection->lanes)
     {
         // The draws of RdmaNic::Connect: the sender's queue pair, then the receiver's.
         const RdmaNic::QpIdentity sender = GetNic(src)->DrawQpIdentity();
         const RdmaNic::QpIdentity receiver = GetNic(dst)->DrawQpIdentity();
+        lane.srcPort = sender.srcPort;
         std::vector<uint32_t> links;
-        for (const Ptr<RoceNetDevice>& device : Route(src, dst, sender.srcPort))
+        for (const Ptr<RoceNetDevice>& device : Route(src, dst, sender.srcPort, dataPort))
         {
             if (!links.empty())
             {
@@ -210,7 +263,7 @@ FlowTransport::GetConnection(uint32_t src, uint32_t dst, uint32_t channel)
         }
         std::vector<double> weights(links.size(), 1.0);
         // The ACKs go back from the receiver's queue pair's UDP port.
-        for (const Ptr<RoceNetDevice>& device : Route(dst, src, receiver.srcPort))
+        for (const Ptr<RoceNetDevice>& device : Route(dst, src, receiver.srcPort, ackPort))
         {
             const uint32_t link = LinkOf(device);
             if (std::find(links.begin(), links.end(), link) == links.end())
@@ -249,10 +302,15 @@ FlowTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel
     {
         const Lane& lane = connection.lanes[q];
         const double wire = WireBytesOf(share, connection.mtu);
-        const double frame = WireBytesOf(std::min<uint64_t>(share, connection.mtu), connection.mtu);
-        const Time latency = lane.delay + Seconds(frame * lane.storeSeconds);
+        // Each switch stores the message's last frame before it forwards it.
+        const uint64_t rest = share % connection.mtu;
+        const double last = roce::WireBytes((rest > 0 ? rest : connection.mtu) +
+                                            roce::DATA_HEADER_BYTES + roce::ICRC_BYTES);
+        const Time latency = lane.delay + Seconds(last * lane.storeSeconds);
         const uint64_t part = share;
-        m_network->Push(lane.flow, wire, FlowNetwork::SentCallback([this, transfer, latency, part]() {
+        m_network->Push(lane.flow,
+                        wire,
+                        FlowNetwork::SentCallback([this, transfer, latency, part]() {
                             PartSent(transfer, latency, part);
                         }));
     }
@@ -261,12 +319,22 @@ FlowTransport::Send(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t channel
 void
 FlowTransport::PartSent(std::shared_ptr<Transfer> transfer, Time latency, uint64_t bytes)
 {
-    Simulator::Schedule(latency, &FlowTransport::PartArrived, this, transfer, bytes);
+    // The event holds the carrier: an arrival after Dispose finds no network and is
+    // dropped.
+    Simulator::Schedule(latency,
+                        &FlowTransport::PartArrived,
+                        Ptr<FlowTransport>(this),
+                        transfer,
+                        bytes);
 }
 
 void
 FlowTransport::PartArrived(std::shared_ptr<Transfer> transfer, uint64_t bytes)
 {
+    if (!m_network)
+    {
+        return; // disposed
+    }
     m_bytesDelivered += bytes;
     if (--transfer->parts == 0)
     {

@@ -5,6 +5,8 @@
 #include "flow-network.h"
 #include "rdma-transport.h"
 
+#include "ns3/roce-frame-info.h"
+
 #include <map>
 #include <memory>
 #include <tuple>
@@ -73,18 +75,36 @@ class FlowTransport : public RdmaTransport
     Ptr<FlowNetwork> GetNetwork() const;
     /// \return connections opened so far
     uint32_t GetNFlowConnections() const;
+    /**
+     * \param src sending rank \param dst receiving rank \param channel the channel
+     * \return the UDP source ports of that connection's queue pairs (their flows), as the
+     *         packet model's queue pairs of the same connection would have them (empty if
+     *         not opened yet)
+     */
+    std::vector<uint16_t> GetSourcePorts(uint32_t src, uint32_t dst, uint32_t channel) const;
     /// \return payload bytes delivered to receivers so far (finished transfers' parts)
     uint64_t GetBytesDelivered() const;
     /**
      * The links a queue pair's frames from rank src to rank dst would cross, for a UDP
-     * source port.
+     * source and destination port.
      * \param src sending rank
      * \param dst receiving rank
      * \param srcPort UDP source port
+     * \param dstPort UDP destination port (RoCEv2's; the telemetry port's for a congestion
+     *        control that reads in-band telemetry: DestinationPort)
      * \return the ports whose egress the frames take, in path order (the sender's NIC's
      *         first)
      */
-    std::vector<Ptr<RoceNetDevice>> Route(uint32_t src, uint32_t dst, uint16_t srcPort) const;
+    std::vector<Ptr<RoceNetDevice>> Route(uint32_t src,
+                                          uint32_t dst,
+                                          uint16_t srcPort,
+                                          uint16_t dstPort = roce::UDP_DEST_PORT) const;
+    /**
+     * \param rank a sending rank
+     * \return the UDP destination port of its queue pairs' frames: the telemetry port when
+     *         its NIC's congestion control reads in-band telemetry (HPCC), else RoCEv2's
+     */
+    uint16_t DestinationPort(uint32_t rank) const;
     /**
      * \param payloadBytes a message's payload bytes
      * \param mtu payload bytes per frame
@@ -107,6 +127,7 @@ class FlowTransport : public RdmaTransport
     struct Lane
     {
         uint32_t flow{0};       //!< its FlowNetwork flow
+        uint16_t srcPort{0};    //!< its UDP source port
         Time delay;             //!< cables' delays of its path
         double storeSeconds{0}; //!< seconds per wire byte summed over the links after the
                                 //!< first (store and forward of a frame at each switch)
@@ -133,9 +154,9 @@ class FlowTransport : public RdmaTransport
     Ptr<FlowNetwork> m_network;
     std::unordered_map<const RoceNetDevice*, uint32_t> m_linkOf; //!< by egress port
     std::map<uint32_t, uint32_t> m_hostLinkOf;                   //!< by receiving rank
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::unique_ptr<Connection>>
-        m_connections;
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::unique_ptr<Connection>> m_connections;
     uint64_t m_bytesDelivered{0};
+    bool m_roundRobinEnds{true}; //!< RoundRobinEnds attribute
 };
 
 } // namespace ns3
