@@ -6,7 +6,7 @@
 # with packets (--fast-forward=off: every frame, the reference; --fast-forward=on with
 # --reference=ff, the fast-forwarded packet model, within 0.01 % of it on the scale
 # curve) and once at flow level. For each: wall time, events and peak memory of both,
-# the iteration time of both and their difference, and per collective (kind and group
+# the simulated time of both (one iteration) and their difference, and per collective (kind and group
 # kind, e.g. "all-reduce dp") the mean call time of both and their difference; the
 # worst collective's difference is in the table, every collective's in the per-scenario
 # files. Writes flow-validation.md in --out.
@@ -44,7 +44,7 @@ fi
 mkdir -p "$out"
 table=$out/flow-validation.md
 {
-    echo "| scenario | GPUs | $reference wall s | flow wall s | $reference events | flow events | $reference MiB | flow MiB | $reference iteration ms | flow iteration ms | iteration | worst collective | its difference |"
+    echo "| scenario | GPUs | $reference wall s | flow wall s | $reference events | flow events | $reference MiB | flow MiB | $reference simulated ms | flow simulated ms | difference | worst collective | its difference |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 } >"$table"
 ffFlag=off
