@@ -66,6 +66,7 @@ for name in "${names[@]}"; do
         fi
         ((limit == 0)) || cmd=(timeout "$limit" "${cmd[@]}")
         echo "== $name ($mode)"
+        rm -rf "$dir" # never another run's results
         status=0
         /usr/bin/time -f 'peak_kib %M wall_s %e' -o "$out/$name-$mode.time" "${cmd[@]}" \
             >"$out/$name-$mode.log" 2>&1 || status=$?
@@ -81,7 +82,8 @@ def load(mode):
     if not os.path.exists(path):
         return None, None, None
     with open(f"{out}/{name}-{mode}.time") as t:
-        f = t.read().split()
+        # The format's line is the last (GNU time puts an exit status line before it).
+        f = t.read().strip().split("\n")[-1].split()
         peak, wall = int(f[1]) / 1024, float(f[3])
     return json.load(open(path)), peak, wall
 r, rpeak, rwall = load(ref)

@@ -382,7 +382,7 @@ TEST_F(FlowLevel, TheDefaultScenarioAtFlowLevelAgainstThePacketReference)
     const nlohmann::json r = nlohmann::json::parse(in);
     // The packet reference (--fast-forward=off), pinned by TrainingSimulation.
     // DefaultScenarioEndToEnd: 45.242560 ms; its DP ring all-reduces 1727.171 us on
-    // average. The flow level: 45.2309 ms (-0.026 %), 1724.25 us (-0.17 %): the 2-rank
+    // average. The flow level: 45.2324 ms (-0.022 %), 1724.62 us (-0.15 %): the 2-rank
     // rings over the rail leaf at their max-min share, the TP all-reduces on NVLink as
     // with packets (59.04 us).
     const double iteration = r["iterations"][0]["time_s"].get<double>();
@@ -529,5 +529,7 @@ TEST_F(FlowLevel, MessagesThatWouldEndTogetherEndARoundRobinGranuleApart)
     }
     Simulator::Run();
     EXPECT_EQ(together.at["a"], Seconds(30));
+    EXPECT_EQ(together.at["b"], Seconds(30));
     EXPECT_EQ(together.at["c"], Seconds(30));
+    EXPECT_DOUBLE_EQ(fluid->GetBytesSent(), 30.0);
 }
