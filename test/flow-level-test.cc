@@ -533,3 +533,63 @@ TEST_F(FlowLevel, MessagesThatWouldEndTogetherEndARoundRobinGranuleApart)
     EXPECT_EQ(together.at["c"], Seconds(30));
     EXPECT_DOUBLE_EQ(fluid->GetBytesSent(), 30.0);
 }
+
+TEST_F(FlowLevel, AChangePassesOnlyThroughFullLinksUnlessItFillsOne)
+{
+    // Island 1: links A (4 B/s), B (7 B/s), C (4 B/s); f1 on A and B, f2 on B and C: B is
+    // their bottleneck, 3.5 each. At 1 s f0 starts on A: A's flows, B (full) and so f2,
+    // and C, which the new shares fill, are computed again: f0 = f1 = 2, f2 = 4 (C). At
+    // 2 s f0 ends: B has room now (6 of 7), but f1 taking A's 4 would fill it, so B and
+    // C are taken in again: f1 = f2 = 3.5.
+    // Island 2: links D (10 B/s), E (100 B/s), F (5 B/s); f6 on D and E, f5 on E and F.
+    // At 2.5 s f4 starts on D: D's flows (f4, f6) are computed again, E has room and
+    // passes nothing on: f5 keeps its rate, and the allocation covers one link.
+    Ptr<FlowNetwork> net = CreateObject<FlowNetwork>();
+    const uint32_t a = net->AddLink(4);
+    const uint32_t b = net->AddLink(7);
+    const uint32_t c = net->AddLink(4);
+    const uint32_t d = net->AddLink(10);
+    const uint32_t e = net->AddLink(100);
+    const uint32_t f = net->AddLink(5);
+    const uint32_t f0 = net->AddFlow({a});
+    const uint32_t f1 = net->AddFlow({a, b});
+    const uint32_t f2 = net->AddFlow({b, c});
+    const uint32_t f4 = net->AddFlow({d});
+    const uint32_t f5 = net->AddFlow({e, f});
+    const uint32_t f6 = net->AddFlow({d, e});
+    std::vector<std::pair<uint32_t, uint32_t>> allocations;
+    net->TraceConnectWithoutContext("Allocation",
+                                    MakeCallback(+[](std::vector<std::pair<uint32_t, uint32_t>>* v,
+                                                     uint32_t flows,
+                                                     uint32_t links) {
+                                        v->emplace_back(flows, links);
+                                    }).Bind(&allocations));
+    for (uint32_t flow : {f1, f2, f5, f6})
+    {
+        net->Push(flow, 1000, FlowNetwork::SentCallback());
+    }
+    Simulator::Schedule(Seconds(1), [&]() { net->Push(f0, 2, FlowNetwork::SentCallback()); });
+    Simulator::Schedule(Seconds(2.5), [&]() { net->Push(f4, 1000, FlowNetwork::SentCallback()); });
+    std::vector<double> at05;
+    std::vector<double> at15;
+    std::vector<double> at3;
+    auto rates = [&](std::vector<double>* v) {
+        for (uint32_t flow : {f0, f1, f2, f4, f5, f6})
+        {
+            v->push_back(net->GetRate(flow));
+        }
+    };
+    Simulator::Schedule(Seconds(0.5), [&]() { rates(&at05); });
+    Simulator::Schedule(Seconds(1.5), [&]() { rates(&at15); });
+    Simulator::Schedule(Seconds(3), [&]() { rates(&at3); });
+    Simulator::Stop(Seconds(3.5));
+    Simulator::Run();
+    //                                  f0   f1   f2   f4   f5   f6
+    EXPECT_EQ(at05, (std::vector<double>{0, 3.5, 3.5, 0, 5, 10}));
+    EXPECT_EQ(at15, (std::vector<double>{2, 2, 4, 0, 5, 10}));
+    EXPECT_EQ(at3, (std::vector<double>{0, 3.5, 3.5, 5, 5, 5}));
+    ASSERT_EQ(allocations.size(), 4u);
+    EXPECT_EQ(allocations[1], std::make_pair(3u, 3u)); // 1 s: A, B, C
+    EXPECT_EQ(allocations[2], std::make_pair(2u, 3u)); // 2 s: A, then B (filled) and C
+    EXPECT_EQ(allocations[3], std::make_pair(2u, 1u)); // 2.5 s: D only
+}

@@ -199,122 +199,185 @@ FlowNetwork::Advance(Flow& f)
     f.since = now;
 }
 
+double
+FlowNetwork::WeightOn(const Flow& f, uint32_t link)
+{
+    const auto i = std::find(f.links.begin(), f.links.end(), link) - f.links.begin();
+    return f.weights[i];
+}
+
+bool
+FlowNetwork::IsSaturated(uint32_t link) const
+{
+    const Link& l = m_links[link];
+    double load = 0;
+    for (uint32_t fid : l.active)
+    {
+        load += m_flows[fid].rate * WeightOn(m_flows[fid], link);
+    }
+    return load >= l.capacity * (1 - SATURATION);
+}
+
 void
 FlowNetwork::Allocate()
 {
     NS_LOG_FUNCTION(this);
-    ++m_mark;
-    // The flows connected to the changed links through shared links: only their shares
-    // can change.
-    std::vector<uint32_t> links;
-    std::vector<uint32_t> flows;
-    std::vector<uint32_t> stack;
-    stack.swap(m_dirty);
-    for (uint32_t id : stack)
+    // The flows whose shares can change: those on the changed links, and through every
+    // link they share that is saturated (some flow's bottleneck) the flows on it, and so
+    // on. A link with room to spare passes no change on: its flows outside keep their
+    // rates, unless the new rates fill it, and then it is taken in and the shares are
+    // computed again.
+    std::vector<uint32_t> start;
+    start.swap(m_dirty);
+    for (uint32_t id : start)
     {
         m_links[id].dirty = false;
     }
-    while (!stack.empty())
+    std::vector<uint32_t> links;
+    std::vector<uint32_t> boundary;
+    std::vector<uint32_t> flows;
+    for (;;)
     {
-        const uint32_t id = stack.back();
-        stack.pop_back();
-        Link& l = m_links[id];
-        if (l.mark == m_mark)
+        ++m_mark;
+        links.clear();
+        boundary.clear();
+        flows.clear();
+        std::vector<uint32_t> stack = start;
+        while (!stack.empty())
         {
-            continue;
-        }
-        l.mark = m_mark;
-        links.push_back(id);
-        for (uint32_t fid : l.active)
-        {
-            Flow& f = m_flows[fid];
-            if (f.mark == m_mark)
+            const uint32_t id = stack.back();
+            stack.pop_back();
+            Link& l = m_links[id];
+            if (l.mark == m_mark)
             {
                 continue;
             }
-            f.mark = m_mark;
-            flows.push_back(fid);
-            for (uint32_t next : f.links)
+            l.mark = m_mark;
+            links.push_back(id);
+            for (uint32_t fid : l.active)
             {
-                if (m_links[next].mark != m_mark)
+                Flow& f = m_flows[fid];
+                if (f.mark == m_mark)
                 {
-                    stack.push_back(next);
+                    continue;
+                }
+                f.mark = m_mark;
+                flows.push_back(fid);
+                for (uint32_t next : f.links)
+                {
+                    if (m_links[next].mark != m_mark && IsSaturated(next))
+                    {
+                        stack.push_back(next);
+                    }
                 }
             }
         }
-    }
-    // Progressive filling: the link with the least capacity per unit of its unfixed
-    // flows' weight fixes them at that rate; the level never falls (rounding aside), so
-    // it is kept monotone.
-    typedef std::tuple<double, uint32_t, uint64_t> Entry; // share, link, version
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
-    for (uint32_t id : links)
-    {
-        Link& l = m_links[id];
-        l.left = l.capacity;
-        l.unfixed = static_cast<uint32_t>(l.active.size());
-        l.weight = 0;
-        ++l.version;
-    }
-    for (uint32_t fid : flows)
-    {
-        const Flow& f = m_flows[fid];
-        for (std::size_t i = 0; i < f.links.size(); ++i)
+        // Progressive filling: the link with the least capacity per unit of its unfixed
+        // flows' weight fixes them at that rate; the level never falls (rounding aside),
+        // so it is kept monotone. A link on the boundary has what the flows outside leave.
+        typedef std::tuple<double, uint32_t, uint64_t> Entry; // share, link, version
+        std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+        for (uint32_t id : links)
         {
-            m_links[f.links[i]].weight += f.weights[i];
+            Link& l = m_links[id];
+            l.left = l.capacity;
+            l.unfixed = 0;
+            l.weight = 0;
+            ++l.version;
         }
-    }
-    for (uint32_t id : links)
-    {
-        const Link& l = m_links[id];
-        if (l.unfixed > 0)
-        {
-            heap.emplace(l.left / l.weight, id, l.version);
-        }
-    }
-    for (uint32_t fid : flows)
-    {
-        Flow& f = m_flows[fid];
-        Advance(f);
-        f.fixed = false;
-    }
-    double level = 0;
-    while (!heap.empty())
-    {
-        const auto [s, id, version] = heap.top();
-        heap.pop();
-        Link& l = m_links[id];
-        if (version != l.version || l.unfixed == 0)
-        {
-            continue;
-        }
-        level = std::max(level, s);
-        for (uint32_t fid : l.active)
+        for (uint32_t fid : flows)
         {
             Flow& f = m_flows[fid];
-            if (f.fixed)
-            {
-                continue;
-            }
-            f.fixed = true;
-            f.share = level;
+            Advance(f);
+            f.fixed = false;
             for (std::size_t i = 0; i < f.links.size(); ++i)
             {
-                const uint32_t other = f.links[i];
-                Link& o = m_links[other];
-                o.left -= level * f.weights[i];
-                o.weight -= f.weights[i];
-                --o.unfixed;
-                ++o.version;
-                if (other != id && o.unfixed > 0)
+                Link& l = m_links[f.links[i]];
+                if (l.mark != m_mark && l.boundary != m_mark)
                 {
-                    heap.emplace(std::max(0.0, o.left) / std::max(o.weight, 1e-300),
-                                 other,
-                                 o.version);
+                    l.boundary = m_mark;
+                    boundary.push_back(f.links[i]);
+                    l.left = l.capacity;
+                    for (uint32_t other : l.active)
+                    {
+                        const Flow& g = m_flows[other];
+                        if (g.mark != m_mark)
+                        {
+                            l.left -= g.rate * WeightOn(g, f.links[i]);
+                        }
+                    }
+                    l.unfixed = 0;
+                    l.weight = 0;
+                    ++l.version;
+                }
+                l.weight += f.weights[i];
+                ++l.unfixed;
+            }
+        }
+        for (const std::vector<uint32_t>* set : {&links, &boundary})
+        {
+            for (uint32_t id : *set)
+            {
+                const Link& l = m_links[id];
+                if (l.unfixed > 0)
+                {
+                    heap.emplace(std::max(0.0, l.left) / l.weight, id, l.version);
                 }
             }
         }
-        NS_LOG_LOGIC("link " << id << " is a bottleneck at " << level << " B/s per flow");
+        double level = 0;
+        while (!heap.empty())
+        {
+            const auto [s, id, version] = heap.top();
+            heap.pop();
+            Link& l = m_links[id];
+            if (version != l.version || l.unfixed == 0)
+            {
+                continue;
+            }
+            level = std::max(level, s);
+            for (uint32_t fid : l.active)
+            {
+                Flow& f = m_flows[fid];
+                if (f.mark != m_mark || f.fixed)
+                {
+                    continue; // outside, or fixed already
+                }
+                f.fixed = true;
+                f.share = level;
+                for (std::size_t i = 0; i < f.links.size(); ++i)
+                {
+                    const uint32_t other = f.links[i];
+                    Link& o = m_links[other];
+                    o.left -= level * f.weights[i];
+                    o.weight -= f.weights[i];
+                    --o.unfixed;
+                    ++o.version;
+                    if (other != id && o.unfixed > 0)
+                    {
+                        heap.emplace(std::max(0.0, o.left) / std::max(o.weight, 1e-300),
+                                     other,
+                                     o.version);
+                    }
+                }
+            }
+            NS_LOG_LOGIC("link " << id << " is a bottleneck at " << level << " B/s per flow");
+        }
+        // A boundary link the new shares fill: its flows outside may have to give way.
+        bool again = false;
+        for (uint32_t id : boundary)
+        {
+            if (m_links[id].left <= m_links[id].capacity * SATURATION)
+            {
+                NS_LOG_LOGIC("link " << id << " fills up: taken into the allocation");
+                start.push_back(id);
+                again = true;
+            }
+        }
+        if (!again)
+        {
+            break;
+        }
     }
     // Every rate first: an end in a round robin looks at the others' rates.
     std::vector<uint32_t> changed;

@@ -128,12 +128,13 @@ class FlowNetwork : public Object
         uint64_t joins{0};            //!< flows that joined its round robin so far
         std::vector<uint32_t> active; //!< flows sending over it (unordered)
         // Scratch of an allocation:
-        double left{0};      //!< capacity not yet handed out
-        uint32_t unfixed{0}; //!< its flows whose rate is not fixed yet
-        double weight{0};    //!< their weights on it, summed
-        uint64_t mark{0};    //!< allocation that collected it
-        uint64_t version{0}; //!< bumps when left/unfixed change (stale heap entries)
-        bool dirty{false};   //!< a flow started or stopped on it since the last allocation
+        double left{0};       //!< capacity not yet handed out
+        uint32_t unfixed{0};  //!< its flows whose rate is not fixed yet
+        double weight{0};     //!< their weights on it, summed
+        uint64_t mark{0};     //!< allocation that collected it
+        uint64_t boundary{0}; //!< allocation that had it on its boundary
+        uint64_t version{0};  //!< bumps when left/unfixed change (stale heap entries)
+        bool dirty{false};    //!< a flow started or stopped on it since the last allocation
     };
 
     struct Flow
@@ -158,8 +159,15 @@ class FlowNetwork : public Object
     void Activate(uint32_t flow);
     void Deactivate(uint32_t flow);
     void RequestAllocation();
-    /// Progressive filling over the flows connected to the dirty links.
+    /// Progressive filling over the flows connected to the dirty links (through saturated
+    /// links).
     void Allocate();
+    /// \param link a link \return whether its flows' rates fill it (within SATURATION)
+    bool IsSaturated(uint32_t link) const;
+    /// \param f a flow \param link one of its links \return its weight on that link
+    static double WeightOn(const Flow& f, uint32_t link);
+    /// A link is full when its flows leave less than this share of its capacity.
+    static constexpr double SATURATION = 1e-9;
     /// Bring a flow's head message up to now at its current rate.
     void Advance(Flow& f);
     /// (Re)schedule the end of a flow's head message at its rate (and its first link's
