@@ -209,13 +209,7 @@ FlowNetwork::WeightOn(const Flow& f, uint32_t link)
 bool
 FlowNetwork::IsSaturated(uint32_t link) const
 {
-    const Link& l = m_links[link];
-    double load = 0;
-    for (uint32_t fid : l.active)
-    {
-        load += m_flows[fid].rate * WeightOn(m_flows[fid], link);
-    }
-    return load >= l.capacity * (1 - SATURATION);
+    return GetLoad(link) >= m_links[link].capacity * (1 - SATURATION);
 }
 
 void
@@ -537,9 +531,7 @@ FlowNetwork::GetLoad(uint32_t link) const
     double sum = 0;
     for (uint32_t fid : m_links.at(link).active)
     {
-        const Flow& f = m_flows[fid];
-        const auto i = std::find(f.links.begin(), f.links.end(), link) - f.links.begin();
-        sum += f.rate * f.weights[i];
+        sum += m_flows[fid].rate * WeightOn(m_flows[fid], link);
     }
     return sum;
 }
