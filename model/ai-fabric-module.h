@@ -79,6 +79,7 @@
 #include "ns3/rdma-udp-port-dispatch.h"
 #include "ns3/report-files.h"
 #include "ns3/reth-header.h"
+#include "ns3/roce-arrival-order.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-congestion-control.h"
 #include "ns3/roce-dcqcn-fluid.h"

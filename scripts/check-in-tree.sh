@@ -9,7 +9,14 @@
 # example. Fails if no test ran or any failed. Takes about 10 minutes on two cores the
 # first time (an already-built tree only rebuilds the module); not part of CI.
 #
+# With MPI=1 the tree is configured with ns-3's distributed engine (--enable-mpi, Debian's
+# Open MPI: packages libopenmpi-dev and openmpi-bin) and the module's distributed tests
+# run under mpirun with 1, 2 and 4 ranks (scripts/check-distributed.sh) instead of test.py
+# (examples only, no tests: the plain tree runs those); the tree goes to
+# /tmp/ai-fabric-intree-mpi by default, so the two configurations never rebuild each other.
+#
 # Environment:
+#   MPI            1: configure with --enable-mpi and run the distributed tests (default 0)
 #   WORKDIR        where the source package is fetched and unpacked
 #                  (default /tmp/ai-fabric-intree); an unpacked tree there is reused
 #   JOBS           parallel build jobs (default: number of cores)
@@ -20,7 +27,13 @@
 set -euo pipefail
 
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-WORKDIR=${WORKDIR:-/tmp/ai-fabric-intree}
+MPI=${MPI:-0}
+[[ "$MPI" == 0 || "$MPI" == 1 ]] || { echo "error: MPI must be 0 or 1, got '$MPI'" >&2; exit 1; }
+if [[ "$MPI" == 1 ]]; then
+    WORKDIR=${WORKDIR:-/tmp/ai-fabric-intree-mpi}
+else
+    WORKDIR=${WORKDIR:-/tmp/ai-fabric-intree}
+fi
 JOBS=${JOBS:-$(nproc)}
 # The machine's own Debian mirror (the first bookworm "URIs:" or "deb" line of its apt
 # configuration), unless DEBIAN_MIRROR says otherwise.
@@ -51,7 +64,9 @@ die()
     exit 1
 }
 
-for tool in apt-get python3 cmake g++ make; do
+tools=(apt-get python3 cmake g++ make)
+[[ "$MPI" == 0 ]] || tools+=(mpirun mpicxx)
+for tool in "${tools[@]}"; do
     command -v "$tool" >/dev/null 2>&1 || die "$tool not found (see scripts/install-deps.sh)"
 done
 [[ -r "$KEYRING" ]] || die "$KEYRING missing (package debian-archive-keyring)"
@@ -142,11 +157,23 @@ if [[ -n "$stale" ]]; then
     echo "removed $(wc -w <<<"$stale") forwarding headers of the previous copy"
 fi
 
-section "Configuring: ./ns3 configure --enable-examples --enable-tests --enable-modules ai-fabric"
-./ns3 configure --enable-examples --enable-tests --enable-modules "ai-fabric"
+configure=(--enable-examples --enable-tests --enable-modules "ai-fabric")
+# The MPI tree builds the programs only: its check is scripts/check-distributed.sh (the
+# test.py suites are the plain tree's).
+[[ "$MPI" == 0 ]] || configure=(--enable-examples --disable-tests --enable-mpi --enable-modules "ai-fabric;mpi")
+section "Configuring: ./ns3 configure ${configure[*]}"
+./ns3 configure "${configure[@]}"
 
 section "Building: ./ns3 build -j $JOBS"
 ./ns3 build -j "$JOBS"
+
+if [[ "$MPI" == 1 ]]; then
+    section "Distributed check: scripts/check-distributed.sh"
+    bash "$REPO_ROOT/scripts/check-distributed.sh" "$NS3_DIR"
+    section "Done"
+    echo "In-tree MPI check passed in ${SECONDS}s (tree: $NS3_DIR)"
+    exit 0
+fi
 
 section "Testing: ./test.py --no-build -s 'ai-fabric-*'"
 # The GoogleTest suites write their XML reports here (test/gtest-suite-adapter.cc).

@@ -17,10 +17,11 @@ struct Outcome
     std::vector<uint64_t> delivered;  // bytes per flow
     std::vector<uint64_t> spineBytes;
     std::vector<uint64_t> salts;
+    std::vector<uint32_t> systemIds; // hosts, then switches
 };
 
 Outcome
-RunOnce(uint32_t seed, const std::string& scheduler = "ns3::MapScheduler")
+RunOnce(uint32_t seed, const std::string& scheduler = "ns3::MapScheduler", uint32_t partitions = 1)
 {
     Config::Reset();
     GlobalValue::Bind("SchedulerType", StringValue(scheduler));
@@ -30,6 +31,7 @@ RunOnce(uint32_t seed, const std::string& scheduler = "ns3::MapScheduler")
     RoceHelper roce;
     roce.SetCongestionControl("ns3::RoceDcqcn");
     RoceTopologyHelper topoHelper(roce);
+    topoHelper.SetPartitions(partitions);
     RoceTopology topo =
         topoHelper.LeafSpine(2, spines, hostsPerLeaf, DataRate("100Gbps"), 2.0, MicroSeconds(1));
     // ns-3 numbers automatic random streams process-wide; fixed streams make two runs in
@@ -60,6 +62,13 @@ RunOnce(uint32_t seed, const std::string& scheduler = "ns3::MapScheduler")
     for (const auto& sw : topo.switchObjects)
     {
         o.salts.push_back(sw->GetEcmpSalt());
+    }
+    for (const NodeContainer* nodes : {&topo.hosts, &topo.switches})
+    {
+        for (uint32_t n = 0; n < nodes->GetN(); ++n)
+        {
+            o.systemIds.push_back(nodes->Get(n)->GetSystemId());
+        }
     }
     Simulator::Destroy();
     return o;
@@ -95,6 +104,79 @@ TEST_F(Determinism, OtherSeedChangesTheEcmpSpread)
     Outcome b = RunOnce(2);
     EXPECT_NE(a.salts, b.salts);
     EXPECT_NE(a.spineBytes, b.spineBytes);
+}
+
+// SetPartitions only names each node's rank of ns-3's distributed engine (leaf l and its
+// hosts on floor(l x n / leaves), spine s on s mod n); without the engine (no MPI) the
+// cables stay RoceChannels and the run is the unpartitioned one, event for event.
+TEST_F(Determinism, PartitionsNameRanksAndChangeNothingWithoutMpi)
+{
+    const Outcome one = RunOnce(1);
+    const Outcome two = RunOnce(1, "ns3::MapScheduler", 2);
+    EXPECT_EQ(one.systemIds, std::vector<uint32_t>(16 + 2 + 4, 0));
+    // 16 hosts (8 per leaf), leaves 0 and 1, spines 0-3.
+    std::vector<uint32_t> expected(8, 0);
+    expected.insert(expected.end(), 8, 1);
+    expected.insert(expected.end(), {0, 1, 0, 1, 0, 1});
+    EXPECT_EQ(two.systemIds, expected);
+    EXPECT_EQ(two.events, one.events);
+    EXPECT_EQ(two.completions, one.completions);
+    EXPECT_EQ(two.spineBytes, one.spineBytes);
+}
+
+// Two hosts on ports 0 and 1 of a switch each write one frame to the host on port 2 at
+// the same instant: the frames reach the switch together. ns-3 runs them in the order
+// they were scheduled, so which is forwarded first follows the order of the PostWrite
+// calls; with ns3::RoceChannel::OrderSimultaneousArrivals the switch takes them in port
+// order whatever that order (what a distributed run needs: there a frame from another
+// rank is scheduled later than in a sequential run). Returns the two flows' completions.
+std::pair<int64_t, int64_t>
+TwoSimultaneousFrames(bool ordered, bool portOneFirst)
+{
+    Config::Reset();
+    Config::SetDefault("ns3::RoceChannel::OrderSimultaneousArrivals", BooleanValue(ordered));
+    RoceHelper roce;
+    roce.SetCongestionControl("ns3::NoCongestionControl");
+    RoceTopologyHelper topoHelper(roce);
+    RoceTopology topo = topoHelper.Star(3, DataRate("100Gbps"), MicroSeconds(1));
+    roce.AssignStreams(1);
+    FlowProbe a;
+    FlowProbe b;
+    a.Attach(RoceHelper::Connect(topo.nics[0], topo.nics[2]));
+    b.Attach(RoceHelper::Connect(topo.nics[1], topo.nics[2]));
+    for (FlowProbe* f : portOneFirst ? std::vector<FlowProbe*>{&b, &a}
+                                     : std::vector<FlowProbe*>{&a, &b})
+    {
+        Simulator::Schedule(Seconds(0), &RdmaQueuePair::PostWrite, f->sender, 4096);
+    }
+    Simulator::Run();
+    const Ptr<RoceArrivalOrder> order = topo.switches.Get(0)->GetObject<RoceArrivalOrder>();
+    EXPECT_EQ(order != nullptr, ordered);
+    if (order)
+    {
+        EXPECT_GT(order->GetSimultaneousDeliveries(), 0u) << "the two frames met";
+    }
+    const std::pair<int64_t, int64_t> done{a.LastReceive().GetTimeStep(),
+                                           b.LastReceive().GetTimeStep()};
+    Simulator::Destroy();
+    return done;
+}
+
+TEST_F(Determinism, SimultaneousFramesEnterInPortOrderWhenAsked)
+{
+    // Unordered: the frame scheduled first is forwarded first, one frame time ahead of the
+    // other (a WRITE ONLY of 4096 B with RETH: 4,194 wire bytes at 100 Gb/s, 335.52 ns,
+    // 336 ns on the simulator's nanosecond steps).
+    const auto aFirst = TwoSimultaneousFrames(false, false);
+    const auto bFirst = TwoSimultaneousFrames(false, true);
+    EXPECT_LT(aFirst.first, aFirst.second);
+    EXPECT_LT(bFirst.second, bFirst.first);
+    EXPECT_EQ(aFirst.second - aFirst.first, NanoSeconds(336).GetTimeStep());
+    // Ordered: port 0's frame first, however the writes were scheduled.
+    const auto orderedA = TwoSimultaneousFrames(true, false);
+    const auto orderedB = TwoSimultaneousFrames(true, true);
+    EXPECT_EQ(orderedA, orderedB);
+    EXPECT_EQ(orderedA, aFirst);
 }
 
 // The programs run on ProgramOptions::DEFAULT_SCHEDULER, not ns-3's default map: the

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -279,6 +280,96 @@ TEST(ProgramBadInput, OldCongestionControlNamesStillRun)
     EXPECT_NE(o.out.find("delivered        2097152 of 2097152 bytes"), std::string::npos) << o.out;
     EXPECT_NE(o.out.find("ns3::RoceDcqcn"), std::string::npos)
         << "the report names the TypeId: " << o.out;
+}
+
+TEST(ProgramBadInput, RoceDistributed)
+{
+    ExpectRefused(
+        "roce-distributed",
+        Join(CommonCases(),
+             {
+                 {{"--leaves=1"}, "--leaves=1: expected an integer from 2 to 1024"},
+                 {{"--spines=0"}, "--spines=0: expected an integer from 1 to 1024"},
+                 {{"--hostsPerLeaf=0"}, "--hostsPerLeaf=0: expected an integer from 1 to 1024"},
+                 {{"--delay=0ns"}, "--delay=0ns: expected a positive duration like 1us"},
+                 {{"--bytes=0"}, "--bytes=0: expected a size from 1 B"},
+                 {{"--orderArrivals=maybe"},
+                  "--orderArrivals=maybe: expected true, false, on, off, 1 or 0"},
+                 {{"--out=" + NotAFolder() + "/lines.txt"}, "--out="},
+#ifndef NS3_MPI
+                 // Debian's ns-3 has no mpi module: the distributed engine is not there.
+                 {{"--distributed"},
+                  "--distributed: this ns-3 has no distributed engine; expected ns-3 "
+                  "configured with --enable-mpi"},
+#endif
+             }));
+    ExpectHelp("roce-distributed");
+}
+
+// Without MPI, roce-distributed is the reference the distributed runs are compared with
+// (scripts/check-distributed.sh): every write is delivered whole, and the incast into host
+// 0 pauses the spines, so that in a distributed run pauses cross ranks.
+TEST(ProgramOutput, RoceDistributedDeliversEveryWriteAndPausesTheSpines)
+{
+    const std::string lines = TempPath("roce-distributed-lines.txt");
+    const Outcome o = RunProgram("roce-distributed", {"--out=" + lines});
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_NE(o.out.find("leaf-spine 4 x 2, 16 hosts at 100Gbps, 28 writes, CC ns3::RoceDcqcn, "
+                         "1 rank"),
+              std::string::npos)
+        << o.out;
+    std::ifstream in(lines);
+    uint32_t receivers = 0;
+    uint32_t senders = 0;
+    uint64_t spinePauses = 0;
+    for (std::string line; std::getline(in, line);)
+    {
+        std::istringstream words(line);
+        std::string kind;
+        std::string index;
+        words >> kind >> index;
+        if (kind == "flow")
+        {
+            std::string role;
+            uint32_t src = 0;
+            std::string arrow;
+            uint32_t dst = 0;
+            words >> role >> src >> arrow >> dst;
+            std::map<std::string, uint64_t> field;
+            for (std::string key; words >> key;)
+            {
+                words >> field[key];
+            }
+            // Flows 0-15: host h to h + 4 (mod 16), 1 MiB; 16-27: hosts 4-15 to 0, 8 MiB.
+            const uint64_t bytes = std::stoul(index) < 16 ? (1u << 20) : (8u << 20);
+            if (role == "receiver")
+            {
+                ++receivers;
+                EXPECT_EQ(field["bytes"], bytes) << line;
+                EXPECT_GT(field["received_ps"], 0u) << line;
+            }
+            else
+            {
+                ++senders;
+                EXPECT_EQ(field["bytes"], bytes) << line;
+                EXPECT_GT(field["acked_ps"], 0u) << line;
+                EXPECT_EQ(field["packets"], bytes / 4096) << line; // 4 KiB MTU, no losses
+                EXPECT_EQ(field["retransmitted"], 0u) << line;
+            }
+        }
+        else if (kind == "switch" && std::stoul(index) >= 4) // switches 4, 5: the spines
+        {
+            std::string key;
+            uint64_t value = 0;
+            while (words >> key >> value)
+            {
+                spinePauses += key == "pfc_sent" ? value : 0;
+            }
+        }
+    }
+    EXPECT_EQ(receivers, 28u);
+    EXPECT_EQ(senders, 28u);
+    EXPECT_GT(spinePauses, 0u) << "the incast's pauses reach the spines";
 }
 
 TEST(ProgramBadInput, DcqcnConvergence)

@@ -8,6 +8,10 @@
 #include "ns3/icrc-trailer.h"
 #include "ns3/int-header.h"
 #include "ns3/log.h"
+#ifdef NS3_MPI
+#include "ns3/mpi-interface.h"
+#include "ns3/roce-remote-channel.h"
+#endif
 #include "ns3/pcap-file-wrapper.h"
 #include "ns3/pointer.h"
 #include "ns3/program-options.h"
@@ -203,7 +207,23 @@ RoceHelper::Link(Ptr<Node> a,
 {
     Ptr<RoceNetDevice> da = deviceFactory.Create<RoceNetDevice>();
     Ptr<RoceNetDevice> db = deviceFactory.Create<RoceNetDevice>();
-    Ptr<RoceChannel> channel = channelFactory.Create<RoceChannel>();
+    Ptr<RoceChannel> channel;
+#ifdef NS3_MPI
+    if (MpiInterface::IsEnabled() && a->GetSystemId() != b->GetSystemId())
+    {
+        // The same attributes (Delay) on the cable between ranks.
+        ObjectFactory remote = channelFactory;
+        remote.SetTypeId(RoceRemoteChannel::GetTypeId());
+        channel = remote.Create<RoceChannel>();
+        NS_LOG_LOGIC("cable between node " << a->GetId() << " (rank " << a->GetSystemId()
+                                           << ") and node " << b->GetId() << " (rank "
+                                           << b->GetSystemId() << ") crosses ranks");
+    }
+    else
+#endif
+    {
+        channel = channelFactory.Create<RoceChannel>();
+    }
     a->AddDevice(da);
     b->AddDevice(db);
     da->Attach(channel);

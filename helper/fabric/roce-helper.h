@@ -66,7 +66,12 @@ class RoceHelper : public PcapHelperForDevice
      */
     bool CheckTelemetryRates(std::string* error) const;
 
-    /// Cable a and b; returns {device on a, device on b}.
+    /**
+     * Cable a and b; returns {device on a, device on b}. When ns-3's distributed engine
+     * is on (built with --enable-mpi, MpiInterface enabled), nodes of different system ids
+     * get a RoceRemoteChannel with the channel attributes set here, as PointToPointHelper
+     * does; otherwise every cable is a RoceChannel, whatever the system ids.
+     */
     NetDeviceContainer Link(Ptr<Node> a, Ptr<Node> b);
     /// Same, with this link's own rate and delay.
     NetDeviceContainer Link(Ptr<Node> a, Ptr<Node> b, DataRate rate, Time delay);

@@ -18,6 +18,28 @@ RoceTopologyHelper::RoceTopologyHelper(RoceHelper& roce)
 {
 }
 
+void
+RoceTopologyHelper::SetPartitions(uint32_t n)
+{
+    NS_ABORT_MSG_IF(n == 0, "RoceTopologyHelper::SetPartitions: needs at least one rank");
+    m_partitions = n;
+}
+
+uint32_t
+RoceTopologyHelper::GetPartitions() const
+{
+    return m_partitions;
+}
+
+void
+RoceTopologyHelper::RequireOnePartition(const char* builder) const
+{
+    NS_ABORT_MSG_IF(m_partitions > 1,
+                    "RoceTopologyHelper::" << builder << ": cannot spread a fabric over "
+                                           << m_partitions
+                                           << " ranks (SetPartitions: LeafSpine only)");
+}
+
 Ipv4Address
 RoceTopologyHelper::HostAddress(uint32_t index)
 {
@@ -48,6 +70,7 @@ RoceTopologyHelper::Finish(RoceTopology& topo)
 RoceTopology
 RoceTopologyHelper::Star(uint32_t nHosts, DataRate rate, Time delay)
 {
+    RequireOnePartition("Star");
     NS_ABORT_MSG_IF(nHosts < 2, "RoceTopologyHelper::Star: needs at least two hosts");
     RoceTopology topo;
     topo.hosts.Create(nHosts);
@@ -67,6 +90,7 @@ RoceTopologyHelper::Dumbbell(uint32_t nLeft,
                              DataRate bottleneckRate,
                              Time delay)
 {
+    RequireOnePartition("Dumbbell");
     NS_ABORT_MSG_IF(nLeft == 0 || nRight == 0,
                     "RoceTopologyHelper::Dumbbell: each side needs a host");
     RoceTopology topo;
@@ -117,9 +141,23 @@ RoceTopologyHelper::BuildTwoTier(uint32_t nLeaves,
 {
     RoceTopology topo;
     const uint32_t gpuHosts = nLeaves * hostsPerLeaf;
-    topo.hosts.Create(gpuHosts + cpuHosts);
+    // Ranks of ns-3's distributed engine (SetPartitions): a leaf and its hosts together,
+    // consecutive leaves on one rank, the spines dealt round; the CPU hosts' leaf with the
+    // last leaves. With one partition every node is on system 0, as NodeContainer::Create.
+    const uint32_t parts = m_partitions;
+    auto rankOfLeaf = [nLeaves, parts](uint32_t leaf) {
+        return static_cast<uint32_t>(std::min<uint64_t>(leaf, nLeaves - 1) * parts / nLeaves);
+    };
+    for (uint32_t i = 0; i < gpuHosts + cpuHosts; ++i)
+    {
+        topo.hosts.Add(CreateObject<Node>(rankOfLeaf(i < gpuHosts ? leafOfHost(i) : nLeaves)));
+    }
     // The CPU hosts' leaf, if any, comes after the spines: the others keep their numbers.
-    topo.switches.Create(nLeaves + nSpines + (cpuHosts > 0 ? 1 : 0));
+    for (uint32_t s = 0; s < nLeaves + nSpines + (cpuHosts > 0 ? 1 : 0); ++s)
+    {
+        const bool spine = s >= nLeaves && s < nLeaves + nSpines;
+        topo.switches.Add(CreateObject<Node>(spine ? (s - nLeaves) % parts : rankOfLeaf(s)));
+    }
     for (uint32_t i = 0; i < gpuHosts; ++i)
     {
         AttachHost(topo, i, topo.switches.Get(leafOfHost(i)), hostRate, delay);
@@ -192,6 +230,7 @@ RoceTopologyHelper::CableLeavesToSpines(RoceTopology& topo,
 RoceTopology
 RoceTopologyHelper::FatTree(uint32_t k, DataRate linkRate, double oversubscription, Time delay)
 {
+    RequireOnePartition("FatTree");
     NS_ABORT_MSG_IF(k < 2 || k % 2 != 0,
                     "RoceTopologyHelper::FatTree: k must be even and at least 2, got " << k);
     NS_ABORT_MSG_IF(!(oversubscription > 0),
@@ -215,6 +254,7 @@ RoceTopologyHelper::ThreeTier(uint32_t pods,
                               DataRate fabricRate,
                               Time delay)
 {
+    RequireOnePartition("ThreeTier");
     NS_ABORT_MSG_IF(pods == 0 || torsPerPod == 0 || aggsPerPod == 0 || hostsPerTor == 0 ||
                         cores == 0 || cores % aggsPerPod != 0,
                     "RoceTopologyHelper::ThreeTier: pods, ToRs, aggregation switches and "
@@ -261,6 +301,7 @@ RoceTopologyHelper::Clos(uint32_t tiers,
                          double oversubscription,
                          Time delay)
 {
+    RequireOnePartition("Clos");
     NS_ABORT_MSG_IF(tiers < 1 || k < 2,
                     "RoceTopologyHelper::Clos: need at least 1 tier and k >= 2 (got "
                         << tiers << ", " << k << ")");
@@ -324,6 +365,7 @@ RoceTopologyHelper::RailOptimized(uint32_t servers,
                                   uint32_t pods,
                                   uint32_t cpuHosts)
 {
+    RequireOnePartition("RailOptimized");
     NS_ABORT_MSG_IF(servers == 0 || gpusPerServer == 0 || spines == 0 || pods == 0,
                     "RoceTopologyHelper::RailOptimized: servers, GPUs per server, spines and "
                     "pods must be positive (got "

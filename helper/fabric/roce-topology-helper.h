@@ -39,6 +39,18 @@ class RoceTopologyHelper
     /// Address of host i.
     static Ipv4Address HostAddress(uint32_t index);
 
+    /**
+     * Spread the next LeafSpine fabrics over n ranks of ns-3's distributed engine: leaf l
+     * and its hosts get system id floor(l × n / leaves) (consecutive leaves together),
+     * spine s gets s mod n, so that only leaf-to-spine cables cross ranks and the
+     * engine's lookahead is their delay. 1 (the default) builds every node on system 0.
+     * The other builders abort if n > 1.
+     * \param n number of ranks (at least 1)
+     */
+    void SetPartitions(uint32_t n);
+    /// \return the number of ranks the next fabric is spread over (SetPartitions)
+    uint32_t GetPartitions() const;
+
     /// nHosts on one switch.
     RoceTopology Star(uint32_t nHosts, DataRate rate, Time delay);
     /// nLeft hosts on switch 0, nRight on switch 1, one bottleneck cable between them.
@@ -184,7 +196,11 @@ class RoceTopologyHelper
                              DataRate hostRate,
                              double oversubscription,
                              Time delay);
+    /// Abort unless the fabric is on one rank: builder names the builder that asks.
+    void RequireOnePartition(const char* builder) const;
+
     RoceHelper& m_roce;
+    uint32_t m_partitions{1}; //!< SetPartitions
 };
 
 } // namespace ns3

@@ -35,7 +35,7 @@ class RoceChannel : public Channel
      * Attach a device; a channel takes exactly two (aborts on a third).
      * \param device one end of the cable
      */
-    void Attach(Ptr<RoceNetDevice> device);
+    virtual void Attach(Ptr<RoceNetDevice> device);
     /**
      * Carry a frame from src to the other end: it arrives after txTime + delay.
      * \param packet the frame (no FCS)
@@ -43,7 +43,7 @@ class RoceChannel : public Channel
      * \param txTime serialization time of the frame at the sender
      * \param info the frame's fields (ParseRoceFrame of its bytes), handed to the receiver
      */
-    void TransmitStart(Ptr<Packet> packet,
+    virtual void TransmitStart(Ptr<Packet> packet,
                        Ptr<RoceNetDevice> src,
                        Time txTime,
                        const RoceFrameInfo& info);
@@ -73,6 +73,18 @@ class RoceChannel : public Channel
         return m_up; // inline: every arriving frame asks
     }
 
+    /// \return whether frames reach their node through RoceArrivalOrder (the
+    /// OrderSimultaneousArrivals attribute)
+    bool GetOrderSimultaneousArrivals() const;
+    /**
+     * A frame reached device: hold it for its node's delivery of this instant
+     * (RoceArrivalOrder).
+     * \param device the receiving end
+     * \param packet the frame
+     * \param info its fields
+     */
+    static void ArriveInOrder(Ptr<RoceNetDevice> device, Ptr<Packet> packet, RoceFrameInfo info);
+
     /// \return frames lost because the cable was cut (in flight, or sent while down)
     uint64_t GetLostFrames() const;
     /// A device received a frame while the cable was cut: count it lost.
@@ -86,6 +98,7 @@ class RoceChannel : public Channel
     Ptr<RoceNetDevice> m_devices[2];
     uint32_t m_nDevices{0};
     bool m_up{true};    //!< IsUp
+    bool m_orderArrivals{false}; //!< OrderSimultaneousArrivals
     uint64_t m_lost{0}; //!< GetLostFrames
 };
 
