@@ -8,7 +8,8 @@
 # and packet counts, every port's frames, bytes and PFC pauses, every switch's drops,
 # marks and largest queue) is byte for byte the run without MPI's; and that with 2 and 4
 # ranks frames and PFC pauses did cross ranks; and that without ordered arrivals
-# (--orderArrivals=false) two ranks do differ, so the comparison can fail. Prints each
+# (--orderArrivals=false) a run on two ranks differs from the run without MPI, so the
+# comparison can fail. Prints each
 # rank's events, frames to other ranks and wall time.
 #
 # Usage: scripts/check-distributed.sh NS3_TREE
@@ -40,12 +41,14 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 # Fabrics: DCQCN with an incast that pauses the spines; no congestion control (more
 # pauses, deeper queues); HPCC (telemetry stamped by switches on both ranks of a path);
-# 8 leaves on 4 ranks with 4 spines.
+# 8 leaves on 4 ranks with 4 spines; 2 us cables (RoceHelper::Link gives the cables
+# between ranks the helper's Delay, and the lookahead follows).
 cases=(
     "dcqcn|"
     "none|--cc=none --incastBytes=4M"
     "hpcc|--cc=ns3::RoceHpcc"
     "wide|--leaves=8 --spines=4 --hostsPerLeaf=2 --bytes=2M"
+    "cable2us|--delay=2us --incastBytes=2M"
 )
 failures=0
 for entry in "${cases[@]}"; do

@@ -3,6 +3,7 @@
 
 #include "roce-net-device.h"
 
+#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/mpi-interface.h"
 #include "ns3/mpi-receiver.h"
@@ -60,6 +61,22 @@ RoceRemoteChannel::TransmitStart(Ptr<Packet> packet,
         CountLostFrame();
         return;
     }
+    // The other rank may already have run the instant now + Delay (the end of the window
+    // it was granted): a frame must take longer than that to arrive.
+    NS_ABORT_MSG_IF(!txTime.IsStrictlyPositive(),
+                    "RoceRemoteChannel: a frame of "
+                        << packet->GetSize() << " B to node " << dst->GetNode()->GetId()
+                        << " serializes in no time at this time resolution; a frame sent "
+                           "to another rank must arrive after the lookahead (use "
+                           "Time::SetResolution(Time::PS) or slower links)");
+    // ns-3.37's granted-time-window engine receives messages of at most
+    // MAX_MPI_MSG_SIZE = 2000 bytes (granted-time-window-mpi-interface.h), 16 of them its
+    // own header; a frame's payload is a zero area and serializes in a few bytes.
+    NS_ABORT_MSG_IF(packet->GetSerializedSize() + 16 > 2000,
+                    "RoceRemoteChannel: a frame of "
+                        << packet->GetSize() << " B serializes in "
+                        << packet->GetSerializedSize()
+                        << " B, more than ns-3's distributed engine carries (1984 B)");
     ++m_framesToOtherRank;
     const Time arrival = Simulator::Now() + txTime + GetDelay();
     NS_LOG_LOGIC("frame of " << packet->GetSize() << " B to node " << dst->GetNode()->GetId()
