@@ -5,8 +5,10 @@
  * Every host writes one message to the host one leaf over (a shift across the spines),
  * and the hosts of every other leaf write one more to host 0 (an incast that fills leaf
  * 0's port to host 0, so PFC pauses go back up the spines and on to the other leaves).
- * With --distributed the program runs on every rank of `mpirun -np N`: leaf l and its
- * hosts on rank floor(l × N / leaves), spine s on rank s mod N
+ * With --rails=R the fabric is a rail-optimized cluster instead, --leaves pods of
+ * --hostsPerLeaf servers with R NICs each, and "one leaf over" is one pod over.
+ * With --distributed the program runs on every rank of `mpirun -np N`: leaf (or pod) l
+ * and its hosts on rank floor(l × N / leaves), spine s on rank s mod N
  * (RoceTopologyHelper::SetPartitions), the cables between them RoceRemoteChannels;
  * each rank posts the writes of its own hosts and counts its own nodes, and rank 0
  * gathers every rank's lines and writes them sorted. Frames that reach a node at the same
@@ -166,6 +168,7 @@ main(int argc, char* argv[])
     uint32_t leaves = 4;
     uint32_t spines = 2;
     uint32_t hostsPerLeaf = 4;
+    uint32_t rails = 1;
     uint64_t bytes = 1 << 20;
     uint64_t incastBytes = 8 << 20;
     std::string cc = "ns3::RoceDcqcn";
@@ -181,6 +184,12 @@ main(int argc, char* argv[])
     cmd.AddValue("leaves", "Leaf switches", leaves, 2, 1024);
     cmd.AddValue("spines", "Spine switches", spines, 1, 1024);
     cmd.AddValue("hostsPerLeaf", "Hosts on each leaf", hostsPerLeaf, 1, 1024);
+    cmd.AddValue("rails",
+                 "NICs per server; above 1, a rail-optimized cluster: --leaves pods of "
+                 "--hostsPerLeaf servers, each pod with one leaf per rail",
+                 rails,
+                 1,
+                 64);
     cmd.AddSize("bytes", "Bytes each host writes to the host one leaf over", bytes, 1, 1ULL << 40);
     cmd.AddSize("incastBytes",
                 "Bytes each host of leaves 1.. writes to host 0 (0: no incast)",
@@ -226,9 +235,9 @@ main(int argc, char* argv[])
         {
             if (ThisRank() == 0)
             {
-                std::cerr << "roce-distributed: --distributed: " << ranks
-                          << " ranks for " << leaves
-                          << " leaves; expected at most one rank per leaf (--leaves)\n";
+                std::cerr << "roce-distributed: --distributed: " << ranks << " ranks for "
+                          << leaves << (rails > 1 ? " pods" : " leaves")
+                          << "; expected at most one rank per leaf or pod (--leaves)\n";
             }
             MpiInterface::Disable();
             return 1;
@@ -247,7 +256,18 @@ main(int argc, char* argv[])
     roce.SetCongestionControl(cc);
     RoceTopologyHelper topoHelper(roce);
     topoHelper.SetPartitions(ranks);
-    RoceTopology topo = topoHelper.LeafSpine(leaves, spines, hostsPerLeaf, rate, 1.0, delay);
+    // A leaf-spine, or with rails a rail-optimized cluster whose pods take the leaves'
+    // places: host h is GPU h mod rails of server h / rails, a pod holds hostsPerLeaf
+    // servers, so "one leaf over" is one pod over.
+    RoceTopology topo =
+        rails == 1 ? topoHelper.LeafSpine(leaves, spines, hostsPerLeaf, rate, 1.0, delay)
+                   : topoHelper.RailOptimized(leaves * hostsPerLeaf,
+                                              rails,
+                                              spines,
+                                              rate,
+                                              1.0,
+                                              delay,
+                                              leaves);
     roce.AssignStreams(1);
     if (!roce.CheckTelemetryRates(&why))
     {
@@ -255,15 +275,16 @@ main(int argc, char* argv[])
         return 1;
     }
 
-    const uint32_t hosts = leaves * hostsPerLeaf;
+    const uint32_t hosts = leaves * hostsPerLeaf * rails;
+    const uint32_t hostsPerGroup = hostsPerLeaf * rails; // on a leaf, or in a pod
     std::vector<Flow> flows;
     for (uint32_t h = 0; h < hosts; ++h)
     {
-        flows.emplace_back(h, (h + hostsPerLeaf) % hosts, bytes);
+        flows.emplace_back(h, (h + hostsPerGroup) % hosts, bytes);
     }
     if (incastBytes > 0)
     {
-        for (uint32_t h = hostsPerLeaf; h < hosts; ++h)
+        for (uint32_t h = hostsPerGroup; h < hosts; ++h)
         {
             flows.emplace_back(h, 0, incastBytes);
         }
@@ -369,7 +390,13 @@ main(int argc, char* argv[])
     {
         return 0;
     }
-    std::cout << "leaf-spine " << leaves << " x " << spines << ", " << hosts << " hosts at "
+    std::cout << (rails > 1 ? "rail-optimized, " + std::to_string(leaves) + " pods of " +
+                                  std::to_string(hostsPerLeaf) + " servers x " +
+                                  std::to_string(rails) + " rails, " + std::to_string(spines) +
+                                  " spines"
+                            : "leaf-spine " + std::to_string(leaves) + " x " +
+                                  std::to_string(spines))
+              << ", " << hosts << " hosts at "
               << cmd.GetText("rate") << ", " << flows.size() << " writes, CC " << cc << ", "
               << ranks << (ranks == 1 ? " rank" : " ranks")
               << (distributed ? ", granted time windows of " + cmd.GetText("delay") : "") << '\n'

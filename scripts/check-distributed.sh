@@ -42,13 +42,15 @@ trap 'rm -rf "$out"' EXIT
 # Fabrics: DCQCN with an incast that pauses the spines; no congestion control (more
 # pauses, deeper queues); HPCC (telemetry stamped by switches on both ranks of a path);
 # 8 leaves on 4 ranks with 4 spines; 2 us cables (RoceHelper::Link gives the cables
-# between ranks the helper's Delay, and the lookahead follows).
+# between ranks the helper's Delay, and the lookahead follows); a rail-optimized cluster
+# of 4 pods of 4 servers x 2 rails, spread by pod.
 cases=(
     "dcqcn|"
     "none|--cc=none --incastBytes=4M"
     "hpcc|--cc=ns3::RoceHpcc"
     "wide|--leaves=8 --spines=4 --hostsPerLeaf=2 --bytes=2M"
     "cable2us|--delay=2us --incastBytes=2M"
+    "rail|--rails=2 --bytes=512K --incastBytes=1M"
 )
 failures=0
 for entry in "${cases[@]}"; do

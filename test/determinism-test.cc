@@ -124,6 +124,61 @@ TEST_F(Determinism, PartitionsNameRanksAndChangeNothingWithoutMpi)
     EXPECT_EQ(two.spineBytes, one.spineBytes);
 }
 
+// A rail-optimized cluster spreads by pod: a pod's servers and rail leaves on one rank
+// (a server's NICs go to different leaves, so leaves alone would split servers). 2 pods
+// of 2 servers x 2 rails on 2 ranks; without MPI the run is the unpartitioned one.
+struct RailOutcome
+{
+    std::vector<uint32_t> systemIds; // hosts, then switches
+    std::vector<int64_t> completions;
+};
+
+RailOutcome
+RunRail(uint32_t partitions)
+{
+    Config::Reset();
+    RoceHelper roce;
+    roce.SetCongestionControl("ns3::RoceDcqcn");
+    RoceTopologyHelper topoHelper(roce);
+    topoHelper.SetPartitions(partitions);
+    RoceTopology topo =
+        topoHelper.RailOptimized(4, 2, 2, DataRate("100Gbps"), 1.0, MicroSeconds(1), 2);
+    roce.AssignStreams(7);
+    std::vector<FlowProbe> flows(8);
+    for (uint32_t h = 0; h < 8; ++h)
+    {
+        flows[h].Attach(RoceHelper::Connect(topo.nics[h], topo.nics[(h + 4) % 8]));
+        Simulator::Schedule(Seconds(0), &RdmaQueuePair::PostWrite, flows[h].sender, 256 << 10);
+    }
+    Simulator::Run();
+    RailOutcome o;
+    for (const NodeContainer* nodes : {&topo.hosts, &topo.switches})
+    {
+        for (uint32_t n = 0; n < nodes->GetN(); ++n)
+        {
+            o.systemIds.push_back(nodes->Get(n)->GetSystemId());
+        }
+    }
+    for (const FlowProbe& f : flows)
+    {
+        EXPECT_EQ(f.BytesReceived(), 256u << 10);
+        o.completions.push_back(f.LastReceive().GetTimeStep());
+    }
+    Simulator::Destroy();
+    return o;
+}
+
+TEST_F(Determinism, RailOptimizedPartitionsKeepPodsTogether)
+{
+    const RailOutcome one = RunRail(1);
+    const RailOutcome two = RunRail(2);
+    // Hosts 0-3 (servers 0, 1: pod 0), 4-7 (pod 1); leaves: pod 0's rails 0, 1, pod 1's
+    // rails 2, 3; spines 0, 1.
+    EXPECT_EQ(two.systemIds, (std::vector<uint32_t>{0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1}));
+    EXPECT_EQ(one.systemIds, std::vector<uint32_t>(14, 0));
+    EXPECT_EQ(two.completions, one.completions);
+}
+
 // Two hosts on ports 0 and 1 of a switch each write one frame to the host on port 2 at
 // the same instant: the frames reach the switch together. ns-3 runs them in the order
 // they were scheduled, so which is forwarded first follows the order of the PostWrite

@@ -291,6 +291,7 @@ TEST(ProgramBadInput, RoceDistributed)
                  {{"--leaves=1"}, "--leaves=1: expected an integer from 2 to 1024"},
                  {{"--spines=0"}, "--spines=0: expected an integer from 1 to 1024"},
                  {{"--hostsPerLeaf=0"}, "--hostsPerLeaf=0: expected an integer from 1 to 1024"},
+                 {{"--rails=0"}, "--rails=0: expected an integer from 1 to 64"},
                  {{"--delay=0ns"}, "--delay=0ns: expected a positive duration like 1us"},
                  {{"--bytes=0"}, "--bytes=0: expected a size from 1 B"},
                  {{"--orderArrivals=maybe"},

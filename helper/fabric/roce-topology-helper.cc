@@ -37,7 +37,7 @@ RoceTopologyHelper::RequireOnePartition(const char* builder) const
     NS_ABORT_MSG_IF(m_partitions > 1,
                     "RoceTopologyHelper::" << builder << ": cannot spread a fabric over "
                                            << m_partitions
-                                           << " ranks (SetPartitions: LeafSpine only)");
+                                           << " ranks (SetPartitions: LeafSpine and RailOptimized only)");
 }
 
 Ipv4Address
@@ -137,16 +137,20 @@ RoceTopologyHelper::BuildTwoTier(uint32_t nLeaves,
                                  DataRate hostRate,
                                  double oversubscription,
                                  Time delay,
-                                 uint32_t cpuHosts)
+                                 uint32_t cpuHosts,
+                                 uint32_t leavesPerGroup)
 {
     RoceTopology topo;
     const uint32_t gpuHosts = nLeaves * hostsPerLeaf;
-    // Ranks of ns-3's distributed engine (SetPartitions): a leaf and its hosts together,
-    // consecutive leaves on one rank, the spines dealt round; the CPU hosts' leaf with the
-    // last leaves. With one partition every node is on system 0, as NodeContainer::Create.
+    // Ranks of ns-3's distributed engine (SetPartitions): a group of leaves (a leaf, or a
+    // pod's rails) and their hosts together, consecutive groups on one rank, the spines
+    // dealt round; the CPU hosts' leaf with the last group. With one partition every node
+    // is on system 0, as NodeContainer::Create.
     const uint32_t parts = m_partitions;
-    auto rankOfLeaf = [nLeaves, parts](uint32_t leaf) {
-        return static_cast<uint32_t>(std::min<uint64_t>(leaf, nLeaves - 1) * parts / nLeaves);
+    const uint32_t groups = nLeaves / leavesPerGroup;
+    auto rankOfLeaf = [groups, leavesPerGroup, nLeaves, parts](uint32_t leaf) {
+        const uint64_t group = std::min(leaf, nLeaves - 1) / leavesPerGroup;
+        return static_cast<uint32_t>(group * parts / groups);
     };
     for (uint32_t i = 0; i < gpuHosts + cpuHosts; ++i)
     {
@@ -365,7 +369,6 @@ RoceTopologyHelper::RailOptimized(uint32_t servers,
                                   uint32_t pods,
                                   uint32_t cpuHosts)
 {
-    RequireOnePartition("RailOptimized");
     NS_ABORT_MSG_IF(servers == 0 || gpusPerServer == 0 || spines == 0 || pods == 0,
                     "RoceTopologyHelper::RailOptimized: servers, GPUs per server, spines and "
                     "pods must be positive (got "
@@ -374,6 +377,10 @@ RoceTopologyHelper::RailOptimized(uint32_t servers,
     NS_ABORT_MSG_IF(servers % pods != 0,
                     "RoceTopologyHelper::RailOptimized: "
                         << servers << " servers do not split into " << pods << " equal pods");
+    NS_ABORT_MSG_IF(m_partitions > pods,
+                    "RoceTopologyHelper::RailOptimized: cannot spread "
+                        << pods << " pod(s) over " << m_partitions
+                        << " ranks (SetPartitions): a pod's rails stay on one rank");
     // Host (= rank) s × g + gpu sits on the leaf of its rail in its server's pod.
     const uint32_t serversPerPod = servers / pods;
     return BuildTwoTier(
@@ -387,7 +394,8 @@ RoceTopologyHelper::RailOptimized(uint32_t servers,
         nicRate,
         oversubscription,
         delay,
-        cpuHosts);
+        cpuHosts,
+        gpusPerServer);
 }
 
 bool

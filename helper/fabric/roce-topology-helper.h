@@ -40,11 +40,13 @@ class RoceTopologyHelper
     static Ipv4Address HostAddress(uint32_t index);
 
     /**
-     * Spread the next LeafSpine fabrics over n ranks of ns-3's distributed engine: leaf l
-     * and its hosts get system id floor(l × n / leaves) (consecutive leaves together),
-     * spine s gets s mod n, so that only leaf-to-spine cables cross ranks and the
-     * engine's lookahead is their delay. 1 (the default) builds every node on system 0.
-     * The other builders abort if n > 1.
+     * Spread the next LeafSpine or RailOptimized fabrics over n ranks of ns-3's
+     * distributed engine: leaf l and its hosts get system id floor(l × n / leaves)
+     * (consecutive leaves together); in a rail-optimized cluster a pod's rail leaves and
+     * servers stay together, pod p on floor(p × n / pods) (more ranks than pods abort);
+     * spine s gets s mod n. Only leaf-to-spine cables cross ranks, and the engine's
+     * lookahead is their delay. 1 (the default) builds every node on system 0. The other
+     * builders abort if n > 1.
      * \param n number of ranks (at least 1)
      */
     void SetPartitions(uint32_t n);
@@ -167,7 +169,8 @@ class RoceTopologyHelper
                     Time delay);
     void Finish(RoceTopology& topo);
     /// Leaves with hostsPerLeaf hosts each (host i on leaf leafOfHost(i)), all spines;
-    /// cpuHosts more hosts on a leaf of their own after the spines.
+    /// cpuHosts more hosts on a leaf of their own after the spines. Partitions
+    /// (SetPartitions) keep each run of leavesPerGroup consecutive leaves on one rank.
     RoceTopology BuildTwoTier(uint32_t nLeaves,
                               uint32_t nSpines,
                               uint32_t hostsPerLeaf,
@@ -175,7 +178,8 @@ class RoceTopologyHelper
                               DataRate hostRate,
                               double oversubscription,
                               Time delay,
-                              uint32_t cpuHosts = 0);
+                              uint32_t cpuHosts = 0,
+                              uint32_t leavesPerGroup = 1);
     /// \return the leaf-to-spine rate that gives the oversubscription (aborts if absurd)
     static DataRate UplinkRate(uint32_t nSpines,
                                uint32_t hostsOnLeaf,
