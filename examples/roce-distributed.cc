@@ -37,6 +37,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -213,6 +214,19 @@ main(int argc, char* argv[])
     if (!cmd.Parse(argc, argv))
     {
         return 1;
+    }
+    // Under mpirun without --distributed every rank would run the whole fabric alone and
+    // write the same file: say so instead (Open MPI's and PMI's size variables).
+    for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    {
+        const char* size = std::getenv(var);
+        if (!distributed && size && std::strtoul(size, nullptr, 10) > 1)
+        {
+            std::cerr << "roce-distributed: started as one of " << size
+                      << " MPI processes (" << var
+                      << ") without --distributed; expected --distributed, or no mpirun\n";
+            return 1;
+        }
     }
     std::string why;
     if (!RoceHelper::CheckCongestionControl(cc, &why))

@@ -307,6 +307,21 @@ TEST(ProgramBadInput, RoceDistributed)
     ExpectHelp("roce-distributed");
 }
 
+// Started by mpirun on several processes but not told --distributed, each would run the
+// whole fabric alone: refused in one line (Open MPI names the size in
+// OMPI_COMM_WORLD_SIZE; the child inherits it from here).
+TEST(ProgramBadInput, RoceDistributedUnderMpirunNeedsDistributed)
+{
+    ::setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+    const Outcome o = RunProgram("roce-distributed", {});
+    ::unsetenv("OMPI_COMM_WORLD_SIZE");
+    EXPECT_EQ(o.status, 1);
+    EXPECT_EQ(o.err,
+              "roce-distributed: started as one of 2 MPI processes (OMPI_COMM_WORLD_SIZE) "
+              "without --distributed; expected --distributed, or no mpirun\n");
+    EXPECT_EQ(o.out, "");
+}
+
 // Without MPI, roce-distributed is the reference the distributed runs are compared with
 // (scripts/check-distributed.sh): every write is delivered whole, and the incast into host
 // 0 pauses the spines, so that in a distributed run pauses cross ranks.

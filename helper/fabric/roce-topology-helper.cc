@@ -2,6 +2,7 @@
 #include "roce-topology-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/log.h"
 #include "ns3/roce-frame-info.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/shared-buffer-mmu.h"
@@ -12,6 +13,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("RoceTopologyHelper");
 
 RoceTopologyHelper::RoceTopologyHelper(RoceHelper& roce)
     : m_roce(roce)
@@ -161,6 +164,9 @@ RoceTopologyHelper::BuildTwoTier(uint32_t nLeaves,
     {
         const bool spine = s >= nLeaves && s < nLeaves + nSpines;
         topo.switches.Add(CreateObject<Node>(spine ? (s - nLeaves) % parts : rankOfLeaf(s)));
+        NS_LOG_LOGIC((spine ? "spine " : "leaf ")
+                     << (spine ? s - nLeaves : s) << " (node " << topo.switches.Get(s)->GetId()
+                     << ") on rank " << topo.switches.Get(s)->GetSystemId() << " of " << parts);
     }
     for (uint32_t i = 0; i < gpuHosts; ++i)
     {

@@ -214,9 +214,13 @@ FlowTransport::DestinationPort(uint32_t rank) const
     // its ACKs with echoes) to the telemetry port, which ECMP hashes too.
     TypeIdValue cc;
     GetNic(rank)->GetAttribute("CongestionControl", cc);
-    ObjectFactory factory(cc.Get().GetName());
-    const bool telemetry = factory.Create<RoceCongestionControl>()->GetSignalNeeds().intTelemetry;
-    return telemetry ? int_telemetry::UDP_PORT : roce::UDP_DEST_PORT;
+    auto [it, added] = m_telemetryOf.try_emplace(cc.Get().GetUid(), false);
+    if (added)
+    {
+        ObjectFactory factory(cc.Get().GetName());
+        it->second = factory.Create<RoceCongestionControl>()->GetSignalNeeds().intTelemetry;
+    }
+    return it->second ? int_telemetry::UDP_PORT : roce::UDP_DEST_PORT;
 }
 
 FlowTransport::Connection&

@@ -155,6 +155,9 @@ class FlowTransport : public RdmaTransport
     std::unordered_map<const RoceNetDevice*, uint32_t> m_linkOf; //!< by egress port
     std::map<uint32_t, uint32_t> m_hostLinkOf;                   //!< by receiving rank
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::unique_ptr<Connection>> m_connections;
+    /// Whether a congestion control reads in-band telemetry, by its TypeId's uid
+    /// (DestinationPort asks each NIC's; one object made per type, not per connection).
+    mutable std::map<uint16_t, bool> m_telemetryOf;
     uint64_t m_bytesDelivered{0};
     bool m_roundRobinEnds{true}; //!< RoundRobinEnds attribute
 };
