@@ -285,7 +285,16 @@ main(int argc, char* argv[])
     roce.AssignStreams(1);
     if (!roce.CheckTelemetryRates(&why))
     {
-        std::cerr << "roce-distributed: --cc=" << cc << ": " << why << '\n';
+        if (me == 0)
+        {
+            std::cerr << "roce-distributed: --cc=" << cc << ": " << why << '\n';
+        }
+#ifdef NS3_MPI
+        if (distributed)
+        {
+            MpiInterface::Disable(); // every rank refuses alike: end MPI, not abort it
+        }
+#endif
         return 1;
     }
 
@@ -385,8 +394,6 @@ main(int argc, char* argv[])
         }
     }
     std::ostringstream stats;
-    // The granted-time-window engine ends a window every lookahead (the cables' Delay)
-    // with an all-gather of every rank's next event time: about last event / lookahead.
     stats << "rank " << me << " of " << ranks << ": last event at "
           << Simulator::Now().As(Time::US) << ", events " << Simulator::GetEventCount()
           << ", frames to other ranks " << crossFrames << ", PFC pauses from other ranks "

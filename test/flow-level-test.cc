@@ -36,6 +36,18 @@ struct Ends
         return FlowNetwork::SentCallback([this, name]() { at[name] = Simulator::Now(); });
     }
 };
+
+/// Connect to net's Allocation trace: each allocation's (flows, links) appended to v.
+void
+RecordAllocations(Ptr<FlowNetwork> net, std::vector<std::pair<uint32_t, uint32_t>>* v)
+{
+    net->TraceConnectWithoutContext("Allocation",
+                                    MakeCallback(+[](std::vector<std::pair<uint32_t, uint32_t>>* v,
+                                                     uint32_t flows,
+                                                     uint32_t links) {
+                                        v->emplace_back(flows, links);
+                                    }).Bind(v));
+}
 } // namespace
 
 TEST_F(FlowLevel, MaxMinSharesAndEndsMatchTheClosedForm)
@@ -107,12 +119,7 @@ TEST_F(FlowLevel, AnAllocationCoversOnlyTheFlowsConnectedToTheChange)
     const uint32_t f1 = net->AddFlow({l0});
     const uint32_t f2 = net->AddFlow({l1});
     std::vector<std::pair<uint32_t, uint32_t>> allocations;
-    net->TraceConnectWithoutContext("Allocation",
-                                    MakeCallback(+[](std::vector<std::pair<uint32_t, uint32_t>>* v,
-                                                     uint32_t flows,
-                                                     uint32_t links) {
-                                        v->emplace_back(flows, links);
-                                    }).Bind(&allocations));
+    RecordAllocations(net, &allocations);
     Ends ends;
     net->Push(f0, 100, ends.Record("f0"));
     net->Push(f2, 10, FlowNetwork::SentCallback());
@@ -558,12 +565,7 @@ TEST_F(FlowLevel, AChangePassesOnlyThroughFullLinksUnlessItFillsOne)
     const uint32_t f5 = net->AddFlow({e, f});
     const uint32_t f6 = net->AddFlow({d, e});
     std::vector<std::pair<uint32_t, uint32_t>> allocations;
-    net->TraceConnectWithoutContext("Allocation",
-                                    MakeCallback(+[](std::vector<std::pair<uint32_t, uint32_t>>* v,
-                                                     uint32_t flows,
-                                                     uint32_t links) {
-                                        v->emplace_back(flows, links);
-                                    }).Bind(&allocations));
+    RecordAllocations(net, &allocations);
     for (uint32_t flow : {f1, f2, f5, f6})
     {
         net->Push(flow, 1000, FlowNetwork::SentCallback());
