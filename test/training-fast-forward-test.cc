@@ -29,6 +29,8 @@ struct Reduced
     /// share of the NVLink chunks the NVSwitches must have skipped (about 0.8 x the share
     /// measured; 0 where the tensor-parallel collectives are NVLS, which is not skipped)
     double minNvlinkSkipped{0};
+    /// whether calls are replayed (tensor- or expert-parallel groups on one NVSwitch)
+    bool replays{true};
 };
 
 /**
@@ -109,6 +111,71 @@ TEST_P(TrainingFastForward, MatchesThePacketReference)
               << table.str();
 }
 
+// NVSwitch call replay (on with the fast-forward unless /run/replayCalls is false) gives
+// the result of simulating every call: each iteration's time and each collective's mean
+// time to the time step, the link bytes, the NVLink chunks and their skipped share, with
+// no transfer overlapping a replay; and it replays calls where one server's NVSwitch
+// carries them alone (tensor- or expert-parallel groups of one server).
+TEST_P(TrainingFastForward, ReplayedCallsChangeNoResult)
+{
+    const Reduced& r = GetParam();
+    TrainingScenario scenario = TrainingScenario::Default(AI_FABRIC_SOURCE_DIR "/traces");
+    std::string error;
+    if (*r.scenario)
+    {
+        ASSERT_TRUE(TrainingScenario::Read(std::string(AI_FABRIC_SOURCE_DIR "/traces/scenarios/") +
+                                               r.scenario,
+                                           scenario,
+                                           &error))
+            << error;
+    }
+    ASSERT_TRUE(UseModel(scenario, r.model, "reduced model", &error)) << error;
+
+    struct Outcome
+    {
+        FastForwardFigures figures;
+        uint64_t chunks{0};
+        uint64_t events{0};
+        CollectiveEngine::ReplayStats stats;
+        uint64_t overlaps{0};
+    };
+
+    auto run = [&scenario](bool replay) {
+        TrainingScenario s = scenario;
+        s.fastForward = "on";
+        s.replayCalls = replay;
+        s.plots = false;
+        TrainingSimulation sim(s);
+        std::string error;
+        EXPECT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
+        sim.Run(false);
+        EXPECT_TRUE(sim.GetRunner()->IsFinished());
+        Outcome o;
+        o.figures = FastForwardFigures::Of(sim);
+        const NvlinkWork nvlink = GetNvlinkWork(sim.GetCluster());
+        o.chunks = nvlink.chunks;
+        o.overlaps = nvlink.replayOverlaps;
+        o.events = sim.GetEvents();
+        o.stats = sim.GetRunner()->GetEngine()->GetReplayStats();
+        Simulator::Destroy();
+        return o;
+    };
+    const Outcome simulated = run(false);
+    const Outcome replayed = run(true);
+    EXPECT_EQ(simulated.stats.replayed, 0u);
+    EXPECT_EQ(replayed.figures.iterations, simulated.figures.iterations);
+    EXPECT_EQ(replayed.figures.collectives, simulated.figures.collectives);
+    EXPECT_EQ(replayed.figures.linkBytes, simulated.figures.linkBytes);
+    EXPECT_EQ(replayed.figures.nvlinkSkippedFraction, simulated.figures.nvlinkSkippedFraction);
+    EXPECT_EQ(replayed.chunks, simulated.chunks);
+    EXPECT_EQ(replayed.overlaps, 0u);
+    EXPECT_EQ(replayed.stats.replayed > 0, r.replays) << replayed.stats.replayed;
+    std::cout << "[ measured ] " << (*r.scenario ? r.scenario : "default") << ": "
+              << replayed.stats.replayed << " calls replayed, " << replayed.stats.recorded
+              << " recorded, " << replayed.stats.voided << " recordings void; events "
+              << simulated.events << " -> " << replayed.events << "\n";
+}
+
 INSTANTIATE_TEST_SUITE_P(
     ShippedScenarios,
     TrainingFastForward,
@@ -143,13 +210,19 @@ INSTANTIATE_TEST_SUITE_P(
         Reduced{"resnet50-2x8-a100.json",
                 R"({"kind": "cnn", "cnnParameters": 25557032, "cnnFlopsPerSample": 12.3e9,
                     "dp": 16, "globalBatch": 256})",
-                0.0}, // its inter-server messages end before a window and a skip fit
+                0.0,
+                0.0,
+                false}, // its inter-server messages end before a window and a skip fit;
+                        // data parallel across servers only: nothing on one NVSwitch alone
         Reduced{"moe-ep16-spine-2to1.json",
                 R"({"layers": 2, "hidden": 2048, "heads": 16, "kvHeads": 8,
                     "ffnHidden": 7168, "gatedMlp": true, "seqLength": 2048, "vocab": 32000,
                     "experts": 16, "topK": 2, "ep": 16, "dp": 16, "zeroStage": 1,
                     "globalBatch": 16})",
-                0.0})); // an incast through a 2:1 spine: ECN marks and CNPs, nothing steady
+                0.0,
+                0.0,
+                false})); // an incast through a 2:1 spine: ECN marks and CNPs, nothing
+                          // steady; no tensor parallelism, experts across both servers
 
 // The case that exposed the fast-forward's old error: a DP ring all-reduce over 8 servers,
 // 8 channels sharing each NIC in turn, 5 us cables (each ring step begins with the reverse

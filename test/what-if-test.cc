@@ -85,12 +85,13 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
                              "slowNic",
                              "restart",
                              "fast-forward",
+                             "replay-calls",
                              "job"})
     {
         ASSERT_EQ(cmd.help.count(name), 1u) << name;
         EXPECT_GT(cmd.help[name].size(), 10u) << name;
     }
-    EXPECT_EQ(cmd.help.size(), 28u);
+    EXPECT_EQ(cmd.help.size(), 29u);
     *cmd.fields["servers"] = "4";
     EXPECT_EQ(o.servers, "4");
 }
@@ -124,8 +125,10 @@ TEST_F(NsTest, WhatIfOptionsOverrideTheScenario)
     o.splitDataOnQps = "true";
     o.computeScale = "1.5";
     o.fastForward = "off";
+    o.replayCalls = "off";
     ASSERT_TRUE(o.Apply(s, &error)) << error;
     EXPECT_EQ(s.fastForward, "off");
+    EXPECT_FALSE(s.replayCalls);
     EXPECT_EQ(s.ina, "switchml");
     EXPECT_EQ(s.servers, 4u);
     EXPECT_EQ(s.gpusPerServer, 4u);
@@ -143,7 +146,8 @@ TEST_F(NsTest, WhatIfOptionsOverrideTheScenario)
         s.name,
         "default (what-if: --servers=4 --gpusPerServer=4 --gpu=A100 --nicRate=200Gbps --spines=3 "
         "--oversubscription=2 --cc=none --ina=switchml --algorithm=ring --channels=2 "
-        "--qpsPerConnection=4 --splitDataOnQps=true --computeScale=1.5 --fast-forward=off)");
+        "--qpsPerConnection=4 --splitDataOnQps=true --computeScale=1.5 --fast-forward=off "
+        "--replay-calls=off)");
 
     TrainingSimulation sim(s);
     ASSERT_TRUE(sim.ApplyGlobalSettings(&error) && sim.Build(&error)) << error;
@@ -245,6 +249,7 @@ TEST(WhatIf, BadValuesAreOneMessageNamingTheOption)
          "missing.0.et or missing.0.json)"},
         {&ScenarioOverrides::workloadFormat, "json", "--workload-format=json: needs --workload"},
         {&ScenarioOverrides::fastForward, "yes", "--fast-forward=yes: expected on, off or check"},
+        {&ScenarioOverrides::replayCalls, "maybe", "--replay-calls=maybe: expected "},
         {&ScenarioOverrides::fabric, "fluid", "--fabric=fluid: expected packet or flow"},
     };
     for (const Case& c : cases)

@@ -25,6 +25,9 @@ GetNvlinkWork(const GpuCluster& cluster)
         w.chunks += nvs->GetChunksDelivered();
         w.skippedChunks += nvs->GetSkippedChunks();
         w.skips += nvs->GetSkips();
+        w.replays += nvs->GetReplays();
+        w.replayedChunks += nvs->GetReplayedChunks();
+        w.replayOverlaps += nvs->GetReplayOverlaps();
     }
     return w;
 }
@@ -56,10 +59,9 @@ GpuClusterHelper::GpuClusterHelper(RoceHelper& roce)
 void
 GpuClusterHelper::SetScaleOutType(TypeId type)
 {
-    NS_ABORT_MSG_IF(type != RdmaTransport::GetTypeId() &&
-                        !type.IsChildOf(RdmaTransport::GetTypeId()),
-                    "GpuClusterHelper::SetScaleOutType: " << type.GetName()
-                                                          << " is not an ns3::RdmaTransport");
+    NS_ABORT_MSG_IF(
+        type != RdmaTransport::GetTypeId() && !type.IsChildOf(RdmaTransport::GetTypeId()),
+        "GpuClusterHelper::SetScaleOutType: " << type.GetName() << " is not an ns3::RdmaTransport");
     NS_LOG_DEBUG("scale-out carrier " << type.GetName());
     m_scaleOutFactory.SetTypeId(type);
 }

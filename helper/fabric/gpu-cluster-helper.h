@@ -40,14 +40,17 @@ struct GpuCluster
 /// The scale-up fabrics' work, summed over a cluster's NVSwitches.
 struct NvlinkWork
 {
-    uint64_t chunks{0};        //!< chunks delivered to GPUs, skipped ones included
-    uint64_t skippedChunks{0}; //!< of those, the ones a fast-forward skipped
-    uint64_t skips{0};         //!< the fast-forward's skips
+    uint64_t chunks{0};         //!< chunks delivered to GPUs, skipped ones included
+    uint64_t skippedChunks{0};  //!< of those, the ones a fast-forward skipped
+    uint64_t skips{0};          //!< the fast-forward's skips
+    uint64_t replays{0};        //!< calls replayed (CollectiveEngine::ReplayIsolatedCalls)
+    uint64_t replayedChunks{0}; //!< of the chunks, the replayed calls' ones
+    uint64_t replayOverlaps{0}; //!< transfers posted while a replayed call held the switch
 };
 
 /**
  * \param cluster a cluster
- * \return its NVSwitches' chunks, skipped chunks and skips so far
+ * \return its NVSwitches' chunks, skipped chunks, skips and replays so far
  */
 NvlinkWork GetNvlinkWork(const GpuCluster& cluster);
 

@@ -20,6 +20,9 @@ bool
 FastForwardFeature::Install(const TrainingContext& context, std::string*)
 {
     const TrainingScenario& s = context.scenario;
+    // NVSwitch calls replay exactly unless something shares the switch (then counted):
+    // on with any fast-forward, whatever the RDMA fabric's fast-forward can do.
+    m_replayCalls = s.fastForward != "off" && s.replayCalls && !context.cluster.nvSwitches.empty();
     if (s.fastForward == "off" || !context.packetFabric)
     {
         m_status = "off";
@@ -53,8 +56,14 @@ FastForwardFeature::Install(const TrainingContext& context, std::string*)
         }
         m_status = "on";
     }
-    NS_LOG_INFO("fast-forward " << m_status);
+    NS_LOG_INFO("fast-forward " << m_status << (m_replayCalls ? ", NVSwitch calls replayed" : ""));
     return true;
+}
+
+bool
+FastForwardFeature::ReplaysCalls() const
+{
+    return m_replayCalls;
 }
 
 Ptr<RdmaFastForward>

@@ -19,7 +19,9 @@ namespace ns3
  * "check" (ai-fabric-sim runs the scenario both ways and compares; see
  * FastForwardFigures). It stays off, and says why, where skipped packets would be
  * missed: with a pcap capture, and with in-network aggregation (whose frames it does not
- * model).
+ * model). Whenever it is not "off", the runners' engines also replay NVSwitch calls
+ * (CollectiveEngine::ReplayIsolatedCalls): a call on one server's quiet NVSwitch that
+ * ran there before, alone, takes the time it took then, without its chunks.
  */
 class FastForwardFeature : public TrainingFeature
 {
@@ -29,12 +31,16 @@ class FastForwardFeature : public TrainingFeature
     bool Install(const TrainingContext& context, std::string* error) override;
     /// \return the fast-forward, or null when it is off
     Ptr<RdmaFastForward> GetFastForward() const;
-    /// \return what the run used, for reports: "on", "off", or "off: <why>"
+    /// \return what the run used, for reports: "on", "off", or "off: <why>" (of the
+    ///         skips; ReplaysCalls says whether NVSwitch calls are replayed)
     std::string GetStatus() const;
+    /// \return whether the runners' engines replay NVSwitch calls (ReplaysCalls)
+    bool ReplaysCalls() const;
 
   private:
     Ptr<RdmaFastForward> m_fastForward; //!< null when off
     std::string m_status{"off"};        //!< GetStatus
+    bool m_replayCalls{false};          //!< ReplaysCalls
 };
 
 } // namespace ns3

@@ -287,6 +287,11 @@ ScenarioOverrides::GetOptions()
          "Steady-state fast-forward of the RDMA fabric and the NVSwitches: on, off (the packet "
          "reference) or check (run both ways and compare)",
          &ScenarioOverrides::fastForward},
+        {"replay-calls",
+         "With a fast-forward (on or check), replay a call on one server's NVSwitch that ran "
+         "there before, alone, instead of simulating its chunks again: on (exact unless "
+         "something else is posted on the switch meanwhile; counted) or off",
+         &ScenarioOverrides::replayCalls},
     };
     return options;
 }
@@ -521,6 +526,10 @@ ScenarioOverrides::ApplyFabric(TrainingScenario& s) const
                 std::string("expected ") + TrainingScenario::FAST_FORWARD_MODES);
         }
         s.fastForward = fastForward;
+    }
+    if (!replayCalls.empty() && !TextToBool(replayCalls, s.replayCalls))
+    {
+        Bad("replay-calls", replayCalls, std::string("expected ") + FLAG_FORMS);
     }
 }
 

@@ -40,6 +40,7 @@ struct ScenarioOverrides
     std::string cc;               //!< congestion control TypeId, or none
     std::string ina;              //!< in-network aggregation: off or a protocol
     std::string fastForward;      //!< steady-state fast-forward: on, off or check
+    std::string replayCalls;      //!< with it, replay NVSwitch calls (on/off)
     std::string algorithm;        //!< collective algorithm for every call
     std::string protocol;         //!< NCCL protocol for every call
     std::string channels;         //!< channels (0: the default rule)

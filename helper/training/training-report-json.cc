@@ -189,7 +189,8 @@ JobsJson(const TrainingSimulation& sim,
             {
                 a.push_back(x.GetSeconds());
             }
-            j1["alone"] = {{"iterations_s", a}, {"mean_iteration_s", MeanTime(alone[j]).GetSeconds()}};
+            j1["alone"] = {{"iterations_s", a},
+                           {"mean_iteration_s", MeanTime(alone[j]).GetSeconds()}};
             if (j < slowdowns.size() && slowdowns[j] > 0)
             {
                 j1["slowdown"] = slowdowns[j];
@@ -213,7 +214,8 @@ ArrivalsJson(const TrainingSimulation& sim)
     Json kinds = Json::array();
     for (const JobArrivals::Kind& k : a.mix)
     {
-        kinds.push_back({{"name", k.job.name}, {"gpus", k.job.gpus}, {"probability", k.probability}});
+        kinds.push_back(
+            {{"name", k.job.name}, {"gpus", k.job.gpus}, {"probability", k.probability}});
     }
     Json steps = Json::array();
     for (const TrainingSimulation::Allocation& s : sim.GetAllocations())
@@ -504,6 +506,31 @@ FastForwardJson(const TrainingSimulation& sim)
         const NvlinkWork nvlink = GetNvlinkWork(sim.GetCluster());
         j["nvlink_skipped_chunks"] = nvlink.skippedChunks;
         j["nvlink_skips"] = nvlink.skips;
+    }
+    if (feature->ReplaysCalls())
+    {
+        CollectiveEngine::ReplayStats calls;
+        for (const TrainingSimulation::Job& job : sim.GetJobs())
+        {
+            if (job.runner)
+            {
+                const CollectiveEngine::ReplayStats s = job.runner->GetEngine()->GetReplayStats();
+                calls.recorded += s.recorded;
+                calls.replayed += s.replayed;
+                calls.voided += s.voided;
+            }
+        }
+        const NvlinkWork nvlink = GetNvlinkWork(sim.GetCluster());
+        j["nvswitch_call_replay"] = {
+            {"recorded_calls", calls.recorded},
+            {"replayed_calls", calls.replayed},
+            {"voided_recordings", calls.voided},
+            {"replayed_chunks", nvlink.replayedChunks},
+            {"overlaps", nvlink.replayOverlaps},
+            {"approximation",
+             "a call on one server's quiet NVSwitch takes the time it took there before, alone; "
+             "exact unless a transfer is posted on the switch while a replayed call holds it "
+             "(overlaps)"}};
     }
     return j;
 }

@@ -280,10 +280,9 @@ TrainingReport::PrintOverview(std::ostream& os) const
     if (s.topology != "ideal")
     {
         os << "  fabric   : "
-           << (s.fabricModel == "flow"
-                   ? std::string("flow-level (") + s.fabricModelPlace + "): " +
-                         FlowTransport::APPROXIMATION
-                   : std::string("packets (every frame: the reference)"))
+           << (s.fabricModel == "flow" ? std::string("flow-level (") + s.fabricModelPlace +
+                                             "): " + FlowTransport::APPROXIMATION
+                                       : std::string("packets (every frame: the reference)"))
            << "\n";
     }
     if (const uint32_t cpu = m_sim.GetWorld().GetSize() - s.GetNGpus(); cpu > 0)
@@ -318,7 +317,13 @@ TrainingReport::PrintOverview(std::ostream& os) const
                << f["flows"].get<uint64_t>() << " flows, " << f["allocations"].get<uint64_t>()
                << " rate allocations (" << f["flows_allocated"].get<uint64_t>()
                << " flow rates computed); " << std::setprecision(2)
-               << fabric["nvlink_chunks"].get<uint64_t>() / 1e6 << " M NVLink chunks\n";
+               << fabric["nvlink_chunks"].get<uint64_t>() / 1e6 << " M NVLink chunks";
+            if (ff.contains("nvswitch_call_replay"))
+            {
+                os << " (" << ff["nvswitch_call_replay"]["replayed_chunks"].get<uint64_t>() / 1e6
+                   << " M replayed)";
+            }
+            os << "\n";
         }
         else if (fabric.contains("link_frames"))
         {
@@ -329,7 +334,14 @@ TrainingReport::PrintOverview(std::ostream& os) const
                << fabric["nvlink_chunks"].get<uint64_t>() / 1e6 << " M NVLink chunks";
             if (ff.contains("nvlink_skipped_chunks"))
             {
-                os << " (" << ff["nvlink_skipped_chunks"].get<uint64_t>() / 1e6 << " M skipped)";
+                os << " (" << ff["nvlink_skipped_chunks"].get<uint64_t>() / 1e6 << " M skipped";
+                if (ff.contains("nvswitch_call_replay"))
+                {
+                    os << ", "
+                       << ff["nvswitch_call_replay"]["replayed_chunks"].get<uint64_t>() / 1e6
+                       << " M replayed";
+                }
+                os << ")";
             }
             os << "\n";
         }
@@ -343,6 +355,13 @@ TrainingReport::PrintOverview(std::ostream& os) const
         else if (ff["status"] == "off")
         {
             os << " (the packet reference)";
+        }
+        if (ff.contains("nvswitch_call_replay"))
+        {
+            const Json& r = ff["nvswitch_call_replay"];
+            os << "; NVSwitch calls: " << r["replayed_calls"].get<uint64_t>() << " replayed, "
+               << r["recorded_calls"].get<uint64_t>() << " recorded, "
+               << r["overlaps"].get<uint64_t>() << " overlaps";
         }
         os << "\n";
     }
@@ -556,8 +575,8 @@ TrainingReport::PrintFabric(std::ostream& os) const
     const TrainingScenario& s = m_sim.GetScenario();
     if (const auto flows = DynamicCast<FlowTransport>(m_sim.GetCluster().scaleOut))
     {
-        os << "\n  fabric   : flow level: " << Bytes(flows->GetBytesDelivered())
-           << " delivered by " << flows->GetNetwork()->GetNFlows()
+        os << "\n  fabric   : flow level: " << Bytes(flows->GetBytesDelivered()) << " delivered by "
+           << flows->GetNetwork()->GetNFlows()
            << " flows; no frames, so no link samples, pauses, marks or queues\n";
     }
     if (Ptr<FabricMonitor> mon = m_sim.GetMonitor())

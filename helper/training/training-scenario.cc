@@ -297,6 +297,7 @@ ParseRun(const Json& obj, TrainingScenario& s)
              std::string("expected ") + TrainingScenario::FAST_FORWARD_MODES + ", got \"" +
                  s.fastForward + "\"");
     }
+    s.replayCalls = r.Bool("replayCalls", s.replayCalls);
     r.Done();
 }
 

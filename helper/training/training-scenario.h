@@ -135,6 +135,9 @@ struct TrainingScenario
     /// Steady-state fast-forward: "on", "off" (the packet reference) or "check" (run both
     /// and compare); FastForwardFeature
     std::string fastForward{"on"};
+    /// With a fast-forward, replay NVSwitch calls (CollectiveEngine::ReplayIsolatedCalls;
+    /// FastForwardFeature)
+    bool replayCalls{true};
 
     // Outputs
     std::string outputDir{"ai-fabric-results"};

@@ -118,11 +118,11 @@ TrainingSimulation::CheckRunSettings(std::string* error)
     if (s.fabricModel == "flow")
     {
         // What needs frames: the flow-level fabric has none.
-        const char* needsPackets = s.ina != "off"                     ? "in-network aggregation"
-                                   : !s.events.empty()                ? "link events"
-                                   : !s.backgroundFlowSizes.empty()   ? "background traffic"
-                                   : !s.pcapPrefix.empty()            ? "a pcap capture"
-                                                                      : nullptr;
+        const char* needsPackets = s.ina != "off"                   ? "in-network aggregation"
+                                   : !s.events.empty()              ? "link events"
+                                   : !s.backgroundFlowSizes.empty() ? "background traffic"
+                                   : !s.pcapPrefix.empty()          ? "a pcap capture"
+                                                                    : nullptr;
         if (needsPackets)
         {
             *error = s.source + ": " + s.fabricModelPlace + ": the flow-level fabric has no " +
@@ -405,6 +405,8 @@ TrainingSimulation::SetUpRunner(uint32_t index)
         runner->SetAttribute("Iterations", UintegerValue(job.spec.iterations));
     }
     runner->Setup(job.workload.GetSharedTrace(), job.world, job.transport);
+    runner->GetEngine()->SetAttribute("ReplayIsolatedCalls",
+                                      BooleanValue(m_fastForward->ReplaysCalls()));
     // Jitter draws from its own stream, after the fabric's (1..) and the background's.
     m_scenario.stragglers.Apply(runner, JITTER_STREAM);
     // Progress below whole transfers, for the hang watchdog: bytes the NICs sent and

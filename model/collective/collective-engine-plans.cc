@@ -136,6 +136,7 @@ CollectiveEngine::TrimPlans(uint64_t transfers) const
                      << lru->second.plan->GetNTransfers() << "-transfer plan");
         m_planStats.transfers -= lru->second.plan->GetNTransfers();
         m_validated.erase(lru->second.plan.get());
+        ForgetReplays(lru->second.plan.get());
         --m_planStats.plans;
         ++m_planStats.evictions;
         m_plans.erase(lru);

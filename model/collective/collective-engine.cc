@@ -5,6 +5,7 @@
 #include "collective-selection.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/pointer.h"
@@ -108,6 +109,19 @@ CollectiveEngine::GetTypeId()
                           UintegerValue(1 << 20),
                           MakeUintegerAccessor(&CollectiveEngine::m_planCacheTransfers),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("ReplayIsolatedCalls",
+                          "Replay calls instead of simulating them again where that gives the "
+                          "same result: a call all of whose ranks are on one isolated carrier "
+                          "(one server's NVSwitch), of a cached plan, starting when that "
+                          "carrier is quiet, takes the time the same call took there before "
+                          "(recorded the first time, when nothing else shared the carrier); "
+                          "its work is counted, its chunks are not simulated. A transfer "
+                          "posted on the carrier while a replayed call would still be on it "
+                          "runs as if the call were not there (counted: "
+                          "NvSwitchFabric::GetReplayOverlaps). Off: every call simulated.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&CollectiveEngine::m_replay),
+                          MakeBooleanChecker())
             .AddTraceSource("CollectiveDone",
                             "A collective call finished (fires before the caller's callback).",
                             MakeTraceSourceAccessor(&CollectiveEngine::m_doneTrace),
@@ -151,6 +165,7 @@ CollectiveEngine::DoDispose()
     m_choiceBook = nullptr;
     m_plans.clear();
     m_validated.clear();
+    m_replayBook.clear();
     Object::DoDispose();
 }
 
@@ -163,6 +178,7 @@ CollectiveEngine::SetTransport(Ptr<CollectiveTransport> transport)
     m_plans.clear();      // and so were the plans auto chose
     m_choiceBook = std::make_shared<CollectiveSelection::ChoiceBook>(); // and the choices
     m_validated.clear();
+    m_replayBook.clear(); // records of the previous carrier's calls
     m_planStats.plans = 0;
     m_planStats.transfers = 0;
 }
@@ -311,6 +327,10 @@ CollectiveEngine::Start(const CommPlan& plan,
     r.bytes = plan.GetTotalBytes();
     r.nTransfers = plan.GetNTransfers();
     r.start = Simulator::Now();
+    if (m_replay && TryReplay(id, plan, rankMap))
+    {
+        return id;
+    }
     run.memberSets = CarrierMemberSets(plan, rankMap);
 
     // Build, once, what each completion needs so that it costs O(1) plus its
@@ -558,6 +578,10 @@ CollectiveEngine::Finish(uint64_t runId)
     if (it == m_runs.end())
     {
         return;
+    }
+    if (it->second.record)
+    {
+        EndRecord(it->second);
     }
     CollectiveResult result = std::move(it->second.result);
     DoneCallback done = std::move(it->second.done);

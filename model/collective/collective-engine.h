@@ -246,6 +246,17 @@ eturn the plan
                          const std::vector<uint32_t>& rankMap,
                          DoneCallback done = DoneCallback());
 
+    /// What call replay (ReplayIsolatedCalls) did.
+    struct ReplayStats
+    {
+        uint64_t recorded{0}; //!< calls recorded (simulated, then kept for replay)
+        uint64_t replayed{0}; //!< calls replayed instead of simulated
+        uint64_t voided{0};   //!< recordings given up: something else shared the carrier
+    };
+
+    /// \return the call replay's counters
+    ReplayStats GetReplayStats() const;
+
     /// \return number of calls started and not yet finished
     uint32_t GetNRunning() const;
     /// \return true if call id has started and not yet finished
@@ -329,7 +340,40 @@ eturn the plan
         /// The protocol's costs of the call (its rate servers)
         std::shared_ptr<const CollectiveProtocolCosts> protocol;
         std::map<uint64_t, Time> serverFree; //!< per rate server: when it is free
+        /// Call replay: the isolated carrier the call is being recorded on (else null)
+        Ptr<CollectiveTransport> recordOn;
+        Ptr<CarrierRecord> record;     //!< its record so far
+        const CommPlan* plan{nullptr}; //!< the cached plan recorded
+        std::vector<uint32_t> rankMap; //!< and its rank map
+        uint64_t evictions{0};         //!< the plan cache's evictions when it started
     };
+
+    /// What makes two calls the same for replay: carrier, plan and ranks.
+    struct ReplayKey
+    {
+        const CollectiveTransport* carrier; //!< the isolated carrier
+        const CommPlan* plan;               //!< a cached (immutable) plan
+        std::vector<uint32_t> rankMap;      //!< carrier rank of each plan rank
+
+        /// \param o another key \return a strict weak order over keys
+        bool operator<(const ReplayKey& o) const;
+    };
+
+    /**
+     * Call replay, when a call starts: replay it if its isolated carrier is quiet and it
+     * was recorded there, otherwise start recording it if it is quiet.
+     * \param id the call
+     * \param plan its plan
+     * \param rankMap carrier rank of each plan rank
+     * \return true when replayed (nothing else to do)
+     */
+    bool TryReplay(uint64_t id, const CommPlan& plan, const std::vector<uint32_t>& rankMap);
+    /// A replayed call's time is up: report its transfers done, then finish it.
+    void FinishReplay(uint64_t runId);
+    /// A recorded call has finished: keep its record if it had its carrier to itself.
+    void EndRecord(RunState& run);
+    /// Forget the records of a plan the cache forgets. \param plan the plan
+    void ForgetReplays(const CommPlan* plan) const;
 
     /// A transfer's deps are done: queue it for sending after its step latency (plus extra).
     void Release(uint64_t runId, uint32_t transfer, Time extra = Time(0));
@@ -400,6 +444,11 @@ eturn the plan
     std::vector<std::pair<uint64_t, uint32_t>> m_ready; //!< released, not yet sent
     size_t m_readyHead{0};                              //!< next entry of m_ready to send
     bool m_sending{false};                              //!< SendReleased is on the stack
+
+    bool m_replay{false}; //!< ReplayIsolatedCalls
+    /// Recorded calls (mutable: the plan cache's evictions forget theirs)
+    mutable std::map<ReplayKey, Ptr<CarrierRecord>> m_replayBook;
+    ReplayStats m_replayStats; //!< GetReplayStats
 
     TracedCallback<const CollectiveResult&> m_doneTrace;         //!< CollectiveDone
     TracedCallback<uint64_t, uint32_t> m_transferStartedTrace;   //!< TransferStarted

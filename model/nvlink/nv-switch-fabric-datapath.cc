@@ -32,6 +32,7 @@ NvSwitchFabric::Send(uint32_t src,
     NS_ABORT_MSG_IF(src == dst, "NvSwitchFabric::Send: GPU " << src << " sends to itself");
     NS_LOG_LOGIC("GPU " << src << " -> " << dst << ": " << ChunkCount(bytes)
                         << " chunks on channel " << channel);
+    NotePost();
     ++m_transfersSent;
     AddJob(src, FlowKey{KEY_P2P, dst, channel}, Job{Kind::P2P, dst, bytes, 0, 0, done});
     TryStartUplink(src);

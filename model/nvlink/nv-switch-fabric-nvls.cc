@@ -111,6 +111,7 @@ NvSwitchFabric::NewSwitchOp(Kind kind,
                             uint64_t bytes,
                             DoneCallback done)
 {
+    NotePost();
     NoteChange();
     const uint64_t id = m_nextOp++;
     SwitchOp& op = m_ops[id];

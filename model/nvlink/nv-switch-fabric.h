@@ -222,6 +222,62 @@ class NvSwitchFabric : public Object
     uint64_t GetSkippedChunks() const;
 
     /**
+     * What the fabric has done so far, in counters that add up: what a replayed call
+     * adds to them (Replay).
+     */
+    struct Work
+    {
+        uint64_t transfers{0};              //!< point-to-point transfers (posted and done)
+        uint64_t switchOps{0};              //!< NVLS operations (posted and done)
+        uint64_t chunks{0};                 //!< chunks delivered (GetChunksDelivered)
+        uint64_t bytes{0};                  //!< point-to-point payload (GetBytesDelivered)
+        uint64_t skips{0};                  //!< fast-forward skips (GetSkips)
+        uint64_t skippedChunks{0};          //!< chunks they let through (GetSkippedChunks)
+        std::vector<uint64_t> portSent;     //!< per GPU: payload sent up
+        std::vector<uint64_t> portReceived; //!< per GPU: payload received
+    };
+
+    /// \return the counters now (only meaningful while nothing is in flight)
+    Work GetWork() const;
+    /**
+     * \param after counters at the end of a stretch
+     * \param before counters at its start
+     * \return what the fabric did in between
+     */
+    static Work Difference(const Work& after, const Work& before);
+    /// \return transfers and switch operations posted so far (replayed ones included)
+    uint64_t GetPosts() const;
+    /**
+     * Whether nothing is left of past traffic: no transfer or operation in flight, every
+     * credit and reduction slot back, every link idle, no skip and no replayed call
+     * holding the fabric. A call that starts on a quiet fabric and has it to itself
+     * takes the same time whenever it starts (the fabric's state is the same), which
+     * is what CollectiveEngine's call replay rests on.
+     * \return whether the fabric is quiet now
+     */
+    bool IsQuiet() const;
+    /// \return when the fabric will be quiet if nothing more is posted, once every
+    ///         transfer and operation has completed (a bound: the last downlink's end
+    ///         plus the longest hop, which every returning credit is within)
+    Time GetSettleTime() const;
+    /**
+     * Count a call's work as done now without simulating it (CollectiveEngine's call
+     * replay: the same call on this fabric, started quiet, did it before and had the
+     * fabric to itself). The fabric is not quiet for hold; a transfer or operation
+     * posted within it is counted as an overlap (GetReplayOverlaps) and runs as if the
+     * replayed call were not there, the replay's one approximation.
+     * \param work the call's counters (Difference of its recording)
+     * \param hold from now until the fabric was quiet again in the recording
+     */
+    void Replay(const Work& work, Time hold);
+    /// \return calls replayed on this fabric (Replay)
+    uint64_t GetReplays() const;
+    /// \return chunks of the replayed calls (counted in GetChunksDelivered too)
+    uint64_t GetReplayedChunks() const;
+    /// \return transfers and operations posted while a replayed call held the fabric
+    uint64_t GetReplayOverlaps() const;
+
+    /**
      * Signature of ChunkSent / ChunkDelivered.
      * \param src sending GPU (the destination, for an NVLS result)
      * \param dst receiving GPU (ANY for an NVLS contribution, which ends in the switch,
@@ -292,16 +348,16 @@ class NvSwitchFabric : public Object
         std::deque<Flows::iterator> ring;      //!< the same flows, in round-robin order
         bool waiting{false}; //!< idle with work (credit stall, or work just added)
         // The fast-forward's (FastForward on only).
-        Time lastStart;       //!< when its last chunk started
-        Time lastSer;         //!< that chunk's serialization
-        bool lastFull{false}; //!< that chunk was ChunkBytes long
-        bool skipping{false}; //!< a skip holds it
-        Time skipFrom;        //!< the skip's first round starts here
-        Time round;           //!< one chunk of each of its flows
-        uint64_t rounds{0};   //!< rounds the skip lets through
+        Time lastStart;           //!< when its last chunk started
+        Time lastSer;             //!< that chunk's serialization
+        bool lastFull{false};     //!< that chunk was ChunkBytes long
+        bool skipping{false};     //!< a skip holds it
+        Time skipFrom;            //!< the skip's first round starts here
+        Time round;               //!< one chunk of each of its flows
+        uint64_t rounds{0};       //!< rounds the skip lets through
         std::size_t skipFlows{0}; //!< the skip's flows: the ring's first (new ones behind)
         std::size_t extra{0};     //!< a cut skip: its first flows that sent one chunk more
-        EventId resume;       //!< the skip's end on this uplink
+        EventId resume;           //!< the skip's end on this uplink
     };
 
     /// State of one switch reduction or multicast.
@@ -355,6 +411,8 @@ class NvSwitchFabric : public Object
                          uint64_t bytes,
                          DoneCallback done);
     void RunDone(DoneCallback done);
+    /// A transfer or operation is posted: count it an overlap if a replay holds the fabric.
+    void NotePost();
     /// The fabric's flows change (a transfer, contribution or multicast is posted, one
     /// leaves its uplink): a skip under way ends, the next try waits for the new state.
     void NoteChange();
@@ -402,15 +460,20 @@ class NvSwitchFabric : public Object
     uint64_t m_bytesDelivered{0};
     bool m_disposed{false};
 
-    bool m_ff{false};            //!< FastForward
-    uint32_t m_ffRounds{8};      //!< FastForwardRounds
-    uint32_t m_ffEndChunks{4};   //!< FastForwardEndChunks
-    Time m_lastChange;           //!< the flows' last change
-    Time m_lastIrregular;        //!< the last stall or downlink queue
-    EventId m_ffTry;             //!< the next TrySkip
+    bool m_ff{false};              //!< FastForward
+    uint32_t m_ffRounds{8};        //!< FastForwardRounds
+    uint32_t m_ffEndChunks{4};     //!< FastForwardEndChunks
+    Time m_lastChange;             //!< the flows' last change
+    Time m_lastIrregular;          //!< the last stall or downlink queue
+    EventId m_ffTry;               //!< the next TrySkip
     uint32_t m_skippingUplinks{0}; //!< uplinks a skip holds
-    uint64_t m_ffSkips{0};       //!< GetSkips
-    uint64_t m_ffChunks{0};      //!< GetSkippedChunks
+    uint64_t m_ffSkips{0};         //!< GetSkips
+    uint64_t m_ffChunks{0};        //!< GetSkippedChunks
+
+    Time m_replayUntil;           //!< a replayed call holds the fabric until then
+    uint64_t m_replays{0};        //!< GetReplays
+    uint64_t m_replayedChunks{0}; //!< GetReplayedChunks
+    uint64_t m_replayOverlaps{0}; //!< GetReplayOverlaps
 
     TracedCallback<uint32_t, uint32_t, uint64_t> m_chunkSentTrace;
     TracedCallback<uint32_t, uint32_t, uint64_t> m_chunkDeliveredTrace;

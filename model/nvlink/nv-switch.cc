@@ -130,4 +130,13 @@ NvSwitch::Reduce(uint64_t bytes)
     return m_reduceFree - now;
 }
 
+bool
+NvSwitch::IsIdle() const
+{
+    const auto zero = [](uint32_t n) { return n == 0; };
+    return std::all_of(m_creditsUsed.begin(), m_creditsUsed.end(), zero) &&
+           std::all_of(m_slotsUsed.begin(), m_slotsUsed.end(), zero) &&
+           m_reduceFree <= Simulator::Now();
+}
+
 } // namespace ns3

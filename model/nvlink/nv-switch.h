@@ -85,6 +85,10 @@ class NvSwitch : public Object
      */
     Time Reduce(uint64_t bytes);
 
+    /// \return true when no credit and no reduction slot is in use and the reduction
+    ///         engine is idle: nothing left of past traffic
+    bool IsIdle() const;
+
   private:
     uint32_t m_creditChunks;
     DataRate m_nvlsThroughput;

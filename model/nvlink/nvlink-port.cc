@@ -122,6 +122,12 @@ NvLinkPort::IsDownlinkBusy() const
     return m_downlinkFree > Simulator::Now();
 }
 
+Time
+NvLinkPort::GetDownlinkFree() const
+{
+    return m_downlinkFree;
+}
+
 void
 NvLinkPort::CountSkippedBytes(uint64_t sent, uint64_t received)
 {

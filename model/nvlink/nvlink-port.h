@@ -69,9 +69,12 @@ class NvLinkPort : public Object
 
     /// \return whether a chunk queued on the downlink now would wait for one before it
     bool IsDownlinkBusy() const;
+    /// \return when the downlink has sent everything queued on it (the past when idle)
+    Time GetDownlinkFree() const;
 
     /**
-     * Count chunks a fast-forward let through without simulating them.
+     * Count chunks a fast-forward let through, or a replayed call moved, without
+     * simulating them.
      * \param sent payload bytes that went up
      * \param received payload bytes that came down
      */

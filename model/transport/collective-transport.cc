@@ -155,4 +155,34 @@ CollectiveTransport::DescribeSwitchPath(const std::vector<uint32_t>& members) co
     return sw;
 }
 
+Ptr<CollectiveTransport>
+CollectiveTransport::GetIsolatedCarrier(const std::vector<uint32_t>& /* ranks */) const
+{
+    return nullptr;
+}
+
+bool
+CollectiveTransport::IsQuiet() const
+{
+    return false;
+}
+
+Ptr<CarrierRecord>
+CollectiveTransport::StartRecord() const
+{
+    return nullptr;
+}
+
+bool
+CollectiveTransport::EndRecord(CarrierRecord& /* record */, uint64_t /* posts */) const
+{
+    return false;
+}
+
+void
+CollectiveTransport::Replay(const CarrierRecord& /* record */)
+{
+    NS_ABORT_MSG(GetInstanceTypeId().GetName() << " does not replay calls");
+}
+
 } // namespace ns3

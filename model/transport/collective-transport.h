@@ -6,6 +6,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/roce-dcqcn.h"
+#include "ns3/simple-ref-count.h"
 
 #include <cstdint>
 #include <optional>
@@ -120,6 +121,22 @@ struct CarrierSwitchPath
     /// reduction on the switch shares, one at a time (0: the ports are the only limit)
     double engineBytesPerSecond{0};
     uint64_t engine{0}; //!< the engine's id, distinct from every port id
+};
+
+/**
+ * \ingroup ai-fabric
+ * What an isolated carrier did during one collective call, for CollectiveEngine's call
+ * replay: StartRecord makes it when the call starts, EndRecord completes it when the
+ * call ends, Replay does the same work again later without simulating it. Each carrier
+ * keeps in a subclass what it needs (its counters); the times are common.
+ */
+class CarrierRecord : public SimpleRefCount<CarrierRecord>
+{
+  public:
+    virtual ~CarrierRecord() = default;
+    Time start;    //!< when the call started (StartRecord)
+    Time duration; //!< how long it took (EndRecord)
+    Time hold;     //!< from its start until the carrier was quiet again (EndRecord)
 };
 
 /**
@@ -295,6 +312,35 @@ class CollectiveTransport : public Object
      * \return the figures, ports in the order of members
      */
     virtual CarrierSwitchPath DescribeSwitchPath(const std::vector<uint32_t>& members) const;
+
+    /**
+     * Call replay (CollectiveEngine::ReplayIsolatedCalls): the carrier every transfer
+     * among ranks stays in, if it is isolated: its traffic shares nothing with any other
+     * carrier's, and a call that starts when it is quiet (IsQuiet) and has it to itself
+     * takes the same time whenever it starts (one server's NVSwitch). The default: none.
+     * \param ranks ranks of a call
+     * \return that carrier, or null
+     */
+    virtual Ptr<CollectiveTransport> GetIsolatedCarrier(const std::vector<uint32_t>& ranks) const;
+    /// \return whether nothing is left of past traffic (isolated carriers; default false)
+    virtual bool IsQuiet() const;
+    /// Begin recording a call that starts now on this quiet, isolated carrier.
+    /// \return its record (the default: null, the carrier does not record)
+    virtual Ptr<CarrierRecord> StartRecord() const;
+    /**
+     * The recorded call has ended now: complete its record (duration, hold, counters).
+     * \param record StartRecord's
+     * \param posts transfers and switch operations the call posted on this carrier
+     * \return false if anything else was posted meanwhile: the record is void (default)
+     */
+    virtual bool EndRecord(CarrierRecord& record, uint64_t posts) const;
+    /**
+     * Do a recorded call's work again, now, without simulating it: count it as done and
+     * keep the carrier from being quiet for record.hold. Aborts on a carrier that does
+     * not record (the default).
+     * \param record a record EndRecord completed on this carrier
+     */
+    virtual void Replay(const CarrierRecord& record);
 };
 
 } // namespace ns3

@@ -3,6 +3,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/simulator.h"
 
 #include <algorithm>
 #include <limits>
@@ -159,6 +160,82 @@ NvLinkTransport::SwitchMulticast(uint32_t src,
 {
     NS_LOG_FUNCTION(this << src << bytes << channel);
     Fabric()->SwitchMulticast(src, members, bytes, channel, done);
+}
+
+namespace
+{
+
+/// What NvLinkTransport keeps of a recorded call.
+class NvLinkRecord : public CarrierRecord
+{
+  public:
+    const NvSwitchFabric* fabric{nullptr}; //!< the fabric it ran on
+    uint64_t posts{0};                     //!< the fabric's posts at its start
+    NvSwitchFabric::Work work;             //!< counters at its start, then its own
+};
+
+} // namespace
+
+Ptr<CollectiveTransport>
+NvLinkTransport::GetIsolatedCarrier(const std::vector<uint32_t>& ranks) const
+{
+    if (!m_fabric || std::any_of(ranks.begin(), ranks.end(), [this](uint32_t r) {
+            return r >= m_fabric->GetNGpus();
+        }))
+    {
+        return nullptr;
+    }
+    return Ptr<CollectiveTransport>(const_cast<NvLinkTransport*>(this));
+}
+
+bool
+NvLinkTransport::IsQuiet() const
+{
+    return Fabric()->IsQuiet();
+}
+
+Ptr<CarrierRecord>
+NvLinkTransport::StartRecord() const
+{
+    const Ptr<NvSwitchFabric>& f = Fabric();
+    Ptr<NvLinkRecord> record = Create<NvLinkRecord>();
+    record->start = Simulator::Now();
+    record->fabric = PeekPointer(f);
+    record->posts = f->GetPosts();
+    record->work = f->GetWork();
+    return record;
+}
+
+bool
+NvLinkTransport::EndRecord(CarrierRecord& record, uint64_t posts) const
+{
+    const Ptr<NvSwitchFabric>& f = Fabric();
+    auto* r = dynamic_cast<NvLinkRecord*>(&record);
+    NS_ABORT_MSG_IF(!r || r->fabric != PeekPointer(f),
+                    "NvLinkTransport::EndRecord: a record of another carrier");
+    if (f->GetPosts() - r->posts != posts)
+    {
+        NS_LOG_LOGIC("the call shared the fabric (" << f->GetPosts() - r->posts - posts
+                                                    << " other posts): not recorded");
+        return false;
+    }
+    r->duration = Simulator::Now() - r->start;
+    r->hold = f->GetSettleTime() - r->start;
+    r->work = NvSwitchFabric::Difference(f->GetWork(), r->work);
+    NS_LOG_LOGIC("recorded a call of " << r->duration.As(Time::US) << ", quiet after "
+                                       << r->hold.As(Time::US) << ", " << r->work.chunks
+                                       << " chunks");
+    return true;
+}
+
+void
+NvLinkTransport::Replay(const CarrierRecord& record)
+{
+    const Ptr<NvSwitchFabric>& f = Fabric();
+    const auto* r = dynamic_cast<const NvLinkRecord*>(&record);
+    NS_ABORT_MSG_IF(!r || r->fabric != PeekPointer(f),
+                    "NvLinkTransport::Replay: a record of another carrier");
+    f->Replay(r->work, r->hold);
 }
 
 } // namespace ns3

@@ -72,6 +72,23 @@ class NvLinkTransport : public CollectiveTransport
     CarrierSwitchPath DescribeSwitchPath(const std::vector<uint32_t>& members) const override;
     /// \param members GPUs \return whether the fabric reduces over them (NvlsSupported)
     bool CanReduceInSwitch(const std::vector<uint32_t>& members) const override;
+    /// \param ranks GPUs of a call \return this carrier (its NVSwitch is the server's
+    ///         own) when they are GPUs of the fabric
+    Ptr<CollectiveTransport> GetIsolatedCarrier(const std::vector<uint32_t>& ranks) const override;
+    /// \return NvSwitchFabric::IsQuiet
+    bool IsQuiet() const override;
+    /// \return a record of the fabric's counters and posts now
+    Ptr<CarrierRecord> StartRecord() const override;
+    /**
+     * \param record StartRecord's
+     * \param posts the call's transfers and operations
+     * \return false when the fabric had other posts meanwhile; otherwise the record
+     *         holds the call's duration, its counters (NvSwitchFabric::Difference) and
+     *         the hold until the fabric settles (NvSwitchFabric::GetSettleTime)
+     */
+    bool EndRecord(CarrierRecord& record, uint64_t posts) const override;
+    /// \param record an EndRecord-completed record of this carrier: NvSwitchFabric::Replay
+    void Replay(const CarrierRecord& record) override;
     void SwitchReduce(const std::vector<uint32_t>& members,
                       uint32_t dst,
                       uint64_t bytes,

@@ -99,6 +99,12 @@ RankMapTransport::GetNRanks() const
     return static_cast<uint32_t>(m_ranks.size());
 }
 
+Ptr<CollectiveTransport>
+RankMapTransport::GetIsolatedCarrier(const std::vector<uint32_t>& ranks) const
+{
+    return m_carrier->GetIsolatedCarrier(Map(ranks));
+}
+
 bool
 RankMapTransport::CanReduceInSwitch(const std::vector<uint32_t>& members) const
 {

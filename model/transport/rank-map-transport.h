@@ -78,6 +78,8 @@ class RankMapTransport : public CollectiveTransport
                           DoneCallback done) override;
     CarrierPath DescribePath(uint32_t src, uint32_t dst) const override;
     LinkHardware GetLinkHardware(uint32_t src, uint32_t dst) const override;
+    /// \param ranks ranks here \return the carrier's answer for them, translated
+    Ptr<CollectiveTransport> GetIsolatedCarrier(const std::vector<uint32_t>& ranks) const override;
     uint32_t GetComputeCapability() const override;
     CarrierSwitchPath DescribeSwitchPath(const std::vector<uint32_t>& members) const override;
 

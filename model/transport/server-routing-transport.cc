@@ -175,6 +175,17 @@ ServerRoutingTransport::Send(uint32_t src,
     m_scaleOut->Send(src, dst, bytes, channel, done);
 }
 
+Ptr<CollectiveTransport>
+ServerRoutingTransport::GetIsolatedCarrier(const std::vector<uint32_t>& ranks) const
+{
+    if (m_sharedScaleUp)
+    {
+        return nullptr; // one carrier for every server: not isolated
+    }
+    const ScaleUpHop hop = ScaleUp(ranks);
+    return hop.carrier ? hop.carrier->GetIsolatedCarrier(hop.ranks) : nullptr;
+}
+
 bool
 ServerRoutingTransport::CanReduceInSwitch(const std::vector<uint32_t>& members) const
 {

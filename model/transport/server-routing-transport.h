@@ -90,6 +90,13 @@ class ServerRoutingTransport : public CollectiveTransport
      */
     CarrierSwitchPath DescribeSwitchPath(const std::vector<uint32_t>& members) const override;
     /**
+     * \param ranks ranks of a call
+     * \return the isolated carrier of their server's scale-up carrier (its NVSwitch)
+     *         when one server holds them all, otherwise null: the scale-out carrier is
+     *         shared by every server
+     */
+    Ptr<CollectiveTransport> GetIsolatedCarrier(const std::vector<uint32_t>& ranks) const override;
+    /**
      * \param members ranks of a would-be multicast group
      * \return true when one server holds every member and its scale-up carrier reduces
      *         them in its switch
@@ -157,7 +164,7 @@ class ServerRoutingTransport : public CollectiveTransport
                           DoneCallback done) override;
 
     /// \return bytes handed to scale-up carriers so far (a switch reduction counts each
-    ///         member's copy)
+    ///         member's copy; a replayed call hands none over)
     uint64_t GetIntraServerBytes() const;
     /// \return bytes handed to the scale-out carrier so far
     uint64_t GetInterServerBytes() const;

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// CollectiveEngine's call replay (ReplayIsolatedCalls): a call on one quiet, isolated
+// carrier that was recorded there before takes its recorded time without its transfers.
+#include "collective-engine.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <tuple>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CollectiveEngineReplay");
+
+bool
+CollectiveEngine::ReplayKey::operator<(const ReplayKey& o) const
+{
+    return std::tie(carrier, plan, rankMap) < std::tie(o.carrier, o.plan, o.rankMap);
+}
+
+bool
+CollectiveEngine::TryReplay(uint64_t id, const CommPlan& plan, const std::vector<uint32_t>& rankMap)
+{
+    // Only cached plans: they are immutable while cached, so the plan's address names
+    // the call (an eviction forgets its records).
+    if (plan.GetNTransfers() == 0 || m_validated.count(&plan) == 0)
+    {
+        return false;
+    }
+    const Ptr<CollectiveTransport> carrier = m_transport->GetIsolatedCarrier(rankMap);
+    if (!carrier)
+    {
+        return false;
+    }
+    if (!carrier->IsQuiet())
+    {
+        NS_LOG_LOGIC("call " << id << ": its carrier is busy, simulated");
+        return false;
+    }
+    const ReplayKey key{PeekPointer(carrier), &plan, rankMap};
+    auto hit = m_replayBook.find(key);
+    if (hit != m_replayBook.end())
+    {
+        const CarrierRecord& record = *hit->second;
+        carrier->Replay(record);
+        ++m_replayStats.replayed;
+        NS_LOG_LOGIC("call " << id << " replayed: ends in " << record.duration.As(Time::US));
+        Simulator::Schedule(record.duration,
+                            &CollectiveEngine::FinishReplay,
+                            Ptr<CollectiveEngine>(this),
+                            id);
+        return true;
+    }
+    Ptr<CarrierRecord> record = carrier->StartRecord();
+    if (record)
+    {
+        RunState& run = m_runs.at(id);
+        run.recordOn = carrier;
+        run.record = record;
+        run.plan = &plan;
+        run.rankMap = rankMap;
+        run.evictions = m_planStats.evictions;
+        NS_LOG_LOGIC("call " << id << " recorded on a quiet carrier");
+    }
+    return false;
+}
+
+void
+CollectiveEngine::FinishReplay(uint64_t runId)
+{
+    auto it = m_runs.find(runId);
+    if (it == m_runs.end())
+    {
+        return; // disposed meanwhile
+    }
+    // What watches transfers (progress, bytes done) sees them all done, now.
+    const uint32_t nT = it->second.result.nTransfers;
+    for (uint32_t t = 0; t < nT; ++t)
+    {
+        m_transferDoneTrace(runId, t);
+    }
+    Finish(runId);
+}
+
+void
+CollectiveEngine::EndRecord(RunState& run)
+{
+    // A plan evicted meanwhile may have left its address to another: no record then.
+    const bool kept = run.recordOn->EndRecord(*run.record, run.result.nTransfers) &&
+                      run.evictions == m_planStats.evictions;
+    if (kept)
+    {
+        ++m_replayStats.recorded;
+        m_replayBook[ReplayKey{PeekPointer(run.recordOn), run.plan, run.rankMap}] = run.record;
+    }
+    else
+    {
+        ++m_replayStats.voided;
+    }
+    NS_LOG_LOGIC("call " << run.result.id
+                         << (kept ? " recorded" : " not recorded (shared carrier)"));
+    run.record = nullptr;
+    run.recordOn = nullptr;
+}
+
+void
+CollectiveEngine::ForgetReplays(const CommPlan* plan) const
+{
+    for (auto it = m_replayBook.begin(); it != m_replayBook.end();)
+    {
+        it = it->first.plan == plan ? m_replayBook.erase(it) : std::next(it);
+    }
+}
+
+CollectiveEngine::ReplayStats
+CollectiveEngine::GetReplayStats() const
+{
+    return m_replayStats;
+}
+
+} // namespace ns3

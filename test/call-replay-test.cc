@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// CollectiveEngine's call replay (ReplayIsolatedCalls) over NVSwitches: a call on one
+// server's quiet NVSwitch that ran there before, alone, ends when the simulated call ends
+// and leaves the same counters; a busy switch, a shared recording and a call across
+// servers are simulated; a transfer posted while a replay holds the switch is counted.
+#include "test-util.h"
+
+#include "ns3/collective-engine.h"
+#include "ns3/nv-switch-fabric.h"
+#include "ns3/nvlink-transport.h"
+#include "ns3/server-routing-transport.h"
+
+using namespace aifabric;
+
+namespace
+{
+
+constexpr uint64_t MiB = 1ull << 20;
+
+/// Two servers of 8 H100 on their NVSwitches, routed by server, with an engine on them.
+struct TwoServers
+{
+    std::vector<Ptr<NvSwitchFabric>> fabrics;       //!< per server
+    std::vector<Ptr<CollectiveTransport>> carriers; //!< per server
+    Ptr<ServerRoutingTransport> router;             //!< the engine's carrier
+    Ptr<CollectiveEngine> engine;                   //!< the engine
+    CommGroup group = CommGroup::Uniform(2, 8);     //!< 16 ranks
+
+    /**
+     * \param replay ReplayIsolatedCalls
+     * \param fastForward the fabrics' FastForward
+     */
+    TwoServers(bool replay, bool fastForward)
+    {
+        for (uint32_t s = 0; s < 2; ++s)
+        {
+            auto f = CreateObject<NvSwitchFabric>();
+            f->ApplyPreset("H100");
+            f->SetAttribute("NGpus", UintegerValue(8));
+            f->SetAttribute("FastForward", BooleanValue(fastForward));
+            auto t = CreateObject<NvLinkTransport>();
+            t->SetFabric(f);
+            fabrics.push_back(f);
+            carriers.push_back(t);
+        }
+        router = CreateObject<ServerRoutingTransport>();
+        router->Setup(group, carriers, nullptr);
+        engine = CreateObject<CollectiveEngine>();
+        engine->SetTransport(router);
+        engine->SetAttribute("Algorithm", StringValue("ring"));
+        engine->SetAttribute("Protocol", StringValue("Simple"));
+        engine->SetAttribute("Channels", UintegerValue(2));
+        engine->SetAttribute("ReplayIsolatedCalls", BooleanValue(replay));
+    }
+
+    /**
+     * Start a call of the cached plan at `at` on ranks, as the workload runner does.
+     * \param at when
+     * \param type the collective
+     * \param ranks carrier ranks (one server's or not)
+     * \param bytes call size
+     * \param algorithm the algorithm
+     * \param duration set to the call's duration when it ends
+     */
+    void Call(Time at,
+              CollectiveType type,
+              std::vector<uint32_t> ranks,
+              uint64_t bytes,
+              CollectiveAlgorithm algorithm,
+              Time* duration)
+    {
+        Simulator::Schedule(at, [this, type, ranks, bytes, algorithm, duration]() {
+            auto plan =
+                engine->GetCollectivePlan(type, group.SubGroup(ranks), bytes, ranks, 0, algorithm);
+            engine->RunSelected(
+                *plan,
+                ranks,
+                CollectiveEngine::DoneCallback(
+                    [duration](const CollectiveResult& r) { *duration = r.GetDuration(); }));
+        });
+    }
+};
+
+const std::vector<uint32_t> SERVER0{0, 1, 2, 3, 4, 5, 6, 7};
+const std::vector<uint32_t> SERVER1{8, 9, 10, 11, 12, 13, 14, 15};
+
+/// What a run of the calls below leaves.
+struct Outcome
+{
+    std::vector<Time> durations;
+    std::vector<uint64_t> chunks;       //!< per fabric
+    std::vector<uint64_t> bytes;        //!< per fabric
+    std::vector<uint64_t> skipped;      //!< per fabric: skipped chunks
+    std::vector<uint64_t> portSent;     //!< every port of both fabrics
+    std::vector<uint64_t> portReceived; //!< every port of both fabrics
+    CollectiveEngine::ReplayStats stats;
+    uint64_t events{0};
+};
+
+/// Ring all-reduces (twice on server 0, once on server 1, once more on server 0), then
+/// two NVLS all-reduces on server 0: with replay or without.
+Outcome
+RunCalls(bool replay, bool fastForward)
+{
+    TwoServers c(replay, fastForward);
+    Outcome out;
+    out.durations.resize(6);
+    const auto RING = CollectiveAlgorithm::RING;
+    const auto NVLS = CollectiveAlgorithm::NVLS;
+    c.Call(Seconds(0), CollectiveType::ALL_REDUCE, SERVER0, 64 * MiB, RING, &out.durations[0]);
+    c.Call(MilliSeconds(1), CollectiveType::ALL_REDUCE, SERVER0, 64 * MiB, RING, &out.durations[1]);
+    c.Call(MilliSeconds(2), CollectiveType::ALL_REDUCE, SERVER1, 64 * MiB, RING, &out.durations[2]);
+    c.Call(MilliSeconds(3), CollectiveType::ALL_REDUCE, SERVER0, 64 * MiB, RING, &out.durations[3]);
+    c.Call(MilliSeconds(4), CollectiveType::ALL_REDUCE, SERVER0, 32 * MiB, NVLS, &out.durations[4]);
+    c.Call(MilliSeconds(5), CollectiveType::ALL_REDUCE, SERVER0, 32 * MiB, NVLS, &out.durations[5]);
+    const uint64_t events0 = Simulator::GetEventCount();
+    Simulator::Run();
+    out.events = Simulator::GetEventCount() - events0;
+    for (const Ptr<NvSwitchFabric>& f : c.fabrics)
+    {
+        out.chunks.push_back(f->GetChunksDelivered());
+        out.bytes.push_back(f->GetBytesDelivered());
+        out.skipped.push_back(f->GetSkippedChunks());
+        EXPECT_EQ(f->GetReplayOverlaps(), 0u);
+        EXPECT_EQ(f->GetTransfersInFlight(), 0u);
+        for (uint32_t g = 0; g < 8; ++g)
+        {
+            out.portSent.push_back(f->GetPort(g)->GetBytesSent());
+            out.portReceived.push_back(f->GetPort(g)->GetBytesReceived());
+        }
+    }
+    out.stats = c.engine->GetReplayStats();
+    Simulator::Destroy();
+    return out;
+}
+
+class CallReplay : public NsTest, public ::testing::WithParamInterface<bool>
+{
+};
+
+} // namespace
+
+// Replayed calls end at the time step the simulated ones end, and every counter of both
+// switches (chunks, bytes, skipped chunks, each port's bytes) comes out the same, with the
+// switches' fast-forward on and off; ring (point to point) and NVLS (switch operations)
+// calls alike. Server 1's call is recorded on its own switch, not replayed from server 0.
+TEST_P(CallReplay, ARepeatedCallEndsAsSimulatedAndCountsItsWork)
+{
+    const bool fastForward = GetParam();
+    const Outcome simulated = RunCalls(false, fastForward);
+    const Outcome replayed = RunCalls(true, fastForward);
+    EXPECT_EQ(simulated.stats.replayed, 0u);
+    EXPECT_EQ(replayed.stats.recorded, 3u); // ring on 0 and on 1, NVLS on 0
+    EXPECT_EQ(replayed.stats.replayed, 3u); // ring twice on 0, NVLS once
+    EXPECT_EQ(replayed.stats.voided, 0u);
+    EXPECT_EQ(replayed.durations, simulated.durations);
+    EXPECT_EQ(replayed.chunks, simulated.chunks);
+    EXPECT_EQ(replayed.bytes, simulated.bytes);
+    EXPECT_EQ(replayed.skipped, simulated.skipped);
+    EXPECT_EQ(replayed.portSent, simulated.portSent);
+    EXPECT_EQ(replayed.portReceived, simulated.portReceived);
+    // A ring all-reduce sends 2 (n-1)/n of its size from every GPU (server 1's one call).
+    EXPECT_EQ(replayed.portSent[8], 2 * 7 * (64 * MiB / 8));
+    EXPECT_LT(replayed.events, simulated.events * 2 / 3);
+    std::cout << "[ measured ] fast-forward " << (fastForward ? "on" : "off") << ": ring "
+              << simulated.durations[0].As(Time::US) << ", NVLS "
+              << simulated.durations[4].As(Time::US) << "; events " << simulated.events
+              << " simulated, " << replayed.events << " with replays\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(FastForwardOnAndOff, CallReplay, ::testing::Values(false, true));
+
+// The isolated carrier of a call: its server's NVSwitch when one server holds its ranks,
+// none across servers.
+TEST_F(NsTest, CallReplayIsolatedCarriersAreOneServersSwitch)
+{
+    TwoServers c(true, false);
+    EXPECT_EQ(c.router->GetIsolatedCarrier(SERVER0), c.carriers[0]);
+    EXPECT_EQ(c.router->GetIsolatedCarrier({9, 12}), c.carriers[1]);
+    EXPECT_EQ(c.router->GetIsolatedCarrier({7, 8}), nullptr);
+    EXPECT_EQ(c.carriers[0]->GetIsolatedCarrier({0, 8}), nullptr); // no GPU 8 there
+    Simulator::Destroy();
+}
+
+// A call that starts while another transfer is on its switch is simulated, not replayed
+// (it shares the switch, so it is slower than the recorded one); a recording that another
+// transfer shares is given up, and the next call records again.
+TEST_F(NsTest, CallReplayABusyOrSharedSwitchIsSimulated)
+{
+    TwoServers c(true, false);
+    std::vector<Time> d(4);
+    const auto RING = CollectiveAlgorithm::RING;
+    c.Call(Seconds(0), CollectiveType::ALL_REDUCE, SERVER0, 16 * MiB, RING, &d[0]);
+    // A 64 MiB transfer 0 -> 1 from 1 ms: the call at 1 ms + 1 us finds the switch busy.
+    Simulator::Schedule(MilliSeconds(1), [&c]() {
+        c.fabrics[0]->Send(0, 1, 64 * MiB, 9, NvSwitchFabric::DoneCallback([]() {}));
+    });
+    c.Call(MilliSeconds(1) + MicroSeconds(1),
+           CollectiveType::ALL_REDUCE,
+           SERVER0,
+           16 * MiB,
+           RING,
+           &d[1]);
+    // Server 1: a transfer posted during the first (recording) call voids the record.
+    c.Call(MilliSeconds(3), CollectiveType::ALL_REDUCE, SERVER1, 16 * MiB, RING, &d[2]);
+    Simulator::Schedule(MilliSeconds(3) + MicroSeconds(5), [&c]() {
+        c.fabrics[1]->Send(3, 4, 16 * MiB, 9, NvSwitchFabric::DoneCallback([]() {}));
+    });
+    c.Call(MilliSeconds(4), CollectiveType::ALL_REDUCE, SERVER1, 16 * MiB, RING, &d[3]);
+    Simulator::Run();
+    const CollectiveEngine::ReplayStats stats = c.engine->GetReplayStats();
+    EXPECT_EQ(stats.replayed, 0u);
+    EXPECT_EQ(stats.recorded, 2u); // the first call on each server that had it alone
+    EXPECT_EQ(stats.voided, 1u);   // server 1's first
+    EXPECT_GT(d[1], d[0]);         // shared with the 64 MiB transfer
+    EXPECT_GT(d[2], d[3]);         // shared with the 16 MiB transfer
+    EXPECT_EQ(d[3], d[0]);         // alone on an identical switch
+    Simulator::Destroy();
+}
+
+// A transfer posted while a replayed call holds the switch is counted as an overlap, and
+// runs as if the call were not there: the replay's one approximation.
+TEST_F(NsTest, CallReplayATransferDuringAReplayIsAnOverlap)
+{
+    TwoServers c(true, false);
+    std::vector<Time> d(2);
+    const auto RING = CollectiveAlgorithm::RING;
+    c.Call(Seconds(0), CollectiveType::ALL_REDUCE, SERVER0, 16 * MiB, RING, &d[0]);
+    c.Call(MilliSeconds(1), CollectiveType::ALL_REDUCE, SERVER0, 16 * MiB, RING, &d[1]);
+    Time alone;
+    Time during;
+    Simulator::Schedule(MilliSeconds(1) + MicroSeconds(10), [&c, &during]() {
+        const Time start = Simulator::Now();
+        c.fabrics[0]->Send(0, 1, MiB, 9, NvSwitchFabric::DoneCallback([start, &during]() {
+                               during = Simulator::Now() - start;
+                           }));
+    });
+    Simulator::Schedule(MilliSeconds(2), [&c, &alone]() {
+        const Time start = Simulator::Now();
+        c.fabrics[0]->Send(0, 1, MiB, 9, NvSwitchFabric::DoneCallback([start, &alone]() {
+                               alone = Simulator::Now() - start;
+                           }));
+    });
+    Simulator::Run();
+    EXPECT_EQ(c.engine->GetReplayStats().replayed, 1u);
+    EXPECT_EQ(d[1], d[0]);
+    EXPECT_EQ(c.fabrics[0]->GetReplays(), 1u);
+    EXPECT_EQ(c.fabrics[0]->GetReplayOverlaps(), 1u);
+    EXPECT_EQ(during, alone);
+    Simulator::Destroy();
+}
