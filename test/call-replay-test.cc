@@ -61,22 +61,25 @@ struct TwoServers
      * \param bytes call size
      * \param algorithm the algorithm
      * \param duration set to the call's duration when it ends
+     * \param alone RunSelected's: the caller vouches that nothing else is posted meanwhile
      */
     void Call(Time at,
               CollectiveType type,
               std::vector<uint32_t> ranks,
               uint64_t bytes,
               CollectiveAlgorithm algorithm,
-              Time* duration)
+              Time* duration,
+              bool alone = true)
     {
-        Simulator::Schedule(at, [this, type, ranks, bytes, algorithm, duration]() {
+        Simulator::Schedule(at, [this, type, ranks, bytes, algorithm, duration, alone]() {
             auto plan =
                 engine->GetCollectivePlan(type, group.SubGroup(ranks), bytes, ranks, 0, algorithm);
             engine->RunSelected(
                 *plan,
                 ranks,
                 CollectiveEngine::DoneCallback(
-                    [duration](const CollectiveResult& r) { *duration = r.GetDuration(); }));
+                    [duration](const CollectiveResult& r) { *duration = r.GetDuration(); }),
+                alone);
         });
     }
 };
@@ -179,6 +182,34 @@ TEST_F(NsTest, CallReplayIsolatedCarriersAreOneServersSwitch)
     EXPECT_EQ(c.router->GetIsolatedCarrier({9, 12}), c.carriers[1]);
     EXPECT_EQ(c.router->GetIsolatedCarrier({7, 8}), nullptr);
     EXPECT_EQ(c.carriers[0]->GetIsolatedCarrier({0, 8}), nullptr); // no GPU 8 there
+    Simulator::Destroy();
+}
+
+// Only a call over every GPU of its switch whose caller vouches that it runs alone is
+// replayed: half a switch's GPUs, or a call not vouched for, is simulated each time.
+TEST_F(NsTest, CallReplayOnlyAWholeSwitchVouchedForIsReplayed)
+{
+    TwoServers c(true, false);
+    std::vector<Time> d(6);
+    const auto RING = CollectiveAlgorithm::RING;
+    const std::vector<uint32_t> half{0, 1, 2, 3};
+    for (uint32_t i = 0; i < 3; ++i)
+    {
+        c.Call(MilliSeconds(i), CollectiveType::ALL_REDUCE, half, 8 * MiB, RING, &d[i]);
+        c.Call(MilliSeconds(10 + i),
+               CollectiveType::ALL_REDUCE,
+               SERVER1,
+               8 * MiB,
+               RING,
+               &d[3 + i],
+               false);
+    }
+    Simulator::Run();
+    const CollectiveEngine::ReplayStats stats = c.engine->GetReplayStats();
+    EXPECT_EQ(stats.replayed, 0u);
+    EXPECT_EQ(stats.recorded, 0u);
+    EXPECT_EQ(d[1], d[0]);
+    EXPECT_EQ(d[4], d[3]);
     Simulator::Destroy();
 }
 

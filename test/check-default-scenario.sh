@@ -25,8 +25,11 @@ grep -Eq '^ +0 +45\.243 +19\.796 +25\.447 +0\.000$' <<<"$log" ||
     fail "iteration line is not '0  45.243  19.796  25.447  0.000' (ms)"
 grep -q 'fast-fwd : on, 98.2 % of the RDMA bytes skipped' <<<"$log" ||
     fail "the summary does not say that 98.2 % of the RDMA bytes were fast-forwarded"
-grep -q 'work     : 0.06 M packet-hops simulated, 3.37 M skipped; 0.88 M NVLink chunks (0.00 M skipped)' <<<"$log" ||
+grep -q 'work     : 0.06 M packet-hops simulated, 3.37 M skipped; 0.88 M NVLink chunks (0.00 M skipped, 0.88 M replayed)' <<<"$log" ||
     fail "the summary's work line is not the frames and NVLink chunks of the default scenario"
+# Its 768 tensor-parallel NVLS all-reduces: one recorded on each server, the rest replayed.
+grep -q 'NVSwitch calls: 766 replayed, 2 recorded, 0 overlaps' <<<"$log" ||
+    fail "the summary does not say that 766 NVSwitch calls were replayed, 2 recorded"
 grep -q 'drops 0' <<<"$log" || fail "the fabric dropped packets"
 for f in results.json timeline.json iterations.csv collectives.csv fct.csv pfc.csv links.csv \
     breakdown.png fabric.png; do

@@ -206,7 +206,10 @@ INSTANTIATE_TEST_SUITE_P(
                 R"({"layers": 2, "hidden": 2048, "heads": 16, "kvHeads": 8,
                     "ffnHidden": 7168, "gatedMlp": true, "seqLength": 1024, "vocab": 32000,
                     "experts": 8, "topK": 2, "ep": 8, "dp": 16, "globalBatch": 16})",
-                0.62},
+                0.62,
+                0.0,
+                false}, // its expert all-to-alls and DP calls share each NVSwitch, from
+                        // two streams of every GPU: not alone there, never replayed
         Reduced{"resnet50-2x8-a100.json",
                 R"({"kind": "cnn", "cnnParameters": 25557032, "cnnFlopsPerSample": 12.3e9,
                     "dp": 16, "globalBatch": 256})",

@@ -28,8 +28,11 @@ CollectiveEngine::TryReplay(uint64_t id, const CommPlan& plan, const std::vector
     {
         return false;
     }
+    // The call must hold every rank of its carrier: then, with the caller's word that
+    // its ranks start nothing else there meanwhile (RunSelected's alone), nothing else
+    // is posted on it until it ends.
     const Ptr<CollectiveTransport> carrier = m_transport->GetIsolatedCarrier(rankMap);
-    if (!carrier)
+    if (!carrier || carrier->GetNRanks() != rankMap.size())
     {
         return false;
     }
@@ -111,6 +114,12 @@ CollectiveEngine::ForgetReplays(const CommPlan* plan) const
     {
         it = it->first.plan == plan ? m_replayBook.erase(it) : std::next(it);
     }
+}
+
+bool
+CollectiveEngine::GetReplayIsolatedCalls() const
+{
+    return m_replay;
 }
 
 CollectiveEngine::ReplayStats

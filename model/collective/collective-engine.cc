@@ -111,14 +111,16 @@ CollectiveEngine::GetTypeId()
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("ReplayIsolatedCalls",
                           "Replay calls instead of simulating them again where that gives the "
-                          "same result: a call all of whose ranks are on one isolated carrier "
-                          "(one server's NVSwitch), of a cached plan, starting when that "
-                          "carrier is quiet, takes the time the same call took there before "
-                          "(recorded the first time, when nothing else shared the carrier); "
-                          "its work is counted, its chunks are not simulated. A transfer "
-                          "posted on the carrier while a replayed call would still be on it "
-                          "runs as if the call were not there (counted: "
-                          "NvSwitchFabric::GetReplayOverlaps). Off: every call simulated.",
+                          "same result: a call of a cached plan over every rank of one "
+                          "isolated carrier (one server's NVSwitch), whose caller vouches "
+                          "that nothing else is posted there while it runs (RunSelected's "
+                          "alone), starting when that carrier is quiet, takes the time the "
+                          "same call took there before (recorded the first time, when "
+                          "nothing else shared the carrier); its work is counted, its chunks "
+                          "are not simulated. A transfer posted on the carrier while a "
+                          "replayed call would still be on it runs as if the call were not "
+                          "there (counted: NvSwitchFabric::GetReplayOverlaps). Off: every "
+                          "call simulated.",
                           BooleanValue(false),
                           MakeBooleanAccessor(&CollectiveEngine::m_replay),
                           MakeBooleanChecker())
@@ -209,7 +211,8 @@ CollectiveEngine::Run(const CommPlan& plan, const std::vector<uint32_t>& rankMap
 uint64_t
 CollectiveEngine::RunSelected(const CommPlan& plan,
                               const std::vector<uint32_t>& rankMap,
-                              DoneCallback done)
+                              DoneCallback done,
+                              bool alone)
 {
     NS_LOG_FUNCTION(this << plan.GetType() << plan.GetGroupSize() << plan.GetTotalBytes());
     // The plan's CollectiveSelection (MakeCollectivePlan, same carrier and rank map) has
@@ -221,7 +224,7 @@ CollectiveEngine::RunSelected(const CommPlan& plan,
     {
         cached->second = true;
     }
-    return Start(plan, rankMap, std::move(done));
+    return Start(plan, rankMap, std::move(done), alone);
 }
 
 void
@@ -313,7 +316,8 @@ CollectiveEngine::CarrierMemberSets(const CommPlan& plan, const std::vector<uint
 uint64_t
 CollectiveEngine::Start(const CommPlan& plan,
                         const std::vector<uint32_t>& rankMap,
-                        DoneCallback done)
+                        DoneCallback done,
+                        bool alone)
 {
     const uint64_t id = m_nextId++;
     RunState& run = m_runs[id];
@@ -327,7 +331,7 @@ CollectiveEngine::Start(const CommPlan& plan,
     r.bytes = plan.GetTotalBytes();
     r.nTransfers = plan.GetNTransfers();
     r.start = Simulator::Now();
-    if (m_replay && TryReplay(id, plan, rankMap))
+    if (m_replay && alone && TryReplay(id, plan, rankMap))
     {
         return id;
     }

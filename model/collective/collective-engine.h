@@ -240,11 +240,18 @@ eturn the plan
      * \param plan the call, from MakeCollectivePlan
      * \param rankMap transport rank of each plan rank (the one given to MakeCollectivePlan)
      * \param done called when the call has finished (may be null)
+     * \param alone the caller knows that no other call can post on the call's isolated
+     *        carrier while it runs (a workload whose GPUs have one stream of calls inside
+     *        their server): only such calls are replayed (ReplayIsolatedCalls)
      * \return the call's id
      */
     uint64_t RunSelected(const CommPlan& plan,
                          const std::vector<uint32_t>& rankMap,
-                         DoneCallback done = DoneCallback());
+                         DoneCallback done = DoneCallback(),
+                         bool alone = false);
+
+    /// \return the ReplayIsolatedCalls attribute
+    bool GetReplayIsolatedCalls() const;
 
     /// What call replay (ReplayIsolatedCalls) did.
     struct ReplayStats
@@ -305,7 +312,11 @@ eturn the plan
         const CommPlan& plan,
         const std::vector<uint32_t>& rankMap);
     /// Start a checked plan. \return the call's id
-    uint64_t Start(const CommPlan& plan, const std::vector<uint32_t>& rankMap, DoneCallback done);
+    /// \param alone RunSelected's: the call may be replayed
+    uint64_t Start(const CommPlan& plan,
+                   const std::vector<uint32_t>& rankMap,
+                   DoneCallback done,
+                   bool alone = false);
 
     /// Per-transfer execution state, kept compact: plans can have millions of transfers.
     struct TransferState

@@ -293,6 +293,11 @@ WorkloadRunner::Start()
     }
     m_ranks.assign(m_trace->GetNRanks(), RankState());
     m_ranksDone = 0;
+    m_loneCaller.clear();
+    if (m_engine->GetReplayIsolatedCalls())
+    {
+        FindLoneCallers();
+    }
     for (uint32_t r = 0; r < m_trace->GetNRanks(); ++r)
     {
         Simulator::ScheduleNow(&WorkloadRunner::StartRepetition, Ptr<WorkloadRunner>(this), r);
@@ -545,6 +550,10 @@ WorkloadRunner::Launch(const CallKey& key)
     Ptr<WorkloadRunner> self(this);
     const uint64_t generation = m_generation;
     // The engine made the plan for these ranks (its selection asked the carrier).
+    const bool alone = !m_loneCaller.empty() &&
+                       std::all_of(rankMap.begin(), rankMap.end(), [this](uint32_t r) {
+                           return m_loneCaller[r];
+                       });
     const uint64_t runId = m_engine->RunSelected(
         *plan,
         rankMap,
@@ -559,7 +568,8 @@ WorkloadRunner::Launch(const CallKey& key)
                     // Its ranks were stopped for a restart: its bytes arrived for nothing.
                     self->m_callBytes.erase(r.id);
                 }
-            }));
+            }),
+        alone);
     if (fabricBytes > 0 && !m_calls[index].finished)
     {
         // The progress line follows its transfers (GetFabricBytesProgress).

@@ -415,6 +415,16 @@ class WorkloadRunner : public Object
     mutable size_t m_breakdownRecords{SIZE_MAX}; //!< m_records.size() then; MAX: none
     Time m_end;
 
+    /**
+     * For the engine's call replay: mark the ranks with at most one stream of calls that
+     * post inside their server (collectives whose group has another rank there, send/recv
+     * to a rank there). A call over such ranks runs alone on their NVSwitch: while it
+     * runs, none of them can start another call there (RunSelected's alone).
+     */
+    void FindLoneCallers();
+    /// per rank: FindLoneCallers's answer (empty when the engine does not replay calls)
+    std::vector<bool> m_loneCaller;
+
     TracedCallback<const OpRecord&> m_opFinishedTrace;
 };
 
