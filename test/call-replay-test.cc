@@ -9,6 +9,9 @@
 #include "ns3/nv-switch-fabric.h"
 #include "ns3/nvlink-transport.h"
 #include "ns3/server-routing-transport.h"
+#include "ns3/workload-runner.h"
+
+#include <functional>
 
 using namespace aifabric;
 
@@ -279,4 +282,165 @@ TEST_F(NsTest, CallReplayATransferDuringAReplayIsAnOverlap)
     EXPECT_EQ(c.fabrics[0]->GetReplayOverlaps(), 1u);
     EXPECT_EQ(during, alone);
     Simulator::Destroy();
+}
+
+namespace
+{
+
+/// Ring all-reduces on server 0, each started when the one before ends (from its
+/// callback, as a stream of calls does), with or without replay: their durations and
+/// the switch's skips.
+struct Chain
+{
+    std::vector<Time> durations;
+    uint64_t skips{0};
+    uint64_t skippedChunks{0};
+    uint64_t chunks{0};
+    CollectiveEngine::ReplayStats stats;
+};
+
+Chain
+RunChain(bool replay, bool onePlanCache = false)
+{
+    TwoServers c(replay, true);
+    Chain out;
+    const uint32_t n = 6;
+    out.durations.resize(n);
+    std::function<void(uint32_t)> next = [&](uint32_t i) {
+        if (i == n)
+        {
+            return;
+        }
+        // Two sizes in turn: with a cache of one plan, each call evicts the other's.
+        const uint64_t bytes = (i % 2 == 0 ? 24 : 40) * MiB;
+        auto plan = c.engine->GetCollectivePlan(CollectiveType::ALL_REDUCE,
+                                                c.group.SubGroup(SERVER0),
+                                                bytes,
+                                                SERVER0,
+                                                0,
+                                                CollectiveAlgorithm::RING);
+        if (onePlanCache)
+        {
+            // Room for this plan alone from the next call on.
+            c.engine->SetAttribute("PlanCacheTransfers", UintegerValue(plan->GetNTransfers()));
+        }
+        c.engine->RunSelected(*plan,
+                              SERVER0,
+                              CollectiveEngine::DoneCallback([&, i](const CollectiveResult& r) {
+                                  out.durations[i] = r.GetDuration();
+                                  next(i + 1);
+                              }),
+                              true);
+    };
+    Simulator::ScheduleNow([&next]() { next(0); });
+    Simulator::Run();
+    out.skips = c.fabrics[0]->GetSkips();
+    out.skippedChunks = c.fabrics[0]->GetSkippedChunks();
+    out.chunks = c.fabrics[0]->GetChunksDelivered();
+    out.stats = c.engine->GetReplayStats();
+    Simulator::Destroy();
+    return out;
+}
+
+/// A trace of 4 GPUs on one server: 4 layers of compute then a ring all-reduce of the
+/// whole server on stream 1; with sendRecv, GPUs 0 and 1 also exchange a message on
+/// stream 2 each layer (a second stream of calls inside the server).
+TrainingTrace
+FourGpuTrace(bool sendRecv)
+{
+    TrainingTrace t(4);
+    t.AddGroup({"tp", "tp", {0, 1, 2, 3}});
+    for (uint32_t r = 0; r < 4; ++r)
+    {
+        for (uint32_t layer = 0; layer < 4; ++layer)
+        {
+            t.AddOp(r, Compute("fwd", MicroSeconds(50)));
+            TraceOp ar;
+            ar.kind = TraceOpKind::COLLECTIVE;
+            ar.name = "tp.ar";
+            ar.collective = CollectiveType::ALL_REDUCE;
+            ar.group = "tp";
+            ar.bytes = 8 * MiB;
+            ar.stream = 1;
+            ar.algorithm = "ring";
+            t.AddOp(r, ar);
+            if (sendRecv && r < 2)
+            {
+                TraceOp p;
+                p.kind = r == 0 ? TraceOpKind::SEND : TraceOpKind::RECV;
+                p.name = "pp";
+                p.peer = 1 - r;
+                p.bytes = 4 * MiB;
+                p.tag = layer;
+                p.stream = 2;
+                t.AddOp(r, p);
+            }
+        }
+    }
+    return t;
+}
+
+/// Run FourGpuTrace on one 4-GPU H100 NVSwitch. \return (end time, calls replayed)
+std::pair<Time, uint64_t>
+RunFourGpus(bool sendRecv, bool replay)
+{
+    auto f = CreateObject<NvSwitchFabric>();
+    f->ApplyPreset("H100");
+    f->SetAttribute("NGpus", UintegerValue(4));
+    auto carrier = CreateObject<NvLinkTransport>();
+    carrier->SetFabric(f);
+    auto runner = CreateObject<WorkloadRunner>();
+    runner->Setup(FourGpuTrace(sendRecv), CommGroup::Uniform(1, 4), carrier);
+    runner->GetEngine()->SetAttribute("ReplayIsolatedCalls", BooleanValue(replay));
+    runner->Start();
+    Simulator::Run();
+    EXPECT_TRUE(runner->IsFinished());
+    const std::pair<Time, uint64_t> out{runner->GetEndTime(),
+                                        runner->GetEngine()->GetReplayStats().replayed};
+    Simulator::Destroy();
+    return out;
+}
+
+} // namespace
+
+// Calls back to back, each started by the one before as it ends, on a switch with its
+// fast-forward on: a replayed call ends when the simulated one ends and the skips come
+// out the same (a skip try left pending by one call is not inherited by the next).
+TEST_F(NsTest, CallReplayBackToBackCallsEndAsSimulated)
+{
+    const Chain simulated = RunChain(false);
+    const Chain replayed = RunChain(true);
+    EXPECT_EQ(replayed.stats.recorded, 2u); // one per size
+    EXPECT_EQ(replayed.stats.replayed, 4u);
+    EXPECT_EQ(replayed.durations, simulated.durations);
+    EXPECT_EQ(replayed.skips, simulated.skips);
+    EXPECT_EQ(replayed.skippedChunks, simulated.skippedChunks);
+    EXPECT_EQ(replayed.chunks, simulated.chunks);
+    EXPECT_GT(simulated.skips, 0u); // the fast-forward had something to skip
+}
+
+// A plan cache of one plan, two sizes in turn: each call evicts the other's plan and its
+// record, so every call is simulated (and recorded) anew, none replayed from a plan that
+// is gone (a new plan may take its address); the calls end as simulated.
+TEST_F(NsTest, CallReplayAnEvictedPlanIsNotReplayed)
+{
+    const Chain simulated = RunChain(false, true);
+    const Chain replayed = RunChain(true, true);
+    EXPECT_EQ(replayed.stats.replayed, 0u);
+    EXPECT_EQ(replayed.stats.recorded, 6u); // each plan built anew, recorded anew
+    EXPECT_EQ(replayed.durations, simulated.durations);
+}
+
+// The runner vouches for a call only if every GPU of it has one stream of calls inside
+// its server: the tensor-parallel all-reduces are replayed alone, and simulated every time
+// once GPUs 0 and 1 also exchange messages on a second stream; the run ends at the same
+// time step with replay on and off either way.
+TEST_F(NsTest, CallReplayTheRunnerVouchesOnlyForLoneCallers)
+{
+    const auto alone = RunFourGpus(false, true);
+    EXPECT_EQ(alone.second, 3u); // 4 layers: one recorded, three replayed
+    EXPECT_EQ(alone.first, RunFourGpus(false, false).first);
+    const auto shared = RunFourGpus(true, true);
+    EXPECT_EQ(shared.second, 0u);
+    EXPECT_EQ(shared.first, RunFourGpus(true, false).first);
 }

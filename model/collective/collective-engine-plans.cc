@@ -137,6 +137,7 @@ CollectiveEngine::TrimPlans(uint64_t transfers) const
         m_planStats.transfers -= lru->second.plan->GetNTransfers();
         m_validated.erase(lru->second.plan.get());
         ForgetReplays(lru->second.plan.get());
+        ++m_planGeneration;
         --m_planStats.plans;
         ++m_planStats.evictions;
         m_plans.erase(lru);

@@ -11,7 +11,9 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("CollectiveEngineReplay");
+// The class's log component ("CollectiveEngine"), defined in collective-engine.cc.
+LogComponent& CollectiveEngineLogComponent();
+static LogComponent& g_log = CollectiveEngineLogComponent();
 
 bool
 CollectiveEngine::ReplayKey::operator<(const ReplayKey& o) const
@@ -26,6 +28,7 @@ CollectiveEngine::TryReplay(uint64_t id, const CommPlan& plan, const std::vector
     // the call (an eviction forgets its records).
     if (plan.GetNTransfers() == 0 || m_validated.count(&plan) == 0)
     {
+        NS_LOG_LOGIC("call " << id << ": not a cached plan, simulated");
         return false;
     }
     // The call must hold every rank of its carrier: then, with the caller's word that
@@ -34,6 +37,7 @@ CollectiveEngine::TryReplay(uint64_t id, const CommPlan& plan, const std::vector
     const Ptr<CollectiveTransport> carrier = m_transport->GetIsolatedCarrier(rankMap);
     if (!carrier || carrier->GetNRanks() != rankMap.size())
     {
+        NS_LOG_LOGIC("call " << id << ": not over the whole of one isolated carrier, simulated");
         return false;
     }
     if (!carrier->IsQuiet())
@@ -63,7 +67,7 @@ CollectiveEngine::TryReplay(uint64_t id, const CommPlan& plan, const std::vector
         run.record = record;
         run.plan = &plan;
         run.rankMap = rankMap;
-        run.evictions = m_planStats.evictions;
+        run.generation = m_planGeneration;
         NS_LOG_LOGIC("call " << id << " recorded on a quiet carrier");
     }
     return false;
@@ -89,9 +93,10 @@ CollectiveEngine::FinishReplay(uint64_t runId)
 void
 CollectiveEngine::EndRecord(RunState& run)
 {
-    // A plan evicted meanwhile may have left its address to another: no record then.
+    // A plan the cache dropped meanwhile (an eviction, a new carrier) may have left its
+    // address to another: no record then.
     const bool kept = run.recordOn->EndRecord(*run.record, run.result.nTransfers) &&
-                      run.evictions == m_planStats.evictions;
+                      run.generation == m_planGeneration;
     if (kept)
     {
         ++m_replayStats.recorded;

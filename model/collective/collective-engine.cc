@@ -181,6 +181,7 @@ CollectiveEngine::SetTransport(Ptr<CollectiveTransport> transport)
     m_choiceBook = std::make_shared<CollectiveSelection::ChoiceBook>(); // and the choices
     m_validated.clear();
     m_replayBook.clear(); // records of the previous carrier's calls
+    ++m_planGeneration;
     m_planStats.plans = 0;
     m_planStats.transfers = 0;
 }
@@ -335,6 +336,7 @@ CollectiveEngine::Start(const CommPlan& plan,
     {
         return id;
     }
+    NS_LOG_LOGIC("call " << id << (m_replay && !alone ? ": not vouched alone, simulated" : ""));
     run.memberSets = CarrierMemberSets(plan, rankMap);
 
     // Build, once, what each completion needs so that it costs O(1) plus its

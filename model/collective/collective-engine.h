@@ -258,7 +258,8 @@ eturn the plan
     {
         uint64_t recorded{0}; //!< calls recorded (simulated, then kept for replay)
         uint64_t replayed{0}; //!< calls replayed instead of simulated
-        uint64_t voided{0};   //!< recordings given up: something else shared the carrier
+        uint64_t voided{0};   //!< recordings given up: something else shared the carrier,
+                              //!< it was not quiet at the end, or the plan cache changed
     };
 
     /// \return the call replay's counters
@@ -356,7 +357,7 @@ eturn the plan
         Ptr<CarrierRecord> record;     //!< its record so far
         const CommPlan* plan{nullptr}; //!< the cached plan recorded
         std::vector<uint32_t> rankMap; //!< and its rank map
-        uint64_t evictions{0};         //!< the plan cache's evictions when it started
+        uint64_t generation{0};        //!< m_planGeneration when it started
     };
 
     /// What makes two calls the same for replay: carrier, plan and ranks.
@@ -457,6 +458,9 @@ eturn the plan
     bool m_sending{false};                              //!< SendReleased is on the stack
 
     bool m_replay{false}; //!< ReplayIsolatedCalls
+    /// Bumps when a cached plan may go (an eviction, SetTransport): a recording that
+    /// began before names a plan that may be gone
+    mutable uint64_t m_planGeneration{0};
     /// Recorded calls (mutable: the plan cache's evictions forget theirs)
     mutable std::map<ReplayKey, Ptr<CarrierRecord>> m_replayBook;
     ReplayStats m_replayStats; //!< GetReplayStats

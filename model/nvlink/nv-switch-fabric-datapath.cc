@@ -395,6 +395,7 @@ NvSwitchFabric::AfterDown(uint32_t port, Chunk chunk, bool returnCredit)
         {
             NS_LOG_DEBUG("GPU " << chunk.src << " -> " << port << ": transfer complete");
             ++m_transfersDone;
+            NoteDrained();
             if (!chunk.done.IsNull())
             {
                 chunk.done();

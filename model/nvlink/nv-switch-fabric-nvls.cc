@@ -29,6 +29,7 @@ NvSwitchFabric::FinishSwitchChunk(uint64_t opId)
     m_ops.erase(it);
     ++m_switchOpsDone;
     NoteChange(); // the fast-forward may find a periodic state without it
+    NoteDrained();
     if (!done.IsNull())
     {
         done();
@@ -149,6 +150,8 @@ NvSwitchFabric::SwitchReduce(const std::vector<uint32_t>& members,
     if (bytes == 0)
     {
         // Nothing to reduce: the request and the empty answer still cross the switch.
+        NotePost();
+        ++m_emptyOpsInFlight;
         Simulator::Schedule(2 * m_ports[dst]->GetLatency(),
                             &NvSwitchFabric::RunDone,
                             Ptr<NvSwitchFabric>(this),
@@ -184,6 +187,8 @@ NvSwitchFabric::SwitchMulticast(uint32_t src,
         {
             down = std::max(down, m_ports[g]->GetLatency());
         }
+        NotePost();
+        ++m_emptyOpsInFlight;
         Simulator::Schedule(m_ports[src]->GetLatency() + down,
                             &NvSwitchFabric::RunDone,
                             Ptr<NvSwitchFabric>(this),
@@ -201,6 +206,8 @@ NvSwitchFabric::SwitchMulticast(uint32_t src,
 void
 NvSwitchFabric::RunDone(DoneCallback done)
 {
+    --m_emptyOpsInFlight;
+    NoteDrained();
     if (!m_disposed && !done.IsNull())
     {
         done();

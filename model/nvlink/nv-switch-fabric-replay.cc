@@ -26,6 +26,7 @@ NvSwitchFabric::GetWork() const
     w.bytes = m_bytesDelivered;
     w.skips = m_ffSkips;
     w.skippedChunks = m_ffChunks;
+    w.posts = m_posts;
     w.portSent.reserve(m_ports.size());
     w.portReceived.reserve(m_ports.size());
     for (const Ptr<NvLinkPort>& port : m_ports)
@@ -49,6 +50,7 @@ NvSwitchFabric::Difference(const Work& after, const Work& before)
     d.bytes = after.bytes - before.bytes;
     d.skips = after.skips - before.skips;
     d.skippedChunks = after.skippedChunks - before.skippedChunks;
+    d.posts = after.posts - before.posts;
     d.portSent.resize(after.portSent.size());
     d.portReceived.resize(after.portReceived.size());
     for (size_t g = 0; g < after.portSent.size(); ++g)
@@ -62,38 +64,21 @@ NvSwitchFabric::Difference(const Work& after, const Work& before)
 uint64_t
 NvSwitchFabric::GetPosts() const
 {
-    return m_transfersSent + m_switchOpsStarted;
+    return m_posts;
 }
 
 bool
 NvSwitchFabric::IsQuiet() const
 {
     const Time now = Simulator::Now();
-    if (GetTransfersInFlight() != 0 || m_skippingUplinks != 0 || now < m_replayUntil ||
-        !m_switch->IsIdle())
+    if (GetTransfersInFlight() != 0 || m_emptyOpsInFlight != 0 || m_skippingUplinks != 0 ||
+        now < m_replayUntil || !m_ffTry.IsExpired() || !m_switch->IsIdle())
     {
         return false;
     }
     return std::none_of(m_ports.begin(), m_ports.end(), [](const Ptr<NvLinkPort>& p) {
         return p->IsUplinkBusy() || p->IsDownlinkBusy();
     });
-}
-
-Time
-NvSwitchFabric::GetSettleTime() const
-{
-    if (IsQuiet())
-    {
-        return Simulator::Now();
-    }
-    Time downlinks = Simulator::Now();
-    Time hop;
-    for (const Ptr<NvLinkPort>& p : m_ports)
-    {
-        downlinks = std::max(downlinks, p->GetDownlinkFree());
-        hop = std::max(hop, p->GetLatency());
-    }
-    return std::max(m_replayUntil, downlinks + hop);
 }
 
 void
@@ -111,13 +96,14 @@ NvSwitchFabric::Replay(const Work& work, Time hold)
     m_bytesDelivered += work.bytes;
     m_ffSkips += work.skips;
     m_ffChunks += work.skippedChunks;
+    m_posts += work.posts;
     for (size_t g = 0; g < m_ports.size(); ++g)
     {
         m_ports[g]->CountSkippedBytes(work.portSent[g], work.portReceived[g]);
     }
     m_replayUntil = std::max(m_replayUntil, Simulator::Now() + hold);
     ++m_replays;
-    m_replayedChunks += work.chunks;
+    m_replayedChunks += work.chunks - work.skippedChunks;
     NS_LOG_LOGIC("replayed a call: " << work.chunks << " chunks, fabric held until "
                                      << m_replayUntil.As(Time::US));
 }
@@ -125,6 +111,7 @@ NvSwitchFabric::Replay(const Work& work, Time hold)
 void
 NvSwitchFabric::NotePost()
 {
+    ++m_posts;
     if (Simulator::Now() < m_replayUntil)
     {
         ++m_replayOverlaps;

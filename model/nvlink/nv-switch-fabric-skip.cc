@@ -33,6 +33,18 @@ NvSwitchFabric::NoteChange()
     }
 }
 
+void
+NvSwitchFabric::NoteDrained()
+{
+    if (m_ff && GetTransfersInFlight() == 0 && m_emptyOpsInFlight == 0 && !m_ffTry.IsExpired())
+    {
+        // Nothing left to skip: a try pending now would fire on the next transfers at a
+        // time set by these, so the fabric's state would depend on its past.
+        NS_LOG_LOGIC("fabric drained: its pending skip try is cancelled");
+        m_ffTry.Cancel();
+    }
+}
+
 Time
 NvSwitchFabric::QuietTime() const
 {
@@ -143,8 +155,8 @@ NvSwitchFabric::TrySkip()
         up.skipFrom = up.lastStart + up.lastSer;
         up.skipFlows = up.ring.size();
         up.round = up.lastSer * static_cast<int64_t>(up.skipFlows);
-        up.rounds = static_cast<uint64_t>((end - up.skipFrom).GetTimeStep() /
-                                          up.round.GetTimeStep());
+        up.rounds =
+            static_cast<uint64_t>((end - up.skipFrom).GetTimeStep() / up.round.GetTimeStep());
         const Time resumeAt = up.skipFrom + up.round * static_cast<int64_t>(up.rounds);
         up.resume = Simulator::Schedule(resumeAt - now, &NvSwitchFabric::ResumeUplink, this, g);
         ++m_skippingUplinks;

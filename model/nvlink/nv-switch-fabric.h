@@ -233,6 +233,7 @@ class NvSwitchFabric : public Object
         uint64_t bytes{0};                  //!< point-to-point payload (GetBytesDelivered)
         uint64_t skips{0};                  //!< fast-forward skips (GetSkips)
         uint64_t skippedChunks{0};          //!< chunks they let through (GetSkippedChunks)
+        uint64_t posts{0};                  //!< transfers and operations posted (GetPosts)
         std::vector<uint64_t> portSent;     //!< per GPU: payload sent up
         std::vector<uint64_t> portReceived; //!< per GPU: payload received
     };
@@ -245,34 +246,34 @@ class NvSwitchFabric : public Object
      * \return what the fabric did in between
      */
     static Work Difference(const Work& after, const Work& before);
-    /// \return transfers and switch operations posted so far (replayed ones included)
+    /// \return transfers and switch operations posted so far, zero-byte ones and the
+    ///         replayed calls' included
     uint64_t GetPosts() const;
     /**
      * Whether nothing is left of past traffic: no transfer or operation in flight, every
-     * credit and reduction slot back, every link idle, no skip and no replayed call
-     * holding the fabric. A call that starts on a quiet fabric and has it to itself
-     * takes the same time whenever it starts (the fabric's state is the same), which
-     * is what CollectiveEngine's call replay rests on.
+     * credit and reduction slot back, every link idle, no skip or skip try pending
+     * (NoteDrained cancels the try when the fabric drains) and no replayed call holding
+     * the fabric. A call that starts on a quiet fabric and has it to itself takes the
+     * same time whenever it starts (the fabric's state is the same), which is what
+     * CollectiveEngine's call replay rests on.
      * \return whether the fabric is quiet now
      */
     bool IsQuiet() const;
-    /// \return when the fabric will be quiet if nothing more is posted, once every
-    ///         transfer and operation has completed (a bound: the last downlink's end
-    ///         plus the longest hop, which every returning credit is within)
-    Time GetSettleTime() const;
     /**
      * Count a call's work as done now without simulating it (CollectiveEngine's call
-     * replay: the same call on this fabric, started quiet, did it before and had the
-     * fabric to itself). The fabric is not quiet for hold; a transfer or operation
-     * posted within it is counted as an overlap (GetReplayOverlaps) and runs as if the
-     * replayed call were not there, the replay's one approximation.
+     * replay: the same call on this fabric, started quiet, did it before, had the fabric
+     * to itself and left it quiet). The fabric is not quiet for hold; a transfer or
+     * operation posted within it is counted as an overlap (GetReplayOverlaps) and runs
+     * as if the replayed call were not there, the replay's one approximation.
      * \param work the call's counters (Difference of its recording)
-     * \param hold from now until the fabric was quiet again in the recording
+     * \param hold the call's duration
      */
     void Replay(const Work& work, Time hold);
     /// \return calls replayed on this fabric (Replay)
     uint64_t GetReplays() const;
-    /// \return chunks of the replayed calls (counted in GetChunksDelivered too)
+    /// \return chunks of the replayed calls that their recordings simulated (counted in
+    ///         GetChunksDelivered too; the ones their recordings skipped count in
+    ///         GetSkippedChunks)
     uint64_t GetReplayedChunks() const;
     /// \return transfers and operations posted while a replayed call held the fabric
     uint64_t GetReplayOverlaps() const;
@@ -418,6 +419,9 @@ class NvSwitchFabric : public Object
     void NoteChange();
     /// Something not periodic happened (a credit stall, a chunk queued on a downlink).
     void NoteIrregular();
+    /// A transfer or operation completed: if none is left, forget the pending skip try
+    /// (an empty fabric's state does not depend on its past: IsQuiet).
+    void NoteDrained();
     /// \return one round of the fabric's busiest uplink at the chunk's serialization
     Time LongestRound() const;
     /// \return how long the flows must not change before a skip: two windows
@@ -470,10 +474,12 @@ class NvSwitchFabric : public Object
     uint64_t m_ffSkips{0};         //!< GetSkips
     uint64_t m_ffChunks{0};        //!< GetSkippedChunks
 
-    Time m_replayUntil;           //!< a replayed call holds the fabric until then
-    uint64_t m_replays{0};        //!< GetReplays
-    uint64_t m_replayedChunks{0}; //!< GetReplayedChunks
-    uint64_t m_replayOverlaps{0}; //!< GetReplayOverlaps
+    uint64_t m_posts{0};            //!< GetPosts
+    uint32_t m_emptyOpsInFlight{0}; //!< zero-byte NVLS operations under way
+    Time m_replayUntil;             //!< a replayed call holds the fabric until then
+    uint64_t m_replays{0};          //!< GetReplays
+    uint64_t m_replayedChunks{0};   //!< GetReplayedChunks
+    uint64_t m_replayOverlaps{0};   //!< GetReplayOverlaps
 
     TracedCallback<uint32_t, uint32_t, uint64_t> m_chunkSentTrace;
     TracedCallback<uint32_t, uint32_t, uint64_t> m_chunkDeliveredTrace;

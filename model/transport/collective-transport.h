@@ -136,7 +136,6 @@ class CarrierRecord : public SimpleRefCount<CarrierRecord>
     virtual ~CarrierRecord() = default;
     Time start;    //!< when the call started (StartRecord)
     Time duration; //!< how long it took (EndRecord)
-    Time hold;     //!< from its start until the carrier was quiet again (EndRecord)
 };
 
 /**
@@ -328,16 +327,17 @@ class CollectiveTransport : public Object
     /// \return its record (the default: null, the carrier does not record)
     virtual Ptr<CarrierRecord> StartRecord() const;
     /**
-     * The recorded call has ended now: complete its record (duration, hold, counters).
+     * The recorded call has ended now: complete its record (duration, counters).
      * \param record StartRecord's
      * \param posts transfers and switch operations the call posted on this carrier
-     * \return false if anything else was posted meanwhile: the record is void (default)
+     * \return false if anything else was posted meanwhile, or if the carrier is not
+     *         quiet now: the record is void (default)
      */
     virtual bool EndRecord(CarrierRecord& record, uint64_t posts) const;
     /**
      * Do a recorded call's work again, now, without simulating it: count it as done and
-     * keep the carrier from being quiet for record.hold. Aborts on a carrier that does
-     * not record (the default).
+     * keep the carrier from being quiet for record.duration. Aborts on a carrier that
+     * does not record (the default).
      * \param record a record EndRecord completed on this carrier
      */
     virtual void Replay(const CarrierRecord& record);

@@ -219,11 +219,16 @@ NvLinkTransport::EndRecord(CarrierRecord& record, uint64_t posts) const
                                                     << " other posts): not recorded");
         return false;
     }
+    if (!f->IsQuiet())
+    {
+        // Something of the call is still under way (a credit on its way back over a
+        // slower link): a call right after it would find it, a replay could not give it.
+        NS_LOG_LOGIC("the call left the fabric busy: not recorded");
+        return false;
+    }
     r->duration = Simulator::Now() - r->start;
-    r->hold = f->GetSettleTime() - r->start;
     r->work = NvSwitchFabric::Difference(f->GetWork(), r->work);
-    NS_LOG_LOGIC("recorded a call of " << r->duration.As(Time::US) << ", quiet after "
-                                       << r->hold.As(Time::US) << ", " << r->work.chunks
+    NS_LOG_LOGIC("recorded a call of " << r->duration.As(Time::US) << ", " << r->work.chunks
                                        << " chunks");
     return true;
 }
@@ -235,7 +240,7 @@ NvLinkTransport::Replay(const CarrierRecord& record)
     const auto* r = dynamic_cast<const NvLinkRecord*>(&record);
     NS_ABORT_MSG_IF(!r || r->fabric != PeekPointer(f),
                     "NvLinkTransport::Replay: a record of another carrier");
-    f->Replay(r->work, r->hold);
+    f->Replay(r->work, r->duration);
 }
 
 } // namespace ns3

@@ -82,9 +82,9 @@ class NvLinkTransport : public CollectiveTransport
     /**
      * \param record StartRecord's
      * \param posts the call's transfers and operations
-     * \return false when the fabric had other posts meanwhile; otherwise the record
-     *         holds the call's duration, its counters (NvSwitchFabric::Difference) and
-     *         the hold until the fabric settles (NvSwitchFabric::GetSettleTime)
+     * \return false when the fabric had other posts meanwhile or is not quiet now;
+     *         otherwise the record holds the call's duration and its counters
+     *         (NvSwitchFabric::Difference)
      */
     bool EndRecord(CarrierRecord& record, uint64_t posts) const override;
     /// \param record an EndRecord-completed record of this carrier: NvSwitchFabric::Replay

@@ -294,7 +294,9 @@ WorkloadRunner::Start()
     m_ranks.assign(m_trace->GetNRanks(), RankState());
     m_ranksDone = 0;
     m_loneCaller.clear();
-    if (m_engine->GetReplayIsolatedCalls())
+    // A restart starts new calls while the stopped ones still run in the engine: no call
+    // is alone on its switch then, so none is vouched for when a failure may restart.
+    if (m_engine->GetReplayIsolatedCalls() && !(m_restartOnFailure && !m_failAt.empty()))
     {
         FindLoneCallers();
     }
@@ -550,10 +552,9 @@ WorkloadRunner::Launch(const CallKey& key)
     Ptr<WorkloadRunner> self(this);
     const uint64_t generation = m_generation;
     // The engine made the plan for these ranks (its selection asked the carrier).
-    const bool alone = !m_loneCaller.empty() &&
-                       std::all_of(rankMap.begin(), rankMap.end(), [this](uint32_t r) {
-                           return m_loneCaller[r];
-                       });
+    const bool alone =
+        !m_loneCaller.empty() &&
+        std::all_of(rankMap.begin(), rankMap.end(), [this](uint32_t r) { return m_loneCaller[r]; });
     const uint64_t runId = m_engine->RunSelected(
         *plan,
         rankMap,

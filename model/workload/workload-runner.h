@@ -419,7 +419,8 @@ class WorkloadRunner : public Object
      * For the engine's call replay: mark the ranks with at most one stream of calls that
      * post inside their server (collectives whose group has another rank there, send/recv
      * to a rank there). A call over such ranks runs alone on their NVSwitch: while it
-     * runs, none of them can start another call there (RunSelected's alone).
+     * runs, none of them can start another call there (RunSelected's alone). Not called
+     * when a failure may restart the ranks (the stopped calls still run then).
      */
     void FindLoneCallers();
     /// per rank: FindLoneCallers's answer (empty when the engine does not replay calls)
