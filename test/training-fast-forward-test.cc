@@ -55,6 +55,27 @@ UseModel(TrainingScenario& scenario, const char* json, const char* name, std::st
     return true;
 }
 
+/**
+ * The shipped scenario of r (the built-in default for "") with r's reduced model.
+ * \param r the case
+ * \param scenario set to the scenario
+ * \param error set when it cannot be read
+ * \return false if it cannot be read
+ */
+bool
+Load(const Reduced& r, TrainingScenario& scenario, std::string* error)
+{
+    scenario = TrainingScenario::Default(AI_FABRIC_SOURCE_DIR "/traces");
+    if (*r.scenario &&
+        !TrainingScenario::Read(std::string(AI_FABRIC_SOURCE_DIR "/traces/scenarios/") + r.scenario,
+                                scenario,
+                                error))
+    {
+        return false;
+    }
+    return UseModel(scenario, r.model, "reduced model", error);
+}
+
 /// Run the scenario once, \return its figures.
 FastForwardFigures
 RunOnce(TrainingScenario scenario, const std::string& mode)
@@ -84,17 +105,9 @@ class TrainingFastForwardDp : public NsTest
 TEST_P(TrainingFastForward, MatchesThePacketReference)
 {
     const Reduced& r = GetParam();
-    TrainingScenario scenario = TrainingScenario::Default(AI_FABRIC_SOURCE_DIR "/traces");
+    TrainingScenario scenario;
     std::string error;
-    if (*r.scenario)
-    {
-        ASSERT_TRUE(TrainingScenario::Read(std::string(AI_FABRIC_SOURCE_DIR "/traces/scenarios/") +
-                                               r.scenario,
-                                           scenario,
-                                           &error))
-            << error;
-    }
-    ASSERT_TRUE(UseModel(scenario, r.model, "reduced model", &error)) << error;
+    ASSERT_TRUE(Load(r, scenario, &error)) << error;
 
     const FastForwardFigures reference = RunOnce(scenario, "off");
     const FastForwardFigures fast = RunOnce(scenario, "on");
@@ -119,17 +132,9 @@ TEST_P(TrainingFastForward, MatchesThePacketReference)
 TEST_P(TrainingFastForward, ReplayedCallsChangeNoResult)
 {
     const Reduced& r = GetParam();
-    TrainingScenario scenario = TrainingScenario::Default(AI_FABRIC_SOURCE_DIR "/traces");
+    TrainingScenario scenario;
     std::string error;
-    if (*r.scenario)
-    {
-        ASSERT_TRUE(TrainingScenario::Read(std::string(AI_FABRIC_SOURCE_DIR "/traces/scenarios/") +
-                                               r.scenario,
-                                           scenario,
-                                           &error))
-            << error;
-    }
-    ASSERT_TRUE(UseModel(scenario, r.model, "reduced model", &error)) << error;
+    ASSERT_TRUE(Load(r, scenario, &error)) << error;
 
     struct Outcome
     {

@@ -528,9 +528,11 @@ FastForwardJson(const TrainingSimulation& sim)
             {"replayed_chunks", nvlink.replayedChunks},
             {"overlaps", nvlink.replayOverlaps},
             {"approximation",
-             "a call on one server's quiet NVSwitch takes the time it took there before, alone; "
-             "exact unless a transfer is posted on the switch while a replayed call holds it "
-             "(overlaps)"}};
+             "a call over every GPU of one server's quiet NVSwitch, with nothing else posted "
+             "there meanwhile, takes the time the same call took there before, its chunks "
+             "counted, not simulated: exact but for overlaps (a transfer posted on a switch "
+             "a replayed call holds) and the order of its end among other events of the "
+             "same time step"}};
     }
     return j;
 }
