@@ -6,8 +6,10 @@
 #include "test-util.h"
 
 #include "ns3/collective-engine.h"
+#include "ns3/ideal-transport.h"
 #include "ns3/nv-switch-fabric.h"
 #include "ns3/nvlink-transport.h"
+#include "ns3/rank-map-transport.h"
 #include "ns3/server-routing-transport.h"
 #include "ns3/workload-runner.h"
 
@@ -94,13 +96,17 @@ const std::vector<uint32_t> SERVER1{8, 9, 10, 11, 12, 13, 14, 15};
 struct Outcome
 {
     std::vector<Time> durations;
-    std::vector<uint64_t> chunks;       //!< per fabric
-    std::vector<uint64_t> bytes;        //!< per fabric
-    std::vector<uint64_t> skipped;      //!< per fabric: skipped chunks
-    std::vector<uint64_t> portSent;     //!< every port of both fabrics
-    std::vector<uint64_t> portReceived; //!< every port of both fabrics
+    std::vector<uint64_t> chunks;           //!< per fabric
+    std::vector<uint64_t> bytes;            //!< per fabric
+    std::vector<uint64_t> skipped;          //!< per fabric: skipped chunks
+    std::vector<uint64_t> portSent;         //!< every port of both fabrics
+    std::vector<uint64_t> portReceived;     //!< every port of both fabrics
+    std::vector<NvSwitchFabric::Work> work; //!< per fabric: every counter a replay adds
     CollectiveEngine::ReplayStats stats;
     uint64_t events{0};
+    uint64_t transfersStarted{0}; //!< the engine's TransferStarted trace
+    uint64_t transfersDone{0};    //!< its TransferDone trace
+    uint64_t callsDone{0};        //!< its CollectiveDone trace
 };
 
 /// Ring all-reduces (twice on server 0, once on server 1, once more on server 0), then
@@ -119,6 +125,15 @@ RunCalls(bool replay, bool fastForward)
     c.Call(MilliSeconds(3), CollectiveType::ALL_REDUCE, SERVER0, 64 * MiB, RING, &out.durations[3]);
     c.Call(MilliSeconds(4), CollectiveType::ALL_REDUCE, SERVER0, 32 * MiB, NVLS, &out.durations[4]);
     c.Call(MilliSeconds(5), CollectiveType::ALL_REDUCE, SERVER0, 32 * MiB, NVLS, &out.durations[5]);
+    c.engine->TraceConnectWithoutContext(
+        "TransferStarted",
+        Callback<void, uint64_t, uint32_t>([&out](uint64_t, uint32_t) { ++out.transfersStarted; }));
+    c.engine->TraceConnectWithoutContext(
+        "TransferDone",
+        Callback<void, uint64_t, uint32_t>([&out](uint64_t, uint32_t) { ++out.transfersDone; }));
+    c.engine->TraceConnectWithoutContext("CollectiveDone",
+                                         Callback<void, const CollectiveResult&>(
+                                             [&out](const CollectiveResult&) { ++out.callsDone; }));
     const uint64_t events0 = Simulator::GetEventCount();
     Simulator::Run();
     out.events = Simulator::GetEventCount() - events0;
@@ -127,6 +142,7 @@ RunCalls(bool replay, bool fastForward)
         out.chunks.push_back(f->GetChunksDelivered());
         out.bytes.push_back(f->GetBytesDelivered());
         out.skipped.push_back(f->GetSkippedChunks());
+        out.work.push_back(f->GetWork());
         EXPECT_EQ(f->GetReplayOverlaps(), 0u);
         EXPECT_EQ(f->GetTransfersInFlight(), 0u);
         for (uint32_t g = 0; g < 8; ++g)
@@ -165,6 +181,19 @@ TEST_P(CallReplay, ARepeatedCallEndsAsSimulatedAndCountsItsWork)
     EXPECT_EQ(replayed.skipped, simulated.skipped);
     EXPECT_EQ(replayed.portSent, simulated.portSent);
     EXPECT_EQ(replayed.portReceived, simulated.portReceived);
+    for (size_t s = 0; s < 2; ++s)
+    {
+        EXPECT_EQ(replayed.work[s].transfers, simulated.work[s].transfers);
+        EXPECT_EQ(replayed.work[s].switchOps, simulated.work[s].switchOps);
+        EXPECT_EQ(replayed.work[s].skips, simulated.work[s].skips);
+        EXPECT_EQ(replayed.work[s].posts, simulated.work[s].posts);
+    }
+    EXPECT_GT(simulated.work[0].switchOps, 0u); // the NVLS calls' operations
+    // Every call ends and every transfer is reported done either way; a replayed call's
+    // transfers are not handed to the carrier, so they are not reported started.
+    EXPECT_EQ(replayed.callsDone, 6u);
+    EXPECT_EQ(replayed.transfersDone, simulated.transfersDone);
+    EXPECT_LT(replayed.transfersStarted, simulated.transfersStarted);
     // A ring all-reduce sends 2 (n-1)/n of its size from every GPU (server 1's one call).
     EXPECT_EQ(replayed.portSent[8], 2 * 7 * (64 * MiB / 8));
     EXPECT_LT(replayed.events, simulated.events * 2 / 3);
@@ -185,6 +214,18 @@ TEST_F(NsTest, CallReplayIsolatedCarriersAreOneServersSwitch)
     EXPECT_EQ(c.router->GetIsolatedCarrier({9, 12}), c.carriers[1]);
     EXPECT_EQ(c.router->GetIsolatedCarrier({7, 8}), nullptr);
     EXPECT_EQ(c.carriers[0]->GetIsolatedCarrier({0, 8}), nullptr); // no GPU 8 there
+    // A job's ranks 0..3 on GPUs 12..15: its carrier maps them onto server 1's switch.
+    auto job = CreateObject<RankMapTransport>();
+    job->Setup(c.router, {12, 13, 14, 15});
+    EXPECT_EQ(job->GetIsolatedCarrier({0, 1, 2, 3}), c.carriers[1]);
+    // One scale-up carrier shared by every server is no server's own.
+    auto shared = CreateObject<ServerRoutingTransport>();
+    auto ideal = CreateObject<IdealTransport>();
+    ideal->SetAttribute("NRanks", UintegerValue(16));
+    shared->SetupShared(c.group, ideal, nullptr);
+    EXPECT_EQ(shared->GetIsolatedCarrier({0, 1}), nullptr);
+    // The engine simulates every call unless asked.
+    EXPECT_FALSE(CreateObject<CollectiveEngine>()->GetReplayIsolatedCalls());
     Simulator::Destroy();
 }
 
@@ -293,6 +334,8 @@ namespace
 struct Chain
 {
     std::vector<Time> durations;
+    uint64_t delivered{0}; //!< chunks simulated and delivered (the ChunkDelivered trace)
+    uint64_t replayedChunks{0};
     uint64_t skips{0};
     uint64_t skippedChunks{0};
     uint64_t chunks{0};
@@ -333,7 +376,12 @@ RunChain(bool replay, bool onePlanCache = false)
                               true);
     };
     Simulator::ScheduleNow([&next]() { next(0); });
+    c.fabrics[0]->TraceConnectWithoutContext(
+        "ChunkDelivered",
+        Callback<void, uint32_t, uint32_t, uint64_t>(
+            [&out](uint32_t, uint32_t, uint64_t) { ++out.delivered; }));
     Simulator::Run();
+    out.replayedChunks = c.fabrics[0]->GetReplayedChunks();
     out.skips = c.fabrics[0]->GetSkips();
     out.skippedChunks = c.fabrics[0]->GetSkippedChunks();
     out.chunks = c.fabrics[0]->GetChunksDelivered();
@@ -382,7 +430,7 @@ FourGpuTrace(bool sendRecv)
 
 /// Run FourGpuTrace on one 4-GPU H100 NVSwitch. \return (end time, calls replayed)
 std::pair<Time, uint64_t>
-RunFourGpus(bool sendRecv, bool replay)
+RunFourGpus(bool sendRecv, bool replay, bool restartable = false)
 {
     auto f = CreateObject<NvSwitchFabric>();
     f->ApplyPreset("H100");
@@ -392,6 +440,12 @@ RunFourGpus(bool sendRecv, bool replay)
     auto runner = CreateObject<WorkloadRunner>();
     runner->Setup(FourGpuTrace(sendRecv), CommGroup::Uniform(1, 4), carrier);
     runner->GetEngine()->SetAttribute("ReplayIsolatedCalls", BooleanValue(replay));
+    if (restartable)
+    {
+        // A failure that may restart the ranks (after the run's end: it changes nothing).
+        runner->SetAttribute("RestartOnFailure", BooleanValue(true));
+        runner->FailRank(0, Seconds(10));
+    }
     runner->Start();
     Simulator::Run();
     EXPECT_TRUE(runner->IsFinished());
@@ -417,6 +471,12 @@ TEST_F(NsTest, CallReplayBackToBackCallsEndAsSimulated)
     EXPECT_EQ(replayed.skippedChunks, simulated.skippedChunks);
     EXPECT_EQ(replayed.chunks, simulated.chunks);
     EXPECT_GT(simulated.skips, 0u); // the fast-forward had something to skip
+    // Every chunk is simulated, skipped or replayed, once: the replayed ones are those the
+    // recordings simulated (their skipped ones count as skipped).
+    EXPECT_EQ(simulated.delivered + simulated.skippedChunks, simulated.chunks);
+    EXPECT_EQ(replayed.delivered + replayed.skippedChunks + replayed.replayedChunks,
+              replayed.chunks);
+    EXPECT_GT(replayed.replayedChunks, 0u);
 }
 
 // A plan cache of one plan, two sizes in turn: each call evicts the other's plan and its
@@ -443,4 +503,6 @@ TEST_F(NsTest, CallReplayTheRunnerVouchesOnlyForLoneCallers)
     const auto shared = RunFourGpus(true, true);
     EXPECT_EQ(shared.second, 0u);
     EXPECT_EQ(shared.first, RunFourGpus(true, false).first);
+    // A failure that may restart: nothing is vouched for.
+    EXPECT_EQ(RunFourGpus(false, true, true).second, 0u);
 }

@@ -216,6 +216,8 @@ TEST_F(TrainingFeatures, FastForwardIsOnUnlessAskedOffOrSomethingNeedsEveryPacke
             Ptr<FastForwardFeature> ff = Create<FastForwardFeature>();
             EXPECT_TRUE(ff->Install(context, &error)) << error;
             EXPECT_EQ(static_cast<bool>(ff->GetFastForward()), ff->GetStatus() == "on");
+            // NVSwitch calls are replayed with any fast-forward, whatever the RDMA one can do.
+            EXPECT_EQ(ff->ReplaysCalls(), mode != "off") << mode << " " << ina << " " << pcap;
             return ff->GetStatus();
         };
     EXPECT_EQ(statusWith("on", "off", ""), "on");
@@ -230,4 +232,10 @@ TEST_F(TrainingFeatures, FastForwardIsOnUnlessAskedOffOrSomethingNeedsEveryPacke
     scenario.pcapPrefix = "";
     EXPECT_TRUE(ideal->Install(TrainingContext{scenario, roce, cluster, false}, &error));
     EXPECT_EQ(ideal->GetStatus(), "off");
+    // /run/replayCalls false: the fast-forward without call replay.
+    scenario.replayCalls = false;
+    Ptr<FastForwardFeature> noReplay = Create<FastForwardFeature>();
+    EXPECT_TRUE(noReplay->Install(context, &error)) << error;
+    EXPECT_EQ(noReplay->GetStatus(), "on");
+    EXPECT_FALSE(noReplay->ReplaysCalls());
 }

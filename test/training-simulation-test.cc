@@ -1073,6 +1073,28 @@ TEST(TrainingScenario, LinkFailureAndBackgroundBesideTraining)
     EXPECT_EQ(again["fabric"]["background"], bg);
 }
 
+// /run/replayCalls: true unless the scenario says false (--replay-calls the same).
+TEST(TrainingSimulation, ReplayCallsIsAScenarioKey)
+{
+    TrainingScenario s;
+    std::string error;
+    ASSERT_TRUE(TrainingScenario::Parse("{" + SMALL_SCENARIO + "}", "scn.json", s, &error))
+        << error;
+    EXPECT_TRUE(s.replayCalls);
+    ASSERT_TRUE(
+        TrainingScenario::Parse("{" + SMALL_SCENARIO + R"(, "run": {"replayCalls": false}})",
+                                "scn.json",
+                                s,
+                                &error))
+        << error;
+    EXPECT_FALSE(s.replayCalls);
+    EXPECT_FALSE(TrainingScenario::Parse("{" + SMALL_SCENARIO + R"(, "run": {"replayCalls": 3}})",
+                                         "scn.json",
+                                         s,
+                                         &error));
+    EXPECT_NE(error.find("/run/replayCalls"), std::string::npos) << error;
+}
+
 // The engine's plan cache changes nothing but the work: the same run without it
 // (PlanCacheTransfers 0) has the same iteration time and per-collective times, to the
 // picosecond, and the same events; with it, repeated calls are answered from the cache.
