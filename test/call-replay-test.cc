@@ -506,3 +506,44 @@ TEST_F(NsTest, CallReplayTheRunnerVouchesOnlyForLoneCallers)
     // A failure that may restart: nothing is vouched for.
     EXPECT_EQ(RunFourGpus(false, true, true).second, 0u);
 }
+
+// What voids a recording or keeps a call from replay, besides another transfer: a
+// zero-byte NVLS operation posted meanwhile (every post counts), a new carrier set while
+// it runs (the plan may be gone), and a replayed call still holding the switch when the
+// next call starts (that one is simulated, and its posts are overlaps).
+TEST_F(NsTest, CallReplayEveryPostAndEveryPlanChangeCounts)
+{
+    TwoServers c(true, false);
+    std::vector<Time> d(5);
+    const auto RING = CollectiveAlgorithm::RING;
+    // Server 0: a zero-byte NVLS reduction posted during the first (recording) call.
+    c.Call(Seconds(0), CollectiveType::ALL_REDUCE, SERVER0, 16 * MiB, RING, &d[0]);
+    Simulator::Schedule(MicroSeconds(5), [&c]() {
+        c.fabrics[0]->SwitchReduce(SERVER0, 0, 0, 0, NvSwitchFabric::DoneCallback([]() {}));
+    });
+    // Server 1: the engine gets its carrier again while its first call runs.
+    c.Call(Seconds(0), CollectiveType::ALL_REDUCE, SERVER1, 16 * MiB, RING, &d[1]);
+    Simulator::Schedule(MicroSeconds(5), [&c]() { c.engine->SetTransport(c.router); });
+    Simulator::Run();
+    CollectiveEngine::ReplayStats stats = c.engine->GetReplayStats();
+    EXPECT_EQ(stats.recorded, 0u);
+    EXPECT_EQ(stats.voided, 2u);
+
+    // Recorded now; replayed at 1 ms; a call of another size 1 us into the replay is
+    // simulated (the switch is held), its transfers overlaps.
+    c.Call(MilliSeconds(0), CollectiveType::ALL_REDUCE, SERVER0, 16 * MiB, RING, &d[2]);
+    c.Call(MilliSeconds(1), CollectiveType::ALL_REDUCE, SERVER0, 16 * MiB, RING, &d[3]);
+    c.Call(MilliSeconds(1) + MicroSeconds(1),
+           CollectiveType::ALL_REDUCE,
+           SERVER0,
+           8 * MiB,
+           RING,
+           &d[4]);
+    Simulator::Run();
+    stats = c.engine->GetReplayStats();
+    EXPECT_EQ(stats.recorded, 1u);
+    EXPECT_EQ(stats.replayed, 1u);
+    EXPECT_EQ(d[3], d[2]);
+    EXPECT_GT(c.fabrics[0]->GetReplayOverlaps(), 0u);
+    Simulator::Destroy();
+}
