@@ -310,6 +310,11 @@ TrainingReport::PrintOverview(std::ostream& os) const
         // Where the events went: frames simulated on the RoCE links, NVLink chunks.
         const Json fabric = FabricJson(m_sim);
         const Json ff = FastForwardJson(m_sim);
+        // NVLink chunks of replayed calls, in millions (0: none, or no replay)
+        const double replayed =
+            ff.contains("nvswitch_call_replay")
+                ? ff["nvswitch_call_replay"]["replayed_chunks"].get<uint64_t>() / 1e6
+                : 0;
         if (fabric.contains("flow_level"))
         {
             const Json& f = fabric["flow_level"];
@@ -320,8 +325,7 @@ TrainingReport::PrintOverview(std::ostream& os) const
                << fabric["nvlink_chunks"].get<uint64_t>() / 1e6 << " M NVLink chunks";
             if (ff.contains("nvswitch_call_replay"))
             {
-                os << " (" << ff["nvswitch_call_replay"]["replayed_chunks"].get<uint64_t>() / 1e6
-                   << " M replayed)";
+                os << " (" << replayed << " M replayed)";
             }
             os << "\n";
         }
@@ -337,9 +341,7 @@ TrainingReport::PrintOverview(std::ostream& os) const
                 os << " (" << ff["nvlink_skipped_chunks"].get<uint64_t>() / 1e6 << " M skipped";
                 if (ff.contains("nvswitch_call_replay"))
                 {
-                    os << ", "
-                       << ff["nvswitch_call_replay"]["replayed_chunks"].get<uint64_t>() / 1e6
-                       << " M replayed";
+                    os << ", " << replayed << " M replayed";
                 }
                 os << ")";
             }

@@ -107,7 +107,9 @@ CollectiveEngine::EndRecord(RunState& run)
         ++m_replayStats.voided;
     }
     NS_LOG_LOGIC("call " << run.result.id
-                         << (kept ? " recorded" : " not recorded (shared carrier)"));
+                         << (kept ? " recorded"
+                                  : " not recorded (the carrier says why, or the plan cache "
+                                    "changed)"));
     run.record = nullptr;
     run.recordOn = nullptr;
 }

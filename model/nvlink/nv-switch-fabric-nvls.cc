@@ -112,7 +112,6 @@ NvSwitchFabric::NewSwitchOp(Kind kind,
                             uint64_t bytes,
                             DoneCallback done)
 {
-    NotePost();
     NoteChange();
     const uint64_t id = m_nextOp++;
     SwitchOp& op = m_ops[id];
@@ -147,10 +146,10 @@ NvSwitchFabric::SwitchReduce(const std::vector<uint32_t>& members,
     NS_ABORT_MSG_IF(dst >= m_nGpus,
                     "NvSwitchFabric::SwitchReduce: GPU " << dst << " is out of range (NGpus is "
                                                          << m_nGpus << ")");
+    NotePost();
     if (bytes == 0)
     {
         // Nothing to reduce: the request and the empty answer still cross the switch.
-        NotePost();
         ++m_emptyOpsInFlight;
         Simulator::Schedule(2 * m_ports[dst]->GetLatency(),
                             &NvSwitchFabric::RunDone,
@@ -179,6 +178,7 @@ NvSwitchFabric::SwitchMulticast(uint32_t src,
     NS_ABORT_MSG_IF(src >= m_nGpus,
                     "NvSwitchFabric::SwitchMulticast: GPU " << src << " is out of range (NGpus is "
                                                             << m_nGpus << ")");
+    NotePost();
     if (bytes == 0)
     {
         // Up the source's link, down the slowest member's.
@@ -187,7 +187,6 @@ NvSwitchFabric::SwitchMulticast(uint32_t src,
         {
             down = std::max(down, m_ports[g]->GetLatency());
         }
-        NotePost();
         ++m_emptyOpsInFlight;
         Simulator::Schedule(m_ports[src]->GetLatency() + down,
                             &NvSwitchFabric::RunDone,

@@ -61,6 +61,12 @@ NvSwitchFabric::Difference(const Work& after, const Work& before)
     return d;
 }
 
+bool
+NvSwitchFabric::IsDrained() const
+{
+    return GetTransfersInFlight() == 0 && m_emptyOpsInFlight == 0;
+}
+
 uint64_t
 NvSwitchFabric::GetPosts() const
 {
@@ -71,8 +77,8 @@ bool
 NvSwitchFabric::IsQuiet() const
 {
     const Time now = Simulator::Now();
-    if (GetTransfersInFlight() != 0 || m_emptyOpsInFlight != 0 || m_skippingUplinks != 0 ||
-        now < m_replayUntil || !m_ffTry.IsExpired() || !m_switch->IsIdle())
+    if (!IsDrained() || m_skippingUplinks != 0 || now < m_replayUntil || !m_ffTry.IsExpired() ||
+        !m_switch->IsIdle())
     {
         return false;
     }

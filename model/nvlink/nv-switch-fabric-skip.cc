@@ -36,7 +36,7 @@ NvSwitchFabric::NoteChange()
 void
 NvSwitchFabric::NoteDrained()
 {
-    if (m_ff && GetTransfersInFlight() == 0 && m_emptyOpsInFlight == 0 && !m_ffTry.IsExpired())
+    if (m_ff && IsDrained() && !m_ffTry.IsExpired())
     {
         // Nothing left to skip: a try pending now would fire on the next transfers at a
         // time set by these, so the fabric's state would depend on its past.

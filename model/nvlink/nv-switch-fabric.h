@@ -419,6 +419,8 @@ class NvSwitchFabric : public Object
     void NoteChange();
     /// Something not periodic happened (a credit stall, a chunk queued on a downlink).
     void NoteIrregular();
+    /// \return whether no transfer or switch operation is under way, zero-byte ones included
+    bool IsDrained() const;
     /// A transfer or operation completed: if none is left, forget the pending skip try
     /// (an empty fabric's state does not depend on its past: IsQuiet).
     void NoteDrained();

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <set>
+#include <string>
 
 namespace ns3
 {
@@ -19,20 +20,14 @@ void
 WorkloadRunner::FindLoneCallers()
 {
     const uint32_t n = m_trace->GetNRanks();
-    // Per group: whether it has two or more ranks on the server of each member.
-    std::map<std::string, std::vector<bool>> sharesServer;
+    // Per group: its ranks on each server.
+    std::map<std::string, std::map<uint32_t, uint32_t>> perServer;
     for (const TraceGroup& g : m_trace->GetGroups())
     {
-        std::map<uint32_t, uint32_t> perServer;
+        std::map<uint32_t, uint32_t>& count = perServer[g.name];
         for (uint32_t r : g.ranks)
         {
-            ++perServer[m_world.GetServer(r)];
-        }
-        std::vector<bool>& shares = sharesServer[g.name];
-        shares.assign(n, false);
-        for (uint32_t r : g.ranks)
-        {
-            shares[r] = perServer[m_world.GetServer(r)] > 1;
+            ++count[m_world.GetServer(r)];
         }
     }
     m_loneCaller.assign(n, true);
@@ -42,10 +37,10 @@ WorkloadRunner::FindLoneCallers()
         std::set<uint32_t> streams; // the rank's streams of calls inside its server
         for (const TraceOp& o : m_trace->GetOps(r))
         {
-            const bool inside =
-                (o.kind == TraceOpKind::COLLECTIVE && sharesServer.at(o.group)[r]) ||
-                ((o.kind == TraceOpKind::SEND || o.kind == TraceOpKind::RECV) &&
-                 m_world.SameServer(r, o.peer));
+            const bool inside = (o.kind == TraceOpKind::COLLECTIVE &&
+                                 perServer.at(o.group).at(m_world.GetServer(r)) > 1) ||
+                                ((o.kind == TraceOpKind::SEND || o.kind == TraceOpKind::RECV) &&
+                                 m_world.SameServer(r, o.peer));
             if (inside && streams.insert(o.stream).second && streams.size() > 1)
             {
                 m_loneCaller[r] = false;
