@@ -420,6 +420,11 @@ TEST_F(FlowLevel, TheDefaultScenarioAtFlowLevelAgainstThePacketReference)
     const auto& flowLevel = r["fabric"]["flow_level"];
     EXPECT_EQ(flowLevel["flows"], 128);     // 16 ranks x 8 channels, one queue pair each
     EXPECT_EQ(flowLevel["messages"], 1024); // 32 calls x 2 ranks x 8 channels x 2 steps
+    // A rate is changed only where one is computed, and every flow that starts gets one.
+    EXPECT_GT(flowLevel["rates_changed"].get<uint64_t>(), 0u);
+    EXPECT_LE(flowLevel["rates_changed"].get<uint64_t>(),
+              flowLevel["flows_allocated"].get<uint64_t>());
+    EXPECT_NE(summary.str().find(" changed); "), std::string::npos) << summary.str();
     EXPECT_NE(summary.str().find(FlowTransport::APPROXIMATION), std::string::npos);
     EXPECT_NE(summary.str().find("fabric   : flow-level"), std::string::npos) << summary.str();
     EXPECT_NE(summary.str().find("no congestion control (flow level)"), std::string::npos);
@@ -541,16 +546,21 @@ TEST_F(FlowLevel, MessagesThatWouldEndTogetherEndARoundRobinGranuleApart)
     EXPECT_DOUBLE_EQ(fluid->GetBytesSent(), 30.0);
 }
 
-TEST_F(FlowLevel, AChangePassesOnlyThroughFullLinksUnlessItFillsOne)
+TEST_F(FlowLevel, AnAllocationTakesInOnlyTheFlowsThatLoseTheirBottleneck)
 {
     // Island 1: links A (4 B/s), B (7 B/s), C (4 B/s); f1 on A and B, f2 on B and C: B is
-    // their bottleneck, 3.5 each. At 1 s f0 starts on A: A's flows, B (full) and so f2,
-    // and C, which the new shares fill, are computed again: f0 = f1 = 2, f2 = 4 (C). At
-    // 2 s f0 ends: B has room now (6 of 7), but f1 taking A's 4 would fill it, so B and
-    // C are taken in again: f1 = f2 = 3.5.
+    // their bottleneck, 3.5 each. At 1 s f0 starts on A and is computed alone: A's room,
+    // 0.5, is less than f1's 3.5 there, so f1 is taken in (it must give way); f0 = f1 =
+    // 2 leaves B room, so f2 loses its bottleneck and is taken in: f2 = 4 (C). At 2 s f0
+    // ends: f1 loses A (no longer full) and is computed alone: B leaves it 3 < f2's 4
+    // there, so f2 is taken in: f1 = f2 = 3.5.
     // Island 2: links D (10 B/s), E (100 B/s), F (5 B/s); f6 on D and E, f5 on E and F.
-    // At 2.5 s f4 starts on D: D's flows (f4, f6) are computed again, E has room and
-    // passes nothing on: f5 keeps its rate, and the allocation covers one link.
+    // At 2.5 s f4 starts on D: f6 is taken in (D is full at f6's 10), E has room and is
+    // nobody's bottleneck: f5 keeps its rate (F), the allocation covers f4 and f6.
+    // Island 3: links X (100 B/s) and Y (10 B/s); f7 on X and Y, f8 on Y: Y is full, both
+    // at 5. At 3.5 s f9 starts on X and takes its room, 95: f7 keeps Y, full, with no
+    // flow above it, so the allocation is f9's alone (1 flow, 1 link), though X, which
+    // f9 fills, and Y, full, tie all three together.
     Ptr<FlowNetwork> net = CreateObject<FlowNetwork>();
     const uint32_t a = net->AddLink(4);
     const uint32_t b = net->AddLink(7);
@@ -558,25 +568,32 @@ TEST_F(FlowLevel, AChangePassesOnlyThroughFullLinksUnlessItFillsOne)
     const uint32_t d = net->AddLink(10);
     const uint32_t e = net->AddLink(100);
     const uint32_t f = net->AddLink(5);
+    const uint32_t x = net->AddLink(100);
+    const uint32_t y = net->AddLink(10);
     const uint32_t f0 = net->AddFlow({a});
     const uint32_t f1 = net->AddFlow({a, b});
     const uint32_t f2 = net->AddFlow({b, c});
     const uint32_t f4 = net->AddFlow({d});
     const uint32_t f5 = net->AddFlow({e, f});
     const uint32_t f6 = net->AddFlow({d, e});
+    const uint32_t f7 = net->AddFlow({x, y});
+    const uint32_t f8 = net->AddFlow({y});
+    const uint32_t f9 = net->AddFlow({x});
     std::vector<std::pair<uint32_t, uint32_t>> allocations;
     RecordAllocations(net, &allocations);
-    for (uint32_t flow : {f1, f2, f5, f6})
+    for (uint32_t flow : {f1, f2, f5, f6, f7, f8})
     {
         net->Push(flow, 1000, FlowNetwork::SentCallback());
     }
     Simulator::Schedule(Seconds(1), [&]() { net->Push(f0, 2, FlowNetwork::SentCallback()); });
     Simulator::Schedule(Seconds(2.5), [&]() { net->Push(f4, 1000, FlowNetwork::SentCallback()); });
+    Simulator::Schedule(Seconds(3.5), [&]() { net->Push(f9, 1000, FlowNetwork::SentCallback()); });
     std::vector<double> at05;
     std::vector<double> at15;
     std::vector<double> at3;
+    std::vector<double> at4;
     auto rates = [&](std::vector<double>* v) {
-        for (uint32_t flow : {f0, f1, f2, f4, f5, f6})
+        for (uint32_t flow : {f0, f1, f2, f4, f5, f6, f7, f8, f9})
         {
             v->push_back(net->GetRate(flow));
         }
@@ -584,14 +601,18 @@ TEST_F(FlowLevel, AChangePassesOnlyThroughFullLinksUnlessItFillsOne)
     Simulator::Schedule(Seconds(0.5), [&]() { rates(&at05); });
     Simulator::Schedule(Seconds(1.5), [&]() { rates(&at15); });
     Simulator::Schedule(Seconds(3), [&]() { rates(&at3); });
-    Simulator::Stop(Seconds(3.5));
+    Simulator::Schedule(Seconds(4), [&]() { rates(&at4); });
+    Simulator::Stop(Seconds(4.5));
     Simulator::Run();
-    //                                  f0   f1   f2   f4   f5   f6
-    EXPECT_EQ(at05, (std::vector<double>{0, 3.5, 3.5, 0, 5, 10}));
-    EXPECT_EQ(at15, (std::vector<double>{2, 2, 4, 0, 5, 10}));
-    EXPECT_EQ(at3, (std::vector<double>{0, 3.5, 3.5, 5, 5, 5}));
-    ASSERT_EQ(allocations.size(), 4u);
-    EXPECT_EQ(allocations[1], std::make_pair(3u, 3u)); // 1 s: A, B, C
-    EXPECT_EQ(allocations[2], std::make_pair(2u, 3u)); // 2 s: A, then B (filled) and C
-    EXPECT_EQ(allocations[3], std::make_pair(2u, 1u)); // 2.5 s: D only
+    //                                  f0   f1   f2   f4 f5  f6  f7 f8  f9
+    EXPECT_EQ(at05, (std::vector<double>{0, 3.5, 3.5, 0, 5, 10, 5, 5, 0}));
+    EXPECT_EQ(at15, (std::vector<double>{2, 2, 4, 0, 5, 10, 5, 5, 0}));
+    EXPECT_EQ(at3, (std::vector<double>{0, 3.5, 3.5, 5, 5, 5, 5, 5, 0}));
+    EXPECT_EQ(at4, (std::vector<double>{0, 3.5, 3.5, 5, 5, 5, 5, 5, 95}));
+    ASSERT_EQ(allocations.size(), 5u);
+    EXPECT_EQ(allocations[1], std::make_pair(3u, 3u)); // 1 s: f0, then f1, then f2
+    EXPECT_EQ(allocations[2], std::make_pair(2u, 3u)); // 2 s: f1, then f2
+    EXPECT_EQ(allocations[3], std::make_pair(2u, 2u)); // 2.5 s: f4 and f6 over D and E
+    EXPECT_EQ(allocations[4], std::make_pair(1u, 1u)); // 3.5 s: f9 alone
+    EXPECT_EQ(net->GetNRatesChanged(), 6u + 3u + 2u + 2u + 1u);
 }

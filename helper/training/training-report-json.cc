@@ -608,6 +608,7 @@ FabricJson(const TrainingSimulation& sim)
                                 {"messages", net->GetNMessagesSent()},
                                 {"allocations", net->GetNAllocations()},
                                 {"flows_allocated", net->GetNFlowsAllocated()},
+                                {"rates_changed", net->GetNRatesChanged()},
                                 {"payload_bytes", flows->GetBytesDelivered()}};
     }
     // The scale-up fabrics' unit of work (a chunk: three events or so), beside the frames.

@@ -321,8 +321,9 @@ TrainingReport::PrintOverview(std::ostream& os) const
             os << "  work     : " << f["messages"].get<uint64_t>() << " flow messages on "
                << f["flows"].get<uint64_t>() << " flows, " << f["allocations"].get<uint64_t>()
                << " rate allocations (" << f["flows_allocated"].get<uint64_t>()
-               << " flow rates computed); " << std::setprecision(2)
-               << fabric["nvlink_chunks"].get<uint64_t>() / 1e6 << " M NVLink chunks";
+               << " flow rates computed, " << f["rates_changed"].get<uint64_t>() << " changed); "
+               << std::setprecision(2) << fabric["nvlink_chunks"].get<uint64_t>() / 1e6
+               << " M NVLink chunks";
             if (ff.contains("nvswitch_call_replay"))
             {
                 os << " (" << replayed << " M replayed)";

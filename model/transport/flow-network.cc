@@ -8,8 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
-#include <queue>
 #include <tuple>
 
 namespace ns3
@@ -134,7 +132,7 @@ FlowNetwork::Activate(uint32_t flow)
     {
         Link& l = m_links[f.links[i]];
         f.slot[i] = static_cast<uint32_t>(l.active.size());
-        l.active.push_back(flow);
+        l.active.push_back({flow, static_cast<uint32_t>(i)});
         if (!l.dirty)
         {
             l.dirty = true;
@@ -153,19 +151,18 @@ FlowNetwork::Deactivate(uint32_t flow)
     f.end.Cancel();
     f.active = false;
     f.rate = 0;
+    f.bottleneck = UINT32_MAX;
     for (std::size_t i = 0; i < f.links.size(); ++i)
     {
         const uint32_t id = f.links[i];
         Link& l = m_links[id];
         const uint32_t at = f.slot[i];
-        const uint32_t moved = l.active.back();
+        const Member moved = l.active.back();
         l.active[at] = moved;
         l.active.pop_back();
-        if (moved != flow)
+        if (moved.flow != flow)
         {
-            Flow& m = m_flows[moved];
-            const auto pos = std::find(m.links.begin(), m.links.end(), id) - m.links.begin();
-            m.slot[pos] = at;
+            m_flows[moved.flow].slot[moved.index] = at;
         }
         if (!l.dirty)
         {
@@ -200,181 +197,253 @@ FlowNetwork::Advance(Flow& f)
 }
 
 double
-FlowNetwork::WeightOn(const Flow& f, uint32_t link)
+FlowNetwork::WeightOf(const Member& member) const
 {
-    const auto i = std::find(f.links.begin(), f.links.end(), link) - f.links.begin();
-    return f.weights[i];
+    return m_flows[member.flow].weights[member.index];
+}
+
+double
+FlowNetwork::RoundRate(const Member& member) const
+{
+    const Flow& f = m_flows[member.flow];
+    return f.mark == m_mark ? f.share : f.rate;
+}
+
+const FlowNetwork::Link&
+FlowNetwork::Measure(uint32_t link)
+{
+    Link& l = m_links[link];
+    if (l.round != m_round)
+    {
+        l.round = m_round;
+        l.load = 0;
+        l.highest = 0;
+        for (const Member& m : l.active)
+        {
+            const double rate = RoundRate(m);
+            l.load += rate * WeightOf(m);
+            l.highest = std::max(l.highest, rate);
+        }
+    }
+    return l;
 }
 
 bool
-FlowNetwork::IsSaturated(uint32_t link) const
+FlowNetwork::IsBottleneckOf(const Flow& flow, uint32_t link)
 {
-    return GetLoad(link) >= m_links[link].capacity * (1 - SATURATION);
+    const Link& l = Measure(link);
+    return l.load >= l.capacity * (1 - SATURATION) && flow.rate >= l.highest * (1 - SATURATION);
+}
+
+void
+FlowNetwork::Fill(const std::vector<uint32_t>& links)
+{
+    // Progressive filling: the link with the least capacity per unit of its unfixed
+    // flows' weight fixes them at that rate; the level never falls (rounding aside), so
+    // it is kept monotone. A link has what the flows outside the allocation leave.
+    for (uint32_t id : links)
+    {
+        Link& l = m_links[id];
+        l.left = l.capacity;
+        l.unfixed = 0;
+        l.weight = 0;
+        for (const Member& m : l.active)
+        {
+            const Flow& f = m_flows[m.flow];
+            if (f.mark == m_mark)
+            {
+                l.weight += f.weights[m.index];
+                ++l.unfixed;
+            }
+            else
+            {
+                l.left -= f.rate * f.weights[m.index];
+            }
+        }
+    }
+    // A link's share only grows as flows are fixed below it, so a heap entry is a lower
+    // bound of its link's share: an entry whose share has grown since goes back in with
+    // the new one, and the first entry that is current is the least share.
+    std::vector<Entry>& heap = m_heap;
+    heap.clear();
+    for (uint32_t id : links)
+    {
+        const Link& l = m_links[id];
+        if (l.unfixed > 0)
+        {
+            heap.emplace_back(std::max(0.0, l.left) / l.weight, id);
+        }
+    }
+    std::make_heap(heap.begin(), heap.end(), std::greater<>());
+    double level = 0;
+    while (!heap.empty())
+    {
+        std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+        const auto [s, id] = heap.back();
+        heap.pop_back();
+        Link& l = m_links[id];
+        if (l.unfixed == 0)
+        {
+            continue;
+        }
+        if (const double now = std::max(0.0, l.left) / std::max(l.weight, 1e-300); now > s)
+        {
+            heap.emplace_back(now, id);
+            std::push_heap(heap.begin(), heap.end(), std::greater<>());
+            continue;
+        }
+        level = std::max(level, s);
+        for (const Member& m : l.active)
+        {
+            Flow& f = m_flows[m.flow];
+            if (f.mark != m_mark || f.fixed)
+            {
+                continue; // outside, or fixed already
+            }
+            f.fixed = true;
+            f.share = level;
+            f.bottleneck = id;
+            for (std::size_t i = 0; i < f.links.size(); ++i)
+            {
+                Link& o = m_links[f.links[i]];
+                o.left -= level * f.weights[i];
+                o.weight -= f.weights[i];
+                --o.unfixed;
+            }
+        }
+        NS_LOG_LOGIC("link " << id << " is a bottleneck at " << level << " B/s per flow");
+    }
 }
 
 void
 FlowNetwork::Allocate()
 {
     NS_LOG_FUNCTION(this);
-    // The flows whose shares can change: those on the changed links, and through every
-    // link they share that is saturated (some flow's bottleneck) the flows on it, and so
-    // on. A link with room to spare passes no change on: its flows outside keep their
-    // rates, unless the new rates fill it, and then it is taken in and the shares are
-    // computed again.
-    std::vector<uint32_t> start;
-    start.swap(m_dirty);
-    for (uint32_t id : start)
-    {
-        m_links[id].dirty = false;
-    }
-    std::vector<uint32_t> links;
-    std::vector<uint32_t> boundary;
-    std::vector<uint32_t> flows;
-    for (;;)
-    {
-        ++m_mark;
-        links.clear();
-        boundary.clear();
-        flows.clear();
-        std::vector<uint32_t> stack = start;
-        while (!stack.empty())
+    // The max-min allocation is the one where every flow has a bottleneck: a full link on
+    // which no flow has a higher rate. The flows on the changed links are computed first,
+    // every other flow keeping its rate (a link offers them what the others leave). A flow
+    // outside that then has no bottleneck (the new shares leave its link room, or exceed
+    // its rate there), or whose rate exceeds a computed flow's on that flow's bottleneck,
+    // is taken in, and the shares are computed again; the flows outside keep their rates
+    // and their scheduled ends. The result is the max-min allocation of all the flows.
+    ++m_mark;
+    std::vector<uint32_t>& flows = m_computed;
+    std::vector<uint32_t>& links = m_crossed;
+    std::vector<uint32_t>& newcomers = m_newcomers;
+    flows.clear();
+    links.clear();
+    auto take = [this, &flows, &links](uint32_t fid) {
+        Flow& f = m_flows[fid];
+        f.mark = m_mark;
+        Advance(f);
+        flows.push_back(fid);
+        for (uint32_t id : f.links)
         {
-            const uint32_t id = stack.back();
-            stack.pop_back();
-            Link& l = m_links[id];
-            if (l.mark == m_mark)
+            if (m_links[id].mark != m_mark)
             {
-                continue;
+                m_links[id].mark = m_mark;
+                links.push_back(id);
             }
+        }
+    };
+    for (uint32_t id : m_dirty)
+    {
+        Link& l = m_links[id];
+        l.dirty = false;
+        if (l.mark != m_mark)
+        {
             l.mark = m_mark;
             links.push_back(id);
-            for (uint32_t fid : l.active)
+        }
+        for (const Member& m : l.active)
+        {
+            // A flow that has just started; the others on the link keep their rates
+            // while they keep their bottlenecks.
+            if (m_flows[m.flow].mark != m_mark && m_flows[m.flow].bottleneck == UINT32_MAX)
             {
-                Flow& f = m_flows[fid];
-                if (f.mark == m_mark)
+                take(m.flow);
+            }
+        }
+    }
+    m_dirty.clear();
+    for (;;)
+    {
+        ++m_round;
+        for (uint32_t fid : flows)
+        {
+            m_flows[fid].fixed = false;
+        }
+        Fill(links);
+        newcomers.clear();
+        const std::size_t nLinks = links.size();
+        for (std::size_t k = 0; k < nLinks; ++k)
+        {
+            const uint32_t id = links[k];
+            const Link& l = Measure(id);
+            for (const Member& m : l.active)
+            {
+                Flow& g = m_flows[m.flow];
+                if (g.mark == m_mark)
+                {
+                    // A computed flow whose bottleneck this is must have the highest rate
+                    // on it: the flows outside above it are taken in to give way.
+                    if (g.bottleneck == id && g.share < l.highest * (1 - SATURATION))
+                    {
+                        for (const Member& o : l.active)
+                        {
+                            Flow& h = m_flows[o.flow];
+                            if (h.mark != m_mark && h.taken != m_round &&
+                                h.rate > g.share * (1 + SATURATION))
+                            {
+                                h.taken = m_round;
+                                newcomers.push_back(o.flow);
+                            }
+                        }
+                    }
+                    continue;
+                }
+                if (g.checked == m_round)
                 {
                     continue;
                 }
-                f.mark = m_mark;
-                flows.push_back(fid);
-                for (uint32_t next : f.links)
+                g.checked = m_round;
+                // Outside: its rate stands while one of its links is its bottleneck (a
+                // link no computed flow crosses is as it was).
+                if (g.bottleneck != UINT32_MAX &&
+                    (m_links[g.bottleneck].mark != m_mark || IsBottleneckOf(g, g.bottleneck)))
                 {
-                    if (m_links[next].mark != m_mark && IsSaturated(next))
+                    continue;
+                }
+                bool held = false;
+                for (uint32_t other : g.links)
+                {
+                    if (IsBottleneckOf(g, other))
                     {
-                        stack.push_back(next);
+                        g.bottleneck = other;
+                        held = true;
+                        break;
                     }
                 }
-            }
-        }
-        // Progressive filling: the link with the least capacity per unit of its unfixed
-        // flows' weight fixes them at that rate; the level never falls (rounding aside),
-        // so it is kept monotone. A link on the boundary has what the flows outside leave.
-        typedef std::tuple<double, uint32_t, uint64_t> Entry; // share, link, version
-        std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
-        for (uint32_t id : links)
-        {
-            Link& l = m_links[id];
-            l.left = l.capacity;
-            l.unfixed = 0;
-            l.weight = 0;
-            ++l.version;
-        }
-        for (uint32_t fid : flows)
-        {
-            Flow& f = m_flows[fid];
-            Advance(f);
-            f.fixed = false;
-            for (std::size_t i = 0; i < f.links.size(); ++i)
-            {
-                Link& l = m_links[f.links[i]];
-                if (l.mark != m_mark && l.boundary != m_mark)
+                if (!held && g.taken != m_round)
                 {
-                    l.boundary = m_mark;
-                    boundary.push_back(f.links[i]);
-                    l.left = l.capacity;
-                    for (uint32_t other : l.active)
-                    {
-                        const Flow& g = m_flows[other];
-                        if (g.mark != m_mark)
-                        {
-                            l.left -= g.rate * WeightOn(g, f.links[i]);
-                        }
-                    }
-                    l.unfixed = 0;
-                    l.weight = 0;
-                    ++l.version;
-                }
-                l.weight += f.weights[i];
-                ++l.unfixed;
-            }
-        }
-        for (const std::vector<uint32_t>* set : {&links, &boundary})
-        {
-            for (uint32_t id : *set)
-            {
-                const Link& l = m_links[id];
-                if (l.unfixed > 0)
-                {
-                    heap.emplace(std::max(0.0, l.left) / l.weight, id, l.version);
+                    g.taken = m_round;
+                    newcomers.push_back(m.flow);
                 }
             }
         }
-        double level = 0;
-        while (!heap.empty())
-        {
-            const auto [s, id, version] = heap.top();
-            heap.pop();
-            Link& l = m_links[id];
-            if (version != l.version || l.unfixed == 0)
-            {
-                continue;
-            }
-            level = std::max(level, s);
-            for (uint32_t fid : l.active)
-            {
-                Flow& f = m_flows[fid];
-                if (f.mark != m_mark || f.fixed)
-                {
-                    continue; // outside, or fixed already
-                }
-                f.fixed = true;
-                f.share = level;
-                for (std::size_t i = 0; i < f.links.size(); ++i)
-                {
-                    const uint32_t other = f.links[i];
-                    Link& o = m_links[other];
-                    o.left -= level * f.weights[i];
-                    o.weight -= f.weights[i];
-                    --o.unfixed;
-                    ++o.version;
-                    if (other != id && o.unfixed > 0)
-                    {
-                        heap.emplace(std::max(0.0, o.left) / std::max(o.weight, 1e-300),
-                                     other,
-                                     o.version);
-                    }
-                }
-            }
-            NS_LOG_LOGIC("link " << id << " is a bottleneck at " << level << " B/s per flow");
-        }
-        // A boundary link the new shares fill: its flows outside may have to give way.
-        bool again = false;
-        for (uint32_t id : boundary)
-        {
-            if (m_links[id].left <= m_links[id].capacity * SATURATION)
-            {
-                NS_LOG_LOGIC("link " << id << " fills up: taken into the allocation");
-                start.push_back(id);
-                again = true;
-            }
-        }
-        if (!again)
+        if (newcomers.empty())
         {
             break;
         }
+        NS_LOG_LOGIC(newcomers.size() << " flows outside lose their bottleneck: taken in");
+        for (uint32_t fid : newcomers)
+        {
+            take(fid);
+        }
     }
     // Every rate first: an end in a round robin looks at the others' rates.
-    std::vector<uint32_t> changed;
+    std::vector<uint32_t>& changed = m_changed;
+    changed.clear();
     for (uint32_t fid : flows)
     {
         Flow& f = m_flows[fid];
@@ -390,8 +459,10 @@ FlowNetwork::Allocate()
         ScheduleEnd(fid);
     }
     m_flowsAllocated += flows.size();
+    m_ratesChanged += changed.size();
     NS_LOG_DEBUG("allocation " << m_mark << ": " << flows.size() << " flows over " << links.size()
-                               << " links, " << m_nActive << " sending");
+                               << " links, " << changed.size() << " rates changed, " << m_nActive
+                               << " sending");
     m_allocationTrace(static_cast<uint32_t>(flows.size()), static_cast<uint32_t>(links.size()));
 }
 
@@ -405,56 +476,58 @@ FlowNetwork::SettleRoundRobins(const std::vector<uint32_t>& changed)
     // -(k-1)/k, then +1/(k-1), +1/(k-2), ... granules: each one's end frees the link for
     // the others, who end one granule's time later, the last when the fluid would; the
     // bytes on the link are the same.
-    std::map<uint32_t, std::vector<uint32_t>> byLink;
+    std::vector<uint32_t>& candidates = m_settling;
+    candidates.clear();
     for (uint32_t fid : changed)
     {
         const Flow& f = m_flows[fid];
         if (!f.settled && m_links[f.links.front()].granule > 0)
         {
-            byLink[f.links.front()].push_back(fid);
+            candidates.push_back(fid);
         }
     }
-    for (auto& [id, candidates] : byLink)
+    // By link, and on each by rate and bytes left: ties are neighbours.
+    std::sort(candidates.begin(), candidates.end(), [this](uint32_t a, uint32_t b) {
+        const Flow& x = m_flows[a];
+        const Flow& y = m_flows[b];
+        return std::tie(x.links.front(), x.rate, x.left, x.turn) <
+               std::tie(y.links.front(), y.rate, y.left, y.turn);
+    });
+    std::size_t begin = 0;
+    while (begin < candidates.size())
     {
+        const Flow& head = m_flows[candidates[begin]];
+        std::size_t end = begin + 1;
+        const uint32_t id = head.links.front();
         const double granule = m_links[id].granule;
-        std::sort(candidates.begin(), candidates.end(), [this](uint32_t a, uint32_t b) {
-            const Flow& x = m_flows[a];
-            const Flow& y = m_flows[b];
-            return std::tie(x.rate, x.left, x.turn) < std::tie(y.rate, y.left, y.turn);
-        });
-        std::size_t begin = 0;
-        while (begin < candidates.size())
+        while (end < candidates.size() && m_flows[candidates[end]].links.front() == id &&
+               m_flows[candidates[end]].rate == head.rate &&
+               m_flows[candidates[end]].left - head.left < granule)
         {
-            const Flow& head = m_flows[candidates[begin]];
-            std::size_t end = begin + 1;
-            while (end < candidates.size() && m_flows[candidates[end]].rate == head.rate &&
-                   m_flows[candidates[end]].left - head.left < granule)
-            {
-                ++end;
-            }
-            const auto k = static_cast<uint32_t>(end - begin);
-            if (k > 1)
-            {
-                std::vector<uint32_t> tied(candidates.begin() + begin, candidates.begin() + end);
-                std::sort(tied.begin(), tied.end(), [this](uint32_t a, uint32_t b) {
-                    return m_flows[a].turn < m_flows[b].turn;
-                });
-                double shift = -granule * (k - 1) / k;
-                for (uint32_t i = 0; i < k; ++i)
-                {
-                    Flow& f = m_flows[tied[i]];
-                    if (i > 0)
-                    {
-                        shift += granule / (k - i);
-                    }
-                    f.left = std::max(0.0, f.left + shift);
-                    f.settled = true;
-                }
-                NS_LOG_LOGIC("link " << id << ": " << k
-                                     << " messages end a granule apart, round robin");
-            }
-            begin = end;
+            ++end;
         }
+        const auto k = static_cast<uint32_t>(end - begin);
+        if (k > 1)
+        {
+            std::vector<uint32_t> tied(candidates.begin() + begin, candidates.begin() + end);
+            std::sort(tied.begin(), tied.end(), [this](uint32_t a, uint32_t b) {
+                return m_flows[a].turn < m_flows[b].turn;
+            });
+            double shift = -granule * (k - 1) / k;
+            for (uint32_t i = 0; i < k; ++i)
+            {
+                Flow& f = m_flows[tied[i]];
+                if (i > 0)
+                {
+                    shift += granule / (k - i);
+                }
+                f.left = std::max(0.0, f.left + shift);
+                f.settled = true;
+            }
+            NS_LOG_LOGIC("link " << id << ": " << k
+                                 << " messages end a granule apart, round robin");
+        }
+        begin = end;
     }
 }
 
@@ -529,9 +602,9 @@ double
 FlowNetwork::GetLoad(uint32_t link) const
 {
     double sum = 0;
-    for (uint32_t fid : m_links.at(link).active)
+    for (const Member& m : m_links.at(link).active)
     {
-        sum += m_flows[fid].rate * WeightOn(m_flows[fid], link);
+        sum += m_flows[m.flow].rate * WeightOf(m);
     }
     return sum;
 }
@@ -580,6 +653,12 @@ uint64_t
 FlowNetwork::GetNFlowsAllocated() const
 {
     return m_flowsAllocated;
+}
+
+uint64_t
+FlowNetwork::GetNRatesChanged() const
+{
+    return m_ratesChanged;
 }
 
 uint64_t

@@ -28,11 +28,14 @@ namespace ns3
  * byte has left, that message's callback runs and the next message takes over the same
  * share, without a new allocation. When a flow starts sending or goes idle the rates are
  * recomputed, once for the changes made at one instant before the allocation runs (it is
- * scheduled after the events already queued for that instant), over the flows connected
- * to the changed links through shared links (the only flows whose max-min share can
- * change): flows elsewhere keep their rates and their scheduled ends. Ends fall on the
- * simulator's time steps, rounded up; the next message of the flow is credited with the
- * rounding.
+ * scheduled after the events already queued for that instant). An allocation computes the
+ * flows that have just started, and takes in only the flows whose rates the new shares
+ * would no longer leave max-min fair: every flow keeps a bottleneck, a full link on which
+ * no flow has a higher rate (the max-min condition); a flow whose bottleneck the new
+ * shares leave full and itself the highest there, or that has another such link, keeps
+ * its rate and its scheduled end, unless it exceeds a computed flow's rate on that flow's
+ * bottleneck. Ends fall on the simulator's time steps, rounded up; the next message of
+ * the flow is credited with the rounding.
  *
  * Units are whatever the caller chooses, consistently: bytes on the wire and bytes per
  * second for the carrier of this module.
@@ -100,6 +103,8 @@ class FlowNetwork : public Object
     uint64_t GetNAllocations() const;
     /// \return flows whose rate those allocations computed, summed over them
     uint64_t GetNFlowsAllocated() const;
+    /// \return flows whose rate those allocations changed (their ends rescheduled), summed
+    uint64_t GetNRatesChanged() const;
     /// \return messages sent so far
     uint64_t GetNMessagesSent() const;
 
@@ -121,52 +126,76 @@ class FlowNetwork : public Object
         SentCallback sent;
     };
 
+    /// A flow sending over a link: its id and the link's index on its path.
+    struct Member
+    {
+        uint32_t flow{0};
+        uint32_t index{0};
+    };
+
     struct Link
     {
         double capacity{0};
-        double granule{0};            //!< round-robin unit of the flows starting on it
-        uint64_t joins{0};            //!< flows that joined its round robin so far
-        std::vector<uint32_t> active; //!< flows sending over it (unordered)
+        double granule{0};          //!< round-robin unit of the flows starting on it
+        uint64_t joins{0};          //!< flows that joined its round robin so far
+        std::vector<Member> active; //!< flows sending over it (unordered)
         // Scratch of an allocation:
-        double left{0};       //!< capacity not yet handed out
-        uint32_t unfixed{0};  //!< its flows whose rate is not fixed yet
-        double weight{0};     //!< their weights on it, summed
-        uint64_t mark{0};     //!< allocation that collected it
-        uint64_t boundary{0}; //!< allocation that had it on its boundary
-        uint64_t version{0};  //!< bumps when left/unfixed change (stale heap entries)
-        bool dirty{false};    //!< a flow started or stopped on it since the last allocation
+        double left{0};      //!< capacity not yet handed out
+        double weight{0};    //!< its unfixed flows' weights on it, summed
+        double load{0};      //!< what its flows take of it at the round's shares
+        double highest{0};   //!< the highest of its flows' rates at the round's shares
+        uint64_t mark{0};    //!< allocation whose flows cross it
+        uint64_t round{0};   //!< round whose shares load and highest are of
+        uint32_t unfixed{0}; //!< its flows whose rate is not fixed yet
+        bool dirty{false};   //!< a flow started or stopped on it since the last allocation
     };
 
     struct Flow
     {
         std::vector<uint32_t> links;
-        std::vector<double> weights; //!< per link, as links
-        std::vector<uint32_t> slot;  //!< its index in each link's active list
-        std::deque<Message> queue;   //!< head first
-        double left{0};              //!< bytes of the head message still to send
-        double rate{0};              //!< bytes per second now
-        double share{0};             //!< the rate the allocation under way gives it
-        double overshoot{0};         //!< seconds its scheduled end is after the exact one
-        Time since;                  //!< when left was last brought up to date
-        EventId end;                 //!< the head message's end at the current rate
-        uint64_t mark{0};            //!< allocation that collected it
-        uint64_t turn{0};            //!< its place in its first link's round robin
-        bool settled{false};         //!< its message's end placed in a round robin's last round
-        bool fixed{false};           //!< its rate fixed in the allocation under way
-        bool active{false};          //!< sending (in its links' active lists)
+        std::vector<double> weights;     //!< per link, as links
+        std::vector<uint32_t> slot;      //!< its index in each link's active list
+        std::deque<Message> queue;       //!< head first
+        double left{0};                  //!< bytes of the head message still to send
+        double rate{0};                  //!< bytes per second now
+        double share{0};                 //!< the rate the allocation under way gives it
+        double overshoot{0};             //!< seconds its scheduled end is after the exact one
+        Time since;                      //!< when left was last brought up to date
+        EventId end;                     //!< the head message's end at the current rate
+        uint64_t mark{0};                //!< allocation that computes its rate
+        uint64_t checked{0};             //!< round that found its rate still max-min fair
+        uint64_t taken{0};               //!< round that took it into the allocation
+        uint64_t turn{0};                //!< its place in its first link's round robin
+        uint32_t bottleneck{UINT32_MAX}; //!< a full link where no flow has a higher rate
+        bool settled{false};             //!< its message's end placed in a round robin's last round
+        bool fixed{false};               //!< its rate fixed in the allocation under way
+        bool active{false};              //!< sending (in its links' active lists)
     };
 
     void Activate(uint32_t flow);
     void Deactivate(uint32_t flow);
     void RequestAllocation();
-    /// Progressive filling over the flows connected to the dirty links (through saturated
-    /// links).
+    /// Progressive filling over the flows that have just started, widened to the flows the
+    /// new shares would leave without a bottleneck or above a computed flow on its
+    /// bottleneck, until there are none.
     void Allocate();
-    /// \param link a link \return whether its flows' rates fill it (within SATURATION)
-    bool IsSaturated(uint32_t link) const;
-    /// \param f a flow \param link one of its links \return its weight on that link
-    static double WeightOn(const Flow& f, uint32_t link);
-    /// A link is full when its flows leave less than this share of its capacity.
+    /// Progressive filling of the flows of the allocation under way (those marked with
+    /// it), every other flow keeping its rate.
+    /// \param links the links they cross
+    void Fill(const std::vector<uint32_t>& links);
+    /// \param member a flow on a link \return its rate at the round's shares
+    double RoundRate(const Member& member) const;
+    /// \param member a flow on a link \return its weight there
+    double WeightOf(const Member& member) const;
+    /// Bring a link's load and highest rate up to the round's shares.
+    /// \param link a link \return it
+    const Link& Measure(uint32_t link);
+    /// \param flow a flow outside the allocation \param link one of its links
+    /// \return whether that link is its bottleneck at the round's shares (full, and no
+    ///         flow on it has a higher rate)
+    bool IsBottleneckOf(const Flow& flow, uint32_t link);
+    /// A link is full when its flows leave less than this share of its capacity; a flow's
+    /// rate is the highest on a link when no other exceeds it by more than this share.
     static constexpr double SATURATION = 1e-9;
     /// Bring a flow's head message up to now at its current rate.
     void Advance(Flow& f);
@@ -184,9 +213,20 @@ class FlowNetwork : public Object
     std::vector<uint32_t> m_dirty; //!< links changed since the last allocation
     EventId m_allocation;          //!< the pending allocation of this instant
     uint64_t m_mark{0};            //!< allocations so far (the scratch marks)
+    uint64_t m_round{0};           //!< rounds of those allocations so far
+    /// A link's share when it entered the progressive filling's heap, and the link.
+    typedef std::pair<double, uint32_t> Entry;
+    std::vector<Entry> m_heap; //!< the progressive filling's heap (kept for its capacity)
+    // An allocation's lists, kept for their capacity:
+    std::vector<uint32_t> m_computed;  //!< the flows whose rates it computes
+    std::vector<uint32_t> m_crossed;   //!< the links they cross, and the changed links
+    std::vector<uint32_t> m_newcomers; //!< flows a round takes in
+    std::vector<uint32_t> m_changed;   //!< flows whose rates it changed
+    std::vector<uint32_t> m_settling;  //!< of those, the ones on round-robin links
     uint32_t m_nActive{0};
     double m_bytesDone{0}; //!< bytes of finished messages
     uint64_t m_flowsAllocated{0};
+    uint64_t m_ratesChanged{0};
     uint64_t m_messagesSent{0};
     /// Fires at every allocation (the flows and links it covered).
     TracedCallback<uint32_t, uint32_t> m_allocationTrace;

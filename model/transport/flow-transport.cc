@@ -92,7 +92,7 @@ std::vector<uint16_t>
 FlowTransport::GetSourcePorts(uint32_t src, uint32_t dst, uint32_t channel) const
 {
     std::vector<uint16_t> ports;
-    auto it = m_connections.find(std::make_tuple(src, dst, channel));
+    auto it = m_connections.find(ConnectionKey(src, dst, channel));
     if (it != m_connections.end())
     {
         for (const Lane& lane : it->second->lanes)
@@ -223,10 +223,20 @@ FlowTransport::DestinationPort(uint32_t rank) const
     return it->second ? int_telemetry::UDP_PORT : roce::UDP_DEST_PORT;
 }
 
+uint64_t
+FlowTransport::ConnectionKey(uint32_t src, uint32_t dst, uint32_t channel)
+{
+    // 24 bits a rank, 16 the channel.
+    NS_ABORT_MSG_IF(src >= (1u << 24) || dst >= (1u << 24) || channel >= (1u << 16),
+                    "FlowTransport: rank " << src << " -> " << dst << ", channel " << channel
+                                           << ": ranks up to 2^24 and channels up to 2^16");
+    return (static_cast<uint64_t>(src) << 40) | (static_cast<uint64_t>(dst) << 16) | channel;
+}
+
 FlowTransport::Connection&
 FlowTransport::GetConnection(uint32_t src, uint32_t dst, uint32_t channel)
 {
-    const auto key = std::make_tuple(src, dst, channel);
+    const uint64_t key = ConnectionKey(src, dst, channel);
     auto it = m_connections.find(key);
     if (it != m_connections.end())
     {

@@ -154,7 +154,9 @@ class FlowTransport : public RdmaTransport
     Ptr<FlowNetwork> m_network;
     std::unordered_map<const RoceNetDevice*, uint32_t> m_linkOf; //!< by egress port
     std::map<uint32_t, uint32_t> m_hostLinkOf;                   //!< by receiving rank
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::unique_ptr<Connection>> m_connections;
+    /// \param src a rank \param dst a rank \param channel a channel \return their key
+    static uint64_t ConnectionKey(uint32_t src, uint32_t dst, uint32_t channel);
+    std::unordered_map<uint64_t, std::unique_ptr<Connection>> m_connections; //!< by key
     /// Whether a congestion control reads in-band telemetry, by its TypeId's uid
     /// (DestinationPort asks each NIC's; one object made per type, not per connection).
     mutable std::map<uint16_t, bool> m_telemetryOf;
