@@ -450,7 +450,7 @@ TrainingSimulation::SetUpRunner(uint32_t index)
     runner->SetFinishedCallback([this, index]() { OnJobFinished(index); });
     const CommGroup world = m_world;
     const std::vector<uint32_t> gpus = job.gpus;
-    std::vector<Flow>* flows = &m_flows;
+    std::deque<Flow>* flows = &m_flows;
     runner->GetEngine()->TraceConnectWithoutContext(
         "FlowCompleted",
         Callback<void, const CollectiveEngine::PendingTransfer&>(
@@ -817,7 +817,7 @@ TrainingSimulation::GetCluster() const
     return m_cluster;
 }
 
-const std::vector<TrainingSimulation::Flow>&
+const std::deque<TrainingSimulation::Flow>&
 TrainingSimulation::GetFlows() const
 {
     return m_flows;

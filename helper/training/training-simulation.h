@@ -17,6 +17,7 @@
 #include "ns3/workload-runner.h"
 
 #include <chrono>
+#include <deque>
 #include <map>
 #include <ostream>
 #include <string>
@@ -166,8 +167,9 @@ eturn true on success
     const CommGroup& GetWorld() const;
     /// \return the cluster built (empty for the ideal topology)
     const GpuCluster& GetCluster() const;
-    /// \return inter-server transfers, in completion order
-    const std::vector<Flow>& GetFlows() const;
+    /// \return inter-server transfers, in completion order (a deque: it grows by blocks,
+    ///         never copied, at millions of transfers)
+    const std::deque<Flow>& GetFlows() const;
     /// \return a note on where the trace came from (file, or generated)
     const std::string& GetWorkloadNote() const;
     /**
@@ -276,7 +278,7 @@ eturn true on success
     Ptr<FastForwardFeature> m_fastForward;        //!< also in m_features
     std::vector<Ptr<TrainingFeature>> m_features; //!< installed in this order
     Time m_drainUntil;                            //!< Drain gives up here
-    std::vector<Flow> m_flows;
+    std::deque<Flow> m_flows;
     double m_wallSeconds{0};
     uint64_t m_events{0};
     std::chrono::steady_clock::time_point m_wallStart;
