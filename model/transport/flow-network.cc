@@ -47,10 +47,8 @@ FlowNetwork::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     m_allocation.Cancel();
-    for (Flow& f : m_flows)
-    {
-        f.end.Cancel();
-    }
+    m_timer.Cancel();
+    m_ends.clear();
     m_flows.clear();
     m_links.clear();
     m_dirty.clear();
@@ -148,7 +146,7 @@ FlowNetwork::Deactivate(uint32_t flow)
 {
     Flow& f = m_flows[flow];
     NS_LOG_LOGIC("flow " << flow << " goes idle");
-    f.end.Cancel();
+    f.endAt = -1; // its entry in the queue of ends is stale now
     f.active = false;
     f.rate = 0;
     f.bottleneck = UINT32_MAX;
@@ -447,7 +445,7 @@ FlowNetwork::Allocate()
     for (uint32_t fid : flows)
     {
         Flow& f = m_flows[fid];
-        if (f.share != f.rate || f.end.IsExpired())
+        if (f.share != f.rate || f.endAt < 0)
         {
             f.rate = f.share;
             changed.push_back(fid);
@@ -535,7 +533,6 @@ void
 FlowNetwork::ScheduleEnd(uint32_t flow)
 {
     Flow& f = m_flows[flow];
-    f.end.Cancel();
     NS_ABORT_MSG_IF(!(f.rate > 0), "FlowNetwork: flow " << flow << " got no share");
     // The end at the first time step on or after the exact one (a step of rounding is
     // far below any link's time per byte); a relative 1e-12 absorbs the rounding of the
@@ -550,10 +547,76 @@ FlowNetwork::ScheduleEnd(uint32_t flow)
                                       f.queue.front().bytes / f.rate * perSecond);
     const auto whole = static_cast<int64_t>(std::min(std::ceil(steps - slack), 9e18));
     f.overshoot = (static_cast<double>(whole) - steps) / perSecond;
-    f.end = Simulator::Schedule(TimeStep(std::max<int64_t>(whole, 0)),
-                                &FlowNetwork::HeadSent,
-                                this,
-                                flow);
+    const int64_t now = Simulator::Now().GetTimeStep();
+    const int64_t delay = std::max<int64_t>(whole, 0);
+    f.endAt = delay > std::numeric_limits<int64_t>::max() - now
+                  ? std::numeric_limits<int64_t>::max()
+                  : now + delay;
+    f.endSeq = ++m_endSeq;
+    m_ends.push_back({f.endAt, f.endSeq, flow});
+    std::push_heap(m_ends.begin(), m_ends.end(), std::greater<>());
+    if (!m_ending)
+    {
+        ArmTimer();
+    }
+}
+
+bool
+FlowNetwork::IsStale(const End& end) const
+{
+    const Flow& f = m_flows[end.flow];
+    return f.endAt < 0 || f.endSeq != end.seq;
+}
+
+void
+FlowNetwork::ArmTimer()
+{
+    while (!m_ends.empty() && IsStale(m_ends.front()))
+    {
+        std::pop_heap(m_ends.begin(), m_ends.end(), std::greater<>());
+        m_ends.pop_back();
+    }
+    if (m_ends.empty())
+    {
+        m_timer.Cancel();
+        return;
+    }
+    const int64_t at = m_ends.front().at;
+    if (!m_timer.IsExpired() && m_timerAt == at)
+    {
+        return;
+    }
+    m_timer.Cancel();
+    m_timerAt = at;
+    m_timer = Simulator::Schedule(TimeStep(at - Simulator::Now().GetTimeStep()),
+                                  &FlowNetwork::EndsDue,
+                                  this);
+}
+
+void
+FlowNetwork::EndsDue()
+{
+    // The messages that end now, in the order their ends were computed (as events
+    // scheduled in that order would run); an end computed meanwhile for now runs too.
+    const int64_t now = Simulator::Now().GetTimeStep();
+    m_ending = true;
+    while (!m_ends.empty())
+    {
+        const End head = m_ends.front();
+        if (!IsStale(head) && head.at > now)
+        {
+            break;
+        }
+        std::pop_heap(m_ends.begin(), m_ends.end(), std::greater<>());
+        m_ends.pop_back();
+        if (!IsStale(head))
+        {
+            m_flows[head.flow].endAt = -1;
+            HeadSent(head.flow);
+        }
+    }
+    m_ending = false;
+    ArmTimer();
 }
 
 void

@@ -161,7 +161,8 @@ class FlowNetwork : public Object
         double share{0};                 //!< the rate the allocation under way gives it
         double overshoot{0};             //!< seconds its scheduled end is after the exact one
         Time since;                      //!< when left was last brought up to date
-        EventId end;                     //!< the head message's end at the current rate
+        int64_t endAt{-1};               //!< time step its head message ends (-1: none)
+        uint64_t endSeq{0};              //!< when that end was computed (its queue entry)
         uint64_t mark{0};                //!< allocation that computes its rate
         uint64_t checked{0};             //!< round that found its rate still max-min fair
         uint64_t taken{0};               //!< round that took it into the allocation
@@ -208,12 +209,41 @@ class FlowNetwork : public Object
     /// The head message of a flow has been sent.
     void HeadSent(uint32_t flow);
 
+    /// A message's end in the queue of ends: its time step, when it was computed (ties
+    /// run in that order) and its flow. An entry whose flow has a later one is stale.
+    struct End
+    {
+        int64_t at{0};
+        uint64_t seq{0};
+        uint32_t flow{0};
+
+        /// \param o another \return whether this one runs after it
+        bool operator>(const End& o) const
+        {
+            return at != o.at ? at > o.at : seq > o.seq;
+        }
+    };
+
+    /// \param end an entry \return whether its flow's end has moved or gone since
+    bool IsStale(const End& end) const;
+    /// Keep the one simulator event of the ends at the earliest end in the queue.
+    void ArmTimer();
+    /// The earliest ends are due: send their messages' last bytes.
+    void EndsDue();
+
     std::vector<Link> m_links;
     std::vector<Flow> m_flows;
     std::vector<uint32_t> m_dirty; //!< links changed since the last allocation
     EventId m_allocation;          //!< the pending allocation of this instant
-    uint64_t m_mark{0};            //!< allocations so far (the scratch marks)
-    uint64_t m_round{0};           //!< rounds of those allocations so far
+    /// The head messages' ends, a heap (earliest first): one simulator event for all of
+    /// them instead of one per flow, moved whenever a rate changes.
+    std::vector<End> m_ends;
+    uint64_t m_endSeq{0};  //!< ends computed so far
+    EventId m_timer;       //!< the event of the earliest end
+    int64_t m_timerAt{-1}; //!< its time step
+    bool m_ending{false};  //!< EndsDue is sending; it sets the timer when done
+    uint64_t m_mark{0};    //!< allocations so far (the scratch marks)
+    uint64_t m_round{0};   //!< rounds of those allocations so far
     /// A link's share when it entered the progressive filling's heap, and the link.
     typedef std::pair<double, uint32_t> Entry;
     std::vector<Entry> m_heap; //!< the progressive filling's heap (kept for its capacity)
