@@ -146,7 +146,7 @@ FlowNetwork::Deactivate(uint32_t flow)
 {
     Flow& f = m_flows[flow];
     NS_LOG_LOGIC("flow " << flow << " goes idle");
-    f.endAt = -1; // its entry in the queue of ends is stale now
+    RemoveEnd(flow);
     f.active = false;
     f.rate = 0;
     f.bottleneck = UINT32_MAX;
@@ -553,8 +553,7 @@ FlowNetwork::ScheduleEnd(uint32_t flow)
                   ? std::numeric_limits<int64_t>::max()
                   : now + delay;
     f.endSeq = ++m_endSeq;
-    m_ends.push_back({f.endAt, f.endSeq, flow});
-    std::push_heap(m_ends.begin(), m_ends.end(), std::greater<>());
+    PlaceEnd(flow);
     if (!m_ending)
     {
         ArmTimer();
@@ -562,26 +561,87 @@ FlowNetwork::ScheduleEnd(uint32_t flow)
 }
 
 bool
-FlowNetwork::IsStale(const End& end) const
+FlowNetwork::EndsBefore(uint32_t a, uint32_t b) const
 {
-    const Flow& f = m_flows[end.flow];
-    return f.endAt < 0 || f.endSeq != end.seq;
+    const Flow& x = m_flows[a];
+    const Flow& y = m_flows[b];
+    return x.endAt != y.endAt ? x.endAt < y.endAt : x.endSeq < y.endSeq;
+}
+
+void
+FlowNetwork::SetEndSlot(uint32_t slot, uint32_t flow)
+{
+    m_ends[slot] = flow;
+    m_flows[flow].endSlot = slot;
+}
+
+void
+FlowNetwork::PlaceEnd(uint32_t flow)
+{
+    // An indexed binary heap: each flow holds at most one slot, moved up or down when
+    // its end changes.
+    uint32_t slot = m_flows[flow].endSlot;
+    if (slot == UINT32_MAX)
+    {
+        slot = static_cast<uint32_t>(m_ends.size());
+        m_ends.push_back(flow);
+    }
+    while (slot > 0 && EndsBefore(flow, m_ends[(slot - 1) / 2]))
+    {
+        SetEndSlot(slot, m_ends[(slot - 1) / 2]);
+        slot = (slot - 1) / 2;
+    }
+    for (;;)
+    {
+        uint32_t child = 2 * slot + 1;
+        if (child >= m_ends.size())
+        {
+            break;
+        }
+        if (child + 1 < m_ends.size() && EndsBefore(m_ends[child + 1], m_ends[child]))
+        {
+            ++child;
+        }
+        if (!EndsBefore(m_ends[child], flow))
+        {
+            break;
+        }
+        SetEndSlot(slot, m_ends[child]);
+        slot = child;
+    }
+    SetEndSlot(slot, flow);
+}
+
+void
+FlowNetwork::RemoveEnd(uint32_t flow)
+{
+    Flow& f = m_flows[flow];
+    f.endAt = -1;
+    const uint32_t slot = f.endSlot;
+    if (slot == UINT32_MAX)
+    {
+        return;
+    }
+    f.endSlot = UINT32_MAX;
+    const uint32_t last = m_ends.back();
+    m_ends.pop_back();
+    if (last != flow)
+    {
+        m_flows[last].endSlot = slot;
+        m_ends[slot] = last;
+        PlaceEnd(last);
+    }
 }
 
 void
 FlowNetwork::ArmTimer()
 {
-    while (!m_ends.empty() && IsStale(m_ends.front()))
-    {
-        std::pop_heap(m_ends.begin(), m_ends.end(), std::greater<>());
-        m_ends.pop_back();
-    }
     if (m_ends.empty())
     {
         m_timer.Cancel();
         return;
     }
-    const int64_t at = m_ends.front().at;
+    const int64_t at = m_flows[m_ends.front()].endAt;
     if (!m_timer.IsExpired() && m_timerAt == at)
     {
         return;
@@ -600,20 +660,11 @@ FlowNetwork::EndsDue()
     // scheduled in that order would run); an end computed meanwhile for now runs too.
     const int64_t now = Simulator::Now().GetTimeStep();
     m_ending = true;
-    while (!m_ends.empty())
+    while (!m_ends.empty() && m_flows[m_ends.front()].endAt <= now)
     {
-        const End head = m_ends.front();
-        if (!IsStale(head) && head.at > now)
-        {
-            break;
-        }
-        std::pop_heap(m_ends.begin(), m_ends.end(), std::greater<>());
-        m_ends.pop_back();
-        if (!IsStale(head))
-        {
-            m_flows[head.flow].endAt = -1;
-            HeadSent(head.flow);
-        }
+        const uint32_t flow = m_ends.front();
+        RemoveEnd(flow);
+        HeadSent(flow);
     }
     m_ending = false;
     ArmTimer();

@@ -162,7 +162,8 @@ class FlowNetwork : public Object
         double overshoot{0};             //!< seconds its scheduled end is after the exact one
         Time since;                      //!< when left was last brought up to date
         int64_t endAt{-1};               //!< time step its head message ends (-1: none)
-        uint64_t endSeq{0};              //!< when that end was computed (its queue entry)
+        uint64_t endSeq{0};              //!< when that end was computed (ties: in that order)
+        uint32_t endSlot{UINT32_MAX};    //!< its slot in the queue of ends (none: UINT32_MAX)
         uint64_t mark{0};                //!< allocation that computes its rate
         uint64_t checked{0};             //!< round that found its rate still max-min fair
         uint64_t taken{0};               //!< round that took it into the allocation
@@ -209,23 +210,15 @@ class FlowNetwork : public Object
     /// The head message of a flow has been sent.
     void HeadSent(uint32_t flow);
 
-    /// A message's end in the queue of ends: its time step, when it was computed (ties
-    /// run in that order) and its flow. An entry whose flow has a later one is stale.
-    struct End
-    {
-        int64_t at{0};
-        uint64_t seq{0};
-        uint32_t flow{0};
-
-        /// \param o another \return whether this one runs after it
-        bool operator>(const End& o) const
-        {
-            return at != o.at ? at > o.at : seq > o.seq;
-        }
-    };
-
-    /// \param end an entry \return whether its flow's end has moved or gone since
-    bool IsStale(const End& end) const;
+    /// \param a a flow \param b another, both with ends \return whether a's comes first
+    ///        (the earlier time step, or at the same one the end computed first)
+    bool EndsBefore(uint32_t a, uint32_t b) const;
+    /// Put a flow in a slot of the queue of ends. \param slot the slot \param flow the flow
+    void SetEndSlot(uint32_t slot, uint32_t flow);
+    /// Put a flow's (new) end in its place in the queue of ends. \param flow the flow
+    void PlaceEnd(uint32_t flow);
+    /// Take a flow's end out of the queue of ends (if it has one). \param flow the flow
+    void RemoveEnd(uint32_t flow);
     /// Keep the one simulator event of the ends at the earliest end in the queue.
     void ArmTimer();
     /// The earliest ends are due: send their messages' last bytes.
@@ -235,9 +228,9 @@ class FlowNetwork : public Object
     std::vector<Flow> m_flows;
     std::vector<uint32_t> m_dirty; //!< links changed since the last allocation
     EventId m_allocation;          //!< the pending allocation of this instant
-    /// The head messages' ends, a heap (earliest first): one simulator event for all of
-    /// them instead of one per flow, moved whenever a rate changes.
-    std::vector<End> m_ends;
+    /// The flows with a head message's end, a heap (earliest first): one simulator event
+    /// for all of them instead of one per flow, moved whenever a rate changes.
+    std::vector<uint32_t> m_ends;
     uint64_t m_endSeq{0};  //!< ends computed so far
     EventId m_timer;       //!< the event of the earliest end
     int64_t m_timerAt{-1}; //!< its time step
