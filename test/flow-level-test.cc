@@ -546,6 +546,39 @@ TEST_F(FlowLevel, MessagesThatWouldEndTogetherEndARoundRobinGranuleApart)
     EXPECT_DOUBLE_EQ(fluid->GetBytesSent(), 30.0);
 }
 
+TEST_F(FlowLevel, EndsAtOneTimeStepRunInTheOrderTheyWereComputed)
+{
+    // Flow 1's 20 B end at 2 s is computed at 0; flow 0's 10 B, pushed at 1 s, end at
+    // 2 s too, computed then: flow 1's message is sent first, as its end event, scheduled
+    // first, would run (not in flow order). At 1.5 s flow 3 (5 B) joins flow 2 (5 B of
+    // 20 left) on its link: the allocation computes flow 3 first and takes flow 2 in
+    // (it must give way), both at 5 B/s, ending at 2.5 s: flow 3's end, computed first,
+    // runs first.
+    Ptr<FlowNetwork> net = CreateObject<FlowNetwork>();
+    const uint32_t l0 = net->AddLink(10);
+    const uint32_t l1 = net->AddLink(10);
+    const uint32_t l2 = net->AddLink(10);
+    const uint32_t f0 = net->AddFlow({l0});
+    const uint32_t f1 = net->AddFlow({l1});
+    const uint32_t f2 = net->AddFlow({l2});
+    const uint32_t f3 = net->AddFlow({l2});
+    std::vector<std::pair<std::string, Time>> order;
+    auto record = [&order](const std::string& name) {
+        return FlowNetwork::SentCallback(
+            [&order, name]() { order.emplace_back(name, Simulator::Now()); });
+    };
+    net->Push(f1, 20, record("f1"));
+    net->Push(f2, 20, record("f2"));
+    Simulator::Schedule(Seconds(1), [&]() { net->Push(f0, 10, record("f0")); });
+    Simulator::Schedule(Seconds(1.5), [&]() { net->Push(f3, 5, record("f3")); });
+    Simulator::Run();
+    const std::vector<std::pair<std::string, Time>> expected{{"f1", Seconds(2)},
+                                                             {"f0", Seconds(2)},
+                                                             {"f3", Seconds(2.5)},
+                                                             {"f2", Seconds(2.5)}};
+    EXPECT_EQ(order, expected);
+}
+
 TEST_F(FlowLevel, AnAllocationTakesInOnlyTheFlowsThatLoseTheirBottleneck)
 {
     // Island 1: links A (4 B/s), B (7 B/s), C (4 B/s); f1 on A and B, f2 on B and C: B is
