@@ -108,10 +108,11 @@ TEST_F(FlowLevel, MessagesOfAFlowFollowOneAnotherOnItsShare)
     EXPECT_EQ(net->GetNAllocations(), 3u);
 }
 
-TEST_F(FlowLevel, AnAllocationCoversOnlyTheFlowsConnectedToTheChange)
+TEST_F(FlowLevel, AnAllocationLeavesAnotherIslandAlone)
 {
     // Two islands: flows 0 and 1 share link 0; flow 2 is alone on link 1. Flow 2's end
-    // re-allocates flow 2 alone; a new flow on link 0 re-allocates both of link 0's.
+    // computes no flow (its link, and nobody else on it); a new flow on link 0 computes
+    // both of link 0's (flow 0 gives way).
     Ptr<FlowNetwork> net = CreateObject<FlowNetwork>();
     const uint32_t l0 = net->AddLink(10);
     const uint32_t l1 = net->AddLink(10);
@@ -567,15 +568,25 @@ TEST_F(FlowLevel, EndsAtOneTimeStepRunInTheOrderTheyWereComputed)
         return FlowNetwork::SentCallback(
             [&order, name]() { order.emplace_back(name, Simulator::Now()); });
     };
+    // And the other way round: flow 4's end at 3 s, computed at 0, runs before flow 5's,
+    // computed at 2 s (no rule by flow id passes both).
+    const uint32_t l3 = net->AddLink(10);
+    const uint32_t l4 = net->AddLink(10);
+    const uint32_t f4 = net->AddFlow({l3});
+    const uint32_t f5 = net->AddFlow({l4});
     net->Push(f1, 20, record("f1"));
     net->Push(f2, 20, record("f2"));
+    net->Push(f4, 30, record("f4"));
     Simulator::Schedule(Seconds(1), [&]() { net->Push(f0, 10, record("f0")); });
     Simulator::Schedule(Seconds(1.5), [&]() { net->Push(f3, 5, record("f3")); });
+    Simulator::Schedule(Seconds(2), [&]() { net->Push(f5, 10, record("f5")); });
     Simulator::Run();
     const std::vector<std::pair<std::string, Time>> expected{{"f1", Seconds(2)},
                                                              {"f0", Seconds(2)},
                                                              {"f3", Seconds(2.5)},
-                                                             {"f2", Seconds(2.5)}};
+                                                             {"f2", Seconds(2.5)},
+                                                             {"f4", Seconds(3)},
+                                                             {"f5", Seconds(3)}};
     EXPECT_EQ(order, expected);
 }
 
@@ -588,8 +599,9 @@ TEST_F(FlowLevel, AnAllocationTakesInOnlyTheFlowsThatLoseTheirBottleneck)
     // ends: f1 loses A (no longer full) and is computed alone: B leaves it 3 < f2's 4
     // there, so f2 is taken in: f1 = f2 = 3.5.
     // Island 2: links D (10 B/s), E (100 B/s), F (5 B/s); f6 on D and E, f5 on E and F.
-    // At 2.5 s f4 starts on D: f6 is taken in (D is full at f6's 10), E has room and is
-    // nobody's bottleneck: f5 keeps its rate (F), the allocation covers f4 and f6.
+    // At 2.5 s f4 starts on D: D is full at f6's 10, so f4 gets nothing there and f6,
+    // above it on f4's bottleneck, is taken in to give way; E has room and is nobody's
+    // bottleneck: f5 keeps its rate (F), the allocation covers f4 and f6.
     // Island 3: links X (100 B/s) and Y (10 B/s); f7 on X and Y, f8 on Y: Y is full, both
     // at 5. At 3.5 s f9 starts on X and takes its room, 95: f7 keeps Y, full, with no
     // flow above it, so the allocation is f9's alone (1 flow, 1 link), though X, which
@@ -648,4 +660,76 @@ TEST_F(FlowLevel, AnAllocationTakesInOnlyTheFlowsThatLoseTheirBottleneck)
     EXPECT_EQ(allocations[3], std::make_pair(2u, 2u)); // 2.5 s: f4 and f6 over D and E
     EXPECT_EQ(allocations[4], std::make_pair(1u, 1u)); // 3.5 s: f9 alone
     EXPECT_EQ(net->GetNRatesChanged(), 6u + 3u + 2u + 2u + 1u);
+}
+
+TEST_F(FlowLevel, AFlowKeepsItsRateWhileALinkIsItsBottleneck)
+{
+    // Replacement: g and d share L (10 B/s), 5 each. When d's message ends its callback
+    // starts c on L: c is computed alone at what g leaves, 5; L is still full and g still
+    // the highest on it, so g is not computed and keeps its end (5 s).
+    // Another bottleneck: h crosses A and B (10 B/s each), a on A and b on B: all at 5,
+    // h fixed by A (the first of the tie). When a's message ends A has room, but B is
+    // full with h the highest on it: h is not computed and keeps its rate.
+    // Computed but unchanged: L2 (10 B/s) and K (4 B/s); k on both, q on K, h2 on L2:
+    // k = q = 2 (K), h2 = 8. A new flow n on L2 gets nothing there: h2 and k, above it,
+    // are taken in to give way; k is fixed by K again at 2, n = h2 = 4: 3 flows
+    // computed, 2 rates changed.
+    Ptr<FlowNetwork> net = CreateObject<FlowNetwork>();
+    const uint32_t l = net->AddLink(10);
+    const uint32_t a = net->AddLink(10);
+    const uint32_t b = net->AddLink(10);
+    const uint32_t l2 = net->AddLink(10);
+    const uint32_t k = net->AddLink(4);
+    const uint32_t g = net->AddFlow({l});
+    const uint32_t d = net->AddFlow({l});
+    const uint32_t c = net->AddFlow({l});
+    const uint32_t h = net->AddFlow({a, b});
+    const uint32_t fa = net->AddFlow({a});
+    const uint32_t fb = net->AddFlow({b});
+    const uint32_t fk = net->AddFlow({l2, k});
+    const uint32_t q = net->AddFlow({k});
+    const uint32_t h2 = net->AddFlow({l2});
+    const uint32_t n = net->AddFlow({l2});
+    std::vector<std::pair<uint32_t, uint32_t>> allocations;
+    RecordAllocations(net, &allocations);
+    Ends ends;
+    net->Push(g, 25, ends.Record("g"));
+    net->Push(d, 10, FlowNetwork::SentCallback([&]() { net->Push(c, 100, ends.Record("c")); }));
+    for (uint32_t flow : {h, fb, fk, q, h2})
+    {
+        net->Push(flow, 1000, FlowNetwork::SentCallback());
+    }
+    net->Push(fa, 15, FlowNetwork::SentCallback());
+    std::vector<double> before;
+    std::vector<double> after;
+    uint64_t changedBefore = 0;
+    Simulator::Schedule(Seconds(4), [&]() {
+        for (uint32_t flow : {fk, q, h2, n})
+        {
+            before.push_back(net->GetRate(flow));
+        }
+        changedBefore = net->GetNRatesChanged();
+        net->Push(n, 1000, FlowNetwork::SentCallback());
+    });
+    Simulator::Schedule(Seconds(4.5), [&]() {
+        for (uint32_t flow : {fk, q, h2, n, c, h})
+        {
+            after.push_back(net->GetRate(flow));
+        }
+    });
+    Simulator::Stop(Seconds(5.5));
+    Simulator::Run();
+    ASSERT_EQ(allocations.size(), 5u);
+    EXPECT_EQ(allocations[0], std::make_pair(8u, 5u)); // everything at 0
+    EXPECT_EQ(allocations[1], std::make_pair(1u, 1u)); // 2 s: d ends, c starts: c alone
+    EXPECT_EQ(allocations[2], std::make_pair(0u, 1u)); // 3 s: a's flow ends: none computed
+    EXPECT_EQ(allocations[3], std::make_pair(3u, 2u)); // 4 s: n, h2, k over L2 and K
+    EXPECT_EQ(allocations[4], std::make_pair(1u, 1u)); // 5 s: g ends, c loses L: c alone
+    EXPECT_EQ(ends.at["g"], Seconds(5));               // 5 B/s throughout: the end computed at 0
+    EXPECT_EQ(before, (std::vector<double>{2, 2, 8, 0}));
+    //                                   k  q  h2 n  c  h
+    EXPECT_EQ(after, (std::vector<double>{2, 2, 4, 4, 5, 5}));
+    EXPECT_EQ(net->GetRate(c), 10); // alone on L after 5 s
+    // At 4 s: n and h2 changed; k computed and kept (g's end at 5 s adds c's change).
+    EXPECT_EQ(net->GetNRatesChanged() - changedBefore, 2u + 1u);
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <tuple>
 
@@ -49,6 +50,12 @@ FlowNetwork::DoDispose()
     m_allocation.Cancel();
     m_timer.Cancel();
     m_ends.clear();
+    m_heap.clear();
+    m_computed.clear();
+    m_crossed.clear();
+    m_newcomers.clear();
+    m_changed.clear();
+    m_settling.clear();
     m_flows.clear();
     m_links.clear();
     m_dirty.clear();
@@ -318,8 +325,9 @@ FlowNetwork::Allocate()
 {
     NS_LOG_FUNCTION(this);
     // The max-min allocation is the one where every flow has a bottleneck: a full link on
-    // which no flow has a higher rate. The flows on the changed links are computed first,
-    // every other flow keeping its rate (a link offers them what the others leave). A flow
+    // which no flow has a higher rate. The flows that have just started are computed
+    // first, every other flow keeping its rate (a link offers them what the others
+    // leave); the changed links and the computed flows' links are then checked. A flow
     // outside that then has no bottleneck (the new shares leave its link room, or exceed
     // its rate there), or whose rate exceeds a computed flow's on that flow's bottleneck,
     // is taken in, and the shares are computed again; the flows outside keep their rates
@@ -385,8 +393,11 @@ FlowNetwork::Allocate()
                 {
                     // A computed flow whose bottleneck this is must have the highest rate
                     // on it: the flows outside above it are taken in to give way.
-                    if (g.bottleneck == id && g.share < l.highest * (1 - SATURATION))
+                    if (g.bottleneck == id && g.share < l.highest * (1 - SATURATION) &&
+                        m_links[id].gaveWay != m_round)
                     {
+                        // Once: every flow it fixed has the same share.
+                        m_links[id].gaveWay = m_round;
                         for (const Member& o : l.active)
                         {
                             Flow& h = m_flows[o.flow];
@@ -452,9 +463,16 @@ FlowNetwork::Allocate()
         }
     }
     SettleRoundRobins(changed);
+    const bool holding = m_holdTimer;
+    m_holdTimer = true; // the timer is moved once, after every end is placed
     for (uint32_t fid : changed)
     {
         ScheduleEnd(fid);
+    }
+    m_holdTimer = holding;
+    if (!holding)
+    {
+        ArmTimer();
     }
     m_flowsAllocated += flows.size();
     m_ratesChanged += changed.size();
@@ -554,7 +572,7 @@ FlowNetwork::ScheduleEnd(uint32_t flow)
                   : now + delay;
     f.endSeq = ++m_endSeq;
     PlaceEnd(flow);
-    if (!m_ending)
+    if (!m_holdTimer)
     {
         ArmTimer();
     }
@@ -593,7 +611,7 @@ FlowNetwork::PlaceEnd(uint32_t flow)
     }
     for (;;)
     {
-        uint32_t child = 2 * slot + 1;
+        std::size_t child = 2 * std::size_t{slot} + 1;
         if (child >= m_ends.size())
         {
             break;
@@ -607,7 +625,7 @@ FlowNetwork::PlaceEnd(uint32_t flow)
             break;
         }
         SetEndSlot(slot, m_ends[child]);
-        slot = child;
+        slot = static_cast<uint32_t>(child);
     }
     SetEndSlot(slot, flow);
 }
@@ -659,14 +677,14 @@ FlowNetwork::EndsDue()
     // The messages that end now, in the order their ends were computed (as events
     // scheduled in that order would run); an end computed meanwhile for now runs too.
     const int64_t now = Simulator::Now().GetTimeStep();
-    m_ending = true;
+    m_holdTimer = true;
     while (!m_ends.empty() && m_flows[m_ends.front()].endAt <= now)
     {
         const uint32_t flow = m_ends.front();
         RemoveEnd(flow);
         HeadSent(flow);
     }
-    m_ending = false;
+    m_holdTimer = false;
     ArmTimer();
 }
 

@@ -129,8 +129,8 @@ class FlowNetwork : public Object
     /// A flow sending over a link: its id and the link's index on its path.
     struct Member
     {
-        uint32_t flow{0};
-        uint32_t index{0};
+        uint32_t flow{0};  //!< the flow
+        uint32_t index{0}; //!< the link's place on the flow's path (links, weights, slot)
     };
 
     struct Link
@@ -144,7 +144,8 @@ class FlowNetwork : public Object
         double weight{0};    //!< its unfixed flows' weights on it, summed
         double load{0};      //!< what its flows take of it at the round's shares
         double highest{0};   //!< the highest of its flows' rates at the round's shares
-        uint64_t mark{0};    //!< allocation whose flows cross it
+        uint64_t mark{0};    //!< allocation that checks it (changed, or crossed by its flows)
+        uint64_t gaveWay{0}; //!< round that took in the flows above its computed flows
         uint64_t round{0};   //!< round whose shares load and highest are of
         uint32_t unfixed{0}; //!< its flows whose rate is not fixed yet
         bool dirty{false};   //!< a flow started or stopped on it since the last allocation
@@ -165,10 +166,11 @@ class FlowNetwork : public Object
         uint64_t endSeq{0};              //!< when that end was computed (ties: in that order)
         uint32_t endSlot{UINT32_MAX};    //!< its slot in the queue of ends (none: UINT32_MAX)
         uint64_t mark{0};                //!< allocation that computes its rate
-        uint64_t checked{0};             //!< round that found its rate still max-min fair
+        uint64_t checked{0};             //!< round that checked it (outside the allocation)
         uint64_t taken{0};               //!< round that took it into the allocation
         uint64_t turn{0};                //!< its place in its first link's round robin
         uint32_t bottleneck{UINT32_MAX}; //!< a full link where no flow has a higher rate
+                                         //!< (UINT32_MAX: idle, or started since)
         bool settled{false};             //!< its message's end placed in a round robin's last round
         bool fixed{false};               //!< its rate fixed in the allocation under way
         bool active{false};              //!< sending (in its links' active lists)
@@ -231,12 +233,13 @@ class FlowNetwork : public Object
     /// The flows with a head message's end, a heap (earliest first): one simulator event
     /// for all of them instead of one per flow, moved whenever a rate changes.
     std::vector<uint32_t> m_ends;
-    uint64_t m_endSeq{0};  //!< ends computed so far
-    EventId m_timer;       //!< the event of the earliest end
-    int64_t m_timerAt{-1}; //!< its time step
-    bool m_ending{false};  //!< EndsDue is sending; it sets the timer when done
-    uint64_t m_mark{0};    //!< allocations so far (the scratch marks)
-    uint64_t m_round{0};   //!< rounds of those allocations so far
+    uint64_t m_endSeq{0};    //!< ends computed so far
+    EventId m_timer;         //!< the event of the earliest end
+    int64_t m_timerAt{-1};   //!< its time step
+    bool m_holdTimer{false}; //!< ends are being placed (EndsDue, Allocate): the timer is
+                             //!< moved once they are
+    uint64_t m_mark{0};      //!< allocations so far (the scratch marks)
+    uint64_t m_round{0};     //!< rounds of those allocations so far
     /// A link's share when it entered the progressive filling's heap, and the link.
     typedef std::pair<double, uint32_t> Entry;
     std::vector<Entry> m_heap; //!< the progressive filling's heap (kept for its capacity)
@@ -247,9 +250,9 @@ class FlowNetwork : public Object
     std::vector<uint32_t> m_changed;   //!< flows whose rates it changed
     std::vector<uint32_t> m_settling;  //!< of those, the ones on round-robin links
     uint32_t m_nActive{0};
-    double m_bytesDone{0}; //!< bytes of finished messages
-    uint64_t m_flowsAllocated{0};
-    uint64_t m_ratesChanged{0};
+    double m_bytesDone{0};        //!< bytes of finished messages
+    uint64_t m_flowsAllocated{0}; //!< GetNFlowsAllocated
+    uint64_t m_ratesChanged{0};   //!< GetNRatesChanged
     uint64_t m_messagesSent{0};
     /// Fires at every allocation (the flows and links it covered).
     TracedCallback<uint32_t, uint32_t> m_allocationTrace;

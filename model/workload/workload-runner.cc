@@ -281,8 +281,9 @@ WorkloadRunner::Start()
     m_start = Simulator::Now();
     m_breakdownRecords = SIZE_MAX;
     m_opsTotal = m_trace->GetNOps() * m_iterations;
-    // Every op finishes once a repetition: one record each, in one block (a vector grown
-    // by doubling would hold up to twice its records while it moves them).
+    // Every op finishes once a repetition (again after a restart): a record each, in one
+    // block (a vector grown by doubling would hold up to twice its records while it
+    // moves them).
     m_records.reserve(m_records.size() + m_opsTotal);
     m_fabricBytesDone = 0;
     m_fabricBytesTotal = 0;
