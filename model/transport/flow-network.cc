@@ -320,6 +320,40 @@ FlowNetwork::Fill(const std::vector<uint32_t>& links)
     }
 }
 
+bool
+FlowNetwork::KeepsABottleneck(Flow& flow)
+{
+    // A link no computed flow crosses is as it was.
+    if (flow.bottleneck != UINT32_MAX &&
+        (m_links[flow.bottleneck].mark != m_mark || IsBottleneckOf(flow, flow.bottleneck)))
+    {
+        return true;
+    }
+    for (uint32_t link : flow.links)
+    {
+        if (IsBottleneckOf(flow, link))
+        {
+            flow.bottleneck = link;
+            return true;
+        }
+    }
+    return false;
+}
+
+void
+FlowNetwork::TakeInAbove(uint32_t link, double share)
+{
+    for (const Member& m : m_links[link].active)
+    {
+        Flow& f = m_flows[m.flow];
+        if (f.mark != m_mark && f.taken != m_round && f.rate > share * (1 + SATURATION))
+        {
+            f.taken = m_round;
+            m_newcomers.push_back(m.flow);
+        }
+    }
+}
+
 void
 FlowNetwork::Allocate()
 {
@@ -392,51 +426,23 @@ FlowNetwork::Allocate()
                 if (g.mark == m_mark)
                 {
                     // A computed flow whose bottleneck this is must have the highest rate
-                    // on it: the flows outside above it are taken in to give way.
+                    // on it: the flows outside above it give way (once a round: every
+                    // flow the link fixed has the same share).
                     if (g.bottleneck == id && g.share < l.highest * (1 - SATURATION) &&
                         m_links[id].gaveWay != m_round)
                     {
-                        // Once: every flow it fixed has the same share.
                         m_links[id].gaveWay = m_round;
-                        for (const Member& o : l.active)
-                        {
-                            Flow& h = m_flows[o.flow];
-                            if (h.mark != m_mark && h.taken != m_round &&
-                                h.rate > g.share * (1 + SATURATION))
-                            {
-                                h.taken = m_round;
-                                newcomers.push_back(o.flow);
-                            }
-                        }
+                        TakeInAbove(id, g.share);
                     }
-                    continue;
                 }
-                if (g.checked == m_round)
+                else if (g.checked != m_round)
                 {
-                    continue;
-                }
-                g.checked = m_round;
-                // Outside: its rate stands while one of its links is its bottleneck (a
-                // link no computed flow crosses is as it was).
-                if (g.bottleneck != UINT32_MAX &&
-                    (m_links[g.bottleneck].mark != m_mark || IsBottleneckOf(g, g.bottleneck)))
-                {
-                    continue;
-                }
-                bool held = false;
-                for (uint32_t other : g.links)
-                {
-                    if (IsBottleneckOf(g, other))
+                    g.checked = m_round;
+                    if (!KeepsABottleneck(g) && g.taken != m_round)
                     {
-                        g.bottleneck = other;
-                        held = true;
-                        break;
+                        g.taken = m_round;
+                        newcomers.push_back(m.flow);
                     }
-                }
-                if (!held && g.taken != m_round)
-                {
-                    g.taken = m_round;
-                    newcomers.push_back(m.flow);
                 }
             }
         }

@@ -198,6 +198,13 @@ class FlowNetwork : public Object
     /// \return whether that link is its bottleneck at the round's shares (full, and no
     ///         flow on it has a higher rate)
     bool IsBottleneckOf(const Flow& flow, uint32_t link);
+    /// \param flow a flow outside the allocation under way
+    /// \return whether one of its links is its bottleneck at the round's shares (its
+    ///         bottleneck is set to that link)
+    bool KeepsABottleneck(Flow& flow);
+    /// Take into the allocation under way the flows outside it above a share on a link.
+    /// \param link the link \param share the share of the computed flows it fixed
+    void TakeInAbove(uint32_t link, double share);
     /// A link is full when its flows leave less than this share of its capacity; a flow's
     /// rate is the highest on a link when no other exceeds it by more than this share.
     static constexpr double SATURATION = 1e-9;
