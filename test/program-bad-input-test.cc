@@ -671,6 +671,8 @@ TEST(ProgramBadInput, AiFabricSim)
             CommonCases(),
             {
                 {{"--job=/nonexistent/job.json"}, "--job=/nonexistent/job.json: no such file"},
+                {{"--ringTransfersPerPhase=few"},
+                 "--ringTransfersPerPhase=few: expected an integer in 0..65536"},
                 {{"--job=" + model + ":sideways"},
                  "--job=" + model +
                      ":sideways: expected packed, spread, random, or servers such as 0-1,4 "

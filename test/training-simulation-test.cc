@@ -558,6 +558,14 @@ TEST(TrainingScenario, ImpossibleSettingsAreNamedNotAborted)
                          "1..128, got 0"),
               std::string::npos)
         << error;
+    EXPECT_FALSE(TrainingScenario::Parse(R"({"collectives": {"ringTransfersPerPhase": -1}})",
+                                         "scn.json",
+                                         s,
+                                         &error));
+    EXPECT_NE(error.find("scn.json: /collectives/ringTransfersPerPhase: expected an integer in "
+                         "0..65536, got -1"),
+              std::string::npos)
+        << error;
     TrainingScenario ideal; // Parse keeps what it read: a scenario of its own
     EXPECT_FALSE(TrainingScenario::Parse(
         R"({"cluster": {"topology": "ideal"}, "collectives": {"qpsPerConnection": 2}})",

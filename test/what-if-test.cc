@@ -76,6 +76,7 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
                              "channels",
                              "qpsPerConnection",
                              "splitDataOnQps",
+                             "ringTransfersPerPhase",
                              "computeScale",
                              "compress",
                              "parameterServers",
@@ -91,7 +92,7 @@ TEST(WhatIf, EveryOptionIsOnTheCommandLineWithHelp)
         ASSERT_EQ(cmd.help.count(name), 1u) << name;
         EXPECT_GT(cmd.help[name].size(), 10u) << name;
     }
-    EXPECT_EQ(cmd.help.size(), 29u);
+    EXPECT_EQ(cmd.help.size(), 30u);
     *cmd.fields["servers"] = "4";
     EXPECT_EQ(o.servers, "4");
 }
@@ -123,6 +124,7 @@ TEST_F(NsTest, WhatIfOptionsOverrideTheScenario)
     o.channels = "2";
     o.qpsPerConnection = "4";
     o.splitDataOnQps = "true";
+    o.ringTransfersPerPhase = "3";
     o.computeScale = "1.5";
     o.fastForward = "off";
     o.replayCalls = "off";
@@ -141,12 +143,14 @@ TEST_F(NsTest, WhatIfOptionsOverrideTheScenario)
     EXPECT_EQ(s.channels, 2u);
     EXPECT_EQ(s.qpsPerConnection, 4u);
     EXPECT_TRUE(s.splitDataOnQps);
+    EXPECT_EQ(s.GetRingTransfersPerPhase(), 3u);
     EXPECT_DOUBLE_EQ(s.computeScale, 1.5);
     EXPECT_EQ(
         s.name,
         "default (what-if: --servers=4 --gpusPerServer=4 --gpu=A100 --nicRate=200Gbps --spines=3 "
         "--oversubscription=2 --cc=none --ina=switchml --algorithm=ring --channels=2 "
-        "--qpsPerConnection=4 --splitDataOnQps=true --computeScale=1.5 --fast-forward=off "
+        "--qpsPerConnection=4 --splitDataOnQps=true --ringTransfersPerPhase=3 --computeScale=1.5 "
+        "--fast-forward=off "
         "--replay-calls=off)");
 
     TrainingSimulation sim(s);

@@ -185,6 +185,12 @@ ChakraPrefix(const std::string& path, const std::string& ext, std::string& prefi
 const std::vector<ScenarioOverrides::Option>&
 ScenarioOverrides::GetOptions()
 {
+    static const std::string ringHelp =
+        "Coarsen ring and rail-ring all-reduce, reduce-scatter and all-gather: at most this "
+        "many transfers per connection and phase, each carrying consecutive steps and their "
+        "latencies (0: a transfer per step; default: " +
+        std::to_string(TrainingScenario::FLOW_RING_TRANSFERS_PER_PHASE) +
+        " at flow level, 0 with packets)";
     static const std::vector<Option> options{
         {"workload",
          "Workload file, format detected from the file: ai-fabric trace JSON, model config "
@@ -244,6 +250,7 @@ ScenarioOverrides::GetOptions()
          "(NCCL_IB_SPLIT_DATA_ON_QPS=1); false: 512 KiB requests take them in turn (NCCL's "
          "default)",
          &ScenarioOverrides::splitDataOnQps},
+        {"ringTransfersPerPhase", ringHelp.c_str(), &ScenarioOverrides::ringTransfersPerPhase},
         {"computeScale",
          "Multiply every compute duration, e.g. to replay a trace made for another GPU",
          &ScenarioOverrides::computeScale},
@@ -574,6 +581,13 @@ ScenarioOverrides::ApplyCollectives(TrainingScenario& s) const
         {
             Bad("splitDataOnQps", splitDataOnQps, std::string("expected ") + FLAG_FORMS);
         }
+    }
+    if (!ringTransfersPerPhase.empty())
+    {
+        s.ringTransfersPerPhase = Integer("ringTransfersPerPhase",
+                                          ringTransfersPerPhase,
+                                          0,
+                                          TrainingScenario::MAX_RING_TRANSFERS);
     }
 }
 

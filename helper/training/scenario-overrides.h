@@ -46,6 +46,7 @@ struct ScenarioOverrides
     std::string channels;         //!< channels (0: the default rule)
     std::string qpsPerConnection; //!< queue pairs per RDMA connection
     std::string splitDataOnQps;   //!< split every transfer over them (true/false)
+    std::string ringTransfersPerPhase; //!< coarsened rings' transfers per phase
     std::string computeScale;     //!< factor on every compute duration
     std::string compress;         //!< compression rules, comma-separated
     std::string straggler;        //!< slow GPUs, comma-separated RANKS:FACTOR
@@ -130,7 +131,8 @@ struct ScenarioOverrides
     void ApplyCluster(TrainingScenario& s) const;
     /// Apply --cc and --ina.
     void ApplyFabric(TrainingScenario& s) const;
-    /// Apply --algorithm, --channels, --qpsPerConnection and --splitDataOnQps.
+    /// Apply --algorithm, --channels, --qpsPerConnection, --splitDataOnQps and
+    /// --ringTransfersPerPhase.
     void ApplyCollectives(TrainingScenario& s) const;
     /// Apply --computeScale, --compress, --parameterServers, --straggler, --slowNic,
     /// --jitter, --failGpu, --workload and --workload-format.

@@ -107,6 +107,8 @@ ScenarioSettings::Apply(const TrainingScenario& s, std::string* error)
         "ns3::CollectiveEngine::Channels",
         UintegerValue(s.channels ? s.channels : CollectiveDefaultChannels(s.gpusPerServer)));
     Config::SetDefault("ns3::CollectiveEngine::ChunkBytes", UintegerValue(s.chunkBytes));
+    Config::SetDefault("ns3::CollectiveEngine::RingTransfersPerPhase",
+                       UintegerValue(s.GetRingTransfersPerPhase()));
     Config::SetDefault("ns3::RdmaTransport::QpsPerConnection", UintegerValue(s.qpsPerConnection));
     Config::SetDefault("ns3::RdmaTransport::SplitDataOnQps", BooleanValue(s.splitDataOnQps));
     Config::SetDefault("ns3::FabricMonitor::SampleInterval", TimeValue(s.sampleInterval));

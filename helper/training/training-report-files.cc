@@ -34,6 +34,8 @@ TrainingReport::WriteResults(std::ostream& os) const
     const TrainingScenario& s = m_sim.GetScenario();
     Json doc;
     doc["scenario"] = ScenarioJson(s);
+    // What the engine runs with (--ns3::CollectiveEngine::... may have changed it).
+    doc["scenario"]["ringTransfersPerPhase"] = EngineRingTransfersPerPhase(m_sim);
     if (const auto [qps, split] = CarrierQps(m_sim); qps > 0)
     {
         // What the carrier runs with (--ns3::RdmaTransport::... may have changed it).

@@ -290,6 +290,22 @@ CsvField(const std::string& text)
     return out + "\"";
 }
 
+uint32_t
+EngineRingTransfersPerPhase(const TrainingSimulation& sim)
+{
+    // Every job's engine is made with the attribute's default, which the scenario sets.
+    for (const TrainingSimulation::Job& job : sim.GetJobs())
+    {
+        if (job.runner)
+        {
+            UintegerValue value;
+            job.runner->GetEngine()->GetAttribute("RingTransfersPerPhase", value);
+            return static_cast<uint32_t>(value.Get());
+        }
+    }
+    return sim.GetScenario().GetRingTransfersPerPhase();
+}
+
 /// The RDMA carrier's queue pairs per connection and SplitDataOnQps ({0, false}: none).
 std::pair<uint32_t, bool>
 CarrierQps(const TrainingSimulation& sim)

@@ -91,6 +91,13 @@ std::string CsvField(const std::string& text);
 /// \param sim a run \return the RDMA carrier's queue pairs per connection and
 ///         SplitDataOnQps ({0, false}: no RDMA carrier)
 std::pair<uint32_t, bool> CarrierQps(const TrainingSimulation& sim);
+
+/**
+ * \param sim a simulation
+ * \return the ring transfers per connection and phase its collective engines run with
+ *         (ns3::CollectiveEngine::RingTransfersPerPhase: 0, a transfer per step)
+ */
+uint32_t EngineRingTransfersPerPhase(const TrainingSimulation& sim);
 /// \param s a scenario \return results.json's "scenario"
 Json ScenarioJson(const TrainingScenario& s);
 /// \param effects per compression rule, what it did \return results.json's

@@ -294,6 +294,12 @@ TrainingReport::PrintOverview(std::ostream& os) const
                                        "spine")
            << "\n";
     }
+    if (const uint32_t k = EngineRingTransfersPerPhase(m_sim); k > 0)
+    {
+        os << "             rings coarsened: at most " << k
+           << " transfers per connection and phase, each carrying consecutive steps and "
+              "their latencies\n";
+    }
     if (const auto [qps, split] = CarrierQps(m_sim); qps > 1)
     {
         os << "             " << qps << " queue pairs per RDMA connection"

@@ -263,6 +263,11 @@ ParseCollectives(const Json& obj, TrainingScenario& s)
                                     1,
                                     RdmaTransport::MAX_QPS_PER_CONNECTION);
     s.splitDataOnQps = c.Bool("splitDataOnQps", s.splitDataOnQps);
+    if (c.Has("ringTransfersPerPhase"))
+    {
+        s.ringTransfersPerPhase = static_cast<uint32_t>(
+            c.Unsigned("ringTransfersPerPhase", 0, 0, TrainingScenario::MAX_RING_TRANSFERS));
+    }
     for (const char* key : {"qpsPerConnection", "splitDataOnQps"})
     {
         if (c.Has(key) && s.topology == "ideal")
@@ -482,6 +487,12 @@ uint32_t
 TrainingScenario::GetNGpus() const
 {
     return servers * gpusPerServer;
+}
+
+uint32_t
+TrainingScenario::GetRingTransfersPerPhase() const
+{
+    return ringTransfersPerPhase.value_or(fabricModel == "flow" ? FLOW_RING_TRANSFERS_PER_PHASE : 0);
 }
 
 bool

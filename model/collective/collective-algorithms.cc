@@ -300,6 +300,10 @@ ChannelFamilyPlan(const ChannelFamily& family,
                   uint64_t chunk,
                   const CollectivePlanOptions& options)
 {
+    if (&family == &RING_FAMILY && options.ringTransfersPerPhase != 0 && !IsRootedCollective(type))
+    {
+        return RingCoarsened(type, n, bytes, ch, chunk, options.ringTransfersPerPhase);
+    }
     switch (type)
     {
     case CollectiveType::ALL_REDUCE:

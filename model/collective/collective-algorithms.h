@@ -69,12 +69,42 @@ CommPlan RingAllReduceOrdered(const std::vector<std::vector<uint32_t>>& orders,
  * \param orders one permutation of 0..n-1 per channel
  * \param bytes call size (see CollectiveType)
  * \param chunkBytes pipelining granularity (0: one round)
+ * \param transfersPerPhase 0: a transfer per step (the data plan); else a coarsened
+ *        ring (RingCoarsened)
  * \return the plan
  */
 CommPlan RingOrdered(CollectiveType type,
                      const std::vector<std::vector<uint32_t>>& orders,
                      uint64_t bytes,
-                     uint64_t chunkBytes = 0);
+                     uint64_t chunkBytes = 0,
+                     uint32_t transfersPerPhase = 0);
+
+/**
+ * A coarsened ring all-reduce, reduce-scatter or all-gather: the ring of RingAllReduce
+ * (RingReduceScatter, RingAllGather) whose connections carry each phase's n - 1 steps in
+ * at most transfersPerPhase transfers, each of g = ceil((n - 1) / transfersPerPhase)
+ * consecutive steps (the last fewer) and of their bytes; a transfer waits for the one
+ * its sender received before it (its group's predecessor), as a step waits for the step
+ * before. A timing schedule, not a data plan (CommPlan::Transfer::steps; the PlanChecker
+ * refuses it): when every connection of a ring runs at one rate with one step latency,
+ * its k-th group ends when the ring's (k + 1) g-th step would, so the call takes the
+ * fine ring's time with g times fewer transfers; where rates differ within a group, a
+ * connection runs up to g steps ahead of its ring instead of one.
+ * \param type ALL_REDUCE, REDUCE_SCATTER or ALL_GATHER (aborts otherwise)
+ * \param n ranks
+ * \param bytes call size (see CollectiveType)
+ * \param channels parallel rings
+ * \param chunkBytes pipelining granularity (0: one round)
+ * \param transfersPerPhase at most this many transfers per connection and phase (0: a
+ *        transfer per step, the data plan)
+ * \return the plan
+ */
+CommPlan RingCoarsened(CollectiveType type,
+                       uint32_t n,
+                       uint64_t bytes,
+                       uint32_t channels,
+                       uint64_t chunkBytes,
+                       uint32_t transfersPerPhase);
 
 class CommGroup;
 
@@ -507,6 +537,9 @@ struct CollectivePlanOptions
     CollectiveProtocol protocol{CollectiveProtocol::AUTO};
     Time netOverhead{MicroSeconds(
         NCCL_DEFAULT_NET_OVERHEAD_US)}; //!< NCCL_NET_OVERHEAD, for the protocols' step latency
+    /// Ring and rail-ring all-reduce, reduce-scatter and all-gather: at most this many
+    /// transfers per connection and phase (RingCoarsened), 0: a transfer per step
+    uint32_t ringTransfersPerPhase{0};
 };
 
 /**

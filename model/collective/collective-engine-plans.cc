@@ -38,6 +38,7 @@ CollectiveEngine::MakeCollectivePlan(CollectiveType type,
     options.root = root;
     options.protocol = m_protocol;
     options.netOverhead = m_netOverhead;
+    options.ringTransfersPerPhase = m_ringTransfersPerPhase;
     const CollectiveAlgorithm requested = algorithm.value_or(m_algorithm);
     CommPlan plan = sel->second.MakePlan(type, requested, group, bytes, options);
     NS_LOG_LOGIC("CollectiveEngine: " << type << " of " << bytes << " B over " << group.GetSize()
@@ -56,6 +57,7 @@ CollectiveEngine::PlanKey::operator<(const PlanKey& o) const
                     chunkBytes,
                     protocol,
                     netOverhead,
+                    ringTransfersPerPhase,
                     rankMap,
                     shape) < std::tie(o.type,
                                       o.algorithm,
@@ -65,6 +67,7 @@ CollectiveEngine::PlanKey::operator<(const PlanKey& o) const
                                       o.chunkBytes,
                                       o.protocol,
                                       o.netOverhead,
+                                      o.ringTransfersPerPhase,
                                       o.rankMap,
                                       o.shape);
 }
@@ -95,7 +98,8 @@ CollectiveEngine::GetCollectivePlan(CollectiveType type,
                 m_channels,
                 m_chunkBytes,
                 static_cast<int>(m_protocol),
-                m_netOverhead.GetTimeStep()};
+                m_netOverhead.GetTimeStep(),
+                m_ringTransfersPerPhase};
     auto it = m_plans.find(key);
     if (it != m_plans.end())
     {

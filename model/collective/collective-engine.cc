@@ -101,6 +101,16 @@ CollectiveEngine::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&CollectiveEngine::m_chunkBytes),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("RingTransfersPerPhase",
+                          "Coarsen ring and rail-ring all-reduce, reduce-scatter and "
+                          "all-gather plans: at most this many transfers per connection and "
+                          "phase, each carrying consecutive steps of the ring and their "
+                          "latencies (RingCoarsened: the same time when the ring's connections "
+                          "run at one rate, up to n / this times fewer transfers). 0: a "
+                          "transfer per step, the reference.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&CollectiveEngine::m_ringTransfersPerPhase),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("PlanCacheTransfers",
                           "Most transfers the plan cache holds over all its plans (0: no "
                           "cache, every call planned anew). A training step repeats the same "
@@ -468,6 +478,12 @@ CollectiveEngine::SendReleased()
             Time& free = it->second.serverFree[charge.server];
             free = std::max(free, ts.sentAt) + charge.service;
             ts.minDuration = free + charge.after - ts.sentAt;
+        }
+        if (const Time hold = it->second.protocol->GetCoarseHold(t, ts.bytes);
+            hold > ts.minDuration)
+        {
+            // A coarsened ring's transfer: its steps' latencies as they would add up.
+            ts.minDuration = hold;
         }
         ++it->second.nInFlight;
         const uint32_t src = ts.src;

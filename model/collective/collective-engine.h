@@ -427,6 +427,7 @@ eturn the plan
         uint64_t chunkBytes;           //!< ChunkBytes when planned
         int protocol;                  //!< Protocol when planned
         int64_t netOverhead;           //!< NetOverhead when planned (time steps)
+        uint32_t ringTransfersPerPhase; //!< RingTransfersPerPhase when planned
 
         /// \param o another key \return a strict weak order over keys
         bool operator<(const PlanKey& o) const;
@@ -451,6 +452,7 @@ eturn the plan
     mutable std::unordered_map<const CommPlan*, bool> m_validated;
     uint32_t m_channels{1};                        //!< ring channels
     uint64_t m_chunkBytes{0};                      //!< chunk size (0: each algorithm's default)
+    uint32_t m_ringTransfersPerPhase{0};           //!< RingTransfersPerPhase attribute
     uint64_t m_nextId{1};                          //!< id of the next Run
     std::unordered_map<uint64_t, RunState> m_runs; //!< running calls
     std::vector<std::pair<uint64_t, uint32_t>> m_ready; //!< released, not yet sent

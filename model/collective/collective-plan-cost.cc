@@ -225,6 +225,10 @@ CollectivePlanCost::EstimateRun::Release(uint32_t id, double now)
         free = std::max(free, now) + charge.service.GetSeconds();
         m_due[id] = free + charge.after.GetSeconds();
     }
+    if (const double hold = m_protocol.GetCoarseHold(id, t.bytes).GetSeconds(); hold > 0)
+    {
+        m_due[id] = std::max(m_due[id], now + hold); // a coarsened ring's steps, as the engine
+    }
     switch (t.kind)
     {
     case CommPlan::Kind::POINT_TO_POINT: {

@@ -198,6 +198,36 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
                         << plan.GetAlgorithm()
                         << "' has protocol auto, a choice CollectiveSelection makes, not one "
                            "a plan can run");
+    if (plan.IsCoarse())
+    {
+        // A transfer of several steps stands for steps that would each have paid its path's
+        // latency (cables, a frame stored at every switch) and rate alone: per pair, once.
+        std::map<std::pair<uint32_t, uint32_t>, std::pair<Time, double>> perStep;
+        m_coarse.assign(plan.GetNTransfers(), CoarseStep{});
+        for (const CommPlan::Transfer& tr : plan.GetTransfers())
+        {
+            if (tr.steps < 2)
+            {
+                continue;
+            }
+            const auto key = rankMap.empty() ? std::make_pair(tr.src, tr.dst)
+                                             : std::make_pair(rankMap[tr.src], rankMap[tr.dst]);
+            auto it = perStep.find(key);
+            if (it == perStep.end())
+            {
+                const CarrierPath path = carrier.DescribePath(key.first, key.second);
+                Time store(0);
+                if (path.bytesPerSecond > 0)
+                {
+                    store = Seconds(path.forwardHops * static_cast<double>(path.forwardUnit) /
+                                    path.bytesPerSecond);
+                }
+                it = perStep.emplace(key, std::make_pair(path.latency + store, path.bytesPerSecond))
+                         .first;
+            }
+            m_coarse[tr.id] = CoarseStep{it->second.first, it->second.second, tr.steps};
+        }
+    }
     if (m_protocol == CollectiveProtocol::NONE)
     {
         return;
@@ -431,6 +461,23 @@ CollectiveProtocolCosts::GetStepLatency(uint32_t transfer) const
         return Time(0);
     }
     return m_chargedLatency[static_cast<int>(m_hardware[transfer])];
+}
+
+Time
+CollectiveProtocolCosts::GetCoarseHold(uint32_t transfer, uint64_t payload) const
+{
+    if (m_coarse.empty() || m_coarse[transfer].steps < 2)
+    {
+        return Time(0);
+    }
+    const CoarseStep& c = m_coarse[transfer];
+    // Steps 2..g each wait out the step latency and their path after the one before; all
+    // of them send their bytes at the path's rate alone: g (wire + step + path) - step.
+    const Time step = GetStepLatency(transfer);
+    const Time wire = c.bytesPerSecond > 0
+                          ? Seconds(static_cast<double>(GetWireBytes(payload)) / c.bytesPerSecond)
+                          : Time(0);
+    return wire + Time((step + c.path).GetTimeStep() * int64_t{c.steps}) - step;
 }
 
 Time

@@ -128,6 +128,19 @@ class CollectiveProtocolCosts
      *         carrier's latency on the call's shortest path of that hardware, at least zero
      */
     Time GetStepLatency(uint32_t transfer) const;
+    /**
+     * The least time from hand-over to done of a transfer of several steps (a coarsened
+     * ring, RingCoarsened): g steps that would each pay the step latency, their bytes'
+     * time at the path's rate alone and the path's latency (cables, a frame stored at each
+     * switch), less the step latency paid before the hand-over. Where the steps' latencies
+     * would leave the sender idle, this holds the transfer as the steps would; where other
+     * transfers fill that time (channels that share the NIC), the carrier's time is longer
+     * and the hold does not bind, as the steps' latencies would be hidden.
+     * \param transfer a transfer id of the plan
+     * \param payload its payload bytes
+     * \return that time (0: a transfer of one step)
+     */
+    Time GetCoarseHold(uint32_t transfer, uint64_t payload) const;
     /// \param payload data bytes \return bytes on the wire
     uint64_t GetWireBytes(uint64_t payload) const;
     /**
@@ -182,6 +195,15 @@ class CollectiveProtocolCosts
     Time m_stepLatency[3];                //!< by LinkHardware, point-to-point steps
     std::vector<LinkHardware> m_hardware; //!< per transfer (point to point only)
     std::vector<uint8_t> m_pointToPoint;  //!< per transfer: 1 if point to point
+    /// A transfer of several steps: what each step would pay alone.
+    struct CoarseStep
+    {
+        Time path;                //!< its path's latency and a frame stored at each switch
+        double bytesPerSecond{0}; //!< its path's payload rate alone (0: unknown)
+        uint32_t steps{1};        //!< the steps it carries
+    };
+    /// per transfer of a coarsened plan (empty: a plan of one step a transfer)
+    std::vector<CoarseStep> m_coarse;
     Time m_chargedLatency[3];             //!< by LinkHardware: what a step is charged
     double m_rateCap{0}; //!< LL: payload bytes/s of a sender's channel over the network (0: none)
     /// wire bytes/s of the slowest NVLink path alone (0: no NVLink servers)

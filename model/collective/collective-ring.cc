@@ -51,7 +51,8 @@ BuildRing(CollectiveType type,
           uint64_t chunkBytes,
           bool reduceScatter,
           bool allGather,
-          const std::vector<std::vector<uint32_t>>* orders = nullptr)
+          const std::vector<std::vector<uint32_t>>* orders = nullptr,
+          uint32_t transfersPerPhase = 0)
 {
     // Positions p = 0..n-1 walk each channel's ring; rank at position p is p itself, or
     // orders[c][p] when the caller orders each channel's ring. Shards are named by the
@@ -83,6 +84,9 @@ BuildRing(CollectiveType type,
         return plan;
     }
 
+    // A coarsened ring carries a phase's n - 1 steps in at most transfersPerPhase
+    // transfers per connection, each of g consecutive steps.
+    const uint32_t g = transfersPerPhase == 0 ? 1 : (n - 2) / transfersPerPhase + 1;
     // Issue order follows NCCL's loop: round by round, each round's steps in order.
     for (uint32_t round = 0; round < rounds; ++round)
     {
@@ -90,8 +94,9 @@ BuildRing(CollectiveType type,
         std::vector<uint32_t> lastRecv(static_cast<size_t>(channels) * n, NONE);
         uint32_t step = 0;
         auto phase = [&](bool reduce, uint32_t lag) {
-            for (uint32_t k = 0; k + 1 < n; ++k, ++step)
+            for (uint32_t k = 0; k + 1 < n; k += g)
             {
+                const uint32_t steps = std::min(g, n - 1 - k);
                 // Deps must name step k-1's receives, so collect this step's separately.
                 std::vector<uint32_t> nextRecv = lastRecv;
                 for (uint32_t c = 0; c < channels; ++c)
@@ -107,6 +112,13 @@ BuildRing(CollectiveType type,
                         t.reduce = reduce;
                         t.channel = c;
                         t.step = step;
+                        t.steps = steps;
+                        for (uint32_t s = 0; steps > 1 && s < steps; ++s)
+                        {
+                            // Steps k..k+steps-1 send the shards the fine ring would.
+                            const uint32_t b = rankAt(c, (r + 2 * n - k - s - lag) % n);
+                            t.bytes += plan.GetBlock(b * instances + instance).bytes;
+                        }
                         if (lastRecv[c * n + r] != NONE)
                         {
                             t.deps.push_back(lastRecv[c * n + r]);
@@ -115,6 +127,7 @@ BuildRing(CollectiveType type,
                     }
                 }
                 lastRecv.swap(nextRecv);
+                step += steps;
             }
         };
         if (reduceScatter)
@@ -265,10 +278,34 @@ RingAllReduceOrdered(const std::vector<std::vector<uint32_t>>& orders,
 }
 
 CommPlan
+RingCoarsened(CollectiveType type,
+              uint32_t n,
+              uint64_t bytes,
+              uint32_t channels,
+              uint64_t chunkBytes,
+              uint32_t transfersPerPhase)
+{
+    NS_ABORT_MSG_IF(type != CollectiveType::ALL_REDUCE && type != CollectiveType::REDUCE_SCATTER &&
+                        type != CollectiveType::ALL_GATHER,
+                    "RingCoarsened: no ring phases in " << type);
+    CheckRingArgs("RingCoarsened", n, channels);
+    return BuildRing(type,
+                     n,
+                     bytes,
+                     channels,
+                     chunkBytes,
+                     type != CollectiveType::ALL_GATHER,
+                     type != CollectiveType::REDUCE_SCATTER,
+                     nullptr,
+                     transfersPerPhase);
+}
+
+CommPlan
 RingOrdered(CollectiveType type,
             const std::vector<std::vector<uint32_t>>& orders,
             uint64_t bytes,
-            uint64_t chunkBytes)
+            uint64_t chunkBytes,
+            uint32_t transfersPerPhase)
 {
     NS_ABORT_MSG_IF(type != CollectiveType::ALL_REDUCE && type != CollectiveType::REDUCE_SCATTER &&
                         type != CollectiveType::ALL_GATHER,
@@ -281,7 +318,8 @@ RingOrdered(CollectiveType type,
                      chunkBytes,
                      type != CollectiveType::ALL_GATHER,
                      type != CollectiveType::REDUCE_SCATTER,
-                     &orders);
+                     &orders,
+                     transfersPerPhase);
 }
 
 std::vector<std::vector<uint32_t>>

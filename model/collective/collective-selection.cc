@@ -284,7 +284,7 @@ CollectiveSelection::Build(CollectiveType type,
             RailAlignedRingOrders(group, options.channels);
         CommPlan plan = IsRootedCollective(type)
                             ? ChainOrdered(type, orders, bytes, options.root, chunk)
-                            : RingOrdered(type, orders, bytes, chunk);
+                            : RingOrdered(type, orders, bytes, chunk, options.ringTransfersPerPhase);
         plan.SetAlgorithm(CollectiveAlgorithmToString(algorithm));
         return plan;
     }

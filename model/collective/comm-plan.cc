@@ -316,12 +316,19 @@ CommPlan::AddTransfer(Transfer transfer)
                     "CommPlan::AddTransfer: blocks "
                         << transfer.chunk << ".." << transfer.chunk + transfer.chunkCount - 1
                         << " do not exist (" << m_blocks.size() << " blocks); add blocks first");
+    NS_ABORT_MSG_IF(transfer.steps == 0, "CommPlan::AddTransfer: a transfer carries at least one step");
     transfer.id = m_transfers.size();
-    transfer.bytes = 0;
-    for (uint32_t b = transfer.chunk; b < transfer.chunk + transfer.chunkCount; ++b)
+    if (transfer.steps == 1)
     {
-        transfer.bytes += m_blocks[b].bytes;
+        transfer.bytes = 0;
+        for (uint32_t b = transfer.chunk; b < transfer.chunk + transfer.chunkCount; ++b)
+        {
+            transfer.bytes += m_blocks[b].bytes;
+        }
     }
+    NS_ABORT_MSG_IF(transfer.steps > 1 && transfer.bytes == 0,
+                    "CommPlan::AddTransfer: a transfer of " << transfer.steps
+                                                            << " steps needs its bytes");
     m_transfers.push_back(std::move(transfer));
     return m_transfers.back().id;
 }
@@ -379,9 +386,17 @@ CommPlan::GetNSteps() const
     uint32_t steps = 0;
     for (const auto& t : m_transfers)
     {
-        steps = std::max(steps, t.step + 1);
+        steps = std::max(steps, t.step + t.steps);
     }
     return steps;
+}
+
+bool
+CommPlan::IsCoarse() const
+{
+    return std::any_of(m_transfers.begin(), m_transfers.end(), [](const Transfer& t) {
+        return t.steps > 1;
+    });
 }
 
 uint64_t
@@ -616,7 +631,12 @@ CommPlan::ValidateTransfer(uint32_t i, std::ostream& why) const
     {
         bytes += m_blocks[b].bytes;
     }
-    if (bytes != t.bytes)
+    if (t.steps == 0)
+    {
+        why << "transfer " << i << " carries no step";
+        return false;
+    }
+    if (t.steps == 1 && bytes != t.bytes)
     {
         why << "transfer " << i << " says " << t.bytes << " bytes but its blocks hold " << bytes;
         return false;

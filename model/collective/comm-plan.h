@@ -171,6 +171,12 @@ class CommPlan
         uint32_t channel{0};        //!< channel (parallel ring/tree) the transfer belongs to;
                                     //!< transports may map channels to separate queue pairs
         uint32_t step{0};           //!< algorithm step, for printing and closed-form checks
+                                    //!< (a transfer of several steps: the first)
+        /// Consecutive steps of its connection the transfer carries back to back: 1 in a
+        /// data plan. More in a coarsened ring (CollectivePlanOptions::
+        /// ringTransfersPerPhase), a timing schedule: its bytes are those steps', taken
+        /// as given, and the PlanChecker refuses it (the steps' blocks are not contiguous).
+        uint32_t steps{1};
         Kind kind{Kind::POINT_TO_POINT}; //!< how the blocks move
         uint32_t members{ALL_MEMBERS};   //!< switch transfers: the ranks taking part, a
                                          //!< member set of the plan (AddMemberSet)
@@ -240,8 +246,9 @@ class CommPlan
 
     /**
      * Append a transfer. Its id becomes the next index and its bytes the sum of the
-     * blocks it moves; everything else is taken as given. Aborts if the blocks do not
-     * exist, since the size could not be computed.
+     * blocks it moves (a transfer of several steps: its bytes as given, positive);
+     * everything else is taken as given. Aborts if the blocks do not exist, since the
+     * size could not be computed.
      * \return the id
      */
     uint32_t AddTransfer(Transfer transfer);
@@ -285,8 +292,12 @@ class CommPlan
 
     /// \return 1 + the highest channel used (1 for an empty plan)
     uint32_t GetNChannels() const;
-    /// \return 1 + the highest step used (0 for an empty plan)
+    /// \return 1 + the highest step used, counting every step of a transfer of several
+    ///         (0 for an empty plan)
     uint32_t GetNSteps() const;
+    /// \return whether a transfer carries several steps (a coarsened ring: a timing
+    ///         schedule, not a data plan)
+    bool IsCoarse() const;
     /// \return bytes rank sends over the whole plan (a switch reduction counts once per
     /// rank, a multicast once for its source)
     uint64_t GetBytesSent(uint32_t rank) const;

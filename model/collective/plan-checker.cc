@@ -435,6 +435,11 @@ PlanCheckRun::Check()
     {
         return Fail("malformed plan: " + why);
     }
+    if (m_plan.IsCoarse())
+    {
+        return Fail("a coarsened plan (transfers of several steps) is a timing schedule: check "
+                    "the plan it coarsens");
+    }
     if (!CheckBlocks(why))
     {
         return Fail(why);
