@@ -4,6 +4,7 @@
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
+#include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
 #include "ns3/roce-channel.h"
@@ -311,35 +312,73 @@ RdmaTransport::MessageReceived(Lane* lane, Ptr<RdmaQueuePair>, uint64_t, uint64_
     }
 }
 
-const RdmaTransport::Reach&
-RdmaTransport::GetReach(Ptr<Node> node) const
+RdmaTransport::Reach
+RdmaTransport::GetReach(Ptr<Node> from, Ptr<Node> to) const
 {
-    auto it = m_reach.find(node->GetId());
-    if (it != m_reach.end())
+    const uint64_t key = (uint64_t{from->GetId()} << 32) | to->GetId();
+    if (auto it = m_reach.find(key); it != m_reach.end())
     {
         return it->second;
     }
-    Reach& reach = m_reach[node->GetId()];
-    std::deque<Ptr<Node>> frontier{node};
-    reach.byNode[node->GetId()] = {0, Time(0)};
-    while (!frontier.empty())
+    CableGraph& g = m_cables;
+    const uint32_t nodes = NodeList::GetNNodes();
+    if (g.begin.size() != nodes + 1)
     {
-        Ptr<Node> n = frontier.front();
-        frontier.pop_front();
-        const auto [links, delay] = reach.byNode[n->GetId()];
-        for (uint32_t i = 0; i < n->GetNDevices(); ++i)
+        // Every node's RoCE cables, in device index order: once, or again when nodes
+        // were added since.
+        g = CableGraph{};
+        g.begin.reserve(nodes + 1);
+        for (uint32_t id = 0; id < nodes; ++id)
         {
-            Ptr<RoceNetDevice> dev = DynamicCast<RoceNetDevice>(n->GetDevice(i));
-            Ptr<RoceChannel> ch = dev ? DynamicCast<RoceChannel>(dev->GetChannel()) : nullptr;
-            Ptr<RoceNetDevice> peer = ch ? ch->GetPeer(dev) : nullptr;
-            if (!peer || reach.byNode.count(peer->GetNode()->GetId()))
+            g.begin.push_back(static_cast<uint32_t>(g.peer.size()));
+            Ptr<Node> n = NodeList::GetNode(id);
+            for (uint32_t i = 0; i < n->GetNDevices(); ++i)
             {
-                continue;
+                Ptr<RoceNetDevice> dev = DynamicCast<RoceNetDevice>(n->GetDevice(i));
+                Ptr<RoceChannel> ch = dev ? DynamicCast<RoceChannel>(dev->GetChannel()) : nullptr;
+                Ptr<RoceNetDevice> peer = ch ? ch->GetPeer(dev) : nullptr;
+                if (peer)
+                {
+                    g.peer.push_back(peer->GetNode()->GetId());
+                    g.delay.push_back(ch->GetDelay().GetTimeStep());
+                }
             }
-            reach.byNode[peer->GetNode()->GetId()] = {links + 1, delay + ch->GetDelay()};
-            frontier.push_back(peer->GetNode());
+        }
+        g.begin.push_back(static_cast<uint32_t>(g.peer.size()));
+        g.links.assign(nodes, 0);
+        g.reached.assign(nodes, 0);
+    }
+    // Breadth first from one node until the other is reached; links count from 1 here
+    // (0: not reached).
+    const uint32_t src = from->GetId();
+    const uint32_t dst = to->GetId();
+    Reach reach{0, Time(0)};
+    g.frontier.assign(1, src);
+    g.links[src] = 1;
+    for (std::size_t head = 0; head < g.frontier.size() && src != dst && g.links[dst] == 0; ++head)
+    {
+        const uint32_t n = g.frontier[head];
+        for (uint32_t c = g.begin[n]; c < g.begin[n + 1]; ++c)
+        {
+            const uint32_t peer = g.peer[c];
+            if (g.links[peer] == 0)
+            {
+                g.links[peer] = g.links[n] + 1;
+                g.reached[peer] = g.reached[n] + g.delay[c];
+                g.frontier.push_back(peer);
+            }
         }
     }
+    if (g.links[dst] != 0)
+    {
+        reach = {g.links[dst] - 1, Time(g.reached[dst])};
+    }
+    for (uint32_t n : g.frontier)
+    {
+        g.links[n] = 0;
+        g.reached[n] = 0;
+    }
+    m_reach.emplace(key, reach);
     return reach;
 }
 
@@ -357,12 +396,10 @@ RdmaTransport::DescribePath(uint32_t src, uint32_t dst) const
     const double rate =
         std::min(a->GetDataRate().GetBitRate(), b->GetDataRate().GetBitRate()) / 8.0;
     path.bytesPerSecond = PayloadRate(src, rate);
-    const Reach& reach = GetReach(a->GetNode());
-    auto it = reach.byNode.find(b->GetNode()->GetId());
-    if (it != reach.byNode.end() && it->second.first > 0)
+    if (const auto [links, delay] = GetReach(a->GetNode(), b->GetNode()); links > 0)
     {
-        path.latency = it->second.second;
-        path.forwardHops = it->second.first - 1;
+        path.latency = delay;
+        path.forwardHops = links - 1;
         path.forwardUnit = m_nics[src]->GetPayloadMtu();
     }
     path.fabric = GetBundles(src, dst);

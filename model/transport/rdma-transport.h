@@ -7,6 +7,7 @@
 #include "ns3/rdma-nic.h"
 
 #include <map>
+#include <unordered_map>
 #include <memory>
 #include <tuple>
 #include <vector>
@@ -155,14 +156,27 @@ class RdmaTransport : public CollectiveTransport
     bool m_splitDataOnQps{false};   //!< SplitDataOnQps attribute
     uint64_t m_requestBytes{0};     //!< RequestBytes attribute
 
-    /// Links and summed cable delay from one node to every node it reaches.
-    struct Reach
-    {
-        std::map<uint32_t, std::pair<uint32_t, Time>> byNode; //!< node id -> (links, delay)
-    };
+    /// Links and summed cable delay from one node to another (links 0: not reached).
+    typedef std::pair<uint32_t, Time> Reach;
 
-    /// \return the reach of node (computed once, breadth first over the RoCE channels)
-    const Reach& GetReach(Ptr<Node> node) const;
+    /**
+     * \param from a node \param to a node
+     * \return the links and cable delay from one to the other along the first shortest
+     *         path a breadth-first walk over the RoCE channels (devices in index order)
+     *         finds; computed once per pair: a cache of every node's reach of every node
+     *         would grow with the square of the cluster (13 GB at 16,384 GPUs)
+     */
+    Reach GetReach(Ptr<Node> from, Ptr<Node> to) const;
+    /// The RoCE cables as a graph: a node's neighbours and the cables' delays, by node id.
+    struct CableGraph
+    {
+        std::vector<uint32_t> begin;     //!< node id -> first of its cables (size nodes + 1)
+        std::vector<uint32_t> peer;      //!< per cable: the node at its other end
+        std::vector<int64_t> delay;      //!< per cable: its delay (time steps)
+        std::vector<uint32_t> links;     //!< a walk's scratch: links to each node (0: not reached)
+        std::vector<int64_t> reached;    //!< its scratch: the delay to each reached node
+        std::vector<uint32_t> frontier;  //!< its scratch: nodes reached, in walk order
+    };
 
     /**
      * The equal-cost link sets a flow from NIC src to NIC dst crosses between their
@@ -184,7 +198,8 @@ class RdmaTransport : public CollectiveTransport
     CarrierQueue DescribeQueue(uint32_t src, uint32_t dst) const;
 
     std::vector<Ptr<RdmaNic>> m_nics;
-    mutable std::map<uint32_t, Reach> m_reach; //!< cache of GetReach, by node id
+    mutable CableGraph m_cables; //!< GetReach's graph (made on first use)
+    mutable std::unordered_map<uint64_t, Reach> m_reach; //!< cache of GetReach, by node pair
     /// cache of GetBundles, by (sending node, its device's index, receiving address)
     mutable std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<CarrierBundle>>
         m_bundles;

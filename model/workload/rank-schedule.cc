@@ -164,6 +164,7 @@ RankSchedule::Write()
         Backward(bwd++);
     }
     OptimizerStep();
+    m_prog.Done();
 }
 
 void

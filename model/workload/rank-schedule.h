@@ -37,6 +37,13 @@ class RankProgram
     {
     }
 
+    /// The rank's ops are all written: give back their list's spare capacity (a list
+    /// grown by doubling holds up to twice its ops; at 16,384 ranks, gigabytes).
+    void Done()
+    {
+        m_trace.GetOps(m_rank).shrink_to_fit();
+    }
+
     uint32_t Compute(const std::string& name, Time d)
     {
         TraceOp op;
