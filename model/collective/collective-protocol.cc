@@ -471,13 +471,24 @@ CollectiveProtocolCosts::GetCoarseHold(uint32_t transfer, uint64_t payload) cons
         return Time(0);
     }
     const CoarseStep& c = m_coarse[transfer];
-    // Steps 2..g each wait out the step latency and their path after the one before; all
-    // of them send their bytes at the path's rate alone: g (wire + step + path) - step.
-    const Time step = GetStepLatency(transfer);
+    // All of the steps send their bytes at the path's rate alone, and the last arrives a
+    // path latency after: g (wire + step + path) - step in all.
     const Time wire = c.bytesPerSecond > 0
                           ? Seconds(static_cast<double>(GetWireBytes(payload)) / c.bytesPerSecond)
                           : Time(0);
-    return wire + Time((step + c.path).GetTimeStep() * int64_t{c.steps}) - step;
+    return wire + GetCoarseLatency(transfer) + c.path;
+}
+
+Time
+CollectiveProtocolCosts::GetCoarseLatency(uint32_t transfer) const
+{
+    if (m_coarse.empty() || m_coarse[transfer].steps < 2)
+    {
+        return Time(0);
+    }
+    // Steps 2..g each wait out the step latency and their path after the one before.
+    const CoarseStep& c = m_coarse[transfer];
+    return Time((GetStepLatency(transfer) + c.path).GetTimeStep() * int64_t{c.steps - 1});
 }
 
 Time
@@ -510,6 +521,10 @@ CollectiveProtocolCosts::GetRateCharge(uint32_t transfer, uint64_t payload) cons
         charge.service = Seconds(static_cast<double>(GetWireBytes(payload)) / share);
         charge.after = m_nvlinkPathLatency;
     }
+    // A coarsened ring's transfer keeps its server through the latencies of its steps
+    // after the first: a thread block (a channel's LL ceiling) waiting out a step does not
+    // lend its rate to another, so these latencies are never hidden.
+    charge.service += GetCoarseLatency(transfer);
     return charge;
 }
 

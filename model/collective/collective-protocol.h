@@ -141,6 +141,13 @@ class CollectiveProtocolCosts
      * \return that time (0: a transfer of one step)
      */
     Time GetCoarseHold(uint32_t transfer, uint64_t payload) const;
+    /**
+     * \param transfer a transfer id of the plan
+     * \return the latencies of its steps after the first, each a step latency and its
+     *         path's latency (0: a transfer of one step); GetCoarseHold counts them, and
+     *         GetRateCharge adds them to a rate server's service
+     */
+    Time GetCoarseLatency(uint32_t transfer) const;
     /// \param payload data bytes \return bytes on the wire
     uint64_t GetWireBytes(uint64_t payload) const;
     /**
