@@ -85,6 +85,10 @@ for point in "${points[@]}"; do
         cmd=("$sim" --workload="$config" --servers="$servers" --spines="$spines" --pods="$pods" --iterations=1
              --fast-forward="$flag" --progress=0 --plots=0 --out="$dir")
         [[ $mode == flow ]] && cmd+=(--fabric=flow)
+        # Beyond 8 pods a spine has more than 64 ports (16 pods: 128), whose reserves and
+        # PFC headroom leave no shared buffer in the default 32 MiB (ai-fabric-sim refuses
+        # such a cluster in one line): a spine of that size has 128 MiB (Tomahawk-class).
+        ((pods > 8)) && cmd+=(--ns3::SharedBufferMmu::BufferSize=134217728)
         ((limit == 0)) || cmd=(timeout "$limit" "${cmd[@]}")
         echo "== $point ($mode): $gpus GPUs, $servers servers, $spines spines"
         status=0

@@ -500,12 +500,7 @@ TEST_F(FlowLevel, TheChannelsOfARingDriftApartAsWithPackets)
                                                                     CommGroup::Uniform(16, 1),
                                                                     112197632,
                                                                     options);
-        CollectiveResult result;
-        Simulator::Schedule(Seconds(0),
-                            [&]() { engine->Run(plan, MakeBoundCallback(&StoreResult, &result)); });
-        Simulator::Run();
-        Simulator::Destroy();
-        return (result.end - result.start).GetSeconds();
+        return RunPlanAlone(engine, plan);
     };
     const double packets = run(0);
     const double flows = run(1);

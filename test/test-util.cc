@@ -194,6 +194,17 @@ StoreResult(CollectiveResult* out, const CollectiveResult& result)
     *out = result;
 }
 
+double
+RunPlanAlone(Ptr<CollectiveEngine> engine, const CommPlan& plan)
+{
+    CollectiveResult result;
+    Simulator::Schedule(Seconds(0),
+                        [&]() { engine->Run(plan, MakeBoundCallback(&StoreResult, &result)); });
+    Simulator::Run();
+    Simulator::Destroy();
+    return (result.end - result.start).GetSeconds();
+}
+
 CollectiveResult
 RunDgxAllReduce(uint32_t servers,
                 const std::string& algorithm,

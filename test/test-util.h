@@ -77,6 +77,14 @@ std::pair<Ptr<RdmaNic>, Ptr<RdmaNic>> BackToBack(RoceHelper& roce, DataRate rate
 void StoreResult(CollectiveResult* out, const CollectiveResult& result);
 
 /**
+ * Run a plan on an engine from t = 0 to its end, then Simulator::Destroy.
+ * \param engine the engine (its carrier set)
+ * \param plan the plan
+ * \return the call's time in seconds
+ */
+double RunPlanAlone(Ptr<CollectiveEngine> engine, const CommPlan& plan);
+
+/**
  * One all-reduce on servers x 8 H100 as collective-perf --transport=dgx builds them
  * (400G NICs, one spine, 1 us cables), 8 channels, the algorithm by name ("auto" too) and
  * the protocol (auto: its fastest); runs and destroys the simulator.

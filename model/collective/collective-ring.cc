@@ -260,6 +260,36 @@ BuildChain(CollectiveType type,
     return plan;
 }
 
+/**
+ * BuildRing for the collectives made of ring phases: all-reduce (reduce-scatter then
+ * all-gather), reduce-scatter, all-gather; aborts on any other.
+ * \param who the generator, for the message
+ * \return the plan
+ */
+CommPlan
+BuildRingPhases(const char* who,
+                CollectiveType type,
+                uint32_t n,
+                uint64_t bytes,
+                uint32_t channels,
+                uint64_t chunkBytes,
+                const std::vector<std::vector<uint32_t>>* orders,
+                uint32_t transfersPerPhase)
+{
+    NS_ABORT_MSG_IF(type != CollectiveType::ALL_REDUCE && type != CollectiveType::REDUCE_SCATTER &&
+                        type != CollectiveType::ALL_GATHER,
+                    who << ": no ring phases in " << type);
+    return BuildRing(type,
+                     n,
+                     bytes,
+                     channels,
+                     chunkBytes,
+                     type != CollectiveType::ALL_GATHER,
+                     type != CollectiveType::REDUCE_SCATTER,
+                     orders,
+                     transfersPerPhase);
+}
+
 } // namespace
 
 CommPlan
@@ -285,19 +315,8 @@ RingCoarsened(CollectiveType type,
               uint64_t chunkBytes,
               uint32_t transfersPerPhase)
 {
-    NS_ABORT_MSG_IF(type != CollectiveType::ALL_REDUCE && type != CollectiveType::REDUCE_SCATTER &&
-                        type != CollectiveType::ALL_GATHER,
-                    "RingCoarsened: no ring phases in " << type);
     CheckRingArgs("RingCoarsened", n, channels);
-    return BuildRing(type,
-                     n,
-                     bytes,
-                     channels,
-                     chunkBytes,
-                     type != CollectiveType::ALL_GATHER,
-                     type != CollectiveType::REDUCE_SCATTER,
-                     nullptr,
-                     transfersPerPhase);
+    return BuildRingPhases("RingCoarsened", type, n, bytes, channels, chunkBytes, nullptr, transfersPerPhase);
 }
 
 CommPlan
@@ -307,19 +326,15 @@ RingOrdered(CollectiveType type,
             uint64_t chunkBytes,
             uint32_t transfersPerPhase)
 {
-    NS_ABORT_MSG_IF(type != CollectiveType::ALL_REDUCE && type != CollectiveType::REDUCE_SCATTER &&
-                        type != CollectiveType::ALL_GATHER,
-                    "RingOrdered: no ordered ring for " << type);
     const uint32_t n = CheckOrders("RingOrdered", orders);
-    return BuildRing(type,
-                     n,
-                     bytes,
-                     static_cast<uint32_t>(orders.size()),
-                     chunkBytes,
-                     type != CollectiveType::ALL_GATHER,
-                     type != CollectiveType::REDUCE_SCATTER,
-                     &orders,
-                     transfersPerPhase);
+    return BuildRingPhases("RingOrdered",
+                           type,
+                           n,
+                           bytes,
+                           static_cast<uint32_t>(orders.size()),
+                           chunkBytes,
+                           &orders,
+                           transfersPerPhase);
 }
 
 std::vector<std::vector<uint32_t>>

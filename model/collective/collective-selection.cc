@@ -410,6 +410,7 @@ CollectiveSelection::Pick(CollectiveType type,
     shape.push_back(options.peer);
     shape.push_back(static_cast<uint32_t>(requested));
     shape.push_back(static_cast<uint32_t>(options.protocol));
+    shape.push_back(options.ringTransfersPerPhase); // a coarsened ring estimates its own
     ChoiceKey key{static_cast<int>(type),
                   bytes,
                   options.channels,
