@@ -325,8 +325,10 @@ RdmaTransport::GetReach(Ptr<Node> from, Ptr<Node> to) const
     if (g.begin.size() != nodes + 1)
     {
         // Every node's RoCE cables, in device index order: once, or again when nodes
-        // were added since.
+        // were added since (their pairs' reach computed again too). Cables are laid when
+        // the cluster is built, before a carrier describes a path.
         g = CableGraph{};
+        m_reach.clear();
         g.begin.reserve(nodes + 1);
         for (uint32_t id = 0; id < nodes; ++id)
         {
