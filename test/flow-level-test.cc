@@ -170,17 +170,13 @@ BuildLeafSpine(RoceHelper& roce,
     return run;
 }
 
-/// Run a plan on a carrier from t = 0. \return its time in seconds
+/// Run a plan on a carrier from t = 0, then Simulator::Destroy. \return its time in seconds
 double
 RunPlan(Ptr<CollectiveTransport> carrier, const CommPlan& plan)
 {
     Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
     engine->SetTransport(carrier);
-    CollectiveResult result;
-    Simulator::Schedule(Seconds(0),
-                        [&]() { engine->Run(plan, MakeBoundCallback(&StoreResult, &result)); });
-    Simulator::Run();
-    return (result.end - result.start).GetSeconds();
+    return RunPlanAlone(engine, plan);
 }
 } // namespace
 
@@ -296,7 +292,6 @@ TEST_F(FlowLevel, RingAllReduceMatchesAlphaBetaAndThePacketModel)
                                              : Ptr<RdmaTransport>(CreateObject<FlowTransport>());
         carrier->SetNics(topo.nics);
         seconds[packets] = RunPlan(carrier, RingAllReduce(n, bytes));
-        Simulator::Destroy();
     }
     // Each rank's link carries its data and the ACKs of the data it receives: one ACK
     // frame (86 B on the wire) every AckInterval = 4 data frames (4178 B).
@@ -331,7 +326,6 @@ TEST_F(FlowLevel, AllToAllOnAnOversubscribedSpineAgainstThePacketModel)
                                4,
                                over);
             seconds[packets] = RunPlan(run.carrier, DirectAllToAll(8, 16 << 20));
-            Simulator::Destroy();
         }
         std::cout << "[ measured ] all-to-all 8 x 16 MiB, " << over << ":1: flows "
                   << seconds[0] * 1e6 << " us, packets " << seconds[1] * 1e6 << " us ("

@@ -198,11 +198,22 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
                         << plan.GetAlgorithm()
                         << "' has protocol auto, a choice CollectiveSelection makes, not one "
                            "a plan can run");
+    auto carrierRank = [&rankMap](uint32_t r) { return rankMap.empty() ? r : rankMap[r]; };
+    // The carrier's description of each pair of carrier ranks, asked once.
+    std::map<std::pair<uint32_t, uint32_t>, CarrierPath> paths;
+    auto pathOf = [&](const CommPlan::Transfer& tr) -> const CarrierPath& {
+        const auto key = std::make_pair(carrierRank(tr.src), carrierRank(tr.dst));
+        auto it = paths.find(key);
+        if (it == paths.end())
+        {
+            it = paths.emplace(key, carrier.DescribePath(key.first, key.second)).first;
+        }
+        return it->second;
+    };
     if (plan.IsCoarse())
     {
         // A transfer of several steps stands for steps that would each have paid its path's
-        // latency (cables, a frame stored at every switch) and rate alone: per pair, once.
-        std::map<std::pair<uint32_t, uint32_t>, std::pair<Time, double>> perStep;
+        // latency (cables, a frame stored at every switch) and rate alone.
         m_coarse.assign(plan.GetNTransfers(), CoarseStep{});
         for (const CommPlan::Transfer& tr : plan.GetTransfers())
         {
@@ -210,22 +221,14 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
             {
                 continue;
             }
-            const auto key = rankMap.empty() ? std::make_pair(tr.src, tr.dst)
-                                             : std::make_pair(rankMap[tr.src], rankMap[tr.dst]);
-            auto it = perStep.find(key);
-            if (it == perStep.end())
+            const CarrierPath& path = pathOf(tr);
+            Time store(0);
+            if (path.bytesPerSecond > 0)
             {
-                const CarrierPath path = carrier.DescribePath(key.first, key.second);
-                Time store(0);
-                if (path.bytesPerSecond > 0)
-                {
-                    store = Seconds(path.forwardHops * static_cast<double>(path.forwardUnit) /
-                                    path.bytesPerSecond);
-                }
-                it = perStep.emplace(key, std::make_pair(path.latency + store, path.bytesPerSecond))
-                         .first;
+                store = Seconds(path.forwardHops * static_cast<double>(path.forwardUnit) /
+                                path.bytesPerSecond);
             }
-            m_coarse[tr.id] = CoarseStep{it->second.first, it->second.second, tr.steps};
+            m_coarse[tr.id] = CoarseStep{path.latency + store, path.bytesPerSecond, tr.steps};
         }
     }
     if (m_protocol == CollectiveProtocol::NONE)
@@ -241,7 +244,6 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
     NS_ABORT_MSG_IF(!CollectiveProtocolApplies(algorithm, m_protocol),
                     "CollectiveProtocolCosts: " << plan.GetAlgorithm() << " does not run the "
                                                 << m_protocol << " protocol (Simple only)");
-    auto carrierRank = [&rankMap](uint32_t r) { return rankMap.empty() ? r : rankMap[r]; };
     const uint32_t nT = plan.GetNTransfers();
     m_hardware.assign(nT, LinkHardware::NET);
     m_pointToPoint.assign(nT, 0);
@@ -340,7 +342,6 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
     // path latency on every transfer, so a step pays only what the hardware adds to it:
     // less the shortest path of its kind in the call (one figure per kind, so transfers
     // released together still start together; a longer path pays its extra wire).
-    std::map<std::pair<uint32_t, uint32_t>, CarrierPath> paths;
     Time shortest[3] = {Time::Max(), Time::Max(), Time::Max()};
     double slowestNvlink = std::numeric_limits<double>::max(); // bytes/s of one transfer alone
     for (uint32_t t = 0; t < nT; ++t)
@@ -349,18 +350,12 @@ CollectiveProtocolCosts::CollectiveProtocolCosts(const CommPlan& plan,
         {
             continue;
         }
-        const CommPlan::Transfer& tr = plan.GetTransfer(t);
-        const auto key = std::make_pair(carrierRank(tr.src), carrierRank(tr.dst));
-        auto it = paths.find(key);
-        if (it == paths.end())
-        {
-            it = paths.emplace(key, carrier.DescribePath(key.first, key.second)).first;
-        }
+        const CarrierPath& path = pathOf(plan.GetTransfer(t));
         Time& s = shortest[static_cast<int>(m_hardware[t])];
-        s = std::min(s, it->second.latency);
-        if (m_hardware[t] == LinkHardware::NVLINK && it->second.bytesPerSecond > 0)
+        s = std::min(s, path.latency);
+        if (m_hardware[t] == LinkHardware::NVLINK && path.bytesPerSecond > 0)
         {
-            slowestNvlink = std::min(slowestNvlink, it->second.bytesPerSecond);
+            slowestNvlink = std::min(slowestNvlink, path.bytesPerSecond);
         }
     }
     if (slowestNvlink < std::numeric_limits<double>::max() &&

@@ -16,7 +16,6 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
-#include <deque>
 #include <limits>
 #include <optional>
 #include <tuple>

@@ -6,10 +6,11 @@
 
 #include "ns3/rdma-nic.h"
 
+#include <deque>
 #include <map>
-#include <unordered_map>
 #include <memory>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
