@@ -71,9 +71,8 @@ struct StarRing
 
 TEST_F(RingCoarsening, EachConnectionCarriesTheFineRingsStepsAndBytes)
 {
-    for (CollectiveType type : {CollectiveType::ALL_REDUCE,
-                                CollectiveType::REDUCE_SCATTER,
-                                CollectiveType::ALL_GATHER})
+    for (CollectiveType type :
+         {CollectiveType::ALL_REDUCE, CollectiveType::REDUCE_SCATTER, CollectiveType::ALL_GATHER})
     {
         const uint32_t phases = type == CollectiveType::ALL_REDUCE ? 2 : 1;
         for (uint32_t n : {2u, 5u, 17u})
@@ -155,8 +154,8 @@ TEST_F(RingCoarsening, InLockstepACoarsenedRingTakesTheFineRingsTime)
     // 16 ranks: 15 steps a phase; 4 transfers a phase -> 4, 4, 4, 3 steps; 2 -> 8, 7.
     StarRing ring;
     const double ack = roce::WireBytes(roce::ACK_FRAME_BYTES) / (4.0 * roce::WireBytes(4154));
-    const double acks =
-        2.0 * (ring.n - 1) * FlowTransport::WireBytesOf(ring.bytes / ring.n, 4096) * ack * 8 / 400e9;
+    const double acks = 2.0 * (ring.n - 1) * FlowTransport::WireBytesOf(ring.bytes / ring.n, 4096) *
+                        ack * 8 / 400e9;
     for (CollectiveProtocol protocol : {CollectiveProtocol::SIMPLE, CollectiveProtocol::NONE})
     {
         ring.protocol = protocol;
@@ -166,8 +165,8 @@ TEST_F(RingCoarsening, InLockstepACoarsenedRingTakesTheFineRingsTime)
             const double coarse = ring.Run(k);
             std::cout << "[ measured ] ring all-reduce 107 MiB, 16 ranks, " << protocol
                       << ", one channel: a step a transfer " << fine * 1e6 << " us, " << k
-                      << " transfers a phase " << coarse * 1e6 << " us (ACKs' share "
-                      << acks * 1e6 << " us)\n";
+                      << " transfers a phase " << coarse * 1e6 << " us (ACKs' share " << acks * 1e6
+                      << " us)\n";
             // Rounding to nanoseconds: a few per step of the fine ring.
             EXPECT_NEAR(fine - coarse, acks, 30 * 3e-9) << protocol << ", " << k;
         }
@@ -193,8 +192,8 @@ TEST_F(RingCoarsening, ChannelsThatDriftApartStayNearTheFineRing)
         const double coarse = ring.Run(k);
         std::cout << "[ measured ] ring all-reduce 107 MiB, 16 ranks x 8 channels, Simple: "
                   << "packets " << packets * 1e6 << " us, flows " << fine * 1e6 << " us, " << k
-                  << " transfers a phase " << coarse * 1e6 << " us ("
-                  << (coarse / fine - 1) * 100 << " %)\n";
+                  << " transfers a phase " << coarse * 1e6 << " us (" << (coarse / fine - 1) * 100
+                  << " %)\n";
         EXPECT_NEAR(coarse, fine, 1e-4 * fine) << k;
     }
 }
@@ -242,17 +241,28 @@ RunDataParallel16(const std::string& fabric,
 TEST_F(RingCoarsening, TheFlowLevelCoarsensRingsOfMoreThanNineRanks)
 {
     std::string summary;
-    const nlohmann::json coarse = RunDataParallel16("flow", R"({"algorithm": "ring", "protocol": "Simple"})", "coarse", &summary);
+    const nlohmann::json coarse =
+        RunDataParallel16("flow",
+                          R"({"algorithm": "ring", "protocol": "Simple"})",
+                          "coarse",
+                          &summary);
     EXPECT_EQ(coarse["scenario"]["ringTransfersPerPhase"],
               TrainingScenario::FLOW_RING_TRANSFERS_PER_PHASE);
     EXPECT_NE(summary.find("rings coarsened: at most 8 transfers per connection and phase"),
               std::string::npos)
         << summary;
-    const nlohmann::json fine =
-        RunDataParallel16("flow", R"({"algorithm": "ring", "protocol": "Simple", "ringTransfersPerPhase": 0})", "fine", &summary);
+    const nlohmann::json fine = RunDataParallel16(
+        "flow",
+        R"({"algorithm": "ring", "protocol": "Simple", "ringTransfersPerPhase": 0})",
+        "fine",
+        &summary);
     EXPECT_EQ(fine["scenario"]["ringTransfersPerPhase"], 0);
     EXPECT_EQ(summary.find("rings coarsened"), std::string::npos) << summary;
-    const nlohmann::json packets = RunDataParallel16("packet", R"({"algorithm": "ring", "protocol": "Simple"})", "packets", &summary);
+    const nlohmann::json packets =
+        RunDataParallel16("packet",
+                          R"({"algorithm": "ring", "protocol": "Simple"})",
+                          "packets",
+                          &summary);
     EXPECT_EQ(packets["scenario"]["ringTransfersPerPhase"], 0);
     // 15 steps a phase in at most 8 transfers: 7 of 2 steps and the last of 1.
     const double messages = coarse["fabric"]["flow_level"]["messages"].get<double>();

@@ -492,7 +492,8 @@ TrainingScenario::GetNGpus() const
 uint32_t
 TrainingScenario::GetRingTransfersPerPhase() const
 {
-    return ringTransfersPerPhase.value_or(fabricModel == "flow" ? FLOW_RING_TRANSFERS_PER_PHASE : 0);
+    return ringTransfersPerPhase.value_or(fabricModel == "flow" ? FLOW_RING_TRANSFERS_PER_PHASE
+                                                                : 0);
 }
 
 bool

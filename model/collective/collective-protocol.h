@@ -202,6 +202,7 @@ class CollectiveProtocolCosts
     Time m_stepLatency[3];                //!< by LinkHardware, point-to-point steps
     std::vector<LinkHardware> m_hardware; //!< per transfer (point to point only)
     std::vector<uint8_t> m_pointToPoint;  //!< per transfer: 1 if point to point
+
     /// A transfer of several steps: what each step would pay alone.
     struct CoarseStep
     {
@@ -209,6 +210,7 @@ class CollectiveProtocolCosts
         double bytesPerSecond{0}; //!< its path's payload rate alone (0: unknown)
         uint32_t steps{1};        //!< the steps it carries
     };
+
     /// per transfer of a coarsened plan (empty: a plan of one step a transfer)
     std::vector<CoarseStep> m_coarse;
     Time m_chargedLatency[3];             //!< by LinkHardware: what a step is charged

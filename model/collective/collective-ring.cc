@@ -316,7 +316,14 @@ RingCoarsened(CollectiveType type,
               uint32_t transfersPerPhase)
 {
     CheckRingArgs("RingCoarsened", n, channels);
-    return BuildRingPhases("RingCoarsened", type, n, bytes, channels, chunkBytes, nullptr, transfersPerPhase);
+    return BuildRingPhases("RingCoarsened",
+                           type,
+                           n,
+                           bytes,
+                           channels,
+                           chunkBytes,
+                           nullptr,
+                           transfersPerPhase);
 }
 
 CommPlan

@@ -282,9 +282,10 @@ CollectiveSelection::Build(CollectiveType type,
     case CollectiveAlgorithm::RAIL_RING: {
         const std::vector<std::vector<uint32_t>> orders =
             RailAlignedRingOrders(group, options.channels);
-        CommPlan plan = IsRootedCollective(type)
-                            ? ChainOrdered(type, orders, bytes, options.root, chunk)
-                            : RingOrdered(type, orders, bytes, chunk, options.ringTransfersPerPhase);
+        CommPlan plan =
+            IsRootedCollective(type)
+                ? ChainOrdered(type, orders, bytes, options.root, chunk)
+                : RingOrdered(type, orders, bytes, chunk, options.ringTransfersPerPhase);
         plan.SetAlgorithm(CollectiveAlgorithmToString(algorithm));
         return plan;
     }

@@ -316,7 +316,8 @@ CommPlan::AddTransfer(Transfer transfer)
                     "CommPlan::AddTransfer: blocks "
                         << transfer.chunk << ".." << transfer.chunk + transfer.chunkCount - 1
                         << " do not exist (" << m_blocks.size() << " blocks); add blocks first");
-    NS_ABORT_MSG_IF(transfer.steps == 0, "CommPlan::AddTransfer: a transfer carries at least one step");
+    NS_ABORT_MSG_IF(transfer.steps == 0,
+                    "CommPlan::AddTransfer: a transfer carries at least one step");
     transfer.id = m_transfers.size();
     if (transfer.steps == 1)
     {

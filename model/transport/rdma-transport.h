@@ -168,15 +168,16 @@ class RdmaTransport : public CollectiveTransport
      *         would grow with the square of the cluster (13 GB at 16,384 GPUs)
      */
     Reach GetReach(Ptr<Node> from, Ptr<Node> to) const;
+
     /// The RoCE cables as a graph: a node's neighbours and the cables' delays, by node id.
     struct CableGraph
     {
-        std::vector<uint32_t> begin;     //!< node id -> first of its cables (size nodes + 1)
-        std::vector<uint32_t> peer;      //!< per cable: the node at its other end
-        std::vector<int64_t> delay;      //!< per cable: its delay (time steps)
-        std::vector<uint32_t> links;     //!< a walk's scratch: links to each node (0: not reached)
-        std::vector<int64_t> reached;    //!< its scratch: the delay to each reached node
-        std::vector<uint32_t> frontier;  //!< its scratch: nodes reached, in walk order
+        std::vector<uint32_t> begin;    //!< node id -> first of its cables (size nodes + 1)
+        std::vector<uint32_t> peer;     //!< per cable: the node at its other end
+        std::vector<int64_t> delay;     //!< per cable: its delay (time steps)
+        std::vector<uint32_t> links;    //!< a walk's scratch: links to each node (0: not reached)
+        std::vector<int64_t> reached;   //!< its scratch: the delay to each reached node
+        std::vector<uint32_t> frontier; //!< its scratch: nodes reached, in walk order
     };
 
     /**
@@ -199,7 +200,7 @@ class RdmaTransport : public CollectiveTransport
     CarrierQueue DescribeQueue(uint32_t src, uint32_t dst) const;
 
     std::vector<Ptr<RdmaNic>> m_nics;
-    mutable CableGraph m_cables; //!< GetReach's graph (made on first use)
+    mutable CableGraph m_cables;                         //!< GetReach's graph (made on first use)
     mutable std::unordered_map<uint64_t, Reach> m_reach; //!< cache of GetReach, by node pair
     /// cache of GetBundles, by (sending node, its device's index, receiving address)
     mutable std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<CarrierBundle>>
