@@ -86,10 +86,11 @@ CommPlan RingOrdered(CollectiveType type,
  * consecutive steps (the last fewer) and of their bytes; a transfer waits for the one
  * its sender received before it (its group's predecessor), as a step waits for the step
  * before. A timing schedule, not a data plan (CommPlan::Transfer::steps; the PlanChecker
- * refuses it): when every connection of a ring runs at one rate with one step latency,
- * its k-th group ends when the ring's (k + 1) g-th step would, so the call takes the
- * fine ring's time with g times fewer transfers; where rates differ within a group, a
- * connection runs up to g steps ahead of its ring instead of one.
+ * refuses it). The engine holds each transfer for the latencies and bytes of its steps
+ * (CollectiveProtocolCosts::GetCoarseHold): when every connection of a ring runs at one
+ * rate with one step latency, the call takes the fine ring's time (less the ACKs' share
+ * of its bytes' time, which the hold leaves out) with g times fewer transfers; where rates
+ * differ within a group, a connection runs up to g steps ahead of its ring instead of one.
  * \param type ALL_REDUCE, REDUCE_SCATTER or ALL_GATHER (aborts otherwise)
  * \param n ranks
  * \param bytes call size (see CollectiveType)

@@ -105,9 +105,10 @@ CollectiveEngine::GetTypeId()
                           "Coarsen ring and rail-ring all-reduce, reduce-scatter and "
                           "all-gather plans: at most this many transfers per connection and "
                           "phase, each carrying consecutive steps of the ring and their "
-                          "latencies (RingCoarsened: the same time when the ring's connections "
-                          "run at one rate, up to n / this times fewer transfers). 0: a "
-                          "transfer per step, the reference.",
+                          "latencies (RingCoarsened: when the ring's connections run at one "
+                          "rate, the fine ring's time less the ACKs' share of its bytes' time, "
+                          "with up to n / this times fewer transfers). 0: a transfer per step, "
+                          "the reference.",
                           UintegerValue(0),
                           MakeUintegerAccessor(&CollectiveEngine::m_ringTransfersPerPhase),
                           MakeUintegerChecker<uint32_t>())
