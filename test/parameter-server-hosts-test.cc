@@ -363,7 +363,7 @@ RunSync(uint32_t servers,
     *bytes = 0;
     for (const TraceOp& op : trace.GetOps(0))
     {
-        if (op.kind == TraceOpKind::COLLECTIVE && op.name.find(".ps.rs") != std::string::npos)
+        if (op.kind == TraceOpKind::COLLECTIVE && op.name.str().find(".ps.rs") != std::string::npos)
         {
             *bytes = op.bytes;
             break;

@@ -142,11 +142,11 @@ TEST(TraceGenerator, OneFOneBBubbleMatchesTheClosedForm)
         Time tb;
         for (const TraceOp& op : t.GetOps(0))
         {
-            if (op.kind == TraceOpKind::COMPUTE && op.name.rfind("fwd.mb0.", 0) == 0)
+            if (op.kind == TraceOpKind::COMPUTE && op.name.str().rfind("fwd.mb0.", 0) == 0)
             {
                 tf += op.duration;
             }
-            if (op.kind == TraceOpKind::COMPUTE && op.name.rfind("bwd.mb0.", 0) == 0)
+            if (op.kind == TraceOpKind::COMPUTE && op.name.str().rfind("bwd.mb0.", 0) == 0)
             {
                 tb += op.duration;
             }

@@ -4,6 +4,7 @@
 #include "ns3/trace-json.h"
 
 #include <gtest/gtest.h>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -140,4 +141,49 @@ TEST(TraceJson, MalformedFilesAreNamed)
     std::string error;
     TraceJson::Read("/nonexistent/trace.json", &error);
     EXPECT_NE(error.find("/nonexistent/trace.json: cannot open"), std::string::npos) << error;
+}
+
+// A trace op's name, group and algorithm are labels: 4 bytes each that read as their text.
+TEST(TraceLabel, ReadsAsItsTextAndComparesByIt)
+{
+    const std::size_t before = TraceLabel::GetNTexts();
+    const TraceLabel empty;
+    EXPECT_TRUE(empty.empty());
+    EXPECT_EQ(empty.str(), "");
+    EXPECT_EQ(empty, TraceLabel(""));
+    // Texts no other test labels, past the short-string buffer.
+    const std::string text = "trace-label-test.fwd.mb3.l47.reduce-scatter";
+    const TraceLabel a(text);
+    const TraceLabel b(text.c_str());
+    EXPECT_EQ(a, b);
+    EXPECT_EQ(a.str(), text);
+    EXPECT_EQ(a.size(), text.size());
+    EXPECT_STREQ(a.c_str(), text.c_str());
+    EXPECT_EQ(a, text);
+    EXPECT_FALSE(a.empty());
+    EXPECT_EQ(&a.str(), &b.str()); // one copy of the text
+    EXPECT_EQ(TraceLabel::GetNTexts(), before + 1); // "" is the table's first text
+    const std::size_t known = TraceLabel::GetNTexts();
+    const TraceLabel again(std::string("trace-label-test.fwd.mb3.l47.") + "reduce-scatter");
+    EXPECT_EQ(TraceLabel::GetNTexts(), known); // a known text adds nothing
+    EXPECT_EQ(again, a);
+    const TraceLabel other("trace-label-test.dp12");
+    EXPECT_NE(other, a);
+    EXPECT_EQ(TraceLabel::GetNTexts(), known + 1);
+    // Ordered as their texts, whichever was labelled first.
+    EXPECT_TRUE(TraceLabel("dp12") < TraceLabel("dp2"));
+    EXPECT_FALSE(TraceLabel("dp2") < TraceLabel("dp12"));
+    EXPECT_EQ(a + ".encode", text + ".encode");
+    EXPECT_EQ("grad." + other, "grad.trace-label-test.dp12");
+    std::ostringstream os;
+    os << other;
+    EXPECT_EQ(os.str(), "trace-label-test.dp12");
+    // A label keeps its text however many labels are made after it.
+    for (int i = 0; i < 5000; ++i)
+    {
+        TraceLabel("trace-label-test." + std::to_string(i));
+    }
+    EXPECT_EQ(a.str(), text);
+    EXPECT_EQ(TraceLabel(text), a);
+    EXPECT_EQ(sizeof(TraceLabel), 4u);
 }

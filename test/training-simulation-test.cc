@@ -826,7 +826,7 @@ RunCut(const TrainingScenario& s, std::pair<uint32_t, uint32_t> watch, Time at)
     }
     for (const auto& c : sim.GetRunner()->GetCalls())
     {
-        if (c.group.rfind("dp", 0) == 0 && c.end - c.launch > r.dpEnd - r.dpLaunch)
+        if (c.group.str().rfind("dp", 0) == 0 && c.end - c.launch > r.dpEnd - r.dpLaunch)
         {
             r.dpLaunch = c.launch;
             r.dpEnd = c.end;

@@ -89,6 +89,15 @@ TrainingReport::WriteResults(std::ostream& os) const
     {
         doc["iterations"] = IterationsJson(GetIterationTimes(), m_breakdown);
         doc["communication"] = CommunicationJson(GetJob());
+        if (GetJob().runner)
+        {
+            // How often auto estimated its candidates, and how often a group took another
+            // group's choice (CollectiveSelection::ChoiceBook).
+            const CollectiveEngine::PlanCacheStats stats =
+                GetJob().runner->GetEngine()->GetPlanCacheStats();
+            doc["auto_choices"] = {{"estimated", stats.choicesEstimated},
+                                   {"shared", stats.choicesShared}};
+        }
     }
     doc["fabric"] = FabricJson(m_sim);
     doc["fast_forward"] = FastForwardJson(m_sim);

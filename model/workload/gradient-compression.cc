@@ -148,7 +148,7 @@ GradientCompression::Matches(const CompressionRule& rule,
     const std::string& s = rule.select;
     if (s.compare(0, prefix.size(), prefix) == 0)
     {
-        return op.name.find(s.substr(prefix.size())) != std::string::npos;
+        return op.name.str().find(s.substr(prefix.size())) != std::string::npos;
     }
     const TraceGroup& g = trace.GetGroup(op.group);
     return s == g.kind || s == g.name;
@@ -325,7 +325,7 @@ GradientCompression::Apply(TrainingTrace& trace, double hbmBytesPerSecond, std::
                 const uint64_t piece = k * (m_elementBytes + m_indexBytes);
                 op.collective = CollectiveType::ALL_GATHER;
                 op.bytes = n * piece;
-                op.algorithm.clear(); // an all-reduce's algorithm may not gather
+                op.algorithm = TraceLabel(); // an all-reduce's algorithm may not gather
                 encodeBytes = static_cast<double>(bytes + piece);
                 decodeBytes = static_cast<double>(n * piece + bytes);
             }

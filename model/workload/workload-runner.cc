@@ -178,15 +178,28 @@ WorkloadRunner::Setup(std::shared_ptr<const TrainingTrace> shared,
     for (uint32_t r = 0; r < n; ++r)
     {
         const auto& ops = trace.GetOps(r);
-        m_dependents[r].assign(ops.size(), {});
-        m_sequence[r].assign(ops.size(), 0);
-        m_sequenceLength[r].assign(ops.size(), 0);
-        std::map<CallKey, uint64_t> count;
+        Dependents& dependents = m_dependents[r];
+        dependents.first.assign(ops.size() + 1, 0);
         for (const TraceOp& op : ops)
         {
             for (uint32_t d : op.deps)
             {
-                m_dependents[r][d].push_back(op.id);
+                ++dependents.first[d + 1];
+            }
+        }
+        std::partial_sum(dependents.first.begin(),
+                         dependents.first.end(),
+                         dependents.first.begin());
+        dependents.ops.resize(dependents.first.back());
+        std::vector<uint32_t> filled(dependents.first.begin(), dependents.first.end() - 1);
+        m_sequence[r].assign(ops.size(), 0);
+        m_sequenceLength[r].assign(ops.size(), 0);
+        std::map<CallKey, uint32_t> count;
+        for (const TraceOp& op : ops)
+        {
+            for (uint32_t d : op.deps)
+            {
+                dependents.ops[filled[d]++] = op.id;
             }
             if (op.kind != TraceOpKind::COMPUTE)
             {
@@ -463,7 +476,7 @@ WorkloadRunner::Begin(uint32_t rank, uint32_t op)
         return;
     }
     // The call this op joins: its place in list order, continued across repetitions.
-    const uint64_t k = s.repetition * m_sequenceLength[rank][op] + m_sequence[rank][op];
+    const uint64_t k = uint64_t{s.repetition} * m_sequenceLength[rank][op] + m_sequence[rank][op];
     const uint32_t needed = o.kind == TraceOpKind::COLLECTIVE
                                 ? static_cast<uint32_t>(m_trace->GetGroup(o.group).ranks.size())
                                 : 2;
@@ -508,7 +521,7 @@ WorkloadRunner::Launch(const CallKey& key)
     if (first.kind == TraceOpKind::COLLECTIVE)
     {
         const TraceGroup& g = m_trace->GetGroup(first.group);
-        rec.requested = first.algorithm.empty() ? m_engine->GetAlgorithmName() : first.algorithm;
+        rec.requested = first.algorithm.empty() ? m_engine->GetAlgorithmName() : first.algorithm.str();
         // The trace's name was checked when it was read; the engine's attribute otherwise.
         std::optional<CollectiveAlgorithm> algorithm;
         CollectiveAlgorithm named;
@@ -649,8 +662,10 @@ WorkloadRunner::Finish(uint32_t rank, uint32_t op, int64_t call)
         return;
     }
     ++s.streamHead[o.stream];
-    for (uint32_t d : m_dependents[rank][op])
+    const Dependents& dependents = m_dependents[rank];
+    for (uint32_t i = dependents.first[op]; i < dependents.first[op + 1]; ++i)
     {
+        const uint32_t d = dependents.ops[i];
         if (--s.missingDeps[d] == 0)
         {
             TryStart(rank, d);

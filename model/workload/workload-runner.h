@@ -41,12 +41,12 @@ struct OpRecord
 /// One collective call or send/recv pair as the engine ran it.
 struct CallRecord
 {
-    std::string group;                               //!< group name ("" for send/recv)
+    TraceLabel group;                                //!< group name ("" for send/recv)
     CollectiveType type{CollectiveType::ALL_REDUCE}; //!< SEND_RECV for point to point
-    std::string algorithm; //!< the plan's algorithm (what auto chose, if it was asked)
-    std::string requested; //!< the algorithm asked for: a name or "auto"
-    std::string protocol;  //!< the plan's NCCL protocol (CollectiveProtocolToString)
-    std::string name;      //!< the op's name (first member's)
+    TraceLabel algorithm; //!< the plan's algorithm (what auto chose, if it was asked)
+    TraceLabel requested; //!< the algorithm asked for: a name or "auto"
+    TraceLabel protocol;  //!< the plan's NCCL protocol (CollectiveProtocolToString)
+    TraceLabel name;      //!< the op's name (first member's)
     uint32_t nRanks{0};
     uint64_t bytes{0};
     uint32_t tag{0}; //!< send/recv: the tag
@@ -349,13 +349,20 @@ class WorkloadRunner : public Object
     CommGroup m_world;
     Ptr<CollectiveTransport> m_transport;
     Ptr<CollectiveEngine> m_engine;
-    std::vector<std::vector<std::vector<uint32_t>>> m_dependents; //!< rank -> op -> waiting ops
+    /// A rank's ops that wait for each of its ops, in one list (a 16,384-GPU trace has
+    /// 20 M ops: a vector per op would cost more than the ops' own dependency lists).
+    struct Dependents
+    {
+        std::vector<uint32_t> first; //!< per op and one past the last: its run in ops
+        std::vector<uint32_t> ops;   //!< the waiting ops, each op's in list order
+    };
+    std::vector<Dependents> m_dependents; //!< per rank
     /// rank -> op -> the op's place among its rank's ops on the same group (collectives)
     /// or the same (peer, tag) and direction (send/recv), in list order: the k-th such op
     /// of every member meets the k-th of the others, whatever order streams start them.
-    std::vector<std::vector<uint64_t>> m_sequence;
+    std::vector<std::vector<uint32_t>> m_sequence;
     /// rank -> op -> how many ops share the op's group or (peer, tag, direction) per pass
-    std::vector<std::vector<uint64_t>> m_sequenceLength;
+    std::vector<std::vector<uint32_t>> m_sequenceLength;
     uint32_t m_traceIterations{1}; //!< iterations in one pass of the trace
     uint32_t m_traceStreams{1};    //!< streams of the trace
     std::function<uint64_t()> m_probe;
