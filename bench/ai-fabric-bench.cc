@@ -91,6 +91,7 @@ EmptyEventRate(const std::string& type, uint64_t events, uint32_t population)
 int
 main(int argc, char* argv[])
 {
+    ProgramOptions::FixTimeResolution();
     uint32_t hostsPerLeaf = 64;
     uint32_t spines = 64;
     uint64_t bytes = 64ull << 20;

@@ -31,6 +31,7 @@ using namespace ns3;
 int
 main(int argc, char* argv[])
 {
+    ProgramOptions::FixTimeResolution();
     std::string scenarioFile;
     std::string out;
     uint32_t iterations = 0;

@@ -89,6 +89,7 @@ CoreWireBytes(const RoceTopology& topo, double* capacityBps)
 int
 main(int argc, char* argv[])
 {
+    ProgramOptions::FixTimeResolution();
     uint32_t leaves = 4;
     uint32_t hostsPerLeaf = 4;
     uint32_t spines = 2;

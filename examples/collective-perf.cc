@@ -35,6 +35,7 @@ Store(CollectiveResult* out, const CollectiveResult& result)
 int
 main(int argc, char* argv[])
 {
+    ProgramOptions::FixTimeResolution();
     std::string collectiveName = "all-reduce";
     std::string algorithmName = AUTO_ALGORITHM_NAME;
     std::string protocolName = CollectiveProtocolToString(CollectiveProtocol::AUTO);

@@ -50,6 +50,7 @@ struct Sampler
 int
 main(int argc, char* argv[])
 {
+    ProgramOptions::FixTimeResolution();
     uint32_t flows = 2;
     Time duration = MilliSeconds(20);
     Time stagger = MilliSeconds(2);

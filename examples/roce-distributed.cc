@@ -166,6 +166,7 @@ SortedLines(const std::string& text)
 int
 main(int argc, char* argv[])
 {
+    ProgramOptions::FixTimeResolution();
     uint32_t leaves = 4;
     uint32_t spines = 2;
     uint32_t hostsPerLeaf = 4;

@@ -34,6 +34,7 @@ OnReceived(Delivery* d, Ptr<RdmaQueuePair>, uint64_t, uint64_t bytes)
 int
 main(int argc, char* argv[])
 {
+    ProgramOptions::FixTimeResolution();
     uint32_t senders = 8;
     uint64_t bytes = 4 << 20;
     bool pfc = true;

@@ -23,6 +23,7 @@ using namespace ns3;
 int
 main(int argc, char* argv[])
 {
+    ProgramOptions::FixTimeResolution();
     std::string config;
     std::string out;
     std::string gpu = "H100";

@@ -160,6 +160,17 @@ ProgramOptions::ProgramOptions(const std::string& program, const std::string& fi
     }
 }
 
+void
+ProgramOptions::FixTimeResolution()
+{
+    static bool fixed = false;
+    if (!fixed)
+    {
+        fixed = true;
+        Time::SetResolution(Time::NS); // converts (none) and stops recording Time objects
+    }
+}
+
 std::string
 ProgramOptions::GetSchedulerType()
 {

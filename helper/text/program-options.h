@@ -79,6 +79,16 @@ class ProgramOptions
      */
     static std::string GetAllocator();
 
+    /**
+     * Fix ns-3's time resolution at its default (nanoseconds) now, as Simulator::Run
+     * would. Until then ns-3 records every Time object in a std::set (about 48 bytes and
+     * a tree insertion each), so that Time::SetResolution could convert it; the trace
+     * and runner of a 16,384-GPU job make 40 M of them before the simulation starts.
+     * A program calls this first thing in main, once: ns-3 allows one call per process,
+     * and none after a simulation has run (it does nothing when called again).
+     */
+    static void FixTimeResolution();
+
     /// Text printed by --help above the options (a sentence on bad input is appended).
     void Usage(const std::string& usage);
 

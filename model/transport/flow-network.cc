@@ -137,7 +137,7 @@ FlowNetwork::Activate(uint32_t flow)
     {
         Link& l = m_links[f.links[i]];
         f.slot[i] = static_cast<uint32_t>(l.active.size());
-        l.active.push_back({flow, static_cast<uint32_t>(i)});
+        l.active.push_back({flow, static_cast<uint32_t>(i), f.weights[i]});
         if (!l.dirty)
         {
             l.dirty = true;
@@ -201,19 +201,6 @@ FlowNetwork::Advance(Flow& f)
     f.since = now;
 }
 
-double
-FlowNetwork::WeightOf(const Member& member) const
-{
-    return m_flows[member.flow].weights[member.index];
-}
-
-double
-FlowNetwork::RoundRate(const Member& member) const
-{
-    const Flow& f = m_flows[member.flow];
-    return f.mark == m_mark ? f.share : f.rate;
-}
-
 const FlowNetwork::Link&
 FlowNetwork::Measure(uint32_t link)
 {
@@ -226,7 +213,7 @@ FlowNetwork::Measure(uint32_t link)
         for (const Member& m : l.active)
         {
             const double rate = RoundRate(m);
-            l.load += rate * WeightOf(m);
+            l.load += rate * m.weight;
             l.highest = std::max(l.highest, rate);
         }
     }
@@ -257,12 +244,12 @@ FlowNetwork::Fill(const std::vector<uint32_t>& links)
             const Flow& f = m_flows[m.flow];
             if (f.mark == m_mark)
             {
-                l.weight += f.weights[m.index];
+                l.weight += m.weight;
                 ++l.unfixed;
             }
             else
             {
-                l.left -= f.rate * f.weights[m.index];
+                l.left -= f.rate * m.weight;
             }
         }
     }
@@ -742,7 +729,7 @@ FlowNetwork::GetLoad(uint32_t link) const
     double sum = 0;
     for (const Member& m : m_links.at(link).active)
     {
-        sum += m_flows[m.flow].rate * WeightOf(m);
+        sum += m_flows[m.flow].rate * m.weight;
     }
     return sum;
 }

@@ -126,11 +126,13 @@ class FlowNetwork : public Object
         SentCallback sent;
     };
 
-    /// A flow sending over a link: its id and the link's index on its path.
+    /// A flow sending over a link: its id, the link's index on its path and the flow's
+    /// weight there (a copy, so that a link's loop over its flows reads one array).
     struct Member
     {
         uint32_t flow{0};  //!< the flow
         uint32_t index{0}; //!< the link's place on the flow's path (links, weights, slot)
+        double weight{1};  //!< the flow's weight on the link (its weights[index])
     };
 
     struct Link
@@ -153,27 +155,29 @@ class FlowNetwork : public Object
 
     struct Flow
     {
-        std::vector<uint32_t> links;
-        std::vector<double> weights;     //!< per link, as links
-        std::vector<uint32_t> slot;      //!< its index in each link's active list
-        std::deque<Message> queue;       //!< head first
-        double left{0};                  //!< bytes of the head message still to send
+        // What an allocation reads of every flow on a link it looks at, first: one cache
+        // line per flow.
         double rate{0};                  //!< bytes per second now
         double share{0};                 //!< the rate the allocation under way gives it
-        double overshoot{0};             //!< seconds its scheduled end is after the exact one
-        Time since;                      //!< when left was last brought up to date
-        int64_t endAt{-1};               //!< time step its head message ends (-1: none)
-        uint64_t endSeq{0};              //!< when that end was computed (ties: in that order)
-        uint32_t endSlot{UINT32_MAX};    //!< its slot in the queue of ends (none: UINT32_MAX)
         uint64_t mark{0};                //!< allocation that computes its rate
         uint64_t checked{0};             //!< round that checked it (outside the allocation)
         uint64_t taken{0};               //!< round that took it into the allocation
-        uint64_t turn{0};                //!< its place in its first link's round robin
         uint32_t bottleneck{UINT32_MAX}; //!< a full link where no flow has a higher rate
                                          //!< (UINT32_MAX: idle, or started since)
-        bool settled{false};             //!< its message's end placed in a round robin's last round
         bool fixed{false};               //!< its rate fixed in the allocation under way
         bool active{false};              //!< sending (in its links' active lists)
+        bool settled{false};             //!< its message's end placed in a round robin's last round
+        std::vector<uint32_t> links;
+        std::vector<double> weights;  //!< per link, as links
+        std::vector<uint32_t> slot;   //!< its index in each link's active list
+        std::deque<Message> queue;    //!< head first
+        double left{0};               //!< bytes of the head message still to send
+        double overshoot{0};          //!< seconds its scheduled end is after the exact one
+        Time since;                   //!< when left was last brought up to date
+        int64_t endAt{-1};            //!< time step its head message ends (-1: none)
+        uint64_t endSeq{0};           //!< when that end was computed (ties: in that order)
+        uint32_t endSlot{UINT32_MAX}; //!< its slot in the queue of ends (none: UINT32_MAX)
+        uint64_t turn{0};             //!< its place in its first link's round robin
     };
 
     void Activate(uint32_t flow);
@@ -188,9 +192,11 @@ class FlowNetwork : public Object
     /// \param links the links they cross
     void Fill(const std::vector<uint32_t>& links);
     /// \param member a flow on a link \return its rate at the round's shares
-    double RoundRate(const Member& member) const;
-    /// \param member a flow on a link \return its weight there
-    double WeightOf(const Member& member) const;
+    double RoundRate(const Member& member) const
+    {
+        const Flow& f = m_flows[member.flow];
+        return f.mark == m_mark ? f.share : f.rate;
+    }
     /// Bring a link's load and highest rate up to the round's shares.
     /// \param link a link \return it
     const Link& Measure(uint32_t link);
