@@ -193,6 +193,33 @@ TEST(TrainingSimulation, DefaultScenarioEndToEnd)
     EXPECT_EQ(first["fast_forward"]["nvlink_skipped_chunks"], 0);
     EXPECT_EQ(first["fast_forward"]["nvlink_skips"], 0);
     EXPECT_FALSE(packets["fast_forward"].contains("nvlink_skipped_chunks"));
+    // auto chose once per group and size (26: tp0 and tp1 at one size, the 8 rails' DP
+    // groups at three), estimating only once per kind of group and size (4): the groups
+    // of one kind have one shape, and the carrier describes them alike.
+    {
+        std::istringstream csv(Slurp(OutDir("default-1") + "/collectives.csv"));
+        std::string line;
+        std::getline(csv, line); // header: call,name,collective,group,...,bytes,...
+        std::set<std::string> perGroup;
+        std::set<std::string> perKind;
+        while (std::getline(csv, line))
+        {
+            std::vector<std::string> f;
+            std::istringstream row(line);
+            for (std::string cell; std::getline(row, cell, ',');)
+            {
+                f.push_back(cell);
+            }
+            ASSERT_GE(f.size(), 9u) << line;
+            ASSERT_EQ(f[6], "auto") << line;
+            perGroup.insert(f[3] + "/" + f[2] + "/" + f[8]);
+            perKind.insert(f[3].substr(0, 2) + "/" + f[2] + "/" + f[8]);
+        }
+        EXPECT_EQ(perGroup.size(), 26u);
+        EXPECT_EQ(perKind.size(), 4u);
+        EXPECT_EQ(first["auto_choices"]["estimated"], perKind.size());
+        EXPECT_EQ(first["auto_choices"]["shared"], perGroup.size() - perKind.size());
+    }
 
     // Same seed, same results: everything but the wall-clock figures.
     nlohmann::json a = first;
