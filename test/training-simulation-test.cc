@@ -33,6 +33,19 @@ Slurp(const std::string& file)
     return s.str();
 }
 
+/// \return the comma-separated fields of a line of a report's CSV (no quoting in them)
+std::vector<std::string>
+CsvFields(const std::string& line)
+{
+    std::vector<std::string> fields;
+    std::istringstream row(line);
+    for (std::string cell; std::getline(row, cell, ',');)
+    {
+        fields.push_back(cell);
+    }
+    return fields;
+}
+
 std::string
 OutDir(const std::string& name)
 {
@@ -204,12 +217,7 @@ TEST(TrainingSimulation, DefaultScenarioEndToEnd)
         std::set<std::string> perKind;
         while (std::getline(csv, line))
         {
-            std::vector<std::string> f;
-            std::istringstream row(line);
-            for (std::string cell; std::getline(row, cell, ',');)
-            {
-                f.push_back(cell);
-            }
+            const std::vector<std::string> f = CsvFields(line);
             ASSERT_GE(f.size(), 9u) << line;
             ASSERT_EQ(f[6], "auto") << line;
             perGroup.insert(f[3] + "/" + f[2] + "/" + f[8]);
@@ -241,12 +249,7 @@ TEST(TrainingSimulation, DefaultScenarioEndToEnd)
         uint32_t rows = 0;
         while (std::getline(fct, line))
         {
-            std::vector<std::string> f;
-            std::istringstream fields(line);
-            for (std::string v; std::getline(fields, v, ',');)
-            {
-                f.push_back(v);
-            }
+            const std::vector<std::string> f = CsvFields(line);
             ASSERT_EQ(f.size(), 7u) << line;
             const uint64_t payload = std::stoull(f[2]);
             const uint64_t wire = std::stoull(f[6]);
