@@ -67,8 +67,9 @@ RoceRemoteChannel::TransmitStart(Ptr<Packet> packet,
                     "RoceRemoteChannel: a frame of "
                         << packet->GetSize() << " B to node " << dst->GetNode()->GetId()
                         << " serializes in no time at this time resolution; a frame sent "
-                           "to another rank must arrive after the lookahead (use "
-                           "Time::SetResolution(Time::PS) or slower links)");
+                           "to another rank must arrive after the lookahead (slower links, or "
+                           "in a script of your own Time::SetResolution(Time::PS) before "
+                           "anything else)");
     // ns-3.37's granted-time-window engine receives messages of at most
     // MAX_MPI_MSG_SIZE = 2000 bytes (granted-time-window-mpi-interface.h), 16 of them its
     // own header; a frame's payload is a zero area and serializes in a few bytes.

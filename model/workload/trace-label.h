@@ -27,8 +27,9 @@ class TraceLabel
   public:
     /// The empty text.
     TraceLabel() = default;
-    /// \param text the text (copied into the table once)
-    TraceLabel(std::string_view text); // NOLINT: implicit, a label stands for its text
+    /// \param text the text (copied into the table once; explicit, so that comparing a
+    ///        label with a view never adds the view's text to the table)
+    explicit TraceLabel(std::string_view text);
     /// \param text the text
     TraceLabel(const std::string& text); // NOLINT
     /// \param text the text (null-terminated)

@@ -11,6 +11,12 @@
 namespace ns3
 {
 
+// A generated trace of 16,384 GPUs holds 20 M ops: keep the layout training-trace.h
+// describes (its labels 4 bytes each, its members ordered to little padding).
+static_assert(sizeof(TraceLabel) == 4, "a TraceLabel is an index");
+static_assert(sizeof(TraceOp) <= 64 + sizeof(std::vector<uint32_t>),
+              "TraceOp: 88 bytes with a 24-byte vector");
+
 std::string
 TraceOpKindToString(TraceOpKind kind)
 {
