@@ -64,8 +64,8 @@ ZeroCommFinish(const TrainingTrace& trace)
         const auto& ops = trace.GetOps(r);
         for (size_t i = 0; i < ops.size(); ++i)
         {
-            std::string own =
-                ops[i].kind == TraceOpKind::COLLECTIVE ? ops[i].group.str() : std::to_string(ops[i].peer);
+            std::string own = ops[i].kind == TraceOpKind::COLLECTIVE ? ops[i].group.str()
+                                                                     : std::to_string(ops[i].peer);
             if (ops[i].kind == kind && own == key && seq[r][i] == k)
             {
                 return static_cast<int64_t>(i);

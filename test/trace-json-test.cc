@@ -161,7 +161,7 @@ TEST(TraceLabel, ReadsAsItsTextAndComparesByIt)
     EXPECT_STREQ(a.c_str(), text.c_str());
     EXPECT_EQ(a, text);
     EXPECT_FALSE(a.empty());
-    EXPECT_EQ(&a.str(), &b.str()); // one copy of the text
+    EXPECT_EQ(&a.str(), &b.str());                  // one copy of the text
     EXPECT_EQ(TraceLabel::GetNTexts(), before + 1); // "" is the table's first text
     const std::size_t known = TraceLabel::GetNTexts();
     const TraceLabel again(std::string("trace-label-test.fwd.mb3.l47.") + "reduce-scatter");

@@ -430,7 +430,8 @@ TrainingReport::PrintCommunication(std::ostream& os) const
     }
     if (chosen)
     {
-        const CollectiveEngine::PlanCacheStats stats = GetJob().runner->GetEngine()->GetPlanCacheStats();
+        const CollectiveEngine::PlanCacheStats stats =
+            GetJob().runner->GetEngine()->GetPlanCacheStats();
         os << "  (* chosen by auto: the fastest algorithm and protocol by the cost model; "
            << stats.choicesEstimated << " choices estimated, " << stats.choicesShared
            << " taken from a group of the same shape)\n";

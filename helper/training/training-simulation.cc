@@ -540,7 +540,8 @@ TrainingSimulation::CheckAlgorithms(const Job& job, std::string* error) const
             {
                 continue;
             }
-            const std::string algorithm = op.algorithm.empty() ? m_runnerAlgorithm : op.algorithm.str();
+            const std::string algorithm =
+                op.algorithm.empty() ? m_runnerAlgorithm : op.algorithm.str();
             if (!seen.insert({op.group, op.collective, algorithm}).second)
             {
                 continue;

@@ -37,21 +37,25 @@ class TraceLabel
 
     /// \return the text
     const std::string& str() const;
+
     /// \return the text
     operator const std::string&() const // NOLINT: reads as its text
     {
         return str();
     }
+
     /// \return the text as a C string
     const char* c_str() const
     {
         return str().c_str();
     }
+
     /// \return whether the text is empty
     bool empty() const
     {
         return m_id == 0;
     }
+
     /// \return the text's length
     std::size_t size() const
     {
@@ -63,11 +67,13 @@ class TraceLabel
     {
         return m_id == o.m_id;
     }
+
     /// \param o another label \return whether the texts differ
     bool operator!=(const TraceLabel& o) const
     {
         return m_id != o.m_id;
     }
+
     /// \param o another label \return whether the text orders before o's (as strings)
     bool operator<(const TraceLabel& o) const
     {

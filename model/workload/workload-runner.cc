@@ -521,7 +521,8 @@ WorkloadRunner::Launch(const CallKey& key)
     if (first.kind == TraceOpKind::COLLECTIVE)
     {
         const TraceGroup& g = m_trace->GetGroup(first.group);
-        rec.requested = first.algorithm.empty() ? m_engine->GetAlgorithmName() : first.algorithm.str();
+        rec.requested =
+            first.algorithm.empty() ? m_engine->GetAlgorithmName() : first.algorithm.str();
         // The trace's name was checked when it was read; the engine's attribute otherwise.
         std::optional<CollectiveAlgorithm> algorithm;
         CollectiveAlgorithm named;

@@ -349,6 +349,7 @@ class WorkloadRunner : public Object
     CommGroup m_world;
     Ptr<CollectiveTransport> m_transport;
     Ptr<CollectiveEngine> m_engine;
+
     /// A rank's ops that wait for each of its ops, in one list (a 16,384-GPU trace has
     /// 20 M ops: a vector per op would cost more than the ops' own dependency lists).
     struct Dependents
@@ -356,6 +357,7 @@ class WorkloadRunner : public Object
         std::vector<uint32_t> first; //!< per op and one past the last: its run in ops
         std::vector<uint32_t> ops;   //!< the waiting ops, each op's in list order
     };
+
     std::vector<Dependents> m_dependents; //!< per rank
     /// rank -> op -> the op's place among its rank's ops on the same group (collectives)
     /// or the same (peer, tag) and direction (send/recv), in list order: the k-th such op
