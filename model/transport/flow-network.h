@@ -155,8 +155,8 @@ class FlowNetwork : public Object
 
     struct Flow
     {
-        // What an allocation reads of every flow on a link it looks at, first: one cache
-        // line per flow.
+        // What an allocation reads of every flow on a link it looks at, first (47 bytes
+        // together, where the vectors below would put them apart).
         double rate{0};                  //!< bytes per second now
         double share{0};                 //!< the rate the allocation under way gives it
         uint64_t mark{0};                //!< allocation that computes its rate
